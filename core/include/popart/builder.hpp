@@ -1,0 +1,204 @@
+// Copyright (c) the popart-runtime authors. Public header.
+#pragma once
+/// \file builder.hpp
+/// `Builder`: builds an ONNX model without a third-party framework. Ops are added through
+/// per-opset builders (`aiOnnxOpset6()` .. `aiOnnxOpset17()`, `aiGraphcoreOpset1()`), whose
+/// methods are generated from the ONNX schemas for every op this runtime supports.
+///
+/// Tensor ids follow PopART's rules: an op's outputs are `<scope>/<name>:<i>` where name is
+/// the DebugContext name or the op type, inputs are `input`, initializers `init_input`; a taken
+/// id gets `/1`, `/2`, ... appended.
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "popart/builder.gen.hpp"
+#include "popart/debugcontext.hpp"
+#include "popart/domainopset.hpp"
+#include "popart/names.hpp"
+#include "popart/op/loss.hpp"
+#include "popart/tensorinfo.hpp"
+#include "popart/voiddata.hpp"
+
+namespace popart {
+
+class BuilderImpl;
+
+/// Graphcore's custom ops (domain ai.graphcore, version 1).
+class AiGraphcoreOpset1 : public DomainOpSet {
+ public:
+  explicit AiGraphcoreOpset1(BuilderImpl* impl) : DomainOpSet(impl, Domain::ai_graphcore, 1) {}
+
+  /// Negative log likelihood of `args = {probs [N.., C], label [N..] (INT32)}`.
+  TensorId nllloss(const std::vector<TensorId>& args, ReductionType reduction = ReductionType::Mean,
+                   const nonstd::optional<int>& ignoreIndex = nonstd::nullopt,
+                   bool inputIsLogProbability = false, const DebugContext& debugContext = {});
+  /// lambda * |x|, reduced.
+  TensorId l1loss(const std::vector<TensorId>& args, float lambda,
+                  ReductionType reduction = ReductionType::Mean, const DebugContext& debugContext = {});
+  /// The input itself, reduced.
+  TensorId identityloss(const std::vector<TensorId>& args,
+                        ReductionType reduction = ReductionType::Mean,
+                        const DebugContext& debugContext = {});
+  /// x * scale.
+  TensorId scale(const std::vector<TensorId>& args, float scale, const DebugContext& debugContext = {});
+  /// scale0 * a + scale1 * b.
+  TensorId scaledadd(const std::vector<TensorId>& args, float scale0 = 1.0f, float scale1 = 1.0f,
+                     const DebugContext& debugContext = {});
+  TensorId gelu(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId swish(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId detach(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId nop(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId subsample(const std::vector<TensorId>& args, const std::vector<int64_t>& strides,
+                     const DebugContext& debugContext = {});
+  TensorId expm1(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId log1p(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId atan2(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId fmod(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId remainder(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId round(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId reshape(const std::vector<TensorId>& args, const Shape& shape,
+                   const DebugContext& debugContext = {});
+};
+
+class Builder {
+ public:
+  ~Builder();
+  /// An empty model.
+  static std::unique_ptr<Builder> create();
+  /// Starts from an existing model: serialized ModelProto bytes or a file path.
+  static std::unique_ptr<Builder> createFromOnnxModel(const std::string& modelProtoOrFilename);
+
+  /// A builder for a subgraph (If/Loop/Scan bodies), owned by this builder.
+  Builder& createSubgraphBuilder();
+  void setGraphName(const std::string& name);
+
+  // ------------------------------------------------------------------ tensors
+  TensorId addInputTensor(const TensorInfo& info, const DebugContext& debugContext = {});
+  TensorId addInputTensor(const std::string& dataType, const Shape& shape,
+                          const DebugContext& debugContext = {});
+  /// An input of unknown type and shape (subgraphs only).
+  TensorId addUntypedInputTensor(const DebugContext& debugContext = {});
+  /// Makes a tensor of the parent graph visible in this subgraph under the same id.
+  void addInputTensorFromParentGraph(const TensorId& id);
+  /// A weight: an input with an initializer (copied from `initData`).
+  TensorId addInitializedInputTensor(const ConstVoidData& initData,
+                                     const DebugContext& debugContext = {});
+  /// Marks an ONNX graph output (an output is not an anchor: DataFlow selects anchors).
+  void addOutputTensor(const TensorId& id);
+
+  // ------------------------------------------------------------------ op builders
+  AiOnnxOpset6 aiOnnxOpset6() { return AiOnnxOpset6(impl_.get()); }
+  AiOnnxOpset7 aiOnnxOpset7() { return AiOnnxOpset7(impl_.get()); }
+  AiOnnxOpset8 aiOnnxOpset8() { return AiOnnxOpset8(impl_.get()); }
+  AiOnnxOpset9 aiOnnxOpset9() { return AiOnnxOpset9(impl_.get()); }
+  AiOnnxOpset10 aiOnnxOpset10() { return AiOnnxOpset10(impl_.get()); }
+  AiOnnxOpset11 aiOnnxOpset11() { return AiOnnxOpset11(impl_.get()); }
+  AiOnnxOpset12 aiOnnxOpset12() { return AiOnnxOpset12(impl_.get()); }
+  AiOnnxOpset13 aiOnnxOpset13() { return AiOnnxOpset13(impl_.get()); }
+  AiOnnxOpset14 aiOnnxOpset14() { return AiOnnxOpset14(impl_.get()); }
+  AiOnnxOpset15 aiOnnxOpset15() { return AiOnnxOpset15(impl_.get()); }
+  AiOnnxOpset16 aiOnnxOpset16() { return AiOnnxOpset16(impl_.get()); }
+  AiOnnxOpset17 aiOnnxOpset17() { return AiOnnxOpset17(impl_.get()); }
+  AiGraphcoreOpset1 aiGraphcoreOpset1() { return AiGraphcoreOpset1(impl_.get()); }
+
+  /// Any op of any domain. An op the runtime does not know is kept in the model; a session
+  /// created from it fails with an error naming the op.
+  std::vector<TensorId> customOp(const OperatorIdentifier& opid, int opsetVersion,
+                                 const std::vector<TensorId>& inputs, unsigned numOutputs,
+                                 const std::map<std::string, any>& attributes,
+                                 const DebugContext& debugContext = {});
+  void customOp(const OperatorIdentifier& opid, int opsetVersion, const std::vector<TensorId>& inputs,
+                const std::vector<TensorId>& outputs, const std::map<std::string, any>& attributes,
+                const DebugContext& debugContext = {});
+
+  // ------------------------------------------------------------------ node attributes
+  // The node is the one producing every id in `nodeOutputNames`.
+  void addNodeAttribute(const std::string& name, int64_t value, const std::set<TensorId>& nodeOutputNames);
+  void addNodeAttribute(const std::string& name, const std::vector<int64_t>& value,
+                        const std::set<TensorId>& nodeOutputNames);
+  void addNodeAttribute(const std::string& name, float value, const std::set<TensorId>& nodeOutputNames);
+  void addNodeAttribute(const std::string& name, const std::vector<float>& value,
+                        const std::set<TensorId>& nodeOutputNames);
+  void addNodeAttribute(const std::string& name, const std::string& value,
+                        const std::set<TensorId>& nodeOutputNames);
+  void addNodeAttribute(const std::string& name, const char* value, const std::set<TensorId>& nodeOutputNames);
+  void addNodeAttribute(const std::string& name, const std::vector<std::string>& value,
+                        const std::set<TensorId>& nodeOutputNames);
+  bool nodeHasAttribute(const std::string& name, const std::set<TensorId>& nodeOutputNames);
+  int64_t getInt64NodeAttribute(const std::string& name, const std::set<TensorId>& nodeOutputNames);
+  std::vector<int64_t> getInt64VectorNodeAttribute(const std::string& name,
+                                                   const std::set<TensorId>& nodeOutputNames);
+  float getFloatNodeAttribute(const std::string& name, const std::set<TensorId>& nodeOutputNames);
+  std::vector<float> getFloatVectorNodeAttribute(const std::string& name,
+                                                 const std::set<TensorId>& nodeOutputNames);
+  std::string getStringNodeAttribute(const std::string& name, const std::set<TensorId>& nodeOutputNames);
+  std::vector<std::string> getStringVectorNodeAttribute(const std::string& name,
+                                                        const std::set<TensorId>& nodeOutputNames);
+  void removeNodeAttribute(const std::string& name, const std::set<TensorId>& nodeOutputNames);
+  std::vector<std::string> getAllNodeAttributeNames(const std::set<TensorId>& nodeOutputNames);
+
+  // ------------------------------------------------------------------ scoped attributes
+  /// Attributes added to every node created while set (what Python's context managers do).
+  void setAttribute(const std::string& name, any value);
+  any getAttribute(const std::string& name) const;
+  bool hasAttribute(const std::string& name) const;
+  void clearAttribute(const std::string& name);
+
+  /// IPU annotations, stored as node attributes (`__ipu_number`, `__pipeline_stage`, ...).
+  void virtualGraph(const TensorId& nodeOutputName, int64_t value = 0);
+  void virtualGraph(const std::set<TensorId>& nodeOutputNames, int64_t value = 0);
+  int64_t getVirtualGraph(const TensorId& nodeOutputName);
+  void pipelineStage(const TensorId& nodeOutputName, int64_t value);
+  void pipelineStage(const std::set<TensorId>& nodeOutputNames, int64_t value);
+  int64_t getPipelineStage(const TensorId& nodeOutputName);
+  void executionPhase(const TensorId& nodeOutputName, int64_t value = 0);
+  void recomputeOutputInBackwardPass(const TensorId& nodeOutputName, int64_t value = 1);
+  void setAvailableMemoryProportion(const TensorId& nodeOutputName, float proportion);
+  void setPartialsType(const TensorId& nodeOutputName, const std::string& partialsType);
+  void setSerializeMatMul(const std::set<TensorId>& nodeOutputNames, const std::string& mode,
+                          int64_t factor = 0, bool keepPrecision = false);
+  void excludePatterns(const TensorId& nodeOutputName, const std::vector<std::string>& patternNames);
+  /// Scoped versions (used by Python-style context managers).
+  void setVirtualGraph(int64_t value) { setAttribute(sVirtualGraphAttribute, value); }
+  void setPipelineStage(int64_t value) { setAttribute(sPipelineStageAttribute, value); }
+  void setExecutionPhase(int64_t value) { setAttribute(sExecutionPhaseAttribute, value); }
+
+  // ------------------------------------------------------------------ name scopes
+  void pushNameScope(const std::string& name);
+  void popNameScope();
+  /// The current scope prefix joined with `name` ("scope1/scope2/name").
+  std::string getNameScope(const std::string& name = "") const;
+
+  // ------------------------------------------------------------------ introspection
+  /// The serialized ModelProto.
+  std::string getModelProto(bool humanReadable = false) const;
+  void saveModelProto(const std::string& fn);
+  /// Inputs and initializers, in creation order.
+  std::vector<TensorId> getInputTensorIds() const;
+  std::vector<TensorId> getOutputTensorIds() const;
+  /// Tensors produced by nodes (and their inferred value_info).
+  std::vector<TensorId> getValueTensorIds() const;
+  std::vector<TensorId> getTrainableTensorIds() const;
+  bool hasValueInfo(const TensorId& id) const;
+  Shape getTensorShape(const TensorId& id);
+  std::string getTensorDtypeString(const TensorId& id);
+  DataType getTensorDataType(const TensorId& id);
+  bool isInitializer(const TensorId& id) const;
+  /// The ai.onnx opset the model uses (fixed by the first aiOnnxOpsetN call).
+  int getOnnxOpsetVersion() const;
+
+  BuilderImpl& impl() { return *impl_; }
+  const BuilderImpl& impl() const { return *impl_; }
+  Builder* getParent() const { return parent_; }
+
+ private:
+  Builder();
+  std::unique_ptr<BuilderImpl> impl_;
+  std::vector<std::unique_ptr<Builder>> children_;
+  Builder* parent_ = nullptr;
+};
+
+}  // namespace popart

@@ -1,0 +1,112 @@
+// Copyright (c) the popart-runtime authors. Public header.
+#pragma once
+/// \file devicemanager.hpp
+/// `DeviceManager` (a singleton) creates and acquires devices; `DeviceInfo` describes one.
+/// Here: a CPU device and an IPU-model device. Hardware IPUs need Graphcore's Poplar SDK, which
+/// this build does not have: `enumerateDevices` lists none and `acquire*` fail with a clear
+/// message. A backend for them plugs in behind the same interface.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace popart {
+
+enum class DeviceType { IpuModel = 0, Cpu, Ipu, OfflineIpu, Sim };
+enum class DeviceConnectionType { Always = 0, OnDemand, Never };
+enum class SyncPattern { Full = 0, SinglePipeline, ReplicaAndLadder };
+enum class DeviceSelectionCriterion { First = 0, Random };
+
+std::string toString(DeviceType t);
+std::string toString(DeviceConnectionType t);
+
+class DeviceInfo {
+ public:
+  DeviceInfo(DeviceType type, DeviceConnectionType connection,
+             std::map<std::string, std::string> options, int id = 0);
+  virtual ~DeviceInfo() = default;
+
+  DeviceType getType() const { return type_; }
+  DeviceConnectionType getConnectionType() const { return connection_; }
+  int getId() const { return id_; }
+  /// Version string ("cpu", "ipu1", "ipu2").
+  std::string getVersion() const;
+  std::string getIpuVersion() const { return getVersion(); }
+  int getNumIpus() const { return numIpus_; }
+  int getTilesPerIPU() const { return tilesPerIpu_; }
+  int getTilesPerIpu() const { return tilesPerIpu_; }
+  int getNumWorkerContexts() const { return numWorkerContexts_; }
+  std::vector<unsigned> getDriverIds() const { return {}; }
+  const std::map<std::string, std::string>& getOptions() const { return options_; }
+
+  /// CPU and IPU-model devices are always attached; attach/detach only flip the flag.
+  bool attach() { attached_ = true; return true; }
+  void detach() { attached_ = false; }
+  bool isAttached() const { return attached_; }
+  bool tryAttachUntilTimeout() { return attach(); }
+  /// Whether a session on this device can run (offline devices compile only).
+  bool canRun() const { return type_ != DeviceType::OfflineIpu; }
+  std::string toString() const;
+
+ protected:
+  DeviceType type_;
+  DeviceConnectionType connection_;
+  std::map<std::string, std::string> options_;
+  int id_;
+  int numIpus_ = 1;
+  int tilesPerIpu_ = 0;
+  int numWorkerContexts_ = 1;
+  std::string ipuVersion_;
+  bool attached_ = true;
+
+  friend class DeviceManager;
+};
+
+std::ostream& operator<<(std::ostream& os, const DeviceInfo& d);
+
+class DeviceManager {
+ public:
+  /// The process-wide instance.
+  static DeviceManager& createDeviceManager();
+
+  /// The CPU device: the fastest way to run a model here.
+  std::shared_ptr<DeviceInfo> createCpuDevice();
+  /// An IPU model: CPU arithmetic plus tile, memory and cycle modelling. Options: numIPUs,
+  /// tilesPerIPU (default 4), compileIPUCode, ipuVersion ("ipu1" | "ipu2", default "ipu2").
+  std::shared_ptr<DeviceInfo> createIpuModelDevice(std::map<std::string, std::string>& options);
+  std::shared_ptr<DeviceInfo> createIpuModelDevice(const std::map<std::string, std::string>& options = {});
+  /// A simulator device; not available in this build (throws).
+  std::shared_ptr<DeviceInfo> createSimDevice(const std::map<std::string, std::string>& options = {});
+  /// A compile-only IPU device: sessions prepare and report, but `run` is refused.
+  std::shared_ptr<DeviceInfo> createOfflineIPUDevice(const std::map<std::string, std::string>& options = {});
+
+  /// Hardware IPUs visible to this process: none in this build.
+  std::vector<std::shared_ptr<DeviceInfo>> enumerateDevices(
+      SyncPattern pattern = SyncPattern::Full, int numIpus = 1, DeviceType deviceType = DeviceType::Ipu,
+      DeviceConnectionType connectionType = DeviceConnectionType::Always, int tilesPerIPU = 0);
+  std::shared_ptr<DeviceInfo> acquireAvailableDevice(
+      int numIpus = 1, int tilesPerIpu = 0, SyncPattern pattern = SyncPattern::Full,
+      DeviceConnectionType connectionType = DeviceConnectionType::Always,
+      DeviceSelectionCriterion selectionCriterion = DeviceSelectionCriterion::First);
+  /// Like acquireAvailableDevice, but returns nullptr instead of throwing.
+  std::shared_ptr<DeviceInfo> tryAcquireAvailableDevice(
+      int numIpus = 1, int tilesPerIpu = 0, SyncPattern pattern = SyncPattern::Full,
+      DeviceConnectionType connectionType = DeviceConnectionType::Always,
+      DeviceSelectionCriterion selectionCriterion = DeviceSelectionCriterion::First);
+  std::shared_ptr<DeviceInfo> acquireDeviceById(
+      int id, SyncPattern pattern = SyncPattern::Full,
+      DeviceConnectionType connectionType = DeviceConnectionType::Always);
+  std::shared_ptr<DeviceInfo> tryAcquireDeviceById(
+      int id, SyncPattern pattern = SyncPattern::Full,
+      DeviceConnectionType connectionType = DeviceConnectionType::Always);
+  void setOnDemandAttachTimeout(unsigned seconds) { attachTimeout_ = seconds; }
+
+ private:
+  DeviceManager() = default;
+  unsigned attachTimeout_ = 0;
+  int nextId_ = 0;
+};
+
+}  // namespace popart

@@ -1,0 +1,64 @@
+// Copyright (c) the popart-runtime authors. Public header.
+#pragma once
+/// \file error.hpp
+/// Exceptions thrown by the runtime. All derive from `std::runtime_error`, so
+/// `catch (const std::exception&)` sees them; `what()` is a message in the user's vocabulary
+/// (node, op, tensor, shape) rather than the name of an internal pass.
+
+#include <stdexcept>
+#include <string>
+
+#include "popart/format.hpp"
+
+namespace popart {
+
+/// A user-facing error: bad input, a call in the wrong order, an unsupported feature.
+class error : public std::runtime_error {
+ public:
+  explicit error(const std::string& what) : std::runtime_error(what) {}
+  explicit error(const char* what) : std::runtime_error(what) {}
+  /// `error("tensor {} not found", id)`: `{}` placeholders are filled in order.
+  template <typename A, typename... Args>
+  error(const std::string& fmt, const A& a, const Args&... args)
+      : std::runtime_error(format(fmt, a, args...)) {}
+};
+
+/// A broken internal invariant (a bug in this library, not in the user's model).
+class internal_error : public error {
+ public:
+  using error::error;
+};
+
+/// An error raised while a session runs (PopART's `popart::runtime_error`).
+class runtime_error : public error {
+ public:
+  using error::error;
+};
+
+/// The device cannot hold the graph (tile memory exhausted on the IPU model).
+class memory_allocation_err : public error {
+ public:
+  using error::error;
+};
+
+/// Thrown when `popart::Patterns` names a pattern that does not exist.
+class pattern_error : public error {
+ public:
+  using error::error;
+};
+
+}  // namespace popart
+
+/// Checks user input in every build type: `POPART_CHECK(cond, "fmt {}", arg)`.
+#define POPART_CHECK(cond, ...)                      \
+  do {                                               \
+    if (!(cond)) throw ::popart::error(__VA_ARGS__); \
+  } while (0)
+
+/// Checks an internal invariant in every build type.
+#define POPART_ASSERT(cond)                                                                   \
+  do {                                                                                        \
+    if (!(cond))                                                                              \
+      throw ::popart::internal_error("internal error: assertion '{}' failed at {}:{}", #cond, \
+                                     __FILE__, __LINE__);                                     \
+  } while (0)

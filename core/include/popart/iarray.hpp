@@ -1,0 +1,23 @@
+// Copyright (c) the popart-runtime authors. Public header.
+#pragma once
+/// \file iarray.hpp
+/// `IArray`: the interface StepIO and WeightsIO use to see a user's n-d array.
+
+#include <cstddef>
+
+#include "popart/tensorinfo.hpp"
+
+namespace popart {
+
+class IArray {
+ public:
+  virtual ~IArray() = default;
+  virtual void* data() = 0;
+  virtual DataType dataType() const = 0;
+  virtual std::size_t rank() const = 0;
+  virtual int64_t dim(std::size_t index) const = 0;
+  virtual std::size_t nelms() const = 0;
+  virtual const Shape shape() const = 0;
+};
+
+}  // namespace popart

@@ -1,0 +1,52 @@
+// Copyright (c) the popart-runtime authors. Public header.
+#pragma once
+/// \file istepio.hpp
+/// `IStepIO`: how a session pulls inputs and pushes anchors during `run`. Each `in` call asks for
+/// the next micro-batch of one input; each `out` call for the place to write the next anchor
+/// value. `StepIO` (stepio.hpp) implements it over user arrays; implement it yourself to stream
+/// from elsewhere.
+
+#include <string>
+#include <vector>
+
+#include "popart/voiddata.hpp"
+
+namespace popart {
+
+/// What a session expects from a StepIO for one step; passed to IStepIO::assertNumElements.
+struct StepIOSpec {
+  struct Entry {
+    TensorId id;
+    TensorInfo info;         ///< one micro-batch (inputs) or one anchor value (outputs)
+    int64_t expectedNelms;   ///< total elements the user's array must hold
+    std::string factors;     ///< how expectedNelms was computed, for error messages
+  };
+  std::vector<Entry> inputs;
+  std::vector<Entry> outputs;
+};
+
+class IStepIO {
+ public:
+  virtual ~IStepIO() = default;
+  /// The next `numElements` elements of input `id`. The returned view must stay valid until
+  /// `inComplete(id, ...)` is called.
+  virtual ConstVoidData in(TensorId id, int64_t numElements, bool prefetch,
+                           bool isBroadcast = false) = 0;
+  /// The view returned by the last `in(id, ...)` has been consumed.
+  virtual void inComplete(TensorId id, int64_t numElements, bool isBroadcast = false) = 0;
+  /// Where to write the next `numElements` elements of anchor `id`.
+  virtual MutableVoidData out(TensorId id, int64_t numElements) = 0;
+  /// The view returned by the last `out(id, ...)` has been written.
+  virtual void outComplete(TensorId id) { (void)id; }
+  /// Checks array sizes before the first step; throws popart::error with the expected counts.
+  /// The default accepts anything (a streaming IStepIO checks each `in`/`out` as it goes).
+  virtual void assertNumElements(const StepIOSpec& spec) const { (void)spec; }
+
+  void enableRuntimeAsserts(bool b) { runtimeAsserts_ = b; }
+  bool runtimeAssertsEnabled() const { return runtimeAsserts_; }
+
+ private:
+  bool runtimeAsserts_ = true;
+};
+
+}  // namespace popart

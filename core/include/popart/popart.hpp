@@ -1,0 +1,18 @@
+// Copyright (c) the popart-runtime authors. Public header.
+#pragma once
+/// \file popart.hpp
+/// Includes the whole public API.
+
+#include "popart/builder.hpp"
+#include "popart/dataflow.hpp"
+#include "popart/devicemanager.hpp"
+#include "popart/error.hpp"
+#include "popart/inputshapeinfo.hpp"
+#include "popart/logging.hpp"
+#include "popart/ndarraywrapper.hpp"
+#include "popart/patterns.hpp"
+#include "popart/session.hpp"
+#include "popart/sessionoptions.hpp"
+#include "popart/stepio.hpp"
+#include "popart/tensorinfo.hpp"
+#include "popart/voiddata.hpp"

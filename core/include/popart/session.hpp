@@ -1,0 +1,125 @@
+// Copyright (c) the popart-runtime authors. Public header.
+#pragma once
+/// \file session.hpp
+/// Sessions: `InferenceSession` runs a model forward; `TrainingSession` (training.hpp side of
+/// this header) adds a loss, autodiff and an optimizer. The IR is fully prepared by the
+/// `createFromOnnxModel` factories (import, shape inference, patterns, schedule, memory plan),
+/// so graph errors surface there; `prepareDevice` lowers it onto the device; `run` executes one
+/// step of `batchesPerStep` batches.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "popart/dataflow.hpp"
+#include "popart/devicemanager.hpp"
+#include "popart/inputshapeinfo.hpp"
+#include "popart/istepio.hpp"
+#include "popart/ndarraywrapper.hpp"
+#include "popart/patterns.hpp"
+#include "popart/sessionoptions.hpp"
+#include "popart/stepio.hpp"
+#include "popart/tensorinfo.hpp"
+
+namespace popart {
+
+class Ir;
+class Executable;
+class Backend;
+
+/// Memory the prepared session uses, in bytes.
+struct SessionMemoryStats {
+  int64_t activationArenaBytes = 0;  ///< the planned buffer shared by activations (peak)
+  int64_t activationTotalBytes = 0;  ///< what activations would need without buffer reuse
+  int64_t weightBytes = 0;           ///< weights and optimizer state on the device
+  int64_t constantBytes = 0;         ///< constants baked into the executable
+};
+
+class Session {
+ public:
+  virtual ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// Lowers the IR onto the device. With loadEngine (default) the engine is also loaded.
+  void prepareDevice(bool loadEngine = true);
+  /// Loads the engine; `run` does this lazily if needed. Throws before prepareDevice.
+  void loadEngineAndConnectStreams();
+  /// Copies host weights (and optimizer state) to the device.
+  void weightsFromHost();
+  /// Copies device weights back to the host copies.
+  void weightsToHost();
+  /// Copies host weights into the user's buffers (call weightsToHost first for fresh values).
+  void readWeights(const IWeightsIO& weights);
+  /// Writes the user's buffers into the host weights; weightsFromHost must follow.
+  void writeWeights(const IWeightsIO& weights);
+  /// Runs one step: batchesPerStep batches (each accumulationFactor micro-batches).
+  void run(IStepIO& stepio, const std::string& debugName = "");
+  /// weightsToHost, then writes an ONNX model holding the current weights (and optimizer state)
+  /// to `fn`. The file is written to a temporary name and renamed: a failure never leaves a
+  /// half-written model.
+  void modelToHost(const std::string& fn);
+  /// The same model as serialized ModelProto bytes.
+  std::string modelToHostBytes();
+  /// Loads initializers from an ONNX model (bytes or path) into the host weights;
+  /// weightsFromHost must follow.
+  void resetHostWeights(const std::string& modelProtoOrFilename,
+                        bool ignoreWeightsInModelWithoutCorrespondingHostWeight = false);
+
+  /// Shape and type of any tensor in the IR.
+  TensorInfo getInfo(const TensorId& id) const;
+  bool hasInfo(const TensorId& id) const;
+  std::vector<TensorId> getAllTensorIds() const;
+  /// Arrays shaped for each anchor by the All/EveryN/Final/Sum rules (the C++ face of
+  /// PopART's Python `initAnchorArrays`).
+  std::map<TensorId, NDArray> initAnchorArrays() const;
+  /// The shape of the array an anchor is returned in.
+  Shape getAnchorShape(const TensorId& id) const;
+
+  /// A text summary of the prepared session (schedule, memory, timings of the last run).
+  std::string getSummaryReport(bool resetProfile = true) const;
+  void setRandomSeed(uint64_t seed);
+  uint64_t getRandomSeed() const { return randomSeed_; }
+
+  const DataFlow& getDataFlow() const;
+  const SessionOptions& getSessionOptions() const;
+  const std::string& getName() const { return name_; }
+  std::shared_ptr<DeviceInfo> getDevice() const { return device_; }
+  SessionMemoryStats getMemoryStats() const;
+  bool isPrepared() const { return executable_ != nullptr; }
+  /// The IR (internal type; for tools and tests).
+  const Ir& getIr() const { return *ir_; }
+  Ir& getIr() { return *ir_; }
+
+ protected:
+  Session(std::string name, std::shared_ptr<DeviceInfo> device);
+  void checkPrepared(const char* what) const;
+  StepIOSpec stepIOSpec() const;
+  std::string saveModelBytes();
+
+  std::string name_;
+  std::shared_ptr<DeviceInfo> device_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Ir> ir_;
+  std::unique_ptr<Executable> executable_;
+  bool engineLoaded_ = false;
+  bool weightsFromHostCalled_ = false;
+  const IStepIO* lastCheckedStepIO_ = nullptr;
+  uint64_t randomSeed_ = 0;
+};
+
+class InferenceSession : public Session {
+ public:
+  /// `model`: serialized ONNX ModelProto bytes, or the path of an ONNX file.
+  static std::unique_ptr<InferenceSession> createFromOnnxModel(
+      const std::string& model, const DataFlow& dataFlow, std::shared_ptr<DeviceInfo> deviceInfo,
+      const InputShapeInfo& inputShapeInfo = InputShapeInfo(),
+      const SessionOptions& userOptions = SessionOptions(),
+      const Patterns& patterns = Patterns(), const std::string& name = "inference");
+
+ private:
+  InferenceSession(std::string name, std::shared_ptr<DeviceInfo> device);
+};
+
+}  // namespace popart

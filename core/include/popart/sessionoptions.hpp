@@ -1,0 +1,183 @@
+// Copyright (c) the popart-runtime authors. Public header.
+#pragma once
+/// \file sessionoptions.hpp
+/// `SessionOptions`: PopART's session control options, with PopART's names and defaults.
+/// Options that only matter on IPU hardware are accepted and kept, so PopART programs compile
+/// and run; the CPU and IPU-model devices use the ones that affect them.
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "popart/names.hpp"
+#include "popart/op/loss.hpp"
+
+namespace popart {
+
+enum class VirtualGraphMode { Off = 0, Manual, Auto, ExecutionPhases, N };
+enum class RecomputationType { None = 0, Standard, NormOnly, RecomputeAll, Pipeline, N };
+enum class MergeVarUpdateType { None = 0, All, AutoLoose, AutoTight, N };
+enum class SyntheticDataMode { Off = 0, Zeros, RandomNormal, RandomUniform, N };
+enum class Instrumentation { Outer = 0, Inner, N };
+enum class SubgraphCopyingStrategy { OnEnterAndExit = 0, JustInTime, N };
+enum class DotCheck { Fwd0 = 0, Fwd1, Bwd0, PreAlias, MainLoops, Final, All, N };
+enum class TensorStorage { OnChip = 0, OffChip, N };
+enum class ReplicatedTensorSharding { Off = 0, On = 1 };
+enum class ExecutionPhaseIOSchedule { Preload = 0, OnDemand, N };
+enum class ExecutionPhaseSchedule { Interleaving = 0, Batch, BatchClusteredIO, N };
+enum class BatchSerializationBatchSchedule { Scheduler = 0, Isomorphic, OverlapOnIo, OverlapOnCompute, N };
+enum class BatchSerializationTransformContext { Fwd = 0, Bwd, N };
+enum class BatchSerializationMethod { UnrollDynamic = 0, UnrollStatic, Loop, N };
+enum class AccumulateOuterFragmentSchedule { Scheduler = 0, Serial, OverlapCycleOptimized, OverlapMemoryOptimized };
+enum class GradientTensorTrackingMethod { AllNonViewChangingGradientTensors = 0, ConvAndMatmulGradients, GradientsOfUserSpecifiedTensors };
+
+struct TensorLocationSettings {
+  TensorStorage storage = TensorStorage::OnChip;
+  int minElementsForOffChip = 2;
+  int minElementsForReplicatedTensorSharding = 8192;
+};
+
+struct ExecutionPhaseSettings {
+  int phases = 0;
+  int stages = 2;
+  ExecutionPhaseIOSchedule weightIOSchedule = ExecutionPhaseIOSchedule::Preload;
+  ExecutionPhaseIOSchedule activationIOSchedule = ExecutionPhaseIOSchedule::Preload;
+  ExecutionPhaseIOSchedule optimizerStateIOSchedule = ExecutionPhaseIOSchedule::OnDemand;
+  ExecutionPhaseIOSchedule accumulatorIOSchedule = ExecutionPhaseIOSchedule::Preload;
+  ExecutionPhaseSchedule schedule = ExecutionPhaseSchedule::Interleaving;
+};
+
+struct BatchSerializationSettings {
+  int factor = 0;
+  bool concatOnVirtualGraphChange = true;
+  bool concatOnExecutionPhaseChange = true;
+  bool concatOnPipelineStageChange = true;
+  BatchSerializationTransformContext transformContext = BatchSerializationTransformContext::Fwd;
+  BatchSerializationMethod method = BatchSerializationMethod::UnrollDynamic;
+  BatchSerializationBatchSchedule batchSchedule = BatchSerializationBatchSchedule::Isomorphic;
+};
+
+struct AccumulateOuterFragmentSettings {
+  AccumulateOuterFragmentSchedule schedule = AccumulateOuterFragmentSchedule::Serial;
+  std::vector<int> excludedVirtualGraphs;
+};
+
+struct AutomaticLossScalingSettings {
+  bool enabled = false;
+  float binEdgeLocation = 0.125f;
+  float thresholdUpperCountProportion = 1e-7f;
+  int updatePeriod = 1;
+  GradientTensorTrackingMethod gradientTensorTrackingMethod =
+      GradientTensorTrackingMethod::AllNonViewChangingGradientTensors;
+  std::vector<TensorId> toTrackTensors;
+};
+
+struct SessionOptions {
+  // Training: gradient accumulation and replication.
+  bool enableGradientAccumulation = false;
+  int64_t accumulationFactor = 1;
+  bool enableReplicatedGraphs = false;
+  int64_t replicatedGraphCount = 1;
+  bool enableDistributedReplicatedGraphs = false;
+  int64_t globalReplicationFactor = 1;
+  int64_t globalReplicaOffset = 0;
+  ReductionType accumulationAndReplicationReductionType = ReductionType::Sum;
+  MeanReductionStrategy meanAccumulationAndReplicationReductionStrategy = MeanReductionStrategy::Post;
+
+  // Model parallelism.
+  VirtualGraphMode virtualGraphMode = VirtualGraphMode::Off;
+  std::vector<float> virtualGraphSplitRatios;
+  bool enablePipelining = false;
+  ExecutionPhaseSettings executionPhaseSettings;
+  BatchSerializationSettings batchSerializationSettings;
+  AccumulateOuterFragmentSettings accumulateOuterFragmentSettings;
+
+  // Recomputation and outlining.
+  RecomputationType autoRecomputation = RecomputationType::None;
+  bool explicitRecomputation = false;
+  bool enableOutlining = true;
+  float outlineThreshold = 1.0f;
+  float outlineSequenceBreakCost = 10000.0f;
+  SubgraphCopyingStrategy subgraphCopyingStrategy = SubgraphCopyingStrategy::OnEnterAndExit;
+
+  // Weights and numerics.
+  bool constantWeights = true;
+  bool enableStochasticRounding = false;
+  bool enableFloatingPointChecks = false;
+  bool enableNonStableSoftmax = false;
+  bool enableStableNorm = false;
+  std::string partialsTypeMatMuls;
+  bool enableFullyConnectedPass = true;
+  bool enableSerializedMatmuls = true;
+  bool decomposeGradSum = false;
+  bool aliasZeroCopy = false;
+  bool delayVarUpdates = true;
+  bool enableExplicitMainLoops = false;
+  bool useHostCopyOps = false;
+  bool strictOpVersions = true;
+  MergeVarUpdateType mergeVarUpdate = MergeVarUpdateType::None;
+  int64_t mergeVarUpdateMemThreshold = 1000000;
+  int64_t looseThresholdAtPeak = 8000;
+  AutomaticLossScalingSettings automaticLossScalingSettings;
+
+  // Streams and data.
+  SyntheticDataMode syntheticDataMode = SyntheticDataMode::Off;
+  bool enablePrefetchDatastreams = true;
+  int defaultBufferingDepth = 1;
+  std::map<TensorId, unsigned> bufferingDepthMap;
+  bool rearrangeAnchorsOnHost = true;
+  bool rearrangeStreamsOnHost = false;
+  bool disableGradAccumulationTensorStreams = false;
+  bool disableOptimizerStateTensorStreams = false;
+  int numIOTiles = 0;
+
+  // Tensor locations.
+  TensorLocationSettings activationTensorLocationSettings;
+  TensorLocationSettings weightTensorLocationSettings;
+  TensorLocationSettings optimizerStateTensorLocationSettings;
+  TensorLocationSettings accumulatorTensorLocationSettings;
+
+  // Instrumentation, reports, caching and debugging.
+  bool instrumentWithHardwareCycleCounter = false;
+  std::set<Instrumentation> hardwareInstrumentations{Instrumentation::Outer};
+  bool enableEngineCaching = false;
+  std::string cachePath = "session_cache";
+  bool enableVariablesCaching = true;
+  bool compileEngine = true;
+  std::string logDir;
+  std::set<std::string> dotChecks;
+  int firstDotOp = 0;
+  int finalDotOp = 10000;
+  bool dotOpNames = false;
+  double timeLimitScheduler = 1e9;
+  int64_t swapLimitScheduler = 1000000000;
+  std::string kahnTieBreaker = "greedy";
+
+  // Options passed to the backend (Poplar's on hardware; the IPU model reads some of them).
+  std::map<std::string, std::string> engineOptions;
+  std::map<std::string, std::string> convolutionOptions;
+  std::map<std::string, std::string> lstmOptions;
+  std::map<std::string, std::string> matmulOptions;
+  std::map<std::string, std::string> reportOptions;
+  std::map<std::string, std::string> gclOptions;
+  std::map<std::string, std::string> tensorLocationSettingsOverride;
+  std::map<std::string, std::string> customCodeletCompileFlags;
+
+  /// Sets enableExplicitMainLoops, useHostCopyOps and explicitRecomputation together.
+  void enableExplicitIR(bool enable) {
+    enableExplicitMainLoops = enable;
+    useHostCopyOps = enable;
+    explicitRecomputation = enable;
+  }
+  /// accumulationFactor if gradient accumulation is enabled, else 1.
+  int64_t getAccumulationFactor() const { return enableGradientAccumulation ? accumulationFactor : 1; }
+  /// replicatedGraphCount if replication is enabled, else 1.
+  int64_t getReplicationFactor() const { return enableReplicatedGraphs ? replicatedGraphCount : 1; }
+  int64_t getGlobalReplicationFactor() const {
+    return enableDistributedReplicatedGraphs ? globalReplicationFactor : getReplicationFactor();
+  }
+};
+
+}  // namespace popart

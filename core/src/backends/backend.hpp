@@ -1,0 +1,51 @@
+// The device backend interface: what a session needs from a device. The CPU backend implements
+// it; the IPU model wraps the CPU backend; a Poplar backend would implement it on a Poplar host.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "popart/devicemanager.hpp"
+#include "popart/names.hpp"
+#include "popart/session.hpp"
+
+namespace popart {
+
+class Ir;
+class ConstEvaluator;
+
+/// A model lowered onto a device: buffers, kernels and their order.
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  /// Host weights (IR tensor data) -> device.
+  virtual void weightsFromHost() = 0;
+  /// Device weights -> host (IR tensor data).
+  virtual void weightsToHost() = 0;
+  /// Where the next micro-batch of stream `id` is read from (the memory must stay valid until
+  /// execute() returns). The executable may read it in place.
+  virtual void setInput(const TensorId& id, const void* data) = 0;
+  /// Runs one micro-batch of the forward program (plus backward and updates when training).
+  virtual void execute() = 0;
+  /// The current device value of any tensor that may be anchored.
+  virtual const void* tensorData(const TensorId& id) const = 0;
+  virtual void setRandomSeed(uint64_t seed) = 0;
+  virtual SessionMemoryStats memoryStats() const = 0;
+  /// Text for Session::getSummaryReport.
+  virtual std::string summary() const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  /// Lowers a prepared IR. Throws popart::error (e.g. out of device memory).
+  virtual std::unique_ptr<Executable> compile(Ir& ir) = 0;
+  /// Evaluates ops on host data for constant folding during IR preparation.
+  virtual const ConstEvaluator& constEvaluator() const = 0;
+};
+
+/// The backend for a device (throws for devices this build cannot drive).
+std::unique_ptr<Backend> createBackend(const DeviceInfo& device);
+
+}  // namespace popart

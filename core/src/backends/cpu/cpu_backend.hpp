@@ -1,0 +1,26 @@
+// The CPU backend: kernels on preallocated buffers, in schedule order.
+#pragma once
+
+#include "backends/backend.hpp"
+#include "ir/ir.hpp"
+
+namespace popart {
+namespace cpu {
+
+/// Constant folding with the CPU kernels.
+class CpuConstEvaluator : public ConstEvaluator {
+ public:
+  std::vector<TensorData> evaluate(const Op& op) const override;
+};
+
+class CpuBackend : public Backend {
+ public:
+  std::unique_ptr<Executable> compile(Ir& ir) override;
+  const ConstEvaluator& constEvaluator() const override { return evaluator_; }
+
+ private:
+  CpuConstEvaluator evaluator_;
+};
+
+}  // namespace cpu
+}  // namespace popart

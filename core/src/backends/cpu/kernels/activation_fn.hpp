@@ -1,0 +1,50 @@
+// Pointwise activations as values, so that Conv/Gemm/MatMul can apply a fused one in their
+// epilogue (set by the FuseActivation pattern through node attributes).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "ir/attributes.hpp"
+
+namespace popart {
+namespace cpu {
+
+struct Activation {
+  enum class Kind { None, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu };
+  Kind kind = Kind::None;
+  float a = 0, b = 0;
+
+  static Activation none() { return {}; }
+  static Activation relu() { return {Kind::Relu, 0, 0}; }
+  static Activation leakyRelu(float alpha) { return {Kind::LeakyRelu, alpha, 0}; }
+  static Activation clip(float lo, float hi) { return {Kind::Clip, lo, hi}; }
+  static Activation sigmoid() { return {Kind::Sigmoid, 0, 0}; }
+  static Activation tanh() { return {Kind::Tanh, 0, 0}; }
+  static Activation gelu() { return {Kind::Gelu, 0, 0}; }
+  /// The fused activation recorded on a node ("__act", "__act_a", "__act_b"), or none.
+  static Activation fromAttrs(const Attributes& attrs);
+
+  template <typename T>
+  T scalar(T x) const {
+    switch (kind) {
+      case Kind::None: return x;
+      case Kind::Relu: return x > T(0) ? x : T(0);
+      case Kind::LeakyRelu: return x >= T(0) ? x : static_cast<T>(x * a);
+      case Kind::Clip: return x < T(a) ? T(a) : (x > T(b) ? T(b) : x);
+      case Kind::Sigmoid: return static_cast<T>(1 / (1 + std::exp(-static_cast<double>(x))));
+      case Kind::Tanh: return static_cast<T>(std::tanh(static_cast<double>(x)));
+      case Kind::Gelu: {
+        const double v = static_cast<double>(x);
+        return static_cast<T>(0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))));
+      }
+    }
+    return x;
+  }
+};
+
+/// out[i] = act(in[i]) for n floats, vectorised; in may equal out.
+void applyActivation(const Activation& act, const float* in, float* out, int64_t n);
+
+}  // namespace cpu
+}  // namespace popart

@@ -1,0 +1,224 @@
+// CPU kernel of Conv: GEMM on the input directly for 1x1 stride-1 convolutions, im2col + GEMM
+// otherwise, a direct kernel for depthwise 2-D convolutions; bias and a fused activation are
+// applied in the epilogue.
+#include <algorithm>
+#include <cstring>
+
+#include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/gemm.hpp"
+#include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/activation_fn.hpp"
+#include "ops/window.hpp"
+
+namespace popart {
+namespace cpu {
+namespace {
+
+struct ConvGeom {
+  int64_t N, C, M, G, Cg, Mg;
+  std::vector<int64_t> in, out, k, s, d, pb;  // spatial
+  int64_t inSize, outSize, kSize;             // products over spatial dims
+};
+
+ConvGeom convGeom(const Op& op) {
+  const Shape& x = op.inShape(0);
+  const Shape& w = op.inShape(1);
+  ConvGeom g;
+  g.N = x[0];
+  g.C = x[1];
+  g.M = w[0];
+  g.G = op.attrs.getInt("group", 1);
+  g.Cg = g.C / g.G;
+  g.Mg = g.M / g.G;
+  const std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  const ops::Window win = ops::computeWindow(op, std::vector<int64_t>(x.begin() + 2, x.end()), kernel, false, true);
+  g.in = win.inSpatial;
+  g.out = win.outSpatial;
+  g.k = kernel;
+  g.s = win.strides;
+  g.d = win.dilations;
+  g.pb = win.padBegin;
+  g.inSize = g.outSize = g.kSize = 1;
+  for (size_t i = 0; i < g.in.size(); ++i) {
+    g.inSize *= g.in[i];
+    g.outSize *= g.out[i];
+    g.kSize *= g.k[i];
+  }
+  return g;
+}
+
+// col[(c, kh, kw), (oh, ow)] for one image and one group (2-D).
+template <typename T>
+void im2col2d(const T* x, T* col, const ConvGeom& g) {
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+  const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], DH = g.d[0], DW = g.d[1];
+  const int64_t PH = g.pb[0], PW = g.pb[1];
+  for (int64_t c = 0; c < g.Cg; ++c) {
+    const T* xc = x + c * H * W;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        T* row = col + ((c * KH + kh) * KW + kw) * OH * OW;
+        // ow range whose input column is inside the image
+        const int64_t off = kw * DW - PW;
+        int64_t owLo = off >= 0 ? 0 : (-off + SW - 1) / SW;
+        int64_t owHi = (W - off + SW - 1) / SW;  // first ow with iw >= W
+        owLo = std::min(owLo, OW);
+        owHi = std::max(std::min(owHi, OW), owLo);
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          const int64_t ih = oh * SH - PH + kh * DH;
+          T* r = row + oh * OW;
+          if (ih < 0 || ih >= H) {
+            std::memset(static_cast<void*>(r), 0, static_cast<size_t>(OW) * sizeof(T));
+            continue;
+          }
+          const T* xr = xc + ih * W;
+          for (int64_t ow = 0; ow < owLo; ++ow) r[ow] = T(0);
+          if (SW == 1) {
+            std::memcpy(static_cast<void*>(r + owLo), xr + owLo + off, static_cast<size_t>(owHi - owLo) * sizeof(T));
+          } else {
+            for (int64_t ow = owLo; ow < owHi; ++ow) r[ow] = xr[ow * SW + off];
+          }
+          for (int64_t ow = owHi; ow < OW; ++ow) r[ow] = T(0);
+        }
+      }
+    }
+  }
+}
+
+// Any spatial rank.
+template <typename T>
+void im2colNd(const T* x, T* col, const ConvGeom& g) {
+  const size_t r = g.in.size();
+  std::vector<int64_t> kidx(r), oidx(r);
+  for (int64_t c = 0; c < g.Cg; ++c) {
+    for (int64_t kk = 0; kk < g.kSize; ++kk) {
+      int64_t rem = kk;
+      for (size_t i = r; i-- > 0;) {
+        kidx[i] = rem % g.k[i];
+        rem /= g.k[i];
+      }
+      T* row = col + (c * g.kSize + kk) * g.outSize;
+      for (int64_t o = 0; o < g.outSize; ++o) {
+        int64_t orem = o, inOff = 0;
+        bool inside = true;
+        for (size_t i = r; i-- > 0;) {
+          oidx[i] = orem % g.out[i];
+          orem /= g.out[i];
+        }
+        int64_t stride = 1;
+        for (size_t i = r; i-- > 0;) {
+          const int64_t p = oidx[i] * g.s[i] - g.pb[i] + kidx[i] * g.d[i];
+          if (p < 0 || p >= g.in[i]) inside = false;
+          inOff += p * stride;
+          stride *= g.in[i];
+        }
+        row[o] = inside ? x[c * g.inSize + inOff] : T(0);
+      }
+    }
+  }
+}
+
+// Depthwise 2-D (group == C == M): direct accumulation, inner loop over output columns.
+void depthwise2d(const float* x, const float* w, const float* bias, float* y, const ConvGeom& g) {
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+  const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], DH = g.d[0], DW = g.d[1];
+  const int64_t PH = g.pb[0], PW = g.pb[1];
+  for (int64_t c = 0; c < g.C; ++c) {
+    const float* xc = x + c * H * W;
+    const float* wc = w + c * KH * KW;
+    float* yc = y + c * OH * OW;
+    const float b = bias ? bias[c] : 0.0f;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      float* yr = yc + oh * OW;
+      for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = b;
+      for (int64_t kh = 0; kh < KH; ++kh) {
+        const int64_t ih = oh * SH - PH + kh * DH;
+        if (ih < 0 || ih >= H) continue;
+        const float* xr = xc + ih * W;
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          const float wv = wc[kh * KW + kw];
+          const int64_t off = kw * DW - PW;
+          int64_t owLo = off >= 0 ? 0 : (-off + SW - 1) / SW;
+          int64_t owHi = (W - off + SW - 1) / SW;
+          owLo = std::min(owLo, OW);
+          owHi = std::max(std::min(owHi, OW), owLo);
+          if (SW == 1) {
+            const float* xs = xr + off;
+            for (int64_t ow = owLo; ow < owHi; ++ow) yr[ow] += wv * xs[ow];
+          } else {
+            for (int64_t ow = owLo; ow < owHi; ++ow) yr[ow] += wv * xr[ow * SW + off];
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
+  const ConvGeom g = convGeom(op);
+  const bool pointwise = [&] {
+    for (size_t i = 0; i < g.k.size(); ++i) {
+      if (g.k[i] != 1 || g.s[i] != 1 || g.pb[i] != 0 || g.in[i] != g.out[i]) return false;
+    }
+    return true;
+  }();
+  const bool depthwise = g.in.size() == 2 && g.G == g.C && g.Cg == 1 && g.M == g.C;
+  const Activation act = Activation::fromAttrs(op.attrs);
+  const int x = kc.in(0), w = kc.in(1), b = kc.in(2), y = kc.out(0);
+  const int64_t colElems = g.Cg * g.kSize * g.outSize;
+  if (op.inType(0) != DataType::FLOAT && op.inType(0) != DataType::DOUBLE)
+    throw error("Conv supports FLOAT and DOUBLE inputs here, not {}", op.inInfo(0).data_type());
+  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
+  if (!pointwise && !(depthwise && op.inType(0) == DataType::FLOAT)) kc.needScratch(static_cast<size_t>(colElems) * elem);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
+      return KernelFn();
+    } else {
+      return [=](const RunState& s) {
+        const T* X = inPtr<T>(s, x);
+        const T* Wt = inPtr<T>(s, w);
+        const T* B = b >= 0 ? inPtr<T>(s, b) : nullptr;
+        T* Y = outPtr<T>(s, y);
+        if constexpr (std::is_same_v<T, float>) {
+          if (depthwise) {
+            for (int64_t n = 0; n < g.N; ++n) depthwise2d(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g);
+            if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
+            return;
+          }
+        }
+        T* col = reinterpret_cast<T*>(s.scratch);
+        const int64_t K = g.Cg * g.kSize;
+        for (int64_t n = 0; n < g.N; ++n) {
+          for (int64_t grp = 0; grp < g.G; ++grp) {
+            const T* xg = X + (n * g.C + grp * g.Cg) * g.inSize;
+            T* yg = Y + (n * g.M + grp * g.Mg) * g.outSize;
+            const T* wg = Wt + grp * g.Mg * K;
+            if (B) {
+              for (int64_t m = 0; m < g.Mg; ++m) {
+                const T bv = B[grp * g.Mg + m];
+                T* row = yg + m * g.outSize;
+                for (int64_t i = 0; i < g.outSize; ++i) row[i] = bv;
+              }
+            }
+            const T* rhs = xg;
+            if (!pointwise) {
+              if (g.in.size() == 2) im2col2d(xg, col, g);
+              else im2colNd(xg, col, g);
+              rhs = col;
+            }
+            gemm(false, false, g.Mg, g.outSize, K, T(1), wg, K, rhs, g.outSize, B ? T(1) : T(0), yg, g.outSize);
+          }
+        }
+        if constexpr (std::is_same_v<T, float>) {
+          if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
+        }
+      };
+    }
+  });
+}
+
+}  // namespace cpu
+}  // namespace popart

@@ -1,0 +1,314 @@
+// CPU kernels of the elementwise family.
+#include <cmath>
+#include <limits>
+
+#include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
+
+#include "backends/cpu/broadcast.hpp"
+#include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/elementwise_util.hpp"
+
+namespace popart {
+namespace cpu {
+namespace {
+
+// ---------------------------------------------------------------- unary
+
+// Float unary ops evaluated with Eigen's vectorised array functions for FLOAT.
+enum class EigenUnary { Exp, Log, Sqrt, Tanh, Sigmoid, Erf, None };
+
+template <typename F>
+KernelFn floatUnary(const Op& op, KernelContext& kc, F f, EigenUnary eu = EigenUnary::None) {
+  const int x = kc.in(0), y = kc.out(0);
+  const int64_t n = op.inInfo(0).nelms();
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, float>) {
+      if (eu != EigenUnary::None) {
+        return [=](const RunState& s) {
+          Eigen::Map<const Eigen::ArrayXf> a(inPtr<float>(s, x), n);
+          Eigen::Map<Eigen::ArrayXf> b(outPtr<float>(s, y), n);
+          switch (eu) {
+            case EigenUnary::Exp: b = a.exp(); break;
+            case EigenUnary::Log: b = a.log(); break;
+            case EigenUnary::Sqrt: b = a.sqrt(); break;
+            case EigenUnary::Tanh: b = a.tanh(); break;
+            case EigenUnary::Sigmoid: b = a.logistic(); break;
+            case EigenUnary::Erf: b = a.erf(); break;
+            case EigenUnary::None: break;
+          }
+        };
+      }
+    }
+    return [=](const RunState& s) {
+      const T* a = inPtr<T>(s, x);
+      T* b = outPtr<T>(s, y);
+      for (int64_t i = 0; i < n; ++i) b[i] = static_cast<T>(f(static_cast<compute_t<T>>(a[i])));
+    };
+  });
+}
+
+template <typename F>
+KernelFn numericUnary(const Op& op, KernelContext& kc, F f) {
+  const int x = kc.in(0), y = kc.out(0);
+  const int64_t n = op.inInfo(0).nelms();
+  return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      const T* a = inPtr<T>(s, x);
+      T* b = outPtr<T>(s, y);
+      for (int64_t i = 0; i < n; ++i) b[i] = static_cast<T>(f(static_cast<compute_t<T>>(a[i])));
+    };
+  });
+}
+
+template <typename F>
+KernelFn floatPredicate(const Op& op, KernelContext& kc, F f) {
+  const int x = kc.in(0), y = kc.out(0);
+  const int64_t n = op.inInfo(0).nelms();
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      const T* a = inPtr<T>(s, x);
+      bool* b = outPtr<bool>(s, y);
+      for (int64_t i = 0; i < n; ++i) b[i] = f(static_cast<compute_t<T>>(a[i]));
+    };
+  });
+}
+
+// ---------------------------------------------------------------- binary arithmetic
+
+template <typename F>
+KernelFn arith(const Op& op, KernelContext& kc, F f) {
+  return dispatchNumeric(op.inType(0), [&](auto tag) {
+    using T = decltype(tag);
+    return binaryKernel<T, T>(op, kc, [f](auto a, auto b) { return f(a, b); });
+  });
+}
+
+template <typename F>
+KernelFn compare(const Op& op, KernelContext& kc, F f) {
+  return dispatchAll(op.inType(0), [&](auto tag) {
+    using T = decltype(tag);
+    return binaryKernel<T, bool>(op, kc, [f](auto a, auto b) { return f(a, b); });
+  });
+}
+
+template <typename F>
+KernelFn logical(const Op& op, KernelContext& kc, F f) {
+  return binaryKernel<bool, bool>(op, kc, f);
+}
+
+template <typename T>
+T pyMod(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T r = std::fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  } else if constexpr (std::is_signed_v<T>) {
+    if (b == 0) return 0;
+    T r = static_cast<T>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+    return r;
+  } else {
+    return b == 0 ? 0 : static_cast<T>(a % b);
+  }
+}
+
+template <typename T>
+T cFmod(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::fmod(a, b);
+  } else {
+    return b == 0 ? 0 : static_cast<T>(a % b);
+  }
+}
+
+template <typename T>
+T safeDiv(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return b == 0 ? 0 : static_cast<T>(a / b);
+  } else {
+    return a / b;
+  }
+}
+
+template <typename T>
+T maxNan(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return a > b ? a : b;
+}
+
+template <typename T>
+T minNan(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return a < b ? a : b;
+}
+
+// Pow: the exponent may have another type (opset >= 12); the result has the base's type.
+KernelFn powKernel(const Op& op, KernelContext& kc) {
+  return dispatchNumeric(op.inType(0), [&](auto tb) {
+    using B = decltype(tb);
+    return dispatchNumeric(op.inType(1), [&](auto te) {
+      using E = decltype(te);
+      return binaryKernel2<B, E, B>(op, kc, [](auto a, auto b) {
+        using CB = decltype(a);
+        if constexpr (std::is_integral_v<CB>) {
+          return static_cast<CB>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+        } else {
+          return static_cast<CB>(std::pow(a, static_cast<CB>(b)));
+        }
+      });
+    });
+  });
+}
+
+template <typename F>
+KernelFn variadic(const Op& op, KernelContext& kc, F f, bool mean) {
+  const Shape out = op.outInfo(0).shape();
+  const int y = kc.out(0);
+  std::vector<int> slots;
+  std::vector<Shape> shapes;
+  for (int i = 0; i < op.numInputs(); ++i) {
+    slots.push_back(kc.in(i));
+    shapes.push_back(op.inShape(i));
+  }
+  return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    std::vector<BroadcastPlan> plans;
+    for (size_t i = 1; i < shapes.size(); ++i) plans.push_back(makeBroadcastPlan(out, {out, shapes[i]}));
+    const int64_t n = TensorInfo(op.inType(0), out).nelms();
+    return [=](const RunState& s) {
+      T* o = outPtr<T>(s, y);
+      broadcastCopy(inPtr<T>(s, slots[0]), shapes[0], o, out, sizeof(T));
+      for (size_t i = 1; i < slots.size(); ++i) {
+        const T* b = inPtr<T>(s, slots[i]);
+        forEachRun<2>(plans[i - 1], [&](int64_t oo, const int64_t* off, int64_t len, const int64_t* st) {
+          for (int64_t j = 0; j < len; ++j) {
+            using C = compute_t<T>;
+            o[oo + j] = static_cast<T>(f(static_cast<C>(o[oo + j]), static_cast<C>(b[off[1] + j * st[1]])));
+          }
+        });
+      }
+      if (mean) {
+        const auto k = static_cast<compute_t<T>>(slots.size());
+        for (int64_t j = 0; j < n; ++j) o[j] = static_cast<T>(static_cast<compute_t<T>>(o[j]) / k);
+      }
+    };
+  });
+}
+
+}  // namespace
+
+// clang-format off
+KernelFn makeCpuKernel_Abs(const Op& op, KernelContext& kc) { return numericUnary(op, kc, [](auto x) { if constexpr (std::is_unsigned_v<decltype(x)>) return x; else return x < 0 ? -x : x; }); }
+KernelFn makeCpuKernel_Acos(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::acos(x); }); }
+KernelFn makeCpuKernel_Acosh(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::acosh(x); }); }
+KernelFn makeCpuKernel_Asin(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::asin(x); }); }
+KernelFn makeCpuKernel_Asinh(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::asinh(x); }); }
+KernelFn makeCpuKernel_Atan(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::atan(x); }); }
+KernelFn makeCpuKernel_Atanh(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::atanh(x); }); }
+KernelFn makeCpuKernel_Ceil(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::ceil(x); }); }
+KernelFn makeCpuKernel_Cos(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::cos(x); }); }
+KernelFn makeCpuKernel_Cosh(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::cosh(x); }); }
+KernelFn makeCpuKernel_Erf(const Op& op, KernelContext& kc) {
+  if (isFloatingPoint(op.inType(0))) return floatUnary(op, kc, [](auto x) { return std::erf(x); }, EigenUnary::Erf);
+  return numericUnary(op, kc, [](auto x) { return std::erf(static_cast<double>(x)); });
+}
+KernelFn makeCpuKernel_Exp(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::exp(x); }, EigenUnary::Exp); }
+KernelFn makeCpuKernel_Floor(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::floor(x); }); }
+KernelFn makeCpuKernel_Log(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::log(x); }, EigenUnary::Log); }
+KernelFn makeCpuKernel_Neg(const Op& op, KernelContext& kc) { return numericUnary(op, kc, [](auto x) { return -x; }); }
+KernelFn makeCpuKernel_Reciprocal(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return decltype(x)(1) / x; }); }
+KernelFn makeCpuKernel_Round(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::nearbyint(x); }); }
+KernelFn makeCpuKernel_Sign(const Op& op, KernelContext& kc) { return numericUnary(op, kc, [](auto x) { using T = decltype(x); return static_cast<T>((T(0) < x) - (x < T(0))); }); }
+KernelFn makeCpuKernel_Sin(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::sin(x); }); }
+KernelFn makeCpuKernel_Sinh(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::sinh(x); }); }
+KernelFn makeCpuKernel_Sqrt(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::sqrt(x); }, EigenUnary::Sqrt); }
+KernelFn makeCpuKernel_Tan(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::tan(x); }); }
+KernelFn makeCpuKernel_GcExpm1(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::expm1(x); }); }
+KernelFn makeCpuKernel_GcLog1p(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::log1p(x); }); }
+KernelFn makeCpuKernel_GcRound(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::round(x); }); }
+KernelFn makeCpuKernel_IsNaN(const Op& op, KernelContext& kc) { return floatPredicate(op, kc, [](auto x) { return std::isnan(x); }); }
+KernelFn makeCpuKernel_IsInf(const Op& op, KernelContext& kc) {
+  const bool pos = op.attrs.getInt("detect_positive", 1) != 0, neg = op.attrs.getInt("detect_negative", 1) != 0;
+  return floatPredicate(op, kc, [=](auto x) { return std::isinf(x) && ((x > 0 && pos) || (x < 0 && neg)); });
+}
+KernelFn makeCpuKernel_Not(const Op& op, KernelContext& kc) {
+  const int x = kc.in(0), y = kc.out(0);
+  const int64_t n = op.inInfo(0).nelms();
+  return [=](const RunState& s) {
+    const bool* a = inPtr<bool>(s, x);
+    bool* b = outPtr<bool>(s, y);
+    for (int64_t i = 0; i < n; ++i) b[i] = !a[i];
+  };
+}
+
+KernelFn makeCpuKernel_Add(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return a + b; }); }
+KernelFn makeCpuKernel_Sub(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return a - b; }); }
+KernelFn makeCpuKernel_Mul(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return a * b; }); }
+KernelFn makeCpuKernel_Div(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return safeDiv(a, b); }); }
+KernelFn makeCpuKernel_Pow(const Op& op, KernelContext& kc) { return powKernel(op, kc); }
+KernelFn makeCpuKernel_Mod(const Op& op, KernelContext& kc) {
+  if (op.attrs.getInt("fmod", 0) != 0) return arith(op, kc, [](auto a, auto b) { return cFmod(a, b); });
+  return arith(op, kc, [](auto a, auto b) { return pyMod(a, b); });
+}
+KernelFn makeCpuKernel_GcFmod(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return cFmod(a, b); }); }
+KernelFn makeCpuKernel_GcRemainder(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return pyMod(a, b); }); }
+KernelFn makeCpuKernel_GcAtan2(const Op& op, KernelContext& kc) {
+  return dispatchFloat(op.inType(0), [&](auto tag) {
+    using T = decltype(tag);
+    return binaryKernel<T, T>(op, kc, [](auto a, auto b) { return std::atan2(a, b); });
+  });
+}
+KernelFn makeCpuKernel_And(const Op& op, KernelContext& kc) { return logical(op, kc, [](bool a, bool b) { return a && b; }); }
+KernelFn makeCpuKernel_Or(const Op& op, KernelContext& kc) { return logical(op, kc, [](bool a, bool b) { return a || b; }); }
+KernelFn makeCpuKernel_Xor(const Op& op, KernelContext& kc) { return logical(op, kc, [](bool a, bool b) { return a != b; }); }
+KernelFn makeCpuKernel_Equal(const Op& op, KernelContext& kc) { return compare(op, kc, [](auto a, auto b) { return a == b; }); }
+KernelFn makeCpuKernel_Greater(const Op& op, KernelContext& kc) { return compare(op, kc, [](auto a, auto b) { return a > b; }); }
+KernelFn makeCpuKernel_GreaterOrEqual(const Op& op, KernelContext& kc) { return compare(op, kc, [](auto a, auto b) { return a >= b; }); }
+KernelFn makeCpuKernel_Less(const Op& op, KernelContext& kc) { return compare(op, kc, [](auto a, auto b) { return a < b; }); }
+KernelFn makeCpuKernel_LessOrEqual(const Op& op, KernelContext& kc) { return compare(op, kc, [](auto a, auto b) { return a <= b; }); }
+KernelFn makeCpuKernel_Max(const Op& op, KernelContext& kc) { return variadic(op, kc, [](auto a, auto b) { return maxNan(a, b); }, false); }
+KernelFn makeCpuKernel_Min(const Op& op, KernelContext& kc) { return variadic(op, kc, [](auto a, auto b) { return minNan(a, b); }, false); }
+KernelFn makeCpuKernel_Sum(const Op& op, KernelContext& kc) { return variadic(op, kc, [](auto a, auto b) { return a + b; }, false); }
+KernelFn makeCpuKernel_Mean(const Op& op, KernelContext& kc) { return variadic(op, kc, [](auto a, auto b) { return a + b; }, true); }
+// clang-format on
+
+KernelFn makeCpuKernel_Where(const Op& op, KernelContext& kc) {
+  const Shape out = op.outInfo(0).shape();
+  const BroadcastPlan p = makeBroadcastPlan(out, {op.inShape(0), op.inShape(1), op.inShape(2)});
+  const int c = kc.in(0), x = kc.in(1), yv = kc.in(2), o = kc.out(0);
+  return dispatchBySize(op.inType(1), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      const bool* cp = inPtr<bool>(s, c);
+      const T* xp = inPtr<T>(s, x);
+      const T* yp = inPtr<T>(s, yv);
+      T* op_ = outPtr<T>(s, o);
+      forEachRun<3>(p, [&](int64_t oo, const int64_t* off, int64_t len, const int64_t* st) {
+        for (int64_t j = 0; j < len; ++j)
+          op_[oo + j] = cp[off[0] + j * st[0]] ? xp[off[1] + j * st[1]] : yp[off[2] + j * st[2]];
+      });
+    };
+  });
+}
+
+KernelFn makeCpuKernel_GcScale(const Op& op, KernelContext& kc) {
+  const double scale = op.attrs.getFloat("scale");
+  return numericUnary(op, kc, [scale](auto x) { return static_cast<decltype(x)>(x * scale); });
+}
+
+KernelFn makeCpuKernel_GcScaledAdd(const Op& op, KernelContext& kc) {
+  const double s0 = op.attrs.getFloat("scale0", 1.0f), s1 = op.attrs.getFloat("scale1", 1.0f);
+  return arith(op, kc, [s0, s1](auto a, auto b) { return static_cast<decltype(a)>(s0 * a + s1 * b); });
+}
+
+}  // namespace cpu
+}  // namespace popart

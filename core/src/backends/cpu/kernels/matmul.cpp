@@ -1,0 +1,137 @@
+// CPU kernels of the matmul family: MatMul (batched, broadcast) and Gemm, with an optional
+// fused activation epilogue.
+#include <cstring>
+
+#include "backends/cpu/broadcast.hpp"
+#include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/gemm.hpp"
+#include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/activation_fn.hpp"
+
+namespace popart {
+namespace cpu {
+namespace {
+
+// Generic fallback for integer and 16-bit types: naive triple loop in the compute type.
+template <typename T>
+void naiveGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C, bool accumulate) {
+  using CT = std::conditional_t<std::is_floating_point_v<compute_t<T>>, double, compute_t<T>>;
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t n = 0; n < N; ++n) {
+      CT acc = accumulate ? static_cast<CT>(static_cast<compute_t<T>>(C[m * N + n])) : CT(0);
+      for (int64_t k = 0; k < K; ++k) {
+        const CT a = static_cast<CT>(static_cast<compute_t<T>>(ta ? A[k * M + m] : A[m * K + k]));
+        const CT b = static_cast<CT>(static_cast<compute_t<T>>(tb ? B[n * K + k] : B[k * N + n]));
+        acc += a * b;
+      }
+      C[m * N + n] = static_cast<T>(static_cast<compute_t<T>>(acc));
+    }
+  }
+}
+
+template <typename T>
+void anyGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C, bool accumulate) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    gemm(ta, tb, M, N, K, T(1), A, ta ? M : K, B, tb ? K : N, accumulate ? T(1) : T(0), C, N);
+  } else {
+    naiveGemm(ta, tb, M, N, K, A, B, C, accumulate);
+  }
+}
+
+}  // namespace
+
+KernelFn makeCpuKernel_MatMul(const Op& op, KernelContext& kc) {
+  Shape a = op.inShape(0), b = op.inShape(1);
+  if (a.size() == 1) a.insert(a.begin(), 1);
+  if (b.size() == 1) b.push_back(1);
+  const int64_t M = a[a.size() - 2], K = a.back(), N = b.back();
+  const Shape batchA(a.begin(), a.end() - 2), batchB(b.begin(), b.end() - 2);
+  const Shape batch = npOut(batchA, batchB);
+  int64_t nb = 1;
+  for (auto d : batch) nb *= d;
+  // Batch offsets (in matrices) of A and B for every output batch index.
+  std::vector<int64_t> offA, offB;
+  {
+    const BroadcastPlan p = makeBroadcastPlan(batch.empty() ? Shape{1} : batch,
+                                              {batchA.empty() ? Shape{1} : batchA, batchB.empty() ? Shape{1} : batchB});
+    forEachRun<2>(p, [&](int64_t, const int64_t* off, int64_t len, const int64_t* st) {
+      for (int64_t j = 0; j < len; ++j) {
+        offA.push_back(off[0] + j * st[0]);
+        offB.push_back(off[1] + j * st[1]);
+      }
+    });
+  }
+  // B shared by every batch and A contiguous: one GEMM with M' = batch * M.
+  bool foldBatch = true;
+  for (size_t i = 0; i < offB.size(); ++i) {
+    if (offB[i] != 0 || offA[i] != static_cast<int64_t>(i)) foldBatch = false;
+  }
+  const Activation act = Activation::fromAttrs(op.attrs);
+  const int x = kc.in(0), w = kc.in(1), y = kc.out(0);
+  return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      const T* A = inPtr<T>(s, x);
+      const T* B = inPtr<T>(s, w);
+      T* C = outPtr<T>(s, y);
+      if (foldBatch) {
+        anyGemm<T>(false, false, nb * M, N, K, A, B, C, false);
+      } else {
+        for (int64_t i = 0; i < nb; ++i)
+          anyGemm<T>(false, false, M, N, K, A + offA[static_cast<size_t>(i)] * M * K,
+                     B + offB[static_cast<size_t>(i)] * K * N, C + i * M * N, false);
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        if (act.kind != Activation::Kind::None) applyActivation(act, C, C, nb * M * N);
+      }
+    };
+  });
+}
+
+KernelFn makeCpuKernel_Gemm(const Op& op, KernelContext& kc) {
+  const bool ta = op.attrs.getInt("transA", 0) != 0, tb = op.attrs.getInt("transB", 0) != 0;
+  const double alpha = op.attrs.getFloat("alpha", 1.0f), beta = op.attrs.getFloat("beta", 1.0f);
+  const Shape& a = op.inShape(0);
+  const Shape& out = op.outInfo(0).shape();
+  const int64_t M = out[0], N = out[1], K = ta ? a[0] : a[1];
+  const bool hasC = op.hasInput(2) && beta != 0.0;
+  const Shape cShape = op.hasInput(2) ? op.inShape(2) : Shape{};
+  const bool cIsRowVector = hasC && (cShape == Shape{N} || cShape == Shape{1, N});
+  const Activation act = Activation::fromAttrs(op.attrs);
+  const int x = kc.in(0), w = kc.in(1), c = kc.in(2), y = kc.out(0);
+  return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* A = inPtr<T>(s, x);
+      const T* B = inPtr<T>(s, w);
+      T* C = outPtr<T>(s, y);
+      if (hasC) {
+        const T* bias = inPtr<T>(s, c);
+        if (cIsRowVector) {
+          for (int64_t m = 0; m < M; ++m) std::memcpy(C + m * N, bias, static_cast<size_t>(N) * sizeof(T));
+        } else {
+          broadcastCopy(bias, cShape, C, {M, N}, sizeof(T));
+        }
+        if (beta != 1.0) {
+          for (int64_t i = 0; i < M * N; ++i) C[i] = static_cast<T>(static_cast<CT>(C[i]) * static_cast<CT>(beta));
+        }
+      }
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        gemm(ta, tb, M, N, K, static_cast<T>(alpha), A, a[1], B, (tb ? K : N), hasC ? T(1) : T(0), C, N);
+      } else {
+        if (!hasC) std::memset(static_cast<void*>(C), 0, static_cast<size_t>(M * N) * sizeof(T));
+        std::vector<T> tmp(static_cast<size_t>(M * N));
+        naiveGemm(ta, tb, M, N, K, A, B, tmp.data(), false);
+        for (int64_t i = 0; i < M * N; ++i)
+          C[i] = static_cast<T>(static_cast<CT>(C[i]) + static_cast<CT>(alpha) * static_cast<CT>(tmp[static_cast<size_t>(i)]));
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        if (act.kind != Activation::Kind::None) applyActivation(act, C, C, M * N);
+      }
+    };
+  });
+}
+
+}  // namespace cpu
+}  // namespace popart

@@ -1,0 +1,200 @@
+// CPU kernels of the normalization family (and Dropout).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/kernel.hpp"
+#include "ops/op_util.hpp"
+
+namespace popart {
+namespace cpu {
+
+KernelFn makeCpuKernel_BatchNormalization(const Op& op, KernelContext& kc) {
+  const Shape& xs = op.inShape(0);
+  const int64_t N = xs[0], C = xs[1];
+  int64_t S = 1;
+  for (size_t i = 2; i < xs.size(); ++i) S *= xs[i];
+  const double eps = op.attrs.getFloat("epsilon", 1e-5f);
+  const double momentum = op.attrs.getFloat("momentum", 0.9f);
+  const bool training = op.opset() >= 14 ? op.attrs.getInt("training_mode", 0) != 0 : op.numOutputs() > 1;
+  const int x = kc.in(0), sc = kc.in(1), bi = kc.in(2), mn = kc.in(3), vr = kc.in(4);
+  const int y = kc.out(0), rm = kc.out(1), rv = kc.out(2), sm = kc.out(3), sv = kc.out(4);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      const T* X = inPtr<T>(s, x);
+      T* Y = outPtr<T>(s, y);
+      for (int64_t c = 0; c < C; ++c) {
+        double mean = static_cast<double>(static_cast<compute_t<T>>(inPtr<T>(s, mn)[c]));
+        double var = static_cast<double>(static_cast<compute_t<T>>(inPtr<T>(s, vr)[c]));
+        if (training) {
+          double sum = 0, sq = 0;
+          for (int64_t n = 0; n < N; ++n) {
+            const T* p = X + (n * C + c) * S;
+            for (int64_t i = 0; i < S; ++i) sum += static_cast<double>(static_cast<compute_t<T>>(p[i]));
+          }
+          const double cnt = static_cast<double>(N * S);
+          const double bm = sum / cnt;
+          for (int64_t n = 0; n < N; ++n) {
+            const T* p = X + (n * C + c) * S;
+            for (int64_t i = 0; i < S; ++i) {
+              const double d = static_cast<double>(static_cast<compute_t<T>>(p[i])) - bm;
+              sq += d * d;
+            }
+          }
+          const double bv = sq / cnt;
+          if (rm >= 0) outPtr<T>(s, rm)[c] = static_cast<T>(momentum * mean + (1 - momentum) * bm);
+          if (rv >= 0) outPtr<T>(s, rv)[c] = static_cast<T>(momentum * var + (1 - momentum) * bv);
+          if (sm >= 0) outPtr<T>(s, sm)[c] = static_cast<T>(bm);
+          if (sv >= 0) outPtr<T>(s, sv)[c] = static_cast<T>(bv);
+          mean = bm;
+          var = bv;
+        }
+        const double a = static_cast<double>(static_cast<compute_t<T>>(inPtr<T>(s, sc)[c])) / std::sqrt(var + eps);
+        const double b = static_cast<double>(static_cast<compute_t<T>>(inPtr<T>(s, bi)[c])) - a * mean;
+        using CT = compute_t<T>;
+        const CT af = static_cast<CT>(a), bf = static_cast<CT>(b);
+        for (int64_t n = 0; n < N; ++n) {
+          const T* p = X + (n * C + c) * S;
+          T* q = Y + (n * C + c) * S;
+          for (int64_t i = 0; i < S; ++i) q[i] = static_cast<T>(af * static_cast<CT>(p[i]) + bf);
+        }
+      }
+    };
+  });
+}
+
+KernelFn makeCpuKernel_InstanceNormalization(const Op& op, KernelContext& kc) {
+  const Shape& xs = op.inShape(0);
+  const int64_t N = xs[0], C = xs[1];
+  int64_t S = 1;
+  for (size_t i = 2; i < xs.size(); ++i) S *= xs[i];
+  const double eps = op.attrs.getFloat("epsilon", 1e-5f);
+  const int x = kc.in(0), sc = kc.in(1), bi = kc.in(2), y = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* X = inPtr<T>(s, x);
+      T* Y = outPtr<T>(s, y);
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t c = 0; c < C; ++c) {
+          const T* p = X + (n * C + c) * S;
+          T* q = Y + (n * C + c) * S;
+          double sum = 0, sq = 0;
+          for (int64_t i = 0; i < S; ++i) sum += static_cast<double>(static_cast<CT>(p[i]));
+          const double mean = sum / static_cast<double>(S);
+          for (int64_t i = 0; i < S; ++i) {
+            const double d = static_cast<double>(static_cast<CT>(p[i])) - mean;
+            sq += d * d;
+          }
+          const double inv = 1.0 / std::sqrt(sq / static_cast<double>(S) + eps);
+          const double a = static_cast<double>(static_cast<CT>(inPtr<T>(s, sc)[c])) * inv;
+          const double b = static_cast<double>(static_cast<CT>(inPtr<T>(s, bi)[c])) - a * mean;
+          for (int64_t i = 0; i < S; ++i) q[i] = static_cast<T>(a * static_cast<double>(static_cast<CT>(p[i])) + b);
+        }
+      }
+    };
+  });
+}
+
+KernelFn makeCpuKernel_LayerNormalization(const Op& op, KernelContext& kc) {
+  const Shape& xs = op.inShape(0);
+  const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", -1), static_cast<int64_t>(xs.size()));
+  int64_t outer = 1, len = 1;
+  for (int64_t i = 0; i < static_cast<int64_t>(xs.size()); ++i) (i < axis ? outer : len) *= xs[static_cast<size_t>(i)];
+  const Shape norm(xs.begin() + axis, xs.end());
+  const bool scaleFull = op.inInfo(1).nelms() == len;
+  const bool biasFull = op.hasInput(2) && op.inInfo(2).nelms() == len;
+  if (!scaleFull || (op.hasInput(2) && !biasFull))
+    throw error("{}: LayerNormalization with broadcast scale/bias shapes is not supported here", op.describe());
+  const double eps = op.attrs.getFloat("epsilon", 1e-5f);
+  const int x = kc.in(0), sc = kc.in(1), bi = kc.in(2), y = kc.out(0), mo = kc.out(1), io = kc.out(2);
+  const DataType statType = op.hasOutput(1) ? op.outInfo(1).dataType() : DataType::FLOAT;
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* X = inPtr<T>(s, x);
+      const T* G = inPtr<T>(s, sc);
+      const T* B = bi >= 0 ? inPtr<T>(s, bi) : nullptr;
+      T* Y = outPtr<T>(s, y);
+      for (int64_t o = 0; o < outer; ++o) {
+        const T* p = X + o * len;
+        T* q = Y + o * len;
+        CT sum = 0;
+        for (int64_t i = 0; i < len; ++i) sum += static_cast<CT>(p[i]);
+        const CT mean = sum / static_cast<CT>(len);
+        CT sq = 0;
+        for (int64_t i = 0; i < len; ++i) {
+          const CT d = static_cast<CT>(p[i]) - mean;
+          sq += d * d;
+        }
+        const CT inv = CT(1) / std::sqrt(sq / static_cast<CT>(len) + static_cast<CT>(eps));
+        for (int64_t i = 0; i < len; ++i) {
+          CT v = (static_cast<CT>(p[i]) - mean) * inv * static_cast<CT>(G[i]);
+          if (B) v += static_cast<CT>(B[i]);
+          q[i] = static_cast<T>(v);
+        }
+        auto store = [&](int slot, double v) {
+          if (slot < 0) return;
+          dispatchFloat(statType, [&](auto st) {
+            using S = decltype(st);
+            outPtr<S>(s, slot)[o] = static_cast<S>(static_cast<compute_t<S>>(v));
+            return 0;
+          });
+        };
+        store(mo, static_cast<double>(mean));
+        store(io, static_cast<double>(inv));
+      }
+    };
+  });
+}
+
+KernelFn makeCpuKernel_Dropout(const Op& op, KernelContext& kc) {
+  const int64_t n = op.inInfo(0).nelms();
+  const int x = kc.in(0), ratioIn = kc.in(1), trainIn = kc.in(2), y = kc.out(0), mask = kc.out(1);
+  const double attrRatio = op.opset() < 12 ? op.attrs.getFloat("ratio", 0.5f) : 0.5;
+  const bool maskBool = op.opset() >= 10;
+  const bool legacyTraining = op.opset() < 7 && op.attrs.getInt("is_test", 0) == 0;
+  const DataType ratioType = op.hasInput(1) ? op.inType(1) : DataType::FLOAT;
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* X = inPtr<T>(s, x);
+      T* Y = outPtr<T>(s, y);
+      bool training = legacyTraining;
+      if (trainIn >= 0) training = *inPtr<bool>(s, trainIn);
+      double ratio = attrRatio;
+      if (ratioIn >= 0) {
+        ratio = dispatchFloat(ratioType, [&](auto rt) {
+          using R = decltype(rt);
+          return static_cast<double>(static_cast<compute_t<R>>(*inPtr<R>(s, ratioIn)));
+        });
+      }
+      if (!training || ratio == 0.0) {
+        if (X != Y) std::memcpy(static_cast<void*>(Y), X, static_cast<size_t>(n) * sizeof(T));
+        if (mask >= 0) {
+          if (maskBool) std::fill(outPtr<bool>(s, mask), outPtr<bool>(s, mask) + n, true);
+          else std::fill(outPtr<T>(s, mask), outPtr<T>(s, mask) + n, static_cast<T>(CT(1)));
+        }
+        return;
+      }
+      std::bernoulli_distribution keep(1.0 - ratio);
+      const CT scale = static_cast<CT>(1.0 / (1.0 - ratio));
+      for (int64_t i = 0; i < n; ++i) {
+        const bool k = keep(*s.rng);
+        Y[i] = static_cast<T>(k ? static_cast<CT>(X[i]) * scale : CT(0));
+        if (mask >= 0) {
+          if (maskBool) outPtr<bool>(s, mask)[i] = k;
+          else outPtr<T>(s, mask)[i] = static_cast<T>(CT(k ? 1 : 0));
+        }
+      }
+    };
+  });
+}
+
+}  // namespace cpu
+}  // namespace popart

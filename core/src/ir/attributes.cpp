@@ -1,0 +1,71 @@
+#include "ir/attributes.hpp"
+
+#include "popart/error.hpp"
+
+namespace popart {
+
+const char* attrTypeName(const AttrValue& v) {
+  static const char* names[] = {"INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS", "TENSOR", "GRAPH", "GRAPHS"};
+  return names[v.index()];
+}
+
+template <typename T>
+const T& Attributes::get(const std::string& name, const char* typeName) const {
+  auto it = m_.find(name);
+  if (it == m_.end()) throw error("required attribute '{}' is missing", name);
+  if (const T* p = std::get_if<T>(&it->second)) return *p;
+  throw error("attribute '{}' must be {}, but it is {}", name, typeName, attrTypeName(it->second));
+}
+
+int64_t Attributes::getInt(const std::string& name) const {
+  // ONNX writers sometimes store an integer-valued attribute as FLOAT; accept exact values.
+  auto it = m_.find(name);
+  if (it != m_.end()) {
+    if (const float* f = std::get_if<float>(&it->second)) {
+      if (static_cast<float>(static_cast<int64_t>(*f)) == *f) return static_cast<int64_t>(*f);
+    }
+  }
+  return get<int64_t>(name, "INT");
+}
+int64_t Attributes::getInt(const std::string& name, int64_t dflt) const { return has(name) ? getInt(name) : dflt; }
+
+float Attributes::getFloat(const std::string& name) const {
+  auto it = m_.find(name);
+  if (it != m_.end()) {
+    if (const int64_t* i = std::get_if<int64_t>(&it->second)) return static_cast<float>(*i);
+  }
+  return get<float>(name, "FLOAT");
+}
+float Attributes::getFloat(const std::string& name, float dflt) const { return has(name) ? getFloat(name) : dflt; }
+
+std::string Attributes::getString(const std::string& name) const { return get<std::string>(name, "STRING"); }
+std::string Attributes::getString(const std::string& name, const std::string& dflt) const {
+  return has(name) ? getString(name) : dflt;
+}
+
+std::vector<int64_t> Attributes::getInts(const std::string& name) const {
+  return get<std::vector<int64_t>>(name, "INTS");
+}
+std::vector<int64_t> Attributes::getInts(const std::string& name, const std::vector<int64_t>& dflt) const {
+  return has(name) ? getInts(name) : dflt;
+}
+
+std::vector<float> Attributes::getFloats(const std::string& name) const {
+  return get<std::vector<float>>(name, "FLOATS");
+}
+std::vector<float> Attributes::getFloats(const std::string& name, const std::vector<float>& dflt) const {
+  return has(name) ? getFloats(name) : dflt;
+}
+
+std::vector<std::string> Attributes::getStrings(const std::string& name) const {
+  return get<std::vector<std::string>>(name, "STRINGS");
+}
+std::vector<std::string> Attributes::getStrings(const std::string& name,
+                                                const std::vector<std::string>& dflt) const {
+  return has(name) ? getStrings(name) : dflt;
+}
+
+const TensorData& Attributes::getTensor(const std::string& name) const { return get<TensorData>(name, "TENSOR"); }
+GraphProtoPtr Attributes::getGraph(const std::string& name) const { return get<GraphProtoPtr>(name, "GRAPH"); }
+
+}  // namespace popart

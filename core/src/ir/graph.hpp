@@ -1,0 +1,56 @@
+// A graph: ops and the tensors between them. The Ir owns a main graph (and, later, subgraphs).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/op.hpp"
+#include "ir/tensor.hpp"
+
+namespace popart {
+
+class Ir;
+
+class Graph {
+ public:
+  Graph(Ir& ir, GraphId id) : ir_(&ir), id_(std::move(id)) {}
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  Ir& ir() const { return *ir_; }
+  const GraphId& id() const { return id_; }
+
+  // ---- tensors
+  bool hasTensor(const TensorId& id) const { return tensors_.count(id) != 0; }
+  Tensor* tensor(const TensorId& id) const;  ///< nullptr if absent
+  Tensor& getTensor(const TensorId& id) const;  ///< throws if absent
+  Tensor& addTensor(const TensorId& id, TensorKind kind, const TensorInfo& info);
+  void removeTensor(const TensorId& id);
+  /// A fresh id starting with `base` (base itself if free).
+  TensorId uniqueTensorId(const std::string& base) const;
+  std::vector<Tensor*> tensorsOfKind(TensorKind k) const;
+  const std::map<TensorId, std::unique_ptr<Tensor>>& tensors() const { return tensors_; }
+
+  // ---- ops
+  Op& addOp(const OpDef& def, const std::string& name, int opset);
+  void removeOp(Op* op);  ///< disconnects it first
+  const std::map<OpId, std::unique_ptr<Op>>& ops() const { return ops_; }
+  size_t numOps() const { return ops_.size(); }
+
+  /// Topological order; ties broken by op id (= import order).
+  std::vector<Op*> topologicalOrder() const;
+
+  std::vector<TensorId> inputIds;   ///< graph inputs (streams for the main graph)
+  std::vector<TensorId> outputIds;  ///< graph outputs
+
+ private:
+  Ir* ir_;
+  GraphId id_;
+  std::map<TensorId, std::unique_ptr<Tensor>> tensors_;
+  std::map<OpId, std::unique_ptr<Op>> ops_;
+  OpId nextOpId_ = 0;
+};
+
+}  // namespace popart

@@ -1,0 +1,331 @@
+// Ir::prepare: ONNX import (initializers, inputs, nodes with shape inference and constant
+// folding), anchor validation, pruning, patterns and scheduling.
+#include "ir/ir.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "onnx.pb.h"
+#include "onnx/attributes_io.hpp"
+#include "onnx/model_io.hpp"
+#include "patterns/patterns_apply.hpp"
+#include "popart/error.hpp"
+#include "popart/logging.hpp"
+
+namespace popart {
+
+namespace {
+constexpr int kMinOnnxOpset = 1;
+constexpr int kMaxOnnxOpset = 17;
+}  // namespace
+
+Ir::Ir() = default;
+Ir::~Ir() = default;
+
+int Ir::opsetVersion(const std::string& domain) const {
+  auto it = opsets_.find(canonicalDomain(domain));
+  return it == opsets_.end() ? 0 : it->second;
+}
+
+bool Ir::isInitializer(const TensorId& id) const {
+  return std::find(initializerIds_.begin(), initializerIds_.end(), id) != initializerIds_.end();
+}
+
+void Ir::prepare(const IrBundle& b) {
+  if (!b.model) throw internal_error("Ir::prepare without a model");
+  mode_ = b.mode;
+  dataFlow_ = b.dataFlow;
+  options_ = b.options;
+  patterns_ = b.patterns;
+  sessionName_ = b.sessionName;
+  evaluator_ = b.evaluator;
+  model_ = std::make_unique<onnx::ModelProto>(*b.model);
+  main_ = std::make_unique<Graph>(*this, "");
+
+  if (mode_ == ExecutionMode::Inference && dataFlow_.nAnchors() == 0)
+    throw error("User must specify an anchor tensor when doing inference.");
+  if (options_.enableGradientAccumulation && mode_ != ExecutionMode::Training)
+    throw error("Gradient Accumulation only available when training.");
+  if (!options_.enableGradientAccumulation && options_.accumulationFactor > 1)
+    throw error("enableGradientAccumulation is false, but accumulationFactor > 1. Either enable gradient "
+                "accumulation, or set the accumulation factor to 1");
+  if (options_.enableGradientAccumulation && options_.accumulationFactor < 1)
+    throw error("accumulationFactor must be >= 1 (it is {})", options_.accumulationFactor);
+  if (options_.enableReplicatedGraphs && options_.replicatedGraphCount < 1)
+    throw error("replicatedGraphCount must be >= 1 (it is {})", options_.replicatedGraphCount);
+  if (options_.enablePipelining && options_.virtualGraphMode == VirtualGraphMode::Off)
+    throw error("Pipelining requires more than 1 IPU and virtualGraphMode other than Off");
+  patterns_.ensureAllMandatoryPreAliasPatternsAreEnabled();
+
+  importModel(b);
+  validateAnchors();
+  applyPatterns(*this);
+  prune();
+  updateSchedule();
+  logging::ir::info("Ir prepared: {} ops, {} tensors", main_->numOps(), main_->tensors().size());
+}
+
+void Ir::importModel(const IrBundle& b) {
+  const auto& m = *model_;
+  for (const auto& o : m.opset_import()) opsets_[canonicalDomain(o.domain())] = static_cast<int>(o.version());
+  if (m.opset_import_size() == 0) opsets_[Domain::ai_onnx] = 1;  // IR version < 3
+  const int onnxOpset = opsetVersion(Domain::ai_onnx);
+  if (opsets_.count(Domain::ai_onnx) && (onnxOpset < kMinOnnxOpset || onnxOpset > kMaxOnnxOpset))
+    throw error("Unsupported opset: the model imports ai.onnx opset {}, and this runtime supports ai.onnx "
+                "opsets {} to {}",
+                onnxOpset, kMinOnnxOpset, kMaxOnnxOpset);
+  const int gcOpset = opsetVersion(Domain::ai_graphcore);
+  if (opsets_.count(Domain::ai_graphcore) && gcOpset != 1)
+    throw error("Unsupported opset: the model imports ai.graphcore opset {}, and this runtime supports only 1",
+                gcOpset);
+
+  registerInitializers(b);
+  registerInputs(b);
+  importNodes(m.graph(), *main_);
+  for (const auto& o : m.graph().output()) main_->outputIds.push_back(o.name());
+}
+
+void Ir::registerInitializers(const IrBundle& b) {
+  const auto& g = model_->graph();
+  // With constantWeights (the default) an inference session may not change weights, so they
+  // are constants and can be folded. Training sessions and constantWeights=false keep
+  // floating-point initializers as weights; integer ones (shapes, indices) are never trained.
+  const bool weightsAreConst = mode_ == ExecutionMode::Inference && options_.constantWeights;
+  for (const auto& tp : g.initializer()) {
+    TensorData d;
+    try {
+      d = tensorFromProto(tp, b.modelBaseDir);
+    } catch (const error& e) {
+      throw error("Invalid initializer '{}': {}", tp.name(), e.what());
+    }
+    const bool trainableType = isFloatingPoint(d.info().dataType());
+    const TensorKind kind = (weightsAreConst || !trainableType) ? TensorKind::Const : TensorKind::Variable;
+    if (main_->hasTensor(tp.name())) throw error("Invalid ONNX model: initializer '{}' is defined twice", tp.name());
+    Tensor& t = main_->addTensor(tp.name(), kind, d.info());
+    t.data = std::move(d);
+    initializerIds_.push_back(tp.name());
+  }
+}
+
+void Ir::registerInputs(const IrBundle& b) {
+  const auto& g = model_->graph();
+  for (const auto& vi : g.input()) {
+    if (main_->hasTensor(vi.name())) continue;  // an input with an initializer is a weight
+    TensorInfo info;
+    if (b.inputShapeInfo.has(vi.name())) {
+      info = b.inputShapeInfo.get(vi.name());
+    } else {
+      bool ok = false;
+      std::string shapeText;
+      info = infoFromValueInfo(vi, &ok, &shapeText);
+      if (!ok)
+        throw error("Input tensor '{}' must be specified in InputShapeInfo, as it has shape {}", vi.name(),
+                    shapeText);
+    }
+    Tensor& t = main_->addTensor(vi.name(), TensorKind::Stream, info);
+    t.streamIndex = static_cast<int>(streamIds_.size());
+    streamIds_.push_back(vi.name());
+    main_->inputIds.push_back(vi.name());
+  }
+  for (const auto& kv : b.inputShapeInfo.getInfos()) {
+    if (!main_->hasTensor(kv.first))
+      logging::ir::warn("InputShapeInfo names '{}', which is not an input of the model", kv.first);
+  }
+}
+
+void Ir::importNodes(const onnx::GraphProto& g, Graph& graph) {
+  // ONNX requires nodes in topological order, but some writers do not comply: sort stably.
+  std::map<std::string, int> producer;
+  for (int i = 0; i < g.node_size(); ++i) {
+    for (const auto& o : g.node(i).output()) {
+      if (!o.empty()) producer[o] = i;
+    }
+  }
+  std::vector<int> state(static_cast<size_t>(g.node_size()), 0);  // 0 new, 1 visiting, 2 done
+  std::vector<int> order;
+  std::function<void(int)> visit = [&](int i) {
+    if (state[static_cast<size_t>(i)] == 2) return;
+    if (state[static_cast<size_t>(i)] == 1)
+      throw error("Invalid ONNX model: node '{}' ({}) is part of a cycle", g.node(i).name(), g.node(i).op_type());
+    state[static_cast<size_t>(i)] = 1;
+    for (const auto& in : g.node(i).input()) {
+      auto it = producer.find(in);
+      if (it != producer.end() && it->second != i) visit(it->second);
+    }
+    state[static_cast<size_t>(i)] = 2;
+    order.push_back(i);
+  };
+  for (int i = 0; i < g.node_size(); ++i) visit(i);
+  for (int i : order) importNode(g.node(i), graph);
+}
+
+void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
+  const std::string domain = canonicalDomain(node.domain());
+  const int opset = opsetVersion(domain);
+  const std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(nodeCounter_) : node.name();
+  ++nodeCounter_;
+  const OpDef* def = findOpDef(domain, node.op_type());
+  if (!def) {
+    throw error("Unknown op: node '{}' has op type '{}' in domain '{}' (opset {}), which this runtime does "
+                "not support",
+                name, node.op_type(), domain, opset);
+  }
+  if (opset == 0)
+    throw error("Invalid ONNX model: node '{}' ({}) uses domain '{}', which the model does not import", name,
+                node.op_type(), domain);
+  if (opset < def->sinceOpset)
+    throw error("Unsupported opset: node '{}' ({}) is only supported from {} opset {}, but the model imports "
+                "opset {}",
+                name, node.op_type(), domain, def->sinceOpset, opset);
+
+  int nIn = node.input_size();
+  while (nIn > 0 && node.input(nIn - 1).empty()) --nIn;  // trailing absent optionals
+  if (nIn < def->minInputs || (def->maxInputs >= 0 && nIn > def->maxInputs)) {
+    std::string expected = def->minInputs == def->maxInputs ? std::to_string(def->minInputs)
+                           : def->maxInputs < 0 ? "at least " + std::to_string(def->minInputs)
+                                                : std::to_string(def->minInputs) + " to " + std::to_string(def->maxInputs);
+    throw error("node '{}' ({}, opset {}) has {} inputs, but {} takes {}", name, node.op_type(), opset, nIn,
+                node.op_type(), expected);
+  }
+  const int nOut = node.output_size();
+  if (nOut < def->minOutputs || (def->maxOutputs >= 0 && nOut > def->maxOutputs))
+    throw error("node '{}' ({}, opset {}) has {} outputs, but {} produces {} to {}", name, node.op_type(), opset,
+                nOut, node.op_type(), def->minOutputs, def->maxOutputs < 0 ? 1000 : def->maxOutputs);
+
+  Op& op = graph.addOp(*def, name, opset);
+  try {
+    op.attrs = attributesFromNode(node);
+  } catch (const error& e) {
+    throw error("{}: {}", op.describe(), e.what());
+  }
+  for (int i = 0; i < nIn; ++i) {
+    const std::string& in = node.input(i);
+    if (in.empty()) {
+      op.connectInput(i, nullptr);
+      continue;
+    }
+    Tensor* t = graph.tensor(in);
+    if (!t)
+      throw error("{}: input '{}' is not a graph input, an initializer or the output of an earlier node",
+                  op.describe(), in);
+    op.connectInput(i, t);
+  }
+  for (int i = 0; i < nOut; ++i) {
+    const std::string& out = node.output(i);
+    if (out.empty()) {
+      op.connectOutput(i, nullptr);
+      continue;
+    }
+    if (graph.hasTensor(out))
+      throw error("Invalid ONNX model: tensor '{}' is produced twice (second time by {})", out, op.describe());
+    op.connectOutput(i, &graph.addTensor(out, TensorKind::ActGrad, TensorInfo()));
+  }
+  op.setup();
+  tryFold(op);
+}
+
+bool Ir::tryFold(Op& op) {
+  const OpDef& def = op.def();
+  if (!def.foldable || !evaluator_) return false;
+  if (!def.foldFromShapesOnly) {
+    for (Tensor* t : op.inputs()) {
+      if (t && t->kind != TensorKind::Const) return false;
+    }
+  }
+  std::vector<TensorData> results;
+  try {
+    results = evaluator_->evaluate(op);
+  } catch (const internal_error&) {
+    throw;
+  } catch (const error& e) {
+    throw error("while evaluating the constant {}: {}", op.describeWithInputs(), e.what());
+  }
+  if (static_cast<int>(results.size()) != op.numOutputs())
+    throw internal_error("constant folding {} returned {} values", op.describe(), results.size());
+  std::vector<Tensor*> outs = op.outputs();
+  op.graph().removeOp(&op);
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!outs[i]) continue;
+    outs[i]->kind = TensorKind::Const;
+    outs[i]->info = results[i].info();
+    outs[i]->data = std::move(results[i]);
+  }
+  return true;
+}
+
+void Ir::validateAnchors() const {
+  for (const auto& id : dataFlow_.anchors()) {
+    if (!main_->hasTensor(id)) {
+      std::string hint;
+      if (id.rfind(reservedGradientPrefix(), 0) == 0)
+        hint = " Gradients are only computed for tensors on the path from the weights to the loss; the "
+               "gradient of a tensor that does not lead to the loss is never created.";
+      throw error("Anchor tensor `{}' not in Ir Tensors.{}", id, hint);
+    }
+  }
+}
+
+void Ir::prune() {
+  // Keep ops that contribute to an anchor (and, in training, to the loss and weight updates).
+  std::set<const Op*> needed;
+  std::vector<const Tensor*> work;
+  for (const auto& id : dataFlow_.anchors()) work.push_back(&main_->getTensor(id));
+  for (const auto& kv : main_->ops()) {
+    if (kv.second->def().sideEffect) needed.insert(kv.second.get());  // weight updates, etc.
+  }
+  for (const Op* op : needed) {
+    for (const Tensor* t : op->inputs()) {
+      if (t) work.push_back(t);
+    }
+  }
+  while (!work.empty()) {
+    const Tensor* t = work.back();
+    work.pop_back();
+    if (t->producer && needed.insert(t->producer).second) {
+      for (const Tensor* in : t->producer->inputs()) {
+        if (in) work.push_back(in);
+      }
+    }
+  }
+  std::vector<Op*> remove;
+  for (const auto& kv : main_->ops()) {
+    if (!needed.count(kv.second.get())) remove.push_back(kv.second.get());
+  }
+  if (!remove.empty()) logging::ir::debug("Pruning {} ops that no anchor depends on", remove.size());
+  const size_t before = main_->numOps();
+  for (Op* op : remove) {
+    std::vector<Tensor*> outs = op->outputs();
+    main_->removeOp(op);
+    for (Tensor* t : outs) {
+      if (t && t->consumers.empty() && !dataFlow_.isAnchored(t->id)) main_->removeTensor(t->id);
+    }
+  }
+  if (before > 0 && main_->numOps() == 0) {
+    bool anyComputed = false;
+    for (const auto& id : dataFlow_.anchors()) {
+      const Tensor& t = main_->getTensor(id);
+      if (t.kind == TensorKind::Const && !isInitializer(id)) anyComputed = true;
+    }
+    if (!anyComputed) throw error("All operations in the main graph were pruned, nothing to compute");
+  }
+}
+
+void Ir::updateSchedule() { schedule_ = main_->topologicalOrder(); }
+
+std::string Ir::scheduleText() const {
+  std::ostringstream os;
+  for (const Op* op : schedule_) {
+    os << op->describe() << ":";
+    for (const Tensor* t : op->inputs()) os << ' ' << (t ? t->id : std::string("-"));
+    os << " ->";
+    for (const Tensor* t : op->outputs()) {
+      if (t) os << ' ' << t->id << ' ' << t->info;
+    }
+    os << '\n';
+  }
+  return os.str();
+}
+
+}  // namespace popart

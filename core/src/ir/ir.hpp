@@ -1,0 +1,107 @@
+// The IR: what a session builds from a model before any device is involved.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/graph.hpp"
+#include "popart/dataflow.hpp"
+#include "popart/inputshapeinfo.hpp"
+#include "popart/patterns.hpp"
+#include "popart/sessionoptions.hpp"
+
+namespace onnx {
+class ModelProto;
+class GraphProto;
+class NodeProto;
+}  // namespace onnx
+
+namespace popart {
+
+enum class ExecutionMode { Inference, Training };
+
+/// Evaluates an op whose inputs all have host values (constant folding). Implemented by a
+/// backend so the IR itself needs no kernels.
+class ConstEvaluator {
+ public:
+  virtual ~ConstEvaluator() = default;
+  /// One TensorData per output of `op`.
+  virtual std::vector<TensorData> evaluate(const Op& op) const = 0;
+};
+
+struct IrBundle {
+  const onnx::ModelProto* model = nullptr;
+  std::string modelBaseDir;
+  InputShapeInfo inputShapeInfo;
+  DataFlow dataFlow;
+  SessionOptions options;
+  Patterns patterns;
+  std::string sessionName;
+  ExecutionMode mode = ExecutionMode::Inference;
+  const ConstEvaluator* evaluator = nullptr;
+};
+
+class Ir {
+ public:
+  Ir();
+  ~Ir();
+  Ir(const Ir&) = delete;
+  Ir& operator=(const Ir&) = delete;
+
+  /// Import, validation, patterns, schedule: everything up to lowering.
+  void prepare(const IrBundle& bundle);
+
+  Graph& mainGraph() { return *main_; }
+  const Graph& mainGraph() const { return *main_; }
+  ExecutionMode mode() const { return mode_; }
+  bool isTraining() const { return mode_ == ExecutionMode::Training; }
+  const DataFlow& dataFlow() const { return dataFlow_; }
+  const SessionOptions& options() const { return options_; }
+  const Patterns& patterns() const { return patterns_; }
+  const std::string& sessionName() const { return sessionName_; }
+  /// The ops of the main graph in execution order.
+  const std::vector<Op*>& schedule() const { return schedule_; }
+  /// The model as imported (initializers hold the values given at creation).
+  const onnx::ModelProto& model() const { return *model_; }
+  /// The opset imported for a domain (0 when the model does not import it).
+  int opsetVersion(const std::string& domain) const;
+  /// Stream (input) tensors of the main graph, in model order.
+  const std::vector<TensorId>& streamInputIds() const { return streamIds_; }
+  /// Initializers of the model in model order (weights or constants now).
+  const std::vector<TensorId>& initializerIds() const { return initializerIds_; }
+  bool isInitializer(const TensorId& id) const;
+  const ConstEvaluator* evaluator() const { return evaluator_; }
+
+  /// Human-readable listing of the schedule (for reports and debugging).
+  std::string scheduleText() const;
+  /// Re-computes the schedule after graph edits.
+  void updateSchedule();
+
+ private:
+  void importModel(const IrBundle& b);
+  void registerInitializers(const IrBundle& b);
+  void registerInputs(const IrBundle& b);
+  void importNodes(const onnx::GraphProto& g, Graph& graph);
+  void importNode(const onnx::NodeProto& node, Graph& graph);
+  bool tryFold(Op& op);
+  void validateAnchors() const;
+  void prune();
+
+  std::unique_ptr<Graph> main_;
+  std::unique_ptr<onnx::ModelProto> model_;
+  std::map<std::string, int> opsets_;
+  ExecutionMode mode_ = ExecutionMode::Inference;
+  DataFlow dataFlow_;
+  SessionOptions options_;
+  Patterns patterns_;
+  std::string sessionName_;
+  std::vector<Op*> schedule_;
+  std::vector<TensorId> streamIds_;
+  std::vector<TensorId> initializerIds_;
+  const ConstEvaluator* evaluator_ = nullptr;
+  int nodeCounter_ = 0;
+};
+
+}  // namespace popart

@@ -1,0 +1,50 @@
+// A tensor of the IR: an edge between ops, an input stream, a weight or a constant.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/tensor_data.hpp"
+#include "popart/names.hpp"
+#include "popart/tensorinfo.hpp"
+
+namespace popart {
+
+class Op;
+class Graph;
+
+/// PopART's TensorType.
+enum class TensorKind {
+  Stream,    ///< fed from the host each batch (a model input)
+  Variable,  ///< a weight: host data, copied to the device, may be trained or written
+  Const,     ///< a constant: host data baked into the executable
+  ActGrad,   ///< produced by an op
+};
+
+const char* tensorKindName(TensorKind k);
+
+class Tensor {
+ public:
+  Tensor(TensorId id_, TensorKind kind_, const TensorInfo& info_, Graph& graph_)
+      : id(std::move(id_)), kind(kind_), info(info_), graph(&graph_) {}
+
+  TensorId id;
+  TensorKind kind;
+  TensorInfo info;
+  Graph* graph;
+  Op* producer = nullptr;
+  std::vector<Op*> consumers;
+  /// Host data for Variable and Const tensors.
+  std::optional<TensorData> data;
+  /// Set on Stream tensors of the main graph: index among the model's inputs.
+  int streamIndex = -1;
+
+  bool hasData() const { return data.has_value(); }
+  bool isConst() const { return kind == TensorKind::Const; }
+  /// A constant or weight whose value is known while the IR is built.
+  bool hasHostValue() const { return data.has_value(); }
+  void removeConsumer(const Op* op);
+};
+
+}  // namespace popart

@@ -1,0 +1,111 @@
+#include "ir/tensor_data.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "popart/error.hpp"
+
+namespace popart {
+
+void TensorData::Free::operator()(unsigned char* p) const { std::free(p); }
+
+void TensorData::allocate() {
+  if (info_.dataType() == DataType::STRING) {
+    strings_.assign(static_cast<size_t>(info_.nelms()), std::string());
+    return;
+  }
+  const int64_t n = info_.nbytes();
+  const size_t rounded = static_cast<size_t>((std::max<int64_t>(n, 1) + 63) / 64 * 64);
+  auto* p = static_cast<unsigned char*>(std::aligned_alloc(64, rounded));
+  if (!p) throw error("out of host memory allocating {} bytes for a {} tensor", n, info_.toString());
+  std::memset(p, 0, rounded);
+  bytes_.reset(p);
+}
+
+TensorData::TensorData(const TensorInfo& info) : info_(info) { allocate(); }
+
+TensorData::TensorData(const TensorInfo& info, const void* src) : info_(info) {
+  allocate();
+  if (info_.nbytes() > 0) std::memcpy(bytes_.get(), src, static_cast<size_t>(info_.nbytes()));
+}
+
+TensorData::TensorData(const TensorData& o) : info_(o.info_), strings_(o.strings_) {
+  if (o.bytes_) {
+    allocate();
+    if (info_.nbytes() > 0) std::memcpy(bytes_.get(), o.bytes_.get(), static_cast<size_t>(info_.nbytes()));
+  }
+}
+
+TensorData& TensorData::operator=(const TensorData& o) {
+  if (this != &o) {
+    TensorData c(o);
+    *this = std::move(c);
+  }
+  return *this;
+}
+
+std::vector<int64_t> TensorData::toInt64() const {
+  const DataType t = info_.dataType();
+  if (!isInteger(t) && t != DataType::BOOL)
+    throw error("expected an integer tensor, got {}", info_.toString());
+  std::vector<int64_t> v(static_cast<size_t>(info_.nelms()));
+  visitNumeric(t, [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = as<T>();
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int64_t>(p[i]);
+  });
+  return v;
+}
+
+std::vector<double> TensorData::toDouble() const {
+  std::vector<double> v(static_cast<size_t>(info_.nelms()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = getDouble(static_cast<int64_t>(i));
+  return v;
+}
+
+double TensorData::getDouble(int64_t i) const {
+  if (i < 0 || i >= info_.nelms()) throw internal_error("TensorData::getDouble index {} out of range", i);
+  return visitNumeric(info_.dataType(), [&](auto tag) -> double {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>) {
+      return static_cast<double>(static_cast<float>(as<T>()[i]));
+    } else {
+      return static_cast<double>(as<T>()[i]);
+    }
+  });
+}
+
+TensorData TensorData::reshaped(const Shape& s) const {
+  TensorInfo ni(info_.dataType(), s);
+  if (ni.nelms() != info_.nelms())
+    throw internal_error("TensorData::reshaped: {} elements cannot take shape {}", info_.nelms(), s);
+  TensorData d(*this);
+  d.info_ = ni;
+  return d;
+}
+
+TensorData TensorData::castTo(DataType t) const {
+  TensorData out(TensorInfo(t, info_.shape()));
+  const int64_t n = info_.nelms();
+  visitNumeric(info_.dataType(), [&](auto stag) {
+    using S = decltype(stag);
+    visitNumeric(t, [&](auto dtag) {
+      using D = decltype(dtag);
+      const S* s = as<S>();
+      D* d = out.as<D>();
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (std::is_same_v<S, float16_t> || std::is_same_v<S, bfloat16_t>) {
+          d[i] = static_cast<D>(static_cast<float>(s[i]));
+        } else if constexpr (std::is_same_v<D, float16_t> || std::is_same_v<D, bfloat16_t>) {
+          d[i] = D(static_cast<float>(s[i]));
+        } else {
+          d[i] = static_cast<D>(s[i]);
+        }
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace popart

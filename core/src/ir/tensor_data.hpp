@@ -1,0 +1,90 @@
+// Host-side tensor contents: initializers, constants, folded values, weights on the host.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "popart/error.hpp"
+#include "popart/tensorinfo.hpp"
+
+namespace popart {
+
+/// An owning, 64-byte aligned buffer holding one tensor's elements (or strings for STRING).
+/// Copies are deep.
+class TensorData {
+ public:
+  TensorData() = default;
+  /// Zero-filled storage for `info`.
+  explicit TensorData(const TensorInfo& info);
+  /// Copies info.nbytes() bytes from `src`.
+  TensorData(const TensorInfo& info, const void* src);
+  TensorData(const TensorData& o);
+  TensorData& operator=(const TensorData& o);
+  TensorData(TensorData&&) noexcept = default;
+  TensorData& operator=(TensorData&&) noexcept = default;
+
+  template <typename T>
+  static TensorData fromVector(const std::vector<T>& v, const Shape& shape) {
+    return TensorData(TensorInfo(getDataType<T>(), shape), v.data());
+  }
+  static TensorData scalarInt64(int64_t v) { return TensorData(TensorInfo(DataType::INT64, {}), &v); }
+
+  const TensorInfo& info() const { return info_; }
+  void* data() { return bytes_.get(); }
+  const void* data() const { return bytes_.get(); }
+  int64_t nbytes() const { return info_.nbytes(); }
+  template <typename T>
+  T* as() { return reinterpret_cast<T*>(bytes_.get()); }
+  template <typename T>
+  const T* as() const { return reinterpret_cast<const T*>(bytes_.get()); }
+  std::vector<std::string>& strings() { return strings_; }
+  const std::vector<std::string>& strings() const { return strings_; }
+  bool empty() const { return !bytes_ && strings_.empty() && info_.nelms() != 0; }
+
+  /// Elements of an integer or boolean tensor as int64 (throws for other types).
+  std::vector<int64_t> toInt64() const;
+  /// Elements of any numeric tensor as double.
+  std::vector<double> toDouble() const;
+  /// Element i of any numeric tensor as double.
+  double getDouble(int64_t i) const;
+  /// Same contents reinterpreted with another shape (same element count).
+  TensorData reshaped(const Shape& s) const;
+  /// Converts to another element type (numeric types only).
+  TensorData castTo(DataType t) const;
+
+ private:
+  struct Free {
+    void operator()(unsigned char* p) const;
+  };
+  void allocate();
+  TensorInfo info_;
+  std::unique_ptr<unsigned char[], Free> bytes_;
+  std::vector<std::string> strings_;
+};
+
+/// Calls f(T*) with the tensor's element pointer typed by its DataType (numeric types).
+/// Usage: visitNumeric(info.dataType(), [&](auto tag) { using T = decltype(tag); ... });
+template <typename F>
+auto visitNumeric(DataType t, F&& f) {
+  switch (t) {
+    case DataType::FLOAT: return f(float{});
+    case DataType::DOUBLE: return f(double{});
+    case DataType::FLOAT16: return f(float16_t{});
+    case DataType::BFLOAT16: return f(bfloat16_t{});
+    case DataType::INT8: return f(int8_t{});
+    case DataType::INT16: return f(int16_t{});
+    case DataType::INT32: return f(int32_t{});
+    case DataType::INT64: return f(int64_t{});
+    case DataType::UINT8: return f(uint8_t{});
+    case DataType::UINT16: return f(uint16_t{});
+    case DataType::UINT32: return f(uint32_t{});
+    case DataType::UINT64: return f(uint64_t{});
+    case DataType::BOOL: return f(bool{});
+    default: break;
+  }
+  throw error("data type {} is not supported here", dataTypeToString(t));
+}
+
+}  // namespace popart

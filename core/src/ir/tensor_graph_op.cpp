@@ -1,0 +1,197 @@
+// Tensor, Op and Graph.
+#include <algorithm>
+#include <queue>
+#include <sstream>
+
+#include "ir/graph.hpp"
+#include "ir/op.hpp"
+#include "ir/tensor.hpp"
+#include "popart/error.hpp"
+
+namespace popart {
+
+const char* tensorKindName(TensorKind k) {
+  switch (k) {
+    case TensorKind::Stream: return "Stream";
+    case TensorKind::Variable: return "Variable";
+    case TensorKind::Const: return "Const";
+    case TensorKind::ActGrad: return "ActGrad";
+  }
+  return "?";
+}
+
+void Tensor::removeConsumer(const Op* op) {
+  auto it = std::find(consumers.begin(), consumers.end(), op);
+  if (it != consumers.end()) consumers.erase(it);
+}
+
+// ------------------------------------------------------------------ Op
+
+Op::Op(const OpDef& def, Graph& graph, OpId id, std::string name, int opset)
+    : def_(&def), graph_(&graph), id_(id), name_(std::move(name)), opset_(opset) {}
+
+Tensor* Op::input(int i) const {
+  if (!hasInput(i)) throw error("{}: input {} is missing", describe(), i);
+  return inputs_[static_cast<size_t>(i)];
+}
+
+Tensor* Op::output(int i) const {
+  if (!hasOutput(i)) throw internal_error("{}: output {} does not exist", describe(), i);
+  return outputs_[static_cast<size_t>(i)];
+}
+
+const TensorData* Op::inData(int i) const {
+  if (!hasInput(i)) return nullptr;
+  const Tensor* t = inputs_[static_cast<size_t>(i)];
+  return t->data ? &*t->data : nullptr;
+}
+
+const TensorData& Op::requireInData(int i, const char* what) const {
+  if (const TensorData* d = inData(i)) return *d;
+  const Tensor* t = input(i);
+  throw error(
+      "input {} ('{}') gives {} and must be known when the model is compiled (a constant or an "
+      "initializer), but it is computed at run time ({} tensor). This runtime needs static shapes.",
+      i, t->id, what, tensorKindName(t->kind));
+}
+
+std::string Op::describe() const {
+  std::ostringstream os;
+  os << "node '" << name_ << "' (" << type();
+  if (domain() != "ai.onnx") os << ", domain " << domain();
+  os << ", opset " << opset_ << ")";
+  return os.str();
+}
+
+std::string Op::describeWithInputs() const {
+  std::ostringstream os;
+  os << "node '" << name_ << "' (" << type();
+  if (domain() != "ai.onnx") os << ", domain " << domain();
+  os << ", opset " << opset_;
+  for (int i = 0; i < numInputs(); ++i) {
+    if (!hasInput(i)) continue;
+    const Tensor* t = inputs_[static_cast<size_t>(i)];
+    os << ", input '" << t->id << "' " << t->info;
+  }
+  os << ")";
+  return os.str();
+}
+
+void Op::setup() {
+  try {
+    def_->setup(*this);
+  } catch (const internal_error&) {
+    throw;
+  } catch (const error& e) {
+    throw error("while inferring shapes for {}: {}", describeWithInputs(), e.what());
+  }
+}
+
+void Op::connectInput(int i, Tensor* t) {
+  if (i >= numInputs()) inputs_.resize(static_cast<size_t>(i) + 1, nullptr);
+  if (inputs_[static_cast<size_t>(i)]) disconnectInput(i);
+  inputs_[static_cast<size_t>(i)] = t;
+  if (t) t->consumers.push_back(this);
+}
+
+void Op::disconnectInput(int i) {
+  if (!hasInput(i)) return;
+  inputs_[static_cast<size_t>(i)]->removeConsumer(this);
+  inputs_[static_cast<size_t>(i)] = nullptr;
+}
+
+void Op::disconnectAllInputs() {
+  for (int i = 0; i < numInputs(); ++i) disconnectInput(i);
+}
+
+void Op::connectOutput(int i, Tensor* t) {
+  if (i >= numOutputs()) outputs_.resize(static_cast<size_t>(i) + 1, nullptr);
+  outputs_[static_cast<size_t>(i)] = t;
+  if (t) t->producer = this;
+}
+
+// ------------------------------------------------------------------ Graph
+
+Tensor* Graph::tensor(const TensorId& id) const {
+  auto it = tensors_.find(id);
+  return it == tensors_.end() ? nullptr : it->second.get();
+}
+
+Tensor& Graph::getTensor(const TensorId& id) const {
+  if (Tensor* t = tensor(id)) return *t;
+  throw error("no tensor '{}' in the graph", id);
+}
+
+Tensor& Graph::addTensor(const TensorId& id, TensorKind kind, const TensorInfo& info) {
+  if (hasTensor(id)) throw error("tensor '{}' is defined twice", id);
+  auto t = std::make_unique<Tensor>(id, kind, info, *this);
+  Tensor& ref = *t;
+  tensors_[id] = std::move(t);
+  return ref;
+}
+
+void Graph::removeTensor(const TensorId& id) { tensors_.erase(id); }
+
+TensorId Graph::uniqueTensorId(const std::string& base) const {
+  if (!hasTensor(base)) return base;
+  for (int i = 1;; ++i) {
+    TensorId c = base + "/" + std::to_string(i);
+    if (!hasTensor(c)) return c;
+  }
+}
+
+std::vector<Tensor*> Graph::tensorsOfKind(TensorKind k) const {
+  std::vector<Tensor*> v;
+  for (const auto& kv : tensors_) {
+    if (kv.second->kind == k) v.push_back(kv.second.get());
+  }
+  return v;
+}
+
+Op& Graph::addOp(const OpDef& def, const std::string& name, int opset) {
+  const OpId id = nextOpId_++;
+  auto op = std::make_unique<Op>(def, *this, id, name, opset);
+  Op& ref = *op;
+  ops_[id] = std::move(op);
+  return ref;
+}
+
+void Graph::removeOp(Op* op) {
+  op->disconnectAllInputs();
+  for (Tensor* t : op->outputs()) {
+    if (t && t->producer == op) t->producer = nullptr;
+  }
+  ops_.erase(op->id());
+}
+
+std::vector<Op*> Graph::topologicalOrder() const {
+  std::map<const Op*, int> pending;
+  std::priority_queue<std::pair<OpId, Op*>, std::vector<std::pair<OpId, Op*>>, std::greater<>> ready;
+  for (const auto& kv : ops_) {
+    Op* op = kv.second.get();
+    int n = 0;
+    for (Tensor* t : op->inputs()) {
+      if (t && t->producer) ++n;
+    }
+    pending[op] = n;
+    if (n == 0) ready.push({op->id(), op});
+  }
+  std::vector<Op*> order;
+  order.reserve(ops_.size());
+  while (!ready.empty()) {
+    Op* op = ready.top().second;
+    ready.pop();
+    order.push_back(op);
+    for (Tensor* t : op->outputs()) {
+      if (!t) continue;
+      for (Op* c : t->consumers) {
+        // A consumer may use the same tensor at several inputs: count each use.
+        if (--pending[c] == 0) ready.push({c->id(), c});
+      }
+    }
+  }
+  if (order.size() != ops_.size()) throw error("the graph '{}' has a cycle", id_);
+  return order;
+}
+
+}  // namespace popart

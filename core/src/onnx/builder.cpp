@@ -1,0 +1,290 @@
+// The public Builder, DomainOpSet and the Graphcore opset.
+#include "popart/builder.hpp"
+
+#include <fstream>
+
+#include "onnx/builder_impl.hpp"
+#include "onnx/model_io.hpp"
+#include "popart/error.hpp"
+
+namespace popart {
+
+// ---------------------------------------------------------------- DomainOpSet
+
+DomainOpSet::DomainOpSet(BuilderImpl* impl, const std::string& domain, int version)
+    : impl_(impl), domain_(domain), version_(version) {
+  impl_->addOpsetRequirement(domain, version);
+}
+
+std::vector<TensorId> DomainOpSet::op(const char* opType, const std::vector<TensorId>& inputs, unsigned numOutputs,
+                                      const std::map<std::string, any>& attributes,
+                                      const DebugContext& debugContext, int minInputs, int maxInputs) const {
+  return impl_->op(domain_, version_, opType, inputs, numOutputs, attributes, debugContext, minInputs, maxInputs);
+}
+
+// ---------------------------------------------------------------- AiGraphcoreOpset1
+
+TensorId AiGraphcoreOpset1::nllloss(const std::vector<TensorId>& args, ReductionType reduction,
+                                    const nonstd::optional<int>& ignoreIndex, bool inputIsLogProbability,
+                                    const DebugContext& dc) {
+  std::map<std::string, any> a{{"reduction", reductionTypeToString(reduction)},
+                               {"inputIsLogProbability", static_cast<int64_t>(inputIsLogProbability)}};
+  if (ignoreIndex) a["ignoreIndex"] = static_cast<int64_t>(*ignoreIndex);
+  return op("Nll", args, 1, a, dc, 2, 2)[0];
+}
+
+TensorId AiGraphcoreOpset1::l1loss(const std::vector<TensorId>& args, float lambda, ReductionType reduction,
+                                   const DebugContext& dc) {
+  return op("L1", args, 1, {{"lambda", lambda}, {"reduction", reductionTypeToString(reduction)}}, dc, 1, 1)[0];
+}
+
+TensorId AiGraphcoreOpset1::identityloss(const std::vector<TensorId>& args, ReductionType reduction,
+                                         const DebugContext& dc) {
+  return op("IdentityLoss", args, 1, {{"reduction", reductionTypeToString(reduction)}}, dc, 1, 1)[0];
+}
+
+TensorId AiGraphcoreOpset1::scale(const std::vector<TensorId>& args, float s, const DebugContext& dc) {
+  return op("Scale", args, 1, {{"scale", s}}, dc, 1, 1)[0];
+}
+
+TensorId AiGraphcoreOpset1::scaledadd(const std::vector<TensorId>& args, float scale0, float scale1,
+                                      const DebugContext& dc) {
+  return op("ScaledAdd", args, 1, {{"scale0", scale0}, {"scale1", scale1}}, dc, 2, 2)[0];
+}
+
+#define GC_UNARY(NAME, TYPE)                                                              \
+  TensorId AiGraphcoreOpset1::NAME(const std::vector<TensorId>& args, const DebugContext& dc) { \
+    return op(TYPE, args, 1, {}, dc, 1, 1)[0];                                            \
+  }
+GC_UNARY(gelu, "Gelu")
+GC_UNARY(swish, "Swish")
+GC_UNARY(detach, "Detach")
+GC_UNARY(nop, "Nop")
+GC_UNARY(expm1, "Expm1")
+GC_UNARY(log1p, "Log1p")
+GC_UNARY(round, "Round")
+#undef GC_UNARY
+
+#define GC_BINARY(NAME, TYPE)                                                             \
+  TensorId AiGraphcoreOpset1::NAME(const std::vector<TensorId>& args, const DebugContext& dc) { \
+    return op(TYPE, args, 1, {}, dc, 2, 2)[0];                                            \
+  }
+GC_BINARY(atan2, "Atan2")
+GC_BINARY(fmod, "Fmod")
+GC_BINARY(remainder, "Remainder")
+#undef GC_BINARY
+
+TensorId AiGraphcoreOpset1::subsample(const std::vector<TensorId>& args, const std::vector<int64_t>& strides,
+                                      const DebugContext& dc) {
+  return op("Subsample", args, 1, {{"strides", strides}}, dc, 1, 1)[0];
+}
+
+TensorId AiGraphcoreOpset1::reshape(const std::vector<TensorId>& args, const Shape& shape, const DebugContext& dc) {
+  return op("Reshape", args, 1, {{"shape", shape}}, dc, 1, 1)[0];
+}
+
+// ---------------------------------------------------------------- Builder
+
+Builder::Builder() : impl_(std::make_unique<BuilderImpl>()) {}
+Builder::~Builder() = default;
+
+std::unique_ptr<Builder> Builder::create() { return std::unique_ptr<Builder>(new Builder()); }
+
+std::unique_ptr<Builder> Builder::createFromOnnxModel(const std::string& modelProtoOrFilename) {
+  auto b = create();
+  b->impl_->loadModelProto(modelProtoOrFilename);
+  return b;
+}
+
+Builder& Builder::createSubgraphBuilder() {
+  std::unique_ptr<Builder> child(new Builder());
+  child->impl_ = std::make_unique<BuilderImpl>(impl_.get());
+  child->parent_ = this;
+  for (const auto& o : impl_->model().opset_import()) child->impl_->addOpsetRequirement(o.domain(), static_cast<int>(o.version()));
+  children_.push_back(std::move(child));
+  return *children_.back();
+}
+
+void Builder::setGraphName(const std::string& name) { impl_->setGraphName(name); }
+
+TensorId Builder::addInputTensor(const TensorInfo& info, const DebugContext& dc) {
+  return impl_->addInputTensor(info, dc);
+}
+
+TensorId Builder::addInputTensor(const std::string& dataType, const Shape& shape, const DebugContext& dc) {
+  return impl_->addInputTensor(TensorInfo(dataType, shape), dc);
+}
+
+TensorId Builder::addUntypedInputTensor(const DebugContext& dc) { return impl_->addUntypedInputTensor(dc); }
+void Builder::addInputTensorFromParentGraph(const TensorId& id) { impl_->addInputTensorFromParentGraph(id); }
+
+TensorId Builder::addInitializedInputTensor(const ConstVoidData& initData, const DebugContext& dc) {
+  return impl_->addInitializedInputTensor(initData, dc);
+}
+
+void Builder::addOutputTensor(const TensorId& id) { impl_->addOutputTensor(id); }
+
+std::vector<TensorId> Builder::customOp(const OperatorIdentifier& opid, int opsetVersion,
+                                        const std::vector<TensorId>& inputs, unsigned numOutputs,
+                                        const std::map<std::string, any>& attributes, const DebugContext& dc) {
+  impl_->addOpsetRequirement(opid.domain, opsetVersion);
+  return impl_->op(opid.domain, opsetVersion, opid.type, inputs, numOutputs, attributes, dc, 0, -1);
+}
+
+void Builder::customOp(const OperatorIdentifier& opid, int opsetVersion, const std::vector<TensorId>& inputs,
+                       const std::vector<TensorId>& outputs, const std::map<std::string, any>& attributes,
+                       const DebugContext& dc) {
+  impl_->addOpsetRequirement(opid.domain, opsetVersion);
+  impl_->op(opid.domain, opsetVersion, opid.type, inputs, static_cast<unsigned>(outputs.size()), attributes, dc, 0,
+            -1, &outputs);
+}
+
+// ---- node attributes
+void Builder::addNodeAttribute(const std::string& n, int64_t v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, v, o); }
+void Builder::addNodeAttribute(const std::string& n, const std::vector<int64_t>& v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, v, o); }
+void Builder::addNodeAttribute(const std::string& n, float v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, v, o); }
+void Builder::addNodeAttribute(const std::string& n, const std::vector<float>& v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, v, o); }
+void Builder::addNodeAttribute(const std::string& n, const std::string& v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, v, o); }
+void Builder::addNodeAttribute(const std::string& n, const char* v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, std::string(v), o); }
+void Builder::addNodeAttribute(const std::string& n, const std::vector<std::string>& v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, v, o); }
+bool Builder::nodeHasAttribute(const std::string& n, const std::set<TensorId>& o) { return impl_->nodeHasAttribute(n, o); }
+
+namespace {
+const onnx::AttributeProto& typed(const onnx::AttributeProto& a, onnx::AttributeProto::AttributeType t, const char* what) {
+  if (a.type() != t) throw error("Attribute {} is not {}", a.name(), what);
+  return a;
+}
+}  // namespace
+
+int64_t Builder::getInt64NodeAttribute(const std::string& n, const std::set<TensorId>& o) {
+  return typed(impl_->getNodeAttribute(n, o), onnx::AttributeProto::INT, "an int").i();
+}
+std::vector<int64_t> Builder::getInt64VectorNodeAttribute(const std::string& n, const std::set<TensorId>& o) {
+  const auto& a = typed(impl_->getNodeAttribute(n, o), onnx::AttributeProto::INTS, "an int vector");
+  return {a.ints().begin(), a.ints().end()};
+}
+float Builder::getFloatNodeAttribute(const std::string& n, const std::set<TensorId>& o) {
+  return typed(impl_->getNodeAttribute(n, o), onnx::AttributeProto::FLOAT, "a float").f();
+}
+std::vector<float> Builder::getFloatVectorNodeAttribute(const std::string& n, const std::set<TensorId>& o) {
+  const auto& a = typed(impl_->getNodeAttribute(n, o), onnx::AttributeProto::FLOATS, "a float vector");
+  return {a.floats().begin(), a.floats().end()};
+}
+std::string Builder::getStringNodeAttribute(const std::string& n, const std::set<TensorId>& o) {
+  return typed(impl_->getNodeAttribute(n, o), onnx::AttributeProto::STRING, "a string").s();
+}
+std::vector<std::string> Builder::getStringVectorNodeAttribute(const std::string& n, const std::set<TensorId>& o) {
+  const auto& a = typed(impl_->getNodeAttribute(n, o), onnx::AttributeProto::STRINGS, "a string vector");
+  return {a.strings().begin(), a.strings().end()};
+}
+void Builder::removeNodeAttribute(const std::string& n, const std::set<TensorId>& o) { impl_->removeNodeAttribute(n, o); }
+std::vector<std::string> Builder::getAllNodeAttributeNames(const std::set<TensorId>& o) { return impl_->getAllNodeAttributeNames(o); }
+
+// ---- scoped attributes
+void Builder::setAttribute(const std::string& name, any value) { impl_->scopedAttributes[name] = std::move(value); }
+any Builder::getAttribute(const std::string& name) const {
+  auto it = impl_->scopedAttributes.find(name);
+  if (it == impl_->scopedAttributes.end()) throw error("Attribute {} is not set", name);
+  return it->second;
+}
+bool Builder::hasAttribute(const std::string& name) const { return impl_->scopedAttributes.count(name) != 0; }
+void Builder::clearAttribute(const std::string& name) { impl_->scopedAttributes.erase(name); }
+
+void Builder::virtualGraph(const TensorId& id, int64_t value) { virtualGraph(std::set<TensorId>{id}, value); }
+void Builder::virtualGraph(const std::set<TensorId>& ids, int64_t value) {
+  if (nodeHasAttribute(sVirtualGraphAttribute, ids)) removeNodeAttribute(sVirtualGraphAttribute, ids);
+  addNodeAttribute(sVirtualGraphAttribute, value, ids);
+}
+int64_t Builder::getVirtualGraph(const TensorId& id) { return getInt64NodeAttribute(sVirtualGraphAttribute, {id}); }
+void Builder::pipelineStage(const TensorId& id, int64_t value) { pipelineStage(std::set<TensorId>{id}, value); }
+void Builder::pipelineStage(const std::set<TensorId>& ids, int64_t value) {
+  if (nodeHasAttribute(sPipelineStageAttribute, ids)) removeNodeAttribute(sPipelineStageAttribute, ids);
+  addNodeAttribute(sPipelineStageAttribute, value, ids);
+}
+int64_t Builder::getPipelineStage(const TensorId& id) { return getInt64NodeAttribute(sPipelineStageAttribute, {id}); }
+void Builder::executionPhase(const TensorId& id, int64_t value) {
+  const std::set<TensorId> ids{id};
+  if (nodeHasAttribute(sExecutionPhaseAttribute, ids)) removeNodeAttribute(sExecutionPhaseAttribute, ids);
+  addNodeAttribute(sExecutionPhaseAttribute, value, ids);
+}
+void Builder::recomputeOutputInBackwardPass(const TensorId& id, int64_t value) {
+  const std::set<TensorId> ids{id};
+  if (nodeHasAttribute(sRecomputeOutputAttribute, ids)) removeNodeAttribute(sRecomputeOutputAttribute, ids);
+  addNodeAttribute(sRecomputeOutputAttribute, value, ids);
+}
+void Builder::setAvailableMemoryProportion(const TensorId& id, float p) {
+  if (p < 0.0f || p >= 1.0f) throw error("availableMemoryProportion must be in [0, 1), got {}", p);
+  const std::set<TensorId> ids{id};
+  if (nodeHasAttribute(sAvailMemAttribute, ids)) removeNodeAttribute(sAvailMemAttribute, ids);
+  addNodeAttribute(sAvailMemAttribute, p, ids);
+}
+void Builder::setPartialsType(const TensorId& id, const std::string& t) {
+  if (t != "FLOAT" && t != "HALF" && t != "float" && t != "half")
+    throw error("Partials type must be FLOAT or HALF, got {}", t);
+  const std::set<TensorId> ids{id};
+  if (nodeHasAttribute(sPartialsTypeAttribute, ids)) removeNodeAttribute(sPartialsTypeAttribute, ids);
+  addNodeAttribute(sPartialsTypeAttribute, t, ids);
+}
+void Builder::setSerializeMatMul(const std::set<TensorId>& ids, const std::string& mode, int64_t factor,
+                                 bool keepPrecision) {
+  if (mode != "input_channels" && mode != "output_channels" && mode != "reducing_dim" && mode != "none")
+    throw error("Unsupported mat mul serialization mode '{}'. Supported modes are 'input_channels', "
+                "'reducing_dim', 'output_channels' or 'none'",
+                mode);
+  addNodeAttribute(sSerializeMatMulModeAttribute, mode, ids);
+  addNodeAttribute(sSerializeMatMulFactorAttribute, factor, ids);
+  addNodeAttribute(sSerializeMatMulPrecisionAttribute, static_cast<int64_t>(keepPrecision), ids);
+}
+void Builder::excludePatterns(const TensorId& id, const std::vector<std::string>& names) {
+  for (const auto& n : names) Patterns::checkName(n);
+  addNodeAttribute(sExcludePatternsAttribute, names, {id});
+}
+
+// ---- name scopes
+void Builder::pushNameScope(const std::string& name) { impl_->nameScopes.push_back(name); }
+void Builder::popNameScope() {
+  if (impl_->nameScopes.empty()) throw error("popNameScope: no name scope to pop");
+  impl_->nameScopes.pop_back();
+}
+std::string Builder::getNameScope(const std::string& name) const {
+  std::string s;
+  for (const auto& n : impl_->nameScopes) s += n + sNameDelimiter;
+  return s + name;
+}
+
+// ---- introspection
+std::string Builder::getModelProto(bool humanReadable) const {
+  return humanReadable ? impl_->humanReadable() : impl_->serialize();
+}
+void Builder::saveModelProto(const std::string& fn) { writeFileAtomically(fn, impl_->serialize()); }
+std::vector<TensorId> Builder::getInputTensorIds() const { return impl_->inputIds(); }
+std::vector<TensorId> Builder::getOutputTensorIds() const { return impl_->outputIds(); }
+std::vector<TensorId> Builder::getValueTensorIds() const { return impl_->valueIds(); }
+std::vector<TensorId> Builder::getTrainableTensorIds() const { return impl_->trainableIds(); }
+bool Builder::hasValueInfo(const TensorId& id) const { return impl_->info(id) != nullptr; }
+
+Shape Builder::getTensorShape(const TensorId& id) {
+  if (!impl_->knows(id)) {
+    std::string all;
+    for (const auto& v : impl_->inputIds()) all += (all.empty() ? "" : ", ") + v;
+    for (const auto& v : impl_->valueIds()) all += (all.empty() ? "" : ", ") + v;
+    throw error("{} is not an input or output tensor. Must be one of {}", id, all);
+  }
+  const TensorInfo* i = impl_->info(id);
+  if (!i) throw error("The shape of tensor '{}' could not be inferred", id);
+  return i->shape();
+}
+
+DataType Builder::getTensorDataType(const TensorId& id) {
+  getTensorShape(id);  // same checks
+  return impl_->info(id)->dataType();
+}
+
+std::string Builder::getTensorDtypeString(const TensorId& id) {
+  return dataTypeToLcaseString(getTensorDataType(id));
+}
+
+bool Builder::isInitializer(const TensorId& id) const { return impl_->isInitializer(id); }
+int Builder::getOnnxOpsetVersion() const { return impl_->getOpsetVersion("ai.onnx"); }
+
+}  // namespace popart

@@ -1,0 +1,458 @@
+// BuilderImpl: ModelProto construction, PopART's tensor naming, attribute handling and shape
+// inference with the op families' rules (the same code the importer uses).
+#include "onnx/builder_impl.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "backends/cpu/cpu_backend.hpp"
+#include "onnx/attributes_io.hpp"
+#include "onnx/model_io.hpp"
+#include "popart/builder.hpp"
+#include "popart/error.hpp"
+#include "popart/logging.hpp"
+
+namespace popart {
+namespace {
+
+constexpr int kIrVersion = 8;
+
+void setAttr(onnx::AttributeProto* a, const std::string& name, const any& v) {
+  a->set_name(name);
+  using AP = onnx::AttributeProto;
+  auto ints = [&](const auto& vec) {
+    a->set_type(AP::INTS);
+    for (auto x : vec) a->add_ints(static_cast<int64_t>(x));
+  };
+  if (auto* i64 = std::any_cast<int64_t>(&v)) {
+    a->set_type(AP::INT);
+    a->set_i(*i64);
+  } else if (auto* i32 = std::any_cast<int>(&v)) {
+    a->set_type(AP::INT);
+    a->set_i(*i32);
+  } else if (auto* u32 = std::any_cast<unsigned>(&v)) {
+    a->set_type(AP::INT);
+    a->set_i(*u32);
+  } else if (auto* b = std::any_cast<bool>(&v)) {
+    a->set_type(AP::INT);
+    a->set_i(*b ? 1 : 0);
+  } else if (auto* f = std::any_cast<float>(&v)) {
+    a->set_type(AP::FLOAT);
+    a->set_f(*f);
+  } else if (auto* d = std::any_cast<double>(&v)) {
+    a->set_type(AP::FLOAT);
+    a->set_f(static_cast<float>(*d));
+  } else if (auto* s = std::any_cast<std::string>(&v)) {
+    a->set_type(AP::STRING);
+    a->set_s(*s);
+  } else if (auto* cs = std::any_cast<const char*>(&v)) {
+    a->set_type(AP::STRING);
+    a->set_s(*cs);
+  } else if (auto* vi = std::any_cast<std::vector<int64_t>>(&v)) {
+    ints(*vi);
+  } else if (auto* vi32 = std::any_cast<std::vector<int>>(&v)) {
+    ints(*vi32);
+  } else if (auto* vf = std::any_cast<std::vector<float>>(&v)) {
+    a->set_type(AP::FLOATS);
+    for (auto x : *vf) a->add_floats(x);
+  } else if (auto* vd = std::any_cast<std::vector<double>>(&v)) {
+    a->set_type(AP::FLOATS);
+    for (auto x : *vd) a->add_floats(static_cast<float>(x));
+  } else if (auto* vs = std::any_cast<std::vector<std::string>>(&v)) {
+    a->set_type(AP::STRINGS);
+    for (const auto& x : *vs) a->add_strings(x);
+  } else if (auto* t = std::any_cast<ConstVoidData>(&v)) {
+    a->set_type(AP::TENSOR);
+    tensorToProto(TensorData(t->info, t->data), a->mutable_t());
+  } else if (auto* g = std::any_cast<const Builder*>(&v)) {
+    a->set_type(AP::GRAPH);
+    *a->mutable_g() = (*g)->impl().model().graph();
+  } else {
+    throw error("attribute '{}' has a value type the Builder cannot store (use int64_t, float, std::string, "
+                "or std::vector of them)",
+                name);
+  }
+}
+
+}  // namespace
+
+BuilderImpl::BuilderImpl(BuilderImpl* parent) : parent_(parent) {
+  model_.set_ir_version(kIrVersion);
+  model_.set_producer_name("popart-runtime");
+  model_.mutable_graph()->set_name(parent ? "subgraph" : "BuilderGraph");
+}
+
+BuilderImpl::~BuilderImpl() = default;
+
+void BuilderImpl::loadModelProto(const std::string& modelProtoOrFilename) {
+  model_ = loadModel(modelProtoOrFilename);
+  const auto& g = model_.graph();
+  for (const auto& t : g.initializer()) {
+    ids_.insert(t.name());
+    try {
+      TensorData d = tensorFromProto(t, modelBaseDir(modelProtoOrFilename));
+      recordInfo(t.name(), d.info());
+      values_[t.name()] = std::move(d);
+    } catch (const error&) {
+    }
+  }
+  for (const auto& vi : g.input()) {
+    ids_.insert(vi.name());
+    bool ok = false;
+    const TensorInfo info = infoFromValueInfo(vi, &ok, nullptr);
+    if (ok) recordInfo(vi.name(), info);
+  }
+  for (const auto& n : g.node()) {
+    for (const auto& o : n.output()) ids_.insert(o);
+  }
+  for (const auto& vi : g.value_info()) {
+    bool ok = false;
+    const TensorInfo info = infoFromValueInfo(vi, &ok, nullptr);
+    if (ok) recordInfo(vi.name(), info);
+  }
+  for (const auto& vi : g.output()) {
+    bool ok = false;
+    const TensorInfo info = infoFromValueInfo(vi, &ok, nullptr);
+    if (ok) recordInfo(vi.name(), info);
+  }
+  nodeCounter_ = g.node_size();
+}
+
+void BuilderImpl::addOpsetRequirement(const std::string& domainIn, int version) {
+  const std::string domain = domainIn == "ai.onnx" ? "" : domainIn;
+  for (const auto& o : model_.opset_import()) {
+    if (o.domain() == domain) {
+      if (o.version() != version)
+        throw error("Invalid opset '{}' selected. Opset for domain {} already defined as {}", version,
+                    domainIn.empty() ? "ai.onnx" : domainIn, o.version());
+      return;
+    }
+  }
+  auto* o = model_.add_opset_import();
+  o->set_domain(domain);
+  o->set_version(version);
+}
+
+int BuilderImpl::getOpsetVersion(const std::string& domainIn) const {
+  const std::string domain = domainIn == "ai.onnx" ? "" : domainIn;
+  for (const auto& o : model_.opset_import()) {
+    if (o.domain() == domain) return static_cast<int>(o.version());
+  }
+  return 0;
+}
+
+TensorId BuilderImpl::nextId(const std::string& name, int index) {
+  std::string base;
+  for (const auto& s : nameScopes) base += s + sNameDelimiter;
+  base += name;
+  if (index >= 0) base += ":" + std::to_string(index);
+  TensorId id = base;
+  for (int i = 1; knows(id); ++i) id = base + sNameDelimiter + std::to_string(i);
+  ids_.insert(id);
+  return id;
+}
+
+bool BuilderImpl::knows(const TensorId& id) const {
+  return ids_.count(id) != 0 || (parent_ && parent_->knows(id));
+}
+
+void BuilderImpl::recordInfo(const TensorId& id, const TensorInfo& info) { infos_[id] = info; }
+
+const TensorInfo* BuilderImpl::info(const TensorId& id) const {
+  auto it = infos_.find(id);
+  if (it != infos_.end()) return &it->second;
+  return parent_ ? parent_->info(id) : nullptr;
+}
+
+TensorId BuilderImpl::addInputTensor(const TensorInfo& info, const DebugContext& dc) {
+  const TensorId id = nextId(dc.empty() ? "input" : dc.getPathName(), -1);
+  auto* vi = model_.mutable_graph()->add_input();
+  vi->set_name(id);
+  setValueInfoType(info, vi);
+  recordInfo(id, info);
+  return id;
+}
+
+TensorId BuilderImpl::addUntypedInputTensor(const DebugContext& dc) {
+  if (!parent_) throw error("Can not add untyped tensors to the top-level graph.");
+  const TensorId id = nextId(dc.empty() ? "input" : dc.getPathName(), -1);
+  model_.mutable_graph()->add_input()->set_name(id);
+  return id;
+}
+
+void BuilderImpl::addInputTensorFromParentGraph(const TensorId& id) {
+  if (!parent_ || !parent_->knows(id))
+    throw error("addInputTensorFromParentGraph: '{}' is not a tensor of the parent graph", id);
+  ids_.insert(id);
+}
+
+TensorId BuilderImpl::addInitializedInputTensor(const ConstVoidData& data, const DebugContext& dc) {
+  if (!data.data && data.info.nelms() != 0) throw error("addInitializedInputTensor: the data pointer is null");
+  const TensorId id = nextId(dc.empty() ? "init_input" : dc.getPathName(), -1);
+  auto* g = model_.mutable_graph();
+  auto* vi = g->add_input();
+  vi->set_name(id);
+  setValueInfoType(data.info, vi);
+  auto* tp = g->add_initializer();
+  tp->set_name(id);
+  TensorData d(data.info, data.data);
+  tensorToProto(d, tp);
+  recordInfo(id, data.info);
+  values_[id] = std::move(d);
+  return id;
+}
+
+void BuilderImpl::addOutputTensor(const TensorId& id) {
+  if (!knows(id)) throw error("addOutputTensor: '{}' is not a tensor of this graph", id);
+  auto* vi = model_.mutable_graph()->add_output();
+  vi->set_name(id);
+  if (const TensorInfo* i = info(id)) setValueInfoType(*i, vi);
+}
+
+void BuilderImpl::checkInputs(const std::string& type, const std::vector<TensorId>& inputs, int minIn,
+                              int maxIn) const {
+  const int n = static_cast<int>(inputs.size());
+  if (n < minIn || (maxIn >= 0 && n > maxIn)) {
+    std::ostringstream expected;
+    if (minIn == maxIn) expected << minIn;
+    else if (maxIn < 0) expected << "at least " << minIn;
+    else expected << minIn << " to " << maxIn;
+    throw error("Builder: {} takes {} inputs, but {} were given", type, expected.str(), n);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].empty() && !knows(inputs[i]))
+      throw error("Builder: input {} of {} is '{}', which is not a tensor of this graph (unknown tensor id)", i,
+                  type, inputs[i]);
+  }
+}
+
+std::vector<TensorId> BuilderImpl::op(const std::string& domain, int version, const std::string& type,
+                                      const std::vector<TensorId>& inputs, unsigned numOutputs,
+                                      const std::map<std::string, any>& attributes, const DebugContext& dc,
+                                      int minInputs, int maxInputs, const std::vector<TensorId>* explicitOutputs) {
+  checkInputs(type, inputs, minInputs, maxInputs);
+  if (explicitOutputs) {
+    for (const auto& o : *explicitOutputs) {
+      if (knows(o)) throw error("Builder: {} output '{}' is already defined", type, o);
+    }
+  }
+  auto* node = model_.mutable_graph()->add_node();
+  node->set_op_type(type);
+  if (domain != "ai.onnx" && !domain.empty()) node->set_domain(domain);
+  std::string base;
+  for (const auto& s : nameScopes) base += s + sNameDelimiter;
+  base += dc.empty() ? type : dc.getPathName();
+  node->set_name(base + (nodeCounter_ ? "_" + std::to_string(nodeCounter_) : ""));
+  ++nodeCounter_;
+  for (const auto& in : inputs) node->add_input(in);
+  std::vector<TensorId> outs;
+  if (explicitOutputs) {
+    for (const auto& o : *explicitOutputs) {
+      ids_.insert(o);
+      outs.push_back(o);
+    }
+  } else {
+    for (unsigned i = 0; i < numOutputs; ++i) outs.push_back(nextId(dc.empty() ? type : dc.getPathName(), static_cast<int>(i)));
+  }
+  for (const auto& o : outs) node->add_output(o);
+  try {
+    for (const auto& kv : attributes) setAttr(node->add_attribute(), kv.first, kv.second);
+    for (const auto& kv : scopedAttributes) {
+      if (!attributes.count(kv.first)) setAttr(node->add_attribute(), kv.first, kv.second);
+    }
+  } catch (...) {
+    model_.mutable_graph()->mutable_node()->RemoveLast();
+    for (const auto& o : outs) ids_.erase(o);
+    throw;
+  }
+  inferShapes(*node, domain, version);
+  return outs;
+}
+
+void BuilderImpl::inferShapes(const onnx::NodeProto& node, const std::string& domain, int version) {
+  const OpDef* def = findOpDef(domain, node.op_type());
+  if (!def) return;  // a custom op: shapes unknown
+  Ir scratchIr;
+  Graph g(scratchIr, "builder");
+  Op& op = g.addOp(*def, node.name(), version);
+  bool allKnown = true, allValues = true;
+  try {
+    op.attrs = attributesFromNode(node);
+    for (int i = 0; i < node.input_size(); ++i) {
+      const TensorId& id = node.input(i);
+      if (id.empty()) {
+        op.connectInput(i, nullptr);
+        continue;
+      }
+      const TensorInfo* inf = info(id);
+      if (!inf) {
+        allKnown = false;
+        break;
+      }
+      Tensor* t = g.tensor(id);
+      if (!t) {
+        t = &g.addTensor(id, TensorKind::ActGrad, *inf);
+        std::map<TensorId, TensorData>::const_iterator v = values_.find(id);
+        const BuilderImpl* p = this;
+        while (v == p->values_.end() && p->parent_) {
+          p = p->parent_;
+          v = p->values_.find(id);
+        }
+        if (v != p->values_.end()) {
+          t->kind = TensorKind::Const;
+          t->data = v->second;
+        } else {
+          allValues = false;
+        }
+      }
+      op.connectInput(i, t);
+    }
+    if (!allKnown) return;
+    for (int i = 0; i < node.output_size(); ++i) {
+      op.connectOutput(i, node.output(i).empty() ? nullptr : &g.addTensor("__out" + std::to_string(i), TensorKind::ActGrad, TensorInfo()));
+    }
+    op.setup();
+  } catch (const error& e) {
+    logging::builder::warn("Shape inference failed for node '{}' ({}): {}", node.name(), node.op_type(), e.what());
+    return;
+  }
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (op.hasOutput(i) && op.outInfo(i).isSet()) recordInfo(node.output(i), op.outInfo(i));
+  }
+  // Keep small or integer values that later shape inference may need (Reshape's shape, ...).
+  if (allValues && def->foldable) {
+    bool small = true;
+    for (int i = 0; i < op.numOutputs(); ++i) {
+      if (op.hasOutput(i) && isFloatingPoint(op.outInfo(i).dataType()) && op.outInfo(i).nelms() > 64) small = false;
+    }
+    if (!small) return;
+    try {
+      cpu::CpuConstEvaluator ev;
+      auto vals = ev.evaluate(op);
+      for (int i = 0; i < node.output_size(); ++i) {
+        if (op.hasOutput(i)) values_[node.output(i)] = std::move(vals[static_cast<size_t>(i)]);
+      }
+    } catch (const error&) {
+    }
+  }
+}
+
+onnx::NodeProto& BuilderImpl::findNode(const std::set<TensorId>& outs) {
+  for (auto& n : *model_.mutable_graph()->mutable_node()) {
+    std::set<TensorId> have(n.output().begin(), n.output().end());
+    bool all = !outs.empty();
+    for (const auto& o : outs) all = all && have.count(o);
+    if (all) return n;
+  }
+  std::string list;
+  for (const auto& o : outs) list += (list.empty() ? "" : ", ") + o;
+  throw error("Could not find a node with outputs {}", list);
+}
+
+void BuilderImpl::addNodeAttribute(const std::string& name, const any& value, const std::set<TensorId>& outs) {
+  onnx::NodeProto& n = findNode(outs);
+  for (const auto& a : n.attribute()) {
+    if (a.name() == name) throw error("Node already has attribute {}.", name);
+  }
+  setAttr(n.add_attribute(), name, value);
+}
+
+bool BuilderImpl::nodeHasAttribute(const std::string& name, const std::set<TensorId>& outs) {
+  for (const auto& a : findNode(outs).attribute()) {
+    if (a.name() == name) return true;
+  }
+  return false;
+}
+
+const onnx::AttributeProto& BuilderImpl::getNodeAttribute(const std::string& name, const std::set<TensorId>& outs) {
+  for (const auto& a : findNode(outs).attribute()) {
+    if (a.name() == name) return a;
+  }
+  throw error("Node does not have an attribute {}.", name);
+}
+
+void BuilderImpl::removeNodeAttribute(const std::string& name, const std::set<TensorId>& outs) {
+  onnx::NodeProto& n = findNode(outs);
+  auto* attrs = n.mutable_attribute();
+  for (int i = 0; i < attrs->size(); ++i) {
+    if (attrs->Get(i).name() == name) {
+      attrs->erase(attrs->begin() + i);
+      return;
+    }
+  }
+  throw error("Cannot remove attribute {}: the node does not have it.", name);
+}
+
+std::vector<std::string> BuilderImpl::getAllNodeAttributeNames(const std::set<TensorId>& outs) {
+  std::vector<std::string> v;
+  for (const auto& a : findNode(outs).attribute()) v.push_back(a.name());
+  return v;
+}
+
+std::string BuilderImpl::serialize() const {
+  std::string s;
+  if (!model_.SerializeToString(&s)) throw error("the Builder's model could not be serialized");
+  return s;
+}
+
+std::string BuilderImpl::humanReadable() const {
+  std::ostringstream os;
+  const auto& g = model_.graph();
+  os << "graph " << g.name() << " (ir_version " << model_.ir_version() << ")\n";
+  for (const auto& o : model_.opset_import()) os << "  opset " << (o.domain().empty() ? "ai.onnx" : o.domain()) << " " << o.version() << "\n";
+  for (const auto& vi : g.input()) {
+    const TensorInfo* i = info(vi.name());
+    os << "  input " << vi.name() << (i ? " " + i->toString() : "") << (isInitializer(vi.name()) ? " (initializer)" : "") << "\n";
+  }
+  for (const auto& n : g.node()) {
+    os << "  " << n.name() << ": " << n.op_type() << "(";
+    for (int i = 0; i < n.input_size(); ++i) os << (i ? ", " : "") << n.input(i);
+    os << ") -> ";
+    for (int i = 0; i < n.output_size(); ++i) os << (i ? ", " : "") << n.output(i);
+    os << "\n";
+  }
+  for (const auto& vi : g.output()) os << "  output " << vi.name() << "\n";
+  return os.str();
+}
+
+bool BuilderImpl::isInitializer(const TensorId& id) const {
+  for (const auto& t : model_.graph().initializer()) {
+    if (t.name() == id) return true;
+  }
+  return false;
+}
+
+std::vector<TensorId> BuilderImpl::inputIds() const {
+  std::vector<TensorId> v;
+  for (const auto& vi : model_.graph().input()) v.push_back(vi.name());
+  for (const auto& t : model_.graph().initializer()) {
+    if (std::find(v.begin(), v.end(), t.name()) == v.end()) v.push_back(t.name());
+  }
+  return v;
+}
+
+std::vector<TensorId> BuilderImpl::outputIds() const {
+  std::vector<TensorId> v;
+  for (const auto& vi : model_.graph().output()) v.push_back(vi.name());
+  return v;
+}
+
+std::vector<TensorId> BuilderImpl::valueIds() const {
+  std::vector<TensorId> v;
+  for (const auto& n : model_.graph().node()) {
+    for (const auto& o : n.output()) {
+      if (!o.empty()) v.push_back(o);
+    }
+  }
+  return v;
+}
+
+std::vector<TensorId> BuilderImpl::trainableIds() const {
+  std::vector<TensorId> v;
+  for (const auto& t : model_.graph().initializer()) {
+    if (isFloatingPoint(dataTypeFromOnnx(t.data_type()))) v.push_back(t.name());
+  }
+  return v;
+}
+
+}  // namespace popart

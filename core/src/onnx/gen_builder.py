@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""Generates the Builder's per-opset op methods (AiOnnxOpset6 .. AiOnnxOpset17) from the ONNX
+schemas (Debian's python3-onnx) for every ai.onnx op in the op list (src/ops/ops.def).
+
+Signatures follow PopART's generated builder: inputs, then `unsigned num_outputs` for ops with a
+variable number of outputs, then the required attributes and the optional ones (each group in
+alphabetical order), then the DebugContext. `auto_pad` is left out, as PopART does; set it with
+Builder::addNodeAttribute.
+"""
+import argparse
+import re
+import sys
+
+import onnx
+from onnx import defs, helper
+
+FIRST_OPSET, LAST_OPSET = 6, 17
+RENAMES = {"And": "logical_and", "Or": "logical_or", "Not": "logical_not", "Xor": "logical_xor",
+           "If": "logical_if"}
+CPP_KEYWORDS = {"and", "or", "not", "xor", "if", "else", "default", "case", "switch", "for", "while",
+                "do", "int", "float", "double", "char", "new", "delete", "this", "template", "class",
+                "struct", "union", "namespace", "operator", "return", "private", "public",
+                "protected", "virtual", "const", "static", "auto", "register", "volatile"}
+SKIP_ATTRS = {"auto_pad"}
+AT = defs.OpSchema.AttrType
+
+
+def read_ops(path):
+    ops = []
+    for line in open(path):
+        m = re.match(r"\s*POPART_OP\((\w+),\s*\"(\w+)\",\s*(\w+),\s*(\w+)\)", line)
+        if m and m.group(3) == "onnx":
+            ops.append(m.group(2))
+    return ops
+
+
+def cpp_float(v):
+    r = repr(float(v))
+    if r in ("inf", "-inf", "nan"):
+        return {"inf": "std::numeric_limits<float>::infinity()",
+                "-inf": "-std::numeric_limits<float>::infinity()",
+                "nan": "std::numeric_limits<float>::quiet_NaN()"}[r]
+    if "e" not in r and "." not in r:
+        r += ".0"
+    return r + "f"
+
+
+def cpp_str(s):
+    if isinstance(s, bytes):
+        s = s.decode()
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def param_name(name):
+    return name + "_" if name in CPP_KEYWORDS else name
+
+
+class Attr:
+    def __init__(self, name, a):
+        self.name = name
+        self.required = a.required
+        self.type = a.type
+        dv = a.default_value
+        self.default = None
+        if dv is not None and dv.type != onnx.AttributeProto.UNDEFINED:
+            self.default = helper.get_attribute_value(dv)
+
+    def supported(self):
+        return self.type in (AT.INT, AT.FLOAT, AT.STRING, AT.INTS, AT.FLOATS, AT.STRINGS,
+                             AT.TENSOR, AT.GRAPH)
+
+    def decl(self, op_type):
+        """(C++ parameter declaration, default expression or None)"""
+        p = param_name(self.name)
+        t = self.type
+        if op_type == "Cast" and self.name == "to":
+            return "const std::string &" + p, None
+        if t == AT.INT:
+            if self.required:
+                return "int64_t " + p, None
+            if self.default is None:
+                return "nonstd::optional<int64_t> " + p, "nonstd::optional<int64_t>()"
+            return "int64_t " + p, str(int(self.default))
+        if t == AT.FLOAT:
+            if self.required:
+                return "float " + p, None
+            if self.default is None:
+                return "nonstd::optional<float> " + p, "nonstd::optional<float>()"
+            return "float " + p, cpp_float(self.default)
+        if t == AT.STRING:
+            if self.required:
+                return "const std::string &" + p, None
+            if self.default is None:
+                return "nonstd::optional<std::string> " + p, "nonstd::optional<std::string>()"
+            return "const std::string &" + p, cpp_str(self.default)
+        if t in (AT.INTS, AT.FLOATS, AT.STRINGS):
+            el = {AT.INTS: "int64_t", AT.FLOATS: "float", AT.STRINGS: "std::string"}[t]
+            d = None
+            if not self.required:
+                if self.default:
+                    fmt = {AT.INTS: str, AT.FLOATS: cpp_float, AT.STRINGS: cpp_str}[t]
+                    d = "std::vector<%s>{%s}" % (el, ", ".join(fmt(v) for v in self.default))
+                else:
+                    d = "std::vector<%s>()" % el
+            return "const std::vector<%s> &%s" % (el, p), d
+        if t == AT.TENSOR:
+            return "const ConstVoidData &" + p, (None if self.required else "ConstVoidData()")
+        if t == AT.GRAPH:
+            return "const Builder &" + p, None
+        raise ValueError(t)
+
+    def store(self, op_type):
+        """C++ statement adding the attribute to `attrs`."""
+        p = param_name(self.name)
+        n = cpp_str(self.name)
+        t = self.type
+        if op_type == "Cast" and self.name == "to":
+            return "attrs[%s] = static_cast<int64_t>(onnxDataType(dataTypeFromString(%s)));" % (n, p)
+        if t in (AT.INT, AT.FLOAT, AT.STRING):
+            if self.default is None and not self.required:
+                return "if (%s) attrs[%s] = *%s;" % (p, n, p)
+            if t == AT.STRING:
+                return "attrs[%s] = std::string(%s);" % (n, p)
+            return "attrs[%s] = %s;" % (n, p)
+        if t in (AT.INTS, AT.FLOATS, AT.STRINGS):
+            if self.required:
+                return "attrs[%s] = %s;" % (n, p)
+            return "if (!%s.empty()) attrs[%s] = %s;" % (p, n, p)
+        if t == AT.TENSOR:
+            return "if (%s.data) attrs[%s] = %s;" % (p, n, p)
+        if t == AT.GRAPH:
+            return "attrs[%s] = &%s;" % (n, p)
+        raise ValueError(t)
+
+
+def method(op_type, schema):
+    name = RENAMES.get(op_type, op_type.lower())
+    attrs = [Attr(k, v) for k, v in sorted(schema.attributes.items())
+             if k not in SKIP_ATTRS]
+    attrs = [a for a in attrs if a.supported() and not (op_type == "Constant" and a.name != "value")]
+    if op_type == "Constant":
+        for a in attrs:
+            a.required = True
+    attrs = [a for a in attrs if a.required] + [a for a in attrs if not a.required]
+    max_out = schema.max_output
+    variadic_out = schema.min_output != max_out
+    multi = max_out > 1
+    params = []
+    if op_type != "Constant":
+        params.append("const std::vector<TensorId> &args")
+    if multi and variadic_out:
+        params.append("unsigned num_outputs")
+    # Required attributes come first, so every parameter after a defaulted one has a default.
+    fixed = [a.decl(op_type) for a in attrs]
+    hdr_params = list(params)
+    cpp_params = list(params)
+    for d, dflt in fixed:
+        hdr_params.append(d + (" = " + dflt if dflt else ""))
+        cpp_params.append(d)
+    hdr_params.append("const popart::DebugContext &debugContext = {}")
+    cpp_params.append("const popart::DebugContext &debugContext")
+    ret = "std::vector<TensorId>" if multi else "TensorId"
+    min_in = schema.min_input
+    max_in = schema.max_input if schema.max_input < 2 ** 30 else -1
+    if multi and variadic_out:
+        nout = "num_outputs"
+    else:
+        nout = str(max_out if multi else 1)
+    body = ["  std::map<std::string, any> attrs;"]
+    for a in attrs:
+        body.append("  " + a.store(op_type))
+    inputs = "args" if op_type != "Constant" else "std::vector<TensorId>{}"
+    call = 'op("%s", %s, %s, attrs, debugContext, %d, %d)' % (op_type, inputs, nout, min_in, max_in)
+    body.append("  return %s;" % (call if multi else call + "[0]"))
+    doc = "  /// Adds ONNX %s (version %d). https://onnx.ai/onnx/operators/onnx__%s.html" % (
+        op_type, schema.since_version, op_type)
+    hdr = "%s\n  %s %s(%s);" % (doc, ret, name, ",\n      ".join(hdr_params))
+    return name, hdr, (ret, cpp_params, body)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ops", required=True)
+    ap.add_argument("--hpp", required=True)
+    ap.add_argument("--cpp", required=True)
+    args = ap.parse_args()
+    ops = read_ops(args.ops)
+    h = ["// GENERATED by core/src/onnx/gen_builder.py from the ONNX %s schemas; do not edit." % onnx.__version__,
+         "#pragma once", "", "#include <cstdint>", "#include <limits>", "#include <string>", "#include <vector>", "",
+         '#include "popart/debugcontext.hpp"', '#include "popart/domainopset.hpp"', '#include "popart/names.hpp"',
+         '#include "popart/voiddata.hpp"', "", "namespace popart {", "", "class Builder;", ""]
+    c = ["// GENERATED by core/src/onnx/gen_builder.py from the ONNX %s schemas; do not edit." % onnx.__version__,
+         '#include "popart/builder.hpp"', '#include "popart/datatype.hpp"', "", "namespace popart {", ""]
+    for v in range(FIRST_OPSET, LAST_OPSET + 1):
+        cls = "AiOnnxOpset%d" % v
+        h.append("/// Builds ai.onnx ops at opset %d." % v)
+        h.append("class %s : public DomainOpSet {" % cls)
+        h.append(" public:")
+        h.append('  explicit %s(BuilderImpl *impl) : DomainOpSet(impl, "ai.onnx", %d) {}' % (cls, v))
+        h.append("")
+        for op_type in sorted(ops):
+            try:
+                schema = defs.get_schema(op_type, v, "")
+            except Exception:
+                continue
+            if schema.deprecated:
+                continue
+            name, hdr, (ret, cpp_params, body) = method(op_type, schema)
+            h.append(hdr)
+            c.append("%s %s::%s(%s) {" % (ret, cls, name, ", ".join(cpp_params)))
+            c.extend(body)
+            c.append("}")
+            c.append("")
+        h.append("};")
+        h.append("")
+    h.append("}  // namespace popart")
+    c.append("}  // namespace popart")
+    open(args.hpp, "w").write("\n".join(h) + "\n")
+    open(args.cpp, "w").write("\n".join(c) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

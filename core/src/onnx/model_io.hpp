@@ -1,0 +1,35 @@
+// ONNX model and tensor I/O: parse bytes or files, convert TensorProto, save atomically.
+#pragma once
+
+#include <string>
+
+#include "ir/tensor_data.hpp"
+#include "onnx.pb.h"
+
+namespace popart {
+
+/// Loads a model from a file path or from serialized bytes (the same string is tried both ways,
+/// as in PopART). Errors name what was tried.
+onnx::ModelProto loadModel(const std::string& modelProtoOrFilename);
+/// Parses serialized ModelProto bytes; `what` describes the source for error messages.
+onnx::ModelProto parseModelBytes(const std::string& bytes, const std::string& what);
+/// Checks the structure a runtime relies on (graph present, names, opset imports, ...).
+void validateModel(const onnx::ModelProto& model);
+/// Serializes `model` to `path` through a temporary file renamed into place.
+void saveModelAtomically(const onnx::ModelProto& model, const std::string& path);
+/// Writes `bytes` to `path` through a temporary file renamed into place.
+void writeFileAtomically(const std::string& path, const std::string& bytes);
+/// The directory of a model loaded from a path ("" for bytes): external data is relative to it.
+std::string modelBaseDir(const std::string& modelProtoOrFilename);
+bool isExistingFile(const std::string& s);
+
+/// Host data of a TensorProto (typed fields, raw_data, or external data relative to baseDir).
+TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseDir = "");
+/// Fills a TensorProto (name untouched) from host data, using raw_data.
+void tensorToProto(const TensorData& d, onnx::TensorProto* tp);
+/// TensorInfo of a ValueInfoProto; `ok` is false when the type or a dimension is unknown.
+TensorInfo infoFromValueInfo(const onnx::ValueInfoProto& vi, bool* ok, std::string* shapeText);
+/// Fills a ValueInfoProto's type from a TensorInfo.
+void setValueInfoType(const TensorInfo& info, onnx::ValueInfoProto* vi);
+
+}  // namespace popart

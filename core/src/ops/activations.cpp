@@ -1,0 +1,88 @@
+// Activations: Relu family, Sigmoid/Tanh, Clip, PRelu, Softmax/LogSoftmax/Hardmax, Gelu, Swish.
+#include <limits>
+
+#include "ops/op_def.hpp"
+#include "ops/op_util.hpp"
+
+namespace popart {
+namespace {
+
+using namespace ops;
+
+void setupFloatUnary(Op& op) {
+  requireFloat(op, 0);
+  setupSameAsInput0(op);
+}
+
+void setupRelu(Op& op) {
+  if (op.inType(0) == DataType::BOOL || op.inType(0) == DataType::STRING || !(isFloatType(op.inType(0)) || isSignedInteger(op.inType(0))))
+    throw error("input 0 ('{}') must be a float or signed integer tensor, but it is {}", op.input(0)->id,
+                op.inInfo(0).toString());
+  setupSameAsInput0(op);
+}
+
+void floatUnary(OpDef& d) {
+  d.minInputs = d.maxInputs = 1;
+  d.setup = setupFloatUnary;
+}
+
+void setupClip(Op& op) {
+  if (op.opset() < 11) {
+    requireFloat(op, 0);
+  } else {
+    for (int i = 1; i < 3; ++i) {
+      if (!op.hasInput(i)) continue;
+      requireSameType(op, 0, i);
+      if (op.inInfo(i).nelms() != 1)
+        throw error("input {} ('{}') must be a scalar, but it is {}", i, op.input(i)->id, op.inInfo(i).toString());
+    }
+  }
+  setupSameAsInput0(op);
+}
+
+void setupPRelu(Op& op) {
+  requireSameType(op, 0, 1);
+  const Shape out = broadcastInputs(op, {0, 1});
+  if (out != op.inShape(0))
+    throw error("slope shape {} must broadcast to the input shape {} (unidirectionally)", op.inShape(1), op.inShape(0));
+  setupSameAsInput0(op);
+}
+
+void setupSoftmax(Op& op) {
+  requireFloat(op, 0);
+  const int64_t r = op.inInfo(0).rank();
+  const int64_t dflt = op.opset() >= 13 ? -1 : 1;
+  normalizeAxis(op.attrs.getInt("axis", dflt), r);
+  setupSameAsInput0(op);
+}
+
+void softmaxDef(OpDef& d) {
+  d.minInputs = d.maxInputs = 1;
+  d.setup = setupSoftmax;
+}
+
+}  // namespace
+
+// clang-format off
+void define_Relu(OpDef& d) { d.setup = setupRelu; }
+void define_LeakyRelu(OpDef& d) { floatUnary(d); }
+void define_Elu(OpDef& d) { floatUnary(d); }
+void define_Selu(OpDef& d) { floatUnary(d); }
+void define_Celu(OpDef& d) { floatUnary(d); }
+void define_Sigmoid(OpDef& d) { floatUnary(d); }
+void define_HardSigmoid(OpDef& d) { floatUnary(d); }
+void define_HardSwish(OpDef& d) { floatUnary(d); }
+void define_Tanh(OpDef& d) { floatUnary(d); }
+void define_Softplus(OpDef& d) { floatUnary(d); }
+void define_Softsign(OpDef& d) { floatUnary(d); }
+void define_ThresholdedRelu(OpDef& d) { floatUnary(d); }
+void define_GcGelu(OpDef& d) { floatUnary(d); }
+void define_GcSwish(OpDef& d) { floatUnary(d); }
+void define_PRelu(OpDef& d) { d.minInputs = d.maxInputs = 2; d.setup = setupPRelu; }
+void define_Clip(OpDef& d) { d.minInputs = 1; d.maxInputs = 3; d.setup = setupClip; }
+void define_Softmax(OpDef& d) { softmaxDef(d); }
+void define_LogSoftmax(OpDef& d) { softmaxDef(d); }
+void define_Hardmax(OpDef& d) { softmaxDef(d); }
+// clang-format on
+
+}  // namespace popart

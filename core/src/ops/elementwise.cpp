@@ -1,0 +1,188 @@
+// Elementwise ops: unary math, binary arithmetic / comparison / logic with numpy broadcasting,
+// variadic Max/Min/Mean/Sum, Where, and Graphcore's Scale/ScaledAdd/Atan2/Fmod/...
+#include "ops/op_def.hpp"
+#include "ops/op_util.hpp"
+
+namespace popart {
+namespace {
+
+using namespace ops;
+
+enum class In { Float, Numeric, Bool, Signed };
+
+void checkUnary(const Op& op, In in) {
+  switch (in) {
+    case In::Float: requireFloat(op, 0); break;
+    case In::Bool: requireType(op, 0, {DataType::BOOL}); break;
+    case In::Signed:
+      if (!isFloatType(op.inType(0)) && !isSignedInteger(op.inType(0)))
+        throw error("input 0 ('{}') must be a signed number, but it is {}", op.input(0)->id, op.inInfo(0).toString());
+      break;
+    case In::Numeric:
+      if (op.inType(0) == DataType::BOOL || op.inType(0) == DataType::STRING)
+        throw error("input 0 ('{}') must be numeric, but it is {}", op.input(0)->id, op.inInfo(0).toString());
+      break;
+  }
+}
+
+template <In in>
+void setupUnary(Op& op) {
+  checkUnary(op, in);
+  setupSameAsInput0(op);
+}
+
+void setupIsNanInf(Op& op) {
+  requireFloat(op, 0);
+  setOutput(op, 0, DataType::BOOL, op.inShape(0));
+}
+
+void unary(OpDef& d, void (*setup)(Op&)) {
+  d.minInputs = d.maxInputs = 1;
+  d.setup = setup;
+}
+
+// Opset < 7 binary ops broadcast only with broadcast=1, placing B at `axis` of A.
+Shape binaryShape(Op& op) {
+  if (op.opset() < 7 && op.domain() == "ai.onnx") {
+    const Shape& a = op.inShape(0);
+    const Shape& b = op.inShape(1);
+    if (op.attrs.getInt("broadcast", 0) == 0) {
+      if (a != b)
+        throw error("shapes {} and {} differ and the legacy (opset < 7) attribute broadcast is 0", a, b);
+      return a;
+    }
+    const int64_t ra = static_cast<int64_t>(a.size()), rb = static_cast<int64_t>(b.size());
+    const int64_t axis = op.attrs.has("axis") ? normalizeAxis(op.attrs.getInt("axis"), ra) : ra - rb;
+    if (axis < 0 || axis + rb > ra) throw error("legacy broadcast of {} into {} at axis {} is impossible", b, a, axis);
+    Shape eff(static_cast<size_t>(ra), 1);
+    for (int64_t i = 0; i < rb; ++i) {
+      const int64_t db = b[static_cast<size_t>(i)];
+      if (db != 1 && db != a[static_cast<size_t>(axis + i)])
+        throw error("legacy broadcast: {} does not match {} at axis {}", b, a, axis);
+      eff[static_cast<size_t>(axis + i)] = db;
+    }
+    op.attrs.set("__bshape", eff);  // the kernel reads B with this shape
+    return a;
+  }
+  return broadcastInputs(op, {0, 1});
+}
+
+void setupArith(Op& op) {
+  requireSameType(op, 0, 1);
+  checkUnary(op, In::Numeric);
+  setOutput(op, 0, op.inType(0), binaryShape(op));
+}
+
+void setupPow(Op& op) {
+  checkUnary(op, In::Numeric);
+  if (op.opset() < 12) requireSameType(op, 0, 1);
+  setOutput(op, 0, op.inType(0), binaryShape(op));
+}
+
+void setupMod(Op& op) {
+  requireSameType(op, 0, 1);
+  checkUnary(op, In::Numeric);
+  const int64_t fmod = op.attrs.getInt("fmod", 0);
+  if (fmod == 0 && isFloatType(op.inType(0)))
+    throw error("Mod with fmod=0 is only defined for integers; set fmod=1 for {} inputs", op.inInfo(0).data_type());
+  setOutput(op, 0, op.inType(0), binaryShape(op));
+}
+
+void setupLogical(Op& op) {
+  requireType(op, 0, {DataType::BOOL});
+  requireType(op, 1, {DataType::BOOL});
+  setOutput(op, 0, DataType::BOOL, binaryShape(op));
+}
+
+void setupCompare(Op& op) {
+  requireSameType(op, 0, 1);
+  if (op.inType(0) == DataType::STRING) throw error("comparisons of STRING tensors are not supported");
+  setOutput(op, 0, DataType::BOOL, binaryShape(op));
+}
+
+void binary(OpDef& d, void (*setup)(Op&)) {
+  d.minInputs = d.maxInputs = 2;
+  d.setup = setup;
+}
+
+void setupVariadic(Op& op) {
+  std::vector<int> all;
+  for (int i = 0; i < op.numInputs(); ++i) {
+    requireSameType(op, 0, i);
+    all.push_back(i);
+  }
+  checkUnary(op, In::Numeric);
+  setOutput(op, 0, op.inType(0), broadcastInputs(op, all));
+}
+
+void variadic(OpDef& d) {
+  d.minInputs = 1;
+  d.maxInputs = -1;
+  d.setup = setupVariadic;
+}
+
+void setupWhere(Op& op) {
+  requireType(op, 0, {DataType::BOOL});
+  requireSameType(op, 1, 2);
+  setOutput(op, 0, op.inType(1), broadcastInputs(op, {0, 1, 2}));
+}
+
+void setupScale(Op& op) {
+  checkUnary(op, In::Numeric);
+  op.attrs.getFloat("scale");  // required
+  setupSameAsInput0(op);
+}
+
+void setupScaledAdd(Op& op) {
+  requireSameType(op, 0, 1);
+  checkUnary(op, In::Numeric);
+  setOutput(op, 0, op.inType(0), broadcastInputs(op, {0, 1}));
+}
+
+void setupFloatBinary(Op& op) {
+  requireSameType(op, 0, 1);
+  requireFloat(op, 0);
+  setOutput(op, 0, op.inType(0), binaryShape(op));
+}
+
+}  // namespace
+
+// clang-format off
+#define UNARY(E, IN) void define_##E(OpDef& d) { unary(d, setupUnary<In::IN>); }
+UNARY(Abs, Numeric) UNARY(Acos, Float) UNARY(Acosh, Float) UNARY(Asin, Float) UNARY(Asinh, Float)
+UNARY(Atan, Float) UNARY(Atanh, Float) UNARY(Ceil, Float) UNARY(Cos, Float) UNARY(Cosh, Float)
+UNARY(Erf, Numeric) UNARY(Exp, Float) UNARY(Floor, Float) UNARY(Log, Float) UNARY(Neg, Signed)
+UNARY(Not, Bool) UNARY(Reciprocal, Float) UNARY(Round, Float) UNARY(Sign, Numeric) UNARY(Sin, Float)
+UNARY(Sinh, Float) UNARY(Sqrt, Float) UNARY(Tan, Float)
+UNARY(GcExpm1, Float) UNARY(GcLog1p, Float) UNARY(GcRound, Float)
+#undef UNARY
+void define_IsNaN(OpDef& d) { unary(d, setupIsNanInf); }
+void define_IsInf(OpDef& d) { unary(d, setupIsNanInf); }
+
+void define_Add(OpDef& d) { binary(d, setupArith); }
+void define_Sub(OpDef& d) { binary(d, setupArith); }
+void define_Mul(OpDef& d) { binary(d, setupArith); }
+void define_Div(OpDef& d) { binary(d, setupArith); }
+void define_Pow(OpDef& d) { binary(d, setupPow); }
+void define_Mod(OpDef& d) { binary(d, setupMod); }
+void define_And(OpDef& d) { binary(d, setupLogical); }
+void define_Or(OpDef& d) { binary(d, setupLogical); }
+void define_Xor(OpDef& d) { binary(d, setupLogical); }
+void define_Equal(OpDef& d) { binary(d, setupCompare); }
+void define_Greater(OpDef& d) { binary(d, setupCompare); }
+void define_GreaterOrEqual(OpDef& d) { binary(d, setupCompare); }
+void define_Less(OpDef& d) { binary(d, setupCompare); }
+void define_LessOrEqual(OpDef& d) { binary(d, setupCompare); }
+void define_GcAtan2(OpDef& d) { binary(d, setupFloatBinary); }
+void define_GcFmod(OpDef& d) { binary(d, setupArith); }
+void define_GcRemainder(OpDef& d) { binary(d, setupArith); }
+void define_Max(OpDef& d) { variadic(d); }
+void define_Min(OpDef& d) { variadic(d); }
+void define_Mean(OpDef& d) { variadic(d); }
+void define_Sum(OpDef& d) { variadic(d); }
+void define_Where(OpDef& d) { d.minInputs = d.maxInputs = 3; d.setup = setupWhere; }
+void define_GcScale(OpDef& d) { unary(d, setupScale); }
+void define_GcScaledAdd(OpDef& d) { d.minInputs = 2; d.maxInputs = 4; d.setup = setupScaledAdd; }
+// clang-format on
+
+}  // namespace popart

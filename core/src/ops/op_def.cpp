@@ -1,0 +1,67 @@
+// registerAllOps(): one OpDef per line of ops.def, filled in by the family files.
+#include "ops/op_def.hpp"
+
+#include <map>
+#include <vector>
+
+#include "popart/error.hpp"
+#include "popart/names.hpp"
+
+namespace popart {
+
+#define POPART_OP(E, T, D, F) void define_##E(OpDef& d);
+#include "ops/ops.def"
+#undef POPART_OP
+
+namespace {
+
+const char* domainName(const char* d) {
+  const std::string s(d);
+  if (s == "onnx") return Domain::ai_onnx;
+  if (s == "graphcore") return Domain::ai_graphcore;
+  return "internal";
+}
+
+struct Registry {
+  std::vector<OpDef> defs;
+  std::map<std::pair<std::string, std::string>, size_t> byName;
+
+  Registry() {
+#define POPART_OP(E, T, D, F)                               \
+  {                                                         \
+    OpDef d;                                                \
+    d.kind = OpKind::E;                                     \
+    d.type = T;                                             \
+    d.domain = domainName(#D);                              \
+    define_##E(d);                                          \
+    if (!d.setup) throw internal_error("op {} has no setup", T); \
+    byName[{d.domain, d.type}] = defs.size();               \
+    defs.push_back(std::move(d));                           \
+  }
+#include "ops/ops.def"
+#undef POPART_OP
+  }
+};
+
+const Registry& registry() {
+  static const Registry r;
+  return r;
+}
+
+}  // namespace
+
+std::string canonicalDomain(const std::string& domain) {
+  return domain.empty() || domain == "ai.onnx" ? std::string(Domain::ai_onnx) : domain;
+}
+
+const OpDef& opDef(OpKind k) { return registry().defs.at(static_cast<size_t>(k)); }
+
+const OpDef* findOpDef(const std::string& domain, const std::string& type) {
+  const auto& r = registry();
+  auto it = r.byName.find({canonicalDomain(domain), type});
+  return it == r.byName.end() ? nullptr : &r.defs[it->second];
+}
+
+const std::vector<OpDef>& allOpDefs() { return registry().defs; }
+
+}  // namespace popart

@@ -1,0 +1,93 @@
+#include "ops/op_util.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace popart {
+namespace ops {
+
+int64_t normalizeAxis(int64_t axis, int64_t rank, const char* what) {
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    throw error("{} {} is out of range for a tensor of rank {} (valid: {} to {})", what, axis, rank, -rank,
+                std::max<int64_t>(rank - 1, 0));
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<int64_t> normalizeAxes(const std::vector<int64_t>& axes, int64_t rank, const char* what) {
+  std::vector<int64_t> out;
+  std::set<int64_t> seen;
+  for (auto a : axes) {
+    const int64_t n = normalizeAxis(a, rank, what);
+    if (!seen.insert(n).second) throw error("{} {} repeats axis {}", what, axes, a);
+    out.push_back(n);
+  }
+  return out;
+}
+
+void setOutput(Op& op, int i, DataType t, const Shape& s) {
+  if (op.hasOutput(i)) op.outInfo(i) = TensorInfo(t, s);
+}
+
+bool isFloatType(DataType t) {
+  return t == DataType::FLOAT || t == DataType::FLOAT16 || t == DataType::DOUBLE || t == DataType::BFLOAT16;
+}
+
+void requireFloat(const Op& op, int i) {
+  if (!isFloatType(op.inType(i)))
+    throw error("input {} ('{}') must be a floating-point tensor (FLOAT, FLOAT16, DOUBLE), but it is {}", i,
+                op.input(i)->id, op.inInfo(i).toString());
+}
+
+void requireType(const Op& op, int i, std::initializer_list<DataType> allowed) {
+  for (DataType t : allowed) {
+    if (op.inType(i) == t) return;
+  }
+  std::string names;
+  for (DataType t : allowed) names += (names.empty() ? "" : ", ") + dataTypeToString(t);
+  throw error("input {} ('{}') must be one of {}, but it is {}", i, op.input(i)->id, names,
+              op.inInfo(i).toString());
+}
+
+void requireSameType(const Op& op, int a, int b) {
+  if (op.inType(a) != op.inType(b))
+    throw error("inputs {} ('{}', {}) and {} ('{}', {}) must have the same element type", a, op.input(a)->id,
+                op.inInfo(a).toString(), b, op.input(b)->id, op.inInfo(b).toString());
+}
+
+void requireRank(const Op& op, int i, int r, bool atLeast) {
+  const int have = op.inInfo(i).rank();
+  if (atLeast ? have < r : have != r)
+    throw error("input {} ('{}') must have rank {}{}, but it is {}", i, op.input(i)->id, atLeast ? ">= " : "", r,
+                op.inInfo(i).toString());
+}
+
+Shape broadcastInputs(const Op& op, const std::vector<int>& inputs) {
+  Shape s;
+  bool first = true;
+  for (int i : inputs) {
+    if (!op.hasInput(i)) continue;
+    if (first) {
+      s = op.inShape(i);
+      first = false;
+      continue;
+    }
+    try {
+      s = npOut(s, op.inShape(i));
+    } catch (const error&) {
+      throw error("input {} ('{}') with shape {} does not broadcast with shape {} (numpy rules)", i,
+                  op.input(i)->id, op.inShape(i), s);
+    }
+  }
+  return s;
+}
+
+std::vector<int64_t> intsFromInputOrAttr(const Op& op, int i, const char* attr, const char* what,
+                                         const std::vector<int64_t>& dflt) {
+  if (op.hasInput(i)) return op.requireInData(i, what).toInt64();
+  return op.attrs.getInts(attr, dflt);
+}
+
+void setupSameAsInput0(Op& op) { setOutput(op, 0, op.inInfo(0)); }
+
+}  // namespace ops
+}  // namespace popart

@@ -1,0 +1,43 @@
+// Helpers for op families: axis normalisation, type checks, output setting.
+#pragma once
+
+#include <initializer_list>
+#include <vector>
+
+#include "ir/op.hpp"
+#include "popart/error.hpp"
+
+namespace popart {
+namespace ops {
+
+/// axis in [-rank, rank) -> [0, rank); errors name the attribute.
+int64_t normalizeAxis(int64_t axis, int64_t rank, const char* what = "axis");
+/// Each axis normalised; duplicates are an error.
+std::vector<int64_t> normalizeAxes(const std::vector<int64_t>& axes, int64_t rank, const char* what = "axes");
+
+/// Sets output i (if the node has it) to (type, shape).
+void setOutput(Op& op, int i, DataType t, const Shape& s);
+inline void setOutput(Op& op, int i, const TensorInfo& info) { setOutput(op, i, info.dataType(), info.shape()); }
+
+bool isFloatType(DataType t);
+/// Input i must be FLOAT, FLOAT16, BFLOAT16 or DOUBLE.
+void requireFloat(const Op& op, int i);
+/// Input i's type must be one of `allowed`.
+void requireType(const Op& op, int i, std::initializer_list<DataType> allowed);
+/// Inputs a and b must have the same element type.
+void requireSameType(const Op& op, int a, int b);
+/// Input i must have rank r (or at least r with `atLeast`).
+void requireRank(const Op& op, int i, int r, bool atLeast = false);
+
+/// Numpy broadcast of the shapes of the given (present) inputs.
+Shape broadcastInputs(const Op& op, const std::vector<int>& inputs);
+
+/// Integer vector from input i (when present, must be constant) else from attribute `attr`.
+std::vector<int64_t> intsFromInputOrAttr(const Op& op, int i, const char* attr, const char* what,
+                                         const std::vector<int64_t>& dflt);
+
+/// Sets the standard "same as input 0" output.
+void setupSameAsInput0(Op& op);
+
+}  // namespace ops
+}  // namespace popart

@@ -1,0 +1,88 @@
+// Reductions (Reduce*) and ArgMax/ArgMin.
+#include <algorithm>
+
+#include "ops/op_def.hpp"
+#include "ops/op_util.hpp"
+#include "ops/reduce_axes.hpp"
+
+namespace popart {
+namespace ops {
+
+std::vector<int64_t> reduceAxes(const Op& op) {
+  const int64_t r = op.inInfo(0).rank();
+  // ReduceSum takes axes as an input from opset 13 (the other Reduce ops from opset 18).
+  const bool axesInput = op.kind() == OpKind::ReduceSum && op.opset() >= 13;
+  std::vector<int64_t> axes;
+  bool given = false;
+  if (axesInput) {
+    if (op.hasInput(1)) {
+      axes = op.requireInData(1, "the reduction axes").toInt64();
+      given = true;
+    }
+  } else if (op.attrs.has("axes")) {
+    axes = op.attrs.getInts("axes");
+    given = true;
+  }
+  if (!given || axes.empty()) {
+    if (axesInput && op.attrs.getInt("noop_with_empty_axes", 0) != 0) return {};
+    axes.resize(static_cast<size_t>(r));
+    for (int64_t i = 0; i < r; ++i) axes[static_cast<size_t>(i)] = i;
+    return axes;
+  }
+  return normalizeAxes(axes, r);
+}
+
+}  // namespace ops
+
+namespace {
+
+using namespace ops;
+
+void setupReduce(Op& op) {
+  if (op.inType(0) == DataType::BOOL || op.inType(0) == DataType::STRING)
+    throw error("input 0 must be numeric, got {}", op.inInfo(0).toString());
+  const auto axes = reduceAxes(op);
+  const bool keep = op.attrs.getInt("keepdims", 1) != 0;
+  const Shape& in = op.inShape(0);
+  Shape out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const bool reduced = std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) != axes.end();
+    if (!reduced) out.push_back(in[i]);
+    else if (keep) out.push_back(1);
+  }
+  setOutput(op, 0, op.inType(0), out);
+}
+
+void setupArg(Op& op) {
+  const Shape& in = op.inShape(0);
+  const int64_t axis = normalizeAxis(op.attrs.getInt("axis", 0), static_cast<int64_t>(in.size()));
+  Shape out = in;
+  if (op.attrs.getInt("keepdims", 1) != 0) out[static_cast<size_t>(axis)] = 1;
+  else out.erase(out.begin() + axis);
+  setOutput(op, 0, DataType::INT64, out);
+}
+
+void reduceDef(OpDef& d) {
+  d.minInputs = 1;
+  d.maxInputs = 1;
+  d.setup = setupReduce;
+}
+
+}  // namespace
+
+// clang-format off
+void define_ReduceSum(OpDef& d) { reduceDef(d); d.maxInputs = 2; d.shapeInputsMask = 2; }
+void define_ReduceMean(OpDef& d) { reduceDef(d); }
+void define_ReduceMax(OpDef& d) { reduceDef(d); }
+void define_ReduceMin(OpDef& d) { reduceDef(d); }
+void define_ReduceProd(OpDef& d) { reduceDef(d); }
+void define_ReduceL1(OpDef& d) { reduceDef(d); }
+void define_ReduceL2(OpDef& d) { reduceDef(d); }
+void define_ReduceLogSum(OpDef& d) { reduceDef(d); }
+void define_ReduceLogSumExp(OpDef& d) { reduceDef(d); }
+void define_ReduceSumSquare(OpDef& d) { reduceDef(d); }
+void define_ArgMax(OpDef& d) { d.setup = setupArg; }
+void define_ArgMin(OpDef& d) { d.setup = setupArg; }
+// clang-format on
+
+}  // namespace popart

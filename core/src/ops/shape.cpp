@@ -1,0 +1,429 @@
+// Shape and data-movement ops: Identity, Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
+// Concat, Split, Slice, Expand, Tile, Pad, Shape, Size, Cast, Constant, ConstantOfShape, Range,
+// and Graphcore's Detach/Nop/Subsample/Reshape.
+#include <algorithm>
+#include <cmath>
+
+#include "ops/op_def.hpp"
+#include "ops/op_util.hpp"
+#include "ops/shape_params.hpp"
+
+namespace popart {
+namespace ops {
+
+SliceParams sliceParams(const Op& op) {
+  const Shape& in = op.inShape(0);
+  const int64_t r = static_cast<int64_t>(in.size());
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (op.opset() < 10) {
+    starts = op.attrs.getInts("starts");
+    ends = op.attrs.getInts("ends");
+    axes = op.attrs.getInts("axes", {});
+  } else {
+    starts = op.requireInData(1, "the slice starts").toInt64();
+    ends = op.requireInData(2, "the slice ends").toInt64();
+    if (op.hasInput(3)) axes = op.requireInData(3, "the slice axes").toInt64();
+    if (op.hasInput(4)) steps = op.requireInData(4, "the slice steps").toInt64();
+  }
+  if (starts.size() != ends.size())
+    throw error("starts {} and ends {} must have the same length", starts, ends);
+  if (axes.empty()) {
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    throw error("starts {}, ends {}, axes {} and steps {} must have the same length", starts, ends, axes, steps);
+  axes = normalizeAxes(axes, r);
+  SliceParams p;
+  p.start.assign(static_cast<size_t>(r), 0);
+  p.step.assign(static_cast<size_t>(r), 1);
+  p.len = in;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const size_t a = static_cast<size_t>(axes[i]);
+    const int64_t d = in[a];
+    const int64_t st = steps[i];
+    if (st == 0) throw error("slice step 0 on axis {}", axes[i]);
+    int64_t s = starts[i], e = ends[i];
+    if (s < 0) s += d;
+    if (e < 0) e += d;
+    if (st > 0) {
+      s = std::clamp<int64_t>(s, 0, d);
+      e = std::clamp<int64_t>(e, 0, d);
+      p.len[a] = e > s ? (e - s + st - 1) / st : 0;
+    } else {
+      s = std::clamp<int64_t>(s, -1, d - 1);
+      e = std::clamp<int64_t>(e, -1, d - 1);
+      p.len[a] = s > e ? (s - e + (-st) - 1) / (-st) : 0;
+    }
+    p.start[a] = s;
+    p.step[a] = st;
+  }
+  return p;
+}
+
+PadParams padParams(const Op& op) {
+  const Shape& in = op.inShape(0);
+  const size_t r = in.size();
+  PadParams p;
+  std::vector<int64_t> pads;
+  if (op.opset() < 11) {
+    pads = op.attrs.has("pads") ? op.attrs.getInts("pads") : op.attrs.getInts("paddings");
+    p.value = op.attrs.getFloat("value", 0.0f);
+  } else {
+    pads = op.requireInData(1, "the pads").toInt64();
+    if (op.hasInput(2)) p.value = op.requireInData(2, "the pad value").getDouble(0);
+  }
+  p.mode = op.attrs.getString("mode", "constant");
+  if (p.mode != "constant" && p.mode != "reflect" && p.mode != "edge")
+    throw error("Pad mode '{}' is not one of constant, reflect, edge", p.mode);
+  if (pads.size() != 2 * r) throw error("pads {} must have {} entries (2 x rank)", pads, 2 * r);
+  p.begin.assign(pads.begin(), pads.begin() + static_cast<long>(r));
+  p.end.assign(pads.begin() + static_cast<long>(r), pads.end());
+  for (size_t i = 0; i < r; ++i) {
+    if (in[i] + p.begin[i] + p.end[i] < 0) throw error("pads {} remove more than dimension {} holds", pads, i);
+    if (p.mode == "reflect" && (p.begin[i] >= in[i] || p.end[i] >= in[i]) && (p.begin[i] > 0 || p.end[i] > 0))
+      throw error("reflect padding of {} needs pads smaller than the dimension {}", pads, in[i]);
+    if (p.mode == "edge" && in[i] == 0 && (p.begin[i] > 0 || p.end[i] > 0))
+      throw error("edge padding of an empty dimension");
+  }
+  return p;
+}
+
+std::vector<int64_t> splitSizes(const Op& op, int64_t* axisOut) {
+  const Shape& in = op.inShape(0);
+  const int64_t axis = normalizeAxis(op.attrs.getInt("axis", 0), static_cast<int64_t>(in.size()));
+  *axisOut = axis;
+  std::vector<int64_t> split;
+  if (op.opset() >= 13) {
+    if (op.hasInput(1)) split = op.requireInData(1, "the split sizes").toInt64();
+  } else {
+    split = op.attrs.getInts("split", {});
+  }
+  const int64_t d = in[static_cast<size_t>(axis)];
+  const int64_t n = op.numOutputs();
+  if (split.empty()) {
+    if (d % n != 0) throw error("dimension {} of size {} cannot be split into {} equal parts", axis, d, n);
+    split.assign(static_cast<size_t>(n), d / n);
+  }
+  if (static_cast<int64_t>(split.size()) != n)
+    throw error("split {} has {} entries but the node has {} outputs", split, split.size(), n);
+  int64_t sum = 0;
+  for (auto s : split) {
+    if (s < 0) throw error("split {} has a negative size", split);
+    sum += s;
+  }
+  if (sum != d) throw error("split {} adds up to {}, but dimension {} has size {}", split, sum, axis, d);
+  return split;
+}
+
+std::vector<int64_t> transposePerm(const Op& op) {
+  const int64_t r = op.inInfo(0).rank();
+  std::vector<int64_t> perm = op.attrs.getInts("perm", {});
+  if (perm.empty()) {
+    for (int64_t i = r - 1; i >= 0; --i) perm.push_back(i);
+  }
+  if (static_cast<int64_t>(perm.size()) != r) throw error("perm {} must have {} entries", perm, r);
+  return normalizeAxes(perm, r, "perm");
+}
+
+std::vector<int64_t> squeezeAxes(const Op& op) {
+  const bool unsqueeze = op.kind() == OpKind::Unsqueeze;
+  std::vector<int64_t> axes;
+  bool given;
+  if (op.opset() >= 13) {
+    given = op.hasInput(1);
+    if (given) axes = op.requireInData(1, "the axes").toInt64();
+  } else {
+    given = op.attrs.has("axes");
+    if (given) axes = op.attrs.getInts("axes");
+  }
+  const int64_t r = op.inInfo(0).rank();
+  if (unsqueeze) {
+    if (!given || axes.empty()) throw error("Unsqueeze needs axes");
+    return normalizeAxes(axes, r + static_cast<int64_t>(axes.size()));
+  }
+  if (!given) {
+    for (int64_t i = 0; i < r; ++i) {
+      if (op.inShape(0)[static_cast<size_t>(i)] == 1) axes.push_back(i);
+    }
+    return axes;
+  }
+  return normalizeAxes(axes, r);
+}
+
+}  // namespace ops
+
+namespace {
+
+using namespace ops;
+
+void setupIdentity(Op& op) { setupSameAsInput0(op); }
+
+Shape reshapeTarget(const Shape& in, const std::vector<int64_t>& spec, bool allowZero) {
+  Shape out(spec.size());
+  int64_t known = 1;
+  int inferAt = -1;
+  int64_t inN = 1;
+  for (auto d : in) inN *= d;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    int64_t d = spec[i];
+    if (d == 0 && !allowZero) {
+      if (i >= in.size()) throw error("shape {} copies dimension {} (0) but the input {} has rank {}", spec, i, in, in.size());
+      d = in[i];
+    }
+    if (d == -1) {
+      if (inferAt >= 0) throw error("shape {} has more than one -1", spec);
+      inferAt = static_cast<int>(i);
+      continue;
+    }
+    if (d < 0) throw error("shape {} has an invalid dimension {}", spec, d);
+    out[i] = d;
+    known *= d;
+  }
+  if (inferAt >= 0) {
+    if (known == 0 || inN % known != 0)
+      throw error("cannot reshape {} ({} elements) into {}: -1 cannot be inferred", in, inN, spec);
+    out[static_cast<size_t>(inferAt)] = inN / known;
+  } else if (known != inN) {
+    throw error("cannot reshape {} ({} elements) into {} ({} elements)", in, inN, spec, known);
+  }
+  return out;
+}
+
+void setupReshape(Op& op) {
+  std::vector<int64_t> spec;
+  if (op.opset() < 5) spec = op.attrs.getInts("shape");
+  else spec = op.requireInData(1, "the target shape").toInt64();
+  const bool allowZero = op.attrs.getInt("allowzero", 0) != 0;
+  setOutput(op, 0, op.inType(0), reshapeTarget(op.inShape(0), spec, allowZero));
+}
+
+void setupGcReshape(Op& op) {
+  setOutput(op, 0, op.inType(0), reshapeTarget(op.inShape(0), op.attrs.getInts("shape"), false));
+}
+
+void setupFlatten(Op& op) {
+  const Shape& in = op.inShape(0);
+  const int64_t r = static_cast<int64_t>(in.size());
+  int64_t axis = op.attrs.getInt("axis", 1);
+  if (axis < -r || axis > r) throw error("axis {} is out of range for a tensor of rank {} (valid: {} to {})", axis, r, -r, r);
+  if (axis < 0) axis += r;
+  int64_t a = 1, b = 1;
+  for (int64_t i = 0; i < r; ++i) (i < axis ? a : b) *= in[static_cast<size_t>(i)];
+  setOutput(op, 0, op.inType(0), {a, b});
+}
+
+void setupSqueeze(Op& op) {
+  const auto axes = squeezeAxes(op);
+  const Shape& in = op.inShape(0);
+  Shape out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const bool sq = std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) != axes.end();
+    if (sq && in[i] != 1) throw error("cannot squeeze axis {} of shape {}: its size is not 1", i, in);
+    if (!sq) out.push_back(in[i]);
+  }
+  setOutput(op, 0, op.inType(0), out);
+}
+
+void setupUnsqueeze(Op& op) {
+  const auto axes = squeezeAxes(op);
+  const Shape& in = op.inShape(0);
+  const size_t r = in.size() + axes.size();
+  Shape out;
+  size_t j = 0;
+  for (size_t i = 0; i < r; ++i) {
+    if (std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) != axes.end()) out.push_back(1);
+    else out.push_back(in[j++]);
+  }
+  setOutput(op, 0, op.inType(0), out);
+}
+
+void setupTranspose(Op& op) {
+  const auto perm = transposePerm(op);
+  const Shape& in = op.inShape(0);
+  Shape out;
+  for (auto p : perm) out.push_back(in[static_cast<size_t>(p)]);
+  setOutput(op, 0, op.inType(0), out);
+}
+
+void setupConcat(Op& op) {
+  const Shape& first = op.inShape(0);
+  const int64_t r = static_cast<int64_t>(first.size());
+  if (op.opset() >= 4 && !op.attrs.has("axis")) throw error("required attribute 'axis' is missing");
+  const int64_t axis = normalizeAxis(op.attrs.getInt("axis", 1), r);
+  Shape out = first;
+  out[static_cast<size_t>(axis)] = 0;
+  for (int i = 0; i < op.numInputs(); ++i) {
+    if (!op.hasInput(i)) continue;
+    requireSameType(op, 0, i);
+    const Shape& s = op.inShape(i);
+    if (static_cast<int64_t>(s.size()) != r) throw error("input {} has rank {} but input 0 has rank {}", i, s.size(), r);
+    for (int64_t d = 0; d < r; ++d) {
+      if (d != axis && s[static_cast<size_t>(d)] != first[static_cast<size_t>(d)])
+        throw error("input {} ('{}') has shape {}, which differs from input 0's {} outside the concat axis {}", i,
+                    op.input(i)->id, s, first, axis);
+    }
+    out[static_cast<size_t>(axis)] += s[static_cast<size_t>(axis)];
+  }
+  setOutput(op, 0, op.inType(0), out);
+}
+
+void setupSplit(Op& op) {
+  int64_t axis = 0;
+  const auto sizes = splitSizes(op, &axis);
+  for (int i = 0; i < op.numOutputs(); ++i) {
+    Shape s = op.inShape(0);
+    s[static_cast<size_t>(axis)] = sizes[static_cast<size_t>(i)];
+    setOutput(op, i, op.inType(0), s);
+  }
+}
+
+void setupSlice(Op& op) { setOutput(op, 0, op.inType(0), sliceParams(op).len); }
+
+void setupExpand(Op& op) {
+  const auto shape = op.requireInData(1, "the target shape").toInt64();
+  Shape out;
+  try {
+    out = npOut(op.inShape(0), shape);
+  } catch (const error&) {
+    throw error("input shape {} cannot be expanded to {}", op.inShape(0), shape);
+  }
+  setOutput(op, 0, op.inType(0), out);
+}
+
+void setupTile(Op& op) {
+  const auto reps = op.requireInData(1, "the repeats").toInt64();
+  const Shape& in = op.inShape(0);
+  if (reps.size() != in.size()) throw error("repeats {} must have one entry per input dimension ({})", reps, in.size());
+  Shape out = in;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (reps[i] < 0) throw error("repeats {} must be >= 0", reps);
+    out[i] *= reps[i];
+  }
+  setOutput(op, 0, op.inType(0), out);
+}
+
+void setupPad(Op& op) {
+  const PadParams p = padParams(op);
+  Shape out = op.inShape(0);
+  for (size_t i = 0; i < out.size(); ++i) out[i] += p.begin[i] + p.end[i];
+  setOutput(op, 0, op.inType(0), out);
+}
+
+void setupShape(Op& op) {
+  const int64_t r = op.inInfo(0).rank();
+  int64_t start = op.attrs.getInt("start", 0), end = op.attrs.getInt("end", r);
+  if (start < 0) start += r;
+  if (end < 0) end += r;
+  start = std::clamp<int64_t>(start, 0, r);
+  end = std::clamp<int64_t>(end, 0, r);
+  setOutput(op, 0, DataType::INT64, {std::max<int64_t>(end - start, 0)});
+}
+
+void setupSize(Op& op) { setOutput(op, 0, DataType::INT64, {}); }
+
+void setupCast(Op& op) {
+  const int64_t to = op.attrs.getInt("to");
+  DataType t;
+  try {
+    t = dataTypeFromOnnx(static_cast<int>(to));
+  } catch (const error&) {
+    throw error("attribute 'to' = {} is not a known ONNX data type", to);
+  }
+  if (t == DataType::STRING || op.inType(0) == DataType::STRING)
+    throw error("Cast to or from STRING is not supported");
+  setOutput(op, 0, t, op.inShape(0));
+}
+
+void setupConstant(Op& op) {
+  const auto& a = op.attrs;
+  int set = 0;
+  for (const char* k : {"value", "value_float", "value_floats", "value_int", "value_ints", "value_string",
+                        "value_strings", "sparse_value"}) {
+    set += a.has(k) ? 1 : 0;
+  }
+  if (set != 1) throw error("Constant needs exactly one of value, value_float(s), value_int(s), value_string(s)");
+  if (a.has("value")) setOutput(op, 0, a.getTensor("value").info());
+  else if (a.has("value_float")) setOutput(op, 0, DataType::FLOAT, {});
+  else if (a.has("value_floats")) setOutput(op, 0, DataType::FLOAT, {static_cast<int64_t>(a.getFloats("value_floats").size())});
+  else if (a.has("value_int")) setOutput(op, 0, DataType::INT64, {});
+  else if (a.has("value_ints")) setOutput(op, 0, DataType::INT64, {static_cast<int64_t>(a.getInts("value_ints").size())});
+  else if (a.has("value_string")) setOutput(op, 0, DataType::STRING, {});
+  else if (a.has("value_strings")) setOutput(op, 0, DataType::STRING, {static_cast<int64_t>(a.getStrings("value_strings").size())});
+  else throw error("sparse Constant values are not supported");
+}
+
+void setupConstantOfShape(Op& op) {
+  const auto shape = op.requireInData(0, "the output shape").toInt64();
+  for (auto d : shape) {
+    if (d < 0) throw error("shape {} has a negative dimension", shape);
+  }
+  DataType t = DataType::FLOAT;
+  if (op.attrs.has("value")) {
+    const TensorData& v = op.attrs.getTensor("value");
+    if (v.info().nelms() != 1) throw error("attribute 'value' must hold one element, it holds {}", v.info().nelms());
+    t = v.info().dataType();
+  }
+  setOutput(op, 0, t, shape);
+}
+
+void setupRange(Op& op) {
+  for (int i = 0; i < 3; ++i) {
+    requireSameType(op, 0, i);
+    if (op.inInfo(i).nelms() != 1) throw error("input {} must be a scalar, got {}", i, op.inInfo(i).toString());
+  }
+  const double start = op.requireInData(0, "the range start").getDouble(0);
+  const double limit = op.requireInData(1, "the range limit").getDouble(0);
+  const double delta = op.requireInData(2, "the range delta").getDouble(0);
+  if (delta == 0) throw error("Range delta must not be 0");
+  const int64_t n = std::max<int64_t>(static_cast<int64_t>(std::ceil((limit - start) / delta)), 0);
+  setOutput(op, 0, op.inType(0), {n});
+}
+
+void setupSubsample(Op& op) {
+  const auto strides = op.attrs.getInts("strides");
+  const Shape& in = op.inShape(0);
+  if (strides.size() != in.size()) throw error("strides {} must have one entry per dimension of {}", strides, in);
+  Shape out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (strides[i] <= 0) throw error("strides {} must be positive", strides);
+    out.push_back((in[i] + strides[i] - 1) / strides[i]);
+  }
+  setOutput(op, 0, op.inType(0), out);
+}
+
+void view(OpDef& d, void (*setup)(Op&), int maxIn = 1) {
+  d.minInputs = 1;
+  d.maxInputs = maxIn;
+  d.setup = setup;
+  d.view = ViewKind::Reshape;
+}
+
+}  // namespace
+
+// clang-format off
+void define_Identity(OpDef& d) { view(d, setupIdentity); }
+void define_GcDetach(OpDef& d) { view(d, setupIdentity); }
+void define_GcNop(OpDef& d) { view(d, setupIdentity); d.foldable = false; }
+void define_Reshape(OpDef& d) { view(d, setupReshape, 2); d.shapeInputsMask = 2; }
+void define_GcReshape(OpDef& d) { view(d, setupGcReshape); }
+void define_Flatten(OpDef& d) { view(d, setupFlatten); }
+void define_Squeeze(OpDef& d) { view(d, setupSqueeze, 2); d.shapeInputsMask = 2; }
+void define_Unsqueeze(OpDef& d) { view(d, setupUnsqueeze, 2); d.shapeInputsMask = 2; }
+void define_Transpose(OpDef& d) { d.setup = setupTranspose; }
+void define_Concat(OpDef& d) { d.maxInputs = -1; d.setup = setupConcat; }
+void define_Split(OpDef& d) { d.maxInputs = 2; d.maxOutputs = -1; d.setup = setupSplit; d.shapeInputsMask = 2; }
+void define_Slice(OpDef& d) { d.maxInputs = 5; d.setup = setupSlice; d.shapeInputsMask = 0x1e; }
+void define_Expand(OpDef& d) { d.minInputs = d.maxInputs = 2; d.setup = setupExpand; d.shapeInputsMask = 2; }
+void define_Tile(OpDef& d) { d.minInputs = 2; d.maxInputs = 3; d.setup = setupTile; d.shapeInputsMask = 2; }
+void define_Pad(OpDef& d) { d.maxInputs = 4; d.setup = setupPad; d.shapeInputsMask = 6; }
+void define_ShapeOp(OpDef& d) { d.setup = setupShape; d.foldFromShapesOnly = true; }
+void define_Size(OpDef& d) { d.setup = setupSize; d.foldFromShapesOnly = true; }
+void define_Cast(OpDef& d) { d.setup = setupCast; }
+void define_Constant(OpDef& d) { d.minInputs = d.maxInputs = 0; d.setup = setupConstant; }
+void define_ConstantOfShape(OpDef& d) { d.setup = setupConstantOfShape; d.shapeInputsMask = 1; }
+void define_Range(OpDef& d) { d.minInputs = d.maxInputs = 3; d.setup = setupRange; d.shapeInputsMask = 7; }
+void define_GcSubsample(OpDef& d) { d.setup = setupSubsample; }
+// clang-format on
+
+}  // namespace popart

@@ -1,0 +1,71 @@
+#include "ops/window.hpp"
+
+#include "popart/error.hpp"
+
+namespace popart {
+namespace ops {
+
+Window computeWindow(const Op& op, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
+                     bool ceilMode, bool allowDilations) {
+  const size_t n = in.size();
+  Window w;
+  w.inSpatial = in;
+  w.kernel = kernel;
+  if (kernel.size() != n) throw error("kernel_shape {} must have {} entries (one per spatial dimension)", kernel, n);
+  for (auto k : kernel) {
+    if (k <= 0) throw error("kernel_shape {} must be positive", kernel);
+  }
+  w.strides = op.attrs.getInts("strides", std::vector<int64_t>(n, 1));
+  w.dilations = op.attrs.getInts("dilations", std::vector<int64_t>(n, 1));
+  if (w.strides.empty()) w.strides.assign(n, 1);
+  if (w.dilations.empty()) w.dilations.assign(n, 1);
+  if (w.strides.size() != n) throw error("strides {} must have {} entries", w.strides, n);
+  if (w.dilations.size() != n) throw error("dilations {} must have {} entries", w.dilations, n);
+  for (size_t i = 0; i < n; ++i) {
+    if (w.strides[i] <= 0) throw error("strides {} must be positive", w.strides);
+    if (w.dilations[i] <= 0) throw error("dilations {} must be positive", w.dilations);
+    if (!allowDilations && w.dilations[i] != 1) throw error("dilations are not supported at this opset");
+  }
+  std::string autoPad = op.attrs.getString("auto_pad", "NOTSET");
+  std::vector<int64_t> pads = op.attrs.getInts("pads", std::vector<int64_t>(2 * n, 0));
+  if (pads.empty()) pads.assign(2 * n, 0);
+  if (autoPad == "NOTSET" && pads.size() != 2 * n)
+    throw error("pads {} must have {} entries (begin and end per spatial dimension)", pads, 2 * n);
+  w.padBegin.assign(n, 0);
+  w.padEnd.assign(n, 0);
+  w.outSpatial.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t eff = (kernel[i] - 1) * w.dilations[i] + 1;
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      const int64_t out = (in[i] + w.strides[i] - 1) / w.strides[i];
+      const int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] + eff - in[i]);
+      const int64_t small = total / 2, big = total - small;
+      w.padBegin[i] = autoPad == "SAME_UPPER" ? small : big;
+      w.padEnd[i] = autoPad == "SAME_UPPER" ? big : small;
+      w.outSpatial[i] = out;
+    } else if (autoPad == "VALID" || autoPad == "NOTSET") {
+      if (autoPad == "NOTSET") {
+        w.padBegin[i] = pads[i];
+        w.padEnd[i] = pads[i + n];
+        if (pads[i] < 0 || pads[i + n] < 0) throw error("pads {} must be >= 0", pads);
+      }
+      const int64_t span = in[i] + w.padBegin[i] + w.padEnd[i] - eff;
+      if (span < 0)
+        throw error("the window (kernel {} with dilations {}) is larger than the padded input {}", kernel,
+                    w.dilations, in);
+      int64_t out = span / w.strides[i] + 1;
+      if (ceilMode && span % w.strides[i] != 0) {
+        ++out;
+        // The last window must start inside the input or its leading padding.
+        if ((out - 1) * w.strides[i] >= in[i] + w.padBegin[i]) --out;
+      }
+      w.outSpatial[i] = out;
+    } else {
+      throw error("auto_pad '{}' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID", autoPad);
+    }
+  }
+  return w;
+}
+
+}  // namespace ops
+}  // namespace popart

@@ -1,0 +1,363 @@
+// Session, InferenceSession: creation (IR preparation), device preparation, the step loop with
+// anchor return types, weight transfer and model export.
+#include "popart/session.hpp"
+
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "backends/backend.hpp"
+#include "ir/ir.hpp"
+#include "onnx.pb.h"
+#include "onnx/model_io.hpp"
+#include "popart/error.hpp"
+#include "popart/logging.hpp"
+
+namespace popart {
+
+Session::Session(std::string name, std::shared_ptr<DeviceInfo> device)
+    : name_(std::move(name)), device_(std::move(device)), ir_(std::make_unique<Ir>()) {}
+
+Session::~Session() = default;
+
+void Session::checkPrepared(const char* what) const {
+  if (!executable_)
+    throw error("{} was called before prepareDevice(). Call prepareDevice() on the session first.", what);
+}
+
+const DataFlow& Session::getDataFlow() const { return ir_->dataFlow(); }
+const SessionOptions& Session::getSessionOptions() const { return ir_->options(); }
+
+void Session::prepareDevice(bool loadEngine) {
+  if (executable_) {
+    logging::session::warn("prepareDevice called twice; the device is already prepared");
+    return;
+  }
+  executable_ = backend_->compile(*ir_);
+  executable_->setRandomSeed(randomSeed_);
+  // Weights start out as in the model; a training session still requires weightsFromHost().
+  executable_->weightsFromHost();
+  logging::session::info("Graph compiled");
+  if (loadEngine) loadEngineAndConnectStreams();
+}
+
+void Session::loadEngineAndConnectStreams() {
+  if (!executable_)
+    throw error("loadEngineAndConnectStreams: there is no compiled engine; call prepareDevice() first");
+  engineLoaded_ = true;
+  logging::session::info("Engine loaded");
+}
+
+void Session::weightsFromHost() {
+  checkPrepared("weightsFromHost");
+  executable_->weightsFromHost();
+  weightsFromHostCalled_ = true;
+}
+
+void Session::weightsToHost() {
+  if (!executable_)
+    throw error("Devicex::prepare() must be called before Devicex::weightsToHost(const "
+                "std::map<TensorId, MutableVoidData> &) is called.");
+  executable_->weightsToHost();
+}
+
+void Session::readWeights(const IWeightsIO& weights) {
+  const Graph& g = ir_->mainGraph();
+  for (const auto& id : ir_->initializerIds()) {
+    if (!weights.contains(id)) continue;
+    const Tensor* t = g.tensor(id);
+    if (!t || !t->data) continue;
+    MutableVoidData dst = weights.weight(id);
+    if (dst.info.nelms() != t->info.nelms() || dst.info.dataType() != t->info.dataType())
+      throw error("readWeights: the buffer for '{}' is {} but the weight is {}", id, dst.info.toString(),
+                  t->info.toString());
+    std::memcpy(dst.data, t->data->data(), static_cast<size_t>(t->info.nbytes()));
+  }
+}
+
+void Session::writeWeights(const IWeightsIO& weights) {
+  if (!ir_->isTraining() && ir_->options().constantWeights)
+    throw error("Cannot call writeWeights when constantWeights is set. Set `constantWeights` to False in the "
+                "`SessionOption`s when initialising the session to enable this behaviour.");
+  Graph& g = ir_->mainGraph();
+  for (const auto& id : ir_->initializerIds()) {
+    if (!weights.contains(id)) continue;
+    Tensor* t = g.tensor(id);
+    if (!t || !t->data) continue;
+    if (t->kind != TensorKind::Variable)
+      throw error("writeWeights: '{}' is a constant of the model ({}), not a weight that can be written", id,
+                  t->info.toString());
+    MutableVoidData src = weights.weight(id);
+    if (src.info.nelms() != t->info.nelms() || src.info.dataType() != t->info.dataType())
+      throw error("writeWeights: the buffer for '{}' is {} but the weight is {}", id, src.info.toString(),
+                  t->info.toString());
+    std::memcpy(t->data->data(), src.data, static_cast<size_t>(t->info.nbytes()));
+  }
+}
+
+StepIOSpec Session::stepIOSpec() const {
+  const SessionOptions& o = ir_->options();
+  const int64_t bps = ir_->dataFlow().batchesPerStep();
+  const int64_t af = o.getAccumulationFactor();
+  const int64_t rf = o.getReplicationFactor();
+  StepIOSpec spec;
+  const Graph& g = ir_->mainGraph();
+  for (const auto& id : ir_->streamInputIds()) {
+    const Tensor* t = g.tensor(id);
+    if (!t) continue;
+    std::ostringstream f;
+    f << "batchesPerStep (" << bps << ") * accumulationFactor (" << af << ") * replicationFactor (" << rf
+      << ") * elements per micro-batch (" << t->info.nelms() << ", shape " << t->info.shape() << ")";
+    spec.inputs.push_back({id, t->info, t->info.nelms() * bps * af * rf, f.str()});
+  }
+  for (const auto& id : ir_->dataFlow().anchors()) {
+    const Tensor& t = g.getTensor(id);
+    const AnchorReturnType& art = ir_->dataFlow().art(id);
+    int64_t n = t.info.nelms() * rf;
+    std::ostringstream f;
+    f << "anchor return type " << art.str() << ": ";
+    switch (art.id()) {
+      case AnchorReturnTypeId::All:
+        n *= bps * af;
+        f << "batchesPerStep (" << bps << ") * accumulationFactor (" << af << ") * ";
+        break;
+      case AnchorReturnTypeId::EveryN:
+        n = n * bps * af / art.rp();
+        f << "batchesPerStep (" << bps << ") * accumulationFactor (" << af << ") / returnPeriod (" << art.rp()
+          << ") * ";
+        break;
+      default: break;
+    }
+    f << "replicationFactor (" << rf << ") * elements per value (" << t.info.nelms() << ", shape " << t.info.shape()
+      << ")";
+    spec.outputs.push_back({id, t.info, n, f.str()});
+  }
+  return spec;
+}
+
+Shape Session::getAnchorShape(const TensorId& id) const {
+  const AnchorReturnType& art = ir_->dataFlow().art(id);
+  const SessionOptions& o = ir_->options();
+  const int64_t bps = ir_->dataFlow().batchesPerStep();
+  const int64_t af = o.getAccumulationFactor();
+  const int64_t rf = o.getReplicationFactor();
+  Shape prefix;
+  switch (art.id()) {
+    case AnchorReturnTypeId::All: prefix = {bps, af, rf}; break;
+    case AnchorReturnTypeId::EveryN: prefix = {bps / art.rp(), af, rf}; break;
+    case AnchorReturnTypeId::Final:
+    case AnchorReturnTypeId::Sum: prefix = {rf}; break;
+  }
+  Shape s;
+  for (auto d : prefix) {
+    if (d != 1) s.push_back(d);
+  }
+  const Shape& t = ir_->mainGraph().getTensor(id).info.shape();
+  s.insert(s.end(), t.begin(), t.end());
+  return s;
+}
+
+std::map<TensorId, NDArray> Session::initAnchorArrays() const {
+  std::map<TensorId, NDArray> m;
+  for (const auto& id : ir_->dataFlow().anchors()) {
+    m.emplace(id, NDArray(ir_->mainGraph().getTensor(id).info.dataType(), getAnchorShape(id)));
+  }
+  return m;
+}
+
+namespace {
+
+void addInto(void* acc, const void* v, DataType t, int64_t n) {
+  switch (t) {
+    case DataType::FLOAT: for (int64_t i = 0; i < n; ++i) static_cast<float*>(acc)[i] += static_cast<const float*>(v)[i]; break;
+    case DataType::DOUBLE: for (int64_t i = 0; i < n; ++i) static_cast<double*>(acc)[i] += static_cast<const double*>(v)[i]; break;
+    case DataType::INT32: for (int64_t i = 0; i < n; ++i) static_cast<int32_t*>(acc)[i] += static_cast<const int32_t*>(v)[i]; break;
+    case DataType::INT64: for (int64_t i = 0; i < n; ++i) static_cast<int64_t*>(acc)[i] += static_cast<const int64_t*>(v)[i]; break;
+    case DataType::FLOAT16:
+      for (int64_t i = 0; i < n; ++i) {
+        auto* a = static_cast<float16_t*>(acc) + i;
+        *a = float16_t(static_cast<float>(*a) + static_cast<float>(static_cast<const float16_t*>(v)[i]));
+      }
+      break;
+    default: throw error("anchor return type Sum is not supported for {} tensors", dataTypeToString(t));
+  }
+}
+
+}  // namespace
+
+void Session::run(IStepIO& stepio, const std::string& debugName) {
+  checkPrepared("run");
+  if (!device_->canRun()) throw error("Offline IPU device is not configured for execution");
+  if (ir_->isTraining() && !weightsFromHostCalled_ && !ir_->initializerIds().empty())
+    throw error("Must call weightsFromHost before run as the model has initializers and the session has been "
+                "created in training mode");
+  if (!engineLoaded_) loadEngineAndConnectStreams();
+  const StepIOSpec spec = stepIOSpec();
+  if (lastCheckedStepIO_ != &stepio) {
+    if (stepio.runtimeAssertsEnabled()) stepio.assertNumElements(spec);
+    lastCheckedStepIO_ = &stepio;
+  }
+  const SessionOptions& o = ir_->options();
+  const int64_t bps = ir_->dataFlow().batchesPerStep();
+  const int64_t af = o.getAccumulationFactor();
+  const int64_t rf = o.getReplicationFactor();
+  const Graph& g = ir_->mainGraph();
+
+  // Sum anchors accumulate over the step, per replica.
+  std::map<TensorId, std::vector<TensorData>> sums;
+  for (const auto& e : spec.outputs) {
+    if (ir_->dataFlow().art(e.id).id() == AnchorReturnTypeId::Sum)
+      sums[e.id].assign(static_cast<size_t>(rf), TensorData(e.info));
+  }
+  int64_t micro = 0;
+  const int64_t totalMicro = bps * af;
+  for (int64_t b = 0; b < bps; ++b) {
+    for (int64_t a = 0; a < af; ++a, ++micro) {
+      for (int64_t r = 0; r < rf; ++r) {
+        for (const auto& e : spec.inputs) {
+          const int64_t n = e.info.nelms();
+          ConstVoidData d = stepio.in(e.id, n, false, false);
+          if (d.info.nelms() != n)
+            throw error("The StepIO returned {} elements for input '{}', but one micro-batch is {} elements ({})",
+                        d.info.nelms(), e.id, n, e.info.toString());
+          if (d.info.dataType() != e.info.dataType())
+            throw error("The StepIO returned {} data for input '{}', but the model expects {}",
+                        d.info.data_type(), e.id, e.info.toString());
+          executable_->setInput(e.id, d.data);
+        }
+        executable_->execute();
+        for (const auto& e : spec.inputs) stepio.inComplete(e.id, e.info.nelms(), false);
+        for (const auto& e : spec.outputs) {
+          const AnchorReturnType& art = ir_->dataFlow().art(e.id);
+          const int64_t n = e.info.nelms();
+          bool write = false;
+          switch (art.id()) {
+            case AnchorReturnTypeId::All: write = true; break;
+            case AnchorReturnTypeId::EveryN: write = (micro + 1) % art.rp() == 0; break;
+            case AnchorReturnTypeId::Final: write = micro == totalMicro - 1; break;
+            case AnchorReturnTypeId::Sum:
+              addInto(sums[e.id][static_cast<size_t>(r)].data(), executable_->tensorData(e.id), e.info.dataType(), n);
+              break;
+          }
+          if (!write) continue;
+          MutableVoidData out = stepio.out(e.id, n);
+          if (out.info.nelms() != n || out.info.dataType() != e.info.dataType())
+            throw error("The StepIO gave a {} buffer for anchor '{}', which needs {} ({} elements)",
+                        out.info.toString(), e.id, e.info.toString(), n);
+          std::memcpy(out.data, executable_->tensorData(e.id), static_cast<size_t>(e.info.nbytes()));
+          stepio.outComplete(e.id);
+        }
+      }
+    }
+  }
+  for (auto& kv : sums) {
+    const TensorInfo& info = g.getTensor(kv.first).info;
+    for (auto& acc : kv.second) {
+      MutableVoidData out = stepio.out(kv.first, info.nelms());
+      std::memcpy(out.data, acc.data(), static_cast<size_t>(info.nbytes()));
+      stepio.outComplete(kv.first);
+    }
+  }
+  if (!debugName.empty()) logging::session::debug("run '{}' done", debugName);
+}
+
+std::string Session::saveModelBytes() {
+  weightsToHost();
+  onnx::ModelProto m = ir_->model();
+  const Graph& g = ir_->mainGraph();
+  for (auto& tp : *m.mutable_graph()->mutable_initializer()) {
+    const Tensor* t = g.tensor(tp.name());
+    if (t && t->kind == TensorKind::Variable && t->data) tensorToProto(*t->data, &tp);
+  }
+  std::string bytes;
+  if (!m.SerializeToString(&bytes)) throw error("modelToHost: the model could not be serialized");
+  return bytes;
+}
+
+void Session::modelToHost(const std::string& fn) { writeFileAtomically(fn, saveModelBytes()); }
+
+std::string Session::modelToHostBytes() { return saveModelBytes(); }
+
+void Session::resetHostWeights(const std::string& modelProtoOrFilename, bool ignoreMissing) {
+  if (!ir_->isTraining() && ir_->options().constantWeights)
+    throw error("Cannot call resetHostWeights when constantWeights is set");
+  const onnx::ModelProto m = loadModel(modelProtoOrFilename);
+  const std::string base = modelBaseDir(modelProtoOrFilename);
+  Graph& g = ir_->mainGraph();
+  // Check everything first, so that a bad model changes nothing.
+  std::vector<std::pair<Tensor*, TensorData>> updates;
+  for (const auto& tp : m.graph().initializer()) {
+    Tensor* t = g.tensor(tp.name());
+    if (!t || !t->data) {
+      if (ignoreMissing) continue;
+      throw error("resetWeights, no tensor '{}' in tensors", tp.name());
+    }
+    TensorData d = tensorFromProto(tp, base);
+    if (d.info() != t->info)
+      throw error("resetHostWeights: '{}' is {} in the model given, but {} in the session", tp.name(),
+                  d.info().toString(), t->info.toString());
+    if (t->kind != TensorKind::Variable) continue;  // constants of the graph stay as compiled
+    updates.emplace_back(t, std::move(d));
+  }
+  for (auto& u : updates) u.first->data = std::move(u.second);
+}
+
+TensorInfo Session::getInfo(const TensorId& id) const {
+  const Tensor* t = ir_->mainGraph().tensor(id);
+  if (!t) throw error("getInfo: no tensor '{}' in the session's IR", id);
+  return t->info;
+}
+
+bool Session::hasInfo(const TensorId& id) const { return ir_->mainGraph().hasTensor(id); }
+
+std::vector<TensorId> Session::getAllTensorIds() const {
+  std::vector<TensorId> v;
+  for (const auto& kv : ir_->mainGraph().tensors()) v.push_back(kv.first);
+  return v;
+}
+
+std::string Session::getSummaryReport(bool) const {
+  if (!executable_) throw error("Session must have been prepared before a report can be fetched");
+  return executable_->summary();
+}
+
+void Session::setRandomSeed(uint64_t seed) {
+  if (!executable_)
+    throw error("Devicex::prepare() must be called before Devicex::setRandomSeedFromHost(uint64_t) is called.");
+  randomSeed_ = seed;
+  executable_->setRandomSeed(seed);
+}
+
+SessionMemoryStats Session::getMemoryStats() const {
+  checkPrepared("getMemoryStats");
+  return executable_->memoryStats();
+}
+
+// ---------------------------------------------------------------- InferenceSession
+
+InferenceSession::InferenceSession(std::string name, std::shared_ptr<DeviceInfo> device)
+    : Session(std::move(name), std::move(device)) {}
+
+std::unique_ptr<InferenceSession> InferenceSession::createFromOnnxModel(
+    const std::string& model, const DataFlow& dataFlow, std::shared_ptr<DeviceInfo> deviceInfo,
+    const InputShapeInfo& inputShapeInfo, const SessionOptions& userOptions, const Patterns& patterns,
+    const std::string& name) {
+  if (!deviceInfo) throw error("Must pass a valid deviceInfo to InferenceSession::createFromOnnxModel");
+  std::unique_ptr<InferenceSession> s(new InferenceSession(name, deviceInfo));
+  const onnx::ModelProto proto = loadModel(model);
+  s->backend_ = createBackend(*deviceInfo);
+  IrBundle b;
+  b.model = &proto;
+  b.modelBaseDir = modelBaseDir(model);
+  b.inputShapeInfo = inputShapeInfo;
+  b.dataFlow = dataFlow;
+  b.options = userOptions;
+  b.patterns = patterns;
+  b.sessionName = name;
+  b.mode = ExecutionMode::Inference;
+  b.evaluator = &s->backend_->constEvaluator();
+  s->ir_->prepare(b);
+  return s;
+}
+
+}  // namespace popart
