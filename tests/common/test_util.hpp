@@ -1,0 +1,45 @@
+// Helpers shared by the unit tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "popart/popart.hpp"
+
+namespace popart {
+namespace test {
+
+/// Expects `f` to throw popart::error (or a subclass) whose message contains every fragment.
+inline void expectError(const std::function<void()>& f, const std::vector<std::string>& fragments) {
+  try {
+    f();
+  } catch (const popart::error& e) {
+    const std::string msg = e.what();
+    for (const auto& frag : fragments) EXPECT_NE(msg.find(frag), std::string::npos) << "message: " << msg << "\nmissing: " << frag;
+    return;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "threw a non-popart exception: " << e.what();
+    return;
+  }
+  ADD_FAILURE() << "did not throw; expected an error containing: " << (fragments.empty() ? "" : fragments[0]);
+}
+
+/// A CPU device.
+inline std::shared_ptr<DeviceInfo> cpu() { return DeviceManager::createDeviceManager().createCpuDevice(); }
+
+/// Runs a model once (batchesPerStep 1) with float inputs; returns every anchor.
+std::map<TensorId, NDArray> runOnce(const std::string& model, const std::map<TensorId, NDArray>& inputs,
+                                    const std::vector<TensorId>& anchors, const SessionOptions& opts = {},
+                                    int bps = 1);
+
+/// Deterministic pseudo-random floats in [lo, hi).
+std::vector<float> randomFloats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
+
+}  // namespace test
+}  // namespace popart

@@ -1,0 +1,29 @@
+#include "common/test_util.hpp"
+
+#include <random>
+
+namespace popart {
+namespace test {
+
+std::map<TensorId, NDArray> runOnce(const std::string& model, const std::map<TensorId, NDArray>& inputs,
+                                    const std::vector<TensorId>& anchors, const SessionOptions& opts, int bps) {
+  auto session = InferenceSession::createFromOnnxModel(model, DataFlow(bps, anchors, AnchorReturnType("All")), cpu(),
+                                                       InputShapeInfo(), opts);
+  session->prepareDevice();
+  auto out = session->initAnchorArrays();
+  std::map<TensorId, NDArray> in = inputs;
+  StepIO stepio(arrayRefs(in), arrayRefs(out));
+  session->run(stepio);
+  return out;
+}
+
+std::vector<float> randomFloats(size_t n, uint32_t seed, float lo, float hi) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+}  // namespace test
+}  // namespace popart
