@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
@@ -146,6 +147,7 @@ RunResult runModel(const std::string& model, std::map<std::string, std::vector<f
   }
   std::sort(times.begin(), times.end());
   r.medianMs = times[times.size() / 2];
+  if (std::getenv("POPART_PROFILE")) std::cout << session->getSummaryReport();
   return r;
 }
 

@@ -41,7 +41,7 @@ void Ir::prepare(const IrBundle& b) {
   patterns_ = b.patterns;
   sessionName_ = b.sessionName;
   evaluator_ = b.evaluator;
-  model_ = std::make_unique<onnx::ModelProto>(*b.model);
+  model_ = std::make_unique<onnx::ModelProto>(std::move(*b.model));
   main_ = std::make_unique<Graph>(*this, "");
 
   if (mode_ == ExecutionMode::Inference && dataFlow_.nAnchors() == 0)
@@ -88,12 +88,12 @@ void Ir::importModel(const IrBundle& b) {
 }
 
 void Ir::registerInitializers(const IrBundle& b) {
-  const auto& g = model_->graph();
+  auto& g = *model_->mutable_graph();
   // With constantWeights (the default) an inference session may not change weights, so they
   // are constants and can be folded. Training sessions and constantWeights=false keep
   // floating-point initializers as weights; integer ones (shapes, indices) are never trained.
   const bool weightsAreConst = mode_ == ExecutionMode::Inference && options_.constantWeights;
-  for (const auto& tp : g.initializer()) {
+  for (auto& tp : *g.mutable_initializer()) {
     TensorData d;
     try {
       d = tensorFromProto(tp, b.modelBaseDir);
@@ -106,6 +106,11 @@ void Ir::registerInitializers(const IrBundle& b) {
     Tensor& t = main_->addTensor(tp.name(), kind, d.info());
     t.data = std::move(d);
     initializerIds_.push_back(tp.name());
+    if (tp.has_raw_data() && tp.raw_data().size() > 4096) {
+      // Keep one copy of big weights (the tensor's); exports refill the proto from it.
+      tp.clear_raw_data();
+      stripped_.insert(tp.name());
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,8 @@ class ConstEvaluator {
 };
 
 struct IrBundle {
-  const onnx::ModelProto* model = nullptr;
+  /// The model; the Ir takes its contents over (moves from it).
+  onnx::ModelProto* model = nullptr;
   std::string modelBaseDir;
   InputShapeInfo inputShapeInfo;
   DataFlow dataFlow;
@@ -63,8 +65,10 @@ class Ir {
   const std::string& sessionName() const { return sessionName_; }
   /// The ops of the main graph in execution order.
   const std::vector<Op*>& schedule() const { return schedule_; }
-  /// The model as imported (initializers hold the values given at creation).
+  /// The model as imported. Large initializer payloads are moved into the IR's tensors: see
+  /// isStrippedInitializer; exporters refill them from the tensors.
   const onnx::ModelProto& model() const { return *model_; }
+  bool isStrippedInitializer(const TensorId& id) const { return stripped_.count(id) != 0; }
   /// The opset imported for a domain (0 when the model does not import it).
   int opsetVersion(const std::string& domain) const;
   /// Stream (input) tensors of the main graph, in model order.
@@ -100,6 +104,7 @@ class Ir {
   std::vector<Op*> schedule_;
   std::vector<TensorId> streamIds_;
   std::vector<TensorId> initializerIds_;
+  std::set<TensorId> stripped_;
   const ConstEvaluator* evaluator_ = nullptr;
   int nodeCounter_ = 0;
 };

@@ -10,7 +10,7 @@ namespace popart {
 
 void TensorData::Free::operator()(unsigned char* p) const { std::free(p); }
 
-void TensorData::allocate() {
+void TensorData::allocate(bool zero) {
   if (info_.dataType() == DataType::STRING) {
     strings_.assign(static_cast<size_t>(info_.nelms()), std::string());
     return;
@@ -19,20 +19,24 @@ void TensorData::allocate() {
   const size_t rounded = static_cast<size_t>((std::max<int64_t>(n, 1) + 63) / 64 * 64);
   auto* p = static_cast<unsigned char*>(std::aligned_alloc(64, rounded));
   if (!p) throw error("out of host memory allocating {} bytes for a {} tensor", n, info_.toString());
-  std::memset(p, 0, rounded);
+  if (zero) {
+    std::memset(p, 0, rounded);
+  } else if (rounded > static_cast<size_t>(n)) {
+    std::memset(p + n, 0, rounded - static_cast<size_t>(n));  // the padding only
+  }
   bytes_.reset(p);
 }
 
 TensorData::TensorData(const TensorInfo& info) : info_(info) { allocate(); }
 
 TensorData::TensorData(const TensorInfo& info, const void* src) : info_(info) {
-  allocate();
+  allocate(info.dataType() == DataType::STRING || info.nbytes() == 0 || !src);
   if (info_.nbytes() > 0) std::memcpy(bytes_.get(), src, static_cast<size_t>(info_.nbytes()));
 }
 
 TensorData::TensorData(const TensorData& o) : info_(o.info_), strings_(o.strings_) {
   if (o.bytes_) {
-    allocate();
+    allocate(false);
     if (info_.nbytes() > 0) std::memcpy(bytes_.get(), o.bytes_.get(), static_cast<size_t>(info_.nbytes()));
   }
 }

@@ -58,7 +58,7 @@ class TensorData {
   struct Free {
     void operator()(unsigned char* p) const;
   };
-  void allocate();
+  void allocate(bool zero = true);
   TensorInfo info_;
   std::unique_ptr<unsigned char[], Free> bytes_;
   std::vector<std::string> strings_;

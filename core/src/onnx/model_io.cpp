@@ -10,10 +10,13 @@
 #include "popart/logging.hpp"
 
 #if !defined(__EMSCRIPTEN__)
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #else
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #endif
 
 namespace popart {
@@ -25,14 +28,6 @@ bool isExistingFile(const std::string& s) {
 }
 
 namespace {
-
-std::string readFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw error("Could not open the file '{}'", path);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::string printable(const std::string& s) {
   std::string out;
@@ -63,7 +58,18 @@ onnx::ModelProto parseModelBytes(const std::string& bytes, const std::string& wh
 
 onnx::ModelProto loadModel(const std::string& s) {
   if (isExistingFile(s)) {
-    return parseModelBytes(readFile(s), "the file '" + s + "'");
+    // Stream the file into the parser: no copy of the whole file in memory.
+    const int fd = ::open(s.c_str(), O_RDONLY);
+    if (fd < 0) throw error("Could not open the file '{}': {}", s, std::strerror(errno));
+    onnx::ModelProto m;
+    const bool ok = m.ParseFromFileDescriptor(fd);
+    ::close(fd);
+    if (!ok)
+      throw error("Failed to load a ModelProto from the file '{}': the bytes are not a valid serialized ONNX "
+                  "ModelProto (corrupt or truncated)",
+                  s);
+    validateModel(m);
+    return m;
   }
   onnx::ModelProto m;
   if (!s.empty() && m.ParseFromString(s) && m.has_graph()) {

@@ -267,7 +267,8 @@ std::string Session::saveModelBytes() {
   const Graph& g = ir_->mainGraph();
   for (auto& tp : *m.mutable_graph()->mutable_initializer()) {
     const Tensor* t = g.tensor(tp.name());
-    if (t && t->kind == TensorKind::Variable && t->data) tensorToProto(*t->data, &tp);
+    if (t && t->data && (t->kind == TensorKind::Variable || ir_->isStrippedInitializer(tp.name())))
+      tensorToProto(*t->data, &tp);
   }
   std::string bytes;
   if (!m.SerializeToString(&bytes)) throw error("modelToHost: the model could not be serialized");
@@ -344,7 +345,7 @@ std::unique_ptr<InferenceSession> InferenceSession::createFromOnnxModel(
     const std::string& name) {
   if (!deviceInfo) throw error("Must pass a valid deviceInfo to InferenceSession::createFromOnnxModel");
   std::unique_ptr<InferenceSession> s(new InferenceSession(name, deviceInfo));
-  const onnx::ModelProto proto = loadModel(model);
+  onnx::ModelProto proto = loadModel(model);
   s->backend_ = createBackend(*deviceInfo);
   IrBundle b;
   b.model = &proto;

@@ -3,7 +3,9 @@
 #include "backends/cpu/cpu_backend.hpp"
 
 #include <algorithm>
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -42,7 +44,14 @@ class SlotContext : public KernelContext {
 
 class CpuExecutable : public Executable {
  public:
-  explicit CpuExecutable(Ir& ir) : ir_(ir) { build(); }
+  explicit CpuExecutable(Ir& ir) : ir_(ir) {
+    // Per-op timing: engineOptions {"debug.instrument": "true"} or POPART_PROFILE=1.
+    auto it = ir.options().engineOptions.find("debug.instrument");
+    profile_ = (it != ir.options().engineOptions.end() && it->second == "true");
+    if (const char* env = std::getenv("POPART_PROFILE")) profile_ = profile_ || std::string(env) == "1";
+    build();
+    opUs_.assign(steps_.size(), 0.0);
+  }
 
   void weightsFromHost() override {
     for (auto& kv : weights_) {
@@ -73,7 +82,13 @@ class CpuExecutable : public Executable {
     const auto t0 = std::chrono::steady_clock::now();
     for (size_t i = 0; i < steps_.size(); ++i) {
       try {
-        steps_[i](st);
+        if (profile_) {
+          const auto s0 = std::chrono::steady_clock::now();
+          steps_[i](st);
+          opUs_[i] += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - s0).count();
+        } else {
+          steps_[i](st);
+        }
       } catch (const internal_error&) {
         throw;
       } catch (const error& e) {
@@ -103,6 +118,30 @@ class CpuExecutable : public Executable {
        << "Weights: " << stats_.weightBytes << " bytes; constants: " << stats_.constantBytes << " bytes\n"
        << "Scratch: " << scratch_.size() << " bytes\n"
        << "Micro-batches executed: " << runs_ << "; last took " << lastRunUs_ << " us\n";
+    if (profile_ && runs_ > 0) {
+      // Time per op type, then the slowest ops.
+      std::map<std::string, std::pair<double, int>> byType;
+      double total = 0;
+      for (size_t i = 0; i < steps_.size(); ++i) {
+        auto& e = byType[stepOps_[i]->type()];
+        e.first += opUs_[i];
+        e.second += 1;
+        total += opUs_[i];
+      }
+      std::vector<std::pair<double, std::string>> rows;
+      for (const auto& kv : byType) rows.push_back({kv.second.first, kv.first});
+      std::sort(rows.rbegin(), rows.rend());
+      os << "Time per op type (us per micro-batch, share):\n";
+      for (const auto& r : rows)
+        os << "  " << r.second << ": " << r.first / runs_ << " (" << (total > 0 ? 100 * r.first / total : 0) << "%, "
+           << byType[r.second].second << " ops)\n";
+      std::vector<std::pair<double, size_t>> slow;
+      for (size_t i = 0; i < steps_.size(); ++i) slow.push_back({opUs_[i], i});
+      std::sort(slow.rbegin(), slow.rend());
+      os << "Slowest ops (us per micro-batch):\n";
+      for (size_t k = 0; k < std::min<size_t>(10, slow.size()); ++k)
+        os << "  " << slow[k].first / runs_ << "  " << stepOps_[slow[k].second]->describeWithInputs() << "\n";
+    }
     return os.str();
   }
 
@@ -244,6 +283,8 @@ class CpuExecutable : public Executable {
   std::mt19937_64 rng_{0};
   SessionMemoryStats stats_;
   double lastRunUs_ = 0;
+  bool profile_ = false;
+  std::vector<double> opUs_;
   int64_t runs_ = 0;
 };
 

@@ -151,8 +151,39 @@ T minNan(T a, T b) {
   return a < b ? a : b;
 }
 
-// Pow: the exponent may have another type (opset >= 12); the result has the base's type.
+// Pow: the exponent may have another type (opset >= 12); the result has the base's type. A
+// constant scalar exponent (x^2 in LayerNorm decompositions, ...) gets a direct loop.
 KernelFn powKernel(const Op& op, KernelContext& kc) {
+  if (op.inType(0) == DataType::FLOAT && op.inData(1) && op.inInfo(1).nelms() == 1) {
+    const double e = op.inData(1)->getDouble(0);
+    const int x = kc.in(0), y = kc.out(0);
+    const int64_t n = op.outInfo(0).nelms();
+    if (e == 2.0) {
+      return [=](const RunState& s) {
+        const float* a = inPtr<float>(s, x);
+        float* b = outPtr<float>(s, y);
+        for (int64_t i = 0; i < n; ++i) b[i] = a[i] * a[i];
+      };
+    }
+    if (e == 0.5) {
+      return [=](const RunState& s) {
+        Eigen::Map<Eigen::ArrayXf>(outPtr<float>(s, y), n) = Eigen::Map<const Eigen::ArrayXf>(inPtr<float>(s, x), n).sqrt();
+      };
+    }
+    if (e == 3.0) {
+      return [=](const RunState& s) {
+        const float* a = inPtr<float>(s, x);
+        float* b = outPtr<float>(s, y);
+        for (int64_t i = 0; i < n; ++i) b[i] = a[i] * a[i] * a[i];
+      };
+    }
+    const float ef = static_cast<float>(e);
+    return [=](const RunState& s) {
+      const float* a = inPtr<float>(s, x);
+      float* b = outPtr<float>(s, y);
+      for (int64_t i = 0; i < n; ++i) b[i] = std::pow(a[i], ef);
+    };
+  }
   return dispatchNumeric(op.inType(0), [&](auto tb) {
     using B = decltype(tb);
     return dispatchNumeric(op.inType(1), [&](auto te) {

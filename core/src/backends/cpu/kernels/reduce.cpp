@@ -1,6 +1,8 @@
 // CPU kernels of the reduction family.
 #include <algorithm>
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "backends/cpu/broadcast.hpp"
@@ -15,6 +17,61 @@ namespace {
 
 enum class Red { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
+// Reduced axes that form one contiguous block [a0, a1) reduce as (outer, len, inner).
+bool contiguousBlock(const std::vector<int64_t>& axes, const Shape& in, int64_t* outer, int64_t* len, int64_t* inner) {
+  if (axes.empty()) return false;
+  std::vector<int64_t> s = axes;
+  std::sort(s.begin(), s.end());
+  for (size_t i = 1; i < s.size(); ++i) {
+    if (s[i] != s[i - 1] + 1) return false;
+  }
+  *outer = *len = *inner = 1;
+  for (int64_t i = 0; i < static_cast<int64_t>(in.size()); ++i) {
+    const int64_t d = in[static_cast<size_t>(i)];
+    if (i < s.front()) *outer *= d;
+    else if (i <= s.back()) *len *= d;
+    else *inner *= d;
+  }
+  return true;
+}
+
+template <typename Acc>
+Acc reduceInit(Red red) {
+  if (red == Red::Max) return std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::lowest();
+  if (red == Red::Min) return std::numeric_limits<Acc>::has_infinity ? std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::max();
+  if (red == Red::Prod) return 1;
+  return 0;
+}
+
+template <typename Acc>
+inline void reduceStep(Red red, Acc& a, Acc v, double mx) {
+  switch (red) {
+    case Red::Sum: case Red::Mean: case Red::LogSum: a += v; break;
+    case Red::Max: a = (v > a || v != v) ? v : a; break;
+    case Red::Min: a = (v < a || v != v) ? v : a; break;
+    case Red::Prod: a *= v; break;
+    case Red::L1: a += v < 0 ? -v : v; break;
+    case Red::L2: case Red::SumSquare: a += v * v; break;
+    case Red::LogSumExp: a += static_cast<Acc>(std::exp(static_cast<double>(v) - mx)); break;
+  }
+}
+
+template <typename T, typename Acc>
+T reduceFinish(Red red, Acc a, int64_t count, double mx) {
+  using CT = compute_t<T>;
+  double r = static_cast<double>(a);
+  switch (red) {
+    case Red::Mean: r = count ? r / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN(); break;
+    case Red::L2: r = std::sqrt(r); break;
+    case Red::LogSum: r = std::log(r); break;
+    case Red::LogSumExp: r = std::log(r) + mx; break;
+    default:
+      if constexpr (!std::is_floating_point_v<Acc>) return static_cast<T>(a);
+      break;
+  }
+  return static_cast<T>(static_cast<CT>(r));
+}
+
 KernelFn reduceKernel(const Op& op, KernelContext& kc, Red red) {
   const Shape& in = op.inShape(0);
   const auto axes = ops::reduceAxes(op);
@@ -25,69 +82,72 @@ KernelFn reduceKernel(const Op& op, KernelContext& kc, Red red) {
     kept[static_cast<size_t>(a)] = 1;
   }
   const int64_t nOut = TensorInfo(DataType::FLOAT, kept).nelms();
-  // Traverse the input; the output is read with stride 0 on reduced dims.
-  const BroadcastPlan p = makeBroadcastPlan(in, {kept});
   const int x = kc.in(0), y = kc.out(0);
-  if (red == Red::LogSumExp) kc.needScratch(static_cast<size_t>(nOut) * sizeof(double));
+  int64_t outer = 0, len = 0, inner = 0;
+  const bool block = contiguousBlock(axes, in, &outer, &len, &inner);
+  if (axes.empty()) {  // noop_with_empty_axes: a copy
+    const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
+    return [=](const RunState& s) { std::memcpy(s.slots[y], s.slots[x], bytes); };
+  }
+  // Accumulators (and LogSumExp maxima) live in scratch memory.
+  kc.needScratch(static_cast<size_t>(nOut) * 2 * sizeof(double));
+  const BroadcastPlan p = makeBroadcastPlan(in, {kept});
   return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     using CT = compute_t<T>;
     using Acc = std::conditional_t<std::is_floating_point_v<CT>, double, CT>;
+    if (block && inner == 1) {
+      // Each output reduces one contiguous row.
+      return [=](const RunState& s) {
+        const T* X = inPtr<T>(s, x);
+        T* Y = outPtr<T>(s, y);
+        for (int64_t o = 0; o < outer; ++o) {
+          const T* row = X + o * len;
+          double mx = 0;
+          if (red == Red::LogSumExp) {
+            mx = -std::numeric_limits<double>::infinity();
+            for (int64_t j = 0; j < len; ++j) mx = std::max(mx, static_cast<double>(static_cast<CT>(row[j])));
+          }
+          Acc a = reduceInit<Acc>(red);
+          if (std::is_same_v<T, float> && (red == Red::Sum || red == Red::Mean)) {
+            float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // eight partial sums vectorise and keep precision
+            int64_t j = 0;
+            for (; j + 8 <= len; j += 8) {
+              for (int k = 0; k < 8; ++k) acc[k] += static_cast<float>(row[j + k]);
+            }
+            double t = 0;
+            for (int k = 0; k < 8; ++k) t += acc[k];
+            for (; j < len; ++j) t += static_cast<double>(static_cast<CT>(row[j]));
+            a = static_cast<Acc>(t);
+          } else {
+            for (int64_t j = 0; j < len; ++j) reduceStep<Acc>(red, a, static_cast<Acc>(static_cast<CT>(row[j])), mx);
+          }
+          Y[o] = reduceFinish<T, Acc>(red, a, count, mx);
+        }
+      };
+    }
     return [=](const RunState& s) {
       const T* X = inPtr<T>(s, x);
       T* Y = outPtr<T>(s, y);
-      std::vector<Acc> acc(static_cast<size_t>(nOut));
-      Acc init = 0;
-      if (red == Red::Max) init = std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::lowest();
-      if (red == Red::Min) init = std::numeric_limits<Acc>::has_infinity ? std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::max();
-      if (red == Red::Prod) init = 1;
-      std::fill(acc.begin(), acc.end(), init);
-      std::vector<double> mx;
+      Acc* acc = reinterpret_cast<Acc*>(s.scratch);
+      double* mx = reinterpret_cast<double*>(s.scratch + static_cast<size_t>(nOut) * sizeof(double));
+      std::fill(acc, acc + nOut, reduceInit<Acc>(red));
+      std::fill(mx, mx + nOut, red == Red::LogSumExp ? -std::numeric_limits<double>::infinity() : 0.0);
       if (red == Red::LogSumExp) {
-        mx.assign(static_cast<size_t>(nOut), -std::numeric_limits<double>::infinity());
-        forEachRun<1>(p, [&](int64_t o, const int64_t* off, int64_t len, const int64_t* st) {
-          for (int64_t j = 0; j < len; ++j) {
-            double& m = mx[static_cast<size_t>(off[0] + j * st[0])];
+        forEachRun<1>(p, [&](int64_t o, const int64_t* off, int64_t n, const int64_t* st) {
+          for (int64_t j = 0; j < n; ++j) {
+            double& m = mx[off[0] + j * st[0]];
             m = std::max(m, static_cast<double>(static_cast<CT>(X[o + j])));
           }
         });
       }
-      forEachRun<1>(p, [&](int64_t o, const int64_t* off, int64_t len, const int64_t* st) {
-        for (int64_t j = 0; j < len; ++j) {
-          const size_t k = static_cast<size_t>(off[0] + j * st[0]);
-          const Acc v = static_cast<Acc>(static_cast<CT>(X[o + j]));
-          Acc& a = acc[k];
-          switch (red) {
-            case Red::Sum: case Red::Mean: case Red::LogSum: a += v; break;
-            case Red::Max: a = (v > a || v != v) ? v : a; break;
-            case Red::Min: a = (v < a || v != v) ? v : a; break;
-            case Red::Prod: a *= v; break;
-            case Red::L1: a += v < 0 ? -v : v; break;
-            case Red::L2: case Red::SumSquare: a += v * v; break;
-            case Red::LogSumExp:
-              a += static_cast<Acc>(std::exp(static_cast<double>(v) - mx[k]));
-              break;
-          }
+      forEachRun<1>(p, [&](int64_t o, const int64_t* off, int64_t n, const int64_t* st) {
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t k = off[0] + j * st[0];
+          reduceStep<Acc>(red, acc[k], static_cast<Acc>(static_cast<CT>(X[o + j])), mx[k]);
         }
       });
-      for (int64_t i = 0; i < nOut; ++i) {
-        Acc a = acc[static_cast<size_t>(i)];
-        double r = static_cast<double>(a);
-        switch (red) {
-          case Red::Mean: r = count ? r / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN(); break;
-          case Red::L2: r = std::sqrt(r); break;
-          case Red::LogSum: r = std::log(r); break;
-          case Red::LogSumExp: r = std::log(r) + mx[static_cast<size_t>(i)]; break;
-          default: break;
-        }
-        if constexpr (std::is_floating_point_v<Acc>) {
-          Y[i] = static_cast<T>(static_cast<CT>(r));
-        } else {
-          Y[i] = (red == Red::Mean || red == Red::L2 || red == Red::LogSum || red == Red::LogSumExp)
-                     ? static_cast<T>(r)
-                     : static_cast<T>(a);
-        }
-      }
+      for (int64_t i = 0; i < nOut; ++i) Y[i] = reduceFinish<T, Acc>(red, acc[i], count, mx[i]);
     };
   });
 }
