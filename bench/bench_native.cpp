@@ -17,7 +17,9 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+double ms(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
 
 std::vector<float> readFloats(const std::string& path) {
   std::ifstream f(path, std::ios::binary | std::ios::ate);
@@ -51,13 +53,20 @@ int main(int argc, char** argv) {
   double targetMs = 1500;
   for (int i = 3; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--reference") reference = v;
-    else if (a == "--warmup") warmup = std::stoi(v);
-    else if (a == "--target-ms") targetMs = std::stod(v);
-    else if (a == "--min-runs") minRuns = std::stoi(v);
-    else if (a == "--max-runs") maxRuns = std::stoi(v);
-    else if (a == "--input-name") inId = v;
-    else if (a == "--output-name") outId = v;
+    if (a == "--reference")
+      reference = v;
+    else if (a == "--warmup")
+      warmup = std::stoi(v);
+    else if (a == "--target-ms")
+      targetMs = std::stod(v);
+    else if (a == "--min-runs")
+      minRuns = std::stoi(v);
+    else if (a == "--max-runs")
+      maxRuns = std::stoi(v);
+    else if (a == "--input-name")
+      inId = v;
+    else if (a == "--output-name")
+      outId = v;
   }
   try {
     const auto t0 = Clock::now();
@@ -68,7 +77,8 @@ int main(int argc, char** argv) {
     const auto t2 = Clock::now();
     const popart::TensorInfo info = session->getInfo(inId);
     std::vector<float> x = readFloats(input);
-    if (static_cast<int64_t>(x.size()) != info.nelms()) throw popart::error("input file has {} values, {} needs {}", x.size(), info.toString(), info.nelms());
+    if (static_cast<int64_t>(x.size()) != info.nelms())
+      throw popart::error("input file has {} values, {} needs {}", x.size(), info.toString(), info.nelms());
     popart::NDArrayWrapper<float> xw(x.data(), info.shape());
     auto anchors = session->initAnchorArrays();
     std::map<popart::TensorId, popart::IArray&> inMap{{inId, xw}};
@@ -99,11 +109,12 @@ int main(int argc, char** argv) {
     std::vector<double> s = t;
     std::sort(s.begin(), s.end());
     const auto mem = session->getMemoryStats();
-    std::printf("{\"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, \"runs\": %d, \"load_ms\": %.3f, "
-                "\"prepare_ms\": %.3f, \"first_run_ms\": %.3f, \"max_abs_err\": %.3g, \"peak_rss_kb\": %ld, "
-                "\"arena_bytes\": %lld, \"samples_ms\": [",
-                s[s.size() / 2], s.front(), s.back(), runs, ms(t0, t1), ms(t1, t2), firstRun, maxErr, peakRssKb(),
-                static_cast<long long>(mem.activationArenaBytes));
+    std::printf(
+        "{\"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, \"runs\": %d, \"load_ms\": %.3f, "
+        "\"prepare_ms\": %.3f, \"first_run_ms\": %.3f, \"max_abs_err\": %.3g, \"peak_rss_kb\": %ld, "
+        "\"arena_bytes\": %lld, \"samples_ms\": [",
+        s[s.size() / 2], s.front(), s.back(), runs, ms(t0, t1), ms(t1, t2), firstRun, maxErr, peakRssKb(),
+        static_cast<long long>(mem.activationArenaBytes));
     for (size_t i = 0; i < t.size(); ++i) std::printf("%s%.6f", i ? ", " : "", t[i]);
     std::printf("]}\n");
   } catch (const std::exception& e) {

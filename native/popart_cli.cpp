@@ -202,8 +202,9 @@ int cmdRun(int argc, char** argv) {
   }
   RunResult r = runModel(model, inputs, shapes, bps, iterations, false);
   std::cout << "session created in " << r.createMs << " ms, device prepared in " << r.prepareMs << " ms\n"
-            << "activation memory " << r.mem.activationArenaBytes / 1024 << " KiB (" << r.mem.activationTotalBytes / 1024
-            << " KiB without reuse), constants " << r.mem.constantBytes / 1024 << " KiB\n"
+            << "activation memory " << r.mem.activationArenaBytes / 1024 << " KiB ("
+            << r.mem.activationTotalBytes / 1024 << " KiB without reuse), constants " << r.mem.constantBytes / 1024
+            << " KiB\n"
             << "run (" << bps << " batch(es)): median " << r.medianMs << " ms over " << iterations << " run(s)\n";
   for (auto& kv : r.anchors) {
     std::cout << "output " << kv.first << " " << kv.second.info();
@@ -225,8 +226,8 @@ int cmdRun(int argc, char** argv) {
 int cmdOps() {
   for (const auto& d : popart::allOpDefs()) {
     if (d.domain == "internal") continue;
-    std::cout << d.domain << " " << d.type << (d.sinceOpset > 1 ? " (from opset " + std::to_string(d.sinceOpset) + ")" : "")
-              << "\n";
+    std::cout << d.domain << " " << d.type
+              << (d.sinceOpset > 1 ? " (from opset " + std::to_string(d.sinceOpset) + ")" : "") << "\n";
   }
   return 0;
 }
@@ -249,8 +250,8 @@ int cmdDemo(const std::string& zoo) {
   auto device = popart::DeviceManager::createDeviceManager().createCpuDevice();
   const int bps = 2;
   auto session = popart::InferenceSession::createFromOnnxModel(
-      builder->getModelProto(), popart::DataFlow(bps, {{z, popart::AnchorReturnType("All")}, {p, popart::AnchorReturnType("Final")}}),
-      device);
+      builder->getModelProto(),
+      popart::DataFlow(bps, {{z, popart::AnchorReturnType("All")}, {p, popart::AnchorReturnType("Final")}}), device);
   session->prepareDevice();
   std::vector<float> xv{1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};  // two batches of [2, 3]
   popart::NDArrayWrapper<float> xa(xv.data(), {bps, 2, 3});
@@ -259,7 +260,8 @@ int cmdDemo(const std::string& zoo) {
   popart::StepIO stepio(ins, popart::arrayRefs(anchors));
   session->run(stepio);
   const float* zo = anchors.at(z).dataAs<float>();
-  std::cout << "ran " << bps << " batches; anchor " << z << " (All) has shape " << shapeStr(anchors.at(z).shape()) << ": ";
+  std::cout << "ran " << bps << " batches; anchor " << z << " (All) has shape " << shapeStr(anchors.at(z).shape())
+            << ": ";
   for (size_t i = 0; i < anchors.at(z).nelms(); ++i) std::cout << zo[i] << ' ';
   std::cout << "\nanchor " << p << " (Final) has shape " << shapeStr(anchors.at(p).shape()) << "\n";
   // relu(x @ w - 1) for the second batch's first row [0 0 1] is [4 5].
@@ -281,7 +283,8 @@ int cmdDemo(const std::string& zoo) {
     const auto mm = popart::loadModel(base + ".onnx");
     bool okShape;
     const auto inInfo = popart::infoFromValueInfo(mm.graph().input(0), &okShape, nullptr);
-    std::map<std::string, std::vector<float>> inputs{{mm.graph().input(0).name(), readFloats(base + ".input.bin", inInfo.nelms())}};
+    std::map<std::string, std::vector<float>> inputs{
+        {mm.graph().input(0).name(), readFloats(base + ".input.bin", inInfo.nelms())}};
     RunResult r = runModel(base + ".onnx", inputs, {}, 1, 10, true);
     const popart::NDArray& out = r.anchors.begin()->second;
     const auto ref = readFloats(base + ".output.bin", static_cast<int64_t>(out.nelms()));
@@ -290,8 +293,8 @@ int cmdDemo(const std::string& zoo) {
               << r.prepareMs << " ms; inference median " << std::setprecision(3) << r.medianMs << " ms; activations "
               << r.mem.activationArenaBytes / 1024 << " KiB (" << r.mem.activationTotalBytes / 1024
               << " KiB without buffer reuse)\n";
-    std::cout << "output " << out.info() << ": max |ours - PyTorch| = " << std::scientific << std::setprecision(2) << diff
-              << std::defaultfloat << (diff <= 1e-4 ? "  OK" : "  MISMATCH") << "\n";
+    std::cout << "output " << out.info() << ": max |ours - PyTorch| = " << std::scientific << std::setprecision(2)
+              << diff << std::defaultfloat << (diff <= 1e-4 ? "  OK" : "  MISMATCH") << "\n";
     ok2 = ok2 && diff <= 1e-4;
   }
   if (!found) ok2 = false;

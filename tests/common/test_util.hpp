@@ -21,7 +21,8 @@ inline void expectError(const std::function<void()>& f, const std::vector<std::s
     f();
   } catch (const popart::error& e) {
     const std::string msg = e.what();
-    for (const auto& frag : fragments) EXPECT_NE(msg.find(frag), std::string::npos) << "message: " << msg << "\nmissing: " << frag;
+    for (const auto& frag : fragments)
+      EXPECT_NE(msg.find(frag), std::string::npos) << "message: " << msg << "\nmissing: " << frag;
     return;
   } catch (const std::exception& e) {
     ADD_FAILURE() << "threw a non-popart exception: " << e.what();
@@ -31,12 +32,13 @@ inline void expectError(const std::function<void()>& f, const std::vector<std::s
 }
 
 /// A CPU device.
-inline std::shared_ptr<DeviceInfo> cpu() { return DeviceManager::createDeviceManager().createCpuDevice(); }
+inline std::shared_ptr<DeviceInfo> cpu() {
+  return DeviceManager::createDeviceManager().createCpuDevice();
+}
 
 /// Runs a model once (batchesPerStep 1) with float inputs; returns every anchor.
 std::map<TensorId, NDArray> runOnce(const std::string& model, const std::map<TensorId, NDArray>& inputs,
-                                    const std::vector<TensorId>& anchors, const SessionOptions& opts = {},
-                                    int bps = 1);
+                                    const std::vector<TensorId>& anchors, const SessionOptions& opts = {}, int bps = 1);
 
 /// Deterministic pseudo-random floats in [lo, hi).
 std::vector<float> randomFloats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);

@@ -188,18 +188,42 @@ TEST(Builder, AllOpsetsConstructible) {
   for (int v = 6; v <= 17; ++v) {
     auto b = Builder::create();
     switch (v) {
-      case 6: b->aiOnnxOpset6(); break;
-      case 7: b->aiOnnxOpset7(); break;
-      case 8: b->aiOnnxOpset8(); break;
-      case 9: b->aiOnnxOpset9(); break;
-      case 10: b->aiOnnxOpset10(); break;
-      case 11: b->aiOnnxOpset11(); break;
-      case 12: b->aiOnnxOpset12(); break;
-      case 13: b->aiOnnxOpset13(); break;
-      case 14: b->aiOnnxOpset14(); break;
-      case 15: b->aiOnnxOpset15(); break;
-      case 16: b->aiOnnxOpset16(); break;
-      case 17: b->aiOnnxOpset17(); break;
+      case 6:
+        b->aiOnnxOpset6();
+        break;
+      case 7:
+        b->aiOnnxOpset7();
+        break;
+      case 8:
+        b->aiOnnxOpset8();
+        break;
+      case 9:
+        b->aiOnnxOpset9();
+        break;
+      case 10:
+        b->aiOnnxOpset10();
+        break;
+      case 11:
+        b->aiOnnxOpset11();
+        break;
+      case 12:
+        b->aiOnnxOpset12();
+        break;
+      case 13:
+        b->aiOnnxOpset13();
+        break;
+      case 14:
+        b->aiOnnxOpset14();
+        break;
+      case 15:
+        b->aiOnnxOpset15();
+        break;
+      case 16:
+        b->aiOnnxOpset16();
+        break;
+      case 17:
+        b->aiOnnxOpset17();
+        break;
     }
     EXPECT_EQ(b->getOnnxOpsetVersion(), v);
   }

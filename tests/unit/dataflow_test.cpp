@@ -19,16 +19,23 @@ TEST(AnchorReturnType, Errors) {
   expectError([] { AnchorReturnType("Bogus"); }, {"Invalid anchor return type ID supplied: Bogus"});
   expectError([] { AnchorReturnType("EVERYN"); }, {"Must specify return period with option 'EVERYN'"});
   expectError([] { AnchorReturnType("EveryN", 0); }, {"Anchor return period must be greater than zero"});
-  expectError([] { AnchorReturnType("All", 2); }, {"A return period should not be supplied for this anchor return type"});
+  expectError([] { AnchorReturnType("All", 2); },
+              {"A return period should not be supplied for this anchor return type"});
   expectError([] { AnchorReturnType("Final").rp(); }, {"A return period should not be supplied"});
 }
 
 TEST(DataFlow, Validation) {
   expectError([] { DataFlow(0, {"a"}); }, {"'Batches per step' must be greater than zero"});
-  expectError([] { DataFlow(2, {{"a", AnchorReturnType("EveryN", 4)}}); },
-              {"Return period must be <= to the number of batches per step"});
-  expectError([] { DataFlow(6, {{"a", AnchorReturnType("EveryN", 4)}}); },
-              {"Return period must be a factor of the number of batches per step"});
+  expectError(
+      [] {
+        DataFlow(2, {{"a", AnchorReturnType("EveryN", 4)}});
+      },
+      {"Return period must be <= to the number of batches per step"});
+  expectError(
+      [] {
+        DataFlow(6, {{"a", AnchorReturnType("EveryN", 4)}});
+      },
+      {"Return period must be a factor of the number of batches per step"});
   DataFlow df(4, {{"b", AnchorReturnType("All")}, {"a", AnchorReturnType("Final")}});
   EXPECT_EQ(df.anchors(), (std::vector<TensorId>{"a", "b"}));  // map-key order
   EXPECT_TRUE(df.isAnchored("a"));
@@ -56,7 +63,12 @@ TEST(Patterns, Levels) {
 
 TEST(Patterns, NamesAndMandatory) {
   expectError([] { Patterns({"NoSuchPattern"}); }, {"Unknown pattern NoSuchPattern"});
-  expectError([] { Patterns p; p.isPatternEnabled("Inplace"); }, {"did you mean InPlace?"});
+  expectError(
+      [] {
+        Patterns p;
+        p.isPatternEnabled("Inplace");
+      },
+      {"did you mean InPlace?"});
   Patterns p;
   expectError([&] { p.enablePattern("MatMulOp", false); }, {"Pattern 'MatMulOp' is mandatory and cannot be disabled"});
   p.enablePattern("PreUniRepl", false);
@@ -79,9 +91,9 @@ TEST(TensorInfo, TypesAndShapes) {
   EXPECT_EQ(t.data_type_lcase(), "float32");
   EXPECT_EQ(TensorInfo("float16", {}).nbytes(), 2);
   EXPECT_EQ(TensorInfo("INT64", {}).nelms(), 1);
-  for (const char* s : {"UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "UINT32", "UINT64", "BOOL", "FLOAT16",
-                        "BFLOAT16", "FLOAT8_143", "FLOAT8_152", "FLOAT", "DOUBLE", "COMPLEX64", "COMPLEX128", "STRING",
-                        "UNDEFINED"}) {
+  for (const char* s :
+       {"UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "UINT32", "UINT64", "BOOL", "FLOAT16", "BFLOAT16",
+        "FLOAT8_143", "FLOAT8_152", "FLOAT", "DOUBLE", "COMPLEX64", "COMPLEX128", "STRING", "UNDEFINED"}) {
     EXPECT_EQ(dataTypeToString(dataTypeFromString(s)), s);
   }
   expectError([] { TensorInfo("FLAOT", {1}); }, {"Unknown data type 'FLAOT'"});

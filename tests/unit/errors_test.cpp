@@ -114,8 +114,8 @@ TEST(BadModel, IllTypedAttribute) {
   auto builder = Builder::create();
   builder->aiOnnxOpset11();
   auto x = builder->addInputTensor(TensorInfo("FLOAT", {2, 3}));
-  auto y = builder->customOp(OperatorIdentifier("ai.onnx", "Transpose", 11), 11, {x}, 1,
-                             {{"perm", std::string("1,0")}}, "tr")[0];
+  auto y = builder->customOp(OperatorIdentifier("ai.onnx", "Transpose", 11), 11, {x}, 1, {{"perm", std::string("1,0")}},
+                             "tr")[0];
   expectError([&] { session(builder->getModelProto(), DataFlow(1, {y})); },
               {"node 'tr", "Transpose", "attribute 'perm' must be INTS, but it is STRING"});
 }
@@ -141,7 +141,8 @@ TEST(BadModel, WrongInputCountInModel) {
 TEST(BadModel, DynamicInputShapeNeedsInputShapeInfo) {
   onnx::ModelProto m;
   ASSERT_TRUE(m.ParseFromString(addModel().proto));
-  auto* dim = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0);
+  auto* dim =
+      m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0);
   dim->set_dim_param("batch");
   std::string bytes;
   m.SerializeToString(&bytes);
@@ -240,12 +241,14 @@ TEST(BadStepIO, AnchorArrayWrongSize) {
   NDArrayWrapper<float> wa(a.data(), {2, 2, 3}), wb(a.data(), {2, 2, 3}), wy(y.data(), {2, 3});
   std::map<TensorId, IArray&> in{{m.a, wa}, {m.b, wb}}, out{{m.out, wy}};
   StepIO io(in, out);
-  expectError([&] { s->run(io); }, {"Unexpected number of output elements for anchor Add:0. Expected 12, but received 6"});
+  expectError([&] { s->run(io); },
+              {"Unexpected number of output elements for anchor Add:0. Expected 12, but received 6"});
 }
 
 TEST(BadSession, AnchorNotInGraph) {
   const AddModel m = addModel();
-  expectError([&] { session(m.proto, DataFlow(1, {"nonexistent"})); }, {"Anchor tensor `nonexistent' not in Ir Tensors."});
+  expectError([&] { session(m.proto, DataFlow(1, {"nonexistent"})); },
+              {"Anchor tensor `nonexistent' not in Ir Tensors."});
   expectError([&] { session(m.proto, DataFlow(1, {"Gradient___a"})); }, {"not in Ir Tensors", "gradient"});
 }
 
@@ -265,7 +268,8 @@ TEST(BadSession, RunBeforePrepareDevice) {
   expectError([&] { s->run(io); }, {"run was called before prepareDevice()"});
   expectError([&] { s->getSummaryReport(); }, {"Session must have been prepared before a report can be fetched"});
   expectError([&] { s->setRandomSeed(1); }, {"Devicex::prepare() must be called before"});
-  expectError([&] { s->modelToHost(std::string(POPART_TEST_TMPDIR) + "_x.onnx"); }, {"Devicex::prepare() must be called"});
+  expectError([&] { s->modelToHost(std::string(POPART_TEST_TMPDIR) + "_x.onnx"); },
+              {"Devicex::prepare() must be called"});
   // After preparing, the same StepIO runs.
   s->prepareDevice();
   EXPECT_NO_THROW(s->run(io));

@@ -33,14 +33,13 @@ class AiGraphcoreOpset1 : public DomainOpSet {
 
   /// Negative log likelihood of `args = {probs [N.., C], label [N..] (INT32)}`.
   TensorId nllloss(const std::vector<TensorId>& args, ReductionType reduction = ReductionType::Mean,
-                   const nonstd::optional<int>& ignoreIndex = nonstd::nullopt,
-                   bool inputIsLogProbability = false, const DebugContext& debugContext = {});
+                   const nonstd::optional<int>& ignoreIndex = nonstd::nullopt, bool inputIsLogProbability = false,
+                   const DebugContext& debugContext = {});
   /// lambda * |x|, reduced.
-  TensorId l1loss(const std::vector<TensorId>& args, float lambda,
-                  ReductionType reduction = ReductionType::Mean, const DebugContext& debugContext = {});
+  TensorId l1loss(const std::vector<TensorId>& args, float lambda, ReductionType reduction = ReductionType::Mean,
+                  const DebugContext& debugContext = {});
   /// The input itself, reduced.
-  TensorId identityloss(const std::vector<TensorId>& args,
-                        ReductionType reduction = ReductionType::Mean,
+  TensorId identityloss(const std::vector<TensorId>& args, ReductionType reduction = ReductionType::Mean,
                         const DebugContext& debugContext = {});
   /// x * scale.
   TensorId scale(const std::vector<TensorId>& args, float scale, const DebugContext& debugContext = {});
@@ -59,8 +58,7 @@ class AiGraphcoreOpset1 : public DomainOpSet {
   TensorId fmod(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
   TensorId remainder(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
   TensorId round(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
-  TensorId reshape(const std::vector<TensorId>& args, const Shape& shape,
-                   const DebugContext& debugContext = {});
+  TensorId reshape(const std::vector<TensorId>& args, const Shape& shape, const DebugContext& debugContext = {});
 };
 
 class Builder {
@@ -77,15 +75,13 @@ class Builder {
 
   // ------------------------------------------------------------------ tensors
   TensorId addInputTensor(const TensorInfo& info, const DebugContext& debugContext = {});
-  TensorId addInputTensor(const std::string& dataType, const Shape& shape,
-                          const DebugContext& debugContext = {});
+  TensorId addInputTensor(const std::string& dataType, const Shape& shape, const DebugContext& debugContext = {});
   /// An input of unknown type and shape (subgraphs only).
   TensorId addUntypedInputTensor(const DebugContext& debugContext = {});
   /// Makes a tensor of the parent graph visible in this subgraph under the same id.
   void addInputTensorFromParentGraph(const TensorId& id);
   /// A weight: an input with an initializer (copied from `initData`).
-  TensorId addInitializedInputTensor(const ConstVoidData& initData,
-                                     const DebugContext& debugContext = {});
+  TensorId addInitializedInputTensor(const ConstVoidData& initData, const DebugContext& debugContext = {});
   /// Marks an ONNX graph output (an output is not an anchor: DataFlow selects anchors).
   void addOutputTensor(const TensorId& id);
 
@@ -106,9 +102,8 @@ class Builder {
 
   /// Any op of any domain. An op the runtime does not know is kept in the model; a session
   /// created from it fails with an error naming the op.
-  std::vector<TensorId> customOp(const OperatorIdentifier& opid, int opsetVersion,
-                                 const std::vector<TensorId>& inputs, unsigned numOutputs,
-                                 const std::map<std::string, any>& attributes,
+  std::vector<TensorId> customOp(const OperatorIdentifier& opid, int opsetVersion, const std::vector<TensorId>& inputs,
+                                 unsigned numOutputs, const std::map<std::string, any>& attributes,
                                  const DebugContext& debugContext = {});
   void customOp(const OperatorIdentifier& opid, int opsetVersion, const std::vector<TensorId>& inputs,
                 const std::vector<TensorId>& outputs, const std::map<std::string, any>& attributes,
@@ -122,18 +117,15 @@ class Builder {
   void addNodeAttribute(const std::string& name, float value, const std::set<TensorId>& nodeOutputNames);
   void addNodeAttribute(const std::string& name, const std::vector<float>& value,
                         const std::set<TensorId>& nodeOutputNames);
-  void addNodeAttribute(const std::string& name, const std::string& value,
-                        const std::set<TensorId>& nodeOutputNames);
+  void addNodeAttribute(const std::string& name, const std::string& value, const std::set<TensorId>& nodeOutputNames);
   void addNodeAttribute(const std::string& name, const char* value, const std::set<TensorId>& nodeOutputNames);
   void addNodeAttribute(const std::string& name, const std::vector<std::string>& value,
                         const std::set<TensorId>& nodeOutputNames);
   bool nodeHasAttribute(const std::string& name, const std::set<TensorId>& nodeOutputNames);
   int64_t getInt64NodeAttribute(const std::string& name, const std::set<TensorId>& nodeOutputNames);
-  std::vector<int64_t> getInt64VectorNodeAttribute(const std::string& name,
-                                                   const std::set<TensorId>& nodeOutputNames);
+  std::vector<int64_t> getInt64VectorNodeAttribute(const std::string& name, const std::set<TensorId>& nodeOutputNames);
   float getFloatNodeAttribute(const std::string& name, const std::set<TensorId>& nodeOutputNames);
-  std::vector<float> getFloatVectorNodeAttribute(const std::string& name,
-                                                 const std::set<TensorId>& nodeOutputNames);
+  std::vector<float> getFloatVectorNodeAttribute(const std::string& name, const std::set<TensorId>& nodeOutputNames);
   std::string getStringNodeAttribute(const std::string& name, const std::set<TensorId>& nodeOutputNames);
   std::vector<std::string> getStringVectorNodeAttribute(const std::string& name,
                                                         const std::set<TensorId>& nodeOutputNames);
@@ -158,8 +150,8 @@ class Builder {
   void recomputeOutputInBackwardPass(const TensorId& nodeOutputName, int64_t value = 1);
   void setAvailableMemoryProportion(const TensorId& nodeOutputName, float proportion);
   void setPartialsType(const TensorId& nodeOutputName, const std::string& partialsType);
-  void setSerializeMatMul(const std::set<TensorId>& nodeOutputNames, const std::string& mode,
-                          int64_t factor = 0, bool keepPrecision = false);
+  void setSerializeMatMul(const std::set<TensorId>& nodeOutputNames, const std::string& mode, int64_t factor = 0,
+                          bool keepPrecision = false);
   void excludePatterns(const TensorId& nodeOutputName, const std::vector<std::string>& patternNames);
   /// Scoped versions (used by Python-style context managers).
   void setVirtualGraph(int64_t value) { setAttribute(sVirtualGraphAttribute, value); }

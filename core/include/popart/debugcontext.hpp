@@ -11,9 +11,9 @@ namespace popart {
 class DebugContext {
  public:
   DebugContext() = default;
-  DebugContext(const char* name) : name_(name ? name : "") {}         // NOLINT: implicit by design
-  DebugContext(std::string name) : name_(std::move(name)) {}          // NOLINT: implicit by design
-  DebugContext(const DebugContext& parent, const std::string& name)   // nested context
+  DebugContext(const char* name) : name_(name ? name : "") {}        // NOLINT: implicit by design
+  DebugContext(std::string name) : name_(std::move(name)) {}         // NOLINT: implicit by design
+  DebugContext(const DebugContext& parent, const std::string& name)  // nested context
       : name_(parent.name_.empty() ? name : parent.name_ + "/" + name) {}
   /// The name given by the user ("" when none).
   const std::string& getPathName() const { return name_; }

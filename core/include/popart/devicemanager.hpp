@@ -24,8 +24,7 @@ std::string toString(DeviceConnectionType t);
 
 class DeviceInfo {
  public:
-  DeviceInfo(DeviceType type, DeviceConnectionType connection,
-             std::map<std::string, std::string> options, int id = 0);
+  DeviceInfo(DeviceType type, DeviceConnectionType connection, std::map<std::string, std::string> options, int id = 0);
   virtual ~DeviceInfo() = default;
 
   DeviceType getType() const { return type_; }
@@ -42,7 +41,10 @@ class DeviceInfo {
   const std::map<std::string, std::string>& getOptions() const { return options_; }
 
   /// CPU and IPU-model devices are always attached; attach/detach only flip the flag.
-  bool attach() { attached_ = true; return true; }
+  bool attach() {
+    attached_ = true;
+    return true;
+  }
   void detach() { attached_ = false; }
   bool isAttached() const { return attached_; }
   bool tryAttachUntilTimeout() { return attach(); }
@@ -95,12 +97,10 @@ class DeviceManager {
       int numIpus = 1, int tilesPerIpu = 0, SyncPattern pattern = SyncPattern::Full,
       DeviceConnectionType connectionType = DeviceConnectionType::Always,
       DeviceSelectionCriterion selectionCriterion = DeviceSelectionCriterion::First);
-  std::shared_ptr<DeviceInfo> acquireDeviceById(
-      int id, SyncPattern pattern = SyncPattern::Full,
-      DeviceConnectionType connectionType = DeviceConnectionType::Always);
-  std::shared_ptr<DeviceInfo> tryAcquireDeviceById(
-      int id, SyncPattern pattern = SyncPattern::Full,
-      DeviceConnectionType connectionType = DeviceConnectionType::Always);
+  std::shared_ptr<DeviceInfo> acquireDeviceById(int id, SyncPattern pattern = SyncPattern::Full,
+                                                DeviceConnectionType connectionType = DeviceConnectionType::Always);
+  std::shared_ptr<DeviceInfo> tryAcquireDeviceById(int id, SyncPattern pattern = SyncPattern::Full,
+                                                   DeviceConnectionType connectionType = DeviceConnectionType::Always);
   void setOnDemandAttachTimeout(unsigned seconds) { attachTimeout_ = seconds; }
 
  private:

@@ -28,9 +28,9 @@ class DomainOpSet {
   /// Adds a node; returns its output ids. `attributes` values are int64_t, float, std::string,
   /// std::vector of those, ConstVoidData (tensor) or const Builder* (subgraph).
   /// `minInputs`/`maxInputs` (-1: any) are checked, as is every input id.
-  std::vector<TensorId> op(const char* opType, const std::vector<TensorId>& inputs,
-                           unsigned numOutputs, const std::map<std::string, any>& attributes,
-                           const DebugContext& debugContext, int minInputs, int maxInputs) const;
+  std::vector<TensorId> op(const char* opType, const std::vector<TensorId>& inputs, unsigned numOutputs,
+                           const std::map<std::string, any>& attributes, const DebugContext& debugContext,
+                           int minInputs, int maxInputs) const;
   BuilderImpl* impl_;
   std::string domain_;
   int version_;

@@ -19,8 +19,7 @@ class error : public std::runtime_error {
   explicit error(const char* what) : std::runtime_error(what) {}
   /// `error("tensor {} not found", id)`: `{}` placeholders are filled in order.
   template <typename A, typename... Args>
-  error(const std::string& fmt, const A& a, const Args&... args)
-      : std::runtime_error(format(fmt, a, args...)) {}
+  error(const std::string& fmt, const A& a, const Args&... args) : std::runtime_error(format(fmt, a, args...)) {}
 };
 
 /// A broken internal invariant (a bug in this library, not in the user's model).
@@ -56,9 +55,8 @@ class pattern_error : public error {
   } while (0)
 
 /// Checks an internal invariant in every build type.
-#define POPART_ASSERT(cond)                                                                   \
-  do {                                                                                        \
-    if (!(cond))                                                                              \
-      throw ::popart::internal_error("internal error: assertion '{}' failed at {}:{}", #cond, \
-                                     __FILE__, __LINE__);                                     \
+#define POPART_ASSERT(cond)                                                                                        \
+  do {                                                                                                             \
+    if (!(cond))                                                                                                   \
+      throw ::popart::internal_error("internal error: assertion '{}' failed at {}:{}", #cond, __FILE__, __LINE__); \
   } while (0)

@@ -17,9 +17,9 @@ namespace popart {
 struct StepIOSpec {
   struct Entry {
     TensorId id;
-    TensorInfo info;         ///< one micro-batch (inputs) or one anchor value (outputs)
-    int64_t expectedNelms;   ///< total elements the user's array must hold
-    std::string factors;     ///< how expectedNelms was computed, for error messages
+    TensorInfo info;        ///< one micro-batch (inputs) or one anchor value (outputs)
+    int64_t expectedNelms;  ///< total elements the user's array must hold
+    std::string factors;    ///< how expectedNelms was computed, for error messages
   };
   std::vector<Entry> inputs;
   std::vector<Entry> outputs;
@@ -30,8 +30,7 @@ class IStepIO {
   virtual ~IStepIO() = default;
   /// The next `numElements` elements of input `id`. The returned view must stay valid until
   /// `inComplete(id, ...)` is called.
-  virtual ConstVoidData in(TensorId id, int64_t numElements, bool prefetch,
-                           bool isBroadcast = false) = 0;
+  virtual ConstVoidData in(TensorId id, int64_t numElements, bool prefetch, bool isBroadcast = false) = 0;
   /// The view returned by the last `in(id, ...)` has been consumed.
   virtual void inComplete(TensorId id, int64_t numElements, bool isBroadcast = false) = 0;
   /// Where to write the next `numElements` elements of anchor `id`.

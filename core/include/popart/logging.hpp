@@ -15,21 +15,7 @@ namespace logging {
 
 enum class Level { Trace = 0, Debug = 1, Info = 2, Warn = 3, Err = 4, Critical = 5, Off = 6, N = 7 };
 
-enum class Module {
-  popart = 0,
-  session,
-  ir,
-  devicex,
-  transform,
-  pattern,
-  builder,
-  op,
-  opx,
-  ces,
-  python,
-  none,
-  N
-};
+enum class Module { popart = 0, session, ir, devicex, transform, pattern, builder, op, opx, ces, python, none, N };
 
 /// Sets the level of one module.
 void setLogLevel(Module m, Level l);
@@ -56,44 +42,64 @@ void logf(Module m, Level l, const std::string& fmt, const Args&... args) {
   if (shouldLog(m, l)) log(m, l, format(fmt, args...));
 }
 
-#define POPART_LOGGING_LEVEL_FUNCTIONS(MODULE)                                      \
-  template <typename... Args>                                                       \
-  void trace(const std::string& f, const Args&... a) {                              \
-    logf(Module::MODULE, Level::Trace, f, a...);                                    \
-  }                                                                                 \
-  template <typename... Args>                                                       \
-  void debug(const std::string& f, const Args&... a) {                              \
-    logf(Module::MODULE, Level::Debug, f, a...);                                    \
-  }                                                                                 \
-  template <typename... Args>                                                       \
-  void info(const std::string& f, const Args&... a) {                               \
-    logf(Module::MODULE, Level::Info, f, a...);                                     \
-  }                                                                                 \
-  template <typename... Args>                                                       \
-  void warn(const std::string& f, const Args&... a) {                               \
-    logf(Module::MODULE, Level::Warn, f, a...);                                     \
-  }                                                                                 \
-  template <typename... Args>                                                       \
-  void err(const std::string& f, const Args&... a) {                                \
-    logf(Module::MODULE, Level::Err, f, a...);                                      \
-  }                                                                                 \
-  template <typename... Args>                                                       \
-  void crit(const std::string& f, const Args&... a) {                               \
-    logf(Module::MODULE, Level::Critical, f, a...);                                 \
-  }                                                                                 \
-  inline bool isEnabled(Level l) { return shouldLog(Module::MODULE, l); }
+#define POPART_LOGGING_LEVEL_FUNCTIONS(MODULE)         \
+  template <typename... Args>                          \
+  void trace(const std::string& f, const Args&... a) { \
+    logf(Module::MODULE, Level::Trace, f, a...);       \
+  }                                                    \
+  template <typename... Args>                          \
+  void debug(const std::string& f, const Args&... a) { \
+    logf(Module::MODULE, Level::Debug, f, a...);       \
+  }                                                    \
+  template <typename... Args>                          \
+  void info(const std::string& f, const Args&... a) {  \
+    logf(Module::MODULE, Level::Info, f, a...);        \
+  }                                                    \
+  template <typename... Args>                          \
+  void warn(const std::string& f, const Args&... a) {  \
+    logf(Module::MODULE, Level::Warn, f, a...);        \
+  }                                                    \
+  template <typename... Args>                          \
+  void err(const std::string& f, const Args&... a) {   \
+    logf(Module::MODULE, Level::Err, f, a...);         \
+  }                                                    \
+  template <typename... Args>                          \
+  void crit(const std::string& f, const Args&... a) {  \
+    logf(Module::MODULE, Level::Critical, f, a...);    \
+  }                                                    \
+  inline bool isEnabled(Level l) {                     \
+    return shouldLog(Module::MODULE, l);               \
+  }
 
 // logging::info(...) logs under the "popart" module; logging::ir::info(...) under "ir", ...
 POPART_LOGGING_LEVEL_FUNCTIONS(popart)
-namespace session { POPART_LOGGING_LEVEL_FUNCTIONS(session) }
-namespace ir { POPART_LOGGING_LEVEL_FUNCTIONS(ir) }
-namespace devicex { POPART_LOGGING_LEVEL_FUNCTIONS(devicex) }
-namespace transform { POPART_LOGGING_LEVEL_FUNCTIONS(transform) }
-namespace pattern { POPART_LOGGING_LEVEL_FUNCTIONS(pattern) }
-namespace builder { POPART_LOGGING_LEVEL_FUNCTIONS(builder) }
-namespace op { POPART_LOGGING_LEVEL_FUNCTIONS(op) }
-namespace opx { POPART_LOGGING_LEVEL_FUNCTIONS(opx) }
-namespace ces { POPART_LOGGING_LEVEL_FUNCTIONS(ces) }
+namespace session {
+POPART_LOGGING_LEVEL_FUNCTIONS(session)
+}
+namespace ir {
+POPART_LOGGING_LEVEL_FUNCTIONS(ir)
+}
+namespace devicex {
+POPART_LOGGING_LEVEL_FUNCTIONS(devicex)
+}
+namespace transform {
+POPART_LOGGING_LEVEL_FUNCTIONS(transform)
+}
+namespace pattern {
+POPART_LOGGING_LEVEL_FUNCTIONS(pattern)
+}
+namespace builder {
+POPART_LOGGING_LEVEL_FUNCTIONS(builder)
+}
+namespace op {
+POPART_LOGGING_LEVEL_FUNCTIONS(op)
+}
+namespace opx {
+POPART_LOGGING_LEVEL_FUNCTIONS(opx)
+}
+namespace ces {
+POPART_LOGGING_LEVEL_FUNCTIONS(ces)
+}
 
 #undef POPART_LOGGING_LEVEL_FUNCTIONS
 

@@ -30,14 +30,30 @@ using TensorIds = std::vector<TensorId>;
 using any = std::any;
 
 /// Reserved tensor-id prefixes (they end in "___", as in PopART).
-inline const char* reservedGradientPrefix() { return "Gradient___"; }
-inline const char* reservedAccumPrefix() { return "Accum___"; }
-inline const char* reservedAcclPrefix() { return "Accl___"; }
-inline const char* reservedAccl1Prefix() { return "Accl1___"; }
-inline const char* reservedAccl2Prefix() { return "Accl2___"; }
-inline const char* reservedAccl3Prefix() { return "Accl3___"; }
-inline const char* reservedStepPrefix() { return "Step___"; }
-inline const char* reservedLossScalingPrefix() { return "lossScaling_"; }
+inline const char* reservedGradientPrefix() {
+  return "Gradient___";
+}
+inline const char* reservedAccumPrefix() {
+  return "Accum___";
+}
+inline const char* reservedAcclPrefix() {
+  return "Accl___";
+}
+inline const char* reservedAccl1Prefix() {
+  return "Accl1___";
+}
+inline const char* reservedAccl2Prefix() {
+  return "Accl2___";
+}
+inline const char* reservedAccl3Prefix() {
+  return "Accl3___";
+}
+inline const char* reservedStepPrefix() {
+  return "Step___";
+}
+inline const char* reservedLossScalingPrefix() {
+  return "lossScaling_";
+}
 
 /// Attribute names under which the Builder stores IPU annotations on ONNX nodes.
 inline constexpr const char* sVirtualGraphAttribute = "__ipu_number";

@@ -20,8 +20,8 @@ class NDArrayWrapper : public IArray {
   /// must match T.
   NDArrayWrapper(T* d, const TensorInfo& info) : data_(d), info_(info) {
     if (info.dataType() != getDataType<T>())
-      throw error("NDArrayWrapper: TensorInfo type {} does not match the element type {}",
-                  info.data_type(), dataTypeToString(getDataType<T>()));
+      throw error("NDArrayWrapper: TensorInfo type {} does not match the element type {}", info.data_type(),
+                  dataTypeToString(getDataType<T>()));
   }
   NDArrayWrapper(T* d, const Shape& shape) : data_(d), info_(getDataType<T>(), shape) {}
   NDArrayWrapper(const NDArrayWrapper&) = default;
@@ -46,8 +46,7 @@ class NDArrayWrapper : public IArray {
 class NDArray : public IArray {
  public:
   NDArray() = default;
-  explicit NDArray(const TensorInfo& info)
-      : info_(info), bytes_(static_cast<std::size_t>(info.nbytes()), 0) {}
+  explicit NDArray(const TensorInfo& info) : info_(info), bytes_(static_cast<std::size_t>(info.nbytes()), 0) {}
   NDArray(DataType t, const Shape& s) : NDArray(TensorInfo(t, s)) {}
   /// Copies `n` elements of T into a new array of shape `s`.
   template <typename T>
@@ -95,8 +94,7 @@ class NDArray : public IArray {
   template <typename T>
   void check() const {
     if (getDataType<T>() != info_.dataType())
-      throw error("NDArray holds {} elements, not {}", info_.data_type(),
-                  dataTypeToString(getDataType<T>()));
+      throw error("NDArray holds {} elements, not {}", info_.data_type(), dataTypeToString(getDataType<T>()));
   }
   TensorInfo info_;
   std::vector<unsigned char> bytes_;

@@ -35,9 +35,15 @@ class Patterns {
   std::vector<std::string> getEnabledPatternNames() const;
 
   bool isInPlaceEnabled() const { return inplace_; }
-  Patterns& enableInPlace(bool v) { inplace_ = v; return *this; }
+  Patterns& enableInPlace(bool v) {
+    inplace_ = v;
+    return *this;
+  }
   bool isUpdateInplacePrioritiesForIpuEnabled() const { return updateInplacePrioritiesForIpu_; }
-  Patterns& enableUpdateInplacePrioritiesForIpu(bool v) { updateInplacePrioritiesForIpu_ = v; return *this; }
+  Patterns& enableUpdateInplacePrioritiesForIpu(bool v) {
+    updateInplacePrioritiesForIpu_ = v;
+    return *this;
+  }
 
   // Named accessors PopART's Python exposes as properties.
   bool isPreUniReplEnabled() const { return isPatternEnabled("PreUniRepl"); }
@@ -63,7 +69,10 @@ class Patterns {
 
   /// With runtime asserts on (the default), a session refuses a Patterns that leaves out a
   /// mandatory pattern ("Pattern 'X' must be enabled").
-  Patterns& enableRuntimeAsserts(bool v) { runtimeAsserts_ = v; return *this; }
+  Patterns& enableRuntimeAsserts(bool v) {
+    runtimeAsserts_ = v;
+    return *this;
+  }
   bool getRuntimeAssertsOn() const { return runtimeAsserts_; }
   /// Throws if runtime asserts are on and a mandatory pattern is disabled.
   void ensureAllMandatoryPreAliasPatternsAreEnabled() const;

@@ -112,11 +112,12 @@ class Session {
 class InferenceSession : public Session {
  public:
   /// `model`: serialized ONNX ModelProto bytes, or the path of an ONNX file.
-  static std::unique_ptr<InferenceSession> createFromOnnxModel(
-      const std::string& model, const DataFlow& dataFlow, std::shared_ptr<DeviceInfo> deviceInfo,
-      const InputShapeInfo& inputShapeInfo = InputShapeInfo(),
-      const SessionOptions& userOptions = SessionOptions(),
-      const Patterns& patterns = Patterns(), const std::string& name = "inference");
+  static std::unique_ptr<InferenceSession> createFromOnnxModel(const std::string& model, const DataFlow& dataFlow,
+                                                               std::shared_ptr<DeviceInfo> deviceInfo,
+                                                               const InputShapeInfo& inputShapeInfo = InputShapeInfo(),
+                                                               const SessionOptions& userOptions = SessionOptions(),
+                                                               const Patterns& patterns = Patterns(),
+                                                               const std::string& name = "inference");
 
  private:
   InferenceSession(std::string name, std::shared_ptr<DeviceInfo> device);

@@ -31,7 +31,11 @@ enum class BatchSerializationBatchSchedule { Scheduler = 0, Isomorphic, OverlapO
 enum class BatchSerializationTransformContext { Fwd = 0, Bwd, N };
 enum class BatchSerializationMethod { UnrollDynamic = 0, UnrollStatic, Loop, N };
 enum class AccumulateOuterFragmentSchedule { Scheduler = 0, Serial, OverlapCycleOptimized, OverlapMemoryOptimized };
-enum class GradientTensorTrackingMethod { AllNonViewChangingGradientTensors = 0, ConvAndMatmulGradients, GradientsOfUserSpecifiedTensors };
+enum class GradientTensorTrackingMethod {
+  AllNonViewChangingGradientTensors = 0,
+  ConvAndMatmulGradients,
+  GradientsOfUserSpecifiedTensors
+};
 
 struct TensorLocationSettings {
   TensorStorage storage = TensorStorage::OnChip;

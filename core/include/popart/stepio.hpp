@@ -52,7 +52,9 @@ class StepIOCallback : public IStepIO {
 
   StepIOCallback(InputCallback in, InputCompleteCallback inComplete, OutputCallback out,
                  OutputCompleteCallback outComplete)
-      : in_(std::move(in)), inComplete_(std::move(inComplete)), out_(std::move(out)),
+      : in_(std::move(in)),
+        inComplete_(std::move(inComplete)),
+        out_(std::move(out)),
         outComplete_(std::move(outComplete)) {}
 
   ConstVoidData in(TensorId id, int64_t numElements, bool prefetch, bool isBroadcast) override;

@@ -42,9 +42,7 @@ class TensorInfo {
   std::string toString() const;
   void append(std::ostream& os) const;
 
-  bool operator==(const TensorInfo& o) const {
-    return dataType_ == o.dataType_ && shape_ == o.shape_;
-  }
+  bool operator==(const TensorInfo& o) const { return dataType_ == o.dataType_ && shape_ == o.shape_; }
   bool operator!=(const TensorInfo& o) const { return !(*this == o); }
 
  private:

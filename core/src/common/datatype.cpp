@@ -85,7 +85,9 @@ DataType dataTypeFromString(const std::string& s) {
   throw error("Unknown data type '{}'; expected one of {}", s, valid);
 }
 
-int64_t dataTypeSize(DataType t) { return row(t).size; }
+int64_t dataTypeSize(DataType t) {
+  return row(t).size;
+}
 
 int onnxDataType(DataType t) {
   const int v = row(t).onnx;
@@ -101,14 +103,20 @@ DataType dataTypeFromOnnx(int onnxType) {
 }
 
 bool isFloatingPoint(DataType t) {
-  return t == DataType::FLOAT || t == DataType::FLOAT16 || t == DataType::DOUBLE ||
-         t == DataType::BFLOAT16 || t == DataType::FLOAT8_143 || t == DataType::FLOAT8_152;
+  return t == DataType::FLOAT || t == DataType::FLOAT16 || t == DataType::DOUBLE || t == DataType::BFLOAT16 ||
+         t == DataType::FLOAT8_143 || t == DataType::FLOAT8_152;
 }
 
 bool isInteger(DataType t) {
   switch (t) {
-    case DataType::UINT8: case DataType::INT8: case DataType::UINT16: case DataType::INT16:
-    case DataType::INT32: case DataType::INT64: case DataType::UINT32: case DataType::UINT64:
+    case DataType::UINT8:
+    case DataType::INT8:
+    case DataType::UINT16:
+    case DataType::INT16:
+    case DataType::INT32:
+    case DataType::INT64:
+    case DataType::UINT32:
+    case DataType::UINT64:
       return true;
     default:
       return false;

@@ -25,8 +25,8 @@ namespace logging {
 namespace {
 
 constexpr size_t kModules = static_cast<size_t>(Module::N);
-const std::array<const char*, kModules> kModuleNames{
-    "popart", "session", "ir", "devicex", "transform", "pattern", "builder", "op", "opx", "ces", "python", "none"};
+const std::array<const char*, kModules> kModuleNames{"popart",  "session", "ir",  "devicex", "transform", "pattern",
+                                                     "builder", "op",      "opx", "ces",     "python",    "none"};
 const std::array<const char*, 7> kLevelNames{"TRACE", "DEBUG", "INFO", "WARN", "ERR", "CRITICAL", "OFF"};
 const std::array<char, 7> kLevelLetters{'T', 'D', 'I', 'W', 'E', 'C', 'O'};
 
@@ -81,8 +81,7 @@ struct State {
     }
     for (size_t i = 0; i + 1 < strings.size(); i += 2) {
       try {
-        levels[static_cast<size_t>(moduleFromString(strings[i]))] =
-            static_cast<int>(levelFromString(strings[i + 1]));
+        levels[static_cast<size_t>(moduleFromString(strings[i]))] = static_cast<int>(levelFromString(strings[i + 1]));
       } catch (const error&) {
       }
     }
@@ -96,13 +95,17 @@ State& state() {
 
 }  // namespace
 
-void setLogLevel(Module m, Level l) { state().levels[static_cast<size_t>(m)] = static_cast<int>(l); }
+void setLogLevel(Module m, Level l) {
+  state().levels[static_cast<size_t>(m)] = static_cast<int>(l);
+}
 
 void setLogLevel(Level l) {
   for (auto& x : state().levels) x = static_cast<int>(l);
 }
 
-Level getLogLevel(Module m) { return static_cast<Level>(state().levels[static_cast<size_t>(m)].load()); }
+Level getLogLevel(Module m) {
+  return static_cast<Level>(state().levels[static_cast<size_t>(m)].load());
+}
 
 Level levelFromString(const std::string& s) {
   const std::string u = upper(s);
@@ -121,8 +124,12 @@ Module moduleFromString(const std::string& s) {
   throw error("Invalid logging module '{}'", s);
 }
 
-std::string levelToString(Level l) { return kLevelNames.at(static_cast<size_t>(l)); }
-std::string moduleToString(Module m) { return kModuleNames.at(static_cast<size_t>(m)); }
+std::string levelToString(Level l) {
+  return kLevelNames.at(static_cast<size_t>(l));
+}
+std::string moduleToString(Module m) {
+  return kModuleNames.at(static_cast<size_t>(m));
+}
 
 void setLogDestination(const std::string& dest) {
   auto& s = state();
@@ -184,11 +191,21 @@ void Logger::emit(logging::Level l, const std::string& msg) {
   logging::log(m, l, msg);
 }
 
-void Logger::debug(const std::string& msg) { emit(logging::Level::Debug, msg); }
-void Logger::info(const std::string& msg) { emit(logging::Level::Info, msg); }
-void Logger::warn(const std::string& msg) { emit(logging::Level::Warn, msg); }
-void Logger::error(const std::string& msg) { emit(logging::Level::Err, msg); }
-void Logger::critical(const std::string& msg) { emit(logging::Level::Critical, msg); }
+void Logger::debug(const std::string& msg) {
+  emit(logging::Level::Debug, msg);
+}
+void Logger::info(const std::string& msg) {
+  emit(logging::Level::Info, msg);
+}
+void Logger::warn(const std::string& msg) {
+  emit(logging::Level::Warn, msg);
+}
+void Logger::error(const std::string& msg) {
+  emit(logging::Level::Err, msg);
+}
+void Logger::critical(const std::string& msg) {
+  emit(logging::Level::Critical, msg);
+}
 
 Logger getLogger(const std::string& name) {
   if (name != "all") logging::moduleFromString(name);  // validates

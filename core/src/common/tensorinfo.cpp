@@ -9,7 +9,9 @@
 
 namespace popart {
 
-TensorInfo::TensorInfo(DataType t, const Shape& s) { set(t, s); }
+TensorInfo::TensorInfo(DataType t, const Shape& s) {
+  set(t, s);
+}
 
 TensorInfo::TensorInfo(const std::string& dataType, const Shape& s) {
   set(dataTypeFromString(dataType), s);
@@ -29,7 +31,9 @@ int64_t TensorInfo::nelms() const {
   return n;
 }
 
-int64_t TensorInfo::nbytes() const { return nelms() * dataTypeSize(dataType_); }
+int64_t TensorInfo::nbytes() const {
+  return nelms() * dataTypeSize(dataType_);
+}
 
 int64_t TensorInfo::dim(int i) const {
   const int r = rank();
@@ -37,8 +41,12 @@ int64_t TensorInfo::dim(int i) const {
   return shape_[static_cast<size_t>(i < 0 ? i + r : i)];
 }
 
-const std::string& TensorInfo::data_type() const { return dataTypeToString(dataType_); }
-const std::string& TensorInfo::data_type_lcase() const { return dataTypeToLcaseString(dataType_); }
+const std::string& TensorInfo::data_type() const {
+  return dataTypeToString(dataType_);
+}
+const std::string& TensorInfo::data_type_lcase() const {
+  return dataTypeToLcaseString(dataType_);
+}
 
 std::string TensorInfo::toString() const {
   std::ostringstream os;
@@ -46,14 +54,18 @@ std::string TensorInfo::toString() const {
   return os.str();
 }
 
-void TensorInfo::append(std::ostream& os) const { os << data_type() << ' ' << shape_; }
+void TensorInfo::append(std::ostream& os) const {
+  os << data_type() << ' ' << shape_;
+}
 
 std::ostream& operator<<(std::ostream& os, const TensorInfo& info) {
   info.append(os);
   return os;
 }
 
-std::ostream& operator<<(std::ostream& os, DataType t) { return os << dataTypeToString(t); }
+std::ostream& operator<<(std::ostream& os, DataType t) {
+  return os << dataTypeToString(t);
+}
 
 Shape npOut(const Shape& a, const Shape& b) {
   const size_t r = std::max(a.size(), b.size());

@@ -27,7 +27,9 @@ int64_t Attributes::getInt(const std::string& name) const {
   }
   return get<int64_t>(name, "INT");
 }
-int64_t Attributes::getInt(const std::string& name, int64_t dflt) const { return has(name) ? getInt(name) : dflt; }
+int64_t Attributes::getInt(const std::string& name, int64_t dflt) const {
+  return has(name) ? getInt(name) : dflt;
+}
 
 float Attributes::getFloat(const std::string& name) const {
   auto it = m_.find(name);
@@ -36,9 +38,13 @@ float Attributes::getFloat(const std::string& name) const {
   }
   return get<float>(name, "FLOAT");
 }
-float Attributes::getFloat(const std::string& name, float dflt) const { return has(name) ? getFloat(name) : dflt; }
+float Attributes::getFloat(const std::string& name, float dflt) const {
+  return has(name) ? getFloat(name) : dflt;
+}
 
-std::string Attributes::getString(const std::string& name) const { return get<std::string>(name, "STRING"); }
+std::string Attributes::getString(const std::string& name) const {
+  return get<std::string>(name, "STRING");
+}
 std::string Attributes::getString(const std::string& name, const std::string& dflt) const {
   return has(name) ? getString(name) : dflt;
 }
@@ -60,12 +66,15 @@ std::vector<float> Attributes::getFloats(const std::string& name, const std::vec
 std::vector<std::string> Attributes::getStrings(const std::string& name) const {
   return get<std::vector<std::string>>(name, "STRINGS");
 }
-std::vector<std::string> Attributes::getStrings(const std::string& name,
-                                                const std::vector<std::string>& dflt) const {
+std::vector<std::string> Attributes::getStrings(const std::string& name, const std::vector<std::string>& dflt) const {
   return has(name) ? getStrings(name) : dflt;
 }
 
-const TensorData& Attributes::getTensor(const std::string& name) const { return get<TensorData>(name, "TENSOR"); }
-GraphProtoPtr Attributes::getGraph(const std::string& name) const { return get<GraphProtoPtr>(name, "GRAPH"); }
+const TensorData& Attributes::getTensor(const std::string& name) const {
+  return get<TensorData>(name, "TENSOR");
+}
+GraphProtoPtr Attributes::getGraph(const std::string& name) const {
+  return get<GraphProtoPtr>(name, "GRAPH");
+}
 
 }  // namespace popart

@@ -19,8 +19,7 @@ namespace popart {
 using GraphProtoPtr = std::shared_ptr<const onnx::GraphProto>;
 
 using AttrValue = std::variant<int64_t, float, std::string, std::vector<int64_t>, std::vector<float>,
-                               std::vector<std::string>, TensorData, GraphProtoPtr,
-                               std::vector<GraphProtoPtr>>;
+                               std::vector<std::string>, TensorData, GraphProtoPtr, std::vector<GraphProtoPtr>>;
 
 /// Name of an attribute value's type as ONNX spells it ("INT", "FLOATS", ...).
 const char* attrTypeName(const AttrValue& v);

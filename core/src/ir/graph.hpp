@@ -24,7 +24,7 @@ class Graph {
 
   // ---- tensors
   bool hasTensor(const TensorId& id) const { return tensors_.count(id) != 0; }
-  Tensor* tensor(const TensorId& id) const;  ///< nullptr if absent
+  Tensor* tensor(const TensorId& id) const;     ///< nullptr if absent
   Tensor& getTensor(const TensorId& id) const;  ///< throws if absent
   Tensor& addTensor(const TensorId& id, TensorKind kind, const TensorInfo& info);
   void removeTensor(const TensorId& id);

@@ -49,8 +49,9 @@ void Ir::prepare(const IrBundle& b) {
   if (options_.enableGradientAccumulation && mode_ != ExecutionMode::Training)
     throw error("Gradient Accumulation only available when training.");
   if (!options_.enableGradientAccumulation && options_.accumulationFactor > 1)
-    throw error("enableGradientAccumulation is false, but accumulationFactor > 1. Either enable gradient "
-                "accumulation, or set the accumulation factor to 1");
+    throw error(
+        "enableGradientAccumulation is false, but accumulationFactor > 1. Either enable gradient "
+        "accumulation, or set the accumulation factor to 1");
   if (options_.enableGradientAccumulation && options_.accumulationFactor < 1)
     throw error("accumulationFactor must be >= 1 (it is {})", options_.accumulationFactor);
   if (options_.enableReplicatedGraphs && options_.replicatedGraphCount < 1)
@@ -73,9 +74,10 @@ void Ir::importModel(const IrBundle& b) {
   if (m.opset_import_size() == 0) opsets_[Domain::ai_onnx] = 1;  // IR version < 3
   const int onnxOpset = opsetVersion(Domain::ai_onnx);
   if (opsets_.count(Domain::ai_onnx) && (onnxOpset < kMinOnnxOpset || onnxOpset > kMaxOnnxOpset))
-    throw error("Unsupported opset: the model imports ai.onnx opset {}, and this runtime supports ai.onnx "
-                "opsets {} to {}",
-                onnxOpset, kMinOnnxOpset, kMaxOnnxOpset);
+    throw error(
+        "Unsupported opset: the model imports ai.onnx opset {}, and this runtime supports ai.onnx "
+        "opsets {} to {}",
+        onnxOpset, kMinOnnxOpset, kMaxOnnxOpset);
   const int gcOpset = opsetVersion(Domain::ai_graphcore);
   if (opsets_.count(Domain::ai_graphcore) && gcOpset != 1)
     throw error("Unsupported opset: the model imports ai.graphcore opset {}, and this runtime supports only 1",
@@ -126,8 +128,7 @@ void Ir::registerInputs(const IrBundle& b) {
       std::string shapeText;
       info = infoFromValueInfo(vi, &ok, &shapeText);
       if (!ok)
-        throw error("Input tensor '{}' must be specified in InputShapeInfo, as it has shape {}", vi.name(),
-                    shapeText);
+        throw error("Input tensor '{}' must be specified in InputShapeInfo, as it has shape {}", vi.name(), shapeText);
     }
     Tensor& t = main_->addTensor(vi.name(), TensorKind::Stream, info);
     t.streamIndex = static_cast<int>(streamIds_.size());
@@ -173,31 +174,34 @@ void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
   ++nodeCounter_;
   const OpDef* def = findOpDef(domain, node.op_type());
   if (!def) {
-    throw error("Unknown op: node '{}' has op type '{}' in domain '{}' (opset {}), which this runtime does "
-                "not support",
-                name, node.op_type(), domain, opset);
+    throw error(
+        "Unknown op: node '{}' has op type '{}' in domain '{}' (opset {}), which this runtime does "
+        "not support",
+        name, node.op_type(), domain, opset);
   }
   if (opset == 0)
     throw error("Invalid ONNX model: node '{}' ({}) uses domain '{}', which the model does not import", name,
                 node.op_type(), domain);
   if (opset < def->sinceOpset)
-    throw error("Unsupported opset: node '{}' ({}) is only supported from {} opset {}, but the model imports "
-                "opset {}",
-                name, node.op_type(), domain, def->sinceOpset, opset);
+    throw error(
+        "Unsupported opset: node '{}' ({}) is only supported from {} opset {}, but the model imports "
+        "opset {}",
+        name, node.op_type(), domain, def->sinceOpset, opset);
 
   int nIn = node.input_size();
   while (nIn > 0 && node.input(nIn - 1).empty()) --nIn;  // trailing absent optionals
   if (nIn < def->minInputs || (def->maxInputs >= 0 && nIn > def->maxInputs)) {
     std::string expected = def->minInputs == def->maxInputs ? std::to_string(def->minInputs)
-                           : def->maxInputs < 0 ? "at least " + std::to_string(def->minInputs)
-                                                : std::to_string(def->minInputs) + " to " + std::to_string(def->maxInputs);
+                           : def->maxInputs < 0
+                               ? "at least " + std::to_string(def->minInputs)
+                               : std::to_string(def->minInputs) + " to " + std::to_string(def->maxInputs);
     throw error("node '{}' ({}, opset {}) has {} inputs, but {} takes {}", name, node.op_type(), opset, nIn,
                 node.op_type(), expected);
   }
   const int nOut = node.output_size();
   if (nOut < def->minOutputs || (def->maxOutputs >= 0 && nOut > def->maxOutputs))
-    throw error("node '{}' ({}, opset {}) has {} outputs, but {} produces {} to {}", name, node.op_type(), opset,
-                nOut, node.op_type(), def->minOutputs, def->maxOutputs < 0 ? 1000 : def->maxOutputs);
+    throw error("node '{}' ({}, opset {}) has {} outputs, but {} produces {} to {}", name, node.op_type(), opset, nOut,
+                node.op_type(), def->minOutputs, def->maxOutputs < 0 ? 1000 : def->maxOutputs);
 
   Op& op = graph.addOp(*def, name, opset);
   try {
@@ -213,8 +217,8 @@ void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
     }
     Tensor* t = graph.tensor(in);
     if (!t)
-      throw error("{}: input '{}' is not a graph input, an initializer or the output of an earlier node",
-                  op.describe(), in);
+      throw error("{}: input '{}' is not a graph input, an initializer or the output of an earlier node", op.describe(),
+                  in);
     op.connectInput(i, t);
   }
   for (int i = 0; i < nOut; ++i) {
@@ -265,8 +269,9 @@ void Ir::validateAnchors() const {
     if (!main_->hasTensor(id)) {
       std::string hint;
       if (id.rfind(reservedGradientPrefix(), 0) == 0)
-        hint = " Gradients are only computed for tensors on the path from the weights to the loss; the "
-               "gradient of a tensor that does not lead to the loss is never created.";
+        hint =
+            " Gradients are only computed for tensors on the path from the weights to the loss; the "
+            "gradient of a tensor that does not lead to the loss is never created.";
       throw error("Anchor tensor `{}' not in Ir Tensors.{}", id, hint);
     }
   }
@@ -317,7 +322,9 @@ void Ir::prune() {
   }
 }
 
-void Ir::updateSchedule() { schedule_ = main_->topologicalOrder(); }
+void Ir::updateSchedule() {
+  schedule_ = main_->topologicalOrder();
+}
 
 std::string Ir::scheduleText() const {
   std::ostringstream os;

@@ -8,7 +8,9 @@
 
 namespace popart {
 
-void TensorData::Free::operator()(unsigned char* p) const { std::free(p); }
+void TensorData::Free::operator()(unsigned char* p) const {
+  std::free(p);
+}
 
 void TensorData::allocate(bool zero) {
   if (info_.dataType() == DataType::STRING) {
@@ -27,7 +29,9 @@ void TensorData::allocate(bool zero) {
   bytes_.reset(p);
 }
 
-TensorData::TensorData(const TensorInfo& info) : info_(info) { allocate(); }
+TensorData::TensorData(const TensorInfo& info) : info_(info) {
+  allocate();
+}
 
 TensorData::TensorData(const TensorInfo& info, const void* src) : info_(info) {
   allocate(info.dataType() == DataType::STRING || info.nbytes() == 0 || !src);
@@ -51,8 +55,7 @@ TensorData& TensorData::operator=(const TensorData& o) {
 
 std::vector<int64_t> TensorData::toInt64() const {
   const DataType t = info_.dataType();
-  if (!isInteger(t) && t != DataType::BOOL)
-    throw error("expected an integer tensor, got {}", info_.toString());
+  if (!isInteger(t) && t != DataType::BOOL) throw error("expected an integer tensor, got {}", info_.toString());
   std::vector<int64_t> v(static_cast<size_t>(info_.nelms()));
   visitNumeric(t, [&](auto tag) {
     using T = decltype(tag);

@@ -36,9 +36,13 @@ class TensorData {
   const void* data() const { return bytes_.get(); }
   int64_t nbytes() const { return info_.nbytes(); }
   template <typename T>
-  T* as() { return reinterpret_cast<T*>(bytes_.get()); }
+  T* as() {
+    return reinterpret_cast<T*>(bytes_.get());
+  }
   template <typename T>
-  const T* as() const { return reinterpret_cast<const T*>(bytes_.get()); }
+  const T* as() const {
+    return reinterpret_cast<const T*>(bytes_.get());
+  }
   std::vector<std::string>& strings() { return strings_; }
   const std::vector<std::string>& strings() const { return strings_; }
   bool empty() const { return !bytes_ && strings_.empty() && info_.nelms() != 0; }
@@ -69,20 +73,34 @@ class TensorData {
 template <typename F>
 auto visitNumeric(DataType t, F&& f) {
   switch (t) {
-    case DataType::FLOAT: return f(float{});
-    case DataType::DOUBLE: return f(double{});
-    case DataType::FLOAT16: return f(float16_t{});
-    case DataType::BFLOAT16: return f(bfloat16_t{});
-    case DataType::INT8: return f(int8_t{});
-    case DataType::INT16: return f(int16_t{});
-    case DataType::INT32: return f(int32_t{});
-    case DataType::INT64: return f(int64_t{});
-    case DataType::UINT8: return f(uint8_t{});
-    case DataType::UINT16: return f(uint16_t{});
-    case DataType::UINT32: return f(uint32_t{});
-    case DataType::UINT64: return f(uint64_t{});
-    case DataType::BOOL: return f(bool{});
-    default: break;
+    case DataType::FLOAT:
+      return f(float{});
+    case DataType::DOUBLE:
+      return f(double{});
+    case DataType::FLOAT16:
+      return f(float16_t{});
+    case DataType::BFLOAT16:
+      return f(bfloat16_t{});
+    case DataType::INT8:
+      return f(int8_t{});
+    case DataType::INT16:
+      return f(int16_t{});
+    case DataType::INT32:
+      return f(int32_t{});
+    case DataType::INT64:
+      return f(int64_t{});
+    case DataType::UINT8:
+      return f(uint8_t{});
+    case DataType::UINT16:
+      return f(uint16_t{});
+    case DataType::UINT32:
+      return f(uint32_t{});
+    case DataType::UINT64:
+      return f(uint64_t{});
+    case DataType::BOOL:
+      return f(bool{});
+    default:
+      break;
   }
   throw error("data type {} is not supported here", dataTypeToString(t));
 }

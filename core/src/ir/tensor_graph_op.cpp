@@ -12,10 +12,14 @@ namespace popart {
 
 const char* tensorKindName(TensorKind k) {
   switch (k) {
-    case TensorKind::Stream: return "Stream";
-    case TensorKind::Variable: return "Variable";
-    case TensorKind::Const: return "Const";
-    case TensorKind::ActGrad: return "ActGrad";
+    case TensorKind::Stream:
+      return "Stream";
+    case TensorKind::Variable:
+      return "Variable";
+    case TensorKind::Const:
+      return "Const";
+    case TensorKind::ActGrad:
+      return "ActGrad";
   }
   return "?";
 }
@@ -130,7 +134,9 @@ Tensor& Graph::addTensor(const TensorId& id, TensorKind kind, const TensorInfo& 
   return ref;
 }
 
-void Graph::removeTensor(const TensorId& id) { tensors_.erase(id); }
+void Graph::removeTensor(const TensorId& id) {
+  tensors_.erase(id);
+}
 
 TensorId Graph::uniqueTensorId(const std::string& base) const {
   if (!hasTensor(base)) return base;

@@ -17,8 +17,8 @@ DomainOpSet::DomainOpSet(BuilderImpl* impl, const std::string& domain, int versi
 }
 
 std::vector<TensorId> DomainOpSet::op(const char* opType, const std::vector<TensorId>& inputs, unsigned numOutputs,
-                                      const std::map<std::string, any>& attributes,
-                                      const DebugContext& debugContext, int minInputs, int maxInputs) const {
+                                      const std::map<std::string, any>& attributes, const DebugContext& debugContext,
+                                      int minInputs, int maxInputs) const {
   return impl_->op(domain_, version_, opType, inputs, numOutputs, attributes, debugContext, minInputs, maxInputs);
 }
 
@@ -52,9 +52,9 @@ TensorId AiGraphcoreOpset1::scaledadd(const std::vector<TensorId>& args, float s
   return op("ScaledAdd", args, 1, {{"scale0", scale0}, {"scale1", scale1}}, dc, 2, 2)[0];
 }
 
-#define GC_UNARY(NAME, TYPE)                                                              \
+#define GC_UNARY(NAME, TYPE)                                                                    \
   TensorId AiGraphcoreOpset1::NAME(const std::vector<TensorId>& args, const DebugContext& dc) { \
-    return op(TYPE, args, 1, {}, dc, 1, 1)[0];                                            \
+    return op(TYPE, args, 1, {}, dc, 1, 1)[0];                                                  \
   }
 GC_UNARY(gelu, "Gelu")
 GC_UNARY(swish, "Swish")
@@ -65,9 +65,9 @@ GC_UNARY(log1p, "Log1p")
 GC_UNARY(round, "Round")
 #undef GC_UNARY
 
-#define GC_BINARY(NAME, TYPE)                                                             \
+#define GC_BINARY(NAME, TYPE)                                                                   \
   TensorId AiGraphcoreOpset1::NAME(const std::vector<TensorId>& args, const DebugContext& dc) { \
-    return op(TYPE, args, 1, {}, dc, 2, 2)[0];                                            \
+    return op(TYPE, args, 1, {}, dc, 2, 2)[0];                                                  \
   }
 GC_BINARY(atan2, "Atan2")
 GC_BINARY(fmod, "Fmod")
@@ -88,7 +88,9 @@ TensorId AiGraphcoreOpset1::reshape(const std::vector<TensorId>& args, const Sha
 Builder::Builder() : impl_(std::make_unique<BuilderImpl>()) {}
 Builder::~Builder() = default;
 
-std::unique_ptr<Builder> Builder::create() { return std::unique_ptr<Builder>(new Builder()); }
+std::unique_ptr<Builder> Builder::create() {
+  return std::unique_ptr<Builder>(new Builder());
+}
 
 std::unique_ptr<Builder> Builder::createFromOnnxModel(const std::string& modelProtoOrFilename) {
   auto b = create();
@@ -100,12 +102,15 @@ Builder& Builder::createSubgraphBuilder() {
   std::unique_ptr<Builder> child(new Builder());
   child->impl_ = std::make_unique<BuilderImpl>(impl_.get());
   child->parent_ = this;
-  for (const auto& o : impl_->model().opset_import()) child->impl_->addOpsetRequirement(o.domain(), static_cast<int>(o.version()));
+  for (const auto& o : impl_->model().opset_import())
+    child->impl_->addOpsetRequirement(o.domain(), static_cast<int>(o.version()));
   children_.push_back(std::move(child));
   return *children_.back();
 }
 
-void Builder::setGraphName(const std::string& name) { impl_->setGraphName(name); }
+void Builder::setGraphName(const std::string& name) {
+  impl_->setGraphName(name);
+}
 
 TensorId Builder::addInputTensor(const TensorInfo& info, const DebugContext& dc) {
   return impl_->addInputTensor(info, dc);
@@ -115,14 +120,20 @@ TensorId Builder::addInputTensor(const std::string& dataType, const Shape& shape
   return impl_->addInputTensor(TensorInfo(dataType, shape), dc);
 }
 
-TensorId Builder::addUntypedInputTensor(const DebugContext& dc) { return impl_->addUntypedInputTensor(dc); }
-void Builder::addInputTensorFromParentGraph(const TensorId& id) { impl_->addInputTensorFromParentGraph(id); }
+TensorId Builder::addUntypedInputTensor(const DebugContext& dc) {
+  return impl_->addUntypedInputTensor(dc);
+}
+void Builder::addInputTensorFromParentGraph(const TensorId& id) {
+  impl_->addInputTensorFromParentGraph(id);
+}
 
 TensorId Builder::addInitializedInputTensor(const ConstVoidData& initData, const DebugContext& dc) {
   return impl_->addInitializedInputTensor(initData, dc);
 }
 
-void Builder::addOutputTensor(const TensorId& id) { impl_->addOutputTensor(id); }
+void Builder::addOutputTensor(const TensorId& id) {
+  impl_->addOutputTensor(id);
+}
 
 std::vector<TensorId> Builder::customOp(const OperatorIdentifier& opid, int opsetVersion,
                                         const std::vector<TensorId>& inputs, unsigned numOutputs,
@@ -135,22 +146,39 @@ void Builder::customOp(const OperatorIdentifier& opid, int opsetVersion, const s
                        const std::vector<TensorId>& outputs, const std::map<std::string, any>& attributes,
                        const DebugContext& dc) {
   impl_->addOpsetRequirement(opid.domain, opsetVersion);
-  impl_->op(opid.domain, opsetVersion, opid.type, inputs, static_cast<unsigned>(outputs.size()), attributes, dc, 0,
-            -1, &outputs);
+  impl_->op(opid.domain, opsetVersion, opid.type, inputs, static_cast<unsigned>(outputs.size()), attributes, dc, 0, -1,
+            &outputs);
 }
 
 // ---- node attributes
-void Builder::addNodeAttribute(const std::string& n, int64_t v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, v, o); }
-void Builder::addNodeAttribute(const std::string& n, const std::vector<int64_t>& v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, v, o); }
-void Builder::addNodeAttribute(const std::string& n, float v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, v, o); }
-void Builder::addNodeAttribute(const std::string& n, const std::vector<float>& v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, v, o); }
-void Builder::addNodeAttribute(const std::string& n, const std::string& v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, v, o); }
-void Builder::addNodeAttribute(const std::string& n, const char* v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, std::string(v), o); }
-void Builder::addNodeAttribute(const std::string& n, const std::vector<std::string>& v, const std::set<TensorId>& o) { impl_->addNodeAttribute(n, v, o); }
-bool Builder::nodeHasAttribute(const std::string& n, const std::set<TensorId>& o) { return impl_->nodeHasAttribute(n, o); }
+void Builder::addNodeAttribute(const std::string& n, int64_t v, const std::set<TensorId>& o) {
+  impl_->addNodeAttribute(n, v, o);
+}
+void Builder::addNodeAttribute(const std::string& n, const std::vector<int64_t>& v, const std::set<TensorId>& o) {
+  impl_->addNodeAttribute(n, v, o);
+}
+void Builder::addNodeAttribute(const std::string& n, float v, const std::set<TensorId>& o) {
+  impl_->addNodeAttribute(n, v, o);
+}
+void Builder::addNodeAttribute(const std::string& n, const std::vector<float>& v, const std::set<TensorId>& o) {
+  impl_->addNodeAttribute(n, v, o);
+}
+void Builder::addNodeAttribute(const std::string& n, const std::string& v, const std::set<TensorId>& o) {
+  impl_->addNodeAttribute(n, v, o);
+}
+void Builder::addNodeAttribute(const std::string& n, const char* v, const std::set<TensorId>& o) {
+  impl_->addNodeAttribute(n, std::string(v), o);
+}
+void Builder::addNodeAttribute(const std::string& n, const std::vector<std::string>& v, const std::set<TensorId>& o) {
+  impl_->addNodeAttribute(n, v, o);
+}
+bool Builder::nodeHasAttribute(const std::string& n, const std::set<TensorId>& o) {
+  return impl_->nodeHasAttribute(n, o);
+}
 
 namespace {
-const onnx::AttributeProto& typed(const onnx::AttributeProto& a, onnx::AttributeProto::AttributeType t, const char* what) {
+const onnx::AttributeProto& typed(const onnx::AttributeProto& a, onnx::AttributeProto::AttributeType t,
+                                  const char* what) {
   if (a.type() != t) throw error("Attribute {} is not {}", a.name(), what);
   return a;
 }
@@ -177,31 +205,49 @@ std::vector<std::string> Builder::getStringVectorNodeAttribute(const std::string
   const auto& a = typed(impl_->getNodeAttribute(n, o), onnx::AttributeProto::STRINGS, "a string vector");
   return {a.strings().begin(), a.strings().end()};
 }
-void Builder::removeNodeAttribute(const std::string& n, const std::set<TensorId>& o) { impl_->removeNodeAttribute(n, o); }
-std::vector<std::string> Builder::getAllNodeAttributeNames(const std::set<TensorId>& o) { return impl_->getAllNodeAttributeNames(o); }
+void Builder::removeNodeAttribute(const std::string& n, const std::set<TensorId>& o) {
+  impl_->removeNodeAttribute(n, o);
+}
+std::vector<std::string> Builder::getAllNodeAttributeNames(const std::set<TensorId>& o) {
+  return impl_->getAllNodeAttributeNames(o);
+}
 
 // ---- scoped attributes
-void Builder::setAttribute(const std::string& name, any value) { impl_->scopedAttributes[name] = std::move(value); }
+void Builder::setAttribute(const std::string& name, any value) {
+  impl_->scopedAttributes[name] = std::move(value);
+}
 any Builder::getAttribute(const std::string& name) const {
   auto it = impl_->scopedAttributes.find(name);
   if (it == impl_->scopedAttributes.end()) throw error("Attribute {} is not set", name);
   return it->second;
 }
-bool Builder::hasAttribute(const std::string& name) const { return impl_->scopedAttributes.count(name) != 0; }
-void Builder::clearAttribute(const std::string& name) { impl_->scopedAttributes.erase(name); }
+bool Builder::hasAttribute(const std::string& name) const {
+  return impl_->scopedAttributes.count(name) != 0;
+}
+void Builder::clearAttribute(const std::string& name) {
+  impl_->scopedAttributes.erase(name);
+}
 
-void Builder::virtualGraph(const TensorId& id, int64_t value) { virtualGraph(std::set<TensorId>{id}, value); }
+void Builder::virtualGraph(const TensorId& id, int64_t value) {
+  virtualGraph(std::set<TensorId>{id}, value);
+}
 void Builder::virtualGraph(const std::set<TensorId>& ids, int64_t value) {
   if (nodeHasAttribute(sVirtualGraphAttribute, ids)) removeNodeAttribute(sVirtualGraphAttribute, ids);
   addNodeAttribute(sVirtualGraphAttribute, value, ids);
 }
-int64_t Builder::getVirtualGraph(const TensorId& id) { return getInt64NodeAttribute(sVirtualGraphAttribute, {id}); }
-void Builder::pipelineStage(const TensorId& id, int64_t value) { pipelineStage(std::set<TensorId>{id}, value); }
+int64_t Builder::getVirtualGraph(const TensorId& id) {
+  return getInt64NodeAttribute(sVirtualGraphAttribute, {id});
+}
+void Builder::pipelineStage(const TensorId& id, int64_t value) {
+  pipelineStage(std::set<TensorId>{id}, value);
+}
 void Builder::pipelineStage(const std::set<TensorId>& ids, int64_t value) {
   if (nodeHasAttribute(sPipelineStageAttribute, ids)) removeNodeAttribute(sPipelineStageAttribute, ids);
   addNodeAttribute(sPipelineStageAttribute, value, ids);
 }
-int64_t Builder::getPipelineStage(const TensorId& id) { return getInt64NodeAttribute(sPipelineStageAttribute, {id}); }
+int64_t Builder::getPipelineStage(const TensorId& id) {
+  return getInt64NodeAttribute(sPipelineStageAttribute, {id});
+}
 void Builder::executionPhase(const TensorId& id, int64_t value) {
   const std::set<TensorId> ids{id};
   if (nodeHasAttribute(sExecutionPhaseAttribute, ids)) removeNodeAttribute(sExecutionPhaseAttribute, ids);
@@ -228,9 +274,10 @@ void Builder::setPartialsType(const TensorId& id, const std::string& t) {
 void Builder::setSerializeMatMul(const std::set<TensorId>& ids, const std::string& mode, int64_t factor,
                                  bool keepPrecision) {
   if (mode != "input_channels" && mode != "output_channels" && mode != "reducing_dim" && mode != "none")
-    throw error("Unsupported mat mul serialization mode '{}'. Supported modes are 'input_channels', "
-                "'reducing_dim', 'output_channels' or 'none'",
-                mode);
+    throw error(
+        "Unsupported mat mul serialization mode '{}'. Supported modes are 'input_channels', "
+        "'reducing_dim', 'output_channels' or 'none'",
+        mode);
   addNodeAttribute(sSerializeMatMulModeAttribute, mode, ids);
   addNodeAttribute(sSerializeMatMulFactorAttribute, factor, ids);
   addNodeAttribute(sSerializeMatMulPrecisionAttribute, static_cast<int64_t>(keepPrecision), ids);
@@ -241,7 +288,9 @@ void Builder::excludePatterns(const TensorId& id, const std::vector<std::string>
 }
 
 // ---- name scopes
-void Builder::pushNameScope(const std::string& name) { impl_->nameScopes.push_back(name); }
+void Builder::pushNameScope(const std::string& name) {
+  impl_->nameScopes.push_back(name);
+}
 void Builder::popNameScope() {
   if (impl_->nameScopes.empty()) throw error("popNameScope: no name scope to pop");
   impl_->nameScopes.pop_back();
@@ -256,12 +305,24 @@ std::string Builder::getNameScope(const std::string& name) const {
 std::string Builder::getModelProto(bool humanReadable) const {
   return humanReadable ? impl_->humanReadable() : impl_->serialize();
 }
-void Builder::saveModelProto(const std::string& fn) { writeFileAtomically(fn, impl_->serialize()); }
-std::vector<TensorId> Builder::getInputTensorIds() const { return impl_->inputIds(); }
-std::vector<TensorId> Builder::getOutputTensorIds() const { return impl_->outputIds(); }
-std::vector<TensorId> Builder::getValueTensorIds() const { return impl_->valueIds(); }
-std::vector<TensorId> Builder::getTrainableTensorIds() const { return impl_->trainableIds(); }
-bool Builder::hasValueInfo(const TensorId& id) const { return impl_->info(id) != nullptr; }
+void Builder::saveModelProto(const std::string& fn) {
+  writeFileAtomically(fn, impl_->serialize());
+}
+std::vector<TensorId> Builder::getInputTensorIds() const {
+  return impl_->inputIds();
+}
+std::vector<TensorId> Builder::getOutputTensorIds() const {
+  return impl_->outputIds();
+}
+std::vector<TensorId> Builder::getValueTensorIds() const {
+  return impl_->valueIds();
+}
+std::vector<TensorId> Builder::getTrainableTensorIds() const {
+  return impl_->trainableIds();
+}
+bool Builder::hasValueInfo(const TensorId& id) const {
+  return impl_->info(id) != nullptr;
+}
 
 Shape Builder::getTensorShape(const TensorId& id) {
   if (!impl_->knows(id)) {
@@ -284,7 +345,11 @@ std::string Builder::getTensorDtypeString(const TensorId& id) {
   return dataTypeToLcaseString(getTensorDataType(id));
 }
 
-bool Builder::isInitializer(const TensorId& id) const { return impl_->isInitializer(id); }
-int Builder::getOnnxOpsetVersion() const { return impl_->getOpsetVersion("ai.onnx"); }
+bool Builder::isInitializer(const TensorId& id) const {
+  return impl_->isInitializer(id);
+}
+int Builder::getOnnxOpsetVersion() const {
+  return impl_->getOpsetVersion("ai.onnx");
+}
 
 }  // namespace popart

@@ -68,9 +68,10 @@ void setAttr(onnx::AttributeProto* a, const std::string& name, const any& v) {
     a->set_type(AP::GRAPH);
     *a->mutable_g() = (*g)->impl().model().graph();
   } else {
-    throw error("attribute '{}' has a value type the Builder cannot store (use int64_t, float, std::string, "
-                "or std::vector of them)",
-                name);
+    throw error(
+        "attribute '{}' has a value type the Builder cannot store (use int64_t, float, std::string, "
+        "or std::vector of them)",
+        name);
   }
 }
 
@@ -156,7 +157,9 @@ bool BuilderImpl::knows(const TensorId& id) const {
   return ids_.count(id) != 0 || (parent_ && parent_->knows(id));
 }
 
-void BuilderImpl::recordInfo(const TensorId& id, const TensorInfo& info) { infos_[id] = info; }
+void BuilderImpl::recordInfo(const TensorId& id, const TensorInfo& info) {
+  infos_[id] = info;
+}
 
 const TensorInfo* BuilderImpl::info(const TensorId& id) const {
   auto it = infos_.find(id);
@@ -214,15 +217,18 @@ void BuilderImpl::checkInputs(const std::string& type, const std::vector<TensorI
   const int n = static_cast<int>(inputs.size());
   if (n < minIn || (maxIn >= 0 && n > maxIn)) {
     std::ostringstream expected;
-    if (minIn == maxIn) expected << minIn;
-    else if (maxIn < 0) expected << "at least " << minIn;
-    else expected << minIn << " to " << maxIn;
+    if (minIn == maxIn)
+      expected << minIn;
+    else if (maxIn < 0)
+      expected << "at least " << minIn;
+    else
+      expected << minIn << " to " << maxIn;
     throw error("Builder: {} takes {} inputs, but {} were given", type, expected.str(), n);
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].empty() && !knows(inputs[i]))
-      throw error("Builder: input {} of {} is '{}', which is not a tensor of this graph (unknown tensor id)", i,
-                  type, inputs[i]);
+      throw error("Builder: input {} of {} is '{}', which is not a tensor of this graph (unknown tensor id)", i, type,
+                  inputs[i]);
   }
 }
 
@@ -252,7 +258,8 @@ std::vector<TensorId> BuilderImpl::op(const std::string& domain, int version, co
       outs.push_back(o);
     }
   } else {
-    for (unsigned i = 0; i < numOutputs; ++i) outs.push_back(nextId(dc.empty() ? type : dc.getPathName(), static_cast<int>(i)));
+    for (unsigned i = 0; i < numOutputs; ++i)
+      outs.push_back(nextId(dc.empty() ? type : dc.getPathName(), static_cast<int>(i)));
   }
   for (const auto& o : outs) node->add_output(o);
   try {
@@ -309,7 +316,9 @@ void BuilderImpl::inferShapes(const onnx::NodeProto& node, const std::string& do
     }
     if (!allKnown) return;
     for (int i = 0; i < node.output_size(); ++i) {
-      op.connectOutput(i, node.output(i).empty() ? nullptr : &g.addTensor("__out" + std::to_string(i), TensorKind::ActGrad, TensorInfo()));
+      op.connectOutput(i, node.output(i).empty()
+                              ? nullptr
+                              : &g.addTensor("__out" + std::to_string(i), TensorKind::ActGrad, TensorInfo()));
     }
     op.setup();
   } catch (const error& e) {
@@ -399,10 +408,12 @@ std::string BuilderImpl::humanReadable() const {
   std::ostringstream os;
   const auto& g = model_.graph();
   os << "graph " << g.name() << " (ir_version " << model_.ir_version() << ")\n";
-  for (const auto& o : model_.opset_import()) os << "  opset " << (o.domain().empty() ? "ai.onnx" : o.domain()) << " " << o.version() << "\n";
+  for (const auto& o : model_.opset_import())
+    os << "  opset " << (o.domain().empty() ? "ai.onnx" : o.domain()) << " " << o.version() << "\n";
   for (const auto& vi : g.input()) {
     const TensorInfo* i = info(vi.name());
-    os << "  input " << vi.name() << (i ? " " + i->toString() : "") << (isInitializer(vi.name()) ? " (initializer)" : "") << "\n";
+    os << "  input " << vi.name() << (i ? " " + i->toString() : "")
+       << (isInitializer(vi.name()) ? " (initializer)" : "") << "\n";
   }
   for (const auto& n : g.node()) {
     os << "  " << n.name() << ": " << n.op_type() << "(";

@@ -38,8 +38,8 @@ class BuilderImpl {
   /// Adds a node. `explicitOutputs` names the outputs instead of generated ids.
   std::vector<TensorId> op(const std::string& domain, int version, const std::string& type,
                            const std::vector<TensorId>& inputs, unsigned numOutputs,
-                           const std::map<std::string, any>& attributes, const DebugContext& dc,
-                           int minInputs, int maxInputs, const std::vector<TensorId>* explicitOutputs = nullptr);
+                           const std::map<std::string, any>& attributes, const DebugContext& dc, int minInputs,
+                           int maxInputs, const std::vector<TensorId>* explicitOutputs = nullptr);
 
   // Node attributes of the node producing all of `outs`.
   onnx::NodeProto& findNode(const std::set<TensorId>& outs);

@@ -48,9 +48,10 @@ onnx::ModelProto parseModelBytes(const std::string& bytes, const std::string& wh
   onnx::ModelProto m;
   if (bytes.empty()) throw error("Failed to load a ModelProto from {}: it is empty", what);
   if (!m.ParseFromString(bytes)) {
-    throw error("Failed to load a ModelProto from {} ({} bytes): the bytes are not a valid serialized "
-                "ONNX ModelProto (corrupt or truncated)",
-                what, bytes.size());
+    throw error(
+        "Failed to load a ModelProto from {} ({} bytes): the bytes are not a valid serialized "
+        "ONNX ModelProto (corrupt or truncated)",
+        what, bytes.size());
   }
   validateModel(m);
   return m;
@@ -65,9 +66,10 @@ onnx::ModelProto loadModel(const std::string& s) {
     const bool ok = m.ParseFromFileDescriptor(fd);
     ::close(fd);
     if (!ok)
-      throw error("Failed to load a ModelProto from the file '{}': the bytes are not a valid serialized ONNX "
-                  "ModelProto (corrupt or truncated)",
-                  s);
+      throw error(
+          "Failed to load a ModelProto from the file '{}': the bytes are not a valid serialized ONNX "
+          "ModelProto (corrupt or truncated)",
+          s);
     validateModel(m);
     return m;
   }
@@ -76,25 +78,26 @@ onnx::ModelProto loadModel(const std::string& s) {
     validateModel(m);
     return m;
   }
-  const bool looksLikePath = s.size() < 4096 && s.find('\0') == std::string::npos &&
-                             (s.find('/') != std::string::npos || s.size() < 256);
+  const bool looksLikePath =
+      s.size() < 4096 && s.find('\0') == std::string::npos && (s.find('/') != std::string::npos || s.size() < 256);
   if (looksLikePath && !s.empty()) {
-    throw error("Failed to load a ModelProto from the string '{}'. There is no file at that path, and "
-                "it is not a serialized ONNX model. Check that it is either a valid path to an existing "
-                "onnx model file, or is a valid onnx ModelProto string.",
-                printable(s));
+    throw error(
+        "Failed to load a ModelProto from the string '{}'. There is no file at that path, and "
+        "it is not a serialized ONNX model. Check that it is either a valid path to an existing "
+        "onnx model file, or is a valid onnx ModelProto string.",
+        printable(s));
   }
-  throw error("Failed to load a ModelProto from the string ({} bytes): not a valid serialized ONNX "
-              "ModelProto (corrupt or truncated). Check that it is either a valid path to an existing "
-              "onnx model file, or is a valid onnx ModelProto string.",
-              s.size());
+  throw error(
+      "Failed to load a ModelProto from the string ({} bytes): not a valid serialized ONNX "
+      "ModelProto (corrupt or truncated). Check that it is either a valid path to an existing "
+      "onnx model file, or is a valid onnx ModelProto string.",
+      s.size());
 }
 
 void validateModel(const onnx::ModelProto& m) {
   if (!m.has_graph()) throw error("Invalid ONNX model: it has no graph (corrupt or truncated?)");
   const auto& g = m.graph();
-  if (m.opset_import_size() == 0 && m.ir_version() >= 3)
-    throw error("Invalid ONNX model: it declares no opset_import");
+  if (m.opset_import_size() == 0 && m.ir_version() >= 3) throw error("Invalid ONNX model: it declares no opset_import");
   std::set<std::string> defined;
   for (const auto& t : g.initializer()) {
     if (t.name().empty()) throw error("Invalid ONNX model: an initializer has no name");
@@ -118,16 +121,16 @@ void validateModel(const onnx::ModelProto& m) {
     for (const auto& in : n.input()) {
       if (!in.empty() && !defined.count(in)) {
         // Subgraph nodes may read outer-scope names; only the main graph is checked here.
-        throw error("Invalid ONNX model: input '{}' of node '{}' ({}) is not a graph input, an "
-                    "initializer or the output of any node",
-                    in, n.name(), n.op_type());
+        throw error(
+            "Invalid ONNX model: input '{}' of node '{}' ({}) is not a graph input, an "
+            "initializer or the output of any node",
+            in, n.name(), n.op_type());
       }
     }
   }
   for (const auto& o : g.output()) {
     if (!defined.count(o.name()))
-      throw error("Invalid ONNX model: graph output '{}' is not produced by any node, input or initializer",
-                  o.name());
+      throw error("Invalid ONNX model: graph output '{}' is not produced by any node, input or initializer", o.name());
   }
 }
 
@@ -146,8 +149,7 @@ void writeFileAtomically(const std::string& path, const std::string& bytes) {
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
-    throw error("Cannot write '{}': renaming the temporary file into place failed: {}", path,
-                std::strerror(errno));
+    throw error("Cannot write '{}': renaming the temporary file into place failed: {}", path, std::strerror(errno));
   }
 }
 
@@ -203,16 +205,17 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
     }
     if (location.empty()) throw error("tensor '{}' has external data without a location", tp.name());
     if (baseDir.empty())
-      throw error("tensor '{}' stores its data in the external file '{}'; load the model from its file path so "
-                  "the file can be found",
-                  tp.name(), location);
+      throw error(
+          "tensor '{}' stores its data in the external file '{}'; load the model from its file path so "
+          "the file can be found",
+          tp.name(), location);
     const std::string path = baseDir + "/" + location;
     std::ifstream f(path, std::ios::binary);
     if (!f) throw error("tensor '{}': cannot open its external data file '{}'", tp.name(), path);
     const int64_t need = length >= 0 ? length : info.nbytes();
     if (need != info.nbytes())
-      throw error("tensor '{}': external data length {} does not match {} ({} bytes)", tp.name(), need,
-                  info.toString(), info.nbytes());
+      throw error("tensor '{}': external data length {} does not match {} ({} bytes)", tp.name(), need, info.toString(),
+                  info.nbytes());
     std::string buf(static_cast<size_t>(need), '\0');
     f.seekg(offset);
     f.read(&buf[0], need);
@@ -230,22 +233,51 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
   TensorData d(info);
   if (n == 0) return d;
   switch (t) {
-    case DataType::FLOAT: copyField<float>(tp.float_data(), d, n, tp.name()); break;
-    case DataType::DOUBLE: copyField<double>(tp.double_data(), d, n, tp.name()); break;
-    case DataType::INT64: copyField<int64_t>(tp.int64_data(), d, n, tp.name()); break;
-    case DataType::INT32: copyField<int32_t>(tp.int32_data(), d, n, tp.name()); break;
-    case DataType::INT16: copyField<int16_t>(tp.int32_data(), d, n, tp.name()); break;
-    case DataType::INT8: copyField<int8_t>(tp.int32_data(), d, n, tp.name()); break;
-    case DataType::UINT16: copyField<uint16_t>(tp.int32_data(), d, n, tp.name()); break;
-    case DataType::UINT8: copyField<uint8_t>(tp.int32_data(), d, n, tp.name()); break;
-    case DataType::BOOL: copyField<uint8_t>(tp.int32_data(), d, n, tp.name()); break;
+    case DataType::FLOAT:
+      copyField<float>(tp.float_data(), d, n, tp.name());
+      break;
+    case DataType::DOUBLE:
+      copyField<double>(tp.double_data(), d, n, tp.name());
+      break;
+    case DataType::INT64:
+      copyField<int64_t>(tp.int64_data(), d, n, tp.name());
+      break;
+    case DataType::INT32:
+      copyField<int32_t>(tp.int32_data(), d, n, tp.name());
+      break;
+    case DataType::INT16:
+      copyField<int16_t>(tp.int32_data(), d, n, tp.name());
+      break;
+    case DataType::INT8:
+      copyField<int8_t>(tp.int32_data(), d, n, tp.name());
+      break;
+    case DataType::UINT16:
+      copyField<uint16_t>(tp.int32_data(), d, n, tp.name());
+      break;
+    case DataType::UINT8:
+      copyField<uint8_t>(tp.int32_data(), d, n, tp.name());
+      break;
+    case DataType::BOOL:
+      copyField<uint8_t>(tp.int32_data(), d, n, tp.name());
+      break;
     case DataType::FLOAT16:
-    case DataType::BFLOAT16: copyField<uint16_t>(tp.int32_data(), d, n, tp.name()); break;
-    case DataType::UINT32: copyField<uint32_t>(tp.uint64_data(), d, n, tp.name()); break;
-    case DataType::UINT64: copyField<uint64_t>(tp.uint64_data(), d, n, tp.name()); break;
-    case DataType::COMPLEX64: copyField<float>(tp.float_data(), d, 2 * n, tp.name()); break;
-    case DataType::COMPLEX128: copyField<double>(tp.double_data(), d, 2 * n, tp.name()); break;
-    default: throw error("tensor '{}': data type {} cannot be read", tp.name(), dataTypeToString(t));
+    case DataType::BFLOAT16:
+      copyField<uint16_t>(tp.int32_data(), d, n, tp.name());
+      break;
+    case DataType::UINT32:
+      copyField<uint32_t>(tp.uint64_data(), d, n, tp.name());
+      break;
+    case DataType::UINT64:
+      copyField<uint64_t>(tp.uint64_data(), d, n, tp.name());
+      break;
+    case DataType::COMPLEX64:
+      copyField<float>(tp.float_data(), d, 2 * n, tp.name());
+      break;
+    case DataType::COMPLEX128:
+      copyField<double>(tp.double_data(), d, 2 * n, tp.name());
+      break;
+    default:
+      throw error("tensor '{}': data type {} cannot be read", tp.name(), dataTypeToString(t));
   }
   return d;
 }

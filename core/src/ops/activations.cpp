@@ -15,7 +15,8 @@ void setupFloatUnary(Op& op) {
 }
 
 void setupRelu(Op& op) {
-  if (op.inType(0) == DataType::BOOL || op.inType(0) == DataType::STRING || !(isFloatType(op.inType(0)) || isSignedInteger(op.inType(0))))
+  if (op.inType(0) == DataType::BOOL || op.inType(0) == DataType::STRING ||
+      !(isFloatType(op.inType(0)) || isSignedInteger(op.inType(0))))
     throw error("input 0 ('{}') must be a float or signed integer tensor, but it is {}", op.input(0)->id,
                 op.inInfo(0).toString());
   setupSameAsInput0(op);

@@ -22,7 +22,8 @@ void setupConv(Op& op) {
   if (w[0] % group != 0) throw error("the output channels of W {} are not divisible by group {}", w, group);
   const std::vector<int64_t> kernel(w.begin() + 2, w.end());
   if (op.attrs.has("kernel_shape") && op.attrs.getInts("kernel_shape") != kernel)
-    throw error("kernel_shape {} does not match the weights' spatial shape {}", op.attrs.getInts("kernel_shape"), kernel);
+    throw error("kernel_shape {} does not match the weights' spatial shape {}", op.attrs.getInts("kernel_shape"),
+                kernel);
   if (op.hasInput(2)) {
     requireSameType(op, 0, 2);
     if (op.inShape(2) != Shape{w[0]}) throw error("bias B must have shape [{}], got {}", w[0], op.inShape(2));

@@ -12,8 +12,12 @@ enum class In { Float, Numeric, Bool, Signed };
 
 void checkUnary(const Op& op, In in) {
   switch (in) {
-    case In::Float: requireFloat(op, 0); break;
-    case In::Bool: requireType(op, 0, {DataType::BOOL}); break;
+    case In::Float:
+      requireFloat(op, 0);
+      break;
+    case In::Bool:
+      requireType(op, 0, {DataType::BOOL});
+      break;
     case In::Signed:
       if (!isFloatType(op.inType(0)) && !isSignedInteger(op.inType(0)))
         throw error("input 0 ('{}') must be a signed number, but it is {}", op.input(0)->id, op.inInfo(0).toString());
@@ -47,8 +51,7 @@ Shape binaryShape(Op& op) {
     const Shape& a = op.inShape(0);
     const Shape& b = op.inShape(1);
     if (op.attrs.getInt("broadcast", 0) == 0) {
-      if (a != b)
-        throw error("shapes {} and {} differ and the legacy (opset < 7) attribute broadcast is 0", a, b);
+      if (a != b) throw error("shapes {} and {} differ and the legacy (opset < 7) attribute broadcast is 0", a, b);
       return a;
     }
     const int64_t ra = static_cast<int64_t>(a.size()), rb = static_cast<int64_t>(b.size());

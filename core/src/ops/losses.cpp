@@ -29,9 +29,10 @@ void setupNll(Op& op) {
   if (probs.empty()) throw error("the probabilities tensor must have rank >= 1 ([N.., C]), got {}", probs);
   const Shape expect(probs.begin(), probs.end() - 1);
   if (label != expect)
-    throw error("The label tensor ({}) must have shape {} to match all but the final dimension of the "
-                "probabilities tensor ({})",
-                op.inInfo(1).toString(), expect, op.inInfo(0).toString());
+    throw error(
+        "The label tensor ({}) must have shape {} to match all but the final dimension of the "
+        "probabilities tensor ({})",
+        op.inInfo(1).toString(), expect, op.inInfo(0).toString());
   setOutput(op, 0, op.inType(0), reducedShape(op, expect));
 }
 
@@ -52,7 +53,11 @@ void define_GcNll(OpDef& d) {
   d.minInputs = d.maxInputs = 2;
   d.setup = setupNll;
 }
-void define_GcL1(OpDef& d) { d.setup = setupL1; }
-void define_GcIdentityLoss(OpDef& d) { d.setup = setupIdentityLoss; }
+void define_GcL1(OpDef& d) {
+  d.setup = setupL1;
+}
+void define_GcIdentityLoss(OpDef& d) {
+  d.setup = setupIdentityLoss;
+}
 
 }  // namespace popart

@@ -18,9 +18,10 @@ void setupMatMul(Op& op) {
   if (bVec) b.push_back(1);
   const int64_t k = a.back();
   if (b[b.size() - 2] != k)
-    throw error("MatMul inner dimensions differ: {} x {} (the last dimension of the first input must equal the "
-                "second-to-last of the second)",
-                op.inShape(0), op.inShape(1));
+    throw error(
+        "MatMul inner dimensions differ: {} x {} (the last dimension of the first input must equal the "
+        "second-to-last of the second)",
+        op.inShape(0), op.inShape(1));
   const Shape batchA(a.begin(), a.end() - 2), batchB(b.begin(), b.end() - 2);
   Shape out;
   try {
@@ -42,8 +43,7 @@ void setupGemm(Op& op) {
   const bool tb = op.attrs.getInt("transB", 0) != 0;
   const int64_t m = ta ? a[1] : a[0], ka = ta ? a[0] : a[1];
   const int64_t kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
-  if (ka != kb)
-    throw error("Gemm inner dimensions differ: A {} (transA={}) and B {} (transB={})", a, ta, b, tb);
+  if (ka != kb) throw error("Gemm inner dimensions differ: A {} (transA={}) and B {} (transB={})", a, ta, b, tb);
   if (op.hasInput(2)) {
     requireSameType(op, 0, 2);
     const Shape& c = op.inShape(2);

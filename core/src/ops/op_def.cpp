@@ -27,16 +27,16 @@ struct Registry {
   std::map<std::pair<std::string, std::string>, size_t> byName;
 
   Registry() {
-#define POPART_OP(E, T, D, F)                               \
-  {                                                         \
-    OpDef d;                                                \
-    d.kind = OpKind::E;                                     \
-    d.type = T;                                             \
-    d.domain = domainName(#D);                              \
-    define_##E(d);                                          \
+#define POPART_OP(E, T, D, F)                                    \
+  {                                                              \
+    OpDef d;                                                     \
+    d.kind = OpKind::E;                                          \
+    d.type = T;                                                  \
+    d.domain = domainName(#D);                                   \
+    define_##E(d);                                               \
     if (!d.setup) throw internal_error("op {} has no setup", T); \
-    byName[{d.domain, d.type}] = defs.size();               \
-    defs.push_back(std::move(d));                           \
+    byName[{d.domain, d.type}] = defs.size();                    \
+    defs.push_back(std::move(d));                                \
   }
 #include "ops/ops.def"
 #undef POPART_OP
@@ -54,7 +54,9 @@ std::string canonicalDomain(const std::string& domain) {
   return domain.empty() || domain == "ai.onnx" ? std::string(Domain::ai_onnx) : domain;
 }
 
-const OpDef& opDef(OpKind k) { return registry().defs.at(static_cast<size_t>(k)); }
+const OpDef& opDef(OpKind k) {
+  return registry().defs.at(static_cast<size_t>(k));
+}
 
 const OpDef* findOpDef(const std::string& domain, const std::string& type) {
   const auto& r = registry();
@@ -62,6 +64,8 @@ const OpDef* findOpDef(const std::string& domain, const std::string& type) {
   return it == r.byName.end() ? nullptr : &r.defs[it->second];
 }
 
-const std::vector<OpDef>& allOpDefs() { return registry().defs; }
+const std::vector<OpDef>& allOpDefs() {
+  return registry().defs;
+}
 
 }  // namespace popart

@@ -26,7 +26,7 @@ struct OpDef {
   std::string type;    ///< ONNX op_type
   std::string domain;  ///< "ai.onnx", "ai.graphcore", "internal"
   int minInputs = 1;
-  int maxInputs = 1;   ///< -1: variadic
+  int maxInputs = 1;  ///< -1: variadic
   int minOutputs = 1;
   int maxOutputs = 1;  ///< -1: variadic
   int sinceOpset = 1;  ///< the earliest opset of its domain this runtime implements

@@ -44,8 +44,7 @@ void requireType(const Op& op, int i, std::initializer_list<DataType> allowed) {
   }
   std::string names;
   for (DataType t : allowed) names += (names.empty() ? "" : ", ") + dataTypeToString(t);
-  throw error("input {} ('{}') must be one of {}, but it is {}", i, op.input(i)->id, names,
-              op.inInfo(i).toString());
+  throw error("input {} ('{}') must be one of {}, but it is {}", i, op.input(i)->id, names, op.inInfo(i).toString());
 }
 
 void requireSameType(const Op& op, int a, int b) {
@@ -74,8 +73,8 @@ Shape broadcastInputs(const Op& op, const std::vector<int>& inputs) {
     try {
       s = npOut(s, op.inShape(i));
     } catch (const error&) {
-      throw error("input {} ('{}') with shape {} does not broadcast with shape {} (numpy rules)", i,
-                  op.input(i)->id, op.inShape(i), s);
+      throw error("input {} ('{}') with shape {} does not broadcast with shape {} (numpy rules)", i, op.input(i)->id,
+                  op.inShape(i), s);
     }
   }
   return s;
@@ -87,7 +86,9 @@ std::vector<int64_t> intsFromInputOrAttr(const Op& op, int i, const char* attr, 
   return op.attrs.getInts(attr, dflt);
 }
 
-void setupSameAsInput0(Op& op) { setOutput(op, 0, op.inInfo(0)); }
+void setupSameAsInput0(Op& op) {
+  setOutput(op, 0, op.inInfo(0));
+}
 
 }  // namespace ops
 }  // namespace popart

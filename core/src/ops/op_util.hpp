@@ -17,7 +17,9 @@ std::vector<int64_t> normalizeAxes(const std::vector<int64_t>& axes, int64_t ran
 
 /// Sets output i (if the node has it) to (type, shape).
 void setOutput(Op& op, int i, DataType t, const Shape& s);
-inline void setOutput(Op& op, int i, const TensorInfo& info) { setOutput(op, i, info.dataType(), info.shape()); }
+inline void setOutput(Op& op, int i, const TensorInfo& info) {
+  setOutput(op, i, info.dataType(), info.shape());
+}
 
 bool isFloatType(DataType t);
 /// Input i must be FLOAT, FLOAT16, BFLOAT16 or DOUBLE.

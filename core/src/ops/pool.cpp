@@ -36,8 +36,14 @@ void define_MaxPool(OpDef& d) {
   d.maxOutputs = 2;
   d.setup = setupPool;
 }
-void define_AveragePool(OpDef& d) { d.setup = setupPool; }
-void define_GlobalAveragePool(OpDef& d) { d.setup = setupGlobalPool; }
-void define_GlobalMaxPool(OpDef& d) { d.setup = setupGlobalPool; }
+void define_AveragePool(OpDef& d) {
+  d.setup = setupPool;
+}
+void define_GlobalAveragePool(OpDef& d) {
+  d.setup = setupGlobalPool;
+}
+void define_GlobalMaxPool(OpDef& d) {
+  d.setup = setupGlobalPool;
+}
 
 }  // namespace popart

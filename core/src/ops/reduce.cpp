@@ -47,8 +47,10 @@ void setupReduce(Op& op) {
   Shape out;
   for (size_t i = 0; i < in.size(); ++i) {
     const bool reduced = std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) != axes.end();
-    if (!reduced) out.push_back(in[i]);
-    else if (keep) out.push_back(1);
+    if (!reduced)
+      out.push_back(in[i]);
+    else if (keep)
+      out.push_back(1);
   }
   setOutput(op, 0, op.inType(0), out);
 }
@@ -57,8 +59,10 @@ void setupArg(Op& op) {
   const Shape& in = op.inShape(0);
   const int64_t axis = normalizeAxis(op.attrs.getInt("axis", 0), static_cast<int64_t>(in.size()));
   Shape out = in;
-  if (op.attrs.getInt("keepdims", 1) != 0) out[static_cast<size_t>(axis)] = 1;
-  else out.erase(out.begin() + axis);
+  if (op.attrs.getInt("keepdims", 1) != 0)
+    out[static_cast<size_t>(axis)] = 1;
+  else
+    out.erase(out.begin() + axis);
   setOutput(op, 0, DataType::INT64, out);
 }
 

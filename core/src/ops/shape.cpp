@@ -25,8 +25,7 @@ SliceParams sliceParams(const Op& op) {
     if (op.hasInput(3)) axes = op.requireInData(3, "the slice axes").toInt64();
     if (op.hasInput(4)) steps = op.requireInData(4, "the slice steps").toInt64();
   }
-  if (starts.size() != ends.size())
-    throw error("starts {} and ends {} must have the same length", starts, ends);
+  if (starts.size() != ends.size()) throw error("starts {} and ends {} must have the same length", starts, ends);
   if (axes.empty()) {
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
   }
@@ -157,7 +156,9 @@ namespace {
 
 using namespace ops;
 
-void setupIdentity(Op& op) { setupSameAsInput0(op); }
+void setupIdentity(Op& op) {
+  setupSameAsInput0(op);
+}
 
 Shape reshapeTarget(const Shape& in, const std::vector<int64_t>& spec, bool allowZero) {
   Shape out(spec.size());
@@ -168,7 +169,8 @@ Shape reshapeTarget(const Shape& in, const std::vector<int64_t>& spec, bool allo
   for (size_t i = 0; i < spec.size(); ++i) {
     int64_t d = spec[i];
     if (d == 0 && !allowZero) {
-      if (i >= in.size()) throw error("shape {} copies dimension {} (0) but the input {} has rank {}", spec, i, in, in.size());
+      if (i >= in.size())
+        throw error("shape {} copies dimension {} (0) but the input {} has rank {}", spec, i, in, in.size());
       d = in[i];
     }
     if (d == -1) {
@@ -192,8 +194,10 @@ Shape reshapeTarget(const Shape& in, const std::vector<int64_t>& spec, bool allo
 
 void setupReshape(Op& op) {
   std::vector<int64_t> spec;
-  if (op.opset() < 5) spec = op.attrs.getInts("shape");
-  else spec = op.requireInData(1, "the target shape").toInt64();
+  if (op.opset() < 5)
+    spec = op.attrs.getInts("shape");
+  else
+    spec = op.requireInData(1, "the target shape").toInt64();
   const bool allowZero = op.attrs.getInt("allowzero", 0) != 0;
   setOutput(op, 0, op.inType(0), reshapeTarget(op.inShape(0), spec, allowZero));
 }
@@ -206,7 +210,8 @@ void setupFlatten(Op& op) {
   const Shape& in = op.inShape(0);
   const int64_t r = static_cast<int64_t>(in.size());
   int64_t axis = op.attrs.getInt("axis", 1);
-  if (axis < -r || axis > r) throw error("axis {} is out of range for a tensor of rank {} (valid: {} to {})", axis, r, -r, r);
+  if (axis < -r || axis > r)
+    throw error("axis {} is out of range for a tensor of rank {} (valid: {} to {})", axis, r, -r, r);
   if (axis < 0) axis += r;
   int64_t a = 1, b = 1;
   for (int64_t i = 0; i < r; ++i) (i < axis ? a : b) *= in[static_cast<size_t>(i)];
@@ -232,8 +237,10 @@ void setupUnsqueeze(Op& op) {
   Shape out;
   size_t j = 0;
   for (size_t i = 0; i < r; ++i) {
-    if (std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) != axes.end()) out.push_back(1);
-    else out.push_back(in[j++]);
+    if (std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) != axes.end())
+      out.push_back(1);
+    else
+      out.push_back(in[j++]);
   }
   setOutput(op, 0, op.inType(0), out);
 }
@@ -257,7 +264,8 @@ void setupConcat(Op& op) {
     if (!op.hasInput(i)) continue;
     requireSameType(op, 0, i);
     const Shape& s = op.inShape(i);
-    if (static_cast<int64_t>(s.size()) != r) throw error("input {} has rank {} but input 0 has rank {}", i, s.size(), r);
+    if (static_cast<int64_t>(s.size()) != r)
+      throw error("input {} has rank {} but input 0 has rank {}", i, s.size(), r);
     for (int64_t d = 0; d < r; ++d) {
       if (d != axis && s[static_cast<size_t>(d)] != first[static_cast<size_t>(d)])
         throw error("input {} ('{}') has shape {}, which differs from input 0's {} outside the concat axis {}", i,
@@ -278,7 +286,9 @@ void setupSplit(Op& op) {
   }
 }
 
-void setupSlice(Op& op) { setOutput(op, 0, op.inType(0), sliceParams(op).len); }
+void setupSlice(Op& op) {
+  setOutput(op, 0, op.inType(0), sliceParams(op).len);
+}
 
 void setupExpand(Op& op) {
   const auto shape = op.requireInData(1, "the target shape").toInt64();
@@ -320,7 +330,9 @@ void setupShape(Op& op) {
   setOutput(op, 0, DataType::INT64, {std::max<int64_t>(end - start, 0)});
 }
 
-void setupSize(Op& op) { setOutput(op, 0, DataType::INT64, {}); }
+void setupSize(Op& op) {
+  setOutput(op, 0, DataType::INT64, {});
+}
 
 void setupCast(Op& op) {
   const int64_t to = op.attrs.getInt("to");
@@ -330,8 +342,7 @@ void setupCast(Op& op) {
   } catch (const error&) {
     throw error("attribute 'to' = {} is not a known ONNX data type", to);
   }
-  if (t == DataType::STRING || op.inType(0) == DataType::STRING)
-    throw error("Cast to or from STRING is not supported");
+  if (t == DataType::STRING || op.inType(0) == DataType::STRING) throw error("Cast to or from STRING is not supported");
   setOutput(op, 0, t, op.inShape(0));
 }
 
@@ -343,14 +354,22 @@ void setupConstant(Op& op) {
     set += a.has(k) ? 1 : 0;
   }
   if (set != 1) throw error("Constant needs exactly one of value, value_float(s), value_int(s), value_string(s)");
-  if (a.has("value")) setOutput(op, 0, a.getTensor("value").info());
-  else if (a.has("value_float")) setOutput(op, 0, DataType::FLOAT, {});
-  else if (a.has("value_floats")) setOutput(op, 0, DataType::FLOAT, {static_cast<int64_t>(a.getFloats("value_floats").size())});
-  else if (a.has("value_int")) setOutput(op, 0, DataType::INT64, {});
-  else if (a.has("value_ints")) setOutput(op, 0, DataType::INT64, {static_cast<int64_t>(a.getInts("value_ints").size())});
-  else if (a.has("value_string")) setOutput(op, 0, DataType::STRING, {});
-  else if (a.has("value_strings")) setOutput(op, 0, DataType::STRING, {static_cast<int64_t>(a.getStrings("value_strings").size())});
-  else throw error("sparse Constant values are not supported");
+  if (a.has("value"))
+    setOutput(op, 0, a.getTensor("value").info());
+  else if (a.has("value_float"))
+    setOutput(op, 0, DataType::FLOAT, {});
+  else if (a.has("value_floats"))
+    setOutput(op, 0, DataType::FLOAT, {static_cast<int64_t>(a.getFloats("value_floats").size())});
+  else if (a.has("value_int"))
+    setOutput(op, 0, DataType::INT64, {});
+  else if (a.has("value_ints"))
+    setOutput(op, 0, DataType::INT64, {static_cast<int64_t>(a.getInts("value_ints").size())});
+  else if (a.has("value_string"))
+    setOutput(op, 0, DataType::STRING, {});
+  else if (a.has("value_strings"))
+    setOutput(op, 0, DataType::STRING, {static_cast<int64_t>(a.getStrings("value_strings").size())});
+  else
+    throw error("sparse Constant values are not supported");
 }
 
 void setupConstantOfShape(Op& op) {

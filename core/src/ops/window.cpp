@@ -5,8 +5,8 @@
 namespace popart {
 namespace ops {
 
-Window computeWindow(const Op& op, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
-                     bool ceilMode, bool allowDilations) {
+Window computeWindow(const Op& op, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel, bool ceilMode,
+                     bool allowDilations) {
   const size_t n = in.size();
   Window w;
   w.inSpatial = in;
@@ -51,8 +51,8 @@ Window computeWindow(const Op& op, const std::vector<int64_t>& in, const std::ve
       }
       const int64_t span = in[i] + w.padBegin[i] + w.padEnd[i] - eff;
       if (span < 0)
-        throw error("the window (kernel {} with dilations {}) is larger than the padded input {}", kernel,
-                    w.dilations, in);
+        throw error("the window (kernel {} with dilations {}) is larger than the padded input {}", kernel, w.dilations,
+                    in);
       int64_t out = span / w.strides[i] + 1;
       if (ceilMode && span % w.strides[i] != 0) {
         ++out;

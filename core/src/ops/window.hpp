@@ -9,7 +9,7 @@ namespace popart {
 namespace ops {
 
 struct Window {
-  std::vector<int64_t> kernel;     ///< per spatial dim
+  std::vector<int64_t> kernel;  ///< per spatial dim
   std::vector<int64_t> strides;
   std::vector<int64_t> dilations;
   std::vector<int64_t> padBegin;

@@ -29,8 +29,10 @@ void rewire(Tensor* from, Tensor* to) {
 
 bool isInferenceIdentity(const Ir& ir, const Op& op) {
   switch (op.kind()) {
-    case OpKind::Identity: return true;
-    case OpKind::GcDetach: return !ir.isTraining();
+    case OpKind::Identity:
+      return true;
+    case OpKind::GcDetach:
+      return !ir.isTraining();
     case OpKind::Dropout: {
       if (ir.isTraining()) return false;
       if (op.hasOutput(1) && !op.output(1)->consumers.empty()) return false;
@@ -40,7 +42,8 @@ bool isInferenceIdentity(const Ir& ir, const Op& op) {
       }
       return op.opset() >= 7 || op.attrs.getInt("is_test", 0) != 0;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -74,9 +77,15 @@ int fuseActivations(Ir& ir) {
     std::string kind;
     float a = 0, b = 0;
     switch (act->kind()) {
-      case OpKind::Relu: kind = "Relu"; break;
-      case OpKind::Sigmoid: kind = "Sigmoid"; break;
-      case OpKind::Tanh: kind = "Tanh"; break;
+      case OpKind::Relu:
+        kind = "Relu";
+        break;
+      case OpKind::Sigmoid:
+        kind = "Sigmoid";
+        break;
+      case OpKind::Tanh:
+        kind = "Tanh";
+        break;
       case OpKind::LeakyRelu:
         kind = "LeakyRelu";
         a = act->attrs.getFloat("alpha", 0.01f);
@@ -97,7 +106,8 @@ int fuseActivations(Ir& ir) {
         }
         break;
       }
-      default: continue;
+      default:
+        continue;
     }
     Tensor* x = act->input(0);
     Op* p = x->producer;

@@ -28,10 +28,14 @@ AnchorReturnTypeId artFromString(const std::string& s) {
 
 const char* artName(AnchorReturnTypeId id) {
   switch (id) {
-    case AnchorReturnTypeId::All: return "All";
-    case AnchorReturnTypeId::Final: return "Final";
-    case AnchorReturnTypeId::Sum: return "Sum";
-    case AnchorReturnTypeId::EveryN: return "EveryN";
+    case AnchorReturnTypeId::All:
+      return "All";
+    case AnchorReturnTypeId::Final:
+      return "Final";
+    case AnchorReturnTypeId::Sum:
+      return "Sum";
+    case AnchorReturnTypeId::EveryN:
+      return "EveryN";
   }
   return "?";
 }
@@ -48,7 +52,9 @@ AnchorReturnType::AnchorReturnType(std::string artString, TileSet tileSet, Excha
 
 AnchorReturnType::AnchorReturnType(std::string artString, int returnPeriod, TileSet tileSet,
                                    ExchangeStrategy exchangeStrategy)
-    : id_(artFromString(artString)), returnPeriod_(returnPeriod), tileSet_(tileSet),
+    : id_(artFromString(artString)),
+      returnPeriod_(returnPeriod),
+      tileSet_(tileSet),
       exchangeStrategy_(exchangeStrategy) {
   if (id_ != AnchorReturnTypeId::EveryN)
     throw error("A return period should not be supplied for this anchor return type");
@@ -88,11 +94,14 @@ void DataFlow::validate() const {
     const AnchorReturnType& art = kv.second;
     if (art.id() != AnchorReturnTypeId::EveryN) continue;
     if (art.rp() > batchesPerStep_) throw error("Return period must be <= to the number of batches per step");
-    if (batchesPerStep_ % art.rp() != 0) throw error("Return period must be a factor of the number of batches per step");
+    if (batchesPerStep_ % art.rp() != 0)
+      throw error("Return period must be a factor of the number of batches per step");
   }
 }
 
-bool DataFlow::isAnchored(const TensorId& id) const { return m_.count(id) != 0; }
+bool DataFlow::isAnchored(const TensorId& id) const {
+  return m_.count(id) != 0;
+}
 
 const AnchorReturnType& DataFlow::art(const TensorId& id) const {
   auto it = m_.find(id);
@@ -114,10 +123,14 @@ const TensorInfo& InputShapeInfo::get(const TensorId& id) const {
 
 std::string reductionTypeToString(ReductionType r) {
   switch (r) {
-    case ReductionType::Sum: return "Sum";
-    case ReductionType::Mean: return "Mean";
-    case ReductionType::NoReduction: return "None";
-    default: break;
+    case ReductionType::Sum:
+      return "Sum";
+    case ReductionType::Mean:
+      return "Mean";
+    case ReductionType::NoReduction:
+      return "None";
+    default:
+      break;
   }
   throw error("invalid ReductionType");
 }

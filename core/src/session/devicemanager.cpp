@@ -13,20 +13,28 @@ namespace popart {
 
 std::string toString(DeviceType t) {
   switch (t) {
-    case DeviceType::IpuModel: return "IpuModel";
-    case DeviceType::Cpu: return "Cpu";
-    case DeviceType::Ipu: return "Ipu";
-    case DeviceType::OfflineIpu: return "OfflineIpu";
-    case DeviceType::Sim: return "Sim";
+    case DeviceType::IpuModel:
+      return "IpuModel";
+    case DeviceType::Cpu:
+      return "Cpu";
+    case DeviceType::Ipu:
+      return "Ipu";
+    case DeviceType::OfflineIpu:
+      return "OfflineIpu";
+    case DeviceType::Sim:
+      return "Sim";
   }
   return "?";
 }
 
 std::string toString(DeviceConnectionType t) {
   switch (t) {
-    case DeviceConnectionType::Always: return "Always";
-    case DeviceConnectionType::OnDemand: return "OnDemand";
-    case DeviceConnectionType::Never: return "Never";
+    case DeviceConnectionType::Always:
+      return "Always";
+    case DeviceConnectionType::OnDemand:
+      return "OnDemand";
+    case DeviceConnectionType::Never:
+      return "Never";
   }
   return "?";
 }
@@ -35,7 +43,9 @@ DeviceInfo::DeviceInfo(DeviceType type, DeviceConnectionType connection, std::ma
                        int id)
     : type_(type), connection_(connection), options_(std::move(options)), id_(id) {}
 
-std::string DeviceInfo::getVersion() const { return type_ == DeviceType::Cpu ? "cpu" : ipuVersion_; }
+std::string DeviceInfo::getVersion() const {
+  return type_ == DeviceType::Cpu ? "cpu" : ipuVersion_;
+}
 
 std::string DeviceInfo::toString() const {
   std::ostringstream os;
@@ -44,7 +54,9 @@ std::string DeviceInfo::toString() const {
   return os.str();
 }
 
-std::ostream& operator<<(std::ostream& os, const DeviceInfo& d) { return os << d.toString(); }
+std::ostream& operator<<(std::ostream& os, const DeviceInfo& d) {
+  return os << d.toString();
+}
 
 DeviceManager& DeviceManager::createDeviceManager() {
   static DeviceManager m;
@@ -67,9 +79,10 @@ void checkOptions(const std::map<std::string, std::string>& options, const std::
     if (std::find(valid.begin(), valid.end(), kv.first) == valid.end()) {
       std::string list;
       for (const auto& v : valid) list += (list.empty() ? "" : ", ") + v;
-      throw error("Invalid option `{}' passed to DevicexManager::createHostDevice for device type {}. Valid options "
-                  "are [{}]",
-                  kv.first, type, list);
+      throw error(
+          "Invalid option `{}' passed to DevicexManager::createHostDevice for device type {}. Valid options "
+          "are [{}]",
+          kv.first, type, list);
     }
   }
 }
@@ -87,8 +100,9 @@ std::shared_ptr<DeviceInfo> DeviceManager::createIpuModelDevice(const std::map<s
 
 std::shared_ptr<DeviceInfo> DeviceManager::createSimDevice(const std::map<std::string, std::string>& options) {
   checkOptions(options, {"numIPUs", "tilesPerIPU"}, "Sim");
-  throw error("The IPU simulator needs Graphcore's Poplar SDK, which this build does not have; use "
-              "createCpuDevice()");
+  throw error(
+      "The IPU simulator needs Graphcore's Poplar SDK, which this build does not have; use "
+      "createCpuDevice()");
 }
 
 std::shared_ptr<DeviceInfo> DeviceManager::createOfflineIPUDevice(const std::map<std::string, std::string>& options) {
@@ -106,9 +120,10 @@ std::shared_ptr<DeviceInfo> DeviceManager::acquireAvailableDevice(int numIpus, i
                                                                   DeviceSelectionCriterion) {
   if (numIpus <= 0 || (numIpus & (numIpus - 1)) != 0)
     throw error("You have attempted to acquire {} IPUs. The number of IPUs requested must be a power of two", numIpus);
-  throw error("Failed to acquire device with {} IPUs. Ensure that there are sufficient IPUs available. This build has "
-              "no Poplar SDK and sees no hardware IPUs; use createCpuDevice() instead.",
-              numIpus);
+  throw error(
+      "Failed to acquire device with {} IPUs. Ensure that there are sufficient IPUs available. This build has "
+      "no Poplar SDK and sees no hardware IPUs; use createCpuDevice() instead.",
+      numIpus);
 }
 
 std::shared_ptr<DeviceInfo> DeviceManager::tryAcquireAvailableDevice(int numIpus, int, SyncPattern,

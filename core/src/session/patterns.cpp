@@ -94,10 +94,18 @@ Patterns::Patterns(PatternsLevel level) : level_(level) {
   for (const auto& r : kPatterns) {
     bool on = false;
     switch (level) {
-      case PatternsLevel::NoPatterns: on = false; break;
-      case PatternsLevel::Minimal: on = r.dflt == Default::Mandatory; break;
-      case PatternsLevel::Default: on = r.dflt != Default::Off; break;
-      case PatternsLevel::All: on = true; break;
+      case PatternsLevel::NoPatterns:
+        on = false;
+        break;
+      case PatternsLevel::Minimal:
+        on = r.dflt == Default::Mandatory;
+        break;
+      case PatternsLevel::Default:
+        on = r.dflt != Default::Off;
+        break;
+      case PatternsLevel::All:
+        on = true;
+        break;
     }
     enabled_[r.name] = on;
   }
@@ -113,9 +121,12 @@ Patterns::Patterns(const std::vector<std::string>& patterns) : level_(PatternsLe
   updateInplacePrioritiesForIpu_ = false;
   for (const auto& p : patterns) {
     checkName(p);
-    if (p == "InPlace") inplace_ = true;
-    else if (p == "UpdateInplacePrioritiesForIpu") updateInplacePrioritiesForIpu_ = true;
-    else enabled_[p] = true;
+    if (p == "InPlace")
+      inplace_ = true;
+    else if (p == "UpdateInplacePrioritiesForIpu")
+      updateInplacePrioritiesForIpu_ = true;
+    else
+      enabled_[p] = true;
   }
 }
 
@@ -149,9 +160,10 @@ void Patterns::ensureAllMandatoryPreAliasPatternsAreEnabled() const {
   if (!runtimeAsserts_) return;
   for (const auto& r : kPatterns) {
     if (r.dflt == Default::Mandatory && !enabled_.at(r.name))
-      throw error("Pattern '{}' must be enabled (it is mandatory). Enable it, or turn runtime asserts off with "
-                  "Patterns::enableRuntimeAsserts(false)",
-                  r.name);
+      throw error(
+          "Pattern '{}' must be enabled (it is mandatory). Enable it, or turn runtime asserts off with "
+          "Patterns::enableRuntimeAsserts(false)",
+          r.name);
   }
 }
 

@@ -25,8 +25,12 @@ void Session::checkPrepared(const char* what) const {
     throw error("{} was called before prepareDevice(). Call prepareDevice() on the session first.", what);
 }
 
-const DataFlow& Session::getDataFlow() const { return ir_->dataFlow(); }
-const SessionOptions& Session::getSessionOptions() const { return ir_->options(); }
+const DataFlow& Session::getDataFlow() const {
+  return ir_->dataFlow();
+}
+const SessionOptions& Session::getSessionOptions() const {
+  return ir_->options();
+}
 
 void Session::prepareDevice(bool loadEngine) {
   if (executable_) {
@@ -42,8 +46,7 @@ void Session::prepareDevice(bool loadEngine) {
 }
 
 void Session::loadEngineAndConnectStreams() {
-  if (!executable_)
-    throw error("loadEngineAndConnectStreams: there is no compiled engine; call prepareDevice() first");
+  if (!executable_) throw error("loadEngineAndConnectStreams: there is no compiled engine; call prepareDevice() first");
   engineLoaded_ = true;
   logging::session::info("Engine loaded");
 }
@@ -56,8 +59,9 @@ void Session::weightsFromHost() {
 
 void Session::weightsToHost() {
   if (!executable_)
-    throw error("Devicex::prepare() must be called before Devicex::weightsToHost(const "
-                "std::map<TensorId, MutableVoidData> &) is called.");
+    throw error(
+        "Devicex::prepare() must be called before Devicex::weightsToHost(const "
+        "std::map<TensorId, MutableVoidData> &) is called.");
   executable_->weightsToHost();
 }
 
@@ -77,8 +81,9 @@ void Session::readWeights(const IWeightsIO& weights) {
 
 void Session::writeWeights(const IWeightsIO& weights) {
   if (!ir_->isTraining() && ir_->options().constantWeights)
-    throw error("Cannot call writeWeights when constantWeights is set. Set `constantWeights` to False in the "
-                "`SessionOption`s when initialising the session to enable this behaviour.");
+    throw error(
+        "Cannot call writeWeights when constantWeights is set. Set `constantWeights` to False in the "
+        "`SessionOption`s when initialising the session to enable this behaviour.");
   Graph& g = ir_->mainGraph();
   for (const auto& id : ir_->initializerIds()) {
     if (!weights.contains(id)) continue;
@@ -126,7 +131,8 @@ StepIOSpec Session::stepIOSpec() const {
         f << "batchesPerStep (" << bps << ") * accumulationFactor (" << af << ") / returnPeriod (" << art.rp()
           << ") * ";
         break;
-      default: break;
+      default:
+        break;
     }
     f << "replicationFactor (" << rf << ") * elements per value (" << t.info.nelms() << ", shape " << t.info.shape()
       << ")";
@@ -143,10 +149,16 @@ Shape Session::getAnchorShape(const TensorId& id) const {
   const int64_t rf = o.getReplicationFactor();
   Shape prefix;
   switch (art.id()) {
-    case AnchorReturnTypeId::All: prefix = {bps, af, rf}; break;
-    case AnchorReturnTypeId::EveryN: prefix = {bps / art.rp(), af, rf}; break;
+    case AnchorReturnTypeId::All:
+      prefix = {bps, af, rf};
+      break;
+    case AnchorReturnTypeId::EveryN:
+      prefix = {bps / art.rp(), af, rf};
+      break;
     case AnchorReturnTypeId::Final:
-    case AnchorReturnTypeId::Sum: prefix = {rf}; break;
+    case AnchorReturnTypeId::Sum:
+      prefix = {rf};
+      break;
   }
   Shape s;
   for (auto d : prefix) {
@@ -169,17 +181,26 @@ namespace {
 
 void addInto(void* acc, const void* v, DataType t, int64_t n) {
   switch (t) {
-    case DataType::FLOAT: for (int64_t i = 0; i < n; ++i) static_cast<float*>(acc)[i] += static_cast<const float*>(v)[i]; break;
-    case DataType::DOUBLE: for (int64_t i = 0; i < n; ++i) static_cast<double*>(acc)[i] += static_cast<const double*>(v)[i]; break;
-    case DataType::INT32: for (int64_t i = 0; i < n; ++i) static_cast<int32_t*>(acc)[i] += static_cast<const int32_t*>(v)[i]; break;
-    case DataType::INT64: for (int64_t i = 0; i < n; ++i) static_cast<int64_t*>(acc)[i] += static_cast<const int64_t*>(v)[i]; break;
+    case DataType::FLOAT:
+      for (int64_t i = 0; i < n; ++i) static_cast<float*>(acc)[i] += static_cast<const float*>(v)[i];
+      break;
+    case DataType::DOUBLE:
+      for (int64_t i = 0; i < n; ++i) static_cast<double*>(acc)[i] += static_cast<const double*>(v)[i];
+      break;
+    case DataType::INT32:
+      for (int64_t i = 0; i < n; ++i) static_cast<int32_t*>(acc)[i] += static_cast<const int32_t*>(v)[i];
+      break;
+    case DataType::INT64:
+      for (int64_t i = 0; i < n; ++i) static_cast<int64_t*>(acc)[i] += static_cast<const int64_t*>(v)[i];
+      break;
     case DataType::FLOAT16:
       for (int64_t i = 0; i < n; ++i) {
         auto* a = static_cast<float16_t*>(acc) + i;
         *a = float16_t(static_cast<float>(*a) + static_cast<float>(static_cast<const float16_t*>(v)[i]));
       }
       break;
-    default: throw error("anchor return type Sum is not supported for {} tensors", dataTypeToString(t));
+    default:
+      throw error("anchor return type Sum is not supported for {} tensors", dataTypeToString(t));
   }
 }
 
@@ -189,8 +210,9 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
   checkPrepared("run");
   if (!device_->canRun()) throw error("Offline IPU device is not configured for execution");
   if (ir_->isTraining() && !weightsFromHostCalled_ && !ir_->initializerIds().empty())
-    throw error("Must call weightsFromHost before run as the model has initializers and the session has been "
-                "created in training mode");
+    throw error(
+        "Must call weightsFromHost before run as the model has initializers and the session has been "
+        "created in training mode");
   if (!engineLoaded_) loadEngineAndConnectStreams();
   const StepIOSpec spec = stepIOSpec();
   if (lastCheckedStepIO_ != &stepio) {
@@ -221,8 +243,8 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
             throw error("The StepIO returned {} elements for input '{}', but one micro-batch is {} elements ({})",
                         d.info.nelms(), e.id, n, e.info.toString());
           if (d.info.dataType() != e.info.dataType())
-            throw error("The StepIO returned {} data for input '{}', but the model expects {}",
-                        d.info.data_type(), e.id, e.info.toString());
+            throw error("The StepIO returned {} data for input '{}', but the model expects {}", d.info.data_type(),
+                        e.id, e.info.toString());
           executable_->setInput(e.id, d.data);
         }
         executable_->execute();
@@ -232,9 +254,15 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
           const int64_t n = e.info.nelms();
           bool write = false;
           switch (art.id()) {
-            case AnchorReturnTypeId::All: write = true; break;
-            case AnchorReturnTypeId::EveryN: write = (micro + 1) % art.rp() == 0; break;
-            case AnchorReturnTypeId::Final: write = micro == totalMicro - 1; break;
+            case AnchorReturnTypeId::All:
+              write = true;
+              break;
+            case AnchorReturnTypeId::EveryN:
+              write = (micro + 1) % art.rp() == 0;
+              break;
+            case AnchorReturnTypeId::Final:
+              write = micro == totalMicro - 1;
+              break;
             case AnchorReturnTypeId::Sum:
               addInto(sums[e.id][static_cast<size_t>(r)].data(), executable_->tensorData(e.id), e.info.dataType(), n);
               break;
@@ -275,9 +303,13 @@ std::string Session::saveModelBytes() {
   return bytes;
 }
 
-void Session::modelToHost(const std::string& fn) { writeFileAtomically(fn, saveModelBytes()); }
+void Session::modelToHost(const std::string& fn) {
+  writeFileAtomically(fn, saveModelBytes());
+}
 
-std::string Session::modelToHostBytes() { return saveModelBytes(); }
+std::string Session::modelToHostBytes() {
+  return saveModelBytes();
+}
 
 void Session::resetHostWeights(const std::string& modelProtoOrFilename, bool ignoreMissing) {
   if (!ir_->isTraining() && ir_->options().constantWeights)
@@ -309,7 +341,9 @@ TensorInfo Session::getInfo(const TensorId& id) const {
   return t->info;
 }
 
-bool Session::hasInfo(const TensorId& id) const { return ir_->mainGraph().hasTensor(id); }
+bool Session::hasInfo(const TensorId& id) const {
+  return ir_->mainGraph().hasTensor(id);
+}
 
 std::vector<TensorId> Session::getAllTensorIds() const {
   std::vector<TensorId> v;

@@ -61,54 +61,68 @@ void StepIO::assertNumElements(const StepIOSpec& spec) const {
     bool known = false;
     for (const auto& e : spec.inputs) known = known || e.id == kv.first;
     if (!known)
-      throw error("The tensor '{}' has been provided as one of the inputs to the stepIO, but it is not registered as "
-                  "one of the inputs to the model. The model's inputs are: {}",
-                  kv.first, modelInputs.str());
+      throw error(
+          "The tensor '{}' has been provided as one of the inputs to the stepIO, but it is not registered as "
+          "one of the inputs to the model. The model's inputs are: {}",
+          kv.first, modelInputs.str());
   }
   for (const auto& e : spec.inputs) {
     auto it = inputs_.find(e.id);
     if (it == inputs_.end())
-      throw error("The stepIO has no input for tensor '{}' ({}); every model input must be given. The model's inputs "
-                  "are: {}",
-                  e.id, e.info.toString(), modelInputs.str());
+      throw error(
+          "The stepIO has no input for tensor '{}' ({}); every model input must be given. The model's inputs "
+          "are: {}",
+          e.id, e.info.toString(), modelInputs.str());
     const IArray& a = *it->second.array;
     if (a.dataType() != e.info.dataType())
-      throw error("Input '{}' is given as {} data, but the model expects {} ({})", e.id,
-                  dataTypeToString(a.dataType()), e.info.data_type(), e.info.toString());
+      throw error("Input '{}' is given as {} data, but the model expects {} ({})", e.id, dataTypeToString(a.dataType()),
+                  e.info.data_type(), e.info.toString());
     if (static_cast<int64_t>(a.nelms()) != e.expectedNelms)
-      throw error("Unexpected number of input elements for Tensor {}. Expected {}, but received {}. To calculate the "
-                  "expected number of input elements: {} = {}. The array given has shape {}.",
-                  e.id, e.expectedNelms, a.nelms(), e.factors, e.expectedNelms, a.shape());
+      throw error(
+          "Unexpected number of input elements for Tensor {}. Expected {}, but received {}. To calculate the "
+          "expected number of input elements: {} = {}. The array given has shape {}.",
+          e.id, e.expectedNelms, a.nelms(), e.factors, e.expectedNelms, a.shape());
   }
   for (const auto& kv : outputs_) {
     bool known = false;
     for (const auto& e : spec.outputs) known = known || e.id == kv.first;
     if (!known)
-      throw error("The tensor '{}' has been provided as one of the outputs of the stepIO, but it is not an anchor of "
-                  "the session's DataFlow",
-                  kv.first);
+      throw error(
+          "The tensor '{}' has been provided as one of the outputs of the stepIO, but it is not an anchor of "
+          "the session's DataFlow",
+          kv.first);
   }
   for (const auto& e : spec.outputs) {
     auto it = outputs_.find(e.id);
     if (it == outputs_.end())
-      throw error("The stepIO has no output array for anchor '{}'; give one for every anchor (initAnchorArrays makes "
-                  "them)",
-                  e.id);
+      throw error(
+          "The stepIO has no output array for anchor '{}'; give one for every anchor (initAnchorArrays makes "
+          "them)",
+          e.id);
     const IArray& a = *it->second.array;
     if (a.dataType() != e.info.dataType())
       throw error("The output array for anchor '{}' holds {} data, but the anchor is {}", e.id,
                   dataTypeToString(a.dataType()), e.info.toString());
     if (static_cast<int64_t>(a.nelms()) != e.expectedNelms)
-      throw error("Unexpected number of output elements for anchor {}. Expected {}, but received {}. To calculate the "
-                  "expected number of output elements: {} = {}. The array given has shape {}.",
-                  e.id, e.expectedNelms, a.nelms(), e.factors, e.expectedNelms, a.shape());
+      throw error(
+          "Unexpected number of output elements for anchor {}. Expected {}, but received {}. To calculate the "
+          "expected number of output elements: {} = {}. The array given has shape {}.",
+          e.id, e.expectedNelms, a.nelms(), e.factors, e.expectedNelms, a.shape());
   }
 }
 
-ConstVoidData StepIOCallback::in(TensorId id, int64_t, bool prefetch, bool) { return in_(id, prefetch); }
-void StepIOCallback::inComplete(TensorId id, int64_t, bool) { inComplete_(id); }
-MutableVoidData StepIOCallback::out(TensorId id, int64_t) { return out_(id); }
-void StepIOCallback::outComplete(TensorId id) { outComplete_(id); }
+ConstVoidData StepIOCallback::in(TensorId id, int64_t, bool prefetch, bool) {
+  return in_(id, prefetch);
+}
+void StepIOCallback::inComplete(TensorId id, int64_t, bool) {
+  inComplete_(id);
+}
+MutableVoidData StepIOCallback::out(TensorId id, int64_t) {
+  return out_(id);
+}
+void StepIOCallback::outComplete(TensorId id) {
+  outComplete_(id);
+}
 
 MutableVoidData WeightsIO::weight(TensorId id) const {
   auto it = weights_.find(id);

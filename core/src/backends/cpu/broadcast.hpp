@@ -15,7 +15,7 @@ struct BroadcastPlan {
   std::vector<std::vector<int64_t>> strides;  ///< per input, per collapsed dim
   int64_t outer() const;                      ///< product of all dims but the last
   int64_t inner() const { return dims.back(); }
-  bool allContiguous() const;                 ///< every input has the output's layout
+  bool allContiguous() const;  ///< every input has the output's layout
 };
 
 /// Plans the traversal of `out` (row-major) reading each input shape broadcast to it.

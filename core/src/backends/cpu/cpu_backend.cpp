@@ -3,7 +3,6 @@
 #include "backends/cpu/cpu_backend.hpp"
 
 #include <algorithm>
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -25,8 +24,8 @@ enum class SlotKind { Stream, Const, Weight, Arena, Alias };
 struct Slot {
   SlotKind kind;
   Tensor* tensor;
-  int root = -1;        // Alias: the slot it views
-  int64_t offset = 0;   // Arena: byte offset
+  int root = -1;       // Alias: the slot it views
+  int64_t offset = 0;  // Arena: byte offset
 };
 
 class SlotContext : public KernelContext {
@@ -74,7 +73,8 @@ class CpuExecutable : public Executable {
   }
 
   void execute() override {
-    for (int a : aliasOrder_) ptrs_[static_cast<size_t>(a)] = ptrs_[static_cast<size_t>(slots_[static_cast<size_t>(a)].root)];
+    for (int a : aliasOrder_)
+      ptrs_[static_cast<size_t>(a)] = ptrs_[static_cast<size_t>(slots_[static_cast<size_t>(a)].root)];
     RunState st;
     st.slots = ptrs_.data();
     st.scratch = scratch_.data();
@@ -158,10 +158,14 @@ class CpuExecutable : public Executable {
     auto it = slotOf_.find(t);
     if (it != slotOf_.end()) return it->second;
     switch (t->kind) {
-      case TensorKind::Stream: return addSlot(t, SlotKind::Stream);
-      case TensorKind::Const: return addSlot(t, SlotKind::Const);
-      case TensorKind::Variable: return addSlot(t, SlotKind::Weight);
-      case TensorKind::ActGrad: break;
+      case TensorKind::Stream:
+        return addSlot(t, SlotKind::Stream);
+      case TensorKind::Const:
+        return addSlot(t, SlotKind::Const);
+      case TensorKind::Variable:
+        return addSlot(t, SlotKind::Weight);
+      case TensorKind::ActGrad:
+        break;
     }
     const Op* p = t->producer;
     if (p && p->def().view == ViewKind::Reshape && p->hasInput(0) && p->output(0) == t &&
@@ -190,7 +194,9 @@ class CpuExecutable : public Executable {
     // Liveness of arena buffers (a view keeps its root alive).
     const int end = static_cast<int>(sched.size());
     std::vector<int> first(slots_.size(), end), last(slots_.size(), -1);
-    auto rootOf = [&](int s) { return slots_[static_cast<size_t>(s)].kind == SlotKind::Alias ? slots_[static_cast<size_t>(s)].root : s; };
+    auto rootOf = [&](int s) {
+      return slots_[static_cast<size_t>(s)].kind == SlotKind::Alias ? slots_[static_cast<size_t>(s)].root : s;
+    };
     for (int i = 0; i < end; ++i) {
       const Op* op = sched[static_cast<size_t>(i)];
       for (Tensor* t : op->outputs()) {
@@ -241,8 +247,11 @@ class CpuExecutable : public Executable {
           stats_.weightBytes += t->info.nbytes();
           break;
         }
-        case SlotKind::Alias: aliasOrder_.push_back(static_cast<int>(s)); break;
-        default: break;
+        case SlotKind::Alias:
+          aliasOrder_.push_back(static_cast<int>(s));
+          break;
+        default:
+          break;
       }
     }
 
@@ -304,7 +313,8 @@ class EvalContext : public KernelContext {
 
 std::vector<TensorData> CpuConstEvaluator::evaluate(const Op& op) const {
   std::vector<TensorData> outs;
-  for (int i = 0; i < op.numOutputs(); ++i) outs.emplace_back(op.hasOutput(i) ? op.outInfo(i) : TensorInfo(DataType::FLOAT, {0}));
+  for (int i = 0; i < op.numOutputs(); ++i)
+    outs.emplace_back(op.hasOutput(i) ? op.outInfo(i) : TensorInfo(DataType::FLOAT, {0}));
   if (op.kind() == OpKind::Constant && op.attrs.has("value_string")) {
     outs[0].strings()[0] = op.attrs.getString("value_string");
     return outs;
@@ -313,7 +323,8 @@ std::vector<TensorData> CpuConstEvaluator::evaluate(const Op& op) const {
     outs[0].strings() = op.attrs.getStrings("value_strings");
     return outs;
   }
-  if (op.kind() == OpKind::Constant && op.attrs.has("value") && op.attrs.getTensor("value").info().dataType() == DataType::STRING) {
+  if (op.kind() == OpKind::Constant && op.attrs.has("value") &&
+      op.attrs.getTensor("value").info().dataType() == DataType::STRING) {
     outs[0] = op.attrs.getTensor("value");
     return outs;
   }
@@ -321,7 +332,8 @@ std::vector<TensorData> CpuConstEvaluator::evaluate(const Op& op) const {
   for (int i = 0; i < op.numInputs(); ++i) {
     if (const TensorData* d = op.inData(i)) ptrs[static_cast<size_t>(i)] = const_cast<void*>(d->data());
   }
-  for (int i = 0; i < op.numOutputs(); ++i) ptrs[static_cast<size_t>(op.numInputs() + i)] = outs[static_cast<size_t>(i)].data();
+  for (int i = 0; i < op.numOutputs(); ++i)
+    ptrs[static_cast<size_t>(op.numInputs() + i)] = outs[static_cast<size_t>(i)].data();
   EvalContext kc(op);
   KernelFn fn = kernelFactory(op.kind())(op, kc);
   if (!fn) throw error("no CPU kernel for {}", op.describeWithInputs());
@@ -335,14 +347,18 @@ std::vector<TensorData> CpuConstEvaluator::evaluate(const Op& op) const {
   return outs;
 }
 
-std::unique_ptr<Executable> CpuBackend::compile(Ir& ir) { return std::make_unique<CpuExecutable>(ir); }
+std::unique_ptr<Executable> CpuBackend::compile(Ir& ir) {
+  return std::make_unique<CpuExecutable>(ir);
+}
 
 }  // namespace cpu
 
 std::unique_ptr<Backend> createBackend(const DeviceInfo& device) {
   switch (device.getType()) {
-    case DeviceType::Cpu: return std::make_unique<cpu::CpuBackend>();
-    default: break;
+    case DeviceType::Cpu:
+      return std::make_unique<cpu::CpuBackend>();
+    default:
+      break;
   }
   throw error("No backend for {} devices in this build", toString(device.getType()));
 }

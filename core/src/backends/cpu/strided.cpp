@@ -49,8 +49,8 @@ void copyTyped(const T* src, const std::vector<int64_t>& st, T* dst, const std::
 
 }  // namespace
 
-void stridedCopy(const void* src, const std::vector<int64_t>& srcStrides, void* dst,
-                 const std::vector<int64_t>& dimsIn, size_t elem) {
+void stridedCopy(const void* src, const std::vector<int64_t>& srcStrides, void* dst, const std::vector<int64_t>& dimsIn,
+                 size_t elem) {
   // Drop size-1 dims and merge dims that are contiguous in both source and destination.
   std::vector<int64_t> dims, st;
   for (size_t i = 0; i < dimsIn.size(); ++i) {
@@ -71,10 +71,18 @@ void stridedCopy(const void* src, const std::vector<int64_t>& srcStrides, void* 
     st.push_back(1);
   }
   switch (elem) {
-    case 1: copyTyped(static_cast<const uint8_t*>(src), st, static_cast<uint8_t*>(dst), dims); break;
-    case 2: copyTyped(static_cast<const uint16_t*>(src), st, static_cast<uint16_t*>(dst), dims); break;
-    case 4: copyTyped(static_cast<const uint32_t*>(src), st, static_cast<uint32_t*>(dst), dims); break;
-    case 8: copyTyped(static_cast<const uint64_t*>(src), st, static_cast<uint64_t*>(dst), dims); break;
+    case 1:
+      copyTyped(static_cast<const uint8_t*>(src), st, static_cast<uint8_t*>(dst), dims);
+      break;
+    case 2:
+      copyTyped(static_cast<const uint16_t*>(src), st, static_cast<uint16_t*>(dst), dims);
+      break;
+    case 4:
+      copyTyped(static_cast<const uint32_t*>(src), st, static_cast<uint32_t*>(dst), dims);
+      break;
+    case 8:
+      copyTyped(static_cast<const uint64_t*>(src), st, static_cast<uint64_t*>(dst), dims);
+      break;
     default: {
       // Any element size: copy element by element through a byte view.
       std::vector<int64_t> idx(dims.size(), 0);

@@ -24,11 +24,21 @@ void applyActivation(const Activation& act, const float* in, float* out, int64_t
     case Activation::Kind::None:
       if (in != out) y = x;
       break;
-    case Activation::Kind::Relu: y = x.max(0.0f); break;
-    case Activation::Kind::LeakyRelu: y = (x >= 0.0f).select(x, x * act.a); break;
-    case Activation::Kind::Clip: y = x.max(act.a).min(act.b); break;
-    case Activation::Kind::Sigmoid: y = x.logistic(); break;
-    case Activation::Kind::Tanh: y = x.tanh(); break;
+    case Activation::Kind::Relu:
+      y = x.max(0.0f);
+      break;
+    case Activation::Kind::LeakyRelu:
+      y = (x >= 0.0f).select(x, x * act.a);
+      break;
+    case Activation::Kind::Clip:
+      y = x.max(act.a).min(act.b);
+      break;
+    case Activation::Kind::Sigmoid:
+      y = x.logistic();
+      break;
+    case Activation::Kind::Tanh:
+      y = x.tanh();
+      break;
     case Activation::Kind::Gelu:
       y = 0.5f * x * (1.0f + (0.7978845608028654f * (x + 0.044715f * x * x * x)).tanh());
       break;

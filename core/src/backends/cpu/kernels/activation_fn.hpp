@@ -28,12 +28,18 @@ struct Activation {
   template <typename T>
   T scalar(T x) const {
     switch (kind) {
-      case Kind::None: return x;
-      case Kind::Relu: return x > T(0) ? x : T(0);
-      case Kind::LeakyRelu: return x >= T(0) ? x : static_cast<T>(x * a);
-      case Kind::Clip: return x < T(a) ? T(a) : (x > T(b) ? T(b) : x);
-      case Kind::Sigmoid: return static_cast<T>(1 / (1 + std::exp(-static_cast<double>(x))));
-      case Kind::Tanh: return static_cast<T>(std::tanh(static_cast<double>(x)));
+      case Kind::None:
+        return x;
+      case Kind::Relu:
+        return x > T(0) ? x : T(0);
+      case Kind::LeakyRelu:
+        return x >= T(0) ? x : static_cast<T>(x * a);
+      case Kind::Clip:
+        return x < T(a) ? T(a) : (x > T(b) ? T(b) : x);
+      case Kind::Sigmoid:
+        return static_cast<T>(1 / (1 + std::exp(-static_cast<double>(x))));
+      case Kind::Tanh:
+        return static_cast<T>(std::tanh(static_cast<double>(x)));
       case Kind::Gelu: {
         const double v = static_cast<double>(x);
         return static_cast<T>(0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))));

@@ -119,7 +119,9 @@ KernelFn softmaxKernel(const Op& op, KernelContext& kc, SoftKind kind) {
 
 }  // namespace
 
-KernelFn makeCpuKernel_Relu(const Op& op, KernelContext& kc) { return activation(op, kc, Activation::relu()); }
+KernelFn makeCpuKernel_Relu(const Op& op, KernelContext& kc) {
+  return activation(op, kc, Activation::relu());
+}
 KernelFn makeCpuKernel_LeakyRelu(const Op& op, KernelContext& kc) {
   return activation(op, kc, Activation::leakyRelu(op.attrs.getFloat("alpha", 0.01f)));
 }
@@ -130,9 +132,8 @@ KernelFn makeCpuKernel_Elu(const Op& op, KernelContext& kc) {
 KernelFn makeCpuKernel_Selu(const Op& op, KernelContext& kc) {
   const double alpha = op.attrs.getFloat("alpha", 1.67326319217681884765625f);
   const double gamma = op.attrs.getFloat("gamma", 1.05070102214813232421875f);
-  return pointwise(op, kc, [=](auto x) {
-    return static_cast<decltype(x)>(x > 0 ? gamma * x : gamma * alpha * std::expm1(x));
-  });
+  return pointwise(op, kc,
+                   [=](auto x) { return static_cast<decltype(x)>(x > 0 ? gamma * x : gamma * alpha * std::expm1(x)); });
 }
 KernelFn makeCpuKernel_Celu(const Op& op, KernelContext& kc) {
   const double alpha = op.attrs.getFloat("alpha", 1.0f);
@@ -141,19 +142,21 @@ KernelFn makeCpuKernel_Celu(const Op& op, KernelContext& kc) {
     return static_cast<T>(std::max<double>(0, x) + std::min<double>(0, alpha * std::expm1(x / alpha)));
   });
 }
-KernelFn makeCpuKernel_Sigmoid(const Op& op, KernelContext& kc) { return activation(op, kc, Activation::sigmoid()); }
+KernelFn makeCpuKernel_Sigmoid(const Op& op, KernelContext& kc) {
+  return activation(op, kc, Activation::sigmoid());
+}
 KernelFn makeCpuKernel_HardSigmoid(const Op& op, KernelContext& kc) {
   const double alpha = op.attrs.getFloat("alpha", 0.2f), beta = op.attrs.getFloat("beta", 0.5f);
-  return pointwise(op, kc, [=](auto x) {
-    return static_cast<decltype(x)>(std::max(0.0, std::min(1.0, alpha * x + beta)));
-  });
+  return pointwise(op, kc,
+                   [=](auto x) { return static_cast<decltype(x)>(std::max(0.0, std::min(1.0, alpha * x + beta))); });
 }
 KernelFn makeCpuKernel_HardSwish(const Op& op, KernelContext& kc) {
-  return pointwise(op, kc, [](auto x) {
-    return static_cast<decltype(x)>(x * std::max(0.0, std::min(1.0, x / 6.0 + 0.5)));
-  });
+  return pointwise(op, kc,
+                   [](auto x) { return static_cast<decltype(x)>(x * std::max(0.0, std::min(1.0, x / 6.0 + 0.5))); });
 }
-KernelFn makeCpuKernel_Tanh(const Op& op, KernelContext& kc) { return activation(op, kc, Activation::tanh()); }
+KernelFn makeCpuKernel_Tanh(const Op& op, KernelContext& kc) {
+  return activation(op, kc, Activation::tanh());
+}
 KernelFn makeCpuKernel_Softplus(const Op& op, KernelContext& kc) {
   return pointwise(op, kc, [](auto x) {
     using T = decltype(x);
@@ -167,7 +170,9 @@ KernelFn makeCpuKernel_ThresholdedRelu(const Op& op, KernelContext& kc) {
   const double alpha = op.attrs.getFloat("alpha", 1.0f);
   return pointwise(op, kc, [=](auto x) { return x > alpha ? x : decltype(x)(0); });
 }
-KernelFn makeCpuKernel_GcGelu(const Op& op, KernelContext& kc) { return activation(op, kc, Activation::gelu()); }
+KernelFn makeCpuKernel_GcGelu(const Op& op, KernelContext& kc) {
+  return activation(op, kc, Activation::gelu());
+}
 KernelFn makeCpuKernel_GcSwish(const Op& op, KernelContext& kc) {
   return pointwise(op, kc, [](auto x) { return static_cast<decltype(x)>(x / (1 + std::exp(-x))); });
 }
@@ -213,9 +218,15 @@ KernelFn makeCpuKernel_Clip(const Op& op, KernelContext& kc) {
   });
 }
 
-KernelFn makeCpuKernel_Softmax(const Op& op, KernelContext& kc) { return softmaxKernel(op, kc, SoftKind::Softmax); }
-KernelFn makeCpuKernel_LogSoftmax(const Op& op, KernelContext& kc) { return softmaxKernel(op, kc, SoftKind::LogSoftmax); }
-KernelFn makeCpuKernel_Hardmax(const Op& op, KernelContext& kc) { return softmaxKernel(op, kc, SoftKind::Hardmax); }
+KernelFn makeCpuKernel_Softmax(const Op& op, KernelContext& kc) {
+  return softmaxKernel(op, kc, SoftKind::Softmax);
+}
+KernelFn makeCpuKernel_LogSoftmax(const Op& op, KernelContext& kc) {
+  return softmaxKernel(op, kc, SoftKind::LogSoftmax);
+}
+KernelFn makeCpuKernel_Hardmax(const Op& op, KernelContext& kc) {
+  return softmaxKernel(op, kc, SoftKind::Hardmax);
+}
 
 }  // namespace cpu
 }  // namespace popart

@@ -171,7 +171,8 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
   if (op.inType(0) != DataType::FLOAT && op.inType(0) != DataType::DOUBLE)
     throw error("Conv supports FLOAT and DOUBLE inputs here, not {}", op.inInfo(0).data_type());
   const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
-  if (!pointwise && !(depthwise && op.inType(0) == DataType::FLOAT)) kc.needScratch(static_cast<size_t>(colElems) * elem);
+  if (!pointwise && !(depthwise && op.inType(0) == DataType::FLOAT))
+    kc.needScratch(static_cast<size_t>(colElems) * elem);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
@@ -205,8 +206,10 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
             }
             const T* rhs = xg;
             if (!pointwise) {
-              if (g.in.size() == 2) im2col2d(xg, col, g);
-              else im2colNd(xg, col, g);
+              if (g.in.size() == 2)
+                im2col2d(xg, col, g);
+              else
+                im2colNd(xg, col, g);
               rhs = col;
             }
             gemm(false, false, g.Mg, g.outSize, K, T(1), wg, K, rhs, g.outSize, B ? T(1) : T(0), yg, g.outSize);

@@ -31,13 +31,26 @@ KernelFn floatUnary(const Op& op, KernelContext& kc, F f, EigenUnary eu = EigenU
           Eigen::Map<const Eigen::ArrayXf> a(inPtr<float>(s, x), n);
           Eigen::Map<Eigen::ArrayXf> b(outPtr<float>(s, y), n);
           switch (eu) {
-            case EigenUnary::Exp: b = a.exp(); break;
-            case EigenUnary::Log: b = a.log(); break;
-            case EigenUnary::Sqrt: b = a.sqrt(); break;
-            case EigenUnary::Tanh: b = a.tanh(); break;
-            case EigenUnary::Sigmoid: b = a.logistic(); break;
-            case EigenUnary::Erf: b = a.erf(); break;
-            case EigenUnary::None: break;
+            case EigenUnary::Exp:
+              b = a.exp();
+              break;
+            case EigenUnary::Log:
+              b = a.log();
+              break;
+            case EigenUnary::Sqrt:
+              b = a.sqrt();
+              break;
+            case EigenUnary::Tanh:
+              b = a.tanh();
+              break;
+            case EigenUnary::Sigmoid:
+              b = a.logistic();
+              break;
+            case EigenUnary::Erf:
+              b = a.erf();
+              break;
+            case EigenUnary::None:
+              break;
           }
         };
       }
@@ -167,7 +180,8 @@ KernelFn powKernel(const Op& op, KernelContext& kc) {
     }
     if (e == 0.5) {
       return [=](const RunState& s) {
-        Eigen::Map<Eigen::ArrayXf>(outPtr<float>(s, y), n) = Eigen::Map<const Eigen::ArrayXf>(inPtr<float>(s, x), n).sqrt();
+        Eigen::Map<Eigen::ArrayXf>(outPtr<float>(s, y), n) =
+            Eigen::Map<const Eigen::ArrayXf>(inPtr<float>(s, x), n).sqrt();
       };
     }
     if (e == 3.0) {

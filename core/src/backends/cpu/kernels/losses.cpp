@@ -43,7 +43,7 @@ KernelFn makeCpuKernel_GcNll(const Op& op, KernelContext& kc) {
       std::vector<double> loss(static_cast<size_t>(S));
       int64_t counted = 0;
       for (int64_t i = 0; i < S; ++i) {
-        int64_t label = lt == DataType::INT64 ? inPtr<int64_t>(s, l)[i]
+        int64_t label = lt == DataType::INT64    ? inPtr<int64_t>(s, l)[i]
                         : lt == DataType::UINT32 ? static_cast<int64_t>(inPtr<uint32_t>(s, l)[i])
                                                  : inPtr<int32_t>(s, l)[i];
         if (hasIgnore && label == ignore) {
@@ -71,7 +71,8 @@ KernelFn makeCpuKernel_GcL1(const Op& op, KernelContext& kc) {
     return [=](const RunState& s) {
       const T* X = inPtr<T>(s, x);
       std::vector<double> v(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = lambda * std::abs(static_cast<double>(static_cast<compute_t<T>>(X[i])));
+      for (int64_t i = 0; i < n; ++i)
+        v[static_cast<size_t>(i)] = lambda * std::abs(static_cast<double>(static_cast<compute_t<T>>(X[i])));
       reduceInto(v, red, static_cast<double>(n), outPtr<T>(s, y));
     };
   });

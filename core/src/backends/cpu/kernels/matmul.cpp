@@ -124,7 +124,8 @@ KernelFn makeCpuKernel_Gemm(const Op& op, KernelContext& kc) {
         std::vector<T> tmp(static_cast<size_t>(M * N));
         naiveGemm(ta, tb, M, N, K, A, B, tmp.data(), false);
         for (int64_t i = 0; i < M * N; ++i)
-          C[i] = static_cast<T>(static_cast<CT>(C[i]) + static_cast<CT>(alpha) * static_cast<CT>(tmp[static_cast<size_t>(i)]));
+          C[i] = static_cast<T>(static_cast<CT>(C[i]) +
+                                static_cast<CT>(alpha) * static_cast<CT>(tmp[static_cast<size_t>(i)]));
       }
       if constexpr (std::is_same_v<T, float>) {
         if (act.kind != Activation::Kind::None) applyActivation(act, C, C, M * N);

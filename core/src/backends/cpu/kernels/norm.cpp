@@ -177,8 +177,10 @@ KernelFn makeCpuKernel_Dropout(const Op& op, KernelContext& kc) {
       if (!training || ratio == 0.0) {
         if (X != Y) std::memcpy(static_cast<void*>(Y), X, static_cast<size_t>(n) * sizeof(T));
         if (mask >= 0) {
-          if (maskBool) std::fill(outPtr<bool>(s, mask), outPtr<bool>(s, mask) + n, true);
-          else std::fill(outPtr<T>(s, mask), outPtr<T>(s, mask) + n, static_cast<T>(CT(1)));
+          if (maskBool)
+            std::fill(outPtr<bool>(s, mask), outPtr<bool>(s, mask) + n, true);
+          else
+            std::fill(outPtr<T>(s, mask), outPtr<T>(s, mask) + n, static_cast<T>(CT(1)));
         }
         return;
       }
@@ -188,8 +190,10 @@ KernelFn makeCpuKernel_Dropout(const Op& op, KernelContext& kc) {
         const bool k = keep(*s.rng);
         Y[i] = static_cast<T>(k ? static_cast<CT>(X[i]) * scale : CT(0));
         if (mask >= 0) {
-          if (maskBool) outPtr<bool>(s, mask)[i] = k;
-          else outPtr<T>(s, mask)[i] = static_cast<T>(CT(k ? 1 : 0));
+          if (maskBool)
+            outPtr<bool>(s, mask)[i] = k;
+          else
+            outPtr<T>(s, mask)[i] = static_cast<T>(CT(k ? 1 : 0));
         }
       }
     };

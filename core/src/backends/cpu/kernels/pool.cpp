@@ -174,10 +174,18 @@ KernelFn globalPool(const Op& op, KernelContext& kc, PoolKind kind) {
 
 }  // namespace
 
-KernelFn makeCpuKernel_MaxPool(const Op& op, KernelContext& kc) { return poolKernel(op, kc, PoolKind::Max); }
-KernelFn makeCpuKernel_AveragePool(const Op& op, KernelContext& kc) { return poolKernel(op, kc, PoolKind::Avg); }
-KernelFn makeCpuKernel_GlobalAveragePool(const Op& op, KernelContext& kc) { return globalPool(op, kc, PoolKind::Avg); }
-KernelFn makeCpuKernel_GlobalMaxPool(const Op& op, KernelContext& kc) { return globalPool(op, kc, PoolKind::Max); }
+KernelFn makeCpuKernel_MaxPool(const Op& op, KernelContext& kc) {
+  return poolKernel(op, kc, PoolKind::Max);
+}
+KernelFn makeCpuKernel_AveragePool(const Op& op, KernelContext& kc) {
+  return poolKernel(op, kc, PoolKind::Avg);
+}
+KernelFn makeCpuKernel_GlobalAveragePool(const Op& op, KernelContext& kc) {
+  return globalPool(op, kc, PoolKind::Avg);
+}
+KernelFn makeCpuKernel_GlobalMaxPool(const Op& op, KernelContext& kc) {
+  return globalPool(op, kc, PoolKind::Max);
+}
 
 }  // namespace cpu
 }  // namespace popart

@@ -1,6 +1,5 @@
 // CPU kernels of the reduction family.
 #include <algorithm>
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -28,17 +27,24 @@ bool contiguousBlock(const std::vector<int64_t>& axes, const Shape& in, int64_t*
   *outer = *len = *inner = 1;
   for (int64_t i = 0; i < static_cast<int64_t>(in.size()); ++i) {
     const int64_t d = in[static_cast<size_t>(i)];
-    if (i < s.front()) *outer *= d;
-    else if (i <= s.back()) *len *= d;
-    else *inner *= d;
+    if (i < s.front())
+      *outer *= d;
+    else if (i <= s.back())
+      *len *= d;
+    else
+      *inner *= d;
   }
   return true;
 }
 
 template <typename Acc>
 Acc reduceInit(Red red) {
-  if (red == Red::Max) return std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::lowest();
-  if (red == Red::Min) return std::numeric_limits<Acc>::has_infinity ? std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::max();
+  if (red == Red::Max)
+    return std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity()
+                                                  : std::numeric_limits<Acc>::lowest();
+  if (red == Red::Min)
+    return std::numeric_limits<Acc>::has_infinity ? std::numeric_limits<Acc>::infinity()
+                                                  : std::numeric_limits<Acc>::max();
   if (red == Red::Prod) return 1;
   return 0;
 }
@@ -46,13 +52,30 @@ Acc reduceInit(Red red) {
 template <typename Acc>
 inline void reduceStep(Red red, Acc& a, Acc v, double mx) {
   switch (red) {
-    case Red::Sum: case Red::Mean: case Red::LogSum: a += v; break;
-    case Red::Max: a = (v > a || v != v) ? v : a; break;
-    case Red::Min: a = (v < a || v != v) ? v : a; break;
-    case Red::Prod: a *= v; break;
-    case Red::L1: a += v < 0 ? -v : v; break;
-    case Red::L2: case Red::SumSquare: a += v * v; break;
-    case Red::LogSumExp: a += static_cast<Acc>(std::exp(static_cast<double>(v) - mx)); break;
+    case Red::Sum:
+    case Red::Mean:
+    case Red::LogSum:
+      a += v;
+      break;
+    case Red::Max:
+      a = (v > a || v != v) ? v : a;
+      break;
+    case Red::Min:
+      a = (v < a || v != v) ? v : a;
+      break;
+    case Red::Prod:
+      a *= v;
+      break;
+    case Red::L1:
+      a += v < 0 ? -v : v;
+      break;
+    case Red::L2:
+    case Red::SumSquare:
+      a += v * v;
+      break;
+    case Red::LogSumExp:
+      a += static_cast<Acc>(std::exp(static_cast<double>(v) - mx));
+      break;
   }
 }
 
@@ -61,10 +84,18 @@ T reduceFinish(Red red, Acc a, int64_t count, double mx) {
   using CT = compute_t<T>;
   double r = static_cast<double>(a);
   switch (red) {
-    case Red::Mean: r = count ? r / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN(); break;
-    case Red::L2: r = std::sqrt(r); break;
-    case Red::LogSum: r = std::log(r); break;
-    case Red::LogSumExp: r = std::log(r) + mx; break;
+    case Red::Mean:
+      r = count ? r / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
+      break;
+    case Red::L2:
+      r = std::sqrt(r);
+      break;
+    case Red::LogSum:
+      r = std::log(r);
+      break;
+    case Red::LogSumExp:
+      r = std::log(r) + mx;
+      break;
     default:
       if constexpr (!std::is_floating_point_v<Acc>) return static_cast<T>(a);
       break;

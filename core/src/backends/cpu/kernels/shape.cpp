@@ -14,7 +14,9 @@ namespace popart {
 namespace cpu {
 namespace {
 
-size_t elemSize(const Op& op, int i) { return static_cast<size_t>(dataTypeSize(op.inType(i))); }
+size_t elemSize(const Op& op, int i) {
+  return static_cast<size_t>(dataTypeSize(op.inType(i)));
+}
 
 void checkNotString(const Op& op) {
   for (int i = 0; i < op.numInputs(); ++i) {
@@ -47,14 +49,30 @@ KernelFn fillKernel(const Op& op, KernelContext& kc, const TensorData& value) {
 
 }  // namespace
 
-KernelFn makeCpuKernel_Identity(const Op& op, KernelContext& kc) { return copyKernel(op, kc); }
-KernelFn makeCpuKernel_GcDetach(const Op& op, KernelContext& kc) { return copyKernel(op, kc); }
-KernelFn makeCpuKernel_GcNop(const Op& op, KernelContext& kc) { return copyKernel(op, kc); }
-KernelFn makeCpuKernel_Reshape(const Op& op, KernelContext& kc) { return copyKernel(op, kc); }
-KernelFn makeCpuKernel_GcReshape(const Op& op, KernelContext& kc) { return copyKernel(op, kc); }
-KernelFn makeCpuKernel_Flatten(const Op& op, KernelContext& kc) { return copyKernel(op, kc); }
-KernelFn makeCpuKernel_Squeeze(const Op& op, KernelContext& kc) { return copyKernel(op, kc); }
-KernelFn makeCpuKernel_Unsqueeze(const Op& op, KernelContext& kc) { return copyKernel(op, kc); }
+KernelFn makeCpuKernel_Identity(const Op& op, KernelContext& kc) {
+  return copyKernel(op, kc);
+}
+KernelFn makeCpuKernel_GcDetach(const Op& op, KernelContext& kc) {
+  return copyKernel(op, kc);
+}
+KernelFn makeCpuKernel_GcNop(const Op& op, KernelContext& kc) {
+  return copyKernel(op, kc);
+}
+KernelFn makeCpuKernel_Reshape(const Op& op, KernelContext& kc) {
+  return copyKernel(op, kc);
+}
+KernelFn makeCpuKernel_GcReshape(const Op& op, KernelContext& kc) {
+  return copyKernel(op, kc);
+}
+KernelFn makeCpuKernel_Flatten(const Op& op, KernelContext& kc) {
+  return copyKernel(op, kc);
+}
+KernelFn makeCpuKernel_Squeeze(const Op& op, KernelContext& kc) {
+  return copyKernel(op, kc);
+}
+KernelFn makeCpuKernel_Unsqueeze(const Op& op, KernelContext& kc) {
+  return copyKernel(op, kc);
+}
 
 KernelFn makeCpuKernel_Transpose(const Op& op, KernelContext& kc) {
   checkNotString(op);
@@ -93,7 +111,9 @@ KernelFn makeCpuKernel_Concat(const Op& op, KernelContext& kc) {
     for (int64_t o = 0; o < outer; ++o) {
       unsigned char* row = d + static_cast<size_t>(o) * rowBytes;
       for (size_t i = 0; i < slots.size(); ++i) {
-        if (chunk[i]) std::memcpy(row, static_cast<const unsigned char*>(s.slots[slots[i]]) + static_cast<size_t>(o) * chunk[i], chunk[i]);
+        if (chunk[i])
+          std::memcpy(row, static_cast<const unsigned char*>(s.slots[slots[i]]) + static_cast<size_t>(o) * chunk[i],
+                      chunk[i]);
         row += chunk[i];
       }
     }
@@ -124,7 +144,8 @@ KernelFn makeCpuKernel_Split(const Op& op, KernelContext& kc) {
       const unsigned char* row = src + static_cast<size_t>(o) * rowBytes;
       for (size_t i = 0; i < slots.size(); ++i) {
         if (slots[i] >= 0 && chunk[i])
-          std::memcpy(static_cast<unsigned char*>(s.slots[slots[i]]) + static_cast<size_t>(o) * chunk[i], row, chunk[i]);
+          std::memcpy(static_cast<unsigned char*>(s.slots[slots[i]]) + static_cast<size_t>(o) * chunk[i], row,
+                      chunk[i]);
         row += chunk[i];
       }
     }
@@ -145,8 +166,8 @@ KernelFn makeCpuKernel_Slice(const Op& op, KernelContext& kc) {
   const int x = kc.in(0), y = kc.out(0);
   const Shape dims = p.len;
   return [=](const RunState& s) {
-    stridedCopy(static_cast<const unsigned char*>(s.slots[x]) + base * static_cast<int64_t>(elem), st, s.slots[y],
-                dims, elem);
+    stridedCopy(static_cast<const unsigned char*>(s.slots[x]) + base * static_cast<int64_t>(elem), st, s.slots[y], dims,
+                elem);
   };
 }
 
@@ -225,7 +246,8 @@ KernelFn makeCpuKernel_Pad(const Op& op, KernelContext& kc) {
           so += idx[k] * inStrides[k];
           dso += idx[k] * outStrides[k];
         }
-        std::memcpy(d + static_cast<size_t>(dso) * elem, src + static_cast<size_t>(so) * elem, static_cast<size_t>(inner) * elem);
+        std::memcpy(d + static_cast<size_t>(dso) * elem, src + static_cast<size_t>(so) * elem,
+                    static_cast<size_t>(inner) * elem);
         for (size_t k = r - 1; k-- > 0;) {
           if (++idx[k] < dims[k]) break;
           idx[k] = 0;
@@ -244,7 +266,8 @@ KernelFn makeCpuKernel_Pad(const Op& op, KernelContext& kc) {
         int64_t i = idx[k] - p.begin[k];
         const int64_t n = in[k];
         if (reflect) {
-          if (n == 1) i = 0;
+          if (n == 1)
+            i = 0;
           else {
             const int64_t period = 2 * (n - 1);
             i = ((i % period) + period) % period;
@@ -314,12 +337,15 @@ KernelFn makeCpuKernel_Cast(const Op& op, KernelContext& kc) {
 KernelFn makeCpuKernel_Constant(const Op& op, KernelContext& kc) {
   const auto& a = op.attrs;
   TensorData value;
-  if (a.has("value")) value = a.getTensor("value");
-  else if (a.has("value_float")) value = TensorData::fromVector(std::vector<float>{a.getFloat("value_float")}, {});
+  if (a.has("value"))
+    value = a.getTensor("value");
+  else if (a.has("value_float"))
+    value = TensorData::fromVector(std::vector<float>{a.getFloat("value_float")}, {});
   else if (a.has("value_floats")) {
     auto v = a.getFloats("value_floats");
     value = TensorData::fromVector(v, {static_cast<int64_t>(v.size())});
-  } else if (a.has("value_int")) value = TensorData::scalarInt64(a.getInt("value_int"));
+  } else if (a.has("value_int"))
+    value = TensorData::scalarInt64(a.getInt("value_int"));
   else if (a.has("value_ints")) {
     auto v = a.getInts("value_ints");
     value = TensorData::fromVector(v, {static_cast<int64_t>(v.size())});
@@ -336,8 +362,8 @@ KernelFn makeCpuKernel_Constant(const Op& op, KernelContext& kc) {
 }
 
 KernelFn makeCpuKernel_ConstantOfShape(const Op& op, KernelContext& kc) {
-  TensorData value = op.attrs.has("value") ? op.attrs.getTensor("value")
-                                           : TensorData::fromVector(std::vector<float>{0.0f}, {1});
+  TensorData value =
+      op.attrs.has("value") ? op.attrs.getTensor("value") : TensorData::fromVector(std::vector<float>{0.0f}, {1});
   return fillKernel(op, kc, value);
 }
 

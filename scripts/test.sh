@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Every test: set-up, format check, warnings-as-errors native build, unit + zoo tests, then the
+# same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+JOBS="$(nproc)"
+step() { printf '\n== %s (%ss)\n' "$1" "$SECONDS"; }
+
+step "set-up"
+scripts/setup.sh
+
+step "format (clang-format 14)"
+scripts/check_format.sh
+
+step "native build (-Werror)"
+cmake --preset ci >/dev/null
+cmake --build build/native -j"$JOBS"
+
+step "reference zoo (PyTorch exports)"
+/usr/bin/python3 tests/zoo/make_zoo.py build/zoo
+
+step "native tests"
+mkdir -p build/native/tests/tmp
+POPART_ZOO_DIR="$ROOT/build/zoo" ctest --test-dir build/native --output-on-failure -j"$JOBS"
+
+step "ASan + UBSan build"
+cmake --preset native-asan >/dev/null
+cmake --build build/native-asan -j"$JOBS" --target popart_unit_tests popart_zoo_tests popart_cli
+
+step "ASan + UBSan tests"
+mkdir -p build/native-asan/tests/tmp
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+POPART_ZOO_DIR="$ROOT/build/zoo" ctest --test-dir build/native-asan --output-on-failure -j"$JOBS"
+build/native-asan/native/popart demo --zoo build/zoo >/dev/null
+
+step "all tests passed"
