@@ -3,6 +3,7 @@
 #include "patterns/patterns_apply.hpp"
 
 #include <algorithm>
+#include <set>
 #include <vector>
 
 #include "ir/ir.hpp"
@@ -127,14 +128,115 @@ int fuseActivations(Ir& ir) {
   return n;
 }
 
+// ---------------------------------------------------------------- LayerNorm fusion
+// PyTorch exports LayerNorm before opset 17 as
+//   mean = ReduceMean(x, [-1]); d = x - mean; var = ReduceMean(d^2, [-1]);
+//   y = d / Sqrt(var + eps) * gamma + beta
+// which becomes one LayerNormalization (the kernel computes exactly that).
+
+/// The only consumer of t, if it has exactly one and is not kept (anchor / graph output).
+Op* soleConsumer(const Ir& ir, const Tensor* t, OpKind kind) {
+  if (!t || t->consumers.size() != 1 || isKept(ir, t)) return nullptr;
+  Op* c = t->consumers[0];
+  return c->kind() == kind ? c : nullptr;
+}
+
+/// The other input of a binary op (nullptr if `t` is not one of its two inputs).
+Tensor* otherInput(const Op* op, const Tensor* t) {
+  if (op->numInputs() != 2 || !op->hasInput(0) || !op->hasInput(1)) return nullptr;
+  if (op->input(0) == t) return op->input(1);
+  if (op->input(1) == t) return op->input(0);
+  return nullptr;
+}
+
+bool isLastAxisMean(const Op* op) {
+  if (op->kind() != OpKind::ReduceMean || op->attrs.getInt("keepdims", 1) == 0) return false;
+  const auto axes = op->attrs.getInts("axes", {});
+  const int64_t r = op->inInfo(0).rank();
+  return axes.size() == 1 && (axes[0] == -1 || axes[0] == r - 1);
+}
+
+bool isScalarConst(const Tensor* t, double* v) {
+  if (!t || !t->data || t->info.nelms() != 1) return false;
+  *v = t->data->getDouble(0);
+  return true;
+}
+
+int fuseLayerNorms(Ir& ir) {
+  Graph& g = ir.mainGraph();
+  const OpDef* lnDef = findOpDef("ai.onnx", "LayerNormalization");
+  int n = 0;
+  std::vector<Op*> ops;
+  for (const auto& kv : g.ops()) ops.push_back(kv.second.get());
+  std::set<Op*> removed;
+  for (Op* rm1 : ops) {
+    if (removed.count(rm1) || !isLastAxisMean(rm1)) continue;
+    Tensor* x = rm1->input(0);
+    if (x->info.dataType() != DataType::FLOAT) continue;
+    Op* sub = soleConsumer(ir, rm1->output(0), OpKind::Sub);
+    if (!sub || sub->input(0) != x || sub->input(1) != rm1->output(0)) continue;
+    Tensor* d = sub->output(0);
+    if (d->consumers.size() != 2 || isKept(ir, d)) continue;
+    Op* pw = nullptr;
+    Op* div = nullptr;
+    for (Op* c : d->consumers) {
+      if (c->kind() == OpKind::Pow) pw = c;
+      if (c->kind() == OpKind::Div) div = c;
+    }
+    double e = 0, eps = 0;
+    if (!pw || !div || pw->input(0) != d || !isScalarConst(pw->input(1), &e) || e != 2.0 || div->input(0) != d) continue;
+    Op* rm2 = soleConsumer(ir, pw->output(0), OpKind::ReduceMean);
+    if (!rm2 || !isLastAxisMean(rm2)) continue;
+    Op* addEps = soleConsumer(ir, rm2->output(0), OpKind::Add);
+    if (!addEps || !isScalarConst(otherInput(addEps, rm2->output(0)), &eps)) continue;
+    Op* sq = soleConsumer(ir, addEps->output(0), OpKind::Sqrt);
+    if (!sq || soleConsumer(ir, sq->output(0), OpKind::Div) != div || div->input(1) != sq->output(0)) continue;
+    Op* mul = soleConsumer(ir, div->output(0), OpKind::Mul);
+    if (!mul) continue;
+    Tensor* gamma = otherInput(mul, div->output(0));
+    const int64_t c = x->info.shape().back();
+    if (!gamma || gamma->info.shape() != Shape{c} || gamma->info.dataType() != DataType::FLOAT) continue;
+    Op* addB = soleConsumer(ir, mul->output(0), OpKind::Add);
+    if (!addB) continue;
+    Tensor* beta = otherInput(addB, mul->output(0));
+    if (!beta || beta->info.shape() != Shape{c} || beta->info.dataType() != DataType::FLOAT) continue;
+    Tensor* y = addB->output(0);
+
+    Op& ln = g.addOp(*lnDef, rm1->name() + "/LayerNormalization", 17);
+    ln.attrs.set("axis", int64_t(-1));
+    ln.attrs.set("epsilon", static_cast<float>(eps));
+    ln.connectInput(0, x);
+    ln.connectInput(1, gamma);
+    ln.connectInput(2, beta);
+    std::vector<Tensor*> dead;
+    for (Op* op : {rm1, sub, pw, rm2, addEps, sq, div, mul, addB}) {
+      for (Tensor* t : op->outputs()) {
+        if (t && t != y) dead.push_back(t);
+      }
+      removed.insert(op);
+      g.removeOp(op);
+    }
+    ln.connectOutput(0, y);
+    ln.setup();
+    for (Tensor* t : dead) g.removeTensor(t->id);
+    ++n;
+  }
+  return n;
+}
+
 }  // namespace
 
 void applyPatterns(Ir& ir) {
   const Patterns& pats = ir.patterns();
   int removed = 0, fused = 0;
   if (pats.isPatternEnabled("PreUniRepl") || pats.isPatternEnabled("OpToIdentity")) removed = removeIdentities(ir);
-  if (!ir.isTraining() && pats.level() != PatternsLevel::NoPatterns) fused = fuseActivations(ir);
-  logging::pattern::debug("patterns: {} identities removed, {} activations fused", removed, fused);
+  int norms = 0;
+  if (!ir.isTraining() && pats.level() != PatternsLevel::NoPatterns) {
+    norms = fuseLayerNorms(ir);
+    fused = fuseActivations(ir);
+  }
+  logging::pattern::debug("patterns: {} identities removed, {} layer norms and {} activations fused", removed, norms,
+                          fused);
 }
 
 }  // namespace popart

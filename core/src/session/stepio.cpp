@@ -17,6 +17,7 @@ ConstVoidData StepIO::in(TensorId id, int64_t numElements, bool, bool) {
   if (it == inputs_.end()) throw error("No input data given for tensor '{}' in the StepIO", id);
   Slot& s = it->second;
   const int64_t total = static_cast<int64_t>(s.array->nelms());
+  if (numElements == 0) return ConstVoidData(s.array->data(), TensorInfo(s.array->dataType(), {0}));
   if (total == 0 || numElements > total)
     throw error("The StepIO array for input '{}' holds {} elements, fewer than one micro-batch ({})", id, total,
                 numElements);
@@ -40,6 +41,7 @@ MutableVoidData StepIO::out(TensorId id, int64_t numElements) {
   if (it == outputs_.end()) throw error("No output array given for anchor '{}' in the StepIO", id);
   Slot& s = it->second;
   const int64_t total = static_cast<int64_t>(s.array->nelms());
+  if (numElements == 0) return MutableVoidData(s.array->data(), TensorInfo(s.array->dataType(), {0}));
   if (numElements > total)
     throw error("The StepIO array for anchor '{}' holds {} elements, fewer than one value ({})", id, total,
                 numElements);

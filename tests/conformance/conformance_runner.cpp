@@ -1,0 +1,372 @@
+// The ONNX backend test suite (Debian's libonnx-testdata) on the CPU device.
+//
+//   popart_conformance [--data DIR] [--expected expected_pass.txt] [--failures known_failures.txt]
+//                      [--filter SUBSTRING] [--write-lists] [--verbose]
+//
+// Every test directory (node/, pytorch-converted/, pytorch-operator/, simple/) holds model.onnx
+// and test_data_set_N/{input_K.pb, output_K.pb}. Each data set is fed through an
+// InferenceSession (batchesPerStep 1, every graph output anchored) and every output is compared
+// with ONNX's tolerances (rtol 1e-3, atol 1e-7, NaN equal to NaN; integers exactly).
+// A test is "passed", "failed" (wrong values, shapes or types, or an error while running) or
+// "unsupported" (the session could not be created: unknown op, data type, feature), with a reason.
+//
+// Shapes are static in this runtime (as on the IPU): an input whose values give a shape (Reshape's
+// shape, Expand's shape, ...) must be a constant. When the session asks for that, the runner
+// binds the test's data for that input as an initializer and tries again; the op still computes
+// everything else from the data.
+//
+// The allowlist (--expected) only grows: a listed test that does not pass fails the run (exit 1);
+// a passing test that is not listed is printed so it can be added. --write-lists rewrites the
+// allowlist and the list of the other tests with their reasons (--failures).
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+#include "ir/tensor_data.hpp"
+#include "onnx.pb.h"
+#include "onnx/model_io.hpp"
+#include "popart/popart.hpp"
+
+namespace {
+
+using popart::TensorData;
+
+enum class Status { Passed, Failed, Unsupported };
+
+struct Result {
+  std::string name;      // "node/test_abs"
+  std::string category;  // "node"
+  Status status = Status::Unsupported;
+  std::string reason;
+};
+
+std::vector<std::string> listDir(const std::string& dir) {
+  std::vector<std::string> v;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string n = e->d_name;
+      if (n != "." && n != "..") v.push_back(n);
+    }
+    closedir(d);
+  }
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+bool exists(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string firstLine(const std::string& s, size_t max = 300) {
+  std::string l = s.substr(0, s.find('\n'));
+  if (l.size() > max) l = l.substr(0, max) + "...";
+  return l;
+}
+
+TensorData readTensor(const std::string& path) {
+  onnx::TensorProto tp;
+  if (!tp.ParseFromString(readFile(path))) throw popart::error("cannot parse the TensorProto in {}", path);
+  return popart::tensorFromProto(tp);
+}
+
+/// Compares one output; "" when equal within tolerance, else what differs.
+std::string compare(const TensorData& got, const TensorData& want) {
+  const popart::TensorInfo& g = got.info();
+  const popart::TensorInfo& w = want.info();
+  // BFLOAT16 reference data is stored as UINT16 bits: compare those bits.
+  if (g.dataType() == popart::DataType::BFLOAT16 && w.dataType() == popart::DataType::UINT16)
+    return compare(TensorData(popart::TensorInfo(popart::DataType::UINT16, g.shape()), got.data()), want);
+  if (g.dataType() != w.dataType()) return "type " + g.data_type() + " instead of " + w.data_type();
+  if (g.shape() != w.shape()) {
+    std::ostringstream os;
+    os << "shape " << g << " instead of " << w;
+    return os.str();
+  }
+  const int64_t n = g.nelms();
+  if (w.dataType() == popart::DataType::STRING) {
+    return got.strings() == want.strings() ? "" : "string values differ";
+  }
+  const bool isFloat = popart::isFloatingPoint(w.dataType());
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = got.getDouble(i), b = want.getDouble(i);
+    if (std::isnan(a) && std::isnan(b)) continue;
+    const bool ok = isFloat ? (a == b || std::abs(a - b) <= 1e-7 + 1e-3 * std::abs(b)) : a == b;
+    if (!ok) {
+      std::ostringstream os;
+      os << "value " << i << " is " << std::setprecision(9) << a << " instead of " << b;
+      return os.str();
+    }
+  }
+  return "";
+}
+
+/// Why a model cannot run at all (types this runtime does not have), or "".
+std::string unsupportedTypes(const onnx::ModelProto& m) {
+  for (const auto& vi : m.graph().input()) {
+    if (vi.type().has_sequence_type()) return "sequence types are not supported";
+    if (vi.type().has_optional_type()) return "optional types are not supported";
+    if (vi.type().has_map_type()) return "map types are not supported";
+  }
+  for (const auto& vi : m.graph().output()) {
+    if (vi.type().has_sequence_type()) return "sequence types are not supported";
+    if (vi.type().has_optional_type()) return "optional types are not supported";
+  }
+  return "";
+}
+
+/// The tensor id named by the static-shape error ("input N ('id') gives ..."), or "".
+std::string shapeInputFromError(const std::string& msg) {
+  const std::string key = "must be known when the model is compiled";
+  if (msg.find(key) == std::string::npos) return "";
+  const auto p = msg.find("('");
+  if (p == std::string::npos) return "";
+  const auto q = msg.find("')", p);
+  return q == std::string::npos ? "" : msg.substr(p + 2, q - p - 2);
+}
+
+Result runTest(const std::string& dir, const std::string& name, const std::string& category, bool verbose) {
+  Result r;
+  r.name = category + "/" + name;
+  r.category = category;
+  try {
+    const std::string modelPath = dir + "/model.onnx";
+    onnx::ModelProto model = popart::loadModel(modelPath);
+    if (const std::string why = unsupportedTypes(model); !why.empty()) {
+      r.reason = why;
+      return r;
+    }
+    std::set<std::string> inits;
+    for (const auto& t : model.graph().initializer()) inits.insert(t.name());
+    std::vector<std::string> inputNames, outputNames;
+    for (const auto& vi : model.graph().input()) {
+      if (!inits.count(vi.name())) inputNames.push_back(vi.name());
+    }
+    for (const auto& vi : model.graph().output()) outputNames.push_back(vi.name());
+    std::vector<std::string> sets;
+    for (const auto& e : listDir(dir)) {
+      if (e.rfind("test_data_set_", 0) == 0) sets.push_back(e);
+    }
+    if (sets.empty()) {
+      r.reason = "no test data";
+      return r;
+    }
+    int setsPassed = 0;
+    for (const auto& set : sets) {
+      const std::string sd = dir + "/" + set;
+      std::map<std::string, TensorData> inputs;
+      for (size_t k = 0; k < inputNames.size(); ++k) {
+        const std::string f = sd + "/input_" + std::to_string(k) + ".pb";
+        if (!exists(f)) continue;  // an optional input left out
+        inputs.emplace(inputNames[k], readTensor(f));
+      }
+      std::vector<TensorData> expected;
+      for (size_t k = 0; k < outputNames.size(); ++k) expected.push_back(readTensor(sd + "/output_" + std::to_string(k) + ".pb"));
+
+      // Create the session, binding shape-giving inputs as constants when asked to.
+      onnx::ModelProto m = model;
+      std::set<std::string> bound;
+      std::unique_ptr<popart::InferenceSession> session;
+      // The data's shapes win (models may leave dimensions symbolic); the model's element types
+      // win (BFLOAT16 test data is stored as UINT16 bits).
+      popart::InputShapeInfo shapes;
+      for (auto& kv : inputs) {
+        for (const auto& vi : model.graph().input()) {
+          if (vi.name() != kv.first || !vi.type().tensor_type().elem_type()) continue;
+          const popart::DataType t = popart::dataTypeFromOnnx(vi.type().tensor_type().elem_type());
+          if (t != kv.second.info().dataType() && popart::dataTypeSize(t) == kv.second.info().getDataTypeSize())
+            kv.second = TensorData(popart::TensorInfo(t, kv.second.info().shape()), kv.second.data());
+        }
+        shapes.add(kv.first, kv.second.info());
+      }
+
+      for (int attempt = 0; attempt < 8 && !session; ++attempt) {
+        std::string bytes;
+        m.SerializeToString(&bytes);
+        try {
+          session = popart::InferenceSession::createFromOnnxModel(bytes, popart::DataFlow(1, outputNames),
+                                                                  popart::DeviceManager::createDeviceManager().createCpuDevice(), shapes);
+        } catch (const popart::error& e) {
+          const std::string id = shapeInputFromError(e.what());
+          if (id.empty() || !inputs.count(id) || bound.count(id)) {
+            r.status = Status::Unsupported;
+            r.reason = firstLine(e.what());
+            return r;
+          }
+          auto* init = m.mutable_graph()->add_initializer();
+          popart::tensorToProto(inputs.at(id), init);
+          init->set_name(id);
+          bound.insert(id);
+        }
+      }
+      if (!session) {
+        r.reason = "could not bind shape inputs";
+        return r;
+      }
+      try {
+        session->prepareDevice();
+        std::map<popart::TensorId, popart::NDArray> ins;
+        for (const auto& kv : inputs) {
+          if (bound.count(kv.first)) continue;
+          if (kv.second.info().dataType() == popart::DataType::STRING) throw popart::error("STRING inputs are not supported");
+          popart::NDArray a(kv.second.info());
+          if (a.nelms()) std::memcpy(a.data(), kv.second.data(), static_cast<size_t>(kv.second.nbytes()));
+          ins.emplace(kv.first, std::move(a));
+        }
+        auto anchors = session->initAnchorArrays();
+        popart::StepIO io(popart::arrayRefs(ins), popart::arrayRefs(anchors));
+        session->run(io);
+        for (size_t k = 0; k < outputNames.size(); ++k) {
+          const popart::NDArray& a = anchors.at(outputNames[k]);
+          const TensorData got(popart::TensorInfo(a.dataType(), a.shape()), a.data());
+          const std::string diff = compare(got, expected[k]);
+          if (!diff.empty()) {
+            r.status = Status::Failed;
+            r.reason = set + " output '" + outputNames[k] + "': " + diff;
+            return r;
+          }
+        }
+        ++setsPassed;
+      } catch (const std::exception& e) {
+        r.status = Status::Failed;
+        r.reason = set + ": " + firstLine(e.what());
+        return r;
+      }
+      if (verbose && !bound.empty()) std::cerr << r.name << ": bound shape inputs as constants\n";
+    }
+    r.status = Status::Passed;
+  } catch (const std::exception& e) {
+    r.status = Status::Unsupported;
+    r.reason = firstLine(e.what());
+  }
+  return r;
+}
+
+std::set<std::string> readList(const std::string& path) {
+  std::set<std::string> s;
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line = line.substr(0, hash);
+    line.erase(0, line.find_first_not_of(" \t"));
+    line.erase(line.find_last_not_of(" \t\r") + 1);
+    if (!line.empty()) s.insert(line.substr(0, line.find(' ')));
+  }
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string data = "/usr/share/libonnx-testdata/data", expectedPath, failuresPath, filter;
+  bool writeLists = false, verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (a == "--data") data = next();
+    else if (a == "--expected") expectedPath = next();
+    else if (a == "--failures") failuresPath = next();
+    else if (a == "--filter") filter = next();
+    else if (a == "--write-lists") writeLists = true;
+    else if (a == "--verbose") verbose = true;
+    else {
+      std::cerr << "unknown argument " << a << "\n";
+      return 2;
+    }
+  }
+  popart::logging::setLogLevel(popart::logging::Level::Off);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Result> results;
+  for (const std::string category : {"node", "pytorch-converted", "pytorch-operator", "simple"}) {
+    for (const auto& name : listDir(data + "/" + category)) {
+      const std::string full = category + "/" + name;
+      if (!filter.empty() && full.find(filter) == std::string::npos) continue;
+      if (!exists(data + "/" + full + "/model.onnx")) continue;
+      results.push_back(runTest(data + "/" + full, name, category, verbose));
+      const Result& r = results.back();
+      if (verbose || r.status == Status::Failed)
+        std::cerr << (r.status == Status::Passed ? "PASS " : r.status == Status::Failed ? "FAIL " : "SKIP ") << r.name
+                  << (r.reason.empty() ? "" : ": " + r.reason) << "\n";
+    }
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  // Summary and per-category table.
+  std::map<std::string, std::array<int, 3>> byCat;
+  int passed = 0, failed = 0, skipped = 0;
+  for (const auto& r : results) {
+    auto& c = byCat[r.category];
+    if (r.status == Status::Passed) ++passed, ++c[0];
+    else if (r.status == Status::Failed) ++failed, ++c[1];
+    else ++skipped, ++c[2];
+  }
+  std::cout << "| category | passed | failed | unsupported | total |\n|---|---|---|---|---|\n";
+  for (const auto& kv : byCat)
+    std::cout << "| " << kv.first << " | " << kv.second[0] << " | " << kv.second[1] << " | " << kv.second[2] << " | "
+              << kv.second[0] + kv.second[1] + kv.second[2] << " |\n";
+  std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped (" << std::fixed
+            << std::setprecision(1) << secs << " s)\n";
+
+  int rc = 0;
+  if (!expectedPath.empty() && !writeLists) {
+    const std::set<std::string> expected = readList(expectedPath);
+    std::set<std::string> seen;
+    for (const auto& r : results) {
+      seen.insert(r.name);
+      if (expected.count(r.name) && r.status != Status::Passed) {
+        std::cout << "REGRESSION: " << r.name << " is in the allowlist but " << (r.status == Status::Failed ? "failed" : "is unsupported")
+                  << ": " << r.reason << "\n";
+        rc = 1;
+      }
+      if (!expected.count(r.name) && r.status == Status::Passed)
+        std::cout << "NEWLY PASSING (add it to " << expectedPath << "): " << r.name << "\n";
+    }
+    if (filter.empty()) {
+      for (const auto& e : expected) {
+        if (!seen.count(e)) {
+          std::cout << "MISSING: " << e << " is in the allowlist but was not found in " << data << "\n";
+          rc = 1;
+        }
+      }
+    }
+  }
+  if (writeLists) {
+    if (!expectedPath.empty()) {
+      std::ofstream f(expectedPath);
+      f << "# ONNX backend tests that pass natively and under wasm. This list only grows: CI fails if one of\n"
+           "# these stops passing. Regenerate with: popart_conformance --write-lists --expected ... --failures ...\n";
+      for (const auto& r : results) {
+        if (r.status == Status::Passed) f << r.name << "\n";
+      }
+    }
+    if (!failuresPath.empty()) {
+      std::ofstream f(failuresPath);
+      f << "# ONNX backend tests that do not pass yet, with the reason (written by popart_conformance --write-lists).\n";
+      for (const auto& r : results) {
+        if (r.status != Status::Passed)
+          f << r.name << "  # " << (r.status == Status::Failed ? "FAILED: " : "UNSUPPORTED: ") << r.reason << "\n";
+      }
+    }
+  }
+  return rc;
+}
