@@ -2,7 +2,9 @@
 // otherwise, a direct kernel for depthwise 2-D convolutions; bias and a fused activation are
 // applied in the epilogue.
 #include <algorithm>
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/gemm.hpp"
@@ -154,6 +156,58 @@ void depthwise2d(const float* x, const float* w, const float* bias, float* y, co
   }
 }
 
+// Depthwise 2-D, stride 1 or 2, no dilation: each channel is copied into a zero-padded plane
+// (for stride 2 split into even and odd columns), so every tap is a contiguous, branch-free
+// multiply-add over an output row that the compiler vectorises.
+size_t depthwisePaddedScratch(const ConvGeom& g) {
+  const int64_t HP = (g.out[0] - 1) * g.s[0] + g.k[0], WP = (g.out[1] - 1) * g.s[1] + g.k[1] + 1;
+  return static_cast<size_t>(HP * WP) * 2 * sizeof(float);
+}
+
+void depthwisePadded(const float* x, const float* w, const float* bias, float* y, const ConvGeom& g, float* buf) {
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+  const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], PH = g.pb[0], PW = g.pb[1];
+  const int64_t HP = (OH - 1) * SH + KH, WP = (OW - 1) * SW + KW;
+  // Column planes: stride 1 uses one plane of width WP; stride 2 an even and an odd plane.
+  const int64_t WE = SW == 1 ? WP : (WP + 1) / 2, WO = SW == 1 ? 0 : WP / 2;
+  float* even = buf;
+  float* odd = buf + HP * WE;
+  std::vector<float> rowBuf(static_cast<size_t>(WP));
+  for (int64_t c = 0; c < g.C; ++c) {
+    const float* xc = x + c * H * W;
+    for (int64_t r = 0; r < HP; ++r) {
+      const int64_t ih = r - PH;
+      float* row = SW == 1 ? even + r * WE : rowBuf.data();
+      std::fill(row, row + WP, 0.0f);
+      if (ih >= 0 && ih < H) {
+        const int64_t lo = std::max<int64_t>(0, PW), hi = std::min<int64_t>(WP, PW + W);
+        if (hi > lo) std::memcpy(row + lo, xc + ih * W + (lo - PW), static_cast<size_t>(hi - lo) * sizeof(float));
+      }
+      if (SW == 2) {
+        float* e = even + r * WE;
+        float* o = odd + r * WO;
+        for (int64_t j = 0; j < WE; ++j) e[j] = row[2 * j];
+        for (int64_t j = 0; j < WO; ++j) o[j] = row[2 * j + 1];
+      }
+    }
+    const float* wc = w + c * KH * KW;
+    float* yc = y + c * OH * OW;
+    const float b = bias ? bias[c] : 0.0f;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      float* yr = yc + oh * OW;
+      for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = b;
+      for (int64_t kh = 0; kh < KH; ++kh) {
+        const int64_t r = oh * SH + kh;
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          const float wv = wc[kh * KW + kw];
+          const float* src = SW == 1 ? even + r * WE + kw : ((kw & 1) ? odd + r * WO : even + r * WE) + kw / 2;
+          for (int64_t ow = 0; ow < OW; ++ow) yr[ow] += wv * src[ow];
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
@@ -165,13 +219,17 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
     return true;
   }();
   const bool depthwise = g.in.size() == 2 && g.G == g.C && g.Cg == 1 && g.M == g.C;
+  const bool dwPadded = depthwise && op.inType(0) == DataType::FLOAT && g.d[0] == 1 && g.d[1] == 1 &&
+                        (g.s[1] == 1 || g.s[1] == 2) && g.s[0] >= 1;
   const Activation act = Activation::fromAttrs(op.attrs);
   const int x = kc.in(0), w = kc.in(1), b = kc.in(2), y = kc.out(0);
   const int64_t colElems = g.Cg * g.kSize * g.outSize;
   if (op.inType(0) != DataType::FLOAT && op.inType(0) != DataType::DOUBLE)
     throw error("Conv supports FLOAT and DOUBLE inputs here, not {}", op.inInfo(0).data_type());
   const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
-  if (!pointwise && !(depthwise && op.inType(0) == DataType::FLOAT))
+  if (dwPadded)
+    kc.needScratch(depthwisePaddedScratch(g));
+  else if (!pointwise && !(depthwise && op.inType(0) == DataType::FLOAT))
     kc.needScratch(static_cast<size_t>(colElems) * elem);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
@@ -184,6 +242,12 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
         const T* B = b >= 0 ? inPtr<T>(s, b) : nullptr;
         T* Y = outPtr<T>(s, y);
         if constexpr (std::is_same_v<T, float>) {
+          if (dwPadded) {
+            for (int64_t n = 0; n < g.N; ++n)
+              depthwisePadded(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g, reinterpret_cast<float*>(s.scratch));
+            if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
+            return;
+          }
           if (depthwise) {
             for (int64_t n = 0; n < g.N; ++n) depthwise2d(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g);
             if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
