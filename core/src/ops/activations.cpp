@@ -79,6 +79,13 @@ void define_Softsign(OpDef& d) { floatUnary(d); }
 void define_ThresholdedRelu(OpDef& d) { floatUnary(d); }
 void define_GcGelu(OpDef& d) { floatUnary(d); }
 void define_GcSwish(OpDef& d) { floatUnary(d); }
+void define_Shrink(OpDef& d) {
+  d.setup = [](Op& op) {
+    if (op.inType(0) == DataType::BOOL || op.inType(0) == DataType::STRING)
+      throw error("input 0 must be numeric, got {}", op.inInfo(0).toString());
+    setupSameAsInput0(op);
+  };
+}
 void define_PRelu(OpDef& d) { d.minInputs = d.maxInputs = 2; d.setup = setupPRelu; }
 void define_Clip(OpDef& d) { d.minInputs = 1; d.maxInputs = 3; d.setup = setupClip; }
 void define_Softmax(OpDef& d) { softmaxDef(d); }

@@ -346,6 +346,12 @@ void setupCast(Op& op) {
   setOutput(op, 0, t, op.inShape(0));
 }
 
+void setupCastLike(Op& op) {
+  if (op.inType(0) == DataType::STRING || op.inType(1) == DataType::STRING)
+    throw error("CastLike to or from STRING is not supported");
+  setOutput(op, 0, op.inType(1), op.inShape(0));
+}
+
 void setupConstant(Op& op) {
   const auto& a = op.attrs;
   int set = 0;
@@ -439,6 +445,11 @@ void define_Pad(OpDef& d) { d.maxInputs = 4; d.setup = setupPad; d.shapeInputsMa
 void define_ShapeOp(OpDef& d) { d.setup = setupShape; d.foldFromShapesOnly = true; }
 void define_Size(OpDef& d) { d.setup = setupSize; d.foldFromShapesOnly = true; }
 void define_Cast(OpDef& d) { d.setup = setupCast; }
+void define_CastLike(OpDef& d) {
+  d.minInputs = d.maxInputs = 2;
+  d.setup = setupCastLike;
+  d.sinceOpset = 15;
+}
 void define_Constant(OpDef& d) { d.minInputs = d.maxInputs = 0; d.setup = setupConstant; }
 void define_ConstantOfShape(OpDef& d) { d.setup = setupConstantOfShape; d.shapeInputsMask = 1; }
 void define_Range(OpDef& d) { d.minInputs = d.maxInputs = 3; d.setup = setupRange; d.shapeInputsMask = 7; }

@@ -177,6 +177,15 @@ KernelFn makeCpuKernel_GcSwish(const Op& op, KernelContext& kc) {
   return pointwise(op, kc, [](auto x) { return static_cast<decltype(x)>(x / (1 + std::exp(-x))); });
 }
 
+KernelFn makeCpuKernel_Shrink(const Op& op, KernelContext& kc) {
+  const double bias = op.attrs.getFloat("bias", 0.0f), lambd = op.attrs.getFloat("lambd", 0.5f);
+  return pointwise(op, kc, [=](auto x) {
+    using T = decltype(x);
+    const double v = static_cast<double>(x);
+    return static_cast<T>(v < -lambd ? v + bias : (v > lambd ? v - bias : 0.0));
+  });
+}
+
 KernelFn makeCpuKernel_PRelu(const Op& op, KernelContext& kc) {
   return dispatchNumeric(op.inType(0), [&](auto tag) {
     using T = decltype(tag);

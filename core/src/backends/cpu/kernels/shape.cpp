@@ -323,6 +323,13 @@ KernelFn makeCpuKernel_Cast(const Op& op, KernelContext& kc) {
           const auto v = static_cast<compute_t<S>>(a[i]);
           if constexpr (std::is_same_v<D, bool>) {
             b[i] = v != 0;
+          } else if constexpr (std::is_same_v<D, bfloat16_t>) {
+            // ONNX Cast (opsets 13-18) to BFLOAT16 keeps the top 16 bits of the float (the
+            // reference data truncates); NaN stays NaN.
+            const float f = static_cast<float>(v);
+            uint32_t bits;
+            std::memcpy(&bits, &f, 4);
+            b[i].bits = static_cast<uint16_t>(std::isnan(f) ? 0x7fc0u : bits >> 16);
           } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<compute_t<S>>) {
             b[i] = std::isfinite(v) ? static_cast<D>(v) : D(0);
           } else {
@@ -333,6 +340,8 @@ KernelFn makeCpuKernel_Cast(const Op& op, KernelContext& kc) {
     });
   });
 }
+
+KernelFn makeCpuKernel_CastLike(const Op& op, KernelContext& kc) { return makeCpuKernel_Cast(op, kc); }
 
 KernelFn makeCpuKernel_Constant(const Op& op, KernelContext& kc) {
   const auto& a = op.attrs;
