@@ -47,7 +47,40 @@ void setupIdentityLoss(Op& op) {
   setOutput(op, 0, op.inType(0), reducedShape(op, op.inShape(0)));
 }
 
+// ONNX's NegativeLogLikelihoodLoss / SoftmaxCrossEntropyLoss: input [N, C, d..], target [N, d..].
+void setupOnnxLoss(Op& op) {
+  requireFloat(op, 0);
+  requireType(op, 1, {DataType::INT32, DataType::INT64});
+  const Shape& x = op.inShape(0);
+  if (x.size() < 2) throw error("the input must have rank >= 2 ([N, C, ...]), got {}", x);
+  Shape t = x;
+  t.erase(t.begin() + 1);
+  if (op.inShape(1) != t) throw error("the target must have shape {} (the input {} without C), got {}", t, x, op.inShape(1));
+  if (op.hasInput(2)) {
+    requireSameType(op, 0, 2);
+    if (op.inShape(2) != Shape{x[1]}) throw error("the weights must have shape [{}], got {}", x[1], op.inShape(2));
+  }
+  const std::string red = op.attrs.getString("reduction", "mean");
+  if (red != "mean" && red != "sum" && red != "none") throw error("reduction '{}' is not mean, sum or none", red);
+  setOutput(op, 0, op.inType(0), red == "none" ? t : Shape{});
+  setOutput(op, 1, op.inType(0), x);  // SoftmaxCrossEntropyLoss's log_prob
+}
+
 }  // namespace
+
+void define_NegativeLogLikelihoodLoss(OpDef& d) {
+  d.minInputs = 2;
+  d.maxInputs = 3;
+  d.setup = setupOnnxLoss;
+  d.sinceOpset = 12;
+}
+void define_SoftmaxCrossEntropyLoss(OpDef& d) {
+  d.minInputs = 2;
+  d.maxInputs = 3;
+  d.maxOutputs = 2;
+  d.setup = setupOnnxLoss;
+  d.sinceOpset = 12;
+}
 
 void define_GcNll(OpDef& d) {
   d.minInputs = d.maxInputs = 2;

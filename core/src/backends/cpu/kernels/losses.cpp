@@ -1,5 +1,6 @@
 // CPU kernels of Graphcore's losses (forward).
 #include <algorithm>
+#include <algorithm>
 #include <cmath>
 
 #include "backends/cpu/dispatch.hpp"
@@ -23,6 +24,75 @@ void reduceInto(const std::vector<double>& v, ReductionType r, double divisor, T
 }
 
 }  // namespace
+
+namespace {
+
+// ONNX NegativeLogLikelihoodLoss on log-probabilities lp [N, C, D] (D = product of the extra
+// dims) with targets [N, D], optional weights [C], reduction mean / sum / none.
+template <typename T>
+void onnxNll(const T* lp, const void* target, bool t64, const T* w, int64_t N, int64_t C, int64_t D, bool hasIgnore,
+             int64_t ignore, const std::string& red, T* out, const std::string& where) {
+  using CT = compute_t<T>;
+  double sum = 0, wsum = 0;
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t d = 0; d < D; ++d) {
+      const int64_t t = t64 ? static_cast<const int64_t*>(target)[n * D + d] : static_cast<const int32_t*>(target)[n * D + d];
+      double l = 0, wt = 0;
+      if (!(hasIgnore && t == ignore)) {
+        if (t < 0 || t >= C) throw error("{}: target {} is out of range for {} classes", where, t, C);
+        wt = w ? static_cast<double>(static_cast<CT>(w[t])) : 1.0;
+        l = -wt * static_cast<double>(static_cast<CT>(lp[(n * C + t) * D + d]));
+      }
+      if (red == "none") out[n * D + d] = static_cast<T>(static_cast<CT>(l));
+      sum += l;
+      wsum += wt;
+    }
+  }
+  if (red == "sum") out[0] = static_cast<T>(static_cast<CT>(sum));
+  if (red == "mean") out[0] = static_cast<T>(static_cast<CT>(wsum != 0 ? sum / wsum : 0.0));
+}
+
+KernelFn onnxLossKernel(const Op& op, KernelContext& kc, bool softmax) {
+  const Shape& x = op.inShape(0);
+  const int64_t N = x[0], C = x[1];
+  const int64_t D = N * C != 0 ? op.inInfo(0).nelms() / (N * C) : 0;
+  const std::string red = op.attrs.getString("reduction", "mean");
+  const bool hasIgnore = op.attrs.has("ignore_index");
+  const int64_t ignore = op.attrs.getInt("ignore_index", 0);
+  const bool t64 = op.inType(1) == DataType::INT64;
+  const int xi = kc.in(0), ti = kc.in(1), wi = kc.in(2), yo = kc.out(0), lpo = kc.out(1);
+  const std::string where = op.describe();
+  if (softmax && lpo < 0) kc.needScratch(static_cast<size_t>(op.inInfo(0).nelms()) * 8);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* X = inPtr<T>(s, xi);
+      const T* W = wi >= 0 ? inPtr<T>(s, wi) : nullptr;
+      const T* lp = X;
+      if (softmax) {
+        T* L = lpo >= 0 ? outPtr<T>(s, lpo) : reinterpret_cast<T*>(s.scratch);
+        for (int64_t n = 0; n < N; ++n) {
+          for (int64_t d = 0; d < D; ++d) {
+            double mx = -1e300, sum = 0;
+            for (int64_t c = 0; c < C; ++c) mx = std::max(mx, static_cast<double>(static_cast<CT>(X[(n * C + c) * D + d])));
+            for (int64_t c = 0; c < C; ++c) sum += std::exp(static_cast<double>(static_cast<CT>(X[(n * C + c) * D + d])) - mx);
+            const double lse = mx + std::log(sum);
+            for (int64_t c = 0; c < C; ++c)
+              L[(n * C + c) * D + d] = static_cast<T>(static_cast<CT>(static_cast<double>(static_cast<CT>(X[(n * C + c) * D + d])) - lse));
+          }
+        }
+        lp = L;
+      }
+      onnxNll<T>(lp, s.slots[ti], t64, W, N, C, D, hasIgnore, ignore, red, outPtr<T>(s, yo), where);
+    };
+  });
+}
+
+}  // namespace
+
+KernelFn makeCpuKernel_NegativeLogLikelihoodLoss(const Op& op, KernelContext& kc) { return onnxLossKernel(op, kc, false); }
+KernelFn makeCpuKernel_SoftmaxCrossEntropyLoss(const Op& op, KernelContext& kc) { return onnxLossKernel(op, kc, true); }
 
 KernelFn makeCpuKernel_GcNll(const Op& op, KernelContext& kc) {
   const Shape& probs = op.inShape(0);

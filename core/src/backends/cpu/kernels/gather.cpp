@@ -1,0 +1,219 @@
+// CPU kernels of the gather/scatter family (GatherElements, GatherND, ScatterElements, Scatter,
+// ScatterND) and TopK. (Gather itself is in shape.cpp.)
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/kernel.hpp"
+#include "backends/cpu/strided.hpp"
+#include "ops/op_util.hpp"
+
+namespace popart {
+namespace cpu {
+namespace {
+
+/// Index k of an INT32 / INT64 index tensor.
+inline int64_t indexAt(const void* p, bool i64, int64_t k) {
+  return i64 ? static_cast<const int64_t*>(p)[k] : static_cast<const int32_t*>(p)[k];
+}
+
+int64_t wrapIndex(int64_t i, int64_t n, const std::string& where) {
+  if (i < -n || i >= n) throw error("{}: index {} is out of range for a dimension of size {}", where, i, n);
+  return i < 0 ? i + n : i;
+}
+
+enum class Red { None, Add, Mul, Max, Min };
+
+Red reduction(const Op& op) {
+  const std::string r = op.attrs.getString("reduction", "none");
+  if (r == "add") return Red::Add;
+  if (r == "mul") return Red::Mul;
+  if (r == "max") return Red::Max;
+  if (r == "min") return Red::Min;
+  return Red::None;
+}
+
+template <typename T>
+void apply(Red r, T& dst, T v) {
+  using C = compute_t<T>;
+  switch (r) {
+    case Red::None: dst = v; break;
+    case Red::Add: dst = static_cast<T>(static_cast<C>(dst) + static_cast<C>(v)); break;
+    case Red::Mul: dst = static_cast<T>(static_cast<C>(dst) * static_cast<C>(v)); break;
+    case Red::Max: dst = static_cast<C>(v) > static_cast<C>(dst) ? v : dst; break;
+    case Red::Min: dst = static_cast<C>(v) < static_cast<C>(dst) ? v : dst; break;
+  }
+}
+
+/// For every element of `idxShape` (row-major), the offset it addresses in a tensor of shape
+/// `dataShape` with dimension `axis` replaced by the index value: f(flat element, offset).
+template <typename F>
+void forEachAxisIndex(const Shape& idxShape, const Shape& dataShape, int64_t axis, const void* idx, bool i64,
+                      const std::string& where, F f) {
+  const auto ds = rowMajorStrides(dataShape);
+  const size_t r = idxShape.size();
+  int64_t n = 1;
+  for (auto d : idxShape) n *= d;
+  std::vector<int64_t> pos(r, 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t off = 0;
+    for (size_t d = 0; d < r; ++d) {
+      const int64_t p = static_cast<int64_t>(d) == axis ? wrapIndex(indexAt(idx, i64, k), dataShape[d], where) : pos[d];
+      off += p * ds[d];
+    }
+    f(k, off);
+    for (size_t d = r; d-- > 0;) {
+      if (++pos[d] < idxShape[d]) break;
+      pos[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+KernelFn makeCpuKernel_GatherElements(const Op& op, KernelContext& kc) {
+  const Shape data = op.inShape(0), idx = op.inShape(1);
+  const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", 0), static_cast<int64_t>(data.size()));
+  const bool i64 = op.inType(1) == DataType::INT64;
+  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
+  const int x = kc.in(0), ix = kc.in(1), y = kc.out(0);
+  const std::string where = op.describe();
+  return [=](const RunState& s) {
+    const auto* src = static_cast<const unsigned char*>(s.slots[x]);
+    auto* dst = static_cast<unsigned char*>(s.slots[y]);
+    forEachAxisIndex(idx, data, axis, s.slots[ix], i64, where, [&](int64_t k, int64_t off) {
+      std::memcpy(dst + static_cast<size_t>(k) * elem, src + static_cast<size_t>(off) * elem, elem);
+    });
+  };
+}
+
+KernelFn makeCpuKernel_ScatterElements(const Op& op, KernelContext& kc) {
+  const Shape data = op.inShape(0), idx = op.inShape(1);
+  const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", 0), static_cast<int64_t>(data.size()));
+  const bool i64 = op.inType(1) == DataType::INT64;
+  const Red red = reduction(op);
+  const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
+  const int x = kc.in(0), ix = kc.in(1), up = kc.in(2), y = kc.out(0);
+  const std::string where = op.describe();
+  return dispatchAll(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      if (s.slots[y] != s.slots[x]) std::memcpy(s.slots[y], s.slots[x], bytes);
+      T* out = outPtr<T>(s, y);
+      const T* u = inPtr<T>(s, up);
+      forEachAxisIndex(idx, data, axis, s.slots[ix], i64, where, [&](int64_t k, int64_t off) { apply(red, out[off], u[k]); });
+    };
+  });
+}
+
+KernelFn makeCpuKernel_Scatter(const Op& op, KernelContext& kc) { return makeCpuKernel_ScatterElements(op, kc); }
+
+namespace {
+
+/// GatherND / ScatterND geometry.
+struct NdGeom {
+  int64_t batches = 1, tuples = 1, k = 0, slice = 1, dataBatch = 1;
+  std::vector<int64_t> dims, strides;  // the indexed data dims and their strides (in slices)
+};
+
+NdGeom ndGeom(const Shape& data, const Shape& idx, int64_t b) {
+  NdGeom g;
+  g.k = idx.back();
+  for (int64_t i = 0; i < b; ++i) g.batches *= idx[static_cast<size_t>(i)];
+  for (size_t i = static_cast<size_t>(b); i + 1 < idx.size(); ++i) g.tuples *= idx[i];
+  for (size_t i = static_cast<size_t>(b + g.k); i < data.size(); ++i) g.slice *= data[i];
+  for (size_t i = static_cast<size_t>(b); i < data.size(); ++i) g.dataBatch *= data[i];
+  g.dims.assign(data.begin() + b, data.begin() + b + g.k);
+  g.strides.assign(static_cast<size_t>(g.k), 1);
+  for (int64_t i = g.k - 1; i > 0; --i) g.strides[static_cast<size_t>(i - 1)] = g.strides[static_cast<size_t>(i)] * g.dims[static_cast<size_t>(i)];
+  return g;
+}
+
+}  // namespace
+
+KernelFn makeCpuKernel_GatherND(const Op& op, KernelContext& kc) {
+  const NdGeom g = ndGeom(op.inShape(0), op.inShape(1), op.attrs.getInt("batch_dims", 0));
+  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
+  const int x = kc.in(0), ix = kc.in(1), y = kc.out(0);
+  const std::string where = op.describe();
+  return [=](const RunState& s) {
+    const auto* src = static_cast<const unsigned char*>(s.slots[x]);
+    auto* dst = static_cast<unsigned char*>(s.slots[y]);
+    const int64_t* idx = inPtr<int64_t>(s, ix);
+    for (int64_t b = 0; b < g.batches; ++b) {
+      for (int64_t t = 0; t < g.tuples; ++t) {
+        const int64_t* tup = idx + (b * g.tuples + t) * g.k;
+        int64_t off = 0;
+        for (int64_t j = 0; j < g.k; ++j) off += wrapIndex(tup[j], g.dims[static_cast<size_t>(j)], where) * g.strides[static_cast<size_t>(j)];
+        std::memcpy(dst + static_cast<size_t>((b * g.tuples + t) * g.slice) * elem,
+                    src + static_cast<size_t>(b * g.dataBatch + off * g.slice) * elem, static_cast<size_t>(g.slice) * elem);
+      }
+    }
+  };
+}
+
+KernelFn makeCpuKernel_ScatterND(const Op& op, KernelContext& kc) {
+  const NdGeom g = ndGeom(op.inShape(0), op.inShape(1), 0);
+  const Red red = reduction(op);
+  const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
+  const int x = kc.in(0), ix = kc.in(1), up = kc.in(2), y = kc.out(0);
+  const std::string where = op.describe();
+  return dispatchAll(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      if (s.slots[y] != s.slots[x]) std::memcpy(s.slots[y], s.slots[x], bytes);
+      T* out = outPtr<T>(s, y);
+      const T* u = inPtr<T>(s, up);
+      const int64_t* idx = inPtr<int64_t>(s, ix);
+      for (int64_t t = 0; t < g.tuples; ++t) {
+        int64_t off = 0;
+        for (int64_t j = 0; j < g.k; ++j) off += wrapIndex(idx[t * g.k + j], g.dims[static_cast<size_t>(j)], where) * g.strides[static_cast<size_t>(j)];
+        for (int64_t e = 0; e < g.slice; ++e) apply(red, out[off * g.slice + e], u[t * g.slice + e]);
+      }
+    };
+  });
+}
+
+KernelFn makeCpuKernel_TopK(const Op& op, KernelContext& kc) {
+  const Shape& in = op.inShape(0);
+  const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", -1), static_cast<int64_t>(in.size()));
+  const int64_t k = op.outInfo(0).shape()[static_cast<size_t>(axis)];
+  const bool largest = op.attrs.getInt("largest", 1) != 0;
+  int64_t outer = 1, len = in[static_cast<size_t>(axis)], inner = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= in[static_cast<size_t>(i)];
+  for (size_t i = static_cast<size_t>(axis) + 1; i < in.size(); ++i) inner *= in[i];
+  const int x = kc.in(0), yv = kc.out(0), yi = kc.out(1);
+  return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* X = inPtr<T>(s, x);
+      T* V = yv >= 0 ? outPtr<T>(s, yv) : nullptr;
+      int64_t* I = yi >= 0 ? outPtr<int64_t>(s, yi) : nullptr;
+      std::vector<int64_t> order(static_cast<size_t>(len));
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t in_ = 0; in_ < inner; ++in_) {
+          const T* p = X + o * len * inner + in_;
+          std::iota(order.begin(), order.end(), 0);
+          // Ties keep the lower index first (ONNX's rule).
+          auto better = [&](int64_t a, int64_t b) {
+            const C va = static_cast<C>(p[a * inner]), vb = static_cast<C>(p[b * inner]);
+            if (va != vb) return largest ? va > vb : va < vb;
+            return a < b;
+          };
+          std::partial_sort(order.begin(), order.begin() + k, order.end(), better);
+          for (int64_t j = 0; j < k; ++j) {
+            const int64_t dst = (o * k + j) * inner + in_;
+            if (V) V[dst] = p[order[static_cast<size_t>(j)] * inner];
+            if (I) I[dst] = order[static_cast<size_t>(j)];
+          }
+        }
+      }
+    };
+  });
+}
+
+}  // namespace cpu
+}  // namespace popart
