@@ -1,0 +1,520 @@
+// Inner kernels of the packed SGEMM (see gemm_kernels.hpp): packing, the register-blocked
+// micro-kernel and the matrix-vector kernels, one implementation per target.
+#include "backends/cpu/gemm_kernels.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#if defined(POPART_GEMM_AVX2)
+#include <immintrin.h>
+#endif
+
+namespace popart {
+namespace cpu {
+namespace gemmk {
+namespace {
+
+// y = beta * y over n elements; beta == 0 writes zeros without reading y.
+void scaleVector(int64_t n, float beta, float* y) {
+  if (beta == 0.0f) {
+    std::fill(y, y + n, 0.0f);
+  } else if (beta != 1.0f) {
+    for (int64_t j = 0; j < n; ++j) y[j] *= beta;
+  }
+}
+
+}  // namespace
+
+void packBPanelsPlain(const float* B, int64_t ldb, int64_t k0, int64_t j0, int64_t kc, int64_t panels, float* dst) {
+  const float* src = B + k0 * ldb + j0;
+  for (int64_t k = 0; k < kc; ++k, src += ldb) {
+    for (int64_t p = 0; p < panels; ++p) std::memcpy(dst + (p * kc + k) * kNR, src + p * kNR, sizeof(float) * kNR);
+  }
+}
+
+#if defined(POPART_GEMM_AVX2)
+
+// Full unrolling of the small fixed-trip loops keeps the accumulator arrays in registers.
+#if defined(__clang__)
+#define POPART_UNROLL _Pragma("unroll")
+#else
+#define POPART_UNROLL _Pragma("GCC unroll 16")
+#endif
+#define POPART_INLINE inline __attribute__((always_inline))
+#define POPART_INLINE_LAMBDA __attribute__((always_inline))
+
+namespace {
+
+// Panels of at most this many columns are packed column-major and multiplied by dot products
+// along k (A rows are contiguous in k): a 1-4 column tail then costs in proportion to its width,
+// where the broadcast kernel would pay for 8 columns.
+constexpr int kDotCols = 4;
+
+// Lanes [0, n) set, for masked loads/stores of a partial vector (n in 1..8).
+inline __m256i laneMask(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// Transposes an 8x8 block held as 8 row vectors.
+inline void transpose8x8(__m256 r[8]) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+  r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+  r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+  r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+  r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+  r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+  r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+  r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+// dst[c * ldd + r] = src[r * lds + c] for r < rows, c < cols: 8x8 vector blocks, scalar edges.
+// prefetchNext > 0 also prefetches the same columns that many source rows further down.
+void transposeCopy(const float* src, int64_t lds, int64_t rows, int64_t cols, float* dst, int64_t ldd,
+                   int64_t prefetchNext) {
+  int64_t r0 = 0;
+  for (; r0 + 8 <= rows; r0 += 8) {
+    int64_t c0 = 0;
+    for (; c0 + 8 <= cols; c0 += 8) {
+      __m256 v[8];
+      for (int t = 0; t < 8; ++t) {
+        const float* p = src + (r0 + t) * lds + c0;
+        v[t] = _mm256_loadu_ps(p);
+        if (prefetchNext) _mm_prefetch(reinterpret_cast<const char*>(p + prefetchNext * lds), _MM_HINT_T0);
+      }
+      transpose8x8(v);
+      for (int t = 0; t < 8; ++t) _mm256_storeu_ps(dst + (c0 + t) * ldd + r0, v[t]);
+    }
+    for (; c0 < cols; ++c0)
+      for (int64_t r = r0; r < r0 + 8; ++r) dst[c0 * ldd + r] = src[r * lds + c0];
+  }
+  for (; r0 < rows; ++r0)
+    for (int64_t c = 0; c < cols; ++c) dst[c * ldd + r0] = src[r0 * lds + c];
+}
+
+}  // namespace
+
+void packA(bool transA, const float* A, int64_t lda, int64_t i0, int64_t k0, int64_t mc, int64_t kc, float* dst) {
+  if (!transA) {
+    for (int64_t i = 0; i < mc; ++i)
+      std::memcpy(dst + i * kc, A + (i0 + i) * lda + k0, static_cast<size_t>(kc) * sizeof(float));
+    return;
+  }
+  // Rows of the stored A are k: transpose the kc x mc block.
+  transposeCopy(A + k0 * lda + i0, lda, kc, mc, dst, kc, 0);
+}
+
+void packBPanel(bool transB, const float* B, int64_t ldb, int64_t k0, int64_t j0, int64_t kc, int cols, float* dst) {
+  if (cols <= kDotCols) {
+    // Narrow tail: column-major (dst[j * kc + k]) for the dot-product kernel.
+    for (int j = 0; j < cols; ++j) {
+      float* d = dst + j * kc;
+      if (transB) {
+        std::memcpy(d, B + (j0 + j) * ldb + k0, static_cast<size_t>(kc) * sizeof(float));
+      } else {
+        for (int64_t k = 0; k < kc; ++k) d[k] = B[(k0 + k) * ldb + j0 + j];
+      }
+    }
+    return;
+  }
+  if (transB) {
+    // Panel columns are rows of the stored B. The next panel's rows are prefetched: they are
+    // needed after this panel's kernel work, and short rows defeat the hardware prefetcher.
+    transposeCopy(B + j0 * ldb + k0, ldb, cols, kc, dst, kNR, kNR);
+    for (int64_t k = 0; k < kc; ++k)
+      for (int j = cols; j < kNR; ++j) dst[k * kNR + j] = 0.0f;
+    return;
+  }
+  const float* src = B + k0 * ldb + j0;
+  for (int64_t k = 0; k < kc; ++k, src += ldb, dst += kNR) {
+    int j = 0;
+    for (; j < cols; ++j) dst[j] = src[j];
+    for (; j < kNR; ++j) dst[j] = 0.0f;
+  }
+}
+
+namespace {
+
+// One k step of the R x (8 * V) tile: acc[r][v] += broadcast(A[r][k]) * b[k][8v:8v+8].
+template <int R, int V, BMode S>
+POPART_INLINE void step(__m256 (&acc)[R][V], const float* const (&a)[R], int64_t k, const float*& b, int64_t ldbp,
+                        float*& bCopy) {
+  __m256 bv[V];
+  POPART_UNROLL for (int v = 0; v < V; ++v) {
+    bv[v] = _mm256_loadu_ps(b + 8 * v);
+    // Keep B in a register: GCC otherwise folds the load into every FMA, and R loads of each
+    // B vector per k step saturate the load ports (the 4-row tile ran at 2/3 speed).
+    __asm__("" : "+x"(bv[v]));
+  }
+  if constexpr (S != BMode::kPacked) {
+    // In-place B rows are far apart (often a page each), which hardware prefetchers do not
+    // follow: fetch the next panel's row now, ahead of its use.
+    _mm_prefetch(reinterpret_cast<const char*>(b + 2 * kNR - 1), _MM_HINT_T0);
+  }
+  if constexpr (S == BMode::kInPlaceAndPack) {
+    POPART_UNROLL for (int v = 0; v < V; ++v) _mm256_store_ps(bCopy + 8 * v, bv[v]);
+    bCopy += kNR;
+  }
+  b += ldbp;
+  POPART_UNROLL for (int r = 0; r < R; ++r) {
+    const __m256 ar = _mm256_broadcast_ss(a[r] + k);
+    POPART_UNROLL for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(ar, bv[v], acc[r][v]);
+  }
+}
+
+// The R x (8 * V) register tile: C = alpha * A[0:R, 0:kc] * b + beta * C, columns past `cols`
+// masked out of the last vector's loads and stores.
+template <int R, int V, BMode S>
+void tile(int64_t kc, const float* A, int64_t lda, const float* b, int64_t ldbp, float* bCopy, float* C, int64_t ldc,
+          float alpha, float beta, int cols) {
+  // An FMA has 4 cycles of latency and two issue per cycle, so 8+ independent accumulators are
+  // needed: short tiles split k over U interleaved accumulator sets, aiming for 12 chains within
+  // the 16 ymm registers (V hold B, one the A broadcast).
+  constexpr int kChains = 12, kFree = 16 - V - 1;
+  constexpr int U = std::max(1, std::min((kChains + R * V - 1) / (R * V), kFree / (R * V)));
+  __m256 acc[U][R][V];
+  POPART_UNROLL for (int u = 0; u < U; ++u) {
+    POPART_UNROLL for (int r = 0; r < R; ++r) {
+      POPART_UNROLL for (int v = 0; v < V; ++v) acc[u][r][v] = _mm256_setzero_ps();
+    }
+  }
+  const float* a[R];
+  POPART_UNROLL for (int r = 0; r < R; ++r) {
+    a[r] = A + r * lda;
+    // Start fetching the C tile now so that short k loops do not stall on its cache misses.
+    _mm_prefetch(reinterpret_cast<const char*>(C + r * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(C + r * ldc + cols - 1), _MM_HINT_T0);
+  }
+  int64_t k = 0;
+  for (; k + U <= kc; k += U) {
+    POPART_UNROLL for (int u = 0; u < U; ++u) step<R, V, S>(acc[u], a, k + u, b, ldbp, bCopy);
+  }
+  for (; k < kc; ++k) step<R, V, S>(acc[0], a, k, b, ldbp, bCopy);
+  POPART_UNROLL for (int u = 1; u < U; ++u) {
+    POPART_UNROLL for (int r = 0; r < R; ++r) {
+      POPART_UNROLL for (int v = 0; v < V; ++v) acc[0][r][v] = _mm256_add_ps(acc[0][r][v], acc[u][r][v]);
+    }
+  }
+
+  const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+  const int tail = cols - 8 * (V - 1);  // valid lanes of the last vector, 1..8
+  const __m256i mask = laneMask(tail);
+  POPART_UNROLL for (int r = 0; r < R; ++r) {
+    float* c = C + r * ldc;
+    POPART_UNROLL for (int v = 0; v < V; ++v) {
+      __m256 x = _mm256_mul_ps(acc[0][r][v], va);
+      const bool masked = v == V - 1 && tail < 8;
+      if (beta != 0.0f) {
+        const __m256 old = masked ? _mm256_maskload_ps(c + 8 * v, mask) : _mm256_loadu_ps(c + 8 * v);
+        x = beta == 1.0f ? _mm256_add_ps(x, old) : _mm256_fmadd_ps(old, vb, x);
+      }
+      if (masked) {
+        _mm256_maskstore_ps(c + 8 * v, mask, x);
+      } else {
+        _mm256_storeu_ps(c + 8 * v, x);
+      }
+    }
+  }
+}
+
+// Runtime row count (1..kMR) -> tile instantiation.
+template <int V, BMode S>
+void tileRows(int64_t rows, int64_t kc, const float* A, int64_t lda, const float* b, int64_t ldbp, float* bCopy,
+              float* C, int64_t ldc, float alpha, float beta, int cols) {
+  switch (rows) {
+    case 1:
+      return tile<1, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
+    case 2:
+      return tile<2, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
+    case 3:
+      return tile<3, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
+    case 4:
+      return tile<4, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
+    case 5:
+      return tile<5, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
+    default:
+      return tile<6, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
+  }
+}
+
+template <int V>
+void strip(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, BMode mode, const float* b, int64_t ldbp,
+           float* bCopy, float* C, int64_t ldc, float alpha, float beta) {
+  if (mode == BMode::kPacked) ldbp = kNR;
+  for (int64_t i = 0; i < m;) {
+    // One- and two-row tiles are the least efficient: end on 4+3, 4+4 or 5+4 rows rather than
+    // 6+1, 6+2 or 6+3.
+    const int64_t left = m - i;
+    const int64_t rows = left > kMR && left < kMR + 4 ? (left + 1) / 2 : std::min<int64_t>(left, kMR);
+    const float* a = A + i * lda;
+    float* c = C + i * ldc;
+    switch (mode) {
+      case BMode::kPacked:
+        tileRows<V, BMode::kPacked>(rows, kc, a, lda, b, ldbp, nullptr, c, ldc, alpha, beta, cols);
+        break;
+      case BMode::kInPlace:
+        tileRows<V, BMode::kInPlace>(rows, kc, a, lda, b, ldbp, nullptr, c, ldc, alpha, beta, cols);
+        break;
+      case BMode::kInPlaceAndPack:
+        tileRows<V, BMode::kInPlaceAndPack>(rows, kc, a, lda, b, ldbp, bCopy, c, ldc, alpha, beta, cols);
+        mode = BMode::kPacked;  // the remaining tiles read the packed copy
+        b = bCopy;
+        ldbp = kNR;
+        break;
+    }
+    i += rows;
+  }
+}
+
+// Horizontal sum of the 8 lanes.
+inline float hsum(__m256 x) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// R rows x T columns by dot products along k: acc[r][j] += A[r][k:k+8] * bt[j][k:k+8], reduced
+// at the end; C[r * ldc + j * incc] = alpha * acc + beta * C. The k tail is masked on both sides so
+// nothing past kc is read.
+template <int R, int T>
+void dotTile(int64_t kc, const float* A, int64_t lda, const float* bt, int64_t ldbt, float* C, int64_t ldc,
+             int64_t incc, float alpha, float beta) {
+  __m256 acc[R][T];
+  POPART_UNROLL for (int r = 0; r < R; ++r) {
+    POPART_UNROLL for (int j = 0; j < T; ++j) acc[r][j] = _mm256_setzero_ps();
+  }
+  int64_t k = 0;
+  for (; k + 8 <= kc; k += 8) {
+    __m256 bv[T];
+    POPART_UNROLL for (int j = 0; j < T; ++j) bv[j] = _mm256_loadu_ps(bt + j * ldbt + k);
+    POPART_UNROLL for (int r = 0; r < R; ++r) {
+      const __m256 av = _mm256_loadu_ps(A + r * lda + k);
+      POPART_UNROLL for (int j = 0; j < T; ++j) acc[r][j] = _mm256_fmadd_ps(av, bv[j], acc[r][j]);
+    }
+  }
+  if (k < kc) {
+    const __m256i mask = laneMask(kc - k);
+    __m256 bv[T];
+    POPART_UNROLL for (int j = 0; j < T; ++j) bv[j] = _mm256_maskload_ps(bt + j * ldbt + k, mask);
+    POPART_UNROLL for (int r = 0; r < R; ++r) {
+      const __m256 av = _mm256_maskload_ps(A + r * lda + k, mask);
+      POPART_UNROLL for (int j = 0; j < T; ++j) acc[r][j] = _mm256_fmadd_ps(av, bv[j], acc[r][j]);
+    }
+  }
+  POPART_UNROLL for (int r = 0; r < R; ++r) {
+    POPART_UNROLL for (int j = 0; j < T; ++j) {
+      float* c = C + r * ldc + j * incc;
+      const float x = alpha * hsum(acc[r][j]);
+      *c = beta == 0.0f ? x : x + beta * *c;
+    }
+  }
+}
+
+// Rows per dot tile: T * R accumulators and T B vectors fit the 16 registers.
+constexpr int dotTileRows(int t) {
+  return t == 1 ? 8 : t == 2 ? 6 : t == 3 ? 4 : 3;
+}
+
+template <int T>
+void dotStrip(int64_t m, int64_t kc, const float* A, int64_t lda, const float* bt, int64_t ldbt, float* C, int64_t ldc,
+              int64_t incc, float alpha, float beta) {
+  constexpr int R = dotTileRows(T);
+  int64_t i = 0;
+  for (; i + R <= m; i += R) dotTile<R, T>(kc, A + i * lda, lda, bt, ldbt, C + i * ldc, ldc, incc, alpha, beta);
+  for (; i < m; ++i) dotTile<1, T>(kc, A + i * lda, lda, bt, ldbt, C + i * ldc, ldc, incc, alpha, beta);
+}
+
+// axpyRows for R rows: U rows of Mx per pass update an L1-sized chunk of the R output rows, so
+// Mx is read once, in long sequential runs.
+template <int R>
+void axpyRowsT(int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm, float* Y,
+               int64_t ldy) {
+  constexpr int U = R <= 2 ? 4 : R <= 4 ? 3 : 2;  // R * U broadcast registers
+  constexpr int64_t kChunk = 4096 / R;
+  for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
+    const int64_t nb = std::min(kChunk, n - j0);
+    int64_t kk = 0;
+    auto pass = [&](auto uTag) POPART_INLINE_LAMBDA {
+      constexpr int UU = decltype(uTag)::value;
+      const float* rows[UU];
+      __m256 s[UU][R];
+      float sc[UU][R];
+      POPART_UNROLL for (int u = 0; u < UU; ++u) {
+        rows[u] = Mx + (kk + u) * ldm + j0;
+        POPART_UNROLL for (int r = 0; r < R; ++r) {
+          sc[u][r] = alpha * X[r * ldx + kk + u];
+          s[u][r] = _mm256_set1_ps(sc[u][r]);
+        }
+      }
+      int64_t j = 0;
+      for (; j + 8 <= nb; j += 8) {
+        __m256 bv[UU];
+        POPART_UNROLL for (int u = 0; u < UU; ++u) bv[u] = _mm256_loadu_ps(rows[u] + j);
+        POPART_UNROLL for (int r = 0; r < R; ++r) {
+          float* y = Y + r * ldy + j0 + j;
+          __m256 acc = _mm256_loadu_ps(y);
+          POPART_UNROLL for (int u = 0; u < UU; ++u) acc = _mm256_fmadd_ps(s[u][r], bv[u], acc);
+          _mm256_storeu_ps(y, acc);
+        }
+      }
+      for (; j < nb; ++j) {
+        POPART_UNROLL for (int r = 0; r < R; ++r) {
+          float acc = Y[r * ldy + j0 + j];
+          POPART_UNROLL for (int u = 0; u < UU; ++u) acc += sc[u][r] * rows[u][j];
+          Y[r * ldy + j0 + j] = acc;
+        }
+      }
+    };
+    for (; kk + U <= k; kk += U) pass(std::integral_constant<int, U>());
+    for (; kk < k; ++kk) pass(std::integral_constant<int, 1>());
+  }
+}
+
+}  // namespace
+
+void kernelStrip(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, BMode mode, const float* b, int64_t ldbp,
+                 float* bPackOut, float* C, int64_t ldc, float alpha, float beta) {
+  switch (cols) {  // narrow tails were packed column-major by packBPanel (never in place)
+    case 1:
+      return dotStrip<1>(m, kc, A, lda, b, kc, C, ldc, 1, alpha, beta);
+    case 2:
+      return dotStrip<2>(m, kc, A, lda, b, kc, C, ldc, 1, alpha, beta);
+    case 3:
+      return dotStrip<3>(m, kc, A, lda, b, kc, C, ldc, 1, alpha, beta);
+    case 4:
+      return dotStrip<4>(m, kc, A, lda, b, kc, C, ldc, 1, alpha, beta);
+    default:
+      break;
+  }
+  // A ragged panel of at most 8 columns only needs one vector per row.
+  if (cols > 8) {
+    strip<2>(m, cols, kc, A, lda, mode, b, ldbp, bPackOut, C, ldc, alpha, beta);
+  } else {
+    strip<1>(m, cols, kc, A, lda, mode, b, ldbp, bPackOut, C, ldc, alpha, beta);
+  }
+}
+
+void axpyRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
+              float beta, float* Y, int64_t ldy) {
+  for (int64_t r = 0; r < m; ++r) scaleVector(n, beta, Y + r * ldy);
+  switch (m) {
+    case 1:
+      return axpyRowsT<1>(n, k, alpha, X, ldx, Mx, ldm, Y, ldy);
+    case 2:
+      return axpyRowsT<2>(n, k, alpha, X, ldx, Mx, ldm, Y, ldy);
+    case 3:
+      return axpyRowsT<3>(n, k, alpha, X, ldx, Mx, ldm, Y, ldy);
+    default:
+      return axpyRowsT<4>(n, k, alpha, X, ldx, Mx, ldm, Y, ldy);
+  }
+}
+
+void dotRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
+             float beta, float* Y, int64_t ldy, int64_t incy) {
+  // Rows of Mx stream side by side (the dot tile's rows) against the m rows of X (its columns).
+  switch (m) {
+    case 1:
+      return dotStrip<1>(n, k, Mx, ldm, X, ldx, Y, incy, ldy, alpha, beta);
+    case 2:
+      return dotStrip<2>(n, k, Mx, ldm, X, ldx, Y, incy, ldy, alpha, beta);
+    case 3:
+      return dotStrip<3>(n, k, Mx, ldm, X, ldx, Y, incy, ldy, alpha, beta);
+    default:
+      return dotStrip<4>(n, k, Mx, ldm, X, ldx, Y, incy, ldy, alpha, beta);
+  }
+}
+
+#else  // portable C++: straightforward loops over the same layouts
+
+void packA(bool transA, const float* A, int64_t lda, int64_t i0, int64_t k0, int64_t mc, int64_t kc, float* dst) {
+  for (int64_t i = 0; i < mc; ++i) {
+    if (!transA) {
+      std::memcpy(dst + i * kc, A + (i0 + i) * lda + k0, static_cast<size_t>(kc) * sizeof(float));
+    } else {
+      for (int64_t k = 0; k < kc; ++k) dst[i * kc + k] = A[(k0 + k) * lda + i0 + i];
+    }
+  }
+}
+
+void packBPanel(bool transB, const float* B, int64_t ldb, int64_t k0, int64_t j0, int64_t kc, int cols, float* dst) {
+  for (int64_t k = 0; k < kc; ++k, dst += kNR) {
+    int j = 0;
+    for (; j < cols; ++j) dst[j] = transB ? B[(j0 + j) * ldb + k0 + k] : B[(k0 + k) * ldb + j0 + j];
+    for (; j < kNR; ++j) dst[j] = 0.0f;
+  }
+}
+
+namespace {
+
+// R x kNR tile accumulated in a local array; simple enough for auto-vectorisers.
+template <int R>
+void tile(int64_t kc, const float* A, int64_t lda, const float* b, int64_t ldbp, float* C, int64_t ldc, float alpha,
+          float beta, int cols) {
+  float acc[R][kNR] = {};
+  for (int64_t k = 0; k < kc; ++k, b += ldbp) {
+    for (int r = 0; r < R; ++r) {
+      const float ar = A[r * lda + k];
+      for (int j = 0; j < kNR; ++j) acc[r][j] += ar * b[j];
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    float* c = C + r * ldc;
+    for (int j = 0; j < cols; ++j) c[j] = beta == 0.0f ? alpha * acc[r][j] : alpha * acc[r][j] + beta * c[j];
+  }
+}
+
+}  // namespace
+
+void kernelStrip(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, BMode mode, const float* b, int64_t ldbp,
+                 float* bPackOut, float* C, int64_t ldc, float alpha, float beta) {
+  if (mode == BMode::kPacked) ldbp = kNR;
+  if (mode == BMode::kInPlaceAndPack) {
+    for (int64_t k = 0; k < kc; ++k) std::memcpy(bPackOut + k * kNR, b + k * ldbp, sizeof(float) * kNR);
+    b = bPackOut;
+    ldbp = kNR;
+  }
+  int64_t i = 0;
+  for (; i + kMR <= m; i += kMR) tile<kMR>(kc, A + i * lda, lda, b, ldbp, C + i * ldc, ldc, alpha, beta, cols);
+  for (; i < m; ++i) tile<1>(kc, A + i * lda, lda, b, ldbp, C + i * ldc, ldc, alpha, beta, cols);
+}
+
+void axpyRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
+              float beta, float* Y, int64_t ldy) {
+  for (int64_t r = 0; r < m; ++r) {
+    float* y = Y + r * ldy;
+    scaleVector(n, beta, y);
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const float s = alpha * X[r * ldx + kk];
+      const float* row = Mx + kk * ldm;
+      for (int64_t j = 0; j < n; ++j) y[j] += s * row[j];
+    }
+  }
+}
+
+void dotRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
+             float beta, float* Y, int64_t ldy, int64_t incy) {
+  for (int64_t r = 0; r < m; ++r) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float* row = Mx + i * ldm;
+      float acc = 0.0f;
+      for (int64_t kk = 0; kk < k; ++kk) acc += row[kk] * X[r * ldx + kk];
+      float* y = Y + r * ldy + i * incy;
+      *y = beta == 0.0f ? alpha * acc : alpha * acc + beta * *y;
+    }
+  }
+}
+
+#endif
+
+}  // namespace gemmk
+}  // namespace cpu
+}  // namespace popart

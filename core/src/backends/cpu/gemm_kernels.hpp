@@ -1,0 +1,65 @@
+// Architecture seam of the packed single-precision GEMM (gemm.cpp): tile sizes, packing and the
+// inner kernels. Each target (AVX2+FMA, portable C++, later wasm SIMD) implements the functions
+// below in gemm_kernels.cpp, selected by #if; the blocking driver depends only on this header.
+#pragma once
+
+#include <cstdint>
+
+namespace popart {
+namespace cpu {
+namespace gemmk {
+
+#if defined(__AVX2__) && defined(__FMA__)
+#define POPART_GEMM_AVX2 1
+// 6 rows x 16 columns = 12 ymm accumulators + 2 B vectors + 1 A broadcast: 15 of 16 registers.
+constexpr int kMR = 6;
+constexpr int kNR = 16;
+#else
+constexpr int kMR = 4;
+constexpr int kNR = 16;
+#endif
+
+/// How kernelStrip reads its B panel.
+enum class BMode {
+  kPacked,         // b was filled by packBPanel (ldbp ignored)
+  kInPlace,        // b points at the caller's plain (non-transposed) B, row stride ldbp, kNR columns
+  kInPlaceAndPack  // as kInPlace, and the first row tile also writes the packed panel to bPackOut,
+                   // which the remaining rows then read
+};
+
+/// Packs op(B)[k0:k0+kc, j0:j0+cols] (cols <= kNR) into one panel of at most kc * kNR floats,
+/// 64-byte aligned, in the layout kernelStrip expects (private to the target).
+/// op(B)(k, j) = transB ? B[j * ldb + k] : B[k * ldb + j].
+void packBPanel(bool transB, const float* B, int64_t ldb, int64_t k0, int64_t j0, int64_t kc, int cols, float* dst);
+
+/// Packs `panels` consecutive full-width panels of plain B (B[(k0 + k) * ldb + j0 + j]) into
+/// dst, panel p at dst + p * kc * kNR, sweeping B row by row: long contiguous reads, for B that
+/// has to come from DRAM.
+void packBPanelsPlain(const float* B, int64_t ldb, int64_t k0, int64_t j0, int64_t kc, int64_t panels, float* dst);
+
+/// Copies op(A)[i0:i0+mc, k0:k0+kc] row-major into dst[i * kc + k], for transposed A (the
+/// kernels read A rows contiguous in k). op(A)(i, k) = transA ? A[k * lda + i] : A[i * lda + k].
+void packA(bool transA, const float* A, int64_t lda, int64_t i0, int64_t k0, int64_t mc, int64_t kc, float* dst);
+
+/// The micro-kernel loop over one B panel: for i < m, j < cols (<= kNR), k < kc,
+///   C[i * ldc + j] = alpha * sum_k A[i * lda + k] * opB(k, j)  +  beta * C[i * ldc + j].
+/// A is row-major with row stride lda (the caller's matrix or packA's copy). The in-place modes
+/// need cols == kNR. beta == 0 never reads C (it may hold NaN garbage).
+void kernelStrip(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, BMode mode, const float* b, int64_t ldbp,
+                 float* bPackOut, float* C, int64_t ldc, float alpha, float beta);
+
+/// Few-row products, where packing cannot pay off: the matrix Mx streams through once in its
+/// storage order against m <= kSmallRows short rows X[r * ldx : r * ldx + k] (contiguous).
+/// axpyRows: Y[r * ldy + j] = alpha * sum_kk X[r * ldx + kk] * Mx[kk * ldm + j] + beta * Y[..], j < n.
+/// dotRows:  Y[r * ldy + i * incy] = alpha * dot(X[r * ldx : +k], Mx[i * ldm : +k]) + beta * Y[..],
+///           i < n (rows of Mx).
+/// beta == 0 never reads Y.
+constexpr int kSmallRows = 4;
+void axpyRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
+              float beta, float* Y, int64_t ldy);
+void dotRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
+             float beta, float* Y, int64_t ldy, int64_t incy);
+
+}  // namespace gemmk
+}  // namespace cpu
+}  // namespace popart
