@@ -130,6 +130,14 @@ void setupWhere(Op& op) {
   setOutput(op, 0, op.inType(1), broadcastInputs(op, {0, 1, 2}));
 }
 
+void setupBitShift(Op& op) {
+  requireSameType(op, 0, 1);
+  requireType(op, 0, {DataType::UINT8, DataType::UINT16, DataType::UINT32, DataType::UINT64});
+  const std::string dir = op.attrs.getString("direction");
+  if (dir != "LEFT" && dir != "RIGHT") throw error("direction '{}' is not LEFT or RIGHT", dir);
+  setOutput(op, 0, op.inType(0), binaryShape(op));
+}
+
 void setupScale(Op& op) {
   checkUnary(op, In::Numeric);
   op.attrs.getFloat("scale");  // required
@@ -183,6 +191,7 @@ void define_Max(OpDef& d) { variadic(d); }
 void define_Min(OpDef& d) { variadic(d); }
 void define_Mean(OpDef& d) { variadic(d); }
 void define_Sum(OpDef& d) { variadic(d); }
+void define_BitShift(OpDef& d) { binary(d, setupBitShift); d.sinceOpset = 11; }
 void define_Where(OpDef& d) { d.minInputs = d.maxInputs = 3; d.setup = setupWhere; }
 void define_GcScale(OpDef& d) { unary(d, setupScale); }
 void define_GcScaledAdd(OpDef& d) { d.minInputs = 2; d.maxInputs = 4; d.setup = setupScaledAdd; }

@@ -1,4 +1,6 @@
 // Gather.
+#include <algorithm>
+
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 
@@ -98,7 +100,34 @@ void setupTopK(Op& op) {
   setOutput(op, 1, DataType::INT64, out);
 }
 
+void setupCompress(Op& op) {
+  requireType(op, 1, {DataType::BOOL});
+  const auto cond = op.requireInData(1, "the condition (the output size depends on it)").toInt64();
+  int64_t kept = 0;
+  const Shape& in = op.inShape(0);
+  Shape out;
+  if (op.attrs.has("axis")) {
+    const int64_t axis = normalizeAxis(op.attrs.getInt("axis"), static_cast<int64_t>(in.size()));
+    const int64_t n = in[static_cast<size_t>(axis)];
+    for (int64_t i = 0; i < std::min<int64_t>(n, static_cast<int64_t>(cond.size())); ++i) kept += cond[static_cast<size_t>(i)] != 0;
+    out = in;
+    out[static_cast<size_t>(axis)] = kept;
+  } else {
+    const int64_t n = op.inInfo(0).nelms();
+    for (int64_t i = 0; i < std::min<int64_t>(n, static_cast<int64_t>(cond.size())); ++i) kept += cond[static_cast<size_t>(i)] != 0;
+    out = {kept};
+  }
+  setOutput(op, 0, op.inType(0), out);
+}
+
 }  // namespace
+
+void define_Compress(OpDef& d) {
+  d.minInputs = d.maxInputs = 2;
+  d.setup = setupCompress;
+  d.sinceOpset = 9;
+  d.shapeInputsMask = 2;
+}
 
 void define_GatherElements(OpDef& d) {
   d.minInputs = d.maxInputs = 2;

@@ -67,5 +67,54 @@ Window computeWindow(const Op& op, const std::vector<int64_t>& in, const std::ve
   return w;
 }
 
+Window computeTransposeWindow(const Op& op, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel) {
+  const size_t n = in.size();
+  Window w;
+  w.inSpatial = in;
+  w.kernel = kernel;
+  auto ints = [&](const char* name, int64_t dflt) {
+    std::vector<int64_t> v = op.attrs.getInts(name, {});
+    if (v.empty()) v.assign(n, dflt);
+    if (v.size() != n) throw error("{} {} must have {} entries", name, v, n);
+    return v;
+  };
+  w.strides = ints("strides", 1);
+  w.dilations = ints("dilations", 1);
+  const std::vector<int64_t> outPad = ints("output_padding", 0);
+  std::vector<int64_t> pads = op.attrs.getInts("pads", std::vector<int64_t>(2 * n, 0));
+  if (pads.size() != 2 * n) throw error("pads {} must have {} entries", pads, 2 * n);
+  std::vector<int64_t> outShape = op.attrs.getInts("output_shape", {});
+  if (outShape.size() > n) outShape.erase(outShape.begin(), outShape.end() - static_cast<long>(n));
+  const std::string autoPad = op.attrs.getString("auto_pad", "NOTSET");
+  w.padBegin.assign(n, 0);
+  w.padEnd.assign(n, 0);
+  w.outSpatial.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t full = w.strides[i] * (in[i] - 1) + outPad[i] + (kernel[i] - 1) * w.dilations[i] + 1;
+    if (!outShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      const int64_t out = !outShape.empty() ? outShape[i] : in[i] * w.strides[i];
+      const int64_t total = full - out;
+      if (autoPad == "SAME_UPPER") {
+        w.padBegin[i] = total / 2;
+        w.padEnd[i] = total - total / 2;
+      } else {
+        w.padEnd[i] = total / 2;
+        w.padBegin[i] = total - total / 2;
+      }
+      if (autoPad == "NOTSET") {  // output_shape without auto_pad: the larger pad at the end
+        w.padBegin[i] = total / 2;
+        w.padEnd[i] = total - total / 2;
+      }
+      w.outSpatial[i] = out;
+    } else {
+      w.padBegin[i] = pads[i];
+      w.padEnd[i] = pads[i + n];
+      w.outSpatial[i] = full - pads[i] - pads[i + n];
+    }
+    if (w.outSpatial[i] <= 0) throw error("ConvTranspose output dimension {} would be {}", i, w.outSpatial[i]);
+  }
+  return w;
+}
+
 }  // namespace ops
 }  // namespace popart

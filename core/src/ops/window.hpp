@@ -23,5 +23,9 @@ struct Window {
 Window computeWindow(const Op& op, const std::vector<int64_t>& inSpatial, const std::vector<int64_t>& kernel,
                      bool ceilMode, bool allowDilations);
 
+/// ConvTranspose: the same geometry seen from the output (padBegin/padEnd crop the full
+/// output; outSpatial is the result).
+Window computeTransposeWindow(const Op& op, const std::vector<int64_t>& inSpatial, const std::vector<int64_t>& kernel);
+
 }  // namespace ops
 }  // namespace popart

@@ -2,7 +2,6 @@
 // otherwise, a direct kernel for depthwise 2-D convolutions; bias and a fused activation are
 // applied in the epilogue.
 #include <algorithm>
-#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -281,6 +280,84 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
         }
         if constexpr (std::is_same_v<T, float>) {
           if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
+        }
+      };
+    }
+  });
+}
+
+}  // namespace cpu
+}  // namespace popart
+
+namespace popart {
+namespace cpu {
+
+// ConvTranspose: col = W_g^T X_g (a GEMM), then col2im scatter-adds each column into the output.
+KernelFn makeCpuKernel_ConvTranspose(const Op& op, KernelContext& kc) {
+  const Shape& xs = op.inShape(0);
+  const Shape& ws = op.inShape(1);
+  const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
+  const ops::Window win = ops::computeTransposeWindow(op, std::vector<int64_t>(xs.begin() + 2, xs.end()), kernel);
+  const int64_t N = xs[0], C = xs[1], G = op.attrs.getInt("group", 1), Cg = C / G, Mg = ws[1], M = Mg * G;
+  const size_t r = kernel.size();
+  int64_t inSize = 1, outSize = 1, kSize = 1;
+  for (size_t i = 0; i < r; ++i) {
+    inSize *= win.inSpatial[i];
+    outSize *= win.outSpatial[i];
+    kSize *= kernel[i];
+  }
+  if (op.inType(0) != DataType::FLOAT && op.inType(0) != DataType::DOUBLE)
+    throw error("ConvTranspose supports FLOAT and DOUBLE inputs here, not {}", op.inInfo(0).data_type());
+  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
+  kc.needScratch(static_cast<size_t>(Mg * kSize * inSize) * elem);
+  const int x = kc.in(0), w = kc.in(1), b = kc.in(2), y = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
+      return KernelFn();
+    } else {
+      return [=](const RunState& s) {
+        const T* X = inPtr<T>(s, x);
+        const T* W = inPtr<T>(s, w);
+        const T* B = b >= 0 ? inPtr<T>(s, b) : nullptr;
+        T* Y = outPtr<T>(s, y);
+        T* col = reinterpret_cast<T*>(s.scratch);
+        std::vector<int64_t> kidx(r), ipos(r);
+        for (int64_t n = 0; n < N; ++n) {
+          for (int64_t g = 0; g < G; ++g) {
+            const T* xg = X + (n * C + g * Cg) * inSize;
+            const T* wg = W + g * Cg * Mg * kSize;
+            gemm(true, false, Mg * kSize, inSize, Cg, T(1), wg, Mg * kSize, xg, inSize, T(0), col, inSize);
+            T* yg = Y + (n * M + g * Mg) * outSize;
+            for (int64_t m = 0; m < Mg; ++m) {
+              const T bv = B ? B[g * Mg + m] : T(0);
+              for (int64_t i = 0; i < outSize; ++i) yg[m * outSize + i] = bv;
+            }
+            for (int64_t row = 0; row < Mg * kSize; ++row) {
+              const int64_t m = row / kSize;
+              int64_t kk = row % kSize;
+              for (size_t d = r; d-- > 0;) {
+                kidx[d] = kk % kernel[d];
+                kk /= kernel[d];
+              }
+              const T* crow = col + row * inSize;
+              std::fill(ipos.begin(), ipos.end(), 0);
+              for (int64_t p = 0; p < inSize; ++p) {
+                int64_t off = 0;
+                bool inside = true;
+                for (size_t d = 0; d < r; ++d) {
+                  const int64_t o = ipos[d] * win.strides[d] - win.padBegin[d] + kidx[d] * win.dilations[d];
+                  if (o < 0 || o >= win.outSpatial[d]) inside = false;
+                  off = off * win.outSpatial[d] + o;
+                }
+                if (inside) yg[m * outSize + off] += crow[p];
+                for (size_t d = r; d-- > 0;) {
+                  if (++ipos[d] < win.inSpatial[d]) break;
+                  ipos[d] = 0;
+                }
+              }
+            }
+          }
         }
       };
     }

@@ -326,6 +326,22 @@ KernelFn makeCpuKernel_Sum(const Op& op, KernelContext& kc) { return variadic(op
 KernelFn makeCpuKernel_Mean(const Op& op, KernelContext& kc) { return variadic(op, kc, [](auto a, auto b) { return a + b; }, true); }
 // clang-format on
 
+KernelFn makeCpuKernel_BitShift(const Op& op, KernelContext& kc) {
+  const bool left = op.attrs.getString("direction") == "LEFT";
+  return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    if constexpr (std::is_unsigned_v<T>) {
+      return binaryKernel<T, T>(op, kc, [left](auto a, auto b) {
+        const unsigned bits = sizeof(T) * 8;
+        if (static_cast<uint64_t>(b) >= bits) return T(0);
+        return left ? static_cast<T>(a << b) : static_cast<T>(a >> b);
+      });
+    } else {
+      return KernelFn();
+    }
+  });
+}
+
 KernelFn makeCpuKernel_Where(const Op& op, KernelContext& kc) {
   const Shape out = op.outInfo(0).shape();
   const BroadcastPlan p = makeBroadcastPlan(out, {op.inShape(0), op.inShape(1), op.inShape(2)});

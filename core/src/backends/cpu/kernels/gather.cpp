@@ -176,6 +176,36 @@ KernelFn makeCpuKernel_ScatterND(const Op& op, KernelContext& kc) {
   });
 }
 
+KernelFn makeCpuKernel_Compress(const Op& op, KernelContext& kc) {
+  const auto cond = op.requireInData(1, "the condition").toInt64();
+  const Shape& in = op.inShape(0);
+  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
+  int64_t outer = 1, len = op.inInfo(0).nelms(), inner = 1;
+  if (op.attrs.has("axis")) {
+    const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis"), static_cast<int64_t>(in.size()));
+    len = in[static_cast<size_t>(axis)];
+    for (int64_t i = 0; i < axis; ++i) outer *= in[static_cast<size_t>(i)];
+    for (size_t i = static_cast<size_t>(axis) + 1; i < in.size(); ++i) inner *= in[i];
+  }
+  std::vector<int64_t> keep;
+  for (int64_t i = 0; i < std::min<int64_t>(len, static_cast<int64_t>(cond.size())); ++i) {
+    if (cond[static_cast<size_t>(i)]) keep.push_back(i);
+  }
+  const int x = kc.in(0), y = kc.out(0);
+  return [=](const RunState& s) {
+    const auto* src = static_cast<const unsigned char*>(s.slots[x]);
+    auto* dst = static_cast<unsigned char*>(s.slots[y]);
+    const size_t blk = static_cast<size_t>(inner) * elem;
+    size_t o = 0;
+    for (int64_t a = 0; a < outer; ++a) {
+      for (int64_t k : keep) {
+        std::memcpy(dst + o, src + static_cast<size_t>(a * len + k) * blk, blk);
+        o += blk;
+      }
+    }
+  };
+}
+
 KernelFn makeCpuKernel_TopK(const Op& op, KernelContext& kc) {
   const Shape& in = op.inShape(0);
   const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", -1), static_cast<int64_t>(in.size()));

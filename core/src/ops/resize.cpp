@@ -1,0 +1,92 @@
+// Resize and Upsample.
+#include <cmath>
+
+#include "ops/op_def.hpp"
+#include "ops/op_util.hpp"
+#include "ops/resize_params.hpp"
+
+namespace popart {
+namespace ops {
+
+ResizeParams resizeParams(const Op& op) {
+  ResizeParams p;
+  const Shape& in = op.inShape(0);
+  const size_t r = in.size();
+  const bool upsample = op.kind() == OpKind::Upsample;
+  p.mode = op.attrs.getString("mode", "nearest");
+  if (p.mode != "nearest" && p.mode != "linear" && p.mode != "cubic" && p.mode != "bilinear")
+    throw error("mode '{}' is not nearest, linear or cubic", p.mode);
+  if (p.mode == "bilinear") p.mode = "linear";
+  std::vector<double> scales;
+  std::vector<int64_t> sizes;
+  if (upsample && op.opset() < 9) {
+    for (float f : op.attrs.getFloats("scales")) scales.push_back(f);
+  } else if (upsample || op.opset() < 11) {
+    scales = op.requireInData(1, "the scales").toDouble();
+  } else {
+    if (op.hasInput(1) && op.inInfo(1).nelms() > 0) {
+      const auto roi = op.requireInData(1, "the roi").toDouble();
+      if (roi.size() != 2 * r) throw error("roi must hold {} values (start and end per dimension)", 2 * r);
+      p.roiStart.assign(roi.begin(), roi.begin() + static_cast<long>(r));
+      p.roiEnd.assign(roi.begin() + static_cast<long>(r), roi.end());
+    }
+    if (op.hasInput(2) && op.inInfo(2).nelms() > 0) scales = op.requireInData(2, "the scales").toDouble();
+    if (op.hasInput(3) && op.inInfo(3).nelms() > 0) sizes = op.requireInData(3, "the output sizes").toInt64();
+    if (scales.empty() == sizes.empty()) throw error("exactly one of scales and sizes must be given");
+    p.coordMode = op.attrs.getString("coordinate_transformation_mode", "half_pixel");
+    p.nearestMode = op.attrs.getString("nearest_mode", "round_prefer_floor");
+    p.cubicA = op.attrs.getFloat("cubic_coeff_a", -0.75f);
+    p.excludeOutside = op.attrs.getInt("exclude_outside", 0) != 0;
+    p.extrapolation = op.attrs.getFloat("extrapolation_value", 0.0f);
+  }
+  if (upsample || op.opset() < 11) {
+    p.coordMode = "asymmetric";
+    p.nearestMode = "floor";
+  }
+  if (!sizes.empty()) {
+    if (sizes.size() != r) throw error("sizes {} must have {} entries", sizes, r);
+    p.outShape = sizes;
+    for (size_t i = 0; i < r; ++i) p.scales.push_back(in[i] ? static_cast<double>(sizes[i]) / static_cast<double>(in[i]) : 1.0);
+  } else {
+    if (scales.size() != r) throw error("scales must have {} entries, got {}", r, scales.size());
+    p.scales = scales;
+    for (size_t i = 0; i < r; ++i) {
+      if (scales[i] <= 0) throw error("scales must be positive");
+      p.outShape.push_back(static_cast<int64_t>(std::floor(static_cast<double>(in[i]) * scales[i])));
+    }
+  }
+  static const char* modes[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  bool known = false;
+  for (const char* m : modes) known = known || p.coordMode == m;
+  if (!known) throw error("coordinate_transformation_mode '{}' is not supported", p.coordMode);
+  if (p.coordMode == "tf_crop_and_resize" && p.roiStart.empty()) throw error("tf_crop_and_resize needs roi");
+  return p;
+}
+
+}  // namespace ops
+
+namespace {
+
+void setupResize(Op& op) {
+  if (op.inType(0) == DataType::STRING || op.inType(0) == DataType::BOOL)
+    throw error("input 0 must be numeric, got {}", op.inInfo(0).toString());
+  ops::setOutput(op, 0, op.inType(0), ops::resizeParams(op).outShape);
+}
+
+}  // namespace
+
+void define_Resize(OpDef& d) {
+  d.maxInputs = 4;
+  d.setup = setupResize;
+  d.sinceOpset = 10;
+  d.shapeInputsMask = 0xe;
+}
+void define_Upsample(OpDef& d) {
+  d.maxInputs = 2;
+  d.setup = setupResize;
+  d.sinceOpset = 7;
+  d.shapeInputsMask = 2;
+}
+
+}  // namespace popart
