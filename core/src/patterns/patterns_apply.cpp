@@ -113,7 +113,8 @@ int fuseActivations(Ir& ir) {
     Tensor* x = act->input(0);
     Op* p = x->producer;
     if (!p || x->consumers.size() != 1 || isKept(ir, x) || x->info.dataType() != DataType::FLOAT) continue;
-    if (p->kind() != OpKind::Conv && p->kind() != OpKind::Gemm && p->kind() != OpKind::MatMul) continue;
+    const bool addRelu = p->kind() == OpKind::Add && kind == "Relu" && p->outInfo(0).dataType() == DataType::FLOAT;
+    if (p->kind() != OpKind::Conv && p->kind() != OpKind::Gemm && p->kind() != OpKind::MatMul && !addRelu) continue;
     if (p->attrs.has("__act")) continue;
     p->attrs.set("__act", kind);
     p->attrs.set("__act_a", a);

@@ -2,13 +2,16 @@
 // otherwise, a direct kernel for depthwise 2-D convolutions; bias and a fused activation are
 // applied in the epilogue.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/gemm.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/activation_fn.hpp"
+#include "backends/cpu/winograd.hpp"
 #include "ops/window.hpp"
 
 namespace popart {
@@ -84,6 +87,55 @@ void im2col2d(const T* x, T* col, const ConvGeom& g) {
       }
     }
   }
+}
+
+// col[(c, kh, kw), p - p0] for the output positions p in [p0, p0 + np) of one image and one
+// group (2-D), row stride np: a column chunk small enough to stay in cache for the GEMM.
+template <typename T>
+void im2col2dRange(const T* x, T* col, const ConvGeom& g, int64_t p0, int64_t np) {
+  const int64_t H = g.in[0], W = g.in[1], OW = g.out[1];
+  const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], DH = g.d[0], DW = g.d[1];
+  const int64_t PH = g.pb[0], PW = g.pb[1];
+  for (int64_t c = 0; c < g.Cg; ++c) {
+    const T* xc = x + c * H * W;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        T* row = col + ((c * KH + kh) * KW + kw) * np;
+        const int64_t off = kw * DW - PW;
+        const int64_t owLo0 = std::min<int64_t>(off >= 0 ? 0 : (-off + SW - 1) / SW, OW);
+        const int64_t owHi0 = std::max(std::min<int64_t>((W - off + SW - 1) / SW, OW), owLo0);
+        int64_t p = p0;
+        while (p < p0 + np) {
+          const int64_t oh = p / OW, ow0 = p % OW;
+          const int64_t ow1 = std::min<int64_t>(OW, ow0 + (p0 + np - p));
+          T* r = row + (p - p0) - ow0;  // r[ow] is the entry of (oh, ow)
+          const int64_t ih = oh * SH - PH + kh * DH;
+          if (ih < 0 || ih >= H) {
+            for (int64_t ow = ow0; ow < ow1; ++ow) r[ow] = T(0);
+          } else {
+            const T* xr = xc + ih * W;
+            const int64_t lo = std::max(ow0, owLo0), hi = std::min(ow1, owHi0);
+            for (int64_t ow = ow0; ow < std::min(lo, ow1); ++ow) r[ow] = T(0);
+            if (SW == 1) {
+              if (hi > lo) std::memcpy(static_cast<void*>(r + lo), xr + lo + off, static_cast<size_t>(hi - lo) * sizeof(T));
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) r[ow] = xr[ow * SW + off];
+            }
+            for (int64_t ow = std::max(hi, ow0); ow < ow1; ++ow) r[ow] = T(0);
+          }
+          p += ow1 - ow0;
+        }
+      }
+    }
+  }
+}
+
+/// Output positions per column chunk: the chunk's im2col block stays around 256 KiB.
+int64_t convChunk(const ConvGeom& g) {
+  const int64_t K = g.Cg * g.kSize;
+  int64_t nc = (256 * 1024 / 4) / std::max<int64_t>(K, 1);
+  nc = std::max<int64_t>(64, nc / 16 * 16);
+  return std::min(nc, g.outSize);
 }
 
 // Any spatial rank.
@@ -218,6 +270,36 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
     return true;
   }();
   const bool depthwise = g.in.size() == 2 && g.G == g.C && g.Cg == 1 && g.M == g.C;
+  const bool winograd = g.in.size() == 2 && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == 1 && g.s[1] == 1 &&
+                        g.d[0] == 1 && g.d[1] == 1 && g.G == 1 && g.C >= 8 && g.M >= 8 &&
+                        op.inType(0) == DataType::FLOAT && std::getenv("POPART_NO_WINOGRAD") == nullptr;
+  if (winograd) {
+    auto wg = std::make_shared<Winograd23>(g.C, g.M, g.in[0], g.in[1], g.out[0], g.out[1], g.pb[0], g.pb[1]);
+    // Constant weights are transformed once; weights that can change are transformed each run.
+    std::shared_ptr<std::vector<float>> u;
+    size_t scratch = wg->scratchFloats();
+    if (const TensorData* wd = op.inData(1)) {
+      u = std::make_shared<std::vector<float>>(static_cast<size_t>(16 * g.M * g.C));
+      wg->transformWeights(wd->as<float>(), u->data());
+    } else {
+      scratch += static_cast<size_t>(16 * g.M * g.C);
+    }
+    kc.needScratch(scratch * sizeof(float));
+    const Activation act = Activation::fromAttrs(op.attrs);
+    const int x = kc.in(0), w = kc.in(1), b = kc.in(2), y = kc.out(0);
+    const int64_t inElems = g.C * g.inSize, outElems = g.M * g.outSize, N = g.N;
+    const size_t uOffset = wg->scratchFloats();
+    return [=](const RunState& s) {
+      float* scr = reinterpret_cast<float*>(s.scratch);
+      const float* U = u ? u->data() : scr + uOffset;
+      if (!u) wg->transformWeights(inPtr<float>(s, w), scr + uOffset);
+      const float* X = inPtr<float>(s, x);
+      const float* B = b >= 0 ? inPtr<float>(s, b) : nullptr;
+      float* Y = outPtr<float>(s, y);
+      for (int64_t n = 0; n < N; ++n) wg->run(X + n * inElems, U, B, Y + n * outElems, scr);
+      if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, N * outElems);
+    };
+  }
   const bool dwPadded = depthwise && op.inType(0) == DataType::FLOAT && g.d[0] == 1 && g.d[1] == 1 &&
                         (g.s[1] == 1 || g.s[1] == 2) && g.s[0] >= 1;
   const Activation act = Activation::fromAttrs(op.attrs);
@@ -228,6 +310,8 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
   const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
   if (dwPadded)
     kc.needScratch(depthwisePaddedScratch(g));
+  else if (!pointwise && g.in.size() == 2)
+    kc.needScratch(static_cast<size_t>(g.Cg * g.kSize * convChunk(g)) * elem);
   else if (!pointwise && !(depthwise && op.inType(0) == DataType::FLOAT))
     kc.needScratch(static_cast<size_t>(colElems) * elem);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
@@ -267,15 +351,19 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
                 for (int64_t i = 0; i < g.outSize; ++i) row[i] = bv;
               }
             }
-            const T* rhs = xg;
-            if (!pointwise) {
-              if (g.in.size() == 2)
-                im2col2d(xg, col, g);
-              else
-                im2colNd(xg, col, g);
-              rhs = col;
+            if (pointwise) {
+              gemm(false, false, g.Mg, g.outSize, K, T(1), wg, K, xg, g.outSize, B ? T(1) : T(0), yg, g.outSize);
+            } else if (g.in.size() == 2) {
+              const int64_t nc = convChunk(g);
+              for (int64_t p0 = 0; p0 < g.outSize; p0 += nc) {
+                const int64_t np = std::min(nc, g.outSize - p0);
+                im2col2dRange(xg, col, g, p0, np);
+                gemm(false, false, g.Mg, np, K, T(1), wg, K, col, np, B ? T(1) : T(0), yg + p0, g.outSize);
+              }
+            } else {
+              im2colNd(xg, col, g);
+              gemm(false, false, g.Mg, g.outSize, K, T(1), wg, K, col, g.outSize, B ? T(1) : T(0), yg, g.outSize);
             }
-            gemm(false, false, g.Mg, g.outSize, K, T(1), wg, K, rhs, g.outSize, B ? T(1) : T(0), yg, g.outSize);
           }
         }
         if constexpr (std::is_same_v<T, float>) {

@@ -1,4 +1,5 @@
 // CPU kernels of the elementwise family.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -295,7 +296,11 @@ KernelFn makeCpuKernel_Not(const Op& op, KernelContext& kc) {
   };
 }
 
-KernelFn makeCpuKernel_Add(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return a + b; }); }
+KernelFn makeCpuKernel_Add(const Op& op, KernelContext& kc) {
+  if (op.attrs.has("__act") && op.inType(0) == DataType::FLOAT)  // Add + Relu fused by a pattern
+    return binaryKernel<float, float>(op, kc, [](float a, float b) { return std::max(a + b, 0.0f); });
+  return arith(op, kc, [](auto a, auto b) { return a + b; });
+}
 KernelFn makeCpuKernel_Sub(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return a - b; }); }
 KernelFn makeCpuKernel_Mul(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return a * b; }); }
 KernelFn makeCpuKernel_Div(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return safeDiv(a, b); }); }

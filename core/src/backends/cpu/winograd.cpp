@@ -1,0 +1,150 @@
+#include "backends/cpu/winograd.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "backends/cpu/gemm.hpp"
+
+namespace popart {
+namespace cpu {
+
+Winograd23::Winograd23(int64_t C, int64_t M, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t padTop,
+                       int64_t padLeft)
+    : C_(C), M_(M), H_(H), W_(W), OH_(OH), OW_(OW), PT_(padTop), PL_(padLeft) {
+  TH_ = (OH + 1) / 2;
+  TW_ = (OW + 1) / 2;
+  T_ = TH_ * TW_;
+}
+
+size_t Winograd23::scratchFloats() const {
+  // V [16][C][T] + products [16][M][T] + per-row work buffers.
+  const int64_t wp = 2 * TW_ + 2;
+  return static_cast<size_t>(16 * C_ * T_ + 16 * M_ * T_ + 4 * wp + 8 * (TW_ + 1) + 16 * TW_ + 4 * TW_);
+}
+
+void Winograd23::transformWeights(const float* w, float* u) const {
+  // U = G g G^T with G = [[1, 0, 0], [1/2, 1/2, 1/2], [1/2, -1/2, 1/2], [0, 0, 1]].
+  for (int64_t m = 0; m < M_; ++m) {
+    for (int64_t c = 0; c < C_; ++c) {
+      const float* g = w + (m * C_ + c) * 9;
+      float t[4][3];
+      for (int j = 0; j < 3; ++j) {
+        t[0][j] = g[j];
+        t[1][j] = 0.5f * (g[j] + g[3 + j] + g[6 + j]);
+        t[2][j] = 0.5f * (g[j] - g[3 + j] + g[6 + j]);
+        t[3][j] = g[6 + j];
+      }
+      for (int i = 0; i < 4; ++i) {
+        const float r[4] = {t[i][0], 0.5f * (t[i][0] + t[i][1] + t[i][2]), 0.5f * (t[i][0] - t[i][1] + t[i][2]), t[i][2]};
+        for (int j = 0; j < 4; ++j) u[((i * 4 + j) * M_ + m) * C_ + c] = r[j];
+      }
+    }
+  }
+}
+
+void Winograd23::run(const float* x, const float* u, const float* bias, float* y, float* scratch) const {
+  const int64_t wp = 2 * TW_ + 2;  // padded input columns covered by the tiles
+  float* V = scratch;
+  float* P = V + 16 * C_ * T_;
+  float* rows = P + 16 * M_ * T_;  // 4 padded input rows
+  float* eo = rows + 4 * wp;       // even/odd columns of the 4 column-transformed rows
+  float* ybuf = eo + 8 * (TW_ + 1);
+
+  // ---- input transform: V = B^T d B per 4x4 tile, B^T = [[1,0,-1,0],[0,1,1,0],[0,-1,1,0],[0,1,0,-1]]
+  for (int64_t c = 0; c < C_; ++c) {
+    const float* xc = x + c * H_ * W_;
+    for (int64_t ty = 0; ty < TH_; ++ty) {
+      for (int r = 0; r < 4; ++r) {
+        float* row = rows + r * wp;
+        const int64_t ih = 2 * ty - PT_ + r;
+        std::fill(row, row + wp, 0.0f);
+        if (ih < 0 || ih >= H_) continue;
+        const int64_t lo = std::max<int64_t>(0, PL_), hi = std::min<int64_t>(wp, PL_ + W_);
+        if (hi > lo) std::memcpy(row + lo, xc + ih * W_ + (lo - PL_), static_cast<size_t>(hi - lo) * sizeof(float));
+      }
+      // Column transform (over the 4 rows), then split even/odd columns.
+      const float* r0 = rows;
+      const float* r1 = rows + wp;
+      const float* r2 = rows + 2 * wp;
+      const float* r3 = rows + 3 * wp;
+      const int64_t half = TW_ + 1;
+      float* e[4] = {eo, eo + half, eo + 2 * half, eo + 3 * half};
+      float* o[4] = {eo + 4 * half, eo + 5 * half, eo + 6 * half, eo + 7 * half};
+      for (int64_t k = 0; k < half; ++k) {
+        const int64_t a = 2 * k, b = 2 * k + 1;
+        e[0][k] = r0[a] - r2[a];
+        e[1][k] = r1[a] + r2[a];
+        e[2][k] = r2[a] - r1[a];
+        e[3][k] = r1[a] - r3[a];
+        if (b < wp) {
+          o[0][k] = r0[b] - r2[b];
+          o[1][k] = r1[b] + r2[b];
+          o[2][k] = r2[b] - r1[b];
+          o[3][k] = r1[b] - r3[b];
+        } else {
+          o[0][k] = o[1][k] = o[2][k] = o[3][k] = 0.0f;
+        }
+      }
+      // Row transform: columns 2tx..2tx+3 are e[tx], o[tx], e[tx+1], o[tx+1].
+      for (int i = 0; i < 4; ++i) {
+        float* v0 = V + ((i * 4 + 0) * C_ + c) * T_ + ty * TW_;
+        float* v1 = V + ((i * 4 + 1) * C_ + c) * T_ + ty * TW_;
+        float* v2 = V + ((i * 4 + 2) * C_ + c) * T_ + ty * TW_;
+        float* v3 = V + ((i * 4 + 3) * C_ + c) * T_ + ty * TW_;
+        const float* E = e[i];
+        const float* O = o[i];
+        for (int64_t tx = 0; tx < TW_; ++tx) {
+          v0[tx] = E[tx] - E[tx + 1];
+          v1[tx] = O[tx] + E[tx + 1];
+          v2[tx] = E[tx + 1] - O[tx];
+          v3[tx] = O[tx] - O[tx + 1];
+        }
+      }
+    }
+  }
+
+  // ---- 16 products: P[xi] (M x T) = U[xi] (M x C) * V[xi] (C x T)
+  for (int xi = 0; xi < 16; ++xi)
+    gemm(false, false, M_, T_, C_, 1.0f, u + xi * M_ * C_, C_, V + xi * C_ * T_, T_, 0.0f, P + xi * M_ * T_, T_);
+
+  // ---- output transform: Y = A^T P A, A^T = [[1,1,1,0],[0,1,-1,-1]]
+  for (int64_t m = 0; m < M_; ++m) {
+    const float b = bias ? bias[m] : 0.0f;
+    float* ym = y + m * OH_ * OW_;
+    for (int64_t ty = 0; ty < TH_; ++ty) {
+      const float* p[16];
+      for (int xi = 0; xi < 16; ++xi) p[xi] = P + (xi * M_ + m) * T_ + ty * TW_;
+      float* y00 = ybuf;
+      float* y01 = ybuf + TW_;
+      float* y10 = ybuf + 2 * TW_;
+      float* y11 = ybuf + 3 * TW_;
+      for (int64_t tx = 0; tx < TW_; ++tx) {
+        float s[4], d[4];
+        for (int j = 0; j < 4; ++j) {
+          s[j] = p[j][tx] + p[4 + j][tx] + p[8 + j][tx];
+          d[j] = p[4 + j][tx] - p[8 + j][tx] - p[12 + j][tx];
+        }
+        y00[tx] = s[0] + s[1] + s[2] + b;
+        y01[tx] = s[1] - s[2] - s[3] + b;
+        y10[tx] = d[0] + d[1] + d[2] + b;
+        y11[tx] = d[1] - d[2] - d[3] + b;
+      }
+      for (int a = 0; a < 2; ++a) {
+        const int64_t oh = 2 * ty + a;
+        if (oh >= OH_) break;
+        float* yr = ym + oh * OW_;
+        const float* q0 = a ? y10 : y00;
+        const float* q1 = a ? y11 : y01;
+        const int64_t full = OW_ / 2;
+        for (int64_t tx = 0; tx < full; ++tx) {
+          yr[2 * tx] = q0[tx];
+          yr[2 * tx + 1] = q1[tx];
+        }
+        if (OW_ & 1) yr[OW_ - 1] = q0[full];
+      }
+    }
+  }
+}
+
+}  // namespace cpu
+}  // namespace popart
