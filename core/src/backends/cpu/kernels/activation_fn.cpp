@@ -45,5 +45,21 @@ void applyActivation(const Activation& act, const float* in, float* out, int64_t
   }
 }
 
+void BiasActivation::apply(void* ctx, float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t row0, int64_t col0) {
+  const auto* e = static_cast<const BiasActivation*>(ctx);
+  for (int64_t i = 0; i < rows; ++i) {
+    float* r = c + i * ldc;
+    if (e->rowBias) {
+      const float b = e->rowBias[row0 + i];
+      for (int64_t j = 0; j < cols; ++j) r[j] += b;
+    }
+    if (e->colBias) {
+      const float* b = e->colBias + col0;
+      for (int64_t j = 0; j < cols; ++j) r[j] += b[j];
+    }
+    if (e->act.kind != Activation::Kind::None) applyActivation(e->act, r, r, cols);
+  }
+}
+
 }  // namespace cpu
 }  // namespace popart

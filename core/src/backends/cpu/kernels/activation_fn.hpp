@@ -52,5 +52,15 @@ struct Activation {
 /// out[i] = act(in[i]) for n floats, vectorised; in may equal out.
 void applyActivation(const Activation& act, const float* in, float* out, int64_t n);
 
+/// A GEMM epilogue adding a bias (per row of C, as in convolutions, or per column, as in Gemm)
+/// and applying an activation to each block of C while it is in cache.
+struct BiasActivation {
+  const float* rowBias = nullptr;
+  const float* colBias = nullptr;
+  Activation act;
+  bool empty() const { return !rowBias && !colBias && act.kind == Activation::Kind::None; }
+  static void apply(void* ctx, float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t row0, int64_t col0);
+};
+
 }  // namespace cpu
 }  // namespace popart

@@ -259,6 +259,51 @@ void depthwisePadded(const float* x, const float* w, const float* bias, float* y
   }
 }
 
+// Depthwise 3x3 (stride S = 1 or 2, no dilation): one pass per output row with all nine taps
+// unrolled, so each output is loaded and stored once; rows outside the input read a zero row,
+// and the few edge columns are done one by one.
+template <int S>
+void depthwise3x3(const float* x, const float* w, const float* bias, float* y, const ConvGeom& g, const float* zeros) {
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1], PH = g.pb[0], PW = g.pb[1];
+  int64_t lo = (PW + S - 1) / S;                               // first ow with ow*S - PW >= 0
+  int64_t hi = W - 3 + PW >= 0 ? (W - 3 + PW) / S + 1 : 0;     // past the last ow with ow*S - PW + 2 < W
+  lo = std::min(lo, OW);
+  hi = std::max(std::min(hi, OW), lo);
+  for (int64_t c = 0; c < g.C; ++c) {
+    const float* xc = x + c * H * W;
+    const float* k = w + c * 9;
+    float* yc = y + c * OH * OW;
+    const float b = bias ? bias[c] : 0.0f;
+    const float k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8];
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const int64_t ih = oh * S - g.pb[0];
+      const float* r0 = (ih >= 0 && ih < H) ? xc + ih * W : zeros;
+      const float* r1 = (ih + 1 >= 0 && ih + 1 < H) ? xc + (ih + 1) * W : zeros;
+      const float* r2 = (ih + 2 >= 0 && ih + 2 < H) ? xc + (ih + 2) * W : zeros;
+      float* yr = yc + oh * OW;
+      auto edge = [&](int64_t ow) {
+        float acc = b;
+        for (int kw = 0; kw < 3; ++kw) {
+          const int64_t iw = ow * S - PW + kw;
+          if (iw >= 0 && iw < W) acc += k[kw] * r0[iw] + k[3 + kw] * r1[iw] + k[6 + kw] * r2[iw];
+        }
+        yr[ow] = acc;
+      };
+      for (int64_t ow = 0; ow < lo; ++ow) edge(ow);
+      const float* a0 = r0 - PW;
+      const float* a1 = r1 - PW;
+      const float* a2 = r2 - PW;
+      for (int64_t ow = lo; ow < hi; ++ow) {
+        const int64_t i = ow * S;
+        yr[ow] = b + k0 * a0[i] + k1 * a0[i + 1] + k2 * a0[i + 2] + k3 * a1[i] + k4 * a1[i + 1] + k5 * a1[i + 2] +
+                 k6 * a2[i] + k7 * a2[i + 1] + k8 * a2[i + 2];
+      }
+      for (int64_t ow = hi; ow < OW; ++ow) edge(ow);
+    }
+  }
+  (void)PH;
+}
+
 }  // namespace
 
 KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
@@ -308,9 +353,12 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
   if (op.inType(0) != DataType::FLOAT && op.inType(0) != DataType::DOUBLE)
     throw error("Conv supports FLOAT and DOUBLE inputs here, not {}", op.inInfo(0).data_type());
   const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
-  if (dwPadded)
+  const bool dw3x3 = dwPadded && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == g.s[1];
+  if (dw3x3)
+    kc.needScratch(static_cast<size_t>(g.in[1]) * sizeof(float));  // a zero row
+  else if (dwPadded)
     kc.needScratch(depthwisePaddedScratch(g));
-  else if (!pointwise && g.in.size() == 2)
+  else if (!pointwise && g.in.size() == 2 && op.inType(0) == DataType::FLOAT)
     kc.needScratch(static_cast<size_t>(g.Cg * g.kSize * convChunk(g)) * elem);
   else if (!pointwise && !(depthwise && op.inType(0) == DataType::FLOAT))
     kc.needScratch(static_cast<size_t>(colElems) * elem);
@@ -325,6 +373,18 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
         const T* B = b >= 0 ? inPtr<T>(s, b) : nullptr;
         T* Y = outPtr<T>(s, y);
         if constexpr (std::is_same_v<T, float>) {
+          if (dw3x3) {
+            float* zeros = reinterpret_cast<float*>(s.scratch);  // shared scratch: clear it each run
+            std::fill(zeros, zeros + g.in[1], 0.0f);
+            for (int64_t n = 0; n < g.N; ++n) {
+              if (g.s[1] == 1)
+                depthwise3x3<1>(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g, reinterpret_cast<float*>(s.scratch));
+              else
+                depthwise3x3<2>(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g, reinterpret_cast<float*>(s.scratch));
+            }
+            if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
+            return;
+          }
           if (dwPadded) {
             for (int64_t n = 0; n < g.N; ++n)
               depthwisePadded(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g, reinterpret_cast<float*>(s.scratch));
@@ -344,6 +404,27 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
             const T* xg = X + (n * g.C + grp * g.Cg) * g.inSize;
             T* yg = Y + (n * g.M + grp * g.Mg) * g.outSize;
             const T* wg = Wt + grp * g.Mg * K;
+            if constexpr (std::is_same_v<T, float>) {
+              // Bias and activation are applied by the GEMM epilogue, on C blocks still in cache.
+              BiasActivation epi;
+              epi.rowBias = B ? B + grp * g.Mg : nullptr;
+              epi.act = act;
+              const GemmEpilogue ge{&BiasActivation::apply, &epi};
+              if (pointwise) {
+                gemm(false, false, g.Mg, g.outSize, K, 1.0f, wg, K, xg, g.outSize, 0.0f, yg, g.outSize, ge);
+              } else if (g.in.size() == 2) {
+                const int64_t nc = convChunk(g);
+                for (int64_t p0 = 0; p0 < g.outSize; p0 += nc) {
+                  const int64_t np = std::min(nc, g.outSize - p0);
+                  im2col2dRange(xg, col, g, p0, np);
+                  gemm(false, false, g.Mg, np, K, 1.0f, wg, K, col, np, 0.0f, yg + p0, g.outSize, ge);
+                }
+              } else {
+                im2colNd(xg, col, g);
+                gemm(false, false, g.Mg, g.outSize, K, 1.0f, wg, K, col, g.outSize, 0.0f, yg, g.outSize, ge);
+              }
+              continue;
+            }
             if (B) {
               for (int64_t m = 0; m < g.Mg; ++m) {
                 const T bv = B[grp * g.Mg + m];
@@ -351,23 +432,17 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
                 for (int64_t i = 0; i < g.outSize; ++i) row[i] = bv;
               }
             }
-            if (pointwise) {
-              gemm(false, false, g.Mg, g.outSize, K, T(1), wg, K, xg, g.outSize, B ? T(1) : T(0), yg, g.outSize);
-            } else if (g.in.size() == 2) {
-              const int64_t nc = convChunk(g);
-              for (int64_t p0 = 0; p0 < g.outSize; p0 += nc) {
-                const int64_t np = std::min(nc, g.outSize - p0);
-                im2col2dRange(xg, col, g, p0, np);
-                gemm(false, false, g.Mg, np, K, T(1), wg, K, col, np, B ? T(1) : T(0), yg + p0, g.outSize);
+            const T* rhs = xg;
+            if (!pointwise) {
+              if (g.in.size() == 2) {
+                im2col2d(xg, col, g);
+              } else {
+                im2colNd(xg, col, g);
               }
-            } else {
-              im2colNd(xg, col, g);
-              gemm(false, false, g.Mg, g.outSize, K, T(1), wg, K, col, g.outSize, B ? T(1) : T(0), yg, g.outSize);
+              rhs = col;
             }
+            gemm(false, false, g.Mg, g.outSize, K, T(1), wg, K, rhs, g.outSize, B ? T(1) : T(0), yg, g.outSize);
           }
-        }
-        if constexpr (std::is_same_v<T, float>) {
-          if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
         }
       };
     }
