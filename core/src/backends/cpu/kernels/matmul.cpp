@@ -1,6 +1,8 @@
 // CPU kernels of the matmul family: MatMul (batched, broadcast) and Gemm, with an optional
 // fused activation epilogue.
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "backends/cpu/broadcast.hpp"
 #include "backends/cpu/dispatch.hpp"
@@ -99,6 +101,33 @@ KernelFn makeCpuKernel_Gemm(const Op& op, KernelContext& kc) {
   const bool cIsRowVector = hasC && (cShape == Shape{N} || cShape == Shape{1, N});
   const Activation act = Activation::fromAttrs(op.attrs);
   const int x = kc.in(0), w = kc.in(1), c = kc.in(2), y = kc.out(0);
+  // FLOAT with constant weights: transpose B once (the GEMM streams plain B fastest) and add the
+  // bias + activation in the GEMM epilogue.
+  if (op.inType(0) == DataType::FLOAT && (!hasC || cIsRowVector) && beta == 1.0) {
+    std::shared_ptr<std::vector<float>> bt;
+    if (tb && op.inData(1)) {
+      const float* src = op.inData(1)->as<float>();
+      bt = std::make_shared<std::vector<float>>(static_cast<size_t>(K * N));
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t k = 0; k < K; ++k) (*bt)[static_cast<size_t>(k * N + n)] = src[n * K + k];
+      }
+    }
+    const bool transB = tb && !bt;
+    const int64_t lda = a[1];
+    return [=](const RunState& s) {
+      const float* B = bt ? bt->data() : inPtr<float>(s, w);
+      BiasActivation epi;
+      epi.colBias = hasC ? inPtr<float>(s, c) : nullptr;
+      epi.act = act;
+      float* C = outPtr<float>(s, y);
+      if (epi.empty()) {
+        gemm(ta, transB, M, N, K, static_cast<float>(alpha), inPtr<float>(s, x), lda, B, transB ? K : N, 0.0f, C, N);
+      } else {
+        gemm(ta, transB, M, N, K, static_cast<float>(alpha), inPtr<float>(s, x), lda, B, transB ? K : N, 0.0f, C, N,
+             GemmEpilogue{&BiasActivation::apply, &epi});
+      }
+    };
+  }
   return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     using CT = compute_t<T>;
