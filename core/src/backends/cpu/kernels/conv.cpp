@@ -53,7 +53,7 @@ ConvGeom convGeom(const Op& op) {
 
 // col[(c, kh, kw), (oh, ow)] for one image and one group (2-D).
 template <typename T>
-void im2col2d(const T* x, T* col, const ConvGeom& g) {
+void im2col2d(const T* x, T* col, const ConvGeom& g, int64_t ldcol = -1) {
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
   const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], DH = g.d[0], DW = g.d[1];
   const int64_t PH = g.pb[0], PW = g.pb[1];
@@ -61,7 +61,7 @@ void im2col2d(const T* x, T* col, const ConvGeom& g) {
     const T* xc = x + c * H * W;
     for (int64_t kh = 0; kh < KH; ++kh) {
       for (int64_t kw = 0; kw < KW; ++kw) {
-        T* row = col + ((c * KH + kh) * KW + kw) * OH * OW;
+        T* row = col + ((c * KH + kh) * KW + kw) * (ldcol < 0 ? OH * OW : ldcol);
         // ow range whose input column is inside the image
         const int64_t off = kw * DW - PW;
         int64_t owLo = off >= 0 ? 0 : (-off + SW - 1) / SW;
@@ -78,7 +78,8 @@ void im2col2d(const T* x, T* col, const ConvGeom& g) {
           const T* xr = xc + ih * W;
           for (int64_t ow = 0; ow < owLo; ++ow) r[ow] = T(0);
           if (SW == 1) {
-            std::memcpy(static_cast<void*>(r + owLo), xr + owLo + off, static_cast<size_t>(owHi - owLo) * sizeof(T));
+            const T* src = xr + off;  // short rows: an inline loop beats a memcpy call
+            for (int64_t ow = owLo; ow < owHi; ++ow) r[ow] = src[ow];
           } else {
             for (int64_t ow = owLo; ow < owHi; ++ow) r[ow] = xr[ow * SW + off];
           }
@@ -92,7 +93,8 @@ void im2col2d(const T* x, T* col, const ConvGeom& g) {
 // col[(c, kh, kw), p - p0] for the output positions p in [p0, p0 + np) of one image and one
 // group (2-D), row stride np: a column chunk small enough to stay in cache for the GEMM.
 template <typename T>
-void im2col2dRange(const T* x, T* col, const ConvGeom& g, int64_t p0, int64_t np) {
+void im2col2dRange(const T* x, T* col, const ConvGeom& g, int64_t p0, int64_t np, int64_t ldcol = -1) {
+  if (ldcol < 0) ldcol = np;
   const int64_t H = g.in[0], W = g.in[1], OW = g.out[1];
   const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], DH = g.d[0], DW = g.d[1];
   const int64_t PH = g.pb[0], PW = g.pb[1];
@@ -100,7 +102,7 @@ void im2col2dRange(const T* x, T* col, const ConvGeom& g, int64_t p0, int64_t np
     const T* xc = x + c * H * W;
     for (int64_t kh = 0; kh < KH; ++kh) {
       for (int64_t kw = 0; kw < KW; ++kw) {
-        T* row = col + ((c * KH + kh) * KW + kw) * np;
+        T* row = col + ((c * KH + kh) * KW + kw) * ldcol;
         const int64_t off = kw * DW - PW;
         const int64_t owLo0 = std::min<int64_t>(off >= 0 ? 0 : (-off + SW - 1) / SW, OW);
         const int64_t owHi0 = std::max(std::min<int64_t>((W - off + SW - 1) / SW, OW), owLo0);
@@ -117,7 +119,8 @@ void im2col2dRange(const T* x, T* col, const ConvGeom& g, int64_t p0, int64_t np
             const int64_t lo = std::max(ow0, owLo0), hi = std::min(ow1, owHi0);
             for (int64_t ow = ow0; ow < std::min(lo, ow1); ++ow) r[ow] = T(0);
             if (SW == 1) {
-              if (hi > lo) std::memcpy(static_cast<void*>(r + lo), xr + lo + off, static_cast<size_t>(hi - lo) * sizeof(T));
+              const T* src = xr + off;
+              for (int64_t ow = lo; ow < hi; ++ow) r[ow] = src[ow];
             } else {
               for (int64_t ow = lo; ow < hi; ++ow) r[ow] = xr[ow * SW + off];
             }
@@ -304,6 +307,40 @@ void depthwise3x3(const float* x, const float* w, const float* bias, float* y, c
   (void)PH;
 }
 
+// Several small images per GEMM: their im2col blocks side by side ([K, images x P]); the epilogue
+// scatters each finished block of C into the images' outputs, adding bias and activation.
+struct BatchScatter {
+  float* y;        // output of the first image of the batch, group offset applied
+  int64_t P;       // output positions per image
+  int64_t imgStride;  // floats between images in y (M * P)
+  const float* bias;  // per output channel of the group, or null
+  Activation act;
+  static void apply(void* ctx, float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t row0, int64_t col0) {
+    const auto* e = static_cast<const BatchScatter*>(ctx);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float b = e->bias ? e->bias[row0 + r] : 0.0f;
+      const float* src = c + r * ldc;
+      int64_t q = col0;
+      while (q < col0 + cols) {
+        const int64_t img = q / e->P, p = q % e->P;
+        const int64_t run = std::min(e->P - p, col0 + cols - q);
+        float* dst = e->y + img * e->imgStride + (row0 + r) * e->P + p;
+        for (int64_t j = 0; j < run; ++j) dst[j] = src[q - col0 + j] + b;
+        if (e->act.kind != Activation::Kind::None) applyActivation(e->act, dst, dst, run);
+        q += run;
+      }
+    }
+  }
+};
+
+/// Images per GEMM for convolutions with small outputs (1 = one image at a time).
+int64_t convImagesPerGemm(const ConvGeom& g) {
+  if (g.N == 1 || g.outSize >= 512 || g.in.size() != 2) return 1;
+  const int64_t K = g.Cg * g.kSize;
+  const int64_t cols = std::max<int64_t>(512, (256 * 1024 / 4) / std::max<int64_t>(K, 1));
+  return std::max<int64_t>(1, std::min(g.N, cols / g.outSize));
+}
+
 }  // namespace
 
 KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
@@ -358,6 +395,9 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
     kc.needScratch(static_cast<size_t>(g.in[1]) * sizeof(float));  // a zero row
   else if (dwPadded)
     kc.needScratch(depthwisePaddedScratch(g));
+  const int64_t imgs = op.inType(0) == DataType::FLOAT && !dwPadded ? convImagesPerGemm(g) : 1;
+  if (imgs > 1)
+    kc.needScratch(static_cast<size_t>(g.Cg * g.kSize * imgs * g.outSize + g.Mg * imgs * g.outSize) * elem);
   else if (!pointwise && g.in.size() == 2 && op.inType(0) == DataType::FLOAT)
     kc.needScratch(static_cast<size_t>(g.Cg * g.kSize * convChunk(g)) * elem);
   else if (!pointwise && !(depthwise && op.inType(0) == DataType::FLOAT))
@@ -399,6 +439,23 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
         }
         T* col = reinterpret_cast<T*>(s.scratch);
         const int64_t K = g.Cg * g.kSize;
+        if constexpr (std::is_same_v<T, float>) {
+          if (imgs > 1) {
+            const int64_t P = g.outSize;
+            float* cbuf = col + K * imgs * P;
+            for (int64_t n0 = 0; n0 < g.N; n0 += imgs) {
+              const int64_t ni = std::min(imgs, g.N - n0);
+              for (int64_t grp = 0; grp < g.G; ++grp) {
+                for (int64_t i = 0; i < ni; ++i)
+                  im2col2d(X + ((n0 + i) * g.C + grp * g.Cg) * g.inSize, col + i * P, g, ni * P);
+                BatchScatter sc{Y + (n0 * g.M + grp * g.Mg) * P, P, g.M * P, B ? B + grp * g.Mg : nullptr, act};
+                gemm(false, false, g.Mg, ni * P, K, 1.0f, Wt + grp * g.Mg * K, K, col, ni * P, 0.0f, cbuf, ni * P,
+                     GemmEpilogue{&BatchScatter::apply, &sc});
+              }
+            }
+            return;
+          }
+        }
         for (int64_t n = 0; n < g.N; ++n) {
           for (int64_t grp = 0; grp < g.G; ++grp) {
             const T* xg = X + (n * g.C + grp * g.Cg) * g.inSize;
@@ -416,7 +473,10 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
                 const int64_t nc = convChunk(g);
                 for (int64_t p0 = 0; p0 < g.outSize; p0 += nc) {
                   const int64_t np = std::min(nc, g.outSize - p0);
-                  im2col2dRange(xg, col, g, p0, np);
+                  if (np == g.outSize)
+                    im2col2d(xg, col, g);
+                  else
+                    im2col2dRange(xg, col, g, p0, np);
                   gemm(false, false, g.Mg, np, K, 1.0f, wg, K, col, np, 0.0f, yg + p0, g.outSize, ge);
                 }
               } else {

@@ -105,7 +105,9 @@ KernelFn makeCpuKernel_Gemm(const Op& op, KernelContext& kc) {
   // bias + activation in the GEMM epilogue.
   if (op.inType(0) == DataType::FLOAT && (!hasC || cIsRowVector) && beta == 1.0) {
     std::shared_ptr<std::vector<float>> bt;
-    if (tb && op.inData(1)) {
+    // Only for weights of moderate size and several rows: a copy of huge weights costs memory, and
+    // few-row products stream transposed B directly anyway.
+    if (tb && op.inData(1) && K * N * 4 <= (8 << 20) && M > 8) {
       const float* src = op.inData(1)->as<float>();
       bt = std::make_shared<std::vector<float>>(static_cast<size_t>(K * N));
       for (int64_t n = 0; n < N; ++n) {
