@@ -18,12 +18,13 @@
 // The allowlist (--expected) only grows: a listed test that does not pass fails the run (exit 1);
 // a passing test that is not listed is printed so it can be added. --write-lists rewrites the
 // allowlist and the list of the other tests with their reasons (--failures).
+#include <dirent.h>
+#include <sys/stat.h>
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <dirent.h>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -31,7 +32,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 #include "ir/tensor_data.hpp"
@@ -180,7 +180,8 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
         inputs.emplace(inputNames[k], readTensor(f));
       }
       std::vector<TensorData> expected;
-      for (size_t k = 0; k < outputNames.size(); ++k) expected.push_back(readTensor(sd + "/output_" + std::to_string(k) + ".pb"));
+      for (size_t k = 0; k < outputNames.size(); ++k)
+        expected.push_back(readTensor(sd + "/output_" + std::to_string(k) + ".pb"));
 
       // Create the session, binding shape-giving inputs as constants when asked to.
       onnx::ModelProto m = model;
@@ -203,8 +204,9 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
         std::string bytes;
         m.SerializeToString(&bytes);
         try {
-          session = popart::InferenceSession::createFromOnnxModel(bytes, popart::DataFlow(1, outputNames),
-                                                                  popart::DeviceManager::createDeviceManager().createCpuDevice(), shapes);
+          session = popart::InferenceSession::createFromOnnxModel(
+              bytes, popart::DataFlow(1, outputNames), popart::DeviceManager::createDeviceManager().createCpuDevice(),
+              shapes);
         } catch (const popart::error& e) {
           const std::string id = shapeInputFromError(e.what());
           if (id.empty() || !inputs.count(id) || bound.count(id)) {
@@ -227,7 +229,8 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
         std::map<popart::TensorId, popart::NDArray> ins;
         for (const auto& kv : inputs) {
           if (bound.count(kv.first)) continue;
-          if (kv.second.info().dataType() == popart::DataType::STRING) throw popart::error("STRING inputs are not supported");
+          if (kv.second.info().dataType() == popart::DataType::STRING)
+            throw popart::error("STRING inputs are not supported");
           popart::NDArray a(kv.second.info());
           if (a.nelms()) std::memcpy(a.data(), kv.second.data(), static_cast<size_t>(kv.second.nbytes()));
           ins.emplace(kv.first, std::move(a));
@@ -283,12 +286,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-    if (a == "--data") data = next();
-    else if (a == "--expected") expectedPath = next();
-    else if (a == "--failures") failuresPath = next();
-    else if (a == "--filter") filter = next();
-    else if (a == "--write-lists") writeLists = true;
-    else if (a == "--verbose") verbose = true;
+    if (a == "--data")
+      data = next();
+    else if (a == "--expected")
+      expectedPath = next();
+    else if (a == "--failures")
+      failuresPath = next();
+    else if (a == "--filter")
+      filter = next();
+    else if (a == "--write-lists")
+      writeLists = true;
+    else if (a == "--verbose")
+      verbose = true;
     else {
       std::cerr << "unknown argument " << a << "\n";
       return 2;
@@ -305,8 +314,10 @@ int main(int argc, char** argv) {
       results.push_back(runTest(data + "/" + full, name, category, verbose));
       const Result& r = results.back();
       if (verbose || r.status == Status::Failed)
-        std::cerr << (r.status == Status::Passed ? "PASS " : r.status == Status::Failed ? "FAIL " : "SKIP ") << r.name
-                  << (r.reason.empty() ? "" : ": " + r.reason) << "\n";
+        std::cerr << (r.status == Status::Passed   ? "PASS "
+                      : r.status == Status::Failed ? "FAIL "
+                                                   : "SKIP ")
+                  << r.name << (r.reason.empty() ? "" : ": " + r.reason) << "\n";
     }
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -316,9 +327,12 @@ int main(int argc, char** argv) {
   int passed = 0, failed = 0, skipped = 0;
   for (const auto& r : results) {
     auto& c = byCat[r.category];
-    if (r.status == Status::Passed) ++passed, ++c[0];
-    else if (r.status == Status::Failed) ++failed, ++c[1];
-    else ++skipped, ++c[2];
+    if (r.status == Status::Passed)
+      ++passed, ++c[0];
+    else if (r.status == Status::Failed)
+      ++failed, ++c[1];
+    else
+      ++skipped, ++c[2];
   }
   std::cout << "| category | passed | failed | unsupported | total |\n|---|---|---|---|---|\n";
   for (const auto& kv : byCat)
@@ -334,8 +348,8 @@ int main(int argc, char** argv) {
     for (const auto& r : results) {
       seen.insert(r.name);
       if (expected.count(r.name) && r.status != Status::Passed) {
-        std::cout << "REGRESSION: " << r.name << " is in the allowlist but " << (r.status == Status::Failed ? "failed" : "is unsupported")
-                  << ": " << r.reason << "\n";
+        std::cout << "REGRESSION: " << r.name << " is in the allowlist but "
+                  << (r.status == Status::Failed ? "failed" : "is unsupported") << ": " << r.reason << "\n";
         rc = 1;
       }
       if (!expected.count(r.name) && r.status == Status::Passed)
@@ -361,7 +375,8 @@ int main(int argc, char** argv) {
     }
     if (!failuresPath.empty()) {
       std::ofstream f(failuresPath);
-      f << "# ONNX backend tests that do not pass yet, with the reason (written by popart_conformance --write-lists).\n";
+      f << "# ONNX backend tests that do not pass yet, with the reason (written by popart_conformance "
+           "--write-lists).\n";
       for (const auto& r : results) {
         if (r.status != Status::Passed)
           f << r.name << "  # " << (r.status == Status::Failed ? "FAILED: " : "UNSUPPORTED: ") << r.reason << "\n";

@@ -43,6 +43,15 @@ void setupClip(Op& op) {
 
 void setupPRelu(Op& op) {
   requireSameType(op, 0, 1);
+  // Before opset 7 a 1-D slope of size C is per channel (axis 1), not numpy-broadcast.
+  const Shape& x = op.inShape(0);
+  if (op.opset() < 7 && op.inInfo(1).rank() == 1 && x.size() > 2 && op.inShape(1)[0] == x[1] && x[1] != x.back()) {
+    Shape b(x.size() - 1, 1);
+    b[0] = x[1];
+    op.attrs.set("__bshape", b);  // the binary kernel reads the slope with this shape
+    setupSameAsInput0(op);
+    return;
+  }
   const Shape out = broadcastInputs(op, {0, 1});
   if (out != op.inShape(0))
     throw error("slope shape {} must broadcast to the input shape {} (unidirectionally)", op.inShape(1), op.inShape(0));

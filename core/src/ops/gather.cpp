@@ -109,12 +109,14 @@ void setupCompress(Op& op) {
   if (op.attrs.has("axis")) {
     const int64_t axis = normalizeAxis(op.attrs.getInt("axis"), static_cast<int64_t>(in.size()));
     const int64_t n = in[static_cast<size_t>(axis)];
-    for (int64_t i = 0; i < std::min<int64_t>(n, static_cast<int64_t>(cond.size())); ++i) kept += cond[static_cast<size_t>(i)] != 0;
+    for (int64_t i = 0; i < std::min<int64_t>(n, static_cast<int64_t>(cond.size())); ++i)
+      kept += cond[static_cast<size_t>(i)] != 0;
     out = in;
     out[static_cast<size_t>(axis)] = kept;
   } else {
     const int64_t n = op.inInfo(0).nelms();
-    for (int64_t i = 0; i < std::min<int64_t>(n, static_cast<int64_t>(cond.size())); ++i) kept += cond[static_cast<size_t>(i)] != 0;
+    for (int64_t i = 0; i < std::min<int64_t>(n, static_cast<int64_t>(cond.size())); ++i)
+      kept += cond[static_cast<size_t>(i)] != 0;
     out = {kept};
   }
   setOutput(op, 0, op.inType(0), out);

@@ -55,7 +55,8 @@ void setupOnnxLoss(Op& op) {
   if (x.size() < 2) throw error("the input must have rank >= 2 ([N, C, ...]), got {}", x);
   Shape t = x;
   t.erase(t.begin() + 1);
-  if (op.inShape(1) != t) throw error("the target must have shape {} (the input {} without C), got {}", t, x, op.inShape(1));
+  if (op.inShape(1) != t)
+    throw error("the target must have shape {} (the input {} without C), got {}", t, x, op.inShape(1));
   if (op.hasInput(2)) {
     requireSameType(op, 0, 2);
     if (op.inShape(2) != Shape{x[1]}) throw error("the weights must have shape [{}], got {}", x[1], op.inShape(2));

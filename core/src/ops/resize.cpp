@@ -46,7 +46,8 @@ ResizeParams resizeParams(const Op& op) {
   if (!sizes.empty()) {
     if (sizes.size() != r) throw error("sizes {} must have {} entries", sizes, r);
     p.outShape = sizes;
-    for (size_t i = 0; i < r; ++i) p.scales.push_back(in[i] ? static_cast<double>(sizes[i]) / static_cast<double>(in[i]) : 1.0);
+    for (size_t i = 0; i < r; ++i)
+      p.scales.push_back(in[i] ? static_cast<double>(sizes[i]) / static_cast<double>(in[i]) : 1.0);
   } else {
     if (scales.size() != r) throw error("scales must have {} entries, got {}", r, scales.size());
     p.scales = scales;
@@ -55,8 +56,8 @@ ResizeParams resizeParams(const Op& op) {
       p.outShape.push_back(static_cast<int64_t>(std::floor(static_cast<double>(in[i]) * scales[i])));
     }
   }
-  static const char* modes[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                                "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  static const char* modes[] = {"half_pixel", "pytorch_half_pixel",   "align_corners",
+                                "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
   bool known = false;
   for (const char* m : modes) known = known || p.coordMode == m;
   if (!known) throw error("coordinate_transformation_mode '{}' is not supported", p.coordMode);

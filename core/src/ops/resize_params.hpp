@@ -10,7 +10,7 @@ namespace popart {
 namespace ops {
 
 struct ResizeParams {
-  std::vector<double> scales;   ///< per dimension (output / input)
+  std::vector<double> scales;  ///< per dimension (output / input)
   std::vector<int64_t> outShape;
   std::vector<double> roiStart, roiEnd;  ///< tf_crop_and_resize only (normalised)
   std::string mode = "nearest";          ///< nearest | linear | cubic

@@ -76,8 +76,12 @@ void define_CumSum(OpDef& d) {
   d.setup = setupCumSum;
   d.sinceOpset = 11;
 }
-void define_DepthToSpace(OpDef& d) { d.setup = setupDepthToSpace; }
-void define_SpaceToDepth(OpDef& d) { d.setup = setupSpaceToDepth; }
+void define_DepthToSpace(OpDef& d) {
+  d.setup = setupDepthToSpace;
+}
+void define_SpaceToDepth(OpDef& d) {
+  d.setup = setupSpaceToDepth;
+}
 void define_OneHot(OpDef& d) {
   d.minInputs = d.maxInputs = 3;
   d.setup = setupOneHot;

@@ -185,7 +185,8 @@ int fuseLayerNorms(Ir& ir) {
       if (c->kind() == OpKind::Div) div = c;
     }
     double e = 0, eps = 0;
-    if (!pw || !div || pw->input(0) != d || !isScalarConst(pw->input(1), &e) || e != 2.0 || div->input(0) != d) continue;
+    if (!pw || !div || pw->input(0) != d || !isScalarConst(pw->input(1), &e) || e != 2.0 || div->input(0) != d)
+      continue;
     Op* rm2 = soleConsumer(ir, pw->output(0), OpKind::ReduceMean);
     if (!rm2 || !isLastAxisMean(rm2)) continue;
     Op* addEps = soleConsumer(ir, rm2->output(0), OpKind::Add);

@@ -35,7 +35,8 @@ void Winograd23::transformWeights(const float* w, float* u) const {
         t[3][j] = g[6 + j];
       }
       for (int i = 0; i < 4; ++i) {
-        const float r[4] = {t[i][0], 0.5f * (t[i][0] + t[i][1] + t[i][2]), 0.5f * (t[i][0] - t[i][1] + t[i][2]), t[i][2]};
+        const float r[4] = {t[i][0], 0.5f * (t[i][0] + t[i][1] + t[i][2]), 0.5f * (t[i][0] - t[i][1] + t[i][2]),
+                            t[i][2]};
         for (int j = 0; j < 4; ++j) u[((i * 4 + j) * M_ + m) * C_ + c] = r[j];
       }
     }

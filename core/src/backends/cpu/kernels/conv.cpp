@@ -268,8 +268,8 @@ void depthwisePadded(const float* x, const float* w, const float* bias, float* y
 template <int S>
 void depthwise3x3(const float* x, const float* w, const float* bias, float* y, const ConvGeom& g, const float* zeros) {
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1], PH = g.pb[0], PW = g.pb[1];
-  int64_t lo = (PW + S - 1) / S;                               // first ow with ow*S - PW >= 0
-  int64_t hi = W - 3 + PW >= 0 ? (W - 3 + PW) / S + 1 : 0;     // past the last ow with ow*S - PW + 2 < W
+  int64_t lo = (PW + S - 1) / S;                            // first ow with ow*S - PW >= 0
+  int64_t hi = W - 3 + PW >= 0 ? (W - 3 + PW) / S + 1 : 0;  // past the last ow with ow*S - PW + 2 < W
   lo = std::min(lo, OW);
   hi = std::max(std::min(hi, OW), lo);
   for (int64_t c = 0; c < g.C; ++c) {
@@ -310,8 +310,8 @@ void depthwise3x3(const float* x, const float* w, const float* bias, float* y, c
 // Several small images per GEMM: their im2col blocks side by side ([K, images x P]); the epilogue
 // scatters each finished block of C into the images' outputs, adding bias and activation.
 struct BatchScatter {
-  float* y;        // output of the first image of the batch, group offset applied
-  int64_t P;       // output positions per image
+  float* y;           // output of the first image of the batch, group offset applied
+  int64_t P;          // output positions per image
   int64_t imgStride;  // floats between images in y (M * P)
   const float* bias;  // per output channel of the group, or null
   Activation act;
@@ -352,9 +352,9 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
     return true;
   }();
   const bool depthwise = g.in.size() == 2 && g.G == g.C && g.Cg == 1 && g.M == g.C;
-  const bool winograd = g.in.size() == 2 && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == 1 && g.s[1] == 1 &&
-                        g.d[0] == 1 && g.d[1] == 1 && g.G == 1 && g.C >= 8 && g.M >= 8 &&
-                        op.inType(0) == DataType::FLOAT && std::getenv("POPART_NO_WINOGRAD") == nullptr;
+  const bool winograd = g.in.size() == 2 && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == 1 && g.s[1] == 1 && g.d[0] == 1 &&
+                        g.d[1] == 1 && g.G == 1 && g.C >= 8 && g.M >= 8 && op.inType(0) == DataType::FLOAT &&
+                        std::getenv("POPART_NO_WINOGRAD") == nullptr;
   if (winograd) {
     auto wg = std::make_shared<Winograd23>(g.C, g.M, g.in[0], g.in[1], g.out[0], g.out[1], g.pb[0], g.pb[1]);
     // Constant weights are transformed once; weights that can change are transformed each run.
@@ -418,16 +418,19 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
             std::fill(zeros, zeros + g.in[1], 0.0f);
             for (int64_t n = 0; n < g.N; ++n) {
               if (g.s[1] == 1)
-                depthwise3x3<1>(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g, reinterpret_cast<float*>(s.scratch));
+                depthwise3x3<1>(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g,
+                                reinterpret_cast<float*>(s.scratch));
               else
-                depthwise3x3<2>(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g, reinterpret_cast<float*>(s.scratch));
+                depthwise3x3<2>(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g,
+                                reinterpret_cast<float*>(s.scratch));
             }
             if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
             return;
           }
           if (dwPadded) {
             for (int64_t n = 0; n < g.N; ++n)
-              depthwisePadded(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g, reinterpret_cast<float*>(s.scratch));
+              depthwisePadded(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g,
+                              reinterpret_cast<float*>(s.scratch));
             if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
             return;
           }

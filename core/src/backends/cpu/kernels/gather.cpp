@@ -39,11 +39,21 @@ template <typename T>
 void apply(Red r, T& dst, T v) {
   using C = compute_t<T>;
   switch (r) {
-    case Red::None: dst = v; break;
-    case Red::Add: dst = static_cast<T>(static_cast<C>(dst) + static_cast<C>(v)); break;
-    case Red::Mul: dst = static_cast<T>(static_cast<C>(dst) * static_cast<C>(v)); break;
-    case Red::Max: dst = static_cast<C>(v) > static_cast<C>(dst) ? v : dst; break;
-    case Red::Min: dst = static_cast<C>(v) < static_cast<C>(dst) ? v : dst; break;
+    case Red::None:
+      dst = v;
+      break;
+    case Red::Add:
+      dst = static_cast<T>(static_cast<C>(dst) + static_cast<C>(v));
+      break;
+    case Red::Mul:
+      dst = static_cast<T>(static_cast<C>(dst) * static_cast<C>(v));
+      break;
+    case Red::Max:
+      dst = static_cast<C>(v) > static_cast<C>(dst) ? v : dst;
+      break;
+    case Red::Min:
+      dst = static_cast<C>(v) < static_cast<C>(dst) ? v : dst;
+      break;
   }
 }
 
@@ -103,12 +113,15 @@ KernelFn makeCpuKernel_ScatterElements(const Op& op, KernelContext& kc) {
       if (s.slots[y] != s.slots[x]) std::memcpy(s.slots[y], s.slots[x], bytes);
       T* out = outPtr<T>(s, y);
       const T* u = inPtr<T>(s, up);
-      forEachAxisIndex(idx, data, axis, s.slots[ix], i64, where, [&](int64_t k, int64_t off) { apply(red, out[off], u[k]); });
+      forEachAxisIndex(idx, data, axis, s.slots[ix], i64, where,
+                       [&](int64_t k, int64_t off) { apply(red, out[off], u[k]); });
     };
   });
 }
 
-KernelFn makeCpuKernel_Scatter(const Op& op, KernelContext& kc) { return makeCpuKernel_ScatterElements(op, kc); }
+KernelFn makeCpuKernel_Scatter(const Op& op, KernelContext& kc) {
+  return makeCpuKernel_ScatterElements(op, kc);
+}
 
 namespace {
 
@@ -127,7 +140,8 @@ NdGeom ndGeom(const Shape& data, const Shape& idx, int64_t b) {
   for (size_t i = static_cast<size_t>(b); i < data.size(); ++i) g.dataBatch *= data[i];
   g.dims.assign(data.begin() + b, data.begin() + b + g.k);
   g.strides.assign(static_cast<size_t>(g.k), 1);
-  for (int64_t i = g.k - 1; i > 0; --i) g.strides[static_cast<size_t>(i - 1)] = g.strides[static_cast<size_t>(i)] * g.dims[static_cast<size_t>(i)];
+  for (int64_t i = g.k - 1; i > 0; --i)
+    g.strides[static_cast<size_t>(i - 1)] = g.strides[static_cast<size_t>(i)] * g.dims[static_cast<size_t>(i)];
   return g;
 }
 
@@ -146,9 +160,11 @@ KernelFn makeCpuKernel_GatherND(const Op& op, KernelContext& kc) {
       for (int64_t t = 0; t < g.tuples; ++t) {
         const int64_t* tup = idx + (b * g.tuples + t) * g.k;
         int64_t off = 0;
-        for (int64_t j = 0; j < g.k; ++j) off += wrapIndex(tup[j], g.dims[static_cast<size_t>(j)], where) * g.strides[static_cast<size_t>(j)];
+        for (int64_t j = 0; j < g.k; ++j)
+          off += wrapIndex(tup[j], g.dims[static_cast<size_t>(j)], where) * g.strides[static_cast<size_t>(j)];
         std::memcpy(dst + static_cast<size_t>((b * g.tuples + t) * g.slice) * elem,
-                    src + static_cast<size_t>(b * g.dataBatch + off * g.slice) * elem, static_cast<size_t>(g.slice) * elem);
+                    src + static_cast<size_t>(b * g.dataBatch + off * g.slice) * elem,
+                    static_cast<size_t>(g.slice) * elem);
       }
     }
   };
@@ -169,7 +185,8 @@ KernelFn makeCpuKernel_ScatterND(const Op& op, KernelContext& kc) {
       const int64_t* idx = inPtr<int64_t>(s, ix);
       for (int64_t t = 0; t < g.tuples; ++t) {
         int64_t off = 0;
-        for (int64_t j = 0; j < g.k; ++j) off += wrapIndex(idx[t * g.k + j], g.dims[static_cast<size_t>(j)], where) * g.strides[static_cast<size_t>(j)];
+        for (int64_t j = 0; j < g.k; ++j)
+          off += wrapIndex(idx[t * g.k + j], g.dims[static_cast<size_t>(j)], where) * g.strides[static_cast<size_t>(j)];
         for (int64_t e = 0; e < g.slice; ++e) apply(red, out[off * g.slice + e], u[t * g.slice + e]);
       }
     };

@@ -1,6 +1,5 @@
 // CPU kernels of Graphcore's losses (forward).
 #include <algorithm>
-#include <algorithm>
 #include <cmath>
 
 #include "backends/cpu/dispatch.hpp"
@@ -36,7 +35,8 @@ void onnxNll(const T* lp, const void* target, bool t64, const T* w, int64_t N, i
   double sum = 0, wsum = 0;
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t d = 0; d < D; ++d) {
-      const int64_t t = t64 ? static_cast<const int64_t*>(target)[n * D + d] : static_cast<const int32_t*>(target)[n * D + d];
+      const int64_t t =
+          t64 ? static_cast<const int64_t*>(target)[n * D + d] : static_cast<const int32_t*>(target)[n * D + d];
       double l = 0, wt = 0;
       if (!(hasIgnore && t == ignore)) {
         if (t < 0 || t >= C) throw error("{}: target {} is out of range for {} classes", where, t, C);
@@ -75,11 +75,14 @@ KernelFn onnxLossKernel(const Op& op, KernelContext& kc, bool softmax) {
         for (int64_t n = 0; n < N; ++n) {
           for (int64_t d = 0; d < D; ++d) {
             double mx = -1e300, sum = 0;
-            for (int64_t c = 0; c < C; ++c) mx = std::max(mx, static_cast<double>(static_cast<CT>(X[(n * C + c) * D + d])));
-            for (int64_t c = 0; c < C; ++c) sum += std::exp(static_cast<double>(static_cast<CT>(X[(n * C + c) * D + d])) - mx);
+            for (int64_t c = 0; c < C; ++c)
+              mx = std::max(mx, static_cast<double>(static_cast<CT>(X[(n * C + c) * D + d])));
+            for (int64_t c = 0; c < C; ++c)
+              sum += std::exp(static_cast<double>(static_cast<CT>(X[(n * C + c) * D + d])) - mx);
             const double lse = mx + std::log(sum);
             for (int64_t c = 0; c < C; ++c)
-              L[(n * C + c) * D + d] = static_cast<T>(static_cast<CT>(static_cast<double>(static_cast<CT>(X[(n * C + c) * D + d])) - lse));
+              L[(n * C + c) * D + d] =
+                  static_cast<T>(static_cast<CT>(static_cast<double>(static_cast<CT>(X[(n * C + c) * D + d])) - lse));
           }
         }
         lp = L;
@@ -91,8 +94,12 @@ KernelFn onnxLossKernel(const Op& op, KernelContext& kc, bool softmax) {
 
 }  // namespace
 
-KernelFn makeCpuKernel_NegativeLogLikelihoodLoss(const Op& op, KernelContext& kc) { return onnxLossKernel(op, kc, false); }
-KernelFn makeCpuKernel_SoftmaxCrossEntropyLoss(const Op& op, KernelContext& kc) { return onnxLossKernel(op, kc, true); }
+KernelFn makeCpuKernel_NegativeLogLikelihoodLoss(const Op& op, KernelContext& kc) {
+  return onnxLossKernel(op, kc, false);
+}
+KernelFn makeCpuKernel_SoftmaxCrossEntropyLoss(const Op& op, KernelContext& kc) {
+  return onnxLossKernel(op, kc, true);
+}
 
 KernelFn makeCpuKernel_GcNll(const Op& op, KernelContext& kc) {
   const Shape& probs = op.inShape(0);

@@ -1,6 +1,5 @@
 // CPU kernels of the pooling family.
 #include <algorithm>
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>

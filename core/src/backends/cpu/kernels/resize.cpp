@@ -36,7 +36,8 @@ double originalCoord(const ops::ResizeParams& p, size_t axis, int64_t x, int64_t
   if (m == "tf_half_pixel_for_nn") return (xr + 0.5) / scale;
   // tf_crop_and_resize
   const double s = p.roiStart[axis], e = p.roiEnd[axis];
-  return outLen > 1 ? s * static_cast<double>(inLen - 1) + xr * (e - s) * static_cast<double>(inLen - 1) / static_cast<double>(outLen - 1)
+  return outLen > 1 ? s * static_cast<double>(inLen - 1) +
+                          xr * (e - s) * static_cast<double>(inLen - 1) / static_cast<double>(outLen - 1)
                     : 0.5 * (s + e) * static_cast<double>(inLen - 1);
 }
 
@@ -159,8 +160,12 @@ KernelFn resizeKernel(const Op& op, KernelContext& kc) {
   });
 }
 
-KernelFn makeCpuKernel_Resize(const Op& op, KernelContext& kc) { return resizeKernel(op, kc); }
-KernelFn makeCpuKernel_Upsample(const Op& op, KernelContext& kc) { return resizeKernel(op, kc); }
+KernelFn makeCpuKernel_Resize(const Op& op, KernelContext& kc) {
+  return resizeKernel(op, kc);
+}
+KernelFn makeCpuKernel_Upsample(const Op& op, KernelContext& kc) {
+  return resizeKernel(op, kc);
+}
 
 }  // namespace cpu
 }  // namespace popart

@@ -341,7 +341,9 @@ KernelFn makeCpuKernel_Cast(const Op& op, KernelContext& kc) {
   });
 }
 
-KernelFn makeCpuKernel_CastLike(const Op& op, KernelContext& kc) { return makeCpuKernel_Cast(op, kc); }
+KernelFn makeCpuKernel_CastLike(const Op& op, KernelContext& kc) {
+  return makeCpuKernel_Cast(op, kc);
+}
 
 KernelFn makeCpuKernel_Constant(const Op& op, KernelContext& kc) {
   const auto& a = op.attrs;
