@@ -229,10 +229,12 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
         std::map<popart::TensorId, popart::NDArray> ins;
         for (const auto& kv : inputs) {
           if (bound.count(kv.first)) continue;
-          if (kv.second.info().dataType() == popart::DataType::STRING)
-            throw popart::error("STRING inputs are not supported");
           popart::NDArray a(kv.second.info());
-          if (a.nelms()) std::memcpy(a.data(), kv.second.data(), static_cast<size_t>(kv.second.nbytes()));
+          if (a.isString()) {
+            std::copy(kv.second.strings().begin(), kv.second.strings().end(), static_cast<std::string*>(a.data()));
+          } else if (a.nelms()) {
+            std::memcpy(a.data(), kv.second.data(), static_cast<size_t>(kv.second.nbytes()));
+          }
           ins.emplace(kv.first, std::move(a));
         }
         auto anchors = session->initAnchorArrays();

@@ -41,6 +41,11 @@ const std::string& dataTypeToLcaseString(DataType t);
 DataType dataTypeFromString(const std::string& s);
 /// Bytes per element (0 for STRING and UNDEFINED).
 int64_t dataTypeSize(DataType t);
+/// Bytes between consecutive elements in host memory: dataTypeSize, or sizeof(std::string) for
+/// STRING (string tensors are arrays of std::string on the host).
+inline int64_t elementStride(DataType t) {
+  return t == DataType::STRING ? static_cast<int64_t>(sizeof(std::string)) : dataTypeSize(t);
+}
 /// ONNX TensorProto.DataType value for a DataType, and back. Unknown values throw.
 int onnxDataType(DataType t);
 DataType dataTypeFromOnnx(int onnxType);
@@ -65,6 +70,7 @@ template <> inline DataType getDataType<float>() { return DataType::FLOAT; }
 template <> inline DataType getDataType<double>() { return DataType::DOUBLE; }
 template <> inline DataType getDataType<float16_t>() { return DataType::FLOAT16; }
 template <> inline DataType getDataType<bfloat16_t>() { return DataType::BFLOAT16; }
+template <> inline DataType getDataType<std::string>() { return DataType::STRING; }
 // clang-format on
 
 }  // namespace popart

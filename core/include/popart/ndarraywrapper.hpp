@@ -5,6 +5,8 @@
 /// `NDArray`: an owning array (what `Session::initAnchorArrays()` returns).
 
 #include <cstring>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "popart/error.hpp"
@@ -46,7 +48,9 @@ class NDArrayWrapper : public IArray {
 class NDArray : public IArray {
  public:
   NDArray() = default;
-  explicit NDArray(const TensorInfo& info) : info_(info), bytes_(static_cast<std::size_t>(info.nbytes()), 0) {}
+  explicit NDArray(const TensorInfo& info) : info_(info), bytes_(static_cast<std::size_t>(info.nbytes()), 0) {
+    if (info.dataType() == DataType::STRING) strings_.resize(static_cast<std::size_t>(info.nelms()));
+  }
   NDArray(DataType t, const Shape& s) : NDArray(TensorInfo(t, s)) {}
   /// Copies `n` elements of T into a new array of shape `s`.
   template <typename T>
@@ -60,29 +64,35 @@ class NDArray : public IArray {
     NDArray a(getDataType<T>(), s);
     if (static_cast<std::size_t>(a.info_.nelms()) != v.size())
       throw error("NDArray::fromVector: {} values for shape {}", v.size(), s);
-    if (!v.empty()) std::memcpy(a.bytes_.data(), v.data(), a.bytes_.size());
+    if constexpr (std::is_same_v<T, std::string>) {
+      a.strings_ = v;
+    } else if (!v.empty()) {
+      std::memcpy(a.bytes_.data(), v.data(), a.bytes_.size());
+    }
     return a;
   }
 
-  void* data() override { return bytes_.data(); }
-  const void* data() const { return bytes_.data(); }
+  /// The elements (an array of std::string for STRING).
+  void* data() override { return isString() ? static_cast<void*>(strings_.data()) : bytes_.data(); }
+  const void* data() const { return isString() ? static_cast<const void*>(strings_.data()) : bytes_.data(); }
   DataType dataType() const override { return info_.dataType(); }
   std::size_t rank() const override { return info_.shape().size(); }
   int64_t dim(std::size_t i) const override { return info_.shape().at(i); }
   std::size_t nelms() const override { return static_cast<std::size_t>(info_.nelms()); }
   const Shape shape() const override { return info_.shape(); }
   const TensorInfo& info() const { return info_; }
+  bool isString() const { return info_.dataType() == DataType::STRING; }
 
   /// Typed access; throws if T does not match the element type.
   template <typename T>
   T* dataAs() {
     check<T>();
-    return reinterpret_cast<T*>(bytes_.data());
+    return reinterpret_cast<T*>(data());
   }
   template <typename T>
   const T* dataAs() const {
     check<T>();
-    return reinterpret_cast<const T*>(bytes_.data());
+    return reinterpret_cast<const T*>(data());
   }
   template <typename T>
   std::vector<T> toVector() const {
@@ -98,6 +108,7 @@ class NDArray : public IArray {
   }
   TensorInfo info_;
   std::vector<unsigned char> bytes_;
+  std::vector<std::string> strings_;
 };
 
 }  // namespace popart

@@ -35,6 +35,11 @@ TensorData::TensorData(const TensorInfo& info) : info_(info) {
 
 TensorData::TensorData(const TensorInfo& info, const void* src) : info_(info) {
   allocate(info.dataType() == DataType::STRING || info.nbytes() == 0 || !src);
+  if (info.dataType() == DataType::STRING && src) {
+    const auto* s = static_cast<const std::string*>(src);
+    std::copy(s, s + info.nelms(), strings_.begin());
+    return;
+  }
   if (info_.nbytes() > 0) std::memcpy(bytes_.get(), src, static_cast<size_t>(info_.nbytes()));
 }
 

@@ -32,8 +32,10 @@ class TensorData {
   static TensorData scalarInt64(int64_t v) { return TensorData(TensorInfo(DataType::INT64, {}), &v); }
 
   const TensorInfo& info() const { return info_; }
-  void* data() { return bytes_.get(); }
-  const void* data() const { return bytes_.get(); }
+  /// The elements: raw bytes, or an array of std::string for STRING.
+  void* data() { return isString() ? static_cast<void*>(strings_.data()) : bytes_.get(); }
+  const void* data() const { return isString() ? static_cast<const void*>(strings_.data()) : bytes_.get(); }
+  bool isString() const { return info_.dataType() == DataType::STRING; }
   int64_t nbytes() const { return info_.nbytes(); }
   template <typename T>
   T* as() {

@@ -26,8 +26,14 @@ AT = defs.OpSchema.AttrType
 
 
 def read_ops(path):
+    """ONNX-domain op types of the list, following `#include "ops/x.def"` lines."""
+    import os
     ops = []
     for line in open(path):
+        inc = re.match(r'\s*#include\s+"ops/([\w.]+)"', line)
+        if inc:
+            ops.extend(read_ops(os.path.join(os.path.dirname(path), inc.group(1))))
+            continue
         m = re.match(r"\s*POPART_OP\((\w+),\s*\"(\w+)\",\s*(\w+),\s*(\w+)\)", line)
         if m and m.group(3) == "onnx":
             ops.append(m.group(2))

@@ -2,6 +2,7 @@
 // anchor return types, weight transfer and model export.
 #include "popart/session.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <sstream>
@@ -179,6 +180,16 @@ std::map<TensorId, NDArray> Session::initAnchorArrays() const {
 
 namespace {
 
+/// Copies a tensor's elements between host buffers (strings element by element).
+void copyElements(void* dst, const void* src, const TensorInfo& info) {
+  if (info.dataType() == DataType::STRING) {
+    const auto* s = static_cast<const std::string*>(src);
+    std::copy(s, s + info.nelms(), static_cast<std::string*>(dst));
+  } else if (info.nbytes() > 0) {
+    std::memcpy(dst, src, static_cast<size_t>(info.nbytes()));
+  }
+}
+
 void addInto(void* acc, const void* v, DataType t, int64_t n) {
   switch (t) {
     case DataType::FLOAT:
@@ -272,7 +283,7 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
           if (out.info.nelms() != n || out.info.dataType() != e.info.dataType())
             throw error("The StepIO gave a {} buffer for anchor '{}', which needs {} ({} elements)",
                         out.info.toString(), e.id, e.info.toString(), n);
-          std::memcpy(out.data, executable_->tensorData(e.id), static_cast<size_t>(e.info.nbytes()));
+          copyElements(out.data, executable_->tensorData(e.id), e.info);
           stepio.outComplete(e.id);
         }
       }

@@ -22,7 +22,7 @@ ConstVoidData StepIO::in(TensorId id, int64_t numElements, bool, bool) {
     throw error("The StepIO array for input '{}' holds {} elements, fewer than one micro-batch ({})", id, total,
                 numElements);
   if (s.offset + numElements > total) s.offset = 0;  // wrap around
-  const int64_t elem = dataTypeSize(s.array->dataType());
+  const int64_t elem = elementStride(s.array->dataType());
   ConstVoidData d(static_cast<const char*>(s.array->data()) + s.offset * elem,
                   TensorInfo(s.array->dataType(), {numElements}));
   return d;
@@ -46,7 +46,7 @@ MutableVoidData StepIO::out(TensorId id, int64_t numElements) {
     throw error("The StepIO array for anchor '{}' holds {} elements, fewer than one value ({})", id, total,
                 numElements);
   if (s.offset + numElements > total) s.offset = 0;
-  const int64_t elem = dataTypeSize(s.array->dataType());
+  const int64_t elem = elementStride(s.array->dataType());
   MutableVoidData d(static_cast<char*>(s.array->data()) + s.offset * elem,
                     TensorInfo(s.array->dataType(), {numElements}));
   s.offset += numElements;

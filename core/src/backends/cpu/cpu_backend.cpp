@@ -19,7 +19,7 @@ namespace popart {
 namespace cpu {
 namespace {
 
-enum class SlotKind { Stream, Const, Weight, Arena, Alias };
+enum class SlotKind { Stream, Const, Weight, Arena, Alias, Strings };
 
 struct Slot {
   SlotKind kind;
@@ -176,6 +176,8 @@ class CpuExecutable : public Executable {
       slots_[static_cast<size_t>(s)].root = root;
       return s;
     }
+    // String tensors are arrays of std::string owned by the executable, not arena bytes.
+    if (t->info.dataType() == DataType::STRING) return addSlot(t, SlotKind::Strings);
     return addSlot(t, SlotKind::Arena);
   }
 
@@ -250,6 +252,12 @@ class CpuExecutable : public Executable {
         case SlotKind::Alias:
           aliasOrder_.push_back(static_cast<int>(s));
           break;
+        case SlotKind::Strings: {
+          auto& v = strings_[static_cast<int>(s)];
+          v.assign(static_cast<size_t>(t->info.nelms()), std::string());
+          ptrs_[s] = v.data();
+          break;
+        }
         default:
           break;
       }
@@ -286,6 +294,7 @@ class CpuExecutable : public Executable {
   std::vector<void*> ptrs_;
   std::vector<int> aliasOrder_;
   std::map<int, AlignedBuffer> weights_;
+  std::map<int, std::vector<std::string>> strings_;
   AlignedBuffer arena_, scratch_;
   std::vector<KernelFn> steps_;
   std::vector<const Op*> stepOps_;
