@@ -26,7 +26,7 @@ POPART_ZOO_DIR="$ROOT/build/zoo" ctest --test-dir build/native --output-on-failu
 
 step "ASan + UBSan build"
 cmake --preset native-asan >/dev/null
-cmake --build build/native-asan -j"$JOBS" --target popart_unit_tests popart_zoo_tests popart_cli
+cmake --build build/native-asan -j"$JOBS" --target popart_unit_tests popart_zoo_tests popart_conformance popart_cli
 
 step "ASan + UBSan tests"
 mkdir -p build/native-asan/tests/tmp

@@ -44,6 +44,11 @@ class Graph {
 
   std::vector<TensorId> inputIds;   ///< graph inputs (streams for the main graph)
   std::vector<TensorId> outputIds;  ///< graph outputs
+  /// Subgraphs: tensors of enclosing graphs read here (same id as outside; the owning op takes
+  /// the outer tensor as an extra input). Constants are copied in instead.
+  std::vector<TensorId> implicitInputIds;
+  Graph* parent = nullptr;  ///< the enclosing graph (subgraphs only)
+  Op* owner = nullptr;      ///< the op whose attribute this subgraph is (subgraphs only)
 
  private:
   Ir* ir_;

@@ -204,6 +204,7 @@ void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
                 node.op_type(), def->minOutputs, def->maxOutputs < 0 ? 1000 : def->maxOutputs);
 
   Op& op = graph.addOp(*def, name, opset);
+  op.numFormalInputs = nIn;
   try {
     op.attrs = attributesFromNode(node);
   } catch (const error& e) {
@@ -215,7 +216,7 @@ void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
       op.connectInput(i, nullptr);
       continue;
     }
-    Tensor* t = graph.tensor(in);
+    Tensor* t = resolveTensor(graph, in);
     if (!t)
       throw error("{}: input '{}' is not a graph input, an initializer or the output of an earlier node", op.describe(),
                   in);
@@ -233,6 +234,60 @@ void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
   }
   op.setup();
   tryFold(op);
+}
+
+Tensor* Ir::resolveTensor(Graph& g, const TensorId& id) {
+  if (Tensor* t = g.tensor(id)) return t;
+  if (!g.parent || !g.owner) return nullptr;
+  Tensor* outer = resolveTensor(*g.parent, id);
+  if (!outer) return nullptr;
+  if (outer->kind == TensorKind::Const && outer->data) {
+    Tensor& local = g.addTensor(id, TensorKind::Const, outer->info);
+    local.data = outer->data;
+    return &local;
+  }
+  Tensor& local = g.addTensor(id, TensorKind::Stream, outer->info);
+  g.implicitInputIds.push_back(id);
+  g.owner->connectInput(g.owner->numInputs(), outer);
+  return &local;
+}
+
+Graph& Ir::importSubgraph(Op& owner, const std::string& attr, const std::vector<TensorInfo>& inputInfos) {
+  const GraphProtoPtr gp = owner.attrs.getGraph(attr);
+  subgraphs_.push_back(std::make_unique<Graph>(*this, owner.name() + "/" + attr));
+  Graph& g = *subgraphs_.back();
+  g.parent = &owner.graph();
+  g.owner = &owner;
+  for (const auto& tp : gp->initializer()) {
+    TensorData d = tensorFromProto(tp);
+    Tensor& t = g.addTensor(tp.name(), TensorKind::Const, d.info());
+    t.data = std::move(d);
+  }
+  for (int i = 0; i < gp->input_size(); ++i) {
+    const auto& vi = gp->input(i);
+    if (g.hasTensor(vi.name())) continue;
+    TensorInfo info;
+    if (static_cast<size_t>(i) < inputInfos.size() && inputInfos[static_cast<size_t>(i)].isSet()) {
+      info = inputInfos[static_cast<size_t>(i)];
+    } else {
+      bool ok = false;
+      std::string text;
+      info = infoFromValueInfo(vi, &ok, &text);
+      if (!ok)
+        throw error("input '{}' of the {} subgraph has an unknown shape {} that its op cannot infer", vi.name(), attr,
+                    text);
+    }
+    g.addTensor(vi.name(), TensorKind::Stream, info);
+    g.inputIds.push_back(vi.name());
+  }
+  importNodes(*gp, g);
+  for (const auto& o : gp->output()) {
+    if (!resolveTensor(g, o.name()))
+      throw error("output '{}' of the {} subgraph is not produced inside it", o.name(), attr);
+    g.outputIds.push_back(o.name());
+  }
+  owner.subgraphs.push_back(&g);
+  return g;
 }
 
 bool Ir::tryFold(Op& op) {

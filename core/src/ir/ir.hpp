@@ -78,6 +78,11 @@ class Ir {
   bool isInitializer(const TensorId& id) const;
   const ConstEvaluator* evaluator() const { return evaluator_; }
 
+  /// Imports a subgraph given as attribute `attr` of `owner` (a GRAPH attribute of its node).
+  /// `inputInfos` give the types of its formal inputs where the owner knows them (an unset
+  /// TensorInfo keeps the type written in the subgraph). Outer-scope reads become implicit inputs.
+  Graph& importSubgraph(Op& owner, const std::string& attr, const std::vector<TensorInfo>& inputInfos);
+
   /// Human-readable listing of the schedule (for reports and debugging).
   std::string scheduleText() const;
   /// Re-computes the schedule after graph edits.
@@ -90,10 +95,12 @@ class Ir {
   void importNodes(const onnx::GraphProto& g, Graph& graph);
   void importNode(const onnx::NodeProto& node, Graph& graph);
   bool tryFold(Op& op);
+  Tensor* resolveTensor(Graph& g, const TensorId& id);
   void validateAnchors() const;
   void prune();
 
   std::unique_ptr<Graph> main_;
+  std::vector<std::unique_ptr<Graph>> subgraphs_;
   std::unique_ptr<onnx::ModelProto> model_;
   std::map<std::string, int> opsets_;
   ExecutionMode mode_ = ExecutionMode::Inference;

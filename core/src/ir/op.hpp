@@ -27,6 +27,10 @@ class Op {
   Graph& graph() const { return *graph_; }
 
   Attributes attrs;
+  /// Subgraphs of control-flow ops (If: then, else; Loop / Scan: body), owned by the Ir.
+  std::vector<Graph*> subgraphs;
+  /// Inputs the op had in the model; control-flow ops append their subgraphs' outer reads.
+  int numFormalInputs = -1;
 
   // ---- inputs (an absent optional input is a nullptr)
   int numInputs() const { return static_cast<int>(inputs_.size()); }

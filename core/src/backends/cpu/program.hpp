@@ -1,0 +1,74 @@
+// A compiled graph: one buffer slot per tensor (streams / graph inputs, constants, weights,
+// arena buffers, views aliasing them, string arrays), a liveness-based arena plan, and one kernel
+// per scheduled op. The main graph's executable wraps one; control-flow kernels compile their
+// subgraphs into their own.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/kernel.hpp"
+#include "common/aligned_buffer.hpp"
+#include "ir/graph.hpp"
+#include "popart/session.hpp"
+
+namespace popart {
+namespace cpu {
+
+class Program {
+ public:
+  /// Compiles `schedule` (ops of `graph`). `keepAlive` tensors (anchors, graph outputs) keep
+  /// their buffers valid until run() returns.
+  Program(const Graph& graph, const std::vector<Op*>& schedule, const std::vector<const Tensor*>& keepAlive,
+          bool profile);
+  /// A subgraph's program: its topological order, keeping its outputs alive.
+  static std::shared_ptr<Program> forSubgraph(const Graph& graph);
+
+  /// The slot of a tensor (-1 if the program has none).
+  int slot(const TensorId& id) const;
+  void setPtr(int slot, const void* p) { ptrs_[static_cast<size_t>(slot)] = const_cast<void*>(p); }
+  void* ptr(int slot) const { return ptrs_[static_cast<size_t>(slot)]; }
+  /// Runs every kernel once (views are re-pointed at their roots first).
+  void run(std::mt19937_64& rng);
+
+  /// Weight slots (Variable tensors) and their device buffers.
+  std::map<int, AlignedBuffer>& weights() { return weights_; }
+  const Tensor& slotTensor(int s) const { return *slots_[static_cast<size_t>(s)].tensor; }
+  const SessionMemoryStats& stats() const { return stats_; }
+  size_t numKernels() const { return steps_.size(); }
+  size_t scratchBytes() const { return scratch_.size(); }
+  std::string profileText(int64_t runs) const;
+  double lastRunUs() const { return lastRunUs_; }
+
+ private:
+  enum class SlotKind { Stream, Const, Weight, Arena, Alias, Strings };
+  struct Slot {
+    SlotKind kind;
+    const Tensor* tensor;
+    int root = -1;
+  };
+  int addSlot(const Tensor* t, SlotKind k);
+  int slotFor(const Tensor* t);
+  void build(const std::vector<Op*>& schedule, const std::vector<const Tensor*>& keepAlive);
+
+  std::vector<Slot> slots_;
+  std::map<const Tensor*, int> slotOf_;
+  std::map<TensorId, int> slotById_;
+  std::vector<void*> ptrs_;
+  std::vector<int> aliasOrder_;
+  std::map<int, AlignedBuffer> weights_;
+  std::map<int, std::vector<std::string>> strings_;
+  AlignedBuffer arena_, scratch_;
+  std::vector<KernelFn> steps_;
+  std::vector<const Op*> stepOps_;
+  SessionMemoryStats stats_;
+  bool profile_ = false;
+  std::vector<double> opUs_;
+  double lastRunUs_ = 0;
+};
+
+}  // namespace cpu
+}  // namespace popart
