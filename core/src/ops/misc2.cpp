@@ -1,0 +1,133 @@
+// Miscellaneous ops: LRN, ReverseSequence, MaxUnpool, Unique.
+#include "ir/tensor_data.hpp"
+#include "ops/misc2_params.hpp"
+#include "ops/op_def.hpp"
+#include "ops/op_util.hpp"
+
+namespace popart {
+namespace ops {
+
+UniqueGeometry uniqueGeometry(const Op& op) {
+  UniqueGeometry g;
+  const Shape& x = op.inShape(0);
+  if (op.attrs.has("axis")) {
+    g.hasAxis = true;
+    g.axis = normalizeAxis(op.attrs.getInt("axis"), static_cast<int64_t>(x.size()));
+    g.n = x[static_cast<size_t>(g.axis)];
+    for (int64_t i = 0; i < g.axis; ++i) g.outer *= x[static_cast<size_t>(i)];
+    for (size_t i = static_cast<size_t>(g.axis) + 1; i < x.size(); ++i) g.inner *= x[i];
+  } else {
+    g.n = op.inInfo(0).nelms();
+  }
+  return g;
+}
+
+Shape maxUnpoolInferredShape(const Op& op) {
+  const Shape& x = op.inShape(0);
+  const size_t spatial = x.size() - 2;
+  const auto kernel = op.attrs.getInts("kernel_shape");
+  if (kernel.size() != spatial)
+    throw error("kernel_shape has {} value(s) for {} spatial dimension(s)", kernel.size(), spatial);
+  const auto strides = op.attrs.getInts("strides", std::vector<int64_t>(spatial, 1));
+  const auto pads = op.attrs.getInts("pads", std::vector<int64_t>(2 * spatial, 0));
+  if (strides.size() != spatial)
+    throw error("strides has {} value(s) for {} spatial dimension(s)", strides.size(), spatial);
+  if (pads.size() != 2 * spatial) throw error("pads has {} value(s) for {} spatial dimension(s)", pads.size(), spatial);
+  Shape out = x;
+  for (size_t i = 0; i < spatial; ++i) {
+    if (kernel[i] <= 0 || strides[i] <= 0) throw error("kernel_shape and strides must be positive");
+    out[i + 2] = (x[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + spatial];
+    if (out[i + 2] < 0) throw error("the output size of spatial dimension {} is negative ({})", i, out[i + 2]);
+  }
+  return out;
+}
+
+namespace {
+
+void setupLRN(Op& op) {
+  requireFloat(op, 0);
+  requireRank(op, 0, 2, true);
+  const int64_t size = op.attrs.getInt("size");
+  if (size <= 0) throw error("size must be positive, got {}", size);
+  setupSameAsInput0(op);
+}
+
+void setupReverseSequence(Op& op) {
+  requireRank(op, 0, 2, true);
+  requireType(op, 1, {DataType::INT64, DataType::INT32});
+  requireRank(op, 1, 1);
+  const int64_t rank = op.inInfo(0).rank();
+  const int64_t batchAxis = normalizeAxis(op.attrs.getInt("batch_axis", 1), rank, "batch_axis");
+  const int64_t timeAxis = normalizeAxis(op.attrs.getInt("time_axis", 0), rank, "time_axis");
+  if (batchAxis > 1 || timeAxis > 1 || batchAxis == timeAxis)
+    throw error("batch_axis and time_axis must be 0 and 1 in some order, got {} and {}", batchAxis, timeAxis);
+  const int64_t batch = op.inShape(0)[static_cast<size_t>(batchAxis)];
+  if (op.inShape(1) != Shape{batch})
+    throw error("sequence_lens must have shape [{}] (the batch dimension), got {}", batch, op.inShape(1));
+  setupSameAsInput0(op);
+}
+
+void setupMaxUnpool(Op& op) {
+  requireFloat(op, 0);
+  requireType(op, 1, {DataType::INT64});
+  requireRank(op, 0, 3, true);
+  const Shape& x = op.inShape(0);
+  if (op.inShape(1) != x) throw error("the indices (shape {}) must have the shape of X ({})", op.inShape(1), x);
+  Shape out = maxUnpoolInferredShape(op);
+  if (op.hasInput(2)) {
+    out = op.requireInData(2, "the output shape").toInt64();
+    if (out.size() != x.size()) throw error("output_shape {} must have the rank of X ({})", out, x.size());
+    if (out[0] != x[0] || out[1] != x[1])
+      throw error("output_shape {} must keep the batch and channel dimensions of X {}", out, x);
+    for (auto d : out) {
+      if (d < 0) throw error("output_shape {} has a negative dimension", out);
+    }
+  }
+  setOutput(op, 0, op.inType(0), out);
+}
+
+void setupUnique(Op& op) {
+  const UniqueGeometry g = uniqueGeometry(op);
+  const TensorData& data = op.requireInData(0, "the values (Unique's output sizes depend on them)");
+  const bool sorted = op.attrs.getInt("sorted", 1) != 0;
+  const int64_t u = visitNumeric(op.inType(0), [&](auto tag) {
+    using T = decltype(tag);
+    return static_cast<int64_t>(computeUnique(data.as<T>(), g.outer, g.n, g.inner, sorted).first.size());
+  });
+  Shape y{u};
+  if (g.hasAxis) {
+    y = op.inShape(0);
+    y[static_cast<size_t>(g.axis)] = u;
+  }
+  setOutput(op, 0, op.inType(0), y);
+  setOutput(op, 1, DataType::INT64, {u});
+  setOutput(op, 2, DataType::INT64, {g.n});
+  setOutput(op, 3, DataType::INT64, {u});
+}
+
+}  // namespace
+}  // namespace ops
+
+void define_LRN(OpDef& d) {
+  d.setup = ops::setupLRN;
+}
+void define_ReverseSequence(OpDef& d) {
+  d.minInputs = d.maxInputs = 2;
+  d.setup = ops::setupReverseSequence;
+  d.sinceOpset = 10;
+}
+void define_MaxUnpool(OpDef& d) {
+  d.minInputs = 2;
+  d.maxInputs = 3;
+  d.setup = ops::setupMaxUnpool;
+  d.sinceOpset = 9;
+  d.shapeInputsMask = 4;
+}
+void define_Unique(OpDef& d) {
+  d.maxOutputs = 4;
+  d.setup = ops::setupUnique;
+  d.sinceOpset = 11;
+  d.shapeInputsMask = 1;
+}
+
+}  // namespace popart
