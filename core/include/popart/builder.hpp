@@ -109,6 +109,16 @@ class Builder {
                 const std::vector<TensorId>& outputs, const std::map<std::string, any>& attributes,
                 const DebugContext& debugContext = {});
 
+  /// The generic form behind the aiOnnxOpsetN / aiGraphcoreOpset1 methods, for language
+  /// bindings (the JS Builder): `useOpset` registers `domain` at `version` (an error if the model
+  /// already uses another version of it), `opsetOp` adds an `opType` node after checking the input
+  /// count against [minInputs, maxInputs] (-1: any) exactly as the generated methods do.
+  void useOpset(const std::string& domain, int version);
+  std::vector<TensorId> opsetOp(const std::string& domain, int version, const std::string& opType,
+                                const std::vector<TensorId>& inputs, unsigned numOutputs,
+                                const std::map<std::string, any>& attributes, const DebugContext& debugContext,
+                                int minInputs, int maxInputs);
+
   // ------------------------------------------------------------------ node attributes
   // The node is the one producing every id in `nodeOutputNames`.
   void addNodeAttribute(const std::string& name, int64_t value, const std::set<TensorId>& nodeOutputNames);

@@ -150,6 +150,16 @@ void Builder::customOp(const OperatorIdentifier& opid, int opsetVersion, const s
             &outputs);
 }
 
+void Builder::useOpset(const std::string& domain, int version) { impl_->addOpsetRequirement(domain, version); }
+
+std::vector<TensorId> Builder::opsetOp(const std::string& domain, int version, const std::string& opType,
+                                       const std::vector<TensorId>& inputs, unsigned numOutputs,
+                                       const std::map<std::string, any>& attributes, const DebugContext& dc,
+                                       int minInputs, int maxInputs) {
+  impl_->addOpsetRequirement(domain, version);
+  return impl_->op(domain, version, opType, inputs, numOutputs, attributes, dc, minInputs, maxInputs);
+}
+
 // ---- node attributes
 void Builder::addNodeAttribute(const std::string& n, int64_t v, const std::set<TensorId>& o) {
   impl_->addNodeAttribute(n, v, o);

@@ -13,7 +13,7 @@ struct ScanParams {
   int64_t batch = 1;
   int numStates = 0, numScanInputs = 0, numScanOutputs = 0;
   int firstScanInput = 0;
-  int64_t length = 0;  ///< iterations
+  int64_t length = 0;                                                 ///< iterations
   std::vector<int64_t> inDirections, outDirections, inAxes, outAxes;  ///< inAxes include the batch dim
 };
 

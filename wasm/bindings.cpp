@@ -1,0 +1,822 @@
+// Embind bindings: the C++ API exposed to the JS package (wasm/js/). Marshalling only (JS values
+// <-> C++ objects); every behaviour and every error message comes from the core. Each entry point
+// turns a C++ exception into a JS Error carrying the same message, after the C++ exception is freed,
+// so the module keeps working.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+#include <malloc.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "popart/popart.hpp"
+
+using emscripten::val;
+
+namespace popart {
+namespace wasm {
+namespace {
+
+[[noreturn]] void throwJs(const std::string& msg) {
+  val::global("Error").new_(msg).throw_();
+  __builtin_unreachable();
+}
+
+template <class F>
+auto guarded(F&& f) -> decltype(f()) {
+  std::string msg;
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    msg = e.what();
+  } catch (...) {
+    msg = "unknown C++ exception";
+  }
+  throwJs(msg);
+}
+
+// ---------------------------------------------------------------- conversions
+
+bool isUndef(const val& v) {
+  return v.isUndefined() || v.isNull();
+}
+
+std::string typeOf(const val& v) {
+  return v.typeOf().as<std::string>();
+}
+
+std::vector<std::string> toStrings(const val& arr) {
+  std::vector<std::string> out;
+  if (isUndef(arr)) return out;
+  const auto n = arr["length"].as<unsigned>();
+  out.reserve(n);
+  for (unsigned i = 0; i < n; ++i) out.push_back(arr[i].as<std::string>());
+  return out;
+}
+
+std::vector<int64_t> toInts(const val& arr) {
+  std::vector<int64_t> out;
+  if (isUndef(arr)) return out;
+  const auto n = arr["length"].as<unsigned>();
+  out.reserve(n);
+  for (unsigned i = 0; i < n; ++i) {
+    val e = arr[i];
+    out.push_back(typeOf(e) == "bigint" ? static_cast<int64_t>(val::global("Number")(e).as<double>())
+                                        : static_cast<int64_t>(e.as<double>()));
+  }
+  return out;
+}
+
+std::vector<float> toFloats(const val& arr) {
+  std::vector<float> out;
+  const auto n = arr["length"].as<unsigned>();
+  out.reserve(n);
+  for (unsigned i = 0; i < n; ++i) out.push_back(arr[i].as<float>());
+  return out;
+}
+
+val jsStrings(const std::vector<std::string>& v) {
+  val a = val::array();
+  for (std::size_t i = 0; i < v.size(); ++i) a.set(i, v[i]);
+  return a;
+}
+
+val jsShape(const Shape& s) {
+  val a = val::array();
+  for (std::size_t i = 0; i < s.size(); ++i) a.set(i, static_cast<double>(s[i]));
+  return a;
+}
+
+/// Bytes of a Uint8Array (or any TypedArray / ArrayBuffer view) with one TypedArray.set.
+std::string bytesFrom(const val& src) {
+  val u8 = val::global("Uint8Array").new_(src["buffer"], src["byteOffset"], src["byteLength"]);
+  const auto n = u8["length"].as<std::size_t>();
+  std::string buf(n, '\0');
+  if (n) val(emscripten::typed_memory_view(n, reinterpret_cast<unsigned char*>(&buf[0]))).call<void>("set", u8);
+  return buf;
+}
+
+/// A new Uint8Array holding a copy of `bytes`.
+val u8Copy(const void* bytes, std::size_t n) {
+  val view(emscripten::typed_memory_view(n, static_cast<const unsigned char*>(bytes)));
+  return val::global("Uint8Array").new_(view);  // copies out of the wasm heap
+}
+
+/// Copies `n` bytes from the wasm heap into the JS TypedArray `dst` (byte-wise view of it).
+void copyToJs(const val& dst, const void* src, std::size_t n) {
+  val u8 = val::global("Uint8Array").new_(dst["buffer"], dst["byteOffset"], dst["byteLength"]);
+  if (u8["length"].as<std::size_t>() != n)
+    throw error("internal: destination holds {} bytes, {} expected", u8["length"].as<std::size_t>(), n);
+  if (n) u8.call<void>("set", val(emscripten::typed_memory_view(n, static_cast<const unsigned char*>(src))));
+}
+
+/// Copies the JS TypedArray `src` into `n` bytes at `dst`.
+void copyFromJs(void* dst, std::size_t n, const val& src) {
+  val u8 = val::global("Uint8Array").new_(src["buffer"], src["byteOffset"], src["byteLength"]);
+  if (u8["length"].as<std::size_t>() != n)
+    throw error("internal: source holds {} bytes, {} expected", u8["length"].as<std::size_t>(), n);
+  if (n) val(emscripten::typed_memory_view(n, static_cast<unsigned char*>(dst))).call<void>("set", u8);
+}
+
+/// {data: TypedArray | string[], shape: number[], dtype: 'FLOAT'} -> NDArray (the JS layer has
+/// already checked that the data's length matches the shape).
+NDArray ndarrayFrom(const val& nd) {
+  NDArray a(TensorInfo(nd["dtype"].as<std::string>(), toInts(nd["shape"])));
+  if (a.info().dataType() == DataType::STRING) {
+    auto* s = a.dataAs<std::string>();
+    const auto strs = toStrings(nd["data"]);
+    for (std::size_t i = 0; i < strs.size() && i < a.nelms(); ++i) s[i] = strs[i];
+  } else {
+    copyFromJs(a.data(), static_cast<std::size_t>(a.info().nbytes()), nd["data"]);
+  }
+  return a;
+}
+
+val infoJs(const TensorInfo& info) {
+  val o = val::object();
+  o.set("dtype", info.data_type());
+  o.set("shape", jsShape(info.shape()));
+  return o;
+}
+
+// ---------------------------------------------------------------- value objects
+
+val tensorInfo(const std::string& dtype, const val& shape) {
+  return guarded([&] {
+    TensorInfo info(dtype, toInts(shape));
+    val o = infoJs(info);
+    o.set("nelms", static_cast<double>(info.nelms()));
+    o.set("nbytes", static_cast<double>(info.nbytes()));
+    o.set("rank", static_cast<double>(info.rank()));
+    return o;
+  });
+}
+
+AnchorReturnType artFrom(const val& spec) {
+  const auto s = spec["art"].as<std::string>();
+  if (!isUndef(spec["period"])) return AnchorReturnType(s, spec["period"].as<int>());
+  return AnchorReturnType(s);
+}
+
+/// {batchesPerStep, anchors: {id: {art, period?}}}
+DataFlow dataFlowFrom(const val& spec) {
+  AnchorReturnTypeMap m;
+  val anchors = spec["anchors"];
+  if (!isUndef(anchors)) {
+    for (const auto& id : toStrings(val::global("Object").call<val>("keys", anchors)))
+      m.emplace(id, artFrom(anchors[id]));
+  }
+  return DataFlow(spec["batchesPerStep"].as<int>(), m);
+}
+
+void checkAnchorReturnType(const val& spec) {
+  guarded([&] { artFrom(spec); });
+}
+void checkDataFlow(const val& spec) {
+  guarded([&] { dataFlowFrom(spec); });
+}
+
+/// {level: 'Default'} or {names: [...]}, then enable: {name: bool}, inplace: bool
+Patterns patternsFrom(const val& spec) {
+  if (isUndef(spec)) return Patterns();
+  Patterns p;
+  if (!isUndef(spec["names"])) {
+    p = Patterns(toStrings(spec["names"]));
+  } else if (!isUndef(spec["level"])) {
+    const auto l = spec["level"].as<std::string>();
+    static const std::map<std::string, PatternsLevel> levels{{"NoPatterns", PatternsLevel::NoPatterns},
+                                                             {"Minimal", PatternsLevel::Minimal},
+                                                             {"Default", PatternsLevel::Default},
+                                                             {"All", PatternsLevel::All}};
+    auto it = levels.find(l);
+    if (it == levels.end()) throw error("Unknown PatternsLevel '{}' (expected NoPatterns, Minimal, Default or All)", l);
+    p = Patterns(it->second);
+  }
+  val enable = spec["enable"];
+  if (!isUndef(enable)) {
+    for (const auto& n : toStrings(val::global("Object").call<val>("keys", enable)))
+      p.enablePattern(n, enable[n].as<bool>());
+  }
+  if (!isUndef(spec["inplace"])) p.enableInPlace(spec["inplace"].as<bool>());
+  return p;
+}
+
+void checkPatterns(const val& spec) {
+  guarded([&] { patternsFrom(spec); });
+}
+val allPatternNames() {
+  return jsStrings(Patterns::getAllPatternNames());
+}
+
+InputShapeInfo inputShapeInfoFrom(const val& spec) {
+  InputShapeInfo isi;
+  if (isUndef(spec)) return isi;
+  for (const auto& id : toStrings(val::global("Object").call<val>("keys", spec))) {
+    val e = spec[id];
+    isi.add(id, TensorInfo(e["dtype"].as<std::string>(), toInts(e["shape"])));
+  }
+  return isi;
+}
+
+/// A plain object of SessionOptions fields; unknown names are an error naming the field.
+SessionOptions sessionOptionsFrom(const val& spec) {
+  SessionOptions o;
+  if (isUndef(spec)) return o;
+  using B = bool SessionOptions::*;
+  using I64 = int64_t SessionOptions::*;
+  using I = int SessionOptions::*;
+  using F = float SessionOptions::*;
+  using S = std::string SessionOptions::*;
+  using M = std::map<std::string, std::string> SessionOptions::*;
+  static const std::map<std::string, B> bools{
+      {"enableGradientAccumulation", &SessionOptions::enableGradientAccumulation},
+      {"enableReplicatedGraphs", &SessionOptions::enableReplicatedGraphs},
+      {"enableDistributedReplicatedGraphs", &SessionOptions::enableDistributedReplicatedGraphs},
+      {"enablePipelining", &SessionOptions::enablePipelining},
+      {"explicitRecomputation", &SessionOptions::explicitRecomputation},
+      {"enableOutlining", &SessionOptions::enableOutlining},
+      {"constantWeights", &SessionOptions::constantWeights},
+      {"enableStochasticRounding", &SessionOptions::enableStochasticRounding},
+      {"enableFloatingPointChecks", &SessionOptions::enableFloatingPointChecks},
+      {"enableNonStableSoftmax", &SessionOptions::enableNonStableSoftmax},
+      {"enableStableNorm", &SessionOptions::enableStableNorm},
+      {"enableFullyConnectedPass", &SessionOptions::enableFullyConnectedPass},
+      {"enableSerializedMatmuls", &SessionOptions::enableSerializedMatmuls},
+      {"decomposeGradSum", &SessionOptions::decomposeGradSum},
+      {"aliasZeroCopy", &SessionOptions::aliasZeroCopy},
+      {"delayVarUpdates", &SessionOptions::delayVarUpdates},
+      {"enableExplicitMainLoops", &SessionOptions::enableExplicitMainLoops},
+      {"useHostCopyOps", &SessionOptions::useHostCopyOps},
+      {"strictOpVersions", &SessionOptions::strictOpVersions},
+      {"enablePrefetchDatastreams", &SessionOptions::enablePrefetchDatastreams},
+      {"rearrangeAnchorsOnHost", &SessionOptions::rearrangeAnchorsOnHost},
+      {"rearrangeStreamsOnHost", &SessionOptions::rearrangeStreamsOnHost},
+      {"instrumentWithHardwareCycleCounter", &SessionOptions::instrumentWithHardwareCycleCounter},
+      {"enableEngineCaching", &SessionOptions::enableEngineCaching},
+      {"enableVariablesCaching", &SessionOptions::enableVariablesCaching},
+      {"compileEngine", &SessionOptions::compileEngine},
+      {"dotOpNames", &SessionOptions::dotOpNames},
+  };
+  static const std::map<std::string, I64> int64s{
+      {"accumulationFactor", &SessionOptions::accumulationFactor},
+      {"replicatedGraphCount", &SessionOptions::replicatedGraphCount},
+      {"globalReplicationFactor", &SessionOptions::globalReplicationFactor},
+      {"globalReplicaOffset", &SessionOptions::globalReplicaOffset},
+      {"mergeVarUpdateMemThreshold", &SessionOptions::mergeVarUpdateMemThreshold},
+      {"looseThresholdAtPeak", &SessionOptions::looseThresholdAtPeak},
+      {"swapLimitScheduler", &SessionOptions::swapLimitScheduler},
+  };
+  static const std::map<std::string, I> ints{
+      {"defaultBufferingDepth", &SessionOptions::defaultBufferingDepth},
+      {"numIOTiles", &SessionOptions::numIOTiles},
+      {"firstDotOp", &SessionOptions::firstDotOp},
+      {"finalDotOp", &SessionOptions::finalDotOp},
+  };
+  static const std::map<std::string, F> floats{
+      {"outlineThreshold", &SessionOptions::outlineThreshold},
+      {"outlineSequenceBreakCost", &SessionOptions::outlineSequenceBreakCost},
+  };
+  static const std::map<std::string, S> strings{
+      {"partialsTypeMatMuls", &SessionOptions::partialsTypeMatMuls},
+      {"cachePath", &SessionOptions::cachePath},
+      {"logDir", &SessionOptions::logDir},
+      {"kahnTieBreaker", &SessionOptions::kahnTieBreaker},
+  };
+  static const std::map<std::string, M> maps{
+      {"engineOptions", &SessionOptions::engineOptions}, {"convolutionOptions", &SessionOptions::convolutionOptions},
+      {"lstmOptions", &SessionOptions::lstmOptions},     {"matmulOptions", &SessionOptions::matmulOptions},
+      {"reportOptions", &SessionOptions::reportOptions}, {"gclOptions", &SessionOptions::gclOptions},
+  };
+  for (const auto& k : toStrings(val::global("Object").call<val>("keys", spec))) {
+    val v = spec[k];
+    if (isUndef(v)) continue;
+    if (auto b = bools.find(k); b != bools.end()) {
+      if (typeOf(v) != "boolean") throw error("SessionOptions.{} must be a boolean", k);
+      o.*(b->second) = v.as<bool>();
+    } else if (auto i = int64s.find(k); i != int64s.end()) {
+      if (typeOf(v) != "number") throw error("SessionOptions.{} must be a number", k);
+      o.*(i->second) = static_cast<int64_t>(v.as<double>());
+    } else if (auto j = ints.find(k); j != ints.end()) {
+      if (typeOf(v) != "number") throw error("SessionOptions.{} must be a number", k);
+      o.*(j->second) = v.as<int>();
+    } else if (auto f = floats.find(k); f != floats.end()) {
+      if (typeOf(v) != "number") throw error("SessionOptions.{} must be a number", k);
+      o.*(f->second) = v.as<float>();
+    } else if (auto s = strings.find(k); s != strings.end()) {
+      if (typeOf(v) != "string") throw error("SessionOptions.{} must be a string", k);
+      o.*(s->second) = v.as<std::string>();
+    } else if (auto m = maps.find(k); m != maps.end()) {
+      for (const auto& mk : toStrings(val::global("Object").call<val>("keys", v)))
+        (o.*(m->second))[mk] = val::global("String")(v[mk]).as<std::string>();
+    } else if (k == "virtualGraphMode") {
+      static const std::map<std::string, VirtualGraphMode> modes{
+          {"Off", VirtualGraphMode::Off},
+          {"Manual", VirtualGraphMode::Manual},
+          {"Auto", VirtualGraphMode::Auto},
+          {"ExecutionPhases", VirtualGraphMode::ExecutionPhases}};
+      auto it = modes.find(v.as<std::string>());
+      if (it == modes.end()) throw error("SessionOptions.virtualGraphMode: unknown mode '{}'", v.as<std::string>());
+      o.virtualGraphMode = it->second;
+    } else if (k == "virtualGraphSplitRatios") {
+      o.virtualGraphSplitRatios = toFloats(v);
+    } else {
+      throw error("SessionOptions has no option '{}'", k);
+    }
+  }
+  return o;
+}
+
+void checkSessionOptions(const val& spec) {
+  guarded([&] { sessionOptionsFrom(spec); });
+}
+
+/// {type: 'cpu' | 'ipuModel' | 'offlineIpu' | 'sim', options: {...}}
+std::shared_ptr<DeviceInfo> deviceFrom(const val& spec) {
+  auto& dm = DeviceManager::createDeviceManager();
+  const auto type = spec["type"].as<std::string>();
+  std::map<std::string, std::string> opts;
+  val o = spec["options"];
+  if (!isUndef(o)) {
+    for (const auto& k : toStrings(val::global("Object").call<val>("keys", o)))
+      opts[k] = val::global("String")(o[k]).as<std::string>();
+  }
+  if (type == "cpu") return dm.createCpuDevice();
+  if (type == "ipuModel") return dm.createIpuModelDevice(opts);
+  if (type == "offlineIpu") return dm.createOfflineIPUDevice(opts);
+  if (type == "sim") return dm.createSimDevice(opts);
+  throw error("Unknown device type '{}' (expected cpu, ipuModel, offlineIpu or sim)", type);
+}
+
+val deviceInfoJs(const DeviceInfo& d) {
+  val o = val::object();
+  o.set("id", d.getId());
+  o.set("version", d.getVersion());
+  o.set("numIpus", d.getNumIpus());
+  o.set("tilesPerIPU", d.getTilesPerIPU());
+  o.set("description", d.toString());
+  return o;
+}
+
+val checkDevice(const val& spec) {
+  return guarded([&] { return deviceInfoJs(*deviceFrom(spec)); });
+}
+
+void setLogLevel(const std::string& module, const std::string& level) {
+  guarded([&] {
+    const logging::Level l = logging::levelFromString(level);
+    if (module.empty()) {
+      logging::setLogLevel(l);
+      return;
+    }
+    logging::setLogLevel(logging::moduleFromString(module), l);
+  });
+}
+
+std::string getLogLevel(const std::string& module) {
+  return guarded([&] { return logging::levelToString(logging::getLogLevel(logging::moduleFromString(module))); });
+}
+
+double heapInUse() {
+  return static_cast<double>(mallinfo().uordblks);
+}
+
+// ---------------------------------------------------------------- Builder
+
+/// Owns a top-level Builder, or points into one for subgraph builders (the parent owns those).
+class BuilderJs {
+ public:
+  explicit BuilderJs(std::shared_ptr<Builder> root) : root_(std::move(root)), b_(root_.get()) {}
+  BuilderJs(std::shared_ptr<Builder> root, Builder* sub) : root_(std::move(root)), b_(sub) {}
+
+  static BuilderJs* create() { return new BuilderJs(std::shared_ptr<Builder>(Builder::create())); }
+  static BuilderJs* createFromOnnxModel(const val& bytes) {
+    return guarded(
+        [&] { return new BuilderJs(std::shared_ptr<Builder>(Builder::createFromOnnxModel(bytesFrom(bytes)))); });
+  }
+
+  BuilderJs* createSubgraphBuilder() {
+    return guarded([&] { return new BuilderJs(root_, &b_->createSubgraphBuilder()); });
+  }
+  void setGraphName(const std::string& n) {
+    guarded([&] { b_->setGraphName(n); });
+  }
+
+  std::string addInputTensor(const std::string& dtype, const val& shape, const std::string& name) {
+    return guarded([&] { return b_->addInputTensor(TensorInfo(dtype, toInts(shape)), name); });
+  }
+  std::string addUntypedInputTensor(const std::string& name) {
+    return guarded([&] { return b_->addUntypedInputTensor(name); });
+  }
+  void addInputTensorFromParentGraph(const std::string& id) {
+    guarded([&] { b_->addInputTensorFromParentGraph(id); });
+  }
+  std::string addInitializedInputTensor(const val& nd, const std::string& name) {
+    return guarded([&] {
+      NDArray a = ndarrayFrom(nd);
+      return b_->addInitializedInputTensor(ConstVoidData(a.data(), a.info()), name);
+    });
+  }
+  void addOutputTensor(const std::string& id) {
+    guarded([&] { b_->addOutputTensor(id); });
+  }
+
+  int getOnnxOpsetVersion() {
+    return guarded([&] { return b_->getOnnxOpsetVersion(); });
+  }
+  void useOpset(const std::string& domain, int version) {
+    guarded([&] { b_->useOpset(domain, version); });
+  }
+
+  /// attrs: [[name, type, value], ...] with type i | f | s | ints | floats | strings | t | g | dtype
+  val op(const std::string& domain, int version, const std::string& type, const val& inputs, unsigned numOutputs,
+         const val& attrs, const std::string& name, int minInputs, int maxInputs) {
+    return guarded([&] {
+      std::map<std::string, any> a;
+      std::vector<NDArray> tensors;  // keeps tensor attribute data alive until the node is added
+      tensors.reserve(attrs["length"].as<unsigned>());
+      for (unsigned i = 0; i < attrs["length"].as<unsigned>(); ++i) {
+        val e = attrs[i];
+        const auto n = e[0].as<std::string>();
+        const auto t = e[1].as<std::string>();
+        val v = e[2];
+        if (t == "i")
+          a[n] = static_cast<int64_t>(v.as<double>());
+        else if (t == "f")
+          a[n] = v.as<float>();
+        else if (t == "s")
+          a[n] = v.as<std::string>();
+        else if (t == "ints")
+          a[n] = toInts(v);
+        else if (t == "floats")
+          a[n] = toFloats(v);
+        else if (t == "strings")
+          a[n] = toStrings(v);
+        else if (t == "dtype")
+          a[n] = static_cast<int64_t>(onnxDataType(dataTypeFromString(v.as<std::string>())));
+        else if (t == "t") {
+          tensors.push_back(ndarrayFrom(v));
+          a[n] = ConstVoidData(tensors.back().data(), tensors.back().info());
+        } else if (t == "g") {
+          a[n] = static_cast<const Builder*>(v.as<BuilderJs*>(emscripten::allow_raw_pointers())->b_);
+        } else {
+          throw error("internal: attribute '{}' has unknown type code '{}'", n, t);
+        }
+      }
+      return jsStrings(
+          b_->opsetOp(domain, version, type, toStrings(inputs), numOutputs, a, name, minInputs, maxInputs));
+    });
+  }
+
+  /// aiGraphcore.<name>(args, params): params hold the named parameters of the C++ method.
+  std::string graphcore(const std::string& name, const val& args, const val& p) {
+    return guarded([&] {
+      auto gc = b_->aiGraphcoreOpset1();
+      const auto in = toStrings(args);
+      const std::string dn = isUndef(p["debugContext"]) ? std::string() : p["debugContext"].as<std::string>();
+      auto red = [&] {
+        return isUndef(p["reduction"]) ? ReductionType::Mean
+                                       : reductionTypeFromString(p["reduction"].as<std::string>());
+      };
+      if (name == "nllloss") {
+        nonstd::optional<int> ignore;
+        if (!isUndef(p["ignoreIndex"])) ignore = p["ignoreIndex"].as<int>();
+        const bool logp = !isUndef(p["inputIsLogProbability"]) && p["inputIsLogProbability"].as<bool>();
+        return gc.nllloss(in, red(), ignore, logp, dn);
+      }
+      if (name == "l1loss") return gc.l1loss(in, p["lambda"].as<float>(), red(), dn);
+      if (name == "identityloss") return gc.identityloss(in, red(), dn);
+      if (name == "scale") return gc.scale(in, p["scale"].as<float>(), dn);
+      if (name == "scaledadd") {
+        const float s0 = isUndef(p["scale0"]) ? 1.0f : p["scale0"].as<float>();
+        const float s1 = isUndef(p["scale1"]) ? 1.0f : p["scale1"].as<float>();
+        return gc.scaledadd(in, s0, s1, dn);
+      }
+      if (name == "subsample") return gc.subsample(in, toInts(p["strides"]), dn);
+      if (name == "reshape") return gc.reshape(in, toInts(p["shape"]), dn);
+      if (name == "gelu") return gc.gelu(in, dn);
+      if (name == "swish") return gc.swish(in, dn);
+      if (name == "detach") return gc.detach(in, dn);
+      if (name == "nop") return gc.nop(in, dn);
+      if (name == "expm1") return gc.expm1(in, dn);
+      if (name == "log1p") return gc.log1p(in, dn);
+      if (name == "atan2") return gc.atan2(in, dn);
+      if (name == "fmod") return gc.fmod(in, dn);
+      if (name == "remainder") return gc.remainder(in, dn);
+      if (name == "round") return gc.round(in, dn);
+      throw error("aiGraphcore has no op '{}'", name);
+    });
+  }
+
+  val getModelProto(bool humanReadable) {
+    return guarded([&] {
+      const std::string s = b_->getModelProto(humanReadable);
+      return u8Copy(s.data(), s.size());
+    });
+  }
+
+  val getTensorShape(const std::string& id) {
+    return guarded([&] { return jsShape(b_->getTensorShape(id)); });
+  }
+  std::string getTensorDtypeString(const std::string& id) {
+    return guarded([&] { return b_->getTensorDtypeString(id); });
+  }
+  bool isInitializer(const std::string& id) {
+    return guarded([&] { return b_->isInitializer(id); });
+  }
+  val getInputTensorIds() {
+    return guarded([&] { return jsStrings(b_->getInputTensorIds()); });
+  }
+  val getOutputTensorIds() {
+    return guarded([&] { return jsStrings(b_->getOutputTensorIds()); });
+  }
+  val getValueTensorIds() {
+    return guarded([&] { return jsStrings(b_->getValueTensorIds()); });
+  }
+  val getTrainableTensorIds() {
+    return guarded([&] { return jsStrings(b_->getTrainableTensorIds()); });
+  }
+  void pushNameScope(const std::string& s) {
+    guarded([&] { b_->pushNameScope(s); });
+  }
+  void popNameScope() {
+    guarded([&] { b_->popNameScope(); });
+  }
+  std::string getNameScope(const std::string& s) {
+    return guarded([&] { return b_->getNameScope(s); });
+  }
+
+  void addNodeAttribute(const std::string& name, const std::string& type, const val& v, const val& outs) {
+    guarded([&] {
+      const auto o = toStrings(outs);
+      const std::set<TensorId> ids(o.begin(), o.end());
+      if (type == "i")
+        b_->addNodeAttribute(name, static_cast<int64_t>(v.as<double>()), ids);
+      else if (type == "f")
+        b_->addNodeAttribute(name, v.as<float>(), ids);
+      else if (type == "s")
+        b_->addNodeAttribute(name, v.as<std::string>(), ids);
+      else if (type == "ints")
+        b_->addNodeAttribute(name, toInts(v), ids);
+      else if (type == "floats")
+        b_->addNodeAttribute(name, toFloats(v), ids);
+      else if (type == "strings")
+        b_->addNodeAttribute(name, toStrings(v), ids);
+      else
+        throw error("addNodeAttribute: unknown attribute type '{}'", type);
+    });
+  }
+  bool nodeHasAttribute(const std::string& name, const val& outs) {
+    return guarded([&] {
+      const auto o = toStrings(outs);
+      return b_->nodeHasAttribute(name, std::set<TensorId>(o.begin(), o.end()));
+    });
+  }
+  val getAllNodeAttributeNames(const val& outs) {
+    return guarded([&] {
+      const auto o = toStrings(outs);
+      return jsStrings(b_->getAllNodeAttributeNames(std::set<TensorId>(o.begin(), o.end())));
+    });
+  }
+  void virtualGraph(const val& outs, double v) {
+    guarded([&] {
+      const auto o = toStrings(outs);
+      b_->virtualGraph(std::set<TensorId>(o.begin(), o.end()), static_cast<int64_t>(v));
+    });
+  }
+  void pipelineStage(const val& outs, double v) {
+    guarded([&] {
+      const auto o = toStrings(outs);
+      b_->pipelineStage(std::set<TensorId>(o.begin(), o.end()), static_cast<int64_t>(v));
+    });
+  }
+  void recomputeOutputInBackwardPass(const std::string& id, double v) {
+    guarded([&] { b_->recomputeOutputInBackwardPass(id, static_cast<int64_t>(v)); });
+  }
+  void setAvailableMemoryProportion(const std::string& id, float v) {
+    guarded([&] { b_->setAvailableMemoryProportion(id, v); });
+  }
+  void setPartialsType(const std::string& id, const std::string& t) {
+    guarded([&] { b_->setPartialsType(id, t); });
+  }
+  void excludePatterns(const std::string& id, const val& names) {
+    guarded([&] { b_->excludePatterns(id, toStrings(names)); });
+  }
+
+ private:
+  std::shared_ptr<Builder> root_;
+  Builder* b_;
+};
+
+// ---------------------------------------------------------------- sessions
+
+class SessionJs {
+ public:
+  explicit SessionJs(std::unique_ptr<Session> s) : s_(std::move(s)) {}
+
+  static SessionJs* createInference(const val& model, const val& dataFlow, const val& device, const val& isi,
+                                    const val& options, const val& patterns) {
+    return guarded([&] {
+      return new SessionJs(InferenceSession::createFromOnnxModel(bytesFrom(model), dataFlowFrom(dataFlow),
+                                                                 deviceFrom(device), inputShapeInfoFrom(isi),
+                                                                 sessionOptionsFrom(options), patternsFrom(patterns)));
+    });
+  }
+
+  void prepareDevice(bool loadEngine) {
+    guarded([&] { s_->prepareDevice(loadEngine); });
+  }
+  void loadEngineAndConnectStreams() {
+    guarded([&] { s_->loadEngineAndConnectStreams(); });
+  }
+  void weightsFromHost() {
+    guarded([&] { s_->weightsFromHost(); });
+  }
+  void weightsToHost() {
+    guarded([&] { s_->weightsToHost(); });
+  }
+
+  /// inputs: {id: {data, shape, dtype}}; anchors: {id: TypedArray} filled in place (the JS layer
+  /// sized them with getAnchorShape / getInfo).
+  void run(const val& inputs, const val& anchors, const std::string& debugName) {
+    guarded([&] {
+      std::map<TensorId, NDArray> in, out;
+      for (const auto& id : toStrings(val::global("Object").call<val>("keys", inputs)))
+        in.emplace(id, ndarrayFrom(inputs[id]));
+      const auto outIds = toStrings(val::global("Object").call<val>("keys", anchors));
+      for (const auto& id : outIds) out.emplace(id, NDArray(s_->getInfo(id).dataType(), s_->getAnchorShape(id)));
+      std::map<TensorId, IArray&> inRefs, outRefs;
+      for (auto& kv : in) inRefs.emplace(kv.first, kv.second);
+      for (auto& kv : out) outRefs.emplace(kv.first, kv.second);
+      StepIO io(inRefs, outRefs);
+      s_->run(io, debugName);
+      for (const auto& id : outIds) {
+        NDArray& a = out.at(id);
+        if (a.info().dataType() == DataType::STRING) {
+          val dst = anchors[id];
+          const auto* s = a.dataAs<std::string>();
+          for (std::size_t i = 0; i < a.nelms(); ++i) dst.set(i, s[i]);
+        } else {
+          copyToJs(anchors[id], a.data(), static_cast<std::size_t>(a.info().nbytes()));
+        }
+      }
+    });
+  }
+
+  /// weights: {id: TypedArray} filled with the host copy of each weight.
+  void readWeights(const val& weights) {
+    guarded([&] {
+      const auto ids = toStrings(val::global("Object").call<val>("keys", weights));
+      std::map<TensorId, NDArray> bufs;
+      WeightsIO io;
+      for (const auto& id : ids) {
+        auto& a = bufs.emplace(id, NDArray(s_->getInfo(id))).first->second;
+        io.insert(id, MutableVoidData(a.data(), a.info()));
+      }
+      s_->readWeights(io);
+      for (const auto& id : ids)
+        copyToJs(weights[id], bufs.at(id).data(), static_cast<std::size_t>(bufs.at(id).info().nbytes()));
+    });
+  }
+
+  /// weights: {id: {data, shape, dtype}}
+  void writeWeights(const val& weights) {
+    guarded([&] {
+      std::map<TensorId, NDArray> bufs;
+      WeightsIO io;
+      for (const auto& id : toStrings(val::global("Object").call<val>("keys", weights))) {
+        auto& a = bufs.emplace(id, ndarrayFrom(weights[id])).first->second;
+        io.insert(id, MutableVoidData(a.data(), a.info()));
+      }
+      s_->writeWeights(io);
+    });
+  }
+
+  val modelToHostBytes() {
+    return guarded([&] {
+      const std::string s = s_->modelToHostBytes();
+      return u8Copy(s.data(), s.size());
+    });
+  }
+  void resetHostWeights(const val& model, bool ignoreMissing) {
+    guarded([&] { s_->resetHostWeights(bytesFrom(model), ignoreMissing); });
+  }
+
+  val getInfo(const std::string& id) {
+    return guarded([&] { return infoJs(s_->getInfo(id)); });
+  }
+  bool hasInfo(const std::string& id) {
+    return guarded([&] { return s_->hasInfo(id); });
+  }
+  val getAllTensorIds() {
+    return guarded([&] { return jsStrings(s_->getAllTensorIds()); });
+  }
+  val getAnchorShape(const std::string& id) {
+    return guarded([&] { return jsShape(s_->getAnchorShape(id)); });
+  }
+  val anchorIds() {
+    return guarded([&] { return jsStrings(s_->getDataFlow().anchors()); });
+  }
+  std::string getSummaryReport(bool reset) {
+    return guarded([&] { return s_->getSummaryReport(reset); });
+  }
+  void setRandomSeed(double seed) {
+    guarded([&] { s_->setRandomSeed(static_cast<uint64_t>(seed)); });
+  }
+  bool isPrepared() { return s_->isPrepared(); }
+  val getDevice() {
+    return guarded([&] { return deviceInfoJs(*s_->getDevice()); });
+  }
+  val getMemoryStats() {
+    return guarded([&] {
+      const auto m = s_->getMemoryStats();
+      val o = val::object();
+      o.set("weightBytes", static_cast<double>(m.weightBytes));
+      o.set("activationArenaBytes", static_cast<double>(m.activationArenaBytes));
+      return o;
+    });
+  }
+
+ private:
+  std::unique_ptr<Session> s_;
+};
+
+}  // namespace
+}  // namespace wasm
+}  // namespace popart
+
+EMSCRIPTEN_BINDINGS(popart) {
+  using namespace emscripten;
+  using popart::wasm::BuilderJs;
+  using popart::wasm::SessionJs;
+  namespace w = popart::wasm;
+  function("tensorInfo", &w::tensorInfo);
+  function("checkAnchorReturnType", &w::checkAnchorReturnType);
+  function("checkDataFlow", &w::checkDataFlow);
+  function("checkPatterns", &w::checkPatterns);
+  function("allPatternNames", &w::allPatternNames);
+  function("checkSessionOptions", &w::checkSessionOptions);
+  function("checkDevice", &w::checkDevice);
+  function("setLogLevel", &w::setLogLevel);
+  function("getLogLevel", &w::getLogLevel);
+  function("heapInUse", &w::heapInUse);
+
+  class_<BuilderJs>("BuilderHandle")
+      .class_function("create", &BuilderJs::create, allow_raw_pointers())
+      .class_function("createFromOnnxModel", &BuilderJs::createFromOnnxModel, allow_raw_pointers())
+      .function("createSubgraphBuilder", &BuilderJs::createSubgraphBuilder, allow_raw_pointers())
+      .function("setGraphName", &BuilderJs::setGraphName)
+      .function("addInputTensor", &BuilderJs::addInputTensor)
+      .function("addUntypedInputTensor", &BuilderJs::addUntypedInputTensor)
+      .function("addInputTensorFromParentGraph", &BuilderJs::addInputTensorFromParentGraph)
+      .function("addInitializedInputTensor", &BuilderJs::addInitializedInputTensor)
+      .function("addOutputTensor", &BuilderJs::addOutputTensor)
+      .function("useOpset", &BuilderJs::useOpset)
+      .function("getOnnxOpsetVersion", &BuilderJs::getOnnxOpsetVersion)
+      .function("op", &BuilderJs::op)
+      .function("graphcore", &BuilderJs::graphcore)
+      .function("getModelProto", &BuilderJs::getModelProto)
+      .function("getTensorShape", &BuilderJs::getTensorShape)
+      .function("getTensorDtypeString", &BuilderJs::getTensorDtypeString)
+      .function("isInitializer", &BuilderJs::isInitializer)
+      .function("getInputTensorIds", &BuilderJs::getInputTensorIds)
+      .function("getOutputTensorIds", &BuilderJs::getOutputTensorIds)
+      .function("getValueTensorIds", &BuilderJs::getValueTensorIds)
+      .function("getTrainableTensorIds", &BuilderJs::getTrainableTensorIds)
+      .function("pushNameScope", &BuilderJs::pushNameScope)
+      .function("popNameScope", &BuilderJs::popNameScope)
+      .function("getNameScope", &BuilderJs::getNameScope)
+      .function("addNodeAttribute", &BuilderJs::addNodeAttribute)
+      .function("nodeHasAttribute", &BuilderJs::nodeHasAttribute)
+      .function("getAllNodeAttributeNames", &BuilderJs::getAllNodeAttributeNames)
+      .function("virtualGraph", &BuilderJs::virtualGraph)
+      .function("pipelineStage", &BuilderJs::pipelineStage)
+      .function("recomputeOutputInBackwardPass", &BuilderJs::recomputeOutputInBackwardPass)
+      .function("setAvailableMemoryProportion", &BuilderJs::setAvailableMemoryProportion)
+      .function("setPartialsType", &BuilderJs::setPartialsType)
+      .function("excludePatterns", &BuilderJs::excludePatterns);
+
+  class_<SessionJs>("SessionHandle")
+      .class_function("createInference", &SessionJs::createInference, allow_raw_pointers())
+      .function("prepareDevice", &SessionJs::prepareDevice)
+      .function("loadEngineAndConnectStreams", &SessionJs::loadEngineAndConnectStreams)
+      .function("weightsFromHost", &SessionJs::weightsFromHost)
+      .function("weightsToHost", &SessionJs::weightsToHost)
+      .function("run", &SessionJs::run)
+      .function("readWeights", &SessionJs::readWeights)
+      .function("writeWeights", &SessionJs::writeWeights)
+      .function("modelToHostBytes", &SessionJs::modelToHostBytes)
+      .function("resetHostWeights", &SessionJs::resetHostWeights)
+      .function("getInfo", &SessionJs::getInfo)
+      .function("hasInfo", &SessionJs::hasInfo)
+      .function("getAllTensorIds", &SessionJs::getAllTensorIds)
+      .function("getAnchorShape", &SessionJs::getAnchorShape)
+      .function("anchorIds", &SessionJs::anchorIds)
+      .function("getSummaryReport", &SessionJs::getSummaryReport)
+      .function("setRandomSeed", &SessionJs::setRandomSeed)
+      .function("isPrepared", &SessionJs::isPrepared)
+      .function("getDevice", &SessionJs::getDevice)
+      .function("getMemoryStats", &SessionJs::getMemoryStats);
+}

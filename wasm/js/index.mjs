@@ -1,0 +1,636 @@
+// The JavaScript API of the popart runtime: PopART's names over the WebAssembly core.
+// `createPopart()` instantiates the module and resolves to an object holding the API classes.
+// Every C++ error arrives as a JS Error with the C++ message; the module keeps working after one.
+// Embind handles never reach user code: each class owns its handle and frees it in dispose()
+// (also `Symbol.dispose`, and a FinalizationRegistry as a safety net for forgotten objects).
+import createPopartModule from './popart_wasm.mjs';
+import { ONNX_OPS, FIRST_OPSET, LAST_OPSET } from './ops.gen.mjs';
+
+const DEFAULT_ONNX_OPSET = 10;  // PopART's default ai.onnx opset for `builder.aiOnnx`
+const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+
+const isNode = typeof process === 'object' && typeof process.versions === 'object' &&
+               typeof process.versions.node === 'string';
+
+function nodeModule(name) {
+  if (!isNode) throw new Error(`file paths need Node.js; in a browser pass the bytes (Uint8Array) instead`);
+  return process.getBuiltinModule(name);
+}
+
+/// The TypedArray class for each ONNX data type.
+export const TYPED_ARRAYS = {
+  FLOAT: Float32Array, DOUBLE: Float64Array, FLOAT16: Uint16Array, BFLOAT16: Uint16Array,
+  INT8: Int8Array, UINT8: Uint8Array, BOOL: Uint8Array, INT16: Int16Array, UINT16: Uint16Array,
+  INT32: Int32Array, UINT32: Uint32Array, INT64: BigInt64Array, UINT64: BigUint64Array, STRING: Array,
+};
+
+function product(shape) { return shape.reduce((a, b) => a * b, 1); }
+
+/// Converts `data` (TypedArray, Array or number) to the TypedArray of `dtype`; TypedArrays of the
+/// right class pass through without a copy. INT64/UINT64 accept numbers (converted with BigInt).
+function toTyped(data, dtype, what) {
+  const T = TYPED_ARRAYS[dtype];
+  if (!T) throw new Error(`${what}: data type ${dtype} cannot be passed from JavaScript`);
+  if (dtype === 'STRING') {
+    if (!Array.isArray(data)) throw new Error(`${what}: STRING data must be an Array of strings`);
+    return data.map(String);
+  }
+  if (data instanceof T) return data;
+  if (typeof data === 'number' || typeof data === 'bigint' || typeof data === 'boolean') data = [data];
+  if (!ArrayBuffer.isView(data) && !Array.isArray(data)) {
+    throw new Error(`${what}: expected a TypedArray, an Array or an NDArray, got ${typeof data}`);
+  }
+  const big = T === BigInt64Array || T === BigUint64Array;
+  return T.from(data, big ? (v) => BigInt(v) : (v) => Number(v));
+}
+
+/// {data, shape, dtype}: a dense row-major array, the unit of data exchange.
+export class NDArray {
+  constructor(data, shape, dtype) {
+    if (dtype === undefined) dtype = dtypeOf(data);
+    if (shape === undefined) shape = [data.length];
+    this.dtype = String(dtype).toUpperCase();
+    this.shape = Array.from(shape, Number);
+    this.data = toTyped(data, this.dtype, 'NDArray');
+    if (this.data.length !== product(this.shape)) {
+      throw new Error(`NDArray: ${this.data.length} elements do not fill shape [${this.shape.join(' ')}] ` +
+                      `(${product(this.shape)} elements)`);
+    }
+  }
+  static zeros(shape, dtype = 'FLOAT') {
+    const T = TYPED_ARRAYS[dtype];
+    const n = product(shape);
+    return new NDArray(dtype === 'STRING' ? new Array(n).fill('') : new T(n), shape, dtype);
+  }
+  get size() { return this.data.length; }
+}
+
+function dtypeOf(data) {
+  if (data instanceof NDArray) return data.dtype;
+  if (data instanceof Float32Array) return 'FLOAT';
+  if (data instanceof Float64Array) return 'DOUBLE';
+  if (data instanceof Int32Array) return 'INT32';
+  if (data instanceof BigInt64Array) return 'INT64';
+  if (data instanceof BigUint64Array) return 'UINT64';
+  if (data instanceof Int8Array) return 'INT8';
+  if (data instanceof Uint8Array) return 'UINT8';
+  if (data instanceof Int16Array) return 'INT16';
+  if (data instanceof Uint16Array) return 'UINT16';
+  if (data instanceof Uint32Array) return 'UINT32';
+  if (Array.isArray(data) && data.length && typeof data[0] === 'string') return 'STRING';
+  return 'FLOAT';
+}
+
+function asNDArray(v, dtype, shape, what) {
+  if (v instanceof NDArray) return v;
+  if (v && typeof v === 'object' && !ArrayBuffer.isView(v) && !Array.isArray(v) && 'data' in v) {
+    return new NDArray(v.data, v.shape, v.dtype ?? dtype);
+  }
+  const data = toTyped(v, dtype ?? dtypeOf(v), what);
+  return new NDArray(data, shape ?? [data.length], dtype ?? dtypeOf(v));
+}
+
+function modelBytes(model, what) {
+  if (typeof model === 'string') {
+    const fs = nodeModule('fs');
+    try {
+      return new Uint8Array(fs.readFileSync(model));
+    } catch (e) {
+      throw new Error(`${what}: cannot read '${model}': ${e.message}`);
+    }
+  }
+  if (model instanceof ArrayBuffer) return new Uint8Array(model);
+  if (ArrayBuffer.isView(model)) return model;
+  throw new Error(`${what}: expected ONNX model bytes (Uint8Array) or a file path`);
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename: a failure never leaves a
+/// half-written file, and an existing file stays as it was.
+function writeFileAtomic(path, bytes) {
+  const fs = nodeModule('fs');
+  const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
+  try {
+    fs.writeFileSync(tmp, bytes);
+    fs.renameSync(tmp, path);
+  } catch (e) {
+    try { fs.unlinkSync(tmp); } catch { /* nothing to clean */ }
+    throw new Error(`cannot write '${path}': ${e.message}`);
+  }
+}
+
+/// Builds the API object over one instantiated module `M`.
+function makeApi(M) {
+  const registry = typeof FinalizationRegistry === 'function'
+      ? new FinalizationRegistry((h) => { try { if (!h.isDeleted()) h.delete(); } catch { /* gone */ } })
+      : null;
+
+  class Handle {
+    constructor(h) {
+      this._h = h;
+      if (registry) registry.register(this, h, this);
+    }
+    get handle() {
+      if (!this._h) throw new Error(`${this.constructor.name} has been disposed`);
+      return this._h;
+    }
+    dispose() {
+      if (this._h) {
+        if (registry) registry.unregister(this);
+        this._h.delete();
+        this._h = null;
+      }
+    }
+    [disposeSymbol]() { this.dispose(); }
+  }
+
+  // ------------------------------------------------------------ value classes
+
+  class TensorInfo {
+    constructor(dtype, shape) {
+      if (ArrayBuffer.isView(dtype) || dtype instanceof NDArray) {
+        const a = asNDArray(dtype);
+        dtype = a.dtype;
+        shape = a.shape;
+      }
+      const i = M.tensorInfo(String(dtype), Array.from(shape ?? []));
+      this._dtype = i.dtype;
+      this._shape = i.shape;
+      this._nelms = i.nelms;
+      this._nbytes = i.nbytes;
+    }
+    data_type() { return this._dtype; }
+    data_type_lcase() { return this._dtype.toLowerCase(); }
+    get dtype() { return this._dtype; }
+    shape() { return this._shape.slice(); }
+    rank() { return this._shape.length; }
+    nelms() { return this._nelms; }
+    nbytes() { return this._nbytes; }
+    dim(i) { return this._shape[i]; }
+    toString() { return `${this._dtype} [${this._shape.join(' ')}]`; }
+  }
+
+  function AnchorReturnType(art, period, tileSet) {
+    if (!new.target) return new AnchorReturnType(art, period, tileSet);
+    const spec = { art: String(art) };
+    if (period !== undefined) spec.period = period;
+    M.checkAnchorReturnType(spec);
+    this.art = spec.art;
+    if (period !== undefined) this.period = period;
+  }
+  AnchorReturnType.prototype.id = function id() { return this.art; };
+  AnchorReturnType.prototype.rp = function rp() { return this.period ?? 1; };
+
+  class DataFlow {
+    /// DataFlow(batchesPerStep, {id: AnchorReturnType}) or the legacy
+    /// DataFlow(batchesPerStep, [ids], AnchorReturnType('All')).
+    constructor(batchesPerStep = 0, anchors = {}, art = undefined) {
+      const spec = { batchesPerStep, anchors: {} };
+      if (Array.isArray(anchors)) {
+        const a = art ?? new AnchorReturnType('All');
+        for (const id of anchors) spec.anchors[id] = { art: a.art, period: a.period };
+      } else {
+        for (const [id, a] of Object.entries(anchors ?? {})) {
+          const r = a instanceof AnchorReturnType ? a : new AnchorReturnType(a.art ?? a, a.period);
+          spec.anchors[id] = { art: r.art, period: r.period };
+        }
+      }
+      M.checkDataFlow(spec);
+      this._spec = spec;
+    }
+    batchesPerStep() { return this._spec.batchesPerStep; }
+    anchors() { return Object.keys(this._spec.anchors); }
+    nAnchors() { return Object.keys(this._spec.anchors).length; }
+    isAnchored(id) { return id in this._spec.anchors; }
+    art(id) {
+      const a = this._spec.anchors[id];
+      if (!a) throw new Error(`Tensor ${id} is not anchored`);
+      return new AnchorReturnType(a.art, a.period);
+    }
+  }
+
+  class InputShapeInfo {
+    constructor() { this._infos = {}; }
+    add(id, info) {
+      const i = info instanceof TensorInfo ? info : new TensorInfo(info.dtype, info.shape);
+      this._infos[id] = i;
+    }
+    get(id) {
+      if (!(id in this._infos)) throw new Error(`No input shape info for tensor '${id}'`);
+      return this._infos[id];
+    }
+    has(id) { return id in this._infos; }
+    _spec() {
+      const s = {};
+      for (const [id, i] of Object.entries(this._infos)) s[id] = { dtype: i.dtype, shape: i.shape() };
+      return s;
+    }
+  }
+
+  const PatternsLevel = Object.freeze({ NoPatterns: 'NoPatterns', Minimal: 'Minimal', Default: 'Default', All: 'All' });
+
+  class Patterns {
+    /// Patterns(PatternsLevel) or Patterns([names]).
+    constructor(levelOrNames = PatternsLevel.Default) {
+      this._spec = Array.isArray(levelOrNames) ? { names: levelOrNames.map(String) } : { level: String(levelOrNames) };
+      this._spec.enable = {};
+      M.checkPatterns(this._spec);
+    }
+    static create(names) { return new Patterns(names); }
+    static getAllPatternNames() { return M.allPatternNames(); }
+    enablePattern(name, enabled) {
+      const s = { ...this._spec, enable: { ...this._spec.enable, [name]: !!enabled } };
+      M.checkPatterns(s);
+      this._spec = s;
+      return this;
+    }
+    isPatternEnabled(name) {
+      if (name in this._spec.enable) return this._spec.enable[name];
+      if (this._spec.names) return this._spec.names.includes(name);
+      return undefined;
+    }
+    set inplaceEnabled(v) { this._spec.inplace = !!v; }
+    get inplaceEnabled() { return this._spec.inplace ?? true; }
+  }
+
+  /// Session options: a plain object of PopART's field names; this class only adds the defaults'
+  /// documentation point and validation (unknown names are an error).
+  class SessionOptions {
+    constructor(fields = {}) { Object.assign(this, fields); }
+  }
+  function optionsSpec(o) {
+    if (o === undefined || o === null) return undefined;
+    const spec = { ...o };
+    M.checkSessionOptions(spec);
+    return spec;
+  }
+
+  class DeviceInfo {
+    constructor(spec, info) {
+      this._spec = spec;
+      Object.assign(this, info);
+      this.type = spec.type;
+    }
+    toString() { return this.description; }
+  }
+
+  let deviceManager = null;
+  class DeviceManagerClass {
+    createCpuDevice() { return this._create({ type: 'cpu' }); }
+    createIpuModelDevice(options = {}) { return this._create({ type: 'ipuModel', options }); }
+    createOfflineIPUDevice(options = {}) { return this._create({ type: 'offlineIpu', options }); }
+    createSimDevice(options = {}) { return this._create({ type: 'sim', options }); }
+    acquireAvailableDevice(numIpus = 1) {
+      throw new Error(`No available IPU device with ${numIpus} IPU(s): this build has no IPU hardware support ` +
+                      `(use createCpuDevice() or createIpuModelDevice())`);
+    }
+    acquireDeviceById(id) {
+      throw new Error(`No IPU device with id ${id}: this build has no IPU hardware support ` +
+                      `(use createCpuDevice() or createIpuModelDevice())`);
+    }
+    enumerateDevices() { return []; }
+    _create(spec) { return new DeviceInfo(spec, M.checkDevice(spec)); }
+  }
+  function DeviceManager() {
+    if (!deviceManager) deviceManager = new DeviceManagerClass();
+    return deviceManager;
+  }
+
+  // ------------------------------------------------------------ Builder
+
+  function pickSchema(name, version) {
+    const versions = ONNX_OPS[name];
+    if (!versions) return null;
+    let best = null;
+    for (const v of versions) if (v[0] <= version) best = v;
+    if (!best || best[2]) return null;  // not in this opset, or deprecated there
+    return best;
+  }
+
+  /// `builder.aiOnnxOpsetN`: one method per op with the C++ signature: (args, [num_outputs],
+  /// required attributes, optional attributes, debugContext).
+  function makeOpset(builder, version) {
+    const o = { getOpsetVersion: () => version };
+    for (const name of Object.keys(ONNX_OPS)) {
+      const s = pickSchema(name, version);
+      if (!s) continue;
+      const [, opType, , variadicOut, nOut, minIn, maxIn, attrs] = s;
+      o[name] = (...params) => {
+        let i = 0;
+        const args = opType === 'Constant' ? [] : (params[i++] ?? []);
+        const numOutputs = variadicOut ? params[i++] : nOut;
+        const list = [];
+        for (const [an, at, req, dflt] of attrs) {
+          let v = params[i++];
+          if (opType === 'Constant' && an === 'value') v = asNDArray(v, undefined, undefined, 'constant value');
+          if (v === undefined || v === null) {
+            if (req) throw new Error(`${opType}: missing required attribute '${an}'`);
+            if (dflt === null || at === 'ints' || at === 'floats' || at === 'strings') continue;
+            v = dflt;
+          }
+          if ((at === 'ints' || at === 'floats' || at === 'strings') && !req && v.length === 0) continue;
+          if (at === 'g') v = v.handle;
+          list.push([an, at, v]);
+        }
+        const name_ = params[i] === undefined ? '' : String(params[i]);
+        const outs = builder.handle.op('ai.onnx', version, opType, Array.from(args), numOutputs >>> 0, list,
+                                       name_, minIn, maxIn);
+        return nOut > 1 || variadicOut ? outs : outs[0];
+      };
+    }
+    return o;
+  }
+
+  function makeGraphcore(builder) {
+    const gc = (name, args, params) => builder.handle.graphcore(name, Array.from(args), params);
+    return {
+      getOpsetVersion: () => 1,
+      nllloss: (args, reduction = 'Mean', ignoreIndex = undefined, inputIsLogProbability = false, debugContext = '') =>
+        gc('nllloss', args, { reduction: reductionName(reduction), ignoreIndex, inputIsLogProbability, debugContext }),
+      l1loss: (args, lambda, reduction = 'Mean', debugContext = '') =>
+        gc('l1loss', args, { lambda, reduction: reductionName(reduction), debugContext }),
+      identityloss: (args, reduction = 'Mean', debugContext = '') =>
+        gc('identityloss', args, { reduction: reductionName(reduction), debugContext }),
+      scale: (args, scale, debugContext = '') => gc('scale', args, { scale, debugContext }),
+      scaledadd: (args, scale0 = 1, scale1 = 1, debugContext = '') => gc('scaledadd', args, { scale0, scale1, debugContext }),
+      subsample: (args, strides, debugContext = '') => gc('subsample', args, { strides, debugContext }),
+      reshape: (args, shape, debugContext = '') => gc('reshape', args, { shape, debugContext }),
+      ...Object.fromEntries(['gelu', 'swish', 'detach', 'nop', 'expm1', 'log1p', 'atan2', 'fmod', 'remainder', 'round']
+        .map((n) => [n, (args, debugContext = '') => gc(n, args, { debugContext })])),
+    };
+  }
+
+  class Builder extends Handle {
+    /// new Builder(), new Builder(modelBytesOrPath), or new Builder({modelProtoOrFilename, opsets}).
+    constructor(arg = undefined, opsets = undefined, _handle = undefined) {
+      let h = _handle;
+      if (!h) {
+        let model = arg;
+        if (arg && typeof arg === 'object' && !ArrayBuffer.isView(arg) && !(arg instanceof ArrayBuffer)) {
+          model = arg.modelProtoOrFilename;
+          opsets = arg.opsets;
+        }
+        h = model === undefined || model === null ? M.BuilderHandle.create()
+                                                  : M.BuilderHandle.createFromOnnxModel(modelBytes(model, 'Builder'));
+      }
+      super(h);
+      this._fromModel = !_handle && arg !== undefined && arg !== null && !(arg.opsets && !arg.modelProtoOrFilename);
+      this._opsets = new Map();
+      this._onnxDefault = opsets?.['ai.onnx'];
+    }
+    static create() { return new Builder(); }
+    static createFromOnnxModel(model) { return new Builder(model); }
+    createSubgraphBuilder() { return new Builder(undefined, undefined, this.handle.createSubgraphBuilder()); }
+    setGraphName(n) { this.handle.setGraphName(String(n)); }
+
+    aiOnnxOpset(version) {
+      if (!Number.isInteger(version) || version < FIRST_OPSET || version > LAST_OPSET) {
+        throw new Error(`Invalid opset '${version}' selected: ai.onnx opsets ${FIRST_OPSET}..${LAST_OPSET} are supported`);
+      }
+      this.handle.useOpset('ai.onnx', version);
+      if (!this._opsets.has(version)) this._opsets.set(version, makeOpset(this, version));
+      return this._opsets.get(version);
+    }
+    get aiOnnx() {
+      let v = this._onnxDefault;
+      if (v === undefined && this._fromModel) v = this.handle.getOnnxOpsetVersion() || undefined;
+      if (v === undefined && this._opsets.size) v = [...this._opsets.keys()][0];
+      return this.aiOnnxOpset(v ?? DEFAULT_ONNX_OPSET);
+    }
+    get aiGraphcore() {
+      if (!this._gc) {
+        this.handle.useOpset('ai.graphcore', 1);
+        this._gc = makeGraphcore(this);
+      }
+      return this._gc;
+    }
+    get aiGraphcoreOpset1() { return this.aiGraphcore; }
+
+    /// addInputTensor(TensorInfo | dtype, [shape], [debugContext])
+    addInputTensor(info, shapeOrName = undefined, name = '') {
+      if (info instanceof TensorInfo) return this.handle.addInputTensor(info.dtype, info.shape(), String(shapeOrName ?? ''));
+      return this.handle.addInputTensor(String(info), Array.from(shapeOrName ?? []), String(name ?? ''));
+    }
+    addUntypedInputTensor(name = '') { return this.handle.addUntypedInputTensor(String(name)); }
+    addInputTensorFromParentGraph(id) { this.handle.addInputTensorFromParentGraph(String(id)); }
+    /// addInitializedInputTensor(NDArray | {data, shape, dtype} | TypedArray, [debugContext])
+    addInitializedInputTensor(array, name = '') {
+      const a = asNDArray(array, undefined, undefined, 'addInitializedInputTensor');
+      return this.handle.addInitializedInputTensor(a, String(name));
+    }
+    addOutputTensor(id) { this.handle.addOutputTensor(String(id)); }
+    customOp(opName, opVersion, domain, inputs, attributes = {}, numOutputs = 1, name = '') {
+      const list = Object.entries(attributes).map(([k, v]) => [k, attrType(v), v]);
+      return this.handle.op(domain, opVersion, opName, Array.from(inputs), numOutputs, list, name, 0, -1);
+    }
+    getModelProto(humanReadable = false) { return this.handle.getModelProto(!!humanReadable); }
+    saveModelProto(path) { writeFileAtomic(path, this.getModelProto()); }
+    getTensorShape(id) { return this.handle.getTensorShape(String(id)); }
+    getTensorDtypeString(id) { return this.handle.getTensorDtypeString(String(id)); }
+    isInitializer(id) { return this.handle.isInitializer(String(id)); }
+    getInputTensorIds() { return this.handle.getInputTensorIds(); }
+    getOutputTensorIds() { return this.handle.getOutputTensorIds(); }
+    getValueTensorIds() { return this.handle.getValueTensorIds(); }
+    getTrainableTensorIds() { return this.handle.getTrainableTensorIds(); }
+    pushNameScope(s) { this.handle.pushNameScope(String(s)); }
+    popNameScope() { this.handle.popNameScope(); }
+    getNameScope(s = '') { return this.handle.getNameScope(String(s)); }
+    /// Runs `fn` inside the name scope (PopART's `with builder.nameScope(...)`).
+    nameScope(s, fn) {
+      this.pushNameScope(s);
+      try { return fn(); } finally { this.popNameScope(); }
+    }
+    addNodeAttribute(name, value, outputIds) {
+      this.handle.addNodeAttribute(String(name), attrType(value), value, Array.from(outputIds));
+    }
+    nodeHasAttribute(name, outputIds) { return this.handle.nodeHasAttribute(String(name), Array.from(outputIds)); }
+    getAllNodeAttributeNames(outputIds) { return this.handle.getAllNodeAttributeNames(Array.from(outputIds)); }
+    virtualGraph(ids, value = 0) { this.handle.virtualGraph(idList(ids), value); }
+    pipelineStage(ids, value) { this.handle.pipelineStage(idList(ids), value); }
+    recomputeOutputInBackwardPass(id, value = 1) { this.handle.recomputeOutputInBackwardPass(String(id), value); }
+    setAvailableMemoryProportion(id, p) { this.handle.setAvailableMemoryProportion(String(id), p); }
+    setPartialsType(id, t) { this.handle.setPartialsType(String(id), String(t)); }
+    excludePatterns(id, names) { this.handle.excludePatterns(String(id), Array.from(names)); }
+  }
+  for (let v = FIRST_OPSET; v <= LAST_OPSET; ++v) {
+    Object.defineProperty(Builder.prototype, `aiOnnxOpset${v}`, { get() { return this.aiOnnxOpset(v); } });
+  }
+
+  // ------------------------------------------------------------ sessions
+
+  class PyStepIO {
+    /// PyStepIO({id: TypedArray | NDArray | Array}, anchors from initAnchorArrays()).
+    constructor(inputs, outputs) {
+      this.inputs = inputs ?? {};
+      this.outputs = outputs ?? {};
+    }
+  }
+
+  class Session extends Handle {
+    prepareDevice(loadEngine = true) { this.handle.prepareDevice(!!loadEngine); }
+    loadEngineAndConnectStreams() { this.handle.loadEngineAndConnectStreams(); }
+    weightsFromHost() { this.handle.weightsFromHost(); }
+    weightsToHost() { this.handle.weightsToHost(); }
+    /// Fills `weights` ({id: TypedArray | NDArray}) with the host copy of each weight.
+    readWeights(weights) {
+      const views = {};
+      for (const [id, w] of Object.entries(weights)) {
+        const info = this.handle.getInfo(id);
+        const t = w instanceof NDArray ? w.data : w;
+        if (!(t instanceof TYPED_ARRAYS[info.dtype])) {
+          throw new Error(`readWeights: '${id}' is ${info.dtype}; pass a ${TYPED_ARRAYS[info.dtype].name}`);
+        }
+        if (t.length !== product(info.shape)) {
+          throw new Error(`readWeights: '${id}' has ${product(info.shape)} elements, the array has ${t.length}`);
+        }
+        views[id] = t;
+      }
+      this.handle.readWeights(views);
+    }
+    /// Writes `weights` ({id: TypedArray | NDArray}) to the host copy of each weight.
+    writeWeights(weights) {
+      const spec = {};
+      for (const [id, w] of Object.entries(weights)) {
+        const info = this.handle.getInfo(id);
+        spec[id] = asNDArray(w, info.dtype, w instanceof NDArray ? undefined : info.shape, `writeWeights '${id}'`);
+      }
+      this.handle.writeWeights(spec);
+    }
+    /// The model with the current weights, as ONNX bytes.
+    modelToHostBytes() { return this.handle.modelToHostBytes(); }
+    /// Node: writes the model to `path` (temporary file + rename). Browsers: use modelToHostBytes().
+    modelToHost(path) {
+      if (path === undefined) return this.modelToHostBytes();
+      writeFileAtomic(path, this.modelToHostBytes());
+    }
+    resetHostWeights(model, ignoreWeightsInModelWithoutCorrespondingHostWeight = false) {
+      this.handle.resetHostWeights(modelBytes(model, 'resetHostWeights'),
+                                   !!ignoreWeightsInModelWithoutCorrespondingHostWeight);
+    }
+    getInfo(id) {
+      const i = this.handle.getInfo(String(id));
+      return new TensorInfo(i.dtype, i.shape);
+    }
+    hasInfo(id) { return this.handle.hasInfo(String(id)); }
+    getAllTensorIds() { return this.handle.getAllTensorIds(); }
+    getAnchorShape(id) { return this.handle.getAnchorShape(String(id)); }
+    /// {id: NDArray} sized for every anchor; `run` fills them in place.
+    initAnchorArrays() {
+      const out = {};
+      for (const id of this.handle.anchorIds()) {
+        out[id] = NDArray.zeros(this.handle.getAnchorShape(id), this.handle.getInfo(id).dtype);
+      }
+      return out;
+    }
+    getSummaryReport(resetProfile = true) { return this.handle.getSummaryReport(!!resetProfile); }
+    setRandomSeed(seed) { this.handle.setRandomSeed(Number(seed)); }
+    isPrepared() { return this.handle.isPrepared(); }
+    getMemoryStats() { return this.handle.getMemoryStats(); }
+
+    run(stepio, debugName = '') {
+      const inputs = {};
+      for (const [id, v] of Object.entries(stepio.inputs ?? {})) {
+        if (!this.handle.hasInfo(id)) {
+          inputs[id] = asNDArray(v, undefined, undefined, `input '${id}'`);  // the core names the bad id
+          continue;
+        }
+        const info = this.handle.getInfo(id);
+        if (v instanceof NDArray || (v && typeof v === 'object' && 'data' in v && 'shape' in v)) {
+          inputs[id] = asNDArray(v, info.dtype, undefined, `input '${id}'`);
+          continue;
+        }
+        const data = toTyped(v, info.dtype, `input '${id}'`);
+        const sample = product(info.shape);
+        let shape;
+        if (data.length === sample) shape = info.shape;
+        else if (sample > 0 && data.length % sample === 0) shape = [data.length / sample, ...info.shape];
+        else shape = [data.length];  // the core reports the element-count mismatch
+        inputs[id] = new NDArray(data, shape, info.dtype);
+      }
+      const anchors = {};
+      for (const [id, a] of Object.entries(stepio.outputs ?? {})) {
+        anchors[id] = a instanceof NDArray ? a.data : a;
+      }
+      this.handle.run(inputs, anchors, String(debugName));
+    }
+  }
+
+  function sessionArgs(args, what) {
+    // (model, dataFlow, deviceInfo, inputShapeInfo, userOptions, patterns) or one object with
+    // PopART's keyword names (fnModel, dataFlow, deviceInfo, inputShapeInfo, userOptions, patterns).
+    let a = args;
+    if (args.length === 1 && args[0] && typeof args[0] === 'object' && !ArrayBuffer.isView(args[0]) &&
+        !(args[0] instanceof ArrayBuffer)) {
+      const o = args[0];
+      a = [o.fnModel ?? o.model, o.dataFlow, o.deviceInfo ?? o.device, o.inputShapeInfo, o.userOptions ?? o.options,
+           o.patterns];
+    }
+    const [model, dataFlow, device, isi, options, patterns] = a;
+    if (!(dataFlow instanceof DataFlow)) throw new Error(`${what}: dataFlow must be a DataFlow`);
+    if (!(device instanceof DeviceInfo)) throw new Error(`${what}: deviceInfo must come from DeviceManager()`);
+    return {
+      model: modelBytes(model, what),
+      dataFlow,
+      device,
+      isi: isi instanceof InputShapeInfo ? isi._spec() : undefined,
+      options: optionsSpec(options),
+      patterns: patterns === undefined ? undefined : (patterns instanceof Patterns ? patterns : new Patterns(patterns))._spec,
+    };
+  }
+
+  class InferenceSession extends Session {
+    constructor(...args) {
+      const s = sessionArgs(args, 'InferenceSession');
+      super(M.SessionHandle.createInference(s.model, s.dataFlow._spec, s.device._spec, s.isi, s.options, s.patterns));
+      this._dataFlow = s.dataFlow;
+    }
+    static createFromOnnxModel(...args) { return new InferenceSession(...args); }
+  }
+
+  // ------------------------------------------------------------ logging
+
+  const loggerCache = new Map();
+  function getLogger(module = '') {
+    if (!loggerCache.has(module)) {
+      loggerCache.set(module, {
+        setLevel: (level) => M.setLogLevel(module, String(level).toUpperCase()),
+        getLevel: () => M.getLogLevel(module || 'popart'),
+      });
+    }
+    return loggerCache.get(module);
+  }
+
+  return {
+    TensorInfo, NDArray, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, PatternsLevel, SessionOptions,
+    DeviceManager, DeviceInfo, Builder, InferenceSession, PyStepIO, StepIO: PyStepIO, getLogger,
+    ReductionType: Object.freeze({ Sum: 'Sum', Mean: 'Mean', NoReduction: 'NoReduction' }),
+    /// Bytes allocated on the wasm heap (for leak checks).
+    heapInUse: () => M.heapInUse(),
+    module: M,
+  };
+}
+
+function reductionName(r) { return typeof r === 'string' ? r : String(r); }
+
+function attrType(v) {
+  if (typeof v === 'string') return 's';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'i' : 'f';
+  if (typeof v === 'bigint') return 'i';
+  if (Array.isArray(v) || ArrayBuffer.isView(v)) {
+    const a = Array.from(v);
+    if (a.length && typeof a[0] === 'string') return 'strings';
+    if (ArrayBuffer.isView(v) && (v instanceof Float32Array || v instanceof Float64Array)) return 'floats';
+    return a.every((x) => Number.isInteger(x) || typeof x === 'bigint') ? 'ints' : 'floats';
+  }
+  throw new Error(`attribute value ${String(v)} is not an int, float, string or a list of these`);
+}
+
+function idList(ids) { return typeof ids === 'string' ? [ids] : Array.from(ids); }
+
+/// Instantiates the WebAssembly module and resolves to the API. `moduleArg` is passed to
+/// Emscripten (e.g. {locateFile} when the .wasm is served from elsewhere).
+export async function createPopart(moduleArg = {}) {
+  const M = await createPopartModule(moduleArg);
+  return makeApi(M);
+}
+
+export default createPopart;
