@@ -67,7 +67,7 @@ TEST(OpsRnn, LstmForwardMatchesDoubleReference) {
         for (int64_t q = 0; q < 4; ++q) {  // i, o, f, c
           const int64_t row = q * H + j;
           double acc = bias[row] + bias[4 * H + row];
-          for (int64_t k = 0; k < I; ++k) acc += x[(t * N + b) * I + k] * w[row * I + k];
+          for (int64_t k = 0; k < I; ++k) acc += double(x[(t * N + b) * I + k]) * w[row * I + k];
           for (int64_t k = 0; k < H; ++k) acc += h[b * H + k] * r[row * H + k];
           gate[q] = acc;
         }
@@ -106,7 +106,7 @@ std::vector<double> gruReference(const std::vector<float>& x, const std::vector<
     for (int64_t b = 0; b < N; ++b) {
       auto xw = [&](int64_t row) {
         double acc = Wb[row];
-        for (int64_t k = 0; k < I; ++k) acc += x[(b * S + t) * I + k] * W[row * I + k];  // layout 1
+        for (int64_t k = 0; k < I; ++k) acc += double(x[(b * S + t) * I + k]) * W[row * I + k];  // layout 1
         return acc;
       };
       auto hr = [&](int64_t row, const std::vector<double>& hv) {
@@ -166,6 +166,29 @@ TEST(OpsRnn, GruBidirectionalBatchMajorMatchesDoubleReference) {
   }
 }
 
+TEST(OpsRnn, GruInDoubleMatchesDoubleReference) {
+  const int64_t S = 3, N = 2, I = 4, H = 3;
+  const auto x = randomFloats(N * S * I, 15), w = randomFloats(3 * H * I, 16), r = randomFloats(3 * H * H, 17),
+             bias = randomFloats(6 * H, 18);
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset14();
+  std::map<TensorId, NDArray> feeds;
+  auto in = [&](const std::vector<float>& v, const Shape& sh) {
+    TensorId id = b->addInputTensor(TensorInfo(DataType::DOUBLE, sh));
+    feeds.emplace(id, NDArray::fromVector(std::vector<double>(v.begin(), v.end()), sh));
+    return id;
+  };
+  const auto outs = ai.gru({in(x, {N, S, I}), in(w, {1, 3 * H, I}), in(r, {1, 3 * H, H}), in(bias, {1, 6 * H})}, 2, {},
+                           {}, {}, {}, "forward", {}, /*layout=*/1);
+  for (const auto& o : outs) b->addOutputTensor(o);
+  auto res = test::runOnce(b->getModelProto(), feeds, outs);
+  std::vector<double> yAll;
+  const auto h = gruReference(x, w, r, bias, S, N, I, H, false, false, 0, &yAll);
+  const NDArray& got = res.at(outs[1]);
+  ASSERT_EQ(got.nelms(), h.size());
+  for (size_t i = 0; i < h.size(); ++i) EXPECT_NEAR(got.dataAs<double>()[i], h[i], 1e-12) << "Y_h element " << i;
+}
+
 // ---------------------------------------------------------------------------------------------
 // RNN: reverse direction with sequence lengths, Relu activation and clip.
 
@@ -188,7 +211,7 @@ TEST(OpsRnn, RnnReverseWithSequenceLengthsAndClip) {
       std::vector<double> hn(H);
       for (int64_t j = 0; j < H; ++j) {
         double acc = 0;
-        for (int64_t k = 0; k < I; ++k) acc += x[(t * N + b) * I + k] * w[j * I + k];
+        for (int64_t k = 0; k < I; ++k) acc += double(x[(t * N + b) * I + k]) * w[j * I + k];
         for (int64_t k = 0; k < H; ++k) acc += h[b * H + k] * r[j * H + k];
         acc = std::min<double>(std::max<double>(acc, -clip), clip);
         hn[j] = std::max(acc, 0.0);
