@@ -3,6 +3,8 @@
 // and Graphcore's Detach/Nop/Subsample/Reshape.
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <vector>
 
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
@@ -392,14 +394,46 @@ void setupConstantOfShape(Op& op) {
   setOutput(op, 0, t, shape);
 }
 
+/// A model input without a value (a stream) that tensor t is computed from, or nullptr.
+const Tensor* upstreamStream(const Tensor* t) {
+  std::vector<const Tensor*> todo{t};
+  std::set<const Tensor*> seen;
+  while (!todo.empty()) {
+    const Tensor* c = todo.back();
+    todo.pop_back();
+    if (!seen.insert(c).second) continue;
+    if (c->kind == TensorKind::Stream && !c->hasHostValue()) return c;
+    if (c->producer) {
+      for (const Tensor* i : c->producer->inputs()) {
+        if (i) todo.push_back(i);
+      }
+    }
+  }
+  return nullptr;
+}
+
+/// Range's input i, which must be known. A value computed from a model input (the expanded
+/// window functions cast their size input to float) names that input, so that a caller can
+/// bind it as a constant.
+const TensorData& rangeInput(const Op& op, int i, const char* what) {
+  if (const TensorData* d = op.inData(i)) return *d;
+  const Tensor* t = op.input(i);
+  if (const Tensor* src = t->producer ? upstreamStream(t) : nullptr)
+    throw error(
+        "{} (input {}, '{}') is computed at run time from model input ('{}'), which must be known when the model is "
+        "compiled (a constant or an initializer). This runtime needs static shapes.",
+        what, i, t->id, src->id);
+  return op.requireInData(i, what);
+}
+
 void setupRange(Op& op) {
   for (int i = 0; i < 3; ++i) {
     requireSameType(op, 0, i);
     if (op.inInfo(i).nelms() != 1) throw error("input {} must be a scalar, got {}", i, op.inInfo(i).toString());
   }
-  const double start = op.requireInData(0, "the range start").getDouble(0);
-  const double limit = op.requireInData(1, "the range limit").getDouble(0);
-  const double delta = op.requireInData(2, "the range delta").getDouble(0);
+  const double start = rangeInput(op, 0, "the range start").getDouble(0);
+  const double limit = rangeInput(op, 1, "the range limit").getDouble(0);
+  const double delta = rangeInput(op, 2, "the range delta").getDouble(0);
   if (delta == 0) throw error("Range delta must not be 0");
   const int64_t n = std::max<int64_t>(static_cast<int64_t>(std::ceil((limit - start) / delta)), 0);
   setOutput(op, 0, op.inType(0), {n});
