@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "popart/popart.hpp"
@@ -20,22 +21,43 @@ namespace popart {
 namespace wasm {
 namespace {
 
-[[noreturn]] void throwJs(const std::string& msg) {
-  val::global("Error").new_(msg).throw_();
-  __builtin_unreachable();
+/// The message of the last failed call, taken by the JS layer (takeError) right after each call.
+/// No exception ever crosses into JS: a JS throw through wasm frames would skip C++ destructors
+/// (leaking what they own), so errors are reported through this slot instead.
+std::string& lastError() {
+  static std::string e;
+  return e;
+}
+bool& hasError() {
+  static bool h = false;
+  return h;
 }
 
 template <class F>
 auto guarded(F&& f) -> decltype(f()) {
-  std::string msg;
+  using R = decltype(f());
   try {
     return f();
   } catch (const std::exception& e) {
-    msg = e.what();
+    lastError() = e.what();
   } catch (...) {
-    msg = "unknown C++ exception";
+    lastError() = "unknown C++ exception";
   }
-  throwJs(msg);
+  hasError() = true;
+  if constexpr (std::is_same_v<R, val>) {
+    return val::undefined();
+  } else if constexpr (!std::is_void_v<R>) {
+    return R{};
+  }
+}
+
+val takeError() {
+  if (!hasError()) return val::null();
+  hasError() = false;
+  val msg(lastError());
+  lastError().clear();
+  lastError().shrink_to_fit();
+  return msg;
 }
 
 // ---------------------------------------------------------------- conversions
@@ -646,7 +668,13 @@ class SessionJs {
       for (const auto& id : toStrings(val::global("Object").call<val>("keys", inputs)))
         in.emplace(id, ndarrayFrom(inputs[id]));
       const auto outIds = toStrings(val::global("Object").call<val>("keys", anchors));
-      for (const auto& id : outIds) out.emplace(id, NDArray(s_->getInfo(id).dataType(), s_->getAnchorShape(id)));
+      for (const auto& id : outIds) {
+        // An array of the wrong size gets the core's element-count error, as natively.
+        Shape shape = s_->getAnchorShape(id);
+        const auto n = anchors[id]["length"].as<double>();
+        if (n != static_cast<double>(TensorInfo(DataType::FLOAT, shape).nelms())) shape = {static_cast<int64_t>(n)};
+        out.emplace(id, NDArray(s_->getInfo(id).dataType(), shape));
+      }
       std::map<TensorId, IArray&> inRefs, outRefs;
       for (auto& kv : in) inRefs.emplace(kv.first, kv.second);
       for (auto& kv : out) outRefs.emplace(kv.first, kv.second);
@@ -752,6 +780,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   using popart::wasm::BuilderJs;
   using popart::wasm::SessionJs;
   namespace w = popart::wasm;
+  function("takeError", &w::takeError);
   function("tensorInfo", &w::tensorInfo);
   function("checkAnchorReturnType", &w::checkAnchorReturnType);
   function("checkDataFlow", &w::checkDataFlow);

@@ -118,15 +118,39 @@ function writeFileAtomic(path, bytes) {
   }
 }
 
-/// Builds the API object over one instantiated module `M`.
-function makeApi(M) {
+/// Builds the API object over one instantiated module `raw`.
+function makeApi(raw) {
+  // Every C++ entry point reports a failure through takeError(); `checked` turns it into a JS
+  // Error with the C++ message, right after the call.
+  const check = () => {
+    const e = raw.takeError();
+    if (e !== null) throw new Error(e);
+  };
+  const checked = (obj) => new Proxy(obj, {
+    get(target, prop) {
+      const v = target[prop];
+      if (typeof v !== 'function' || prop === 'delete' || prop === 'isDeleted') {
+        return typeof v === 'function' ? v.bind(target) : v;
+      }
+      return (...args) => {
+        const r = v.apply(target, args);
+        check();
+        return r;
+      };
+    },
+  });
+  const M = checked(raw);
+  const BuilderHandle = checked(raw.BuilderHandle);
+  const SessionHandle = checked(raw.SessionHandle);
+
   const registry = typeof FinalizationRegistry === 'function'
       ? new FinalizationRegistry((h) => { try { if (!h.isDeleted()) h.delete(); } catch { /* gone */ } })
       : null;
 
   class Handle {
     constructor(h) {
-      this._h = h;
+      this._raw = h;
+      this._h = checked(h);
       if (registry) registry.register(this, h, this);
     }
     get handle() {
@@ -136,8 +160,9 @@ function makeApi(M) {
     dispose() {
       if (this._h) {
         if (registry) registry.unregister(this);
-        this._h.delete();
+        this._raw.delete();
         this._h = null;
+        this._raw = null;
       }
     }
     [disposeSymbol]() { this.dispose(); }
@@ -328,7 +353,7 @@ function makeApi(M) {
             v = dflt;
           }
           if ((at === 'ints' || at === 'floats' || at === 'strings') && !req && v.length === 0) continue;
-          if (at === 'g') v = v.handle;
+          if (at === 'g') v = v._raw;
           list.push([an, at, v]);
         }
         const name_ = params[i] === undefined ? '' : String(params[i]);
@@ -369,8 +394,8 @@ function makeApi(M) {
           model = arg.modelProtoOrFilename;
           opsets = arg.opsets;
         }
-        h = model === undefined || model === null ? M.BuilderHandle.create()
-                                                  : M.BuilderHandle.createFromOnnxModel(modelBytes(model, 'Builder'));
+        h = model === undefined || model === null ? BuilderHandle.create()
+                                                  : BuilderHandle.createFromOnnxModel(modelBytes(model, 'Builder'));
       }
       super(h);
       this._fromModel = !_handle && arg !== undefined && arg !== null && !(arg.opsets && !arg.modelProtoOrFilename);
@@ -538,13 +563,16 @@ function makeApi(M) {
           inputs[id] = asNDArray(v, info.dtype, undefined, `input '${id}'`);
           continue;
         }
-        const data = toTyped(v, info.dtype, `input '${id}'`);
+        // A TypedArray keeps its own data type (the core reports a mismatch, as natively); plain
+        // Arrays and numbers are converted to the tensor's type.
+        const own = ArrayBuffer.isView(v) && !(v instanceof TYPED_ARRAYS[info.dtype]) ? dtypeOf(v) : info.dtype;
+        const data = toTyped(v, own, `input '${id}'`);
         const sample = product(info.shape);
         let shape;
         if (data.length === sample) shape = info.shape;
         else if (sample > 0 && data.length % sample === 0) shape = [data.length / sample, ...info.shape];
         else shape = [data.length];  // the core reports the element-count mismatch
-        inputs[id] = new NDArray(data, shape, info.dtype);
+        inputs[id] = new NDArray(data, shape, own);
       }
       const anchors = {};
       for (const [id, a] of Object.entries(stepio.outputs ?? {})) {
@@ -580,7 +608,7 @@ function makeApi(M) {
   class InferenceSession extends Session {
     constructor(...args) {
       const s = sessionArgs(args, 'InferenceSession');
-      super(M.SessionHandle.createInference(s.model, s.dataFlow._spec, s.device._spec, s.isi, s.options, s.patterns));
+      super(SessionHandle.createInference(s.model, s.dataFlow._spec, s.device._spec, s.isi, s.options, s.patterns));
       this._dataFlow = s.dataFlow;
     }
     static createFromOnnxModel(...args) { return new InferenceSession(...args); }
@@ -605,7 +633,7 @@ function makeApi(M) {
     ReductionType: Object.freeze({ Sum: 'Sum', Mean: 'Mean', NoReduction: 'NoReduction' }),
     /// Bytes allocated on the wasm heap (for leak checks).
     heapInUse: () => M.heapInUse(),
-    module: M,
+    module: raw,
   };
 }
 

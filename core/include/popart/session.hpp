@@ -105,7 +105,6 @@ class Session {
   std::unique_ptr<Executable> executable_;
   bool engineLoaded_ = false;
   bool weightsFromHostCalled_ = false;
-  const IStepIO* lastCheckedStepIO_ = nullptr;
   uint64_t randomSeed_ = 0;
 };
 

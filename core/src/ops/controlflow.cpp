@@ -1,10 +1,10 @@
 // Control flow: If, Loop, Scan. Their subgraphs are imported into the Ir here, with input types
 // taken from the op; shapes must stay static (loop-carried values keep their shapes, scan
 // outputs need a known number of iterations).
+#include "ir/ir.hpp"
 #include "ops/controlflow_params.hpp"
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
-#include "ir/ir.hpp"
 
 namespace popart {
 namespace ops {
@@ -86,7 +86,8 @@ void setupLoop(Op& op) {
   Graph& body = op.graph().ir().importSubgraph(op, "body", bodyIn);
   const int nCarried = formal - 2;
   const int nScan = static_cast<int>(body.outputIds.size()) - 1 - nCarried;
-  if (nScan < 0) throw error("the body has {} outputs, fewer than 1 + {} loop-carried values", body.outputIds.size(), nCarried);
+  if (nScan < 0)
+    throw error("the body has {} outputs, fewer than 1 + {} loop-carried values", body.outputIds.size(), nCarried);
   for (int i = 0; i < nCarried; ++i) {
     const TensorInfo& out = body.getTensor(body.outputIds[static_cast<size_t>(1 + i)]).info;
     if (out != op.inInfo(2 + i))
@@ -114,7 +115,8 @@ void setupScan(Op& op) {
   const int nScanIn = static_cast<int>(op.attrs.getInt("num_scan_inputs"));
   const int nStates = formal - first - nScanIn;
   if (nStates < 0) throw error("num_scan_inputs = {} is more than the inputs", nScanIn);
-  std::vector<int64_t> axes = op.attrs.getInts("scan_input_axes", std::vector<int64_t>(static_cast<size_t>(nScanIn), 0));
+  std::vector<int64_t> axes =
+      op.attrs.getInts("scan_input_axes", std::vector<int64_t>(static_cast<size_t>(nScanIn), 0));
   std::vector<TensorInfo> bodyIn;
   for (int i = 0; i < nStates; ++i) {
     Shape s = op.inShape(first + i);

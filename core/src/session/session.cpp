@@ -226,10 +226,9 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
         "created in training mode");
   if (!engineLoaded_) loadEngineAndConnectStreams();
   const StepIOSpec spec = stepIOSpec();
-  if (lastCheckedStepIO_ != &stepio) {
-    if (stepio.runtimeAssertsEnabled()) stepio.assertNumElements(spec);
-    lastCheckedStepIO_ = &stepio;
-  }
+  // Checked on every run: a StepIO's arrays may change between runs (and a new StepIO may reuse
+  // an old one's address), and the check is cheap next to a step.
+  if (stepio.runtimeAssertsEnabled()) stepio.assertNumElements(spec);
   const SessionOptions& o = ir_->options();
   const int64_t bps = ir_->dataFlow().batchesPerStep();
   const int64_t af = o.getAccumulationFactor();
