@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package the build, the tests and the benchmarks need.
 # Idempotent: packages already present are skipped; `apt-get update` runs at most once.
-# Usage: scripts/setup.sh [--with-wasm] [--with-bench]
+# Usage: scripts/setup.sh
 set -euo pipefail
 
 pkgs=(
@@ -14,6 +14,11 @@ pkgs=(
   libopenblas0-openmp libonnx-testdata
   # sanitizers (clang runtime for LeakSanitizer is part of gcc's libasan here)
   clang-format
+  # WebAssembly: Emscripten 3.1.6 (its optimizer needs node-acorn), dpkg-source for protobuf's
+  # Debian source package (scripts/wasm_deps.sh)
+  emscripten node-acorn dpkg-dev
+  # browser tests: headless Chromium driven by playwright-core (npm, tests/browser)
+  chromium
 )
 
 missing=()
@@ -30,3 +35,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
   echo "[setup] all Debian packages present"
 fi
+
+# Node.js >= 20.16 runs the JS tests and the package (the Emscripten loader uses
+# process.getBuiltinModule); Debian 12's own nodejs is 18, so Node 20 comes with the machine.
+if ! command -v node >/dev/null; then
+  echo "[setup] Node.js >= 20.16 is required (node not found)" >&2
+  exit 1
+fi
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a==20&&b>=16)?0:1)' || {
+  echo "[setup] Node.js >= 20.16 is required, found $(node --version)" >&2
+  exit 1
+}

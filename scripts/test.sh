@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every test: set-up, format check, warnings-as-errors native build, unit + zoo tests, then the
-# same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Every test: set-up, format check, warnings-as-errors native build, unit + zoo + ONNX conformance
+# tests, the WebAssembly build with the JS test suites (Node), then the native tests again under
+# AddressSanitizer + UndefinedBehaviorSanitizer.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -23,6 +24,16 @@ step "reference zoo (PyTorch exports)"
 step "native tests"
 mkdir -p build/native/tests/tmp
 POPART_ZOO_DIR="$ROOT/build/zoo" ctest --test-dir build/native --output-on-failure -j"$JOBS"
+
+step "wasm build (-Werror)"
+scripts/build_wasm.sh -DPOPART_WERROR=ON
+
+step "JS tests (node:test against the wasm package)"
+POPART_ZOO_DIR="$ROOT/build/zoo" node --test tests/js/
+
+step "browser tests (headless Chromium: page + module Web Worker)"
+(cd tests/browser && npm ci --no-audit --no-fund --silent)
+POPART_ZOO_DIR="$ROOT/build/zoo" node tests/browser/check.mjs
 
 step "ASan + UBSan build"
 cmake --preset native-asan >/dev/null

@@ -1,0 +1,40 @@
+// The checks run in the page and in a module Web Worker: build and run a graph, an error that
+// leaves the module working, and a reference-zoo model fetched over HTTP matching PyTorch.
+import { createPopart } from '/pkg/index.mjs';
+
+export async function runSuite() {
+  const results = [];
+  const check = (name, ok, detail = '') => results.push({ name, ok: !!ok, detail: String(detail) });
+  const popart = await createPopart();
+
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [2, 3], 'x');
+  const y = b.aiOnnx.add([x, x]);
+  b.addOutputTensor(y);
+  const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(2, [y]), popart.DeviceManager().createCpuDevice());
+  s.prepareDevice();
+  const anchors = s.initAnchorArrays();
+  s.run(new popart.PyStepIO({ x: Float32Array.from({ length: 12 }, (_, i) => i) }, anchors));
+  check('builder add graph', anchors[y].data[11] === 22 && anchors[y].shape.join() === '2,2,3', anchors[y].data);
+
+  let msg = '';
+  try { b.aiOnnx.add([x]); } catch (e) { msg = e instanceof Error ? e.message : `not an Error: ${e}`; }
+  check('C++ error as JS Error', msg.includes('Add takes 2 inputs, but 1 were given'), msg);
+  check('module works after an error', b.aiOnnx.relu([x]) === 'Relu:0');
+  s.dispose();
+  b.dispose();
+
+  const [model, input, ref] = await Promise.all(['mlp.onnx', 'mlp.input.bin', 'mlp.output.bin']
+    .map((f) => fetch(`/zoo/${f}`).then((r) => r.arrayBuffer())));
+  const m = new popart.InferenceSession(new Uint8Array(model), new popart.DataFlow(1, ['output']),
+                                        popart.DeviceManager().createCpuDevice());
+  m.prepareDevice();
+  const out = m.initAnchorArrays();
+  m.run(new popart.PyStepIO({ input: new Float32Array(input) }, out));
+  const want = new Float32Array(ref);
+  let worst = 0;
+  for (let i = 0; i < want.length; ++i) worst = Math.max(worst, Math.abs(out.output.data[i] - want[i]));
+  check('zoo mlp matches PyTorch within 1e-4', out.output.data.length === want.length && worst <= 1e-4, worst);
+  m.dispose();
+  return results;
+}

@@ -1,0 +1,283 @@
+// TypeScript declarations of the popart JS API (wasm/js/index.mjs). See docs/js-api.md.
+
+export type DataTypeName =
+  | 'FLOAT' | 'DOUBLE' | 'FLOAT16' | 'BFLOAT16' | 'INT8' | 'UINT8' | 'BOOL' | 'INT16' | 'UINT16'
+  | 'INT32' | 'UINT32' | 'INT64' | 'UINT64' | 'STRING';
+export type TensorId = string;
+export type Shape = number[];
+export type TypedArray =
+  | Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array
+  | Uint32Array | BigInt64Array | BigUint64Array;
+/** Model bytes, or (Node only) a file path. */
+export type ModelSource = Uint8Array | ArrayBuffer | string;
+
+/** The TypedArray class used for each data type (FLOAT16/BFLOAT16 are raw Uint16 bits). */
+export const TYPED_ARRAYS: Record<DataTypeName, unknown>;
+
+/** A dense row-major array: the unit of data exchange. */
+export class NDArray {
+  constructor(data: TypedArray | number[] | string[], shape?: Shape, dtype?: DataTypeName);
+  static zeros(shape: Shape, dtype?: DataTypeName): NDArray;
+  readonly dtype: DataTypeName;
+  readonly shape: Shape;
+  readonly data: TypedArray | string[];
+  readonly size: number;
+}
+
+export type ArrayLike = NDArray | TypedArray | number[] | string[] | { data: TypedArray | number[]; shape: Shape; dtype?: DataTypeName };
+
+export interface TensorInfo {
+  data_type(): DataTypeName;
+  data_type_lcase(): string;
+  readonly dtype: DataTypeName;
+  shape(): Shape;
+  rank(): number;
+  nelms(): number;
+  nbytes(): number;
+  dim(i: number): number;
+  toString(): string;
+}
+
+export interface AnchorReturnType {
+  readonly art: 'All' | 'Final' | 'EveryN' | 'Sum';
+  readonly period?: number;
+  id(): string;
+  rp(): number;
+}
+
+export interface DataFlow {
+  batchesPerStep(): number;
+  anchors(): TensorId[];
+  nAnchors(): number;
+  isAnchored(id: TensorId): boolean;
+  art(id: TensorId): AnchorReturnType;
+}
+
+export interface InputShapeInfo {
+  add(id: TensorId, info: TensorInfo | { dtype: DataTypeName; shape: Shape }): void;
+  get(id: TensorId): TensorInfo;
+  has(id: TensorId): boolean;
+}
+
+export interface Patterns {
+  enablePattern(name: string, enabled: boolean): Patterns;
+  isPatternEnabled(name: string): boolean | undefined;
+  inplaceEnabled: boolean;
+}
+
+/** PopART's SessionOptions field names; unknown names are an error at session creation. */
+export interface SessionOptionsFields {
+  enableGradientAccumulation?: boolean;
+  accumulationFactor?: number;
+  enableReplicatedGraphs?: boolean;
+  replicatedGraphCount?: number;
+  enablePipelining?: boolean;
+  virtualGraphMode?: 'Off' | 'Manual' | 'Auto' | 'ExecutionPhases';
+  constantWeights?: boolean;
+  enableOutlining?: boolean;
+  enableStochasticRounding?: boolean;
+  enableFloatingPointChecks?: boolean;
+  enableNonStableSoftmax?: boolean;
+  enableStableNorm?: boolean;
+  partialsTypeMatMuls?: string;
+  strictOpVersions?: boolean;
+  engineOptions?: Record<string, string>;
+  reportOptions?: Record<string, string>;
+  [field: string]: unknown;
+}
+
+export interface DeviceInfo {
+  readonly type: 'cpu' | 'ipuModel' | 'offlineIpu' | 'sim';
+  readonly id: number;
+  readonly version: string;
+  readonly numIpus: number;
+  readonly tilesPerIPU: number;
+  readonly description: string;
+}
+
+export interface DeviceManager {
+  createCpuDevice(): DeviceInfo;
+  createIpuModelDevice(options?: Record<string, string | number | boolean>): DeviceInfo;
+  createOfflineIPUDevice(options?: Record<string, string | number | boolean>): DeviceInfo;
+  createSimDevice(options?: Record<string, string | number | boolean>): DeviceInfo;
+  acquireAvailableDevice(numIpus?: number): DeviceInfo;
+  acquireDeviceById(id: number): DeviceInfo;
+  enumerateDevices(): DeviceInfo[];
+}
+
+/**
+ * `builder.aiOnnxOpsetN`: one method per ONNX op of that opset, generated from the ONNX schemas
+ * with the C++ signature: (inputs, [numOutputs for variadic-output ops], required attributes,
+ * optional attributes (alphabetical), debugContext). Multi-output ops return TensorId[].
+ * `constant(value: ArrayLike, debugContext?)` takes no inputs.
+ */
+export interface AiOnnxOpset {
+  getOpsetVersion(): number;
+  [op: string]: ((...args: any[]) => TensorId | TensorId[]) | (() => number);
+}
+
+export type ReductionName = 'Sum' | 'Mean' | 'NoReduction';
+
+export interface AiGraphcoreOpset1 {
+  getOpsetVersion(): number;
+  nllloss(args: TensorId[], reduction?: ReductionName, ignoreIndex?: number, inputIsLogProbability?: boolean, debugContext?: string): TensorId;
+  l1loss(args: TensorId[], lambda: number, reduction?: ReductionName, debugContext?: string): TensorId;
+  identityloss(args: TensorId[], reduction?: ReductionName, debugContext?: string): TensorId;
+  scale(args: TensorId[], scale: number, debugContext?: string): TensorId;
+  scaledadd(args: TensorId[], scale0?: number, scale1?: number, debugContext?: string): TensorId;
+  subsample(args: TensorId[], strides: number[], debugContext?: string): TensorId;
+  reshape(args: TensorId[], shape: number[], debugContext?: string): TensorId;
+  gelu(args: TensorId[], debugContext?: string): TensorId;
+  swish(args: TensorId[], debugContext?: string): TensorId;
+  detach(args: TensorId[], debugContext?: string): TensorId;
+  nop(args: TensorId[], debugContext?: string): TensorId;
+  expm1(args: TensorId[], debugContext?: string): TensorId;
+  log1p(args: TensorId[], debugContext?: string): TensorId;
+  atan2(args: TensorId[], debugContext?: string): TensorId;
+  fmod(args: TensorId[], debugContext?: string): TensorId;
+  remainder(args: TensorId[], debugContext?: string): TensorId;
+  round(args: TensorId[], debugContext?: string): TensorId;
+}
+
+export interface Disposable {
+  /** Frees the wasm-side object; further calls throw "... has been disposed". Idempotent. */
+  dispose(): void;
+}
+
+export interface Builder extends Disposable {
+  readonly aiOnnx: AiOnnxOpset;
+  aiOnnxOpset(version: number): AiOnnxOpset;
+  readonly aiOnnxOpset6: AiOnnxOpset;
+  readonly aiOnnxOpset7: AiOnnxOpset;
+  readonly aiOnnxOpset8: AiOnnxOpset;
+  readonly aiOnnxOpset9: AiOnnxOpset;
+  readonly aiOnnxOpset10: AiOnnxOpset;
+  readonly aiOnnxOpset11: AiOnnxOpset;
+  readonly aiOnnxOpset12: AiOnnxOpset;
+  readonly aiOnnxOpset13: AiOnnxOpset;
+  readonly aiOnnxOpset14: AiOnnxOpset;
+  readonly aiOnnxOpset15: AiOnnxOpset;
+  readonly aiOnnxOpset16: AiOnnxOpset;
+  readonly aiOnnxOpset17: AiOnnxOpset;
+  readonly aiGraphcore: AiGraphcoreOpset1;
+  readonly aiGraphcoreOpset1: AiGraphcoreOpset1;
+  createSubgraphBuilder(): Builder;
+  setGraphName(name: string): void;
+  addInputTensor(info: TensorInfo, debugContext?: string): TensorId;
+  addInputTensor(dtype: DataTypeName, shape: Shape, debugContext?: string): TensorId;
+  addUntypedInputTensor(debugContext?: string): TensorId;
+  addInputTensorFromParentGraph(id: TensorId): void;
+  addInitializedInputTensor(array: ArrayLike, debugContext?: string): TensorId;
+  addOutputTensor(id: TensorId): void;
+  customOp(opName: string, opVersion: number, domain: string, inputs: TensorId[],
+           attributes?: Record<string, number | string | number[] | string[]>, numOutputs?: number, name?: string): TensorId[];
+  getModelProto(humanReadable?: boolean): Uint8Array;
+  /** Node only: writes the model (temporary file + rename). */
+  saveModelProto(path: string): void;
+  getTensorShape(id: TensorId): Shape;
+  getTensorDtypeString(id: TensorId): string;
+  isInitializer(id: TensorId): boolean;
+  getInputTensorIds(): TensorId[];
+  getOutputTensorIds(): TensorId[];
+  getValueTensorIds(): TensorId[];
+  getTrainableTensorIds(): TensorId[];
+  pushNameScope(name: string): void;
+  popNameScope(): void;
+  getNameScope(name?: string): string;
+  /** Runs fn inside the name scope (PopART's `with builder.nameScope(...)`). */
+  nameScope<T>(name: string, fn: () => T): T;
+  addNodeAttribute(name: string, value: number | string | number[] | string[], outputIds: TensorId[]): void;
+  nodeHasAttribute(name: string, outputIds: TensorId[]): boolean;
+  getAllNodeAttributeNames(outputIds: TensorId[]): string[];
+  virtualGraph(ids: TensorId | TensorId[], value?: number): void;
+  pipelineStage(ids: TensorId | TensorId[], value: number): void;
+  recomputeOutputInBackwardPass(id: TensorId, value?: number): void;
+  setAvailableMemoryProportion(id: TensorId, proportion: number): void;
+  setPartialsType(id: TensorId, type: string): void;
+  excludePatterns(id: TensorId, names: string[]): void;
+}
+
+export interface BuilderConstructor {
+  new (model?: ModelSource | { modelProtoOrFilename?: ModelSource; opsets?: Record<string, number> },
+       opsets?: Record<string, number>): Builder;
+  create(): Builder;
+  createFromOnnxModel(model: ModelSource): Builder;
+}
+
+export interface PyStepIO {
+  inputs: Record<TensorId, ArrayLike>;
+  outputs: Record<TensorId, NDArray | TypedArray>;
+}
+
+export interface Session extends Disposable {
+  prepareDevice(loadEngine?: boolean): void;
+  loadEngineAndConnectStreams(): void;
+  weightsFromHost(): void;
+  weightsToHost(): void;
+  readWeights(weights: Record<TensorId, TypedArray | NDArray>): void;
+  writeWeights(weights: Record<TensorId, ArrayLike>): void;
+  /** Node: writes the model to `path` (temporary file + rename); without a path, returns the bytes. */
+  modelToHost(path?: string): void | Uint8Array;
+  modelToHostBytes(): Uint8Array;
+  resetHostWeights(model: ModelSource, ignoreWeightsInModelWithoutCorrespondingHostWeight?: boolean): void;
+  getInfo(id: TensorId): TensorInfo;
+  hasInfo(id: TensorId): boolean;
+  getAllTensorIds(): TensorId[];
+  getAnchorShape(id: TensorId): Shape;
+  initAnchorArrays(): Record<TensorId, NDArray>;
+  run(stepio: PyStepIO, debugName?: string): void;
+  getSummaryReport(resetProfile?: boolean): string;
+  setRandomSeed(seed: number): void;
+  isPrepared(): boolean;
+  getMemoryStats(): { weightBytes: number; activationArenaBytes: number };
+}
+
+export interface SessionArgs {
+  fnModel: ModelSource;
+  dataFlow: DataFlow;
+  deviceInfo: DeviceInfo;
+  inputShapeInfo?: InputShapeInfo;
+  userOptions?: SessionOptionsFields;
+  patterns?: Patterns | string | string[];
+}
+
+export interface InferenceSessionConstructor {
+  new (args: SessionArgs): Session;
+  new (model: ModelSource, dataFlow: DataFlow, deviceInfo: DeviceInfo, inputShapeInfo?: InputShapeInfo,
+       userOptions?: SessionOptionsFields, patterns?: Patterns | string | string[]): Session;
+  createFromOnnxModel(...args: ConstructorParameters<InferenceSessionConstructor>): Session;
+}
+
+export interface Logger {
+  setLevel(level: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERR' | 'CRITICAL' | 'OFF' | string): void;
+  getLevel(): string;
+}
+
+export interface Popart {
+  TensorInfo: new (dtype: DataTypeName | NDArray | TypedArray, shape?: Shape) => TensorInfo;
+  NDArray: typeof NDArray;
+  AnchorReturnType: ((art: string, period?: number) => AnchorReturnType) & (new (art: string, period?: number) => AnchorReturnType);
+  DataFlow: new (batchesPerStep?: number, anchors?: Record<TensorId, AnchorReturnType> | TensorId[], art?: AnchorReturnType) => DataFlow;
+  InputShapeInfo: new () => InputShapeInfo;
+  Patterns: (new (levelOrNames?: 'NoPatterns' | 'Minimal' | 'Default' | 'All' | string[]) => Patterns) & {
+    create(names: string[]): Patterns;
+    getAllPatternNames(): string[];
+  };
+  PatternsLevel: { NoPatterns: 'NoPatterns'; Minimal: 'Minimal'; Default: 'Default'; All: 'All' };
+  SessionOptions: new (fields?: SessionOptionsFields) => SessionOptionsFields;
+  DeviceManager: () => DeviceManager;
+  Builder: BuilderConstructor;
+  InferenceSession: InferenceSessionConstructor;
+  PyStepIO: new (inputs: Record<TensorId, ArrayLike>, outputs: Record<TensorId, NDArray | TypedArray>) => PyStepIO;
+  StepIO: new (inputs: Record<TensorId, ArrayLike>, outputs: Record<TensorId, NDArray | TypedArray>) => PyStepIO;
+  ReductionType: { Sum: 'Sum'; Mean: 'Mean'; NoReduction: 'NoReduction' };
+  getLogger(module?: string): Logger;
+  /** Bytes allocated on the wasm heap (for leak checks). */
+  heapInUse(): number;
+  /** The raw Emscripten module (advanced use). */
+  module: unknown;
+}
+
+/** Instantiates the WebAssembly module. `moduleArg` goes to Emscripten (e.g. {locateFile}). */
+export function createPopart(moduleArg?: Record<string, unknown>): Promise<Popart>;
+export default createPopart;
