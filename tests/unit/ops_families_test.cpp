@@ -156,8 +156,8 @@ TEST(OpFamilies, ShapeGatherAndTensor) {
         s = ai.slice({xi, constant(ai, std::vector<int64_t>{1}, {1}), constant(ai, std::vector<int64_t>{3}, {1}),
                       constant(ai, std::vector<int64_t>{1}, {1})});  // columns 1..2
         ge = ai.gatherelements({xi, constant(ai, std::vector<int64_t>{2, 0, 1, 1}, {1, 4})}, 0);
-        sn = ai.scatternd({xi, constant(ai, std::vector<int64_t>{1}, {1, 1}),
-                           constant(ai, std::vector<float>{9, 9, 9, 9}, {1, 4})});
+        sn = ai.scatternd(
+            {xi, constant(ai, std::vector<int64_t>{1}, {1, 1}), constant(ai, std::vector<float>{9, 9, 9, 9}, {1, 4})});
         tk = ai.topk({xi, constant(ai, std::vector<int64_t>{2}, {1})}, 1, 1, 1)[0];
         cs = ai.cumsum({xi, constant(ai, std::vector<int64_t>{1}, {})});
         tr = ai.trilu({xi}, 0);  // lower triangle
@@ -272,8 +272,11 @@ TEST(OpFamilies, ErrorsNameTheNode) {
   const auto x = b->addInputTensor(TensorInfo("FLOAT", {3, 4}), "x");
   const auto y = ai.gatherelements({x, constant(ai, std::vector<int64_t>{0, 1}, {2})}, 0, "ge");
   b->addOutputTensor(y);
-  expectError([&] { test::runOnce(b->getModelProto(), {{"x", NDArray(DataType::FLOAT, {3, 4})}}, {y}); },
-              {"node 'ge", "GatherElements"});
+  expectError(
+      [&] {
+        test::runOnce(b->getModelProto(), {{"x", NDArray(DataType::FLOAT, {3, 4})}}, {y});
+      },
+      {"node 'ge", "GatherElements"});
 }
 
 }  // namespace

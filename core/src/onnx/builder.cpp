@@ -150,7 +150,9 @@ void Builder::customOp(const OperatorIdentifier& opid, int opsetVersion, const s
             &outputs);
 }
 
-void Builder::useOpset(const std::string& domain, int version) { impl_->addOpsetRequirement(domain, version); }
+void Builder::useOpset(const std::string& domain, int version) {
+  impl_->addOpsetRequirement(domain, version);
+}
 
 std::vector<TensorId> Builder::opsetOp(const std::string& domain, int version, const std::string& opType,
                                        const std::vector<TensorId>& inputs, unsigned numOutputs,

@@ -127,8 +127,7 @@ void Program::build(const std::vector<Op*>& sched, const std::vector<const Tenso
   stats_.activationTotalBytes = plan.totalBytes;
 
   ptrs_.assign(slots_.size(), nullptr);
-  for (size_t i = 0; i < ranges.size(); ++i)
-    ptrs_[static_cast<size_t>(rangeSlot[i])] = arena_.data() + plan.offsets[i];
+  for (size_t i = 0; i < ranges.size(); ++i) ptrs_[static_cast<size_t>(rangeSlot[i])] = arena_.data() + plan.offsets[i];
   for (size_t s = 0; s < slots_.size(); ++s) {
     const Tensor* t = slots_[s].tensor;
     switch (slots_[s].kind) {
@@ -178,8 +177,8 @@ void Program::build(const std::vector<Op*>& sched, const std::vector<const Tenso
     scratch = std::max(scratch, kc.scratch);
   }
   scratch_.resize(scratch);
-  logging::devicex::debug("CPU program: {} kernels, arena {} bytes ({} without reuse), scratch {} bytes",
-                          steps_.size(), plan.arenaBytes, plan.totalBytes, scratch);
+  logging::devicex::debug("CPU program: {} kernels, arena {} bytes ({} without reuse), scratch {} bytes", steps_.size(),
+                          plan.arenaBytes, plan.totalBytes, scratch);
 }
 
 void Program::run(std::mt19937_64& rng) {

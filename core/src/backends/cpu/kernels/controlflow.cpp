@@ -104,8 +104,7 @@ KernelFn makeCpuKernel_Loop(const Op& op, KernelContext& kc) {
     carriedIn.push_back(programSlot(*sub, body.inputIds.at(static_cast<size_t>(2 + i))));
     carriedOut.push_back(programSlot(*sub, body.outputIds.at(static_cast<size_t>(1 + i))));
     carriedInfo.push_back(op.inInfo(2 + i));
-    if (carriedInfo.back().dataType() == DataType::STRING)
-      throw error("loop-carried STRING values are not supported");
+    if (carriedInfo.back().dataType() == DataType::STRING) throw error("loop-carried STRING values are not supported");
     opInit.push_back(kc.in(2 + i));
     opOut.push_back(kc.out(i));
   }
@@ -123,7 +122,9 @@ KernelFn makeCpuKernel_Loop(const Op& op, KernelContext& kc) {
   return [=](const RunState& s) {
     const int64_t trips = mSlot >= 0 ? *inPtr<int64_t>(s, mSlot) : std::numeric_limits<int64_t>::max();
     bool cond = cSlot >= 0 ? *inPtr<bool>(s, cSlot) : true;
-    for (int i = 0; i < nCarried; ++i) copyValue((*carried)[static_cast<size_t>(i)].data(), s.slots[opInit[static_cast<size_t>(i)]], carriedInfo[static_cast<size_t>(i)]);
+    for (int i = 0; i < nCarried; ++i)
+      copyValue((*carried)[static_cast<size_t>(i)].data(), s.slots[opInit[static_cast<size_t>(i)]],
+                carriedInfo[static_cast<size_t>(i)]);
     sub->bind(s);
     int64_t iter = 0;
     while (iter < trips && cond) {
@@ -131,13 +132,16 @@ KernelFn makeCpuKernel_Loop(const Op& op, KernelContext& kc) {
       bool condValue = cond;
       sub->prog->setPtr(iterSlot, &iterValue);
       sub->prog->setPtr(condSlot, &condValue);
-      for (int i = 0; i < nCarried; ++i) sub->prog->setPtr(carriedIn[static_cast<size_t>(i)], (*carried)[static_cast<size_t>(i)].data());
+      for (int i = 0; i < nCarried; ++i)
+        sub->prog->setPtr(carriedIn[static_cast<size_t>(i)], (*carried)[static_cast<size_t>(i)].data());
       sub->prog->run(*s.rng);
       cond = *static_cast<const bool*>(sub->prog->ptr(condOut));
       for (int i = 0; i < nCarried; ++i)
-        copyValue((*carried)[static_cast<size_t>(i)].data(), sub->prog->ptr(carriedOut[static_cast<size_t>(i)]), carriedInfo[static_cast<size_t>(i)]);
+        copyValue((*carried)[static_cast<size_t>(i)].data(), sub->prog->ptr(carriedOut[static_cast<size_t>(i)]),
+                  carriedInfo[static_cast<size_t>(i)]);
       for (int k = 0; k < nScan; ++k) {
-        if (iter >= staticTrips) throw error("{}: more iterations than the {} the scan outputs were sized for", where, staticTrips);
+        if (iter >= staticTrips)
+          throw error("{}: more iterations than the {} the scan outputs were sized for", where, staticTrips);
         const int64_t bytes = scanInfo[static_cast<size_t>(k)].nbytes();
         std::memcpy(static_cast<unsigned char*>(s.slots[opOut[static_cast<size_t>(nCarried + k)]]) + iter * bytes,
                     sub->prog->ptr(scanOut[static_cast<size_t>(k)]), static_cast<size_t>(bytes));
@@ -145,12 +149,14 @@ KernelFn makeCpuKernel_Loop(const Op& op, KernelContext& kc) {
       ++iter;
     }
     if (nScan > 0 && iter != staticTrips)
-      throw error("{}: the loop stopped after {} of {} iterations; scan outputs of a loop that ends early have a "
-                  "data-dependent shape, which this runtime does not support",
-                  where, iter, staticTrips);
+      throw error(
+          "{}: the loop stopped after {} of {} iterations; scan outputs of a loop that ends early have a "
+          "data-dependent shape, which this runtime does not support",
+          where, iter, staticTrips);
     for (int i = 0; i < nCarried; ++i) {
       if (opOut[static_cast<size_t>(i)] >= 0)
-        copyValue(s.slots[opOut[static_cast<size_t>(i)]], (*carried)[static_cast<size_t>(i)].data(), carriedInfo[static_cast<size_t>(i)]);
+        copyValue(s.slots[opOut[static_cast<size_t>(i)]], (*carried)[static_cast<size_t>(i)].data(),
+                  carriedInfo[static_cast<size_t>(i)]);
     }
   };
 }
@@ -192,8 +198,13 @@ KernelFn makeCpuKernel_Scan(const Op& op, KernelContext& kc) {
       s.erase(s.begin());
       --axis;
     }
-    Stream st{kc.in(p.firstScanInput + j), programSlot(*sub, body.inputIds.at(static_cast<size_t>(p.numStates + j))), 0, 0, 0,
-              static_cast<size_t>(dataTypeSize(op.inType(p.firstScanInput + j))), p.inDirections[static_cast<size_t>(j)] != 0};
+    Stream st{kc.in(p.firstScanInput + j),
+              programSlot(*sub, body.inputIds.at(static_cast<size_t>(p.numStates + j))),
+              0,
+              0,
+              0,
+              static_cast<size_t>(dataTypeSize(op.inType(p.firstScanInput + j))),
+              p.inDirections[static_cast<size_t>(j)] != 0};
     geometry(s, axis, &st.outer, &st.len, &st.inner);
     ins.push_back(st);
   }
@@ -201,7 +212,11 @@ KernelFn makeCpuKernel_Scan(const Op& op, KernelContext& kc) {
     Shape s = op.outInfo(p.numStates + k).shape();
     if (p.batched) s.erase(s.begin());
     const int64_t axis = ops::normalizeAxis(p.outAxes[static_cast<size_t>(k)], static_cast<int64_t>(s.size()));
-    Stream st{kc.out(p.numStates + k), programSlot(*sub, body.outputIds.at(static_cast<size_t>(p.numStates + k))), 0, 0, 0,
+    Stream st{kc.out(p.numStates + k),
+              programSlot(*sub, body.outputIds.at(static_cast<size_t>(p.numStates + k))),
+              0,
+              0,
+              0,
               static_cast<size_t>(dataTypeSize(op.outInfo(p.numStates + k).dataType())),
               p.outDirections[static_cast<size_t>(k)] != 0};
     geometry(s, axis, &st.outer, &st.len, &st.inner);
