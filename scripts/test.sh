@@ -31,6 +31,10 @@ scripts/build_wasm.sh -DPOPART_WERROR=ON
 step "JS tests (node:test against the wasm package)"
 POPART_ZOO_DIR="$ROOT/build/zoo" node --test tests/js/
 
+step "ONNX conformance under wasm (Node; same runner and allowlist as native)"
+node build/wasm/tests/popart_conformance_wasm.cjs --data /usr/share/libonnx-testdata/data \
+  --expected tests/conformance/expected_pass.txt | tail -7
+
 step "browser tests (headless Chromium: page + module Web Worker)"
 (cd tests/browser && npm ci --no-audit --no-fund --silent)
 POPART_ZOO_DIR="$ROOT/build/zoo" node tests/browser/check.mjs
