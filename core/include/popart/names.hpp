@@ -54,6 +54,9 @@ inline const char* reservedStepPrefix() {
 inline const char* reservedLossScalingPrefix() {
   return "lossScaling_";
 }
+inline const char* reservedUpdatedVarPrefix() {
+  return "UpdatedVar___";
+}
 
 /// Attribute names under which the Builder stores IPU annotations on ONNX nodes.
 inline constexpr const char* sVirtualGraphAttribute = "__ipu_number";
