@@ -17,6 +17,7 @@
 #include "popart/inputshapeinfo.hpp"
 #include "popart/istepio.hpp"
 #include "popart/ndarraywrapper.hpp"
+#include "popart/optimizer.hpp"
 #include "popart/patterns.hpp"
 #include "popart/sessionoptions.hpp"
 #include "popart/stepio.hpp"
@@ -120,6 +121,26 @@ class InferenceSession : public Session {
 
  private:
   InferenceSession(std::string name, std::shared_ptr<DeviceInfo> device);
+};
+
+class TrainingSession : public Session {
+ public:
+  /// `loss`: the id of a scalar tensor of the model (e.g. made with aiGraphcore().l1loss).
+  /// Autodiff adds the backward pass; `optimizer` (copied) adds one update per trainable weight
+  /// (the model's floating-point initializers). `weightsFromHost()` must precede `run`.
+  static std::unique_ptr<TrainingSession> createFromOnnxModel(const std::string& model, const DataFlow& dataFlow,
+                                                              const TensorId& loss, const Optimizer& optimizer,
+                                                              std::shared_ptr<DeviceInfo> deviceInfo,
+                                                              const InputShapeInfo& inputShapeInfo = InputShapeInfo(),
+                                                              const SessionOptions& userOptions = SessionOptions(),
+                                                              const Patterns& patterns = Patterns(),
+                                                              const std::string& name = "training");
+
+  const Optimizer& getOptimizer() const { return *optimizer_; }
+
+ private:
+  TrainingSession(std::string name, std::shared_ptr<DeviceInfo> device);
+  std::unique_ptr<Optimizer> optimizer_;
 };
 
 }  // namespace popart

@@ -1,6 +1,7 @@
 // Ir::prepare: ONNX import (initializers, inputs, nodes with shape inference and constant
 // folding), anchor validation, pruning, patterns and scheduling.
 #include "ir/ir.hpp"
+#include "optimizers/var_updates.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -61,6 +62,10 @@ void Ir::prepare(const IrBundle& b) {
   patterns_.ensureAllMandatoryPreAliasPatternsAreEnabled();
 
   importModel(b);
+  if (mode_ == ExecutionMode::Training) {
+    if (!b.optimizer) throw internal_error("a training Ir needs an optimizer");
+    addTrainingGraph(*this, b.loss, *b.optimizer);
+  }
   validateAnchors();
   applyPatterns(*this);
   prune();

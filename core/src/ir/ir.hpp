@@ -21,6 +21,8 @@ class NodeProto;
 
 namespace popart {
 
+class Optimizer;
+
 enum class ExecutionMode { Inference, Training };
 
 /// Evaluates an op whose inputs all have host values (constant folding). Implemented by a
@@ -43,6 +45,9 @@ struct IrBundle {
   std::string sessionName;
   ExecutionMode mode = ExecutionMode::Inference;
   const ConstEvaluator* evaluator = nullptr;
+  /// Training: the scalar loss tensor and the optimizer (owned by the session).
+  TensorId loss;
+  const Optimizer* optimizer = nullptr;
 };
 
 class Ir {

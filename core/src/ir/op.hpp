@@ -31,6 +31,9 @@ class Op {
   std::vector<Graph*> subgraphs;
   /// Inputs the op had in the model; control-flow ops append their subgraphs' outer reads.
   int numFormalInputs = -1;
+  /// Scheduling constraints besides data: this op runs after these (e.g. a weight update after
+  /// every reader of the weight).
+  std::vector<Op*> after;
 
   // ---- inputs (an absent optional input is a nullptr)
   int numInputs() const { return static_cast<int>(inputs_.size()); }

@@ -163,6 +163,10 @@ Op& Graph::addOp(const OpDef& def, const std::string& name, int opset) {
 }
 
 void Graph::removeOp(Op* op) {
+  for (auto& kv : ops_) {
+    auto& a = kv.second->after;
+    a.erase(std::remove(a.begin(), a.end(), op), a.end());
+  }
   op->disconnectAllInputs();
   for (Tensor* t : op->outputs()) {
     if (t && t->producer == op) t->producer = nullptr;
@@ -172,10 +176,14 @@ void Graph::removeOp(Op* op) {
 
 std::vector<Op*> Graph::topologicalOrder() const {
   std::map<const Op*, int> pending;
+  std::map<const Op*, std::vector<Op*>> followers;  // from `after` constraints
   std::priority_queue<std::pair<OpId, Op*>, std::vector<std::pair<OpId, Op*>>, std::greater<>> ready;
   for (const auto& kv : ops_) {
+    for (Op* first : kv.second->after) followers[first].push_back(kv.second.get());
+  }
+  for (const auto& kv : ops_) {
     Op* op = kv.second.get();
-    int n = 0;
+    int n = static_cast<int>(op->after.size());
     for (Tensor* t : op->inputs()) {
       if (t && t->producer) ++n;
     }
@@ -188,6 +196,9 @@ std::vector<Op*> Graph::topologicalOrder() const {
     Op* op = ready.top().second;
     ready.pop();
     order.push_back(op);
+    for (Op* f : followers[op]) {
+      if (--pending[f] == 0) ready.push({f->id(), f});
+    }
     for (Tensor* t : op->outputs()) {
       if (!t) continue;
       for (Op* c : t->consumers) {

@@ -1,6 +1,7 @@
 // Activations: Relu family, Sigmoid/Tanh, Clip, PRelu, Softmax/LogSoftmax/Hardmax, Gelu, Swish.
 #include <limits>
 
+#include "autodiff/autodiff.hpp"
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 
@@ -73,16 +74,56 @@ void softmaxDef(OpDef& d) {
 
 }  // namespace
 
+namespace {
+
+void gradRelu(GradCtx& c) {
+  c.setInGrad(0, c.add1(OpKind::ReluGrad, {c.outGrad(0), c.out(0)}));
+}
+void gradSigmoid(GradCtx& c) {
+  c.setInGrad(0, c.add1(OpKind::SigmoidGrad, {c.outGrad(0), c.out(0)}));
+}
+void gradTanh(GradCtx& c) {
+  c.setInGrad(0, c.add1(OpKind::TanhGrad, {c.outGrad(0), c.out(0)}));
+}
+
+/// Softmax / LogSoftmax: along `axis` from opset 13; before, over the dimensions from `axis` on
+/// (the input seen as 2-D), which the grad op handles on a 2-D view.
+void gradSoftmaxLike(GradCtx& c, OpKind gradKind) {
+  const Shape& s = c.out(0)->info.shape();
+  const int64_t r = static_cast<int64_t>(s.size());
+  const int64_t axis = normalizeAxis(c.op().attrs.getInt("axis", c.op().opset() >= 13 ? -1 : 1), r);
+  Attributes a;
+  if (c.op().opset() >= 13 || axis == r - 1) {
+    a.set("axis", axis);
+    c.setInGrad(0, c.add1(gradKind, {c.outGrad(0), c.out(0)}, a));
+    return;
+  }
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < r; ++d) (d < axis ? outer : inner) *= s[static_cast<size_t>(d)];
+  a.set("axis", int64_t(1));
+  Tensor* g2 = c.add1(gradKind, {c.reshape(c.outGrad(0), {outer, inner}), c.reshape(c.out(0), {outer, inner})}, a);
+  c.setInGrad(0, c.reshape(g2, s));
+}
+
+void gradSoftmax(GradCtx& c) {
+  gradSoftmaxLike(c, OpKind::SoftmaxGrad);
+}
+void gradLogSoftmax(GradCtx& c) {
+  gradSoftmaxLike(c, OpKind::LogSoftmaxGrad);
+}
+
+}  // namespace
+
 // clang-format off
-void define_Relu(OpDef& d) { d.setup = setupRelu; }
+void define_Relu(OpDef& d) { d.setup = setupRelu; d.grad = gradRelu; }
 void define_LeakyRelu(OpDef& d) { floatUnary(d); }
 void define_Elu(OpDef& d) { floatUnary(d); }
 void define_Selu(OpDef& d) { floatUnary(d); }
 void define_Celu(OpDef& d) { floatUnary(d); }
-void define_Sigmoid(OpDef& d) { floatUnary(d); }
+void define_Sigmoid(OpDef& d) { floatUnary(d); d.grad = gradSigmoid; }
 void define_HardSigmoid(OpDef& d) { floatUnary(d); }
 void define_HardSwish(OpDef& d) { floatUnary(d); }
-void define_Tanh(OpDef& d) { floatUnary(d); }
+void define_Tanh(OpDef& d) { floatUnary(d); d.grad = gradTanh; }
 void define_Softplus(OpDef& d) { floatUnary(d); }
 void define_Softsign(OpDef& d) { floatUnary(d); }
 void define_ThresholdedRelu(OpDef& d) { floatUnary(d); }
@@ -97,8 +138,8 @@ void define_Shrink(OpDef& d) {
 }
 void define_PRelu(OpDef& d) { d.minInputs = d.maxInputs = 2; d.setup = setupPRelu; }
 void define_Clip(OpDef& d) { d.minInputs = 1; d.maxInputs = 3; d.setup = setupClip; }
-void define_Softmax(OpDef& d) { softmaxDef(d); }
-void define_LogSoftmax(OpDef& d) { softmaxDef(d); }
+void define_Softmax(OpDef& d) { softmaxDef(d); d.grad = gradSoftmax; }
+void define_LogSoftmax(OpDef& d) { softmaxDef(d); d.grad = gradLogSoftmax; }
 void define_Hardmax(OpDef& d) { softmaxDef(d); }
 // clang-format on
 

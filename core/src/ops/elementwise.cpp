@@ -1,5 +1,6 @@
 // Elementwise ops: unary math, binary arithmetic / comparison / logic with numpy broadcasting,
 // variadic Max/Min/Mean/Sum, Where, and Graphcore's Scale/ScaledAdd/Atan2/Fmod/...
+#include "autodiff/autodiff.hpp"
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 
@@ -156,24 +157,85 @@ void setupFloatBinary(Op& op) {
   setOutput(op, 0, op.inType(0), binaryShape(op));
 }
 
+// ---------------------------------------------------------------- grad rules
+// dz of a broadcasting binary op is reduced back to each input's shape (GradCtx::reduceTo).
+
+void gradAdd(GradCtx& c) {
+  Tensor* g = c.outGrad(0);
+  c.setInGrad(0, c.reduceTo(g, c.in(0)->info.shape()));
+  c.setInGrad(1, c.reduceTo(g, c.in(1)->info.shape()));
+}
+
+void gradSub(GradCtx& c) {
+  Tensor* g = c.outGrad(0);
+  c.setInGrad(0, c.reduceTo(g, c.in(0)->info.shape()));
+  if (c.needsInGrad(1)) c.setInGrad(1, c.reduceTo(c.add1(OpKind::Neg, {g}), c.in(1)->info.shape()));
+}
+
+void gradMul(GradCtx& c) {
+  Tensor* g = c.outGrad(0);
+  if (c.needsInGrad(0)) c.setInGrad(0, c.reduceTo(c.add1(OpKind::Mul, {g, c.in(1)}), c.in(0)->info.shape()));
+  if (c.needsInGrad(1)) c.setInGrad(1, c.reduceTo(c.add1(OpKind::Mul, {g, c.in(0)}), c.in(1)->info.shape()));
+}
+
+void gradDiv(GradCtx& c) {  // z = a / b: da = g / b, db = -g z / b
+  Tensor* g = c.outGrad(0);
+  if (c.needsInGrad(0)) c.setInGrad(0, c.reduceTo(c.add1(OpKind::Div, {g, c.in(1)}), c.in(0)->info.shape()));
+  if (c.needsInGrad(1)) {
+    Tensor* t = c.add1(OpKind::Div, {c.add1(OpKind::Mul, {g, c.out(0)}), c.in(1)});
+    c.setInGrad(1, c.reduceTo(c.add1(OpKind::Neg, {t}), c.in(1)->info.shape()));
+  }
+}
+
+void gradSum(GradCtx& c) {
+  for (int i = 0; i < c.op().numInputs(); ++i) c.setInGrad(i, c.reduceTo(c.outGrad(0), c.in(i)->info.shape()));
+}
+
+void gradNeg(GradCtx& c) {
+  c.setInGrad(0, c.add1(OpKind::Neg, {c.outGrad(0)}));
+}
+
+void gradExp(GradCtx& c) {
+  c.setInGrad(0, c.add1(OpKind::Mul, {c.outGrad(0), c.out(0)}));
+}
+
+void gradLog(GradCtx& c) {
+  c.setInGrad(0, c.add1(OpKind::Div, {c.outGrad(0), c.in(0)}));
+}
+
+void gradSqrt(GradCtx& c) {  // d sqrt(x) = g / (2 sqrt(x))
+  Tensor* two = c.constant(2.0, c.in(0)->info.dataType());
+  c.setInGrad(0, c.add1(OpKind::Div, {c.outGrad(0), c.add1(OpKind::Mul, {c.out(0), two})}));
+}
+
+void gradScale(GradCtx& c) {
+  Attributes a;
+  a.set("scale", c.op().attrs.getFloat("scale"));
+  c.setInGrad(0, c.add1(OpKind::GcScale, {c.outGrad(0)}, a));
+}
+
 }  // namespace
 
 // clang-format off
 #define UNARY(E, IN) void define_##E(OpDef& d) { unary(d, setupUnary<In::IN>); }
 UNARY(Abs, Numeric) UNARY(Acos, Float) UNARY(Acosh, Float) UNARY(Asin, Float) UNARY(Asinh, Float)
 UNARY(Atan, Float) UNARY(Atanh, Float) UNARY(Ceil, Float) UNARY(Cos, Float) UNARY(Cosh, Float)
-UNARY(Erf, Numeric) UNARY(Exp, Float) UNARY(Floor, Float) UNARY(Log, Float) UNARY(Neg, Signed)
+UNARY(Erf, Numeric) UNARY(Floor, Float)
 UNARY(Not, Bool) UNARY(Reciprocal, Float) UNARY(Round, Float) UNARY(Sign, Numeric) UNARY(Sin, Float)
-UNARY(Sinh, Float) UNARY(Sqrt, Float) UNARY(Tan, Float)
+UNARY(Sinh, Float) UNARY(Tan, Float)
 UNARY(GcExpm1, Float) UNARY(GcLog1p, Float) UNARY(GcRound, Float)
 #undef UNARY
 void define_IsNaN(OpDef& d) { unary(d, setupIsNanInf); }
 void define_IsInf(OpDef& d) { unary(d, setupIsNanInf); }
 
-void define_Add(OpDef& d) { binary(d, setupArith); }
-void define_Sub(OpDef& d) { binary(d, setupArith); }
-void define_Mul(OpDef& d) { binary(d, setupArith); }
-void define_Div(OpDef& d) { binary(d, setupArith); }
+void define_Exp(OpDef& d) { unary(d, setupUnary<In::Float>); d.grad = gradExp; }
+void define_Log(OpDef& d) { unary(d, setupUnary<In::Float>); d.grad = gradLog; }
+void define_Neg(OpDef& d) { unary(d, setupUnary<In::Signed>); d.grad = gradNeg; }
+void define_Sqrt(OpDef& d) { unary(d, setupUnary<In::Float>); d.grad = gradSqrt; }
+void define_Add(OpDef& d) { binary(d, setupArith); d.grad = gradAdd; }
+void define_Sub(OpDef& d) { binary(d, setupArith); d.grad = gradSub; }
+void define_Mul(OpDef& d) { binary(d, setupArith); d.grad = gradMul; }
+void define_Div(OpDef& d) { binary(d, setupArith); d.grad = gradDiv; }
 void define_Pow(OpDef& d) { binary(d, setupPow); }
 void define_Mod(OpDef& d) { binary(d, setupMod); }
 void define_And(OpDef& d) { binary(d, setupLogical); }
@@ -190,10 +252,10 @@ void define_GcRemainder(OpDef& d) { binary(d, setupArith); }
 void define_Max(OpDef& d) { variadic(d); }
 void define_Min(OpDef& d) { variadic(d); }
 void define_Mean(OpDef& d) { variadic(d); }
-void define_Sum(OpDef& d) { variadic(d); }
+void define_Sum(OpDef& d) { variadic(d); d.grad = gradSum; }
 void define_BitShift(OpDef& d) { binary(d, setupBitShift); d.sinceOpset = 11; }
 void define_Where(OpDef& d) { d.minInputs = d.maxInputs = 3; d.setup = setupWhere; }
-void define_GcScale(OpDef& d) { unary(d, setupScale); }
+void define_GcScale(OpDef& d) { unary(d, setupScale); d.grad = gradScale; }
 void define_GcScaledAdd(OpDef& d) { d.minInputs = 2; d.maxInputs = 4; d.setup = setupScaledAdd; }
 // clang-format on
 

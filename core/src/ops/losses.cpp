@@ -1,6 +1,7 @@
 // Graphcore losses: Nll, L1, IdentityLoss (forward; gradients come with training).
 #include "ops/losses.hpp"
 
+#include "autodiff/autodiff.hpp"
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 
@@ -83,15 +84,36 @@ void define_SoftmaxCrossEntropyLoss(OpDef& d) {
   d.sinceOpset = 12;
 }
 
+namespace {
+
+Attributes lossAttrs(const Op& op) {
+  return op.attrs;
+}
+
+void gradNll(GradCtx& c) {
+  c.setInGrad(0, c.add1(OpKind::GcNllGrad, {c.in(0), c.in(1), c.outGrad(0)}, lossAttrs(c.op())));
+}
+void gradL1(GradCtx& c) {
+  c.setInGrad(0, c.add1(OpKind::GcL1Grad, {c.in(0), c.outGrad(0)}, lossAttrs(c.op())));
+}
+void gradIdentityLoss(GradCtx& c) {
+  c.setInGrad(0, c.add1(OpKind::GcIdentityLossGrad, {c.in(0), c.outGrad(0)}, lossAttrs(c.op())));
+}
+
+}  // namespace
+
 void define_GcNll(OpDef& d) {
   d.minInputs = d.maxInputs = 2;
   d.setup = setupNll;
+  d.grad = gradNll;
 }
 void define_GcL1(OpDef& d) {
   d.setup = setupL1;
+  d.grad = gradL1;
 }
 void define_GcIdentityLoss(OpDef& d) {
   d.setup = setupIdentityLoss;
+  d.grad = gradIdentityLoss;
 }
 
 }  // namespace popart

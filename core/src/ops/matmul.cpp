@@ -1,4 +1,5 @@
 // Matrix products: MatMul (numpy semantics, batched, 1-D operands) and Gemm.
+#include "autodiff/autodiff.hpp"
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 
@@ -62,14 +63,71 @@ void setupGemm(Op& op) {
 
 }  // namespace
 
+namespace {
+
+/// `t` with its last two dimensions swapped.
+Tensor* swapLast2(GradCtx& c, Tensor* t) {
+  const int64_t r = static_cast<int64_t>(t->info.shape().size());
+  std::vector<int64_t> perm(static_cast<size_t>(r));
+  for (int64_t i = 0; i < r; ++i) perm[static_cast<size_t>(i)] = i;
+  std::swap(perm[static_cast<size_t>(r - 1)], perm[static_cast<size_t>(r - 2)]);
+  Attributes a;
+  a.set("perm", perm);
+  return c.add1(OpKind::Transpose, {t}, a);
+}
+
+// C = A B (numpy matmul): dA = dC B^T, dB = A^T dC, each summed over broadcast batch dimensions.
+void gradMatMul(GradCtx& c) {
+  Tensor* g = c.outGrad(0);
+  if (c.in(0)->info.shape().size() < 2 || c.in(1)->info.shape().size() < 2)
+    throw error("MatMul gradients need inputs of rank >= 2 (got {} and {})", c.in(0)->info.shape(),
+                c.in(1)->info.shape());
+  if (c.needsInGrad(0))
+    c.setInGrad(0, c.reduceTo(c.add1(OpKind::MatMul, {g, swapLast2(c, c.in(1))}), c.in(0)->info.shape()));
+  if (c.needsInGrad(1))
+    c.setInGrad(1, c.reduceTo(c.add1(OpKind::MatMul, {swapLast2(c, c.in(0)), g}), c.in(1)->info.shape()));
+}
+
+Tensor* gemm(GradCtx& c, Tensor* a, Tensor* b, int64_t transA, int64_t transB, float alpha) {
+  Attributes at;
+  at.set("transA", transA);
+  at.set("transB", transB);
+  at.set("alpha", alpha);
+  return c.add1(OpKind::Gemm, {a, b}, at);
+}
+
+// Y = alpha A' B' + beta C with A' = A or A^T (transA), B' = B or B^T (transB).
+void gradGemm(GradCtx& c) {
+  Tensor* g = c.outGrad(0);
+  const int64_t tA = c.op().attrs.getInt("transA", 0), tB = c.op().attrs.getInt("transB", 0);
+  const float alpha = c.op().attrs.getFloat("alpha", 1.0f), beta = c.op().attrs.getFloat("beta", 1.0f);
+  Tensor* A = c.in(0);
+  Tensor* B = c.in(1);
+  if (c.needsInGrad(0)) c.setInGrad(0, tA ? gemm(c, B, g, tB, 1, alpha) : gemm(c, g, B, 0, tB ? 0 : 1, alpha));
+  if (c.needsInGrad(1)) c.setInGrad(1, tB ? gemm(c, g, A, 1, tA, alpha) : gemm(c, A, g, tA ? 0 : 1, 0, alpha));
+  if (c.op().hasInput(2) && c.needsInGrad(2)) {
+    Tensor* d = c.reduceTo(g, c.in(2)->info.shape());
+    if (beta != 1.0f) {
+      Attributes a;
+      a.set("scale", beta);
+      d = c.add1(OpKind::GcScale, {d}, a);
+    }
+    c.setInGrad(2, d);
+  }
+}
+
+}  // namespace
+
 void define_MatMul(OpDef& d) {
   d.minInputs = d.maxInputs = 2;
   d.setup = setupMatMul;
+  d.grad = gradMatMul;
 }
 void define_Gemm(OpDef& d) {
   d.minInputs = 2;
   d.maxInputs = 3;
   d.setup = setupGemm;
+  d.grad = gradGemm;
 }
 
 }  // namespace popart

@@ -1,6 +1,7 @@
 // Reductions (Reduce*) and ArgMax/ArgMin.
 #include <algorithm>
 
+#include "autodiff/autodiff.hpp"
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "ops/reduce_axes.hpp"
@@ -75,8 +76,38 @@ void reduceDef(OpDef& d) {
 }  // namespace
 
 // clang-format off
-void define_ReduceSum(OpDef& d) { reduceDef(d); d.maxInputs = 2; d.shapeInputsMask = 2; }
-void define_ReduceMean(OpDef& d) { reduceDef(d); }
+namespace {
+
+/// ReduceSum / ReduceMean: the gradient broadcast back over the reduced axes (scaled for Mean).
+void gradReduceLinear(GradCtx& c, bool mean) {
+  const Shape& in = c.in(0)->info.shape();
+  std::vector<int64_t> axes = ops::reduceAxes(c.op());
+  const bool noop = axes.empty() && c.op().attrs.getInt("noop_with_empty_axes", 0) != 0;
+  if (axes.empty() && !noop) {
+    for (size_t d = 0; d < in.size(); ++d) axes.push_back(static_cast<int64_t>(d));
+  }
+  Shape kept = in;
+  int64_t count = 1;
+  for (int64_t a : axes) {
+    count *= in[static_cast<size_t>(a)];
+    kept[static_cast<size_t>(a)] = 1;
+  }
+  Tensor* g = c.add1(OpKind::Expand, {c.reshape(c.outGrad(0), kept), c.constInts(in)});
+  if (mean && count > 1) {
+    Attributes a;
+    a.set("scale", static_cast<float>(1.0 / static_cast<double>(count)));
+    g = c.add1(OpKind::GcScale, {g}, a);
+  }
+  c.setInGrad(0, g);
+}
+
+void gradReduceSum(GradCtx& c) { gradReduceLinear(c, false); }
+void gradReduceMean(GradCtx& c) { gradReduceLinear(c, true); }
+
+}  // namespace
+
+void define_ReduceSum(OpDef& d) { reduceDef(d); d.maxInputs = 2; d.shapeInputsMask = 2; d.grad = gradReduceSum; }
+void define_ReduceMean(OpDef& d) { reduceDef(d); d.grad = gradReduceMean; }
 void define_ReduceMax(OpDef& d) { reduceDef(d); }
 void define_ReduceMin(OpDef& d) { reduceDef(d); }
 void define_ReduceProd(OpDef& d) { reduceDef(d); }

@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "autodiff/autodiff.hpp"
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "ops/shape_params.hpp"
@@ -461,15 +462,35 @@ void view(OpDef& d, void (*setup)(Op&), int maxIn = 1) {
 }  // namespace
 
 // clang-format off
-void define_Identity(OpDef& d) { view(d, setupIdentity); }
+namespace {
+
+/// Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity): the gradient is reshaped back.
+void gradView(GradCtx& c) { c.setInGrad(0, c.reshape(c.outGrad(0), c.in(0)->info.shape())); }
+
+void gradTranspose(GradCtx& c) {
+  const int64_t r = static_cast<int64_t>(c.in(0)->info.shape().size());
+  std::vector<int64_t> perm = c.op().attrs.getInts("perm", {});
+  if (perm.empty()) {
+    for (int64_t i = r - 1; i >= 0; --i) perm.push_back(i);
+  }
+  std::vector<int64_t> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  Attributes a;
+  a.set("perm", inv);
+  c.setInGrad(0, c.add1(OpKind::Transpose, {c.outGrad(0)}, a));
+}
+
+}  // namespace
+
+void define_Identity(OpDef& d) { view(d, setupIdentity); d.grad = gradView; }
 void define_GcDetach(OpDef& d) { view(d, setupIdentity); }
 void define_GcNop(OpDef& d) { view(d, setupIdentity); d.foldable = false; }
-void define_Reshape(OpDef& d) { view(d, setupReshape, 2); d.shapeInputsMask = 2; }
+void define_Reshape(OpDef& d) { view(d, setupReshape, 2); d.shapeInputsMask = 2; d.grad = gradView; }
 void define_GcReshape(OpDef& d) { view(d, setupGcReshape); }
-void define_Flatten(OpDef& d) { view(d, setupFlatten); }
-void define_Squeeze(OpDef& d) { view(d, setupSqueeze, 2); d.shapeInputsMask = 2; }
-void define_Unsqueeze(OpDef& d) { view(d, setupUnsqueeze, 2); d.shapeInputsMask = 2; }
-void define_Transpose(OpDef& d) { d.setup = setupTranspose; }
+void define_Flatten(OpDef& d) { view(d, setupFlatten); d.grad = gradView; }
+void define_Squeeze(OpDef& d) { view(d, setupSqueeze, 2); d.shapeInputsMask = 2; d.grad = gradView; }
+void define_Unsqueeze(OpDef& d) { view(d, setupUnsqueeze, 2); d.shapeInputsMask = 2; d.grad = gradView; }
+void define_Transpose(OpDef& d) { d.setup = setupTranspose; d.grad = gradTranspose; }
 void define_Concat(OpDef& d) { d.maxInputs = -1; d.setup = setupConcat; }
 void define_Split(OpDef& d) { d.maxInputs = 2; d.maxOutputs = -1; d.setup = setupSplit; d.shapeInputsMask = 2; }
 void define_Slice(OpDef& d) { d.maxInputs = 5; d.setup = setupSlice; d.shapeInputsMask = 0x1e; }

@@ -405,4 +405,34 @@ std::unique_ptr<InferenceSession> InferenceSession::createFromOnnxModel(
   return s;
 }
 
+// ---------------------------------------------------------------- TrainingSession
+
+TrainingSession::TrainingSession(std::string name, std::shared_ptr<DeviceInfo> device)
+    : Session(std::move(name), std::move(device)) {}
+
+std::unique_ptr<TrainingSession> TrainingSession::createFromOnnxModel(
+    const std::string& model, const DataFlow& dataFlow, const TensorId& loss, const Optimizer& optimizer,
+    std::shared_ptr<DeviceInfo> deviceInfo, const InputShapeInfo& inputShapeInfo, const SessionOptions& userOptions,
+    const Patterns& patterns, const std::string& name) {
+  if (!deviceInfo) throw error("Must pass a valid deviceInfo to TrainingSession::createFromOnnxModel");
+  std::unique_ptr<TrainingSession> s(new TrainingSession(name, deviceInfo));
+  s->optimizer_ = optimizer.clone();
+  onnx::ModelProto proto = loadModel(model);
+  s->backend_ = createBackend(*deviceInfo);
+  IrBundle b;
+  b.model = &proto;
+  b.modelBaseDir = modelBaseDir(model);
+  b.inputShapeInfo = inputShapeInfo;
+  b.dataFlow = dataFlow;
+  b.options = userOptions;
+  b.patterns = patterns;
+  b.sessionName = name;
+  b.mode = ExecutionMode::Training;
+  b.evaluator = &s->backend_->constEvaluator();
+  b.loss = loss;
+  b.optimizer = s->optimizer_.get();
+  s->ir_->prepare(b);
+  return s;
+}
+
 }  // namespace popart

@@ -1,0 +1,248 @@
+// Autodiff: reverse traversal of the ops between the trainable weights and the loss.
+#include "autodiff/autodiff.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "ir/ir.hpp"
+#include "ops/op_def.hpp"
+#include "ops/op_util.hpp"
+#include "popart/error.hpp"
+#include "popart/half.hpp"
+#include "popart/logging.hpp"
+#include "popart/names.hpp"
+
+namespace popart {
+
+GradCtx::GradCtx(Graph& graph, const Op& op, std::vector<Tensor*> outGrads, std::vector<bool> needsInGrad)
+    : graph_(graph), op_(op), outGrads_(std::move(outGrads)), needsInGrad_(std::move(needsInGrad)) {}
+
+Tensor* GradCtx::outGrad(int i) const {
+  return i >= 0 && i < static_cast<int>(outGrads_.size()) ? outGrads_[static_cast<size_t>(i)] : nullptr;
+}
+
+bool GradCtx::needsInGrad(int i) const {
+  return i >= 0 && i < static_cast<int>(needsInGrad_.size()) && needsInGrad_[static_cast<size_t>(i)];
+}
+
+void GradCtx::setInGrad(int i, Tensor* g) {
+  if (!needsInGrad(i) || !g) return;
+  if (g->info.shape() != in(i)->info.shape())
+    throw internal_error("the grad rule of {} gives input {} a gradient of shape {}, but the input is {}",
+                         op_.describe(), i, g->info.shape(), in(i)->info.shape());
+  inGrads_[i] = g;
+}
+
+std::vector<Tensor*> GradCtx::add(OpKind kind, const std::vector<Tensor*>& inputs, const Attributes& attrs,
+                                  int numOutputs, int opset) {
+  const OpDef& def = opDef(kind);
+  const std::string base = op_.name() + "/grad/" + def.type;
+  Op& op = graph_.addOp(def, base, def.domain == "ai.onnx" ? opset : 1);
+  op.attrs = attrs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i]) op.connectInput(static_cast<int>(i), inputs[i]);
+  }
+  std::vector<Tensor*> outs;
+  for (int o = 0; o < numOutputs; ++o) {
+    const TensorId id = graph_.uniqueTensorId(base + ":" + std::to_string(counter_++));
+    Tensor& t = graph_.addTensor(id, TensorKind::ActGrad, TensorInfo());
+    op.connectOutput(o, &t);
+    outs.push_back(&t);
+  }
+  op.setup();
+  return outs;
+}
+
+Tensor* GradCtx::add1(OpKind kind, const std::vector<Tensor*>& inputs, const Attributes& attrs, int opset) {
+  return add(kind, inputs, attrs, 1, opset)[0];
+}
+
+namespace {
+
+TensorData filled(double value, const TensorInfo& info) {
+  TensorData d(info);
+  const int64_t n = info.nelms();
+  switch (info.dataType()) {
+    case DataType::FLOAT:
+      std::fill(d.as<float>(), d.as<float>() + n, static_cast<float>(value));
+      break;
+    case DataType::DOUBLE:
+      std::fill(d.as<double>(), d.as<double>() + n, value);
+      break;
+    case DataType::FLOAT16:
+      std::fill(d.as<float16_t>(), d.as<float16_t>() + n, float16_t(static_cast<float>(value)));
+      break;
+    default:
+      throw error("gradients of {} tensors are not supported (floating-point types only)",
+                  dataTypeToString(info.dataType()));
+  }
+  return d;
+}
+
+}  // namespace
+
+Tensor* GradCtx::constant(double value, DataType type, const Shape& shape) {
+  const TensorInfo info(type, shape);
+  Tensor& t = graph_.addTensor(graph_.uniqueTensorId(op_.name() + "/grad/const"), TensorKind::Const, info);
+  t.data = filled(value, info);
+  return &t;
+}
+
+Tensor* GradCtx::constInts(const std::vector<int64_t>& v) {
+  const TensorInfo info(DataType::INT64, {static_cast<int64_t>(v.size())});
+  Tensor& t = graph_.addTensor(graph_.uniqueTensorId(op_.name() + "/grad/ints"), TensorKind::Const, info);
+  t.data = TensorData(info, v.data());
+  return &t;
+}
+
+Tensor* GradCtx::reshape(Tensor* g, const Shape& shape) {
+  if (g->info.shape() == shape) return g;
+  return add1(OpKind::Reshape, {g, constInts(shape)});
+}
+
+Tensor* GradCtx::reduceTo(Tensor* g, const Shape& shape) {
+  const Shape& gs = g->info.shape();
+  if (gs == shape) return g;
+  const size_t extra = gs.size() - shape.size();
+  std::vector<int64_t> axes;
+  for (size_t d = 0; d < gs.size(); ++d) {
+    if (d < extra || (shape[d - extra] == 1 && gs[d] != 1)) axes.push_back(static_cast<int64_t>(d));
+  }
+  Tensor* r = g;
+  if (!axes.empty()) {
+    Attributes a;
+    a.set("keepdims", int64_t(1));
+    r = add1(OpKind::ReduceSum, {g, constInts(axes)}, a);
+  }
+  return reshape(r, shape);
+}
+
+// ---------------------------------------------------------------- the backward pass
+
+namespace {
+
+bool isTrainable(const Tensor& t) {
+  return t.kind == TensorKind::Variable && ops::isFloatType(t.info.dataType());
+}
+
+}  // namespace
+
+BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling) {
+  Graph& g = ir.mainGraph();
+  Tensor* loss = g.tensor(lossId);
+  if (!loss) throw error("The loss tensor '{}' is not a tensor of the model", lossId);
+  if (loss->info.nelms() != 1 || !loss->info.shape().empty())
+    throw error("The loss tensor '{}' ({}) must be a scalar tensor", lossId, loss->info.toString());
+  if (!ops::isFloatType(loss->info.dataType()))
+    throw error("The loss tensor '{}' ({}) must be a floating-point scalar tensor", lossId, loss->info.toString());
+
+  const std::vector<Op*> order = g.topologicalOrder();
+  // Tensors a trainable weight leads to.
+  std::set<const Tensor*> fromWeights;
+  for (const auto& kv : g.tensors()) {
+    if (isTrainable(*kv.second)) fromWeights.insert(kv.second.get());
+  }
+  for (Op* op : order) {
+    bool reached = false;
+    for (Tensor* t : op->inputs()) reached = reached || (t && fromWeights.count(t));
+    if (!reached) continue;
+    for (Tensor* t : op->outputs()) {
+      if (t && ops::isFloatType(t->info.dataType())) fromWeights.insert(t);
+    }
+  }
+  // Ops the loss depends on.
+  std::set<const Op*> toLoss;
+  {
+    std::vector<const Tensor*> work{loss};
+    while (!work.empty()) {
+      const Tensor* t = work.back();
+      work.pop_back();
+      if (t->producer && toLoss.insert(t->producer).second) {
+        for (const Tensor* in : t->producer->inputs()) {
+          if (in) work.push_back(in);
+        }
+      }
+    }
+  }
+
+  BackwardResult result;
+  std::map<const Tensor*, std::vector<Tensor*>> contribs;
+  std::map<const Tensor*, Tensor*> finalGrad;
+  const size_t opsBefore = g.ops().size();
+  std::set<OpId> before;
+  for (const auto& kv : g.ops()) before.insert(kv.first);
+
+  // The gradient of `t`: its contributions summed, under PopART's name Gradient___<id>.
+  auto finalize = [&](const Tensor* t) -> Tensor* {
+    auto f = finalGrad.find(t);
+    if (f != finalGrad.end()) return f->second;
+    auto c = contribs.find(t);
+    if (c == contribs.end() || c->second.empty()) return nullptr;
+    const TensorId id = g.uniqueTensorId(std::string(reservedGradientPrefix()) + t->id);
+    const OpDef& def = opDef(c->second.size() == 1 ? OpKind::Identity : OpKind::Sum);
+    Op& op = g.addOp(def, id, 13);
+    for (size_t i = 0; i < c->second.size(); ++i) op.connectInput(static_cast<int>(i), c->second[i]);
+    Tensor& out = g.addTensor(id, TensorKind::ActGrad, TensorInfo());
+    op.connectOutput(0, &out);
+    op.setup();
+    finalGrad[t] = &out;
+    return &out;
+  };
+
+  // The seed: d(loss)/d(loss) = lossScaling.
+  {
+    const TensorInfo info = loss->info;
+    Tensor& seed = g.addTensor(g.uniqueTensorId(lossId + "/grad/seed"), TensorKind::Const, info);
+    seed.data = filled(lossScaling, info);
+    contribs[loss].push_back(&seed);
+  }
+
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    Op* op = *it;
+    if (!toLoss.count(op)) continue;
+    std::vector<bool> needs;
+    bool anyNeeded = false;
+    for (int i = 0; i < op->numInputs(); ++i) {
+      const bool n = op->hasInput(i) && fromWeights.count(op->input(i)) != 0;
+      needs.push_back(n);
+      anyNeeded = anyNeeded || n;
+    }
+    if (!anyNeeded) continue;
+    std::vector<Tensor*> outGrads;
+    bool anyOut = false;
+    for (int o = 0; o < op->numOutputs(); ++o) {
+      Tensor* og = op->hasOutput(o) ? finalize(op->output(o)) : nullptr;
+      outGrads.push_back(og);
+      anyOut = anyOut || og;
+    }
+    if (!anyOut) continue;
+    if (!op->def().grad)
+      throw error(
+          "Autodiff: {} has no gradient rule in this runtime, but it lies on a path from a trainable weight "
+          "to the loss '{}'",
+          op->describe(), lossId);
+    GradCtx ctx(g, *op, outGrads, needs);
+    try {
+      op->def().grad(ctx);
+    } catch (const internal_error&) {
+      throw;
+    } catch (const error& e) {
+      throw error("while building the gradient of {}: {}", op->describeWithInputs(), e.what());
+    }
+    for (const auto& kv : ctx.inGrads()) contribs[op->input(kv.first)].push_back(kv.second);
+  }
+
+  for (const auto& kv : g.tensors()) {
+    const Tensor* t = kv.second.get();
+    if (!isTrainable(*t)) continue;
+    if (Tensor* gr = finalize(t)) result.weightGrads[t->id] = gr;
+  }
+  for (const auto& kv : g.ops()) {
+    if (!before.count(kv.first)) result.ops.push_back(kv.second.get());
+  }
+  logging::ir::info("Autodiff: {} ops added for {} weight gradients", g.ops().size() - opsBefore,
+                    result.weightGrads.size());
+  return result;
+}
+
+}  // namespace popart

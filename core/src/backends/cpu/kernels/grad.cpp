@@ -1,0 +1,210 @@
+// CPU kernels of the internal training ops: gradient ops and weight updates.
+#include <algorithm>
+#include <cmath>
+
+#include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/kernel.hpp"
+#include "ops/losses.hpp"
+#include "ops/op_util.hpp"
+
+namespace popart {
+namespace cpu {
+namespace {
+
+/// dx[i] = f(dy[i], y[i]) over same-shaped tensors.
+template <typename F>
+KernelFn activationGrad(const Op& op, KernelContext& kc, F f) {
+  const int64_t n = op.inInfo(0).nelms();
+  const int dy = kc.in(0), y = kc.in(1), dx = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* DY = inPtr<T>(s, dy);
+      const T* Y = inPtr<T>(s, y);
+      T* DX = outPtr<T>(s, dx);
+      for (int64_t i = 0; i < n; ++i) DX[i] = static_cast<T>(f(static_cast<CT>(DY[i]), static_cast<CT>(Y[i])));
+    };
+  });
+}
+
+/// Softmax-family gradients along `axis`: g(dy row, y row) -> dx row (strided by `inner`).
+KernelFn softmaxGrad(const Op& op, KernelContext& kc, bool logSoftmax) {
+  const Shape& s = op.inShape(1);
+  const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", -1), static_cast<int64_t>(s.size()));
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= s[static_cast<size_t>(d)];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < s.size(); ++d) inner *= s[d];
+  const int64_t len = s.empty() ? 1 : s[static_cast<size_t>(axis)];
+  const int dy = kc.in(0), y = kc.in(1), dx = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& st) {
+      const T* DY = inPtr<T>(st, dy);
+      const T* Y = inPtr<T>(st, y);
+      T* DX = outPtr<T>(st, dx);
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t in = 0; in < inner; ++in) {
+          const int64_t base = o * len * inner + in;
+          double acc = 0;
+          for (int64_t k = 0; k < len; ++k) {
+            const int64_t i = base + k * inner;
+            const double g = static_cast<CT>(DY[i]);
+            acc += logSoftmax ? g : g * static_cast<double>(static_cast<CT>(Y[i]));
+          }
+          for (int64_t k = 0; k < len; ++k) {
+            const int64_t i = base + k * inner;
+            const double g = static_cast<CT>(DY[i]), yv = static_cast<CT>(Y[i]);
+            DX[i] = static_cast<T>(static_cast<CT>(logSoftmax ? g - std::exp(yv) * acc : yv * (g - acc)));
+          }
+        }
+      }
+    };
+  });
+}
+
+/// The loss gradient for element i: the incoming gradient (a scalar for Sum / Mean, one per
+/// element for NoReduction), divided by the element count for Mean.
+template <typename T>
+double lossGradAt(const T* dl, bool perElement, int64_t i) {
+  return static_cast<double>(static_cast<compute_t<T>>(perElement ? dl[i] : dl[0]));
+}
+
+}  // namespace
+
+KernelFn makeCpuKernel_ReluGrad(const Op& op, KernelContext& kc) {
+  return activationGrad(op, kc, [](auto g, auto y) { return y > 0 ? g : decltype(g)(0); });
+}
+KernelFn makeCpuKernel_SigmoidGrad(const Op& op, KernelContext& kc) {
+  return activationGrad(op, kc, [](auto g, auto y) { return g * y * (decltype(g)(1) - y); });
+}
+KernelFn makeCpuKernel_TanhGrad(const Op& op, KernelContext& kc) {
+  return activationGrad(op, kc, [](auto g, auto y) { return g * (decltype(g)(1) - y * y); });
+}
+KernelFn makeCpuKernel_SoftmaxGrad(const Op& op, KernelContext& kc) {
+  return softmaxGrad(op, kc, false);
+}
+KernelFn makeCpuKernel_LogSoftmaxGrad(const Op& op, KernelContext& kc) {
+  return softmaxGrad(op, kc, true);
+}
+
+KernelFn makeCpuKernel_GcNllGrad(const Op& op, KernelContext& kc) {
+  const Shape& probs = op.inShape(0);
+  const int64_t C = probs.back();
+  const int64_t S = C ? op.inInfo(0).nelms() / C : 0;
+  const ReductionType red = ops::lossReduction(op);
+  const bool hasIgnore = op.attrs.has("ignoreIndex");
+  const int64_t ignore = op.attrs.getInt("ignoreIndex", -1);
+  const bool logProb = op.attrs.getInt("inputIsLogProbability", 0) != 0;
+  const bool perSample = red == ReductionType::NoReduction;
+  const DataType lt = op.inType(1);
+  const int p = kc.in(0), l = kc.in(1), dl = kc.in(2), dp = kc.out(0);
+  const std::string where = op.describe();
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    const double eps = std::is_same_v<T, float16_t> ? 6.104e-5 : 1e-7;
+    return [=](const RunState& s) {
+      const T* P = inPtr<T>(s, p);
+      const T* DL = inPtr<T>(s, dl);
+      T* DP = outPtr<T>(s, dp);
+      std::fill(DP, DP + S * C, static_cast<T>(CT(0)));
+      auto label = [&](int64_t i) -> int64_t {
+        return lt == DataType::INT64    ? inPtr<int64_t>(s, l)[i]
+               : lt == DataType::UINT32 ? static_cast<int64_t>(inPtr<uint32_t>(s, l)[i])
+                                        : inPtr<int32_t>(s, l)[i];
+      };
+      int64_t counted = 0;
+      for (int64_t i = 0; i < S; ++i) counted += !(hasIgnore && label(i) == ignore);
+      const double scale = red == ReductionType::Mean ? (counted ? 1.0 / static_cast<double>(counted) : 0.0) : 1.0;
+      for (int64_t i = 0; i < S; ++i) {
+        const int64_t c = label(i);
+        if (hasIgnore && c == ignore) continue;
+        if (c < 0 || c >= C) throw error("{}: label {} of sample {} is out of range for {} classes", where, c, i, C);
+        const double g = lossGradAt(DL, perSample, i) * scale;
+        const double v = static_cast<CT>(P[i * C + c]);
+        const double d = logProb ? -g : (v > eps ? -g / v : 0.0);
+        DP[i * C + c] = static_cast<T>(static_cast<CT>(d));
+      }
+    };
+  });
+}
+
+KernelFn makeCpuKernel_GcL1Grad(const Op& op, KernelContext& kc) {
+  const int64_t n = op.inInfo(0).nelms();
+  const ReductionType red = ops::lossReduction(op);
+  const double lambda = op.attrs.getFloat("lambda");
+  const double scale = red == ReductionType::Mean ? lambda / static_cast<double>(std::max<int64_t>(n, 1)) : lambda;
+  const bool perElement = red == ReductionType::NoReduction;
+  const int x = kc.in(0), dl = kc.in(1), dx = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* X = inPtr<T>(s, x);
+      const T* DL = inPtr<T>(s, dl);
+      T* DX = outPtr<T>(s, dx);
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = static_cast<CT>(X[i]);
+        const double sign = v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0);
+        DX[i] = static_cast<T>(static_cast<CT>(sign * scale * lossGradAt(DL, perElement, i)));
+      }
+    };
+  });
+}
+
+KernelFn makeCpuKernel_GcIdentityLossGrad(const Op& op, KernelContext& kc) {
+  const int64_t n = op.inInfo(0).nelms();
+  const ReductionType red = ops::lossReduction(op);
+  const double scale = red == ReductionType::Mean ? 1.0 / static_cast<double>(std::max<int64_t>(n, 1)) : 1.0;
+  const bool perElement = red == ReductionType::NoReduction;
+  const int dl = kc.in(1), dx = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* DL = inPtr<T>(s, dl);
+      T* DX = outPtr<T>(s, dx);
+      for (int64_t i = 0; i < n; ++i) DX[i] = static_cast<T>(static_cast<CT>(scale * lossGradAt(DL, perElement, i)));
+    };
+  });
+}
+
+// SGD (PopART's equations; ls = loss scaling, vs = velocity scaling, v starts at 0):
+//   without a velocity: w <- w * (1 - lr (1 - dm) wd) - (lr (1 - dm) / ls) g
+//   with a velocity:    v <- mm v + vs (1 - dm) (g / ls + wd w)         (v holds vs times the velocity)
+//                       w <- w - (lr / vs) v, or with nesterov w <- w - lr (g / ls + wd w + mm v / vs)
+KernelFn makeCpuKernel_SGDVarUpdate(const Op& op, KernelContext& kc) {
+  const int64_t n = op.inInfo(0).nelms();
+  const double lr = op.attrs.getFloat("learningRate"), wd = op.attrs.getFloat("weightDecay", 0.0f);
+  const double mm = op.attrs.getFloat("momentum", 0.0f), dm = op.attrs.getFloat("dampening", 0.0f);
+  const double vs = op.attrs.getFloat("velocityScaling", 1.0f), ls = op.attrs.getFloat("lossScaling", 1.0f);
+  const bool nesterov = op.attrs.getInt("nesterov", 0) != 0;
+  const int w = kc.in(0), g = kc.in(1), v = kc.in(2);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      T* W = static_cast<T*>(s.slots[w]);  // updated in place: the weight's own buffer
+      const T* G = inPtr<T>(s, g);
+      if (v < 0) {
+        const double keep = 1 - lr * (1 - dm) * wd, step = lr * (1 - dm) / ls;
+        for (int64_t i = 0; i < n; ++i)
+          W[i] = static_cast<T>(static_cast<CT>(keep * static_cast<CT>(W[i]) - step * static_cast<CT>(G[i])));
+        return;
+      }
+      T* V = static_cast<T*>(s.slots[v]);
+      for (int64_t i = 0; i < n; ++i) {
+        const double wi = static_cast<CT>(W[i]), gi = static_cast<CT>(G[i]) / ls;
+        const double vi = mm * static_cast<CT>(V[i]) + vs * (1 - dm) * (gi + wd * wi);
+        V[i] = static_cast<T>(static_cast<CT>(vi));
+        const double upd = nesterov ? lr * (gi + wd * wi + mm * vi / vs) : lr / vs * vi;
+        W[i] = static_cast<T>(static_cast<CT>(wi - upd));
+      }
+    };
+  });
+}
+
+}  // namespace cpu
+}  // namespace popart

@@ -1,0 +1,91 @@
+// Internal training ops: gradient ops that grad rules use where composing forward ops would be
+// slow or numerically worse, and the optimizers' weight updates.
+#include "ops/losses.hpp"
+#include "ops/op_def.hpp"
+#include "ops/op_util.hpp"
+
+namespace popart {
+namespace {
+
+using namespace ops;
+
+/// (dy, y) -> dx, same shape and type as y.
+void setupActivationGrad(Op& op) {
+  requireFloat(op, 0);
+  requireSameType(op, 0, 1);
+  if (op.inShape(0) != op.inShape(1))
+    throw error("the gradient {} and the activation {} must have the same shape", op.inShape(0), op.inShape(1));
+  setOutput(op, 0, op.inInfo(1));
+}
+
+void setupSoftmaxGrad(Op& op) {
+  setupActivationGrad(op);
+  normalizeAxis(op.attrs.getInt("axis", -1), static_cast<int64_t>(op.inShape(1).size()));
+}
+
+/// (probs, label, dLoss) -> dProbs
+void setupNllGrad(Op& op) {
+  requireFloat(op, 0);
+  setOutput(op, 0, op.inInfo(0));
+}
+
+/// (x, dLoss) -> dx
+void setupLossGrad(Op& op) {
+  requireFloat(op, 0);
+  setOutput(op, 0, op.inInfo(0));
+}
+
+/// (w, g[, velocity]) -> nothing: w (and the velocity) are updated in place.
+void setupSGDVarUpdate(Op& op) {
+  requireFloat(op, 0);
+  requireSameType(op, 0, 1);
+  if (op.inShape(0) != op.inShape(1))
+    throw error("the weight {} and its gradient {} must have the same shape", op.inShape(0), op.inShape(1));
+  if (op.hasInput(2) && op.inInfo(2) != op.inInfo(0))
+    throw error("the velocity {} must match the weight {}", op.inInfo(2).toString(), op.inInfo(0).toString());
+}
+
+}  // namespace
+
+void define_ReluGrad(OpDef& d) {
+  d.minInputs = d.maxInputs = 2;
+  d.setup = setupActivationGrad;
+}
+void define_SigmoidGrad(OpDef& d) {
+  d.minInputs = d.maxInputs = 2;
+  d.setup = setupActivationGrad;
+}
+void define_TanhGrad(OpDef& d) {
+  d.minInputs = d.maxInputs = 2;
+  d.setup = setupActivationGrad;
+}
+void define_SoftmaxGrad(OpDef& d) {
+  d.minInputs = d.maxInputs = 2;
+  d.setup = setupSoftmaxGrad;
+}
+void define_LogSoftmaxGrad(OpDef& d) {
+  d.minInputs = d.maxInputs = 2;
+  d.setup = setupSoftmaxGrad;
+}
+void define_GcNllGrad(OpDef& d) {
+  d.minInputs = d.maxInputs = 3;
+  d.setup = setupNllGrad;
+}
+void define_GcL1Grad(OpDef& d) {
+  d.minInputs = d.maxInputs = 2;
+  d.setup = setupLossGrad;
+}
+void define_GcIdentityLossGrad(OpDef& d) {
+  d.minInputs = d.maxInputs = 2;
+  d.setup = setupLossGrad;
+}
+void define_SGDVarUpdate(OpDef& d) {
+  d.minInputs = 2;
+  d.maxInputs = 3;
+  d.minOutputs = d.maxOutputs = 0;
+  d.setup = setupSGDVarUpdate;
+  d.foldable = false;
+  d.sideEffect = true;
+}
+
+}  // namespace popart

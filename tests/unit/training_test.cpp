@@ -1,0 +1,308 @@
+// Training: autodiff checked against central finite differences in double precision (every op
+// with a grad rule), SGD's update equations against closed forms, and the training errors.
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "common/test_util.hpp"
+#include "popart/sgd.hpp"
+
+namespace popart {
+namespace {
+
+using test::expectError;
+
+std::vector<double> randomDoubles(size_t n, uint32_t seed, double lo = -1.0, double hi = 1.0) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> d(lo, hi);
+  std::vector<double> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+struct Model {
+  std::string proto;
+  TensorId loss;
+  std::vector<TensorId> weights;
+  std::map<TensorId, NDArray> inputs;
+};
+
+/// A model built by `make`, which adds inputs (recording their values), weights and returns the
+/// scalar loss.
+class ModelBuilder {
+ public:
+  ModelBuilder() : b(Builder::create()) {}
+  TensorId input(const Shape& s, uint32_t seed, double lo = -1.0, double hi = 1.0) {
+    const TensorId id = b->addInputTensor(TensorInfo(DataType::DOUBLE, s));
+    inputs.emplace(id,
+                   NDArray::fromVector(
+                       randomDoubles(static_cast<size_t>(TensorInfo(DataType::DOUBLE, s).nelms()), seed, lo, hi), s));
+    return id;
+  }
+  TensorId weight(const Shape& s, uint32_t seed, double lo = -1.0, double hi = 1.0) {
+    const auto v = randomDoubles(static_cast<size_t>(TensorInfo(DataType::DOUBLE, s).nelms()), seed, lo, hi);
+    const TensorId id = b->addInitializedInputTensor(ConstVoidData(v.data(), TensorInfo(DataType::DOUBLE, s)));
+    weights.push_back(id);
+    return id;
+  }
+  TensorId intInput(const std::vector<int32_t>& v, const Shape& s) {
+    const TensorId id = b->addInputTensor(TensorInfo(DataType::INT32, s));
+    inputs.emplace(id, NDArray::fromVector(v, s));
+    return id;
+  }
+  Model finish(const TensorId& loss) {
+    b->addOutputTensor(loss);
+    return Model{b->getModelProto(), loss, weights, inputs};
+  }
+  std::unique_ptr<Builder> b;
+  std::vector<TensorId> weights;
+  std::map<TensorId, NDArray> inputs;
+};
+
+std::map<TensorId, IArray&> refs(std::map<TensorId, NDArray>& m) {
+  std::map<TensorId, IArray&> r;
+  for (auto& kv : m) r.emplace(kv.first, kv.second);
+  return r;
+}
+
+/// The loss with the weights set to `w` (an inference session on the same model).
+double evalLoss(const Model& m, const std::map<TensorId, std::vector<double>>& w) {
+  SessionOptions o;
+  o.constantWeights = false;
+  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), test::cpu(), {}, o);
+  s->prepareDevice();
+  WeightsIO io;
+  std::map<TensorId, std::vector<double>> copy = w;
+  for (auto& kv : copy) io.insert(kv.first, MutableVoidData(kv.second.data(), s->getInfo(kv.first)));
+  s->writeWeights(io);
+  s->weightsFromHost();
+  auto anchors = s->initAnchorArrays();
+  auto in = m.inputs;
+  StepIO stepio(refs(in), refs(anchors));
+  s->run(stepio);
+  return anchors.at(m.loss).dataAs<double>()[0];
+}
+
+/// Gradient___w of every weight from a training session whose update does nothing (lr 0).
+std::map<TensorId, std::vector<double>> autodiffGrads(const Model& m, double* lossOut = nullptr) {
+  std::vector<TensorId> anchors{m.loss};
+  for (const auto& w : m.weights) anchors.push_back(std::string(reservedGradientPrefix()) + w);
+  SGD sgd({{"defaultLearningRate", {0.0f, false}}});
+  auto s = TrainingSession::createFromOnnxModel(m.proto, DataFlow(1, anchors), m.loss, sgd, test::cpu());
+  s->prepareDevice();
+  s->weightsFromHost();
+  auto out = s->initAnchorArrays();
+  auto in = m.inputs;
+  StepIO stepio(refs(in), refs(out));
+  s->run(stepio);
+  std::map<TensorId, std::vector<double>> g;
+  for (const auto& w : m.weights) g[w] = out.at(std::string(reservedGradientPrefix()) + w).toVector<double>();
+  if (lossOut) *lossOut = out.at(m.loss).dataAs<double>()[0];
+  return g;
+}
+
+std::map<TensorId, std::vector<double>> initialWeights(const Model& m) {
+  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), test::cpu());
+  std::map<TensorId, std::vector<double>> w;
+  for (const auto& id : m.weights) {
+    std::vector<double> v(static_cast<size_t>(s->getInfo(id).nelms()));
+    WeightsIO io;
+    io.insert(id, MutableVoidData(v.data(), s->getInfo(id)));
+    s->prepareDevice();
+    s->readWeights(io);
+    w[id] = v;
+  }
+  return w;
+}
+
+/// Compares autodiff's gradient of every weight element with a central difference.
+void checkGradients(const Model& m, double h = 1e-5, double tol = 1e-6) {
+  double loss = 0;
+  const auto grads = autodiffGrads(m, &loss);
+  const auto w0 = initialWeights(m);
+  EXPECT_NEAR(loss, evalLoss(m, w0), 1e-12 * (1 + std::fabs(loss)));
+  for (const auto& id : m.weights) {
+    const auto& g = grads.at(id);
+    ASSERT_EQ(g.size(), w0.at(id).size()) << id;
+    for (size_t i = 0; i < g.size(); ++i) {
+      auto wp = w0, wm = w0;
+      wp[id][i] += h;
+      wm[id][i] -= h;
+      const double fd = (evalLoss(m, wp) - evalLoss(m, wm)) / (2 * h);
+      EXPECT_NEAR(g[i], fd, tol * (1 + std::fabs(fd))) << "d loss / d " << id << "[" << i << "]";
+    }
+  }
+}
+
+TEST(Autodiff, MatMulAddReluSigmoidTanhMul) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset13();
+  const auto x = mb.input({4, 3}, 1);
+  const auto w1 = mb.weight({3, 5}, 2), b1 = mb.weight({5}, 3), w2 = mb.weight({5, 2}, 4);
+  const auto h = ai.relu({ai.add({ai.matmul({x, w1}), b1})});
+  const auto z = ai.sigmoid({ai.matmul({h, w2})});
+  const auto t = ai.tanh({ai.mul({z, z})});
+  const auto loss = mb.b->aiGraphcoreOpset1().identityloss({t}, ReductionType::Sum);
+  checkGradients(mb.finish(loss));
+}
+
+TEST(Autodiff, GemmSoftmaxLogReduceMean) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset13();
+  const auto x = mb.input({3, 4}, 5);
+  const auto w = mb.weight({6, 4}, 6), c = mb.weight({6}, 7), a = mb.weight({3, 4}, 8);
+  const auto y = ai.gemm({x, w, c}, 0.7f, 0.3f, 0, 1);           // [3, 6]
+  const auto y2 = ai.gemm({a, y}, 1.3f, 1.0f, 1, 0);             // a^T y: [4, 6]
+  const auto p = ai.softmax({y2}, 0);                            // along axis 0
+  const auto l = ai.reducemean({ai.neg({ai.log({p})})}, {}, 0);  // all axes
+  checkGradients(mb.finish(l));
+}
+
+TEST(Autodiff, SubDivExpSqrtTransposeReshapeReduceSumSum) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset13();
+  const auto x = mb.input({2, 3, 4}, 9);
+  const auto w = mb.weight({4, 3}, 10), v = mb.weight({1, 3}, 11, 0.5, 1.5);
+  const auto t = ai.transpose({x}, {0, 2, 1});                                                // [2, 4, 3]
+  const auto d = ai.div({ai.sub({t, ai.exp({w})}), ai.sqrt({ai.add({ai.mul({v, v}), v})})});  // v > 0
+  const std::vector<int64_t> shp{8, 3};
+  const auto r = ai.reshape({d, ai.constant(ConstVoidData(shp.data(), TensorInfo(DataType::INT64, {2})))});
+  const std::vector<int64_t> axes{0};
+  const auto s = ai.reducesum({r, ai.constant(ConstVoidData(axes.data(), TensorInfo(DataType::INT64, {1})))}, 0);
+  const auto total = ai.sum({s, s, ai.mul({s, s})});
+  checkGradients(mb.finish(mb.b->aiGraphcoreOpset1().identityloss({total}, ReductionType::Mean)));
+}
+
+TEST(Autodiff, NllOnSoftmaxAndLogSoftmaxWithIgnoreIndex) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset13();
+  auto gc = mb.b->aiGraphcoreOpset1();
+  const auto x = mb.input({5, 3}, 12);
+  const auto w = mb.weight({3, 4}, 13);
+  const auto label = mb.intInput({0, 3, 2, 1, 3}, {5});
+  const auto logits = ai.matmul({x, w});
+  const auto l1 = gc.nllloss({ai.softmax({logits}, 1), label}, ReductionType::Mean, 3);
+  const auto l2 = gc.nllloss({ai.logsoftmax({logits}, 1), label}, ReductionType::Sum, nonstd::nullopt, true);
+  const auto l3 = gc.l1loss({logits}, 0.25f, ReductionType::Mean);
+  checkGradients(mb.finish(ai.sum({l1, l2, l3})));
+}
+
+TEST(Autodiff, Opset11SoftmaxOverTrailingDimsAndFlatten) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset11();
+  const auto x = mb.input({2, 3, 2}, 14);
+  const auto w = mb.weight({2, 3, 2}, 15);
+  const auto p = ai.softmax({ai.mul({x, w})}, 1);  // over the last two dims together
+  const auto f = ai.flatten({ai.mul({p, w})}, 1);
+  checkGradients(mb.finish(mb.b->aiGraphcoreOpset1().identityloss({f}, ReductionType::Sum)));
+}
+
+TEST(Autodiff, SharedWeightGradientsAreSummed) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset13();
+  const auto x = mb.input({3}, 16);
+  const auto w = mb.weight({3}, 17);
+  const auto y = ai.add({ai.mul({x, w}), ai.mul({w, w})});
+  checkGradients(mb.finish(mb.b->aiGraphcoreOpset1().identityloss({y}, ReductionType::Sum)));
+}
+
+// ------------------------------------------------------------------ SGD closed forms
+
+/// w [1] FLOAT, loss = identityloss(Sum)(w * x) with x = 1: the gradient is always 1.
+std::string unitGradModel(float w0) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset13();
+  const auto x = b->addInputTensor(TensorInfo(DataType::FLOAT, {1}), "x");
+  const auto w = b->addInitializedInputTensor(ConstVoidData(&w0, TensorInfo(DataType::FLOAT, {1})), "w");
+  const auto l = b->aiGraphcoreOpset1().identityloss({ai.mul({x, w})}, ReductionType::Sum, "loss");
+  b->addOutputTensor(l);
+  return b->getModelProto();
+}
+
+float trainUnitGrad(const SGD& sgd, int runs, int batchesPerStep = 1) {
+  auto s = TrainingSession::createFromOnnxModel(unitGradModel(5.0f), DataFlow(batchesPerStep, {"loss:0"}), "loss:0",
+                                                sgd, test::cpu());
+  s->prepareDevice();
+  s->weightsFromHost();
+  std::map<TensorId, NDArray> in;
+  in.emplace("x",
+             NDArray::fromVector(std::vector<float>(static_cast<size_t>(batchesPerStep), 1.0f), {batchesPerStep, 1}));
+  auto anchors = s->initAnchorArrays();
+  StepIO io(refs(in), refs(anchors));
+  for (int r = 0; r < runs; ++r) s->run(io);
+  s->weightsToHost();
+  float w = 0;
+  WeightsIO wio;
+  wio.insert("w", MutableVoidData(&w, TensorInfo(DataType::FLOAT, {1})));
+  s->readWeights(wio);
+  return w;
+}
+
+TEST(SGDTraining, MomentumClosedForms) {
+  const float lr = 0.25f;
+  SGD plain({{"defaultLearningRate", {lr, true}}, {"defaultMomentum", {1.0f, true}}});
+  EXPECT_FLOAT_EQ(trainUnitGrad(plain, 3), 5.0f - 6 * lr);
+  EXPECT_FLOAT_EQ(trainUnitGrad(plain, 1, 3), 5.0f - 6 * lr);  // one run of batchesPerStep 3
+  SGD nesterov({{"defaultLearningRate", {lr, true}}, {"defaultMomentum", {1.0f, true}}, {"nesterov", {1.0f, true}}});
+  EXPECT_FLOAT_EQ(trainUnitGrad(nesterov, 3), 5.0f - 9 * lr);
+  // The worked example of the spec: mm 0.9, dm 0.1, lr 0.1, 3 steps -> w0 - 0.5049.
+  SGD damped(
+      {{"defaultLearningRate", {0.1f, true}}, {"defaultMomentum", {0.9f, true}}, {"defaultDampening", {0.1f, true}}});
+  EXPECT_NEAR(trainUnitGrad(damped, 3), 5.0 - 0.5049, 1e-5);
+  // Velocity scaling and loss scaling leave the result unchanged.
+  SGD scaled({{"defaultLearningRate", {0.1f, true}},
+              {"defaultMomentum", {0.9f, true}},
+              {"defaultDampening", {0.1f, true}},
+              {"defaultVelocityScaling", {4.0f, true}},
+              {"lossScaling", {8.0f, true}}});
+  EXPECT_NEAR(trainUnitGrad(scaled, 3), 5.0 - 0.5049, 1e-5);
+}
+
+TEST(SGDTraining, NoMomentumWithWeightDecayAndDampening) {
+  // SGD0: w <- w (1 - lr (1 - dm) wd) - lr (1 - dm) g / ls
+  SGD sgd({{"defaultLearningRate", {0.1f, true}},
+           {"defaultWeightDecay", {0.2f, true}},
+           {"defaultDampening", {0.5f, true}},
+           {"lossScaling", {2.0f, true}}});
+  double w = 5.0;
+  for (int i = 0; i < 2; ++i) w = w * (1 - 0.1 * 0.5 * 0.2) - 0.1 * 0.5 * 1.0;
+  EXPECT_NEAR(trainUnitGrad(sgd, 2), w, 1e-5);
+  ConstSGD constSgd(0.5f);
+  EXPECT_FLOAT_EQ(trainUnitGrad(constSgd, 2), 5.0f - 2 * 0.5f);
+}
+
+TEST(TrainingErrors, LossAndWeightsChecks) {
+  const std::string proto = unitGradModel(1.0f);
+  const SGD sgd({{"defaultLearningRate", {0.1f, true}}});
+  expectError([&] { TrainingSession::createFromOnnxModel(proto, DataFlow(1, {"loss:0"}), "nope", sgd, test::cpu()); },
+              {"The loss tensor 'nope' is not a tensor of the model"});
+  // a non-scalar loss
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset13();
+  const float w0[2] = {1, 2};
+  const auto w = b->addInitializedInputTensor(ConstVoidData(w0, TensorInfo(DataType::FLOAT, {2})), "w");
+  const auto l = b->aiGraphcoreOpset1().identityloss({ai.relu({w})}, ReductionType::NoReduction, "l");
+  b->addOutputTensor(l);
+  expectError([&] { TrainingSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {l}), l, sgd, test::cpu()); },
+              {"must be a scalar tensor"});
+  // run before weightsFromHost
+  auto s = TrainingSession::createFromOnnxModel(proto, DataFlow(1, {"loss:0"}), "loss:0", sgd, test::cpu());
+  s->prepareDevice();
+  std::map<TensorId, NDArray> in;
+  in.emplace("x", NDArray::fromVector(std::vector<float>{1.0f}, {1}));
+  auto anchors = s->initAnchorArrays();
+  StepIO io(refs(in), refs(anchors));
+  expectError([&] { s->run(io); }, {"Must call weightsFromHost before run"});
+  // an op without a grad rule on the path to the loss
+  auto b2 = Builder::create();
+  auto ai2 = b2->aiOnnxOpset13();
+  const auto w2 = b2->addInitializedInputTensor(ConstVoidData(w0, TensorInfo(DataType::FLOAT, {2})), "w");
+  const auto l2 = b2->aiGraphcoreOpset1().identityloss({ai2.cos({w2}, "mycos")}, ReductionType::Sum, "l");
+  b2->addOutputTensor(l2);
+  expectError(
+      [&] { TrainingSession::createFromOnnxModel(b2->getModelProto(), DataFlow(1, {l2}), l2, sgd, test::cpu()); },
+      {"node 'mycos", "has no gradient rule"});
+}
+
+}  // namespace
+}  // namespace popart
