@@ -105,6 +105,10 @@ void gradSoftmaxLike(GradCtx& c, OpKind gradKind) {
   c.setInGrad(0, c.reshape(g2, s));
 }
 
+void gradGelu(GradCtx& c) {
+  c.setInGrad(0, c.add1(OpKind::GeluGrad, {c.outGrad(0), c.in(0)}));
+}
+
 void gradSoftmax(GradCtx& c) {
   gradSoftmaxLike(c, OpKind::SoftmaxGrad);
 }
@@ -127,7 +131,7 @@ void define_Tanh(OpDef& d) { floatUnary(d); d.grad = gradTanh; }
 void define_Softplus(OpDef& d) { floatUnary(d); }
 void define_Softsign(OpDef& d) { floatUnary(d); }
 void define_ThresholdedRelu(OpDef& d) { floatUnary(d); }
-void define_GcGelu(OpDef& d) { floatUnary(d); }
+void define_GcGelu(OpDef& d) { floatUnary(d); d.grad = gradGelu; }
 void define_GcSwish(OpDef& d) { floatUnary(d); }
 void define_Shrink(OpDef& d) {
   d.setup = [](Op& op) {

@@ -1,4 +1,5 @@
 // Convolution.
+#include "autodiff/autodiff.hpp"
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "ops/window.hpp"
@@ -51,6 +52,46 @@ void setupConvTranspose(Op& op) {
   setOutput(op, 0, op.inType(0), out);
 }
 
+/// The forward window as explicit attributes of a grad op (auto_pad resolved).
+Attributes windowAttrs(const Window& w) {
+  Attributes a;
+  std::vector<int64_t> pads = w.padBegin;
+  pads.insert(pads.end(), w.padEnd.begin(), w.padEnd.end());
+  a.set("pads", pads);
+  a.set("strides", w.strides);
+  a.set("dilations", w.dilations);
+  return a;
+}
+
+/// Conv: dX = ConvDataGrad(dY, W), dW = ConvWeightGrad(dY, X), dB = dY summed over all but the
+/// channel axis.
+void gradConv(GradCtx& c) {
+  const Op& op = c.op();
+  const Shape& x = op.inShape(0);
+  const Shape& w = op.inShape(1);
+  const Window win = computeWindow(op, Shape(x.begin() + 2, x.end()), Shape(w.begin() + 2, w.end()), false, true);
+  Attributes a = windowAttrs(win);
+  a.set("group", op.attrs.getInt("group", 1));
+  Tensor* dy = c.outGrad(0);
+  if (c.needsInGrad(0)) {
+    Attributes ad = a;
+    ad.set("x_shape", x);
+    c.setInGrad(0, c.add1(OpKind::ConvDataGrad, {dy, c.in(1)}, ad));
+  }
+  if (c.needsInGrad(1)) {
+    Attributes aw = a;
+    aw.set("w_shape", w);
+    c.setInGrad(1, c.add1(OpKind::ConvWeightGrad, {dy, c.in(0)}, aw));
+  }
+  if (c.needsInGrad(2)) {
+    std::vector<int64_t> axes{0};
+    for (size_t d = 2; d < x.size(); ++d) axes.push_back(static_cast<int64_t>(d));
+    Attributes r;
+    r.set("keepdims", int64_t(0));
+    c.setInGrad(2, c.add1(OpKind::ReduceSum, {dy, c.constInts(axes)}, r));
+  }
+}
+
 }  // namespace
 
 void define_ConvTranspose(OpDef& d) {
@@ -63,6 +104,7 @@ void define_Conv(OpDef& d) {
   d.minInputs = 2;
   d.maxInputs = 3;
   d.setup = setupConv;
+  d.grad = gradConv;
 }
 
 }  // namespace popart

@@ -214,13 +214,50 @@ void gradScale(GradCtx& c) {
   c.setInGrad(0, c.add1(OpKind::GcScale, {c.outGrad(0)}, a));
 }
 
+/// Where(cond, x, y): the gradient goes to x where cond holds and to y elsewhere.
+void gradWhere(GradCtx& c) {
+  Tensor* g = c.outGrad(0);
+  Tensor* zero = c.constant(0.0, g->info.dataType());
+  if (c.needsInGrad(1)) c.setInGrad(1, c.reduceTo(c.add1(OpKind::Where, {c.in(0), g, zero}), c.in(1)->info.shape()));
+  if (c.needsInGrad(2)) c.setInGrad(2, c.reduceTo(c.add1(OpKind::Where, {c.in(0), zero, g}), c.in(2)->info.shape()));
+}
+
+/// z = a ^ b: da = g b a^(b - 1), db = g z log(a) (an integer exponent is cast to a's type).
+void gradPow(GradCtx& c) {
+  Tensor* g = c.outGrad(0);
+  const DataType t = c.in(0)->info.dataType();
+  if (c.needsInGrad(0)) {
+    Tensor* b = c.in(1);
+    if (b->info.dataType() != t) {
+      Attributes a;
+      a.set("to", int64_t(onnxDataType(t)));
+      b = c.add1(OpKind::Cast, {b}, a);
+    }
+    Tensor* pm1 = c.add1(OpKind::Pow, {c.in(0), c.add1(OpKind::Sub, {b, c.constant(1.0, t)})});
+    Tensor* d = c.add1(OpKind::Mul, {g, c.add1(OpKind::Mul, {b, pm1})});
+    c.setInGrad(0, c.reduceTo(d, c.in(0)->info.shape()));
+  }
+  if (c.needsInGrad(1)) {
+    Tensor* d = c.add1(OpKind::Mul, {c.add1(OpKind::Mul, {g, c.out(0)}), c.add1(OpKind::Log, {c.in(0)})});
+    c.setInGrad(1, c.reduceTo(d, c.in(1)->info.shape()));
+  }
+}
+
+/// d erf(x) = 2 / sqrt(pi) exp(-x^2).
+void gradErf(GradCtx& c) {
+  Tensor* x = c.in(0);
+  Tensor* e = c.add1(OpKind::Exp, {c.add1(OpKind::Neg, {c.add1(OpKind::Mul, {x, x})})});
+  Tensor* k = c.constant(1.1283791670955126, x->info.dataType());
+  c.setInGrad(0, c.add1(OpKind::Mul, {c.outGrad(0), c.add1(OpKind::Mul, {e, k})}));
+}
+
 }  // namespace
 
 // clang-format off
 #define UNARY(E, IN) void define_##E(OpDef& d) { unary(d, setupUnary<In::IN>); }
 UNARY(Abs, Numeric) UNARY(Acos, Float) UNARY(Acosh, Float) UNARY(Asin, Float) UNARY(Asinh, Float)
 UNARY(Atan, Float) UNARY(Atanh, Float) UNARY(Ceil, Float) UNARY(Cos, Float) UNARY(Cosh, Float)
-UNARY(Erf, Numeric) UNARY(Floor, Float)
+UNARY(Floor, Float)
 UNARY(Not, Bool) UNARY(Reciprocal, Float) UNARY(Round, Float) UNARY(Sign, Numeric) UNARY(Sin, Float)
 UNARY(Sinh, Float) UNARY(Tan, Float)
 UNARY(GcExpm1, Float) UNARY(GcLog1p, Float) UNARY(GcRound, Float)
@@ -228,6 +265,7 @@ UNARY(GcExpm1, Float) UNARY(GcLog1p, Float) UNARY(GcRound, Float)
 void define_IsNaN(OpDef& d) { unary(d, setupIsNanInf); }
 void define_IsInf(OpDef& d) { unary(d, setupIsNanInf); }
 
+void define_Erf(OpDef& d) { unary(d, setupUnary<In::Numeric>); d.grad = gradErf; }
 void define_Exp(OpDef& d) { unary(d, setupUnary<In::Float>); d.grad = gradExp; }
 void define_Log(OpDef& d) { unary(d, setupUnary<In::Float>); d.grad = gradLog; }
 void define_Neg(OpDef& d) { unary(d, setupUnary<In::Signed>); d.grad = gradNeg; }
@@ -236,7 +274,7 @@ void define_Add(OpDef& d) { binary(d, setupArith); d.grad = gradAdd; }
 void define_Sub(OpDef& d) { binary(d, setupArith); d.grad = gradSub; }
 void define_Mul(OpDef& d) { binary(d, setupArith); d.grad = gradMul; }
 void define_Div(OpDef& d) { binary(d, setupArith); d.grad = gradDiv; }
-void define_Pow(OpDef& d) { binary(d, setupPow); }
+void define_Pow(OpDef& d) { binary(d, setupPow); d.grad = gradPow; }
 void define_Mod(OpDef& d) { binary(d, setupMod); }
 void define_And(OpDef& d) { binary(d, setupLogical); }
 void define_Or(OpDef& d) { binary(d, setupLogical); }
@@ -254,7 +292,7 @@ void define_Min(OpDef& d) { variadic(d); }
 void define_Mean(OpDef& d) { variadic(d); }
 void define_Sum(OpDef& d) { variadic(d); d.grad = gradSum; }
 void define_BitShift(OpDef& d) { binary(d, setupBitShift); d.sinceOpset = 11; }
-void define_Where(OpDef& d) { d.minInputs = d.maxInputs = 3; d.setup = setupWhere; }
+void define_Where(OpDef& d) { d.minInputs = d.maxInputs = 3; d.setup = setupWhere; d.grad = gradWhere; }
 void define_GcScale(OpDef& d) { unary(d, setupScale); d.grad = gradScale; }
 void define_GcScaledAdd(OpDef& d) { d.minInputs = 2; d.maxInputs = 4; d.setup = setupScaledAdd; }
 // clang-format on

@@ -1,6 +1,7 @@
 // Gather.
 #include <algorithm>
 
+#include "autodiff/autodiff.hpp"
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 
@@ -163,9 +164,24 @@ void define_TopK(OpDef& d) {
   d.shapeInputsMask = 2;
 }
 
+namespace {
+
+/// Gather (an embedding lookup): the gradient of the data is dY scatter-added at the indices
+/// (GatherGrad); the indices get none.
+void gradGather(GradCtx& c) {
+  const Shape& data = c.in(0)->info.shape();
+  Attributes a;
+  a.set("axis", normalizeAxis(c.op().attrs.getInt("axis", 0), static_cast<int64_t>(data.size())));
+  a.set("data_shape", data);
+  c.setInGrad(0, c.add1(OpKind::GatherGrad, {c.outGrad(0), c.in(1)}, a));
+}
+
+}  // namespace
+
 void define_Gather(OpDef& d) {
   d.minInputs = d.maxInputs = 2;
   d.setup = setupGather;
+  d.grad = gradGather;
 }
 
 }  // namespace popart

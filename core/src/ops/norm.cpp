@@ -1,4 +1,6 @@
 // Normalization: BatchNormalization, InstanceNormalization, LayerNormalization; Dropout.
+#include "autodiff/autodiff.hpp"
+#include "ir/graph.hpp"
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 
@@ -73,12 +75,93 @@ void setupDropout(Op& op) {
   setOutput(op, 1, op.opset() >= 10 ? DataType::BOOL : op.inType(0), op.inShape(0));
 }
 
+// ---------------------------------------------------------------- grad rules
+
+void noStatisticsGradients(const GradCtx& c, const char* what) {
+  for (int o = 1; o < c.op().numOutputs(); ++o) {
+    if (c.outGrad(o))
+      throw error(
+          "gradients through {}'s output {} ('{}') are not supported; only the normalized output {} is "
+          "differentiable",
+          what, o, c.out(o)->id, c.out(0)->id);
+  }
+}
+
+/// BatchNormalization: BatchNormGrad gives dX, dScale, dB. In training mode (training_mode = 1
+/// from opset 14, more than one output before, as the forward kernel decides) Y uses the batch
+/// statistics, so dX has the terms of the batch mean and variance; otherwise the statistics are
+/// the mean / var inputs, which get no gradient (PopART never trains them). The running
+/// statistics are outputs of the forward op (momentum * input + (1 - momentum) * batch); they
+/// are not differentiated.
+void gradBatchNorm(GradCtx& c) {
+  const Op& op = c.op();
+  noStatisticsGradients(c, "BatchNormalization");
+  const bool training = op.opset() >= 14 ? op.attrs.getInt("training_mode", 0) != 0 : op.numOutputs() > 1;
+  Attributes a;
+  a.set("epsilon", op.attrs.getFloat("epsilon", 1e-5f));
+  a.set("training", int64_t(training ? 1 : 0));
+  const auto g = c.add(OpKind::BatchNormGrad, {c.outGrad(0), c.in(0), c.in(1), c.in(3), c.in(4)}, a, 3);
+  for (int i = 0; i < 3; ++i) c.setInGrad(i, g[static_cast<size_t>(i)]);
+}
+
+/// LayerNormalization: LayerNormGrad gives dX, dScale and dBias (in scale's shape).
+void gradLayerNorm(GradCtx& c) {
+  const Op& op = c.op();
+  noStatisticsGradients(c, "LayerNormalization");
+  Attributes a;
+  a.set("axis", op.attrs.getInt("axis", -1));
+  a.set("epsilon", op.attrs.getFloat("epsilon", 1e-5f));
+  const auto g = c.add(OpKind::LayerNormGrad, {c.outGrad(0), c.in(0), c.in(1)}, a, 3);
+  c.setInGrad(0, g[0]);
+  c.setInGrad(1, g[1]);
+  if (c.needsInGrad(2)) c.setInGrad(2, c.reshape(g[2], c.in(2)->info.shape()));
+}
+
+/// Dropout: the identity where the forward kernel is (opset 7 to 11, no training_mode input, a
+/// constant training_mode of false or ratio of 0); otherwise DropoutGrad applies the forward
+/// op's mask (the op gets a mask output if it has none) and its 1 / (1 - ratio) scale, deciding
+/// at run time as the forward kernel does.
+void gradDropout(GradCtx& c) {
+  const Op& op = c.op();
+  const int opset = op.opset();
+  bool identity = false;
+  if (opset >= 12) {
+    const TensorData* train = op.hasInput(2) ? op.inData(2) : nullptr;
+    const TensorData* ratio = op.hasInput(1) ? op.inData(1) : nullptr;
+    identity = !op.hasInput(2) || (train && train->toInt64().at(0) == 0) || (ratio && ratio->getDouble(0) == 0.0);
+  } else if (opset >= 7) {
+    identity = true;
+  } else {
+    identity = op.attrs.getInt("is_test", 0) != 0 || op.attrs.getFloat("ratio", 0.5f) == 0.0f;
+  }
+  if (identity) {
+    c.setInGrad(0, c.outGrad(0));
+    return;
+  }
+  Tensor* mask = op.hasOutput(1) ? op.output(1) : nullptr;
+  if (!mask) {
+    // The forward op also writes its mask (the grad op cannot draw the same random numbers).
+    Op& fwd = const_cast<Op&>(op);
+    Graph& g = fwd.graph();
+    mask = &g.addTensor(g.uniqueTensorId(op.name() + "/mask"), TensorKind::ActGrad, TensorInfo());
+    fwd.connectOutput(1, mask);
+    fwd.setup();
+  }
+  Attributes a;
+  a.set("ratio", opset < 12 ? op.attrs.getFloat("ratio", 0.5f) : 0.5f);
+  a.set("training", int64_t(opset < 7 ? 1 : 0));
+  Tensor* ratio = opset >= 12 && op.hasInput(1) ? c.in(1) : nullptr;
+  Tensor* train = opset >= 12 && op.hasInput(2) ? c.in(2) : nullptr;
+  c.setInGrad(0, c.add1(OpKind::DropoutGrad, {c.outGrad(0), mask, ratio, train}, a));
+}
+
 }  // namespace
 
 void define_BatchNormalization(OpDef& d) {
   d.minInputs = d.maxInputs = 5;
   d.maxOutputs = 5;
   d.setup = setupBatchNorm;
+  d.grad = gradBatchNorm;
 }
 void define_InstanceNormalization(OpDef& d) {
   d.minInputs = d.maxInputs = 3;
@@ -90,6 +173,7 @@ void define_LayerNormalization(OpDef& d) {
   d.maxOutputs = 3;
   d.sinceOpset = 17;
   d.setup = setupLayerNorm;
+  d.grad = gradLayerNorm;
 }
 void define_Dropout(OpDef& d) {
   d.minInputs = 1;
@@ -97,6 +181,7 @@ void define_Dropout(OpDef& d) {
   d.maxOutputs = 2;
   d.setup = setupDropout;
   d.foldable = false;
+  d.grad = gradDropout;
 }
 
 }  // namespace popart

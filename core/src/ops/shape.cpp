@@ -480,30 +480,107 @@ void gradTranspose(GradCtx& c) {
   c.setInGrad(0, c.add1(OpKind::Transpose, {c.outGrad(0)}, a));
 }
 
+/// Concat: each input's gradient is its slice of dY along the axis.
+void gradConcat(GradCtx& c) {
+  const Op& op = c.op();
+  const int64_t axis = normalizeAxis(op.attrs.getInt("axis", 1), static_cast<int64_t>(c.out(0)->info.rank()));
+  int64_t off = 0;
+  for (int i = 0; i < op.numInputs(); ++i) {
+    if (!op.hasInput(i)) continue;
+    const int64_t len = c.in(i)->info.shape()[static_cast<size_t>(axis)];
+    if (c.needsInGrad(i))
+      c.setInGrad(i, c.add1(OpKind::Slice, {c.outGrad(0), c.constInts({off}), c.constInts({off + len}),
+                                            c.constInts({axis})}));
+    off += len;
+  }
+}
+
+/// Split: the outputs' gradients concatenated (zeros for outputs that do not reach the loss).
+void gradSplit(GradCtx& c) {
+  const Op& op = c.op();
+  int64_t axis = 0;
+  splitSizes(op, &axis);
+  std::vector<Tensor*> parts;
+  for (int o = 0; o < op.numOutputs(); ++o) {
+    Tensor* g = c.outGrad(o);
+    if (!g) g = c.constant(0.0, c.out(o)->info.dataType(), c.out(o)->info.shape());
+    parts.push_back(g);
+  }
+  Attributes a;
+  a.set("axis", axis);
+  c.setInGrad(0, c.add1(OpKind::Concat, parts, a));
+}
+
+/// Slice (any steps): dY placed back at the sliced positions, zeros elsewhere (SliceGrad).
+void gradSlice(GradCtx& c) {
+  const SliceParams p = sliceParams(c.op());
+  Attributes a;
+  a.set("starts", p.start);
+  a.set("steps", p.step);
+  a.set("x_shape", c.in(0)->info.shape());
+  c.setInGrad(0, c.add1(OpKind::SliceGrad, {c.outGrad(0)}, a));
+}
+
+/// Cast / CastLike between floating-point types: the gradient cast back to the input's type.
+void gradCast(GradCtx& c) {
+  const DataType t = c.in(0)->info.dataType();
+  if (!isFloatType(t)) return;
+  if (c.outGrad(0)->info.dataType() == t) {
+    c.setInGrad(0, c.outGrad(0));
+    return;
+  }
+  Attributes a;
+  a.set("to", int64_t(onnxDataType(t)));
+  c.setInGrad(0, c.add1(OpKind::Cast, {c.outGrad(0)}, a));
+}
+
+/// Expand: the gradient summed over the broadcast dimensions.
+void gradExpand(GradCtx& c) { c.setInGrad(0, c.reduceTo(c.outGrad(0), c.in(0)->info.shape())); }
+
+/// Pad (constant mode): the gradient padded by the negated pads (a crop where Pad padded,
+/// zeros where it cropped).
+void gradPad(GradCtx& c) {
+  const PadParams p = padParams(c.op());
+  if (p.mode != "constant")
+    throw error("the gradient of Pad in '{}' mode is not supported (constant mode only)", p.mode);
+  std::vector<int64_t> pads;
+  for (auto v : p.begin) pads.push_back(-v);
+  for (auto v : p.end) pads.push_back(-v);
+  c.setInGrad(0, c.add1(OpKind::Pad, {c.outGrad(0), c.constInts(pads)}));
+}
+
+/// Detach: no gradient flows back.
+void gradDetach(GradCtx&) {}
+
 }  // namespace
 
 void define_Identity(OpDef& d) { view(d, setupIdentity); d.grad = gradView; }
-void define_GcDetach(OpDef& d) { view(d, setupIdentity); }
-void define_GcNop(OpDef& d) { view(d, setupIdentity); d.foldable = false; }
+void define_GcDetach(OpDef& d) { view(d, setupIdentity); d.grad = gradDetach; }
+void define_GcNop(OpDef& d) { view(d, setupIdentity); d.foldable = false; d.grad = gradView; }
 void define_Reshape(OpDef& d) { view(d, setupReshape, 2); d.shapeInputsMask = 2; d.grad = gradView; }
-void define_GcReshape(OpDef& d) { view(d, setupGcReshape); }
+void define_GcReshape(OpDef& d) { view(d, setupGcReshape); d.grad = gradView; }
 void define_Flatten(OpDef& d) { view(d, setupFlatten); d.grad = gradView; }
 void define_Squeeze(OpDef& d) { view(d, setupSqueeze, 2); d.shapeInputsMask = 2; d.grad = gradView; }
 void define_Unsqueeze(OpDef& d) { view(d, setupUnsqueeze, 2); d.shapeInputsMask = 2; d.grad = gradView; }
 void define_Transpose(OpDef& d) { d.setup = setupTranspose; d.grad = gradTranspose; }
-void define_Concat(OpDef& d) { d.maxInputs = -1; d.setup = setupConcat; }
-void define_Split(OpDef& d) { d.maxInputs = 2; d.maxOutputs = -1; d.setup = setupSplit; d.shapeInputsMask = 2; }
-void define_Slice(OpDef& d) { d.maxInputs = 5; d.setup = setupSlice; d.shapeInputsMask = 0x1e; }
-void define_Expand(OpDef& d) { d.minInputs = d.maxInputs = 2; d.setup = setupExpand; d.shapeInputsMask = 2; }
+void define_Concat(OpDef& d) { d.maxInputs = -1; d.setup = setupConcat; d.grad = gradConcat; }
+void define_Split(OpDef& d) {
+  d.maxInputs = 2; d.maxOutputs = -1; d.setup = setupSplit; d.shapeInputsMask = 2; d.grad = gradSplit;
+}
+void define_Slice(OpDef& d) { d.maxInputs = 5; d.setup = setupSlice; d.shapeInputsMask = 0x1e; d.grad = gradSlice; }
+void define_Expand(OpDef& d) {
+  d.minInputs = d.maxInputs = 2; d.setup = setupExpand; d.shapeInputsMask = 2; d.grad = gradExpand;
+}
 void define_Tile(OpDef& d) { d.minInputs = 2; d.maxInputs = 3; d.setup = setupTile; d.shapeInputsMask = 2; }
-void define_Pad(OpDef& d) { d.maxInputs = 4; d.setup = setupPad; d.shapeInputsMask = 6; }
+void define_Pad(OpDef& d) { d.maxInputs = 4; d.setup = setupPad; d.shapeInputsMask = 6; d.grad = gradPad; }
 void define_ShapeOp(OpDef& d) { d.setup = setupShape; d.foldFromShapesOnly = true; }
 void define_Size(OpDef& d) { d.setup = setupSize; d.foldFromShapesOnly = true; }
-void define_Cast(OpDef& d) { d.setup = setupCast; }
+void define_Cast(OpDef& d) { d.setup = setupCast; d.grad = gradCast; }
 void define_CastLike(OpDef& d) {
   d.minInputs = d.maxInputs = 2;
   d.setup = setupCastLike;
   d.sinceOpset = 15;
+  d.grad = gradCast;
 }
 void define_Constant(OpDef& d) { d.minInputs = d.maxInputs = 0; d.setup = setupConstant; }
 void define_ConstantOfShape(OpDef& d) { d.setup = setupConstantOfShape; d.shapeInputsMask = 1; }

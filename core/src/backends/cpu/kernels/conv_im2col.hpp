@@ -1,0 +1,172 @@
+// Convolution geometry and im2col, shared by the Conv kernel (conv.cpp) and its gradient
+// kernels (grad_nn.cpp).
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "ir/op.hpp"
+#include "ops/window.hpp"
+
+namespace popart {
+namespace cpu {
+
+struct ConvGeom {
+  int64_t N, C, M, G, Cg, Mg;
+  std::vector<int64_t> in, out, k, s, d, pb;  // spatial
+  int64_t inSize, outSize, kSize;             // products over spatial dims
+};
+
+/// The geometry of a convolution of X `x` with weights `w` under `op`'s attributes (group,
+/// strides, pads / auto_pad, dilations): the forward Conv and its gradient ops share it.
+inline ConvGeom convGeom(const Op& op, const Shape& x, const Shape& w) {
+  ConvGeom g;
+  g.N = x[0];
+  g.C = x[1];
+  g.M = w[0];
+  g.G = op.attrs.getInt("group", 1);
+  g.Cg = g.C / g.G;
+  g.Mg = g.M / g.G;
+  const std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  const ops::Window win = ops::computeWindow(op, std::vector<int64_t>(x.begin() + 2, x.end()), kernel, false, true);
+  g.in = win.inSpatial;
+  g.out = win.outSpatial;
+  g.k = kernel;
+  g.s = win.strides;
+  g.d = win.dilations;
+  g.pb = win.padBegin;
+  g.inSize = g.outSize = g.kSize = 1;
+  for (size_t i = 0; i < g.in.size(); ++i) {
+    g.inSize *= g.in[i];
+    g.outSize *= g.out[i];
+    g.kSize *= g.k[i];
+  }
+  return g;
+}
+
+// col[(c, kh, kw), (oh, ow)] for one image and one group (2-D).
+template <typename T>
+inline void im2col2d(const T* x, T* col, const ConvGeom& g, int64_t ldcol = -1) {
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+  const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], DH = g.d[0], DW = g.d[1];
+  const int64_t PH = g.pb[0], PW = g.pb[1];
+  for (int64_t c = 0; c < g.Cg; ++c) {
+    const T* xc = x + c * H * W;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        T* row = col + ((c * KH + kh) * KW + kw) * (ldcol < 0 ? OH * OW : ldcol);
+        // ow range whose input column is inside the image
+        const int64_t off = kw * DW - PW;
+        int64_t owLo = off >= 0 ? 0 : (-off + SW - 1) / SW;
+        int64_t owHi = (W - off + SW - 1) / SW;  // first ow with iw >= W
+        owLo = std::min(owLo, OW);
+        owHi = std::max(std::min(owHi, OW), owLo);
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          const int64_t ih = oh * SH - PH + kh * DH;
+          T* r = row + oh * OW;
+          if (ih < 0 || ih >= H) {
+            std::memset(static_cast<void*>(r), 0, static_cast<size_t>(OW) * sizeof(T));
+            continue;
+          }
+          const T* xr = xc + ih * W;
+          for (int64_t ow = 0; ow < owLo; ++ow) r[ow] = T(0);
+          if (SW == 1) {
+            const T* src = xr + off;  // short rows: an inline loop beats a memcpy call
+            for (int64_t ow = owLo; ow < owHi; ++ow) r[ow] = src[ow];
+          } else {
+            for (int64_t ow = owLo; ow < owHi; ++ow) r[ow] = xr[ow * SW + off];
+          }
+          for (int64_t ow = owHi; ow < OW; ++ow) r[ow] = T(0);
+        }
+      }
+    }
+  }
+}
+
+// col[(c, kh, kw), p - p0] for the output positions p in [p0, p0 + np) of one image and one
+// group (2-D), row stride np: a column chunk small enough to stay in cache for the GEMM.
+template <typename T>
+inline void im2col2dRange(const T* x, T* col, const ConvGeom& g, int64_t p0, int64_t np, int64_t ldcol = -1) {
+  if (ldcol < 0) ldcol = np;
+  const int64_t H = g.in[0], W = g.in[1], OW = g.out[1];
+  const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], DH = g.d[0], DW = g.d[1];
+  const int64_t PH = g.pb[0], PW = g.pb[1];
+  for (int64_t c = 0; c < g.Cg; ++c) {
+    const T* xc = x + c * H * W;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        T* row = col + ((c * KH + kh) * KW + kw) * ldcol;
+        const int64_t off = kw * DW - PW;
+        const int64_t owLo0 = std::min<int64_t>(off >= 0 ? 0 : (-off + SW - 1) / SW, OW);
+        const int64_t owHi0 = std::max(std::min<int64_t>((W - off + SW - 1) / SW, OW), owLo0);
+        int64_t p = p0;
+        while (p < p0 + np) {
+          const int64_t oh = p / OW, ow0 = p % OW;
+          const int64_t ow1 = std::min<int64_t>(OW, ow0 + (p0 + np - p));
+          T* r = row + (p - p0) - ow0;  // r[ow] is the entry of (oh, ow)
+          const int64_t ih = oh * SH - PH + kh * DH;
+          if (ih < 0 || ih >= H) {
+            for (int64_t ow = ow0; ow < ow1; ++ow) r[ow] = T(0);
+          } else {
+            const T* xr = xc + ih * W;
+            const int64_t lo = std::max(ow0, owLo0), hi = std::min(ow1, owHi0);
+            for (int64_t ow = ow0; ow < std::min(lo, ow1); ++ow) r[ow] = T(0);
+            if (SW == 1) {
+              const T* src = xr + off;
+              for (int64_t ow = lo; ow < hi; ++ow) r[ow] = src[ow];
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) r[ow] = xr[ow * SW + off];
+            }
+            for (int64_t ow = std::max(hi, ow0); ow < ow1; ++ow) r[ow] = T(0);
+          }
+          p += ow1 - ow0;
+        }
+      }
+    }
+  }
+}
+
+/// Output positions per column chunk: the chunk's im2col block stays around 256 KiB.
+inline int64_t convChunk(const ConvGeom& g) {
+  const int64_t K = g.Cg * g.kSize;
+  int64_t nc = (256 * 1024 / 4) / std::max<int64_t>(K, 1);
+  nc = std::max<int64_t>(64, nc / 16 * 16);
+  return std::min(nc, g.outSize);
+}
+
+// Any spatial rank.
+template <typename T>
+inline void im2colNd(const T* x, T* col, const ConvGeom& g) {
+  const size_t r = g.in.size();
+  std::vector<int64_t> kidx(r), oidx(r);
+  for (int64_t c = 0; c < g.Cg; ++c) {
+    for (int64_t kk = 0; kk < g.kSize; ++kk) {
+      int64_t rem = kk;
+      for (size_t i = r; i-- > 0;) {
+        kidx[i] = rem % g.k[i];
+        rem /= g.k[i];
+      }
+      T* row = col + (c * g.kSize + kk) * g.outSize;
+      for (int64_t o = 0; o < g.outSize; ++o) {
+        int64_t orem = o, inOff = 0;
+        bool inside = true;
+        for (size_t i = r; i-- > 0;) {
+          oidx[i] = orem % g.out[i];
+          orem /= g.out[i];
+        }
+        int64_t stride = 1;
+        for (size_t i = r; i-- > 0;) {
+          const int64_t p = oidx[i] * g.s[i] - g.pb[i] + kidx[i] * g.d[i];
+          if (p < 0 || p >= g.in[i]) inside = false;
+          inOff += p * stride;
+          stride *= g.in[i];
+        }
+        row[o] = inside ? x[c * g.inSize + inOff] : T(0);
+      }
+    }
+  }
+}
+
+}  // namespace cpu
+}  // namespace popart

@@ -1,0 +1,596 @@
+// CPU kernels of the internal gradient ops of the convolutional and transformer ops.
+//
+// Conv: the data gradient is W_g^T dY_g (a GEMM) scattered back by col2im, the weight gradient
+// dY_g im2col(X_g)^T accumulated over the images; both reuse the forward kernel's geometry and
+// im2col (conv_im2col.hpp) and work on column chunks that stay in cache (2-D). Pooling,
+// normalization, gather and slice gradients are direct loops that accumulate in double where
+// they reduce.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/gemm.hpp"
+#include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/conv_im2col.hpp"
+#include "ops/op_util.hpp"
+#include "ops/window.hpp"
+
+namespace popart {
+namespace cpu {
+namespace {
+
+// ---------------------------------------------------------------- convolution
+
+/// x[c, ih, iw] += col[(c, kh, kw), p - p0] for the output positions p in [p0, p0 + np) of one
+/// image and one group (2-D): the adjoint of im2col2dRange.
+template <typename T>
+void col2im2dRange(const T* col, T* x, const ConvGeom& g, int64_t p0, int64_t np) {
+  const int64_t H = g.in[0], W = g.in[1], OW = g.out[1];
+  const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], DH = g.d[0], DW = g.d[1];
+  const int64_t PH = g.pb[0], PW = g.pb[1];
+  for (int64_t c = 0; c < g.Cg; ++c) {
+    T* xc = x + c * H * W;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const T* row = col + ((c * KH + kh) * KW + kw) * np;
+        const int64_t off = kw * DW - PW;
+        const int64_t owLo0 = std::min<int64_t>(off >= 0 ? 0 : (-off + SW - 1) / SW, OW);
+        const int64_t owHi0 = std::max(std::min<int64_t>((W - off + SW - 1) / SW, OW), owLo0);
+        int64_t p = p0;
+        while (p < p0 + np) {
+          const int64_t oh = p / OW, ow0 = p % OW;
+          const int64_t ow1 = std::min<int64_t>(OW, ow0 + (p0 + np - p));
+          const int64_t ih = oh * SH - PH + kh * DH;
+          if (ih >= 0 && ih < H) {
+            T* xr = xc + ih * W;
+            const T* r = row + (p - p0);  // r[ow - ow0] is the entry of (oh, ow)
+            const int64_t lo = std::max(ow0, owLo0), hi = std::min(ow1, owHi0);
+            if (SW == 1) {
+              for (int64_t ow = lo; ow < hi; ++ow) xr[ow + off] += r[ow - ow0];
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) xr[ow * SW + off] += r[ow - ow0];
+            }
+          }
+          p += ow1 - ow0;
+        }
+      }
+    }
+  }
+}
+
+/// The adjoint of im2colNd (any spatial rank): x += col2im(col).
+template <typename T>
+void col2imNd(const T* col, T* x, const ConvGeom& g) {
+  const size_t r = g.in.size();
+  std::vector<int64_t> kidx(r), oidx(r);
+  for (int64_t c = 0; c < g.Cg; ++c) {
+    for (int64_t kk = 0; kk < g.kSize; ++kk) {
+      int64_t rem = kk;
+      for (size_t i = r; i-- > 0;) {
+        kidx[i] = rem % g.k[i];
+        rem /= g.k[i];
+      }
+      const T* row = col + (c * g.kSize + kk) * g.outSize;
+      std::fill(oidx.begin(), oidx.end(), 0);
+      for (int64_t o = 0; o < g.outSize; ++o) {
+        int64_t inOff = 0, stride = 1;
+        bool inside = true;
+        for (size_t i = r; i-- > 0;) {
+          const int64_t p = oidx[i] * g.s[i] - g.pb[i] + kidx[i] * g.d[i];
+          if (p < 0 || p >= g.in[i]) inside = false;
+          inOff += p * stride;
+          stride *= g.in[i];
+        }
+        if (inside) x[c * g.inSize + inOff] += row[o];
+        for (size_t i = r; i-- > 0;) {
+          if (++oidx[i] < g.out[i]) break;
+          oidx[i] = 0;
+        }
+      }
+    }
+  }
+}
+
+bool isPointwise(const ConvGeom& g) {
+  for (size_t i = 0; i < g.k.size(); ++i) {
+    if (g.k[i] != 1 || g.s[i] != 1 || g.pb[i] != 0 || g.in[i] != g.out[i]) return false;
+  }
+  return true;
+}
+
+void requireConvType(const Op& op) {
+  if (op.inType(0) != DataType::FLOAT && op.inType(0) != DataType::DOUBLE)
+    throw error("{} supports FLOAT and DOUBLE here, not {}", op.type(), op.inInfo(0).data_type());
+}
+
+/// Positions per column chunk (2-D) or all of them (other ranks, pointwise).
+int64_t columnChunk(const ConvGeom& g, bool pointwise) {
+  if (pointwise || g.in.size() != 2) return g.outSize;
+  return std::max<int64_t>(convChunk(g), 1);
+}
+
+// ---------------------------------------------------------------- pooling
+
+struct PoolGradGeom {
+  int64_t NC = 0;
+  ops::Window w;
+  int64_t inSize = 1, outSize = 1, kSize = 1;
+};
+
+PoolGradGeom poolGradGeom(const Op& op, const Shape& x) {
+  PoolGradGeom g;
+  g.NC = x[0] * x[1];
+  g.w = ops::computeWindow(op, std::vector<int64_t>(x.begin() + 2, x.end()), op.attrs.getInts("kernel_shape"),
+                           op.attrs.getInt("ceil_mode", 0) != 0, true);
+  for (auto d : g.w.inSpatial) g.inSize *= d;
+  for (auto d : g.w.outSpatial) g.outSize *= d;
+  for (auto d : g.w.kernel) g.kSize *= d;
+  return g;
+}
+
+/// Calls f(output index, offsets of the window's positions inside the input, count of the
+/// positions inside the explicitly padded input) for every output position of one plane.
+template <typename F>
+void forEachWindow(const PoolGradGeom& g, F f) {
+  const auto& w = g.w;
+  const size_t r = w.inSpatial.size();
+  std::vector<int64_t> o(r, 0), k(r, 0), offs;
+  offs.reserve(static_cast<size_t>(g.kSize));
+  for (int64_t oi = 0; oi < g.outSize; ++oi) {
+    offs.clear();
+    int64_t padCount = 0;
+    std::fill(k.begin(), k.end(), 0);
+    for (int64_t ki = 0; ki < g.kSize; ++ki) {
+      int64_t off = 0, stride = 1;
+      bool inside = true, inPadded = true;
+      for (size_t i = r; i-- > 0;) {
+        const int64_t p = o[i] * w.strides[i] - w.padBegin[i] + k[i] * w.dilations[i];
+        if (p < 0 || p >= w.inSpatial[i]) inside = false;
+        if (p < -w.padBegin[i] || p >= w.inSpatial[i] + w.padEnd[i]) inPadded = false;
+        off += p * stride;
+        stride *= w.inSpatial[i];
+      }
+      if (inPadded) ++padCount;
+      if (inside) offs.push_back(off);
+      for (size_t i = r; i-- > 0;) {
+        if (++k[i] < w.kernel[i]) break;
+        k[i] = 0;
+      }
+    }
+    f(oi, offs, padCount);
+    for (size_t i = r; i-- > 0;) {
+      if (++o[i] < w.outSpatial[i]) break;
+      o[i] = 0;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- helpers
+
+template <typename T>
+inline double ld(const T* p, int64_t i) {
+  return static_cast<double>(static_cast<compute_t<T>>(p[i]));
+}
+template <typename T>
+inline T st(double v) {
+  return static_cast<T>(static_cast<compute_t<T>>(v));
+}
+
+}  // namespace
+
+KernelFn makeCpuKernel_ConvDataGrad(const Op& op, KernelContext& kc) {
+  requireConvType(op);
+  const ConvGeom g = convGeom(op, op.attrs.getInts("x_shape"), op.inShape(1));
+  const bool pointwise = isPointwise(g);
+  const bool twoD = g.in.size() == 2;
+  const int64_t K = g.Cg * g.kSize, P = g.outSize, nc = columnChunk(g, pointwise);
+  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
+  if (!pointwise) kc.needScratch(static_cast<size_t>(K * nc) * elem);
+  const int dy = kc.in(0), w = kc.in(1), dx = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
+      return KernelFn();
+    } else {
+      return [=](const RunState& s) {
+        const T* DY = inPtr<T>(s, dy);
+        const T* Wt = inPtr<T>(s, w);
+        T* DX = outPtr<T>(s, dx);
+        T* col = reinterpret_cast<T*>(s.scratch);
+        for (int64_t n = 0; n < g.N; ++n) {
+          for (int64_t grp = 0; grp < g.G; ++grp) {
+            const T* dyg = DY + (n * g.M + grp * g.Mg) * P;
+            const T* wg = Wt + grp * g.Mg * K;
+            T* dxg = DX + (n * g.C + grp * g.Cg) * g.inSize;
+            if (pointwise) {  // dX_g = W_g^T dY_g
+              gemm(true, false, K, P, g.Mg, T(1), wg, K, dyg, P, T(0), dxg, P);
+              continue;
+            }
+            std::fill(dxg, dxg + g.Cg * g.inSize, T(0));
+            for (int64_t p0 = 0; p0 < P; p0 += nc) {
+              const int64_t np = std::min(nc, P - p0);
+              gemm(true, false, K, np, g.Mg, T(1), wg, K, dyg + p0, P, T(0), col, np);
+              if (twoD)
+                col2im2dRange(col, dxg, g, p0, np);
+              else
+                col2imNd(col, dxg, g);
+            }
+          }
+        }
+      };
+    }
+  });
+}
+
+KernelFn makeCpuKernel_ConvWeightGrad(const Op& op, KernelContext& kc) {
+  requireConvType(op);
+  const ConvGeom g = convGeom(op, op.inShape(1), op.attrs.getInts("w_shape"));
+  const bool pointwise = isPointwise(g);
+  const bool twoD = g.in.size() == 2;
+  const int64_t K = g.Cg * g.kSize, P = g.outSize, nc = columnChunk(g, pointwise);
+  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
+  if (!pointwise) kc.needScratch(static_cast<size_t>(K * nc) * elem);
+  const int dy = kc.in(0), x = kc.in(1), dw = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
+      return KernelFn();
+    } else {
+      return [=](const RunState& s) {
+        const T* DY = inPtr<T>(s, dy);
+        const T* X = inPtr<T>(s, x);
+        T* DW = outPtr<T>(s, dw);
+        T* col = reinterpret_cast<T*>(s.scratch);
+        std::fill(DW, DW + g.M * K, T(0));
+        for (int64_t grp = 0; grp < g.G; ++grp) {
+          T* dwg = DW + grp * g.Mg * K;
+          for (int64_t n = 0; n < g.N; ++n) {
+            const T* dyg = DY + (n * g.M + grp * g.Mg) * P;
+            const T* xg = X + (n * g.C + grp * g.Cg) * g.inSize;
+            if (pointwise) {  // dW_g += dY_g X_g^T
+              gemm(false, true, g.Mg, K, P, T(1), dyg, P, xg, P, T(1), dwg, K);
+              continue;
+            }
+            for (int64_t p0 = 0; p0 < P; p0 += nc) {
+              const int64_t np = std::min(nc, P - p0);
+              if (!twoD)
+                im2colNd(xg, col, g);
+              else if (np == P)
+                im2col2d(xg, col, g);
+              else
+                im2col2dRange(xg, col, g, p0, np);
+              gemm(false, true, g.Mg, K, np, T(1), dyg + p0, P, col, np, T(1), dwg, K);
+            }
+          }
+        }
+      };
+    }
+  });
+}
+
+KernelFn makeCpuKernel_MaxPoolGrad(const Op& op, KernelContext& kc) {
+  const PoolGradGeom g = poolGradGeom(op, op.inShape(1));
+  const int dy = kc.in(0), x = kc.in(1), dx = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      const T* DY = inPtr<T>(s, dy);
+      const T* X = inPtr<T>(s, x);
+      T* DX = outPtr<T>(s, dx);
+      std::vector<double> acc(static_cast<size_t>(g.inSize));
+      for (int64_t nc = 0; nc < g.NC; ++nc) {
+        const T* xc = X + nc * g.inSize;
+        const T* dyc = DY + nc * g.outSize;
+        std::fill(acc.begin(), acc.end(), 0.0);
+        // The first maximum of each window (the forward's index output) takes the gradient.
+        forEachWindow(g, [&](int64_t oi, const std::vector<int64_t>& offs, int64_t) {
+          int64_t best = -1;
+          double bv = 0;
+          for (int64_t off : offs) {
+            const double v = ld(xc, off);
+            if (best < 0 || v > bv) {
+              best = off;
+              bv = v;
+            }
+          }
+          if (best >= 0) acc[static_cast<size_t>(best)] += ld(dyc, oi);
+        });
+        T* dxc = DX + nc * g.inSize;
+        for (int64_t i = 0; i < g.inSize; ++i) dxc[i] = st<T>(acc[static_cast<size_t>(i)]);
+      }
+    };
+  });
+}
+
+KernelFn makeCpuKernel_AveragePoolGrad(const Op& op, KernelContext& kc) {
+  const PoolGradGeom g = poolGradGeom(op, op.attrs.getInts("x_shape"));
+  const bool countPad = op.attrs.getInt("count_include_pad", 0) != 0;
+  const int dy = kc.in(0), dx = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      const T* DY = inPtr<T>(s, dy);
+      T* DX = outPtr<T>(s, dx);
+      std::vector<double> acc(static_cast<size_t>(g.inSize));
+      for (int64_t nc = 0; nc < g.NC; ++nc) {
+        const T* dyc = DY + nc * g.outSize;
+        std::fill(acc.begin(), acc.end(), 0.0);
+        // Each output is the mean over its window: the inside positions, divided by their
+        // count or (count_include_pad) by the count of positions inside the explicit pads.
+        forEachWindow(g, [&](int64_t oi, const std::vector<int64_t>& offs, int64_t padCount) {
+          const int64_t div = countPad ? padCount : static_cast<int64_t>(offs.size());
+          if (div == 0) return;
+          const double v = ld(dyc, oi) / static_cast<double>(div);
+          for (int64_t off : offs) acc[static_cast<size_t>(off)] += v;
+        });
+        T* dxc = DX + nc * g.inSize;
+        for (int64_t i = 0; i < g.inSize; ++i) dxc[i] = st<T>(acc[static_cast<size_t>(i)]);
+      }
+    };
+  });
+}
+
+// BatchNormalization, y = scale (x - mean) / sqrt(var + eps) + B, per channel c over (N, spatial).
+//   dB = sum dy, dScale = sum dy xhat.
+//   With fixed statistics (inference):      dx = scale inv dy.
+//   With batch statistics (training mode):  dx = scale inv / m (m dy - dB - xhat dScale), m = N * S.
+KernelFn makeCpuKernel_BatchNormGrad(const Op& op, KernelContext& kc) {
+  const Shape& xs = op.inShape(1);
+  const int64_t N = xs[0], C = xs[1];
+  int64_t S = 1;
+  for (size_t i = 2; i < xs.size(); ++i) S *= xs[i];
+  const double eps = op.attrs.getFloat("epsilon", 1e-5f);
+  const bool training = op.attrs.getInt("training", 1) != 0;
+  const int dy = kc.in(0), x = kc.in(1), sc = kc.in(2), mn = kc.in(3), vr = kc.in(4);
+  const int dx = kc.out(0), dsc = kc.out(1), db = kc.out(2);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      const T* DY = inPtr<T>(s, dy);
+      const T* X = inPtr<T>(s, x);
+      const double cnt = static_cast<double>(N * S);
+      for (int64_t c = 0; c < C; ++c) {
+        double mean = ld(inPtr<T>(s, mn), c), var = ld(inPtr<T>(s, vr), c);
+        if (training) {
+          double sum = 0, sq = 0;
+          for (int64_t n = 0; n < N; ++n) {
+            for (int64_t i = 0; i < S; ++i) sum += ld(X, (n * C + c) * S + i);
+          }
+          mean = cnt > 0 ? sum / cnt : 0.0;
+          for (int64_t n = 0; n < N; ++n) {
+            for (int64_t i = 0; i < S; ++i) {
+              const double d = ld(X, (n * C + c) * S + i) - mean;
+              sq += d * d;
+            }
+          }
+          var = cnt > 0 ? sq / cnt : 0.0;
+        }
+        const double inv = 1.0 / std::sqrt(var + eps);
+        double sumDy = 0, sumDyXhat = 0;
+        for (int64_t n = 0; n < N; ++n) {
+          for (int64_t i = 0; i < S; ++i) {
+            const int64_t k = (n * C + c) * S + i;
+            const double g = ld(DY, k);
+            sumDy += g;
+            sumDyXhat += g * (ld(X, k) - mean) * inv;
+          }
+        }
+        if (dsc >= 0) outPtr<T>(s, dsc)[c] = st<T>(sumDyXhat);
+        if (db >= 0) outPtr<T>(s, db)[c] = st<T>(sumDy);
+        const double a = ld(inPtr<T>(s, sc), c) * inv;
+        T* DX = outPtr<T>(s, dx);
+        for (int64_t n = 0; n < N; ++n) {
+          for (int64_t i = 0; i < S; ++i) {
+            const int64_t k = (n * C + c) * S + i;
+            const double g = ld(DY, k);
+            if (training) {
+              const double xhat = (ld(X, k) - mean) * inv;
+              DX[k] = st<T>(a * (g - (sumDy + xhat * sumDyXhat) / cnt));
+            } else {
+              DX[k] = st<T>(a * g);
+            }
+          }
+        }
+      }
+    };
+  });
+}
+
+// LayerNormalization over the trailing dims from `axis`, per row of `len` elements:
+//   xhat = (x - mean) inv, y = scale xhat + bias;
+//   dScale = sum over rows dy xhat, dBias = sum over rows dy,
+//   dx = inv (g - mean(g) - xhat mean(g xhat)) with g = dy scale.
+KernelFn makeCpuKernel_LayerNormGrad(const Op& op, KernelContext& kc) {
+  const Shape& xs = op.inShape(1);
+  const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", -1), static_cast<int64_t>(xs.size()));
+  int64_t outer = 1, len = 1;
+  for (int64_t i = 0; i < static_cast<int64_t>(xs.size()); ++i) (i < axis ? outer : len) *= xs[static_cast<size_t>(i)];
+  const double eps = op.attrs.getFloat("epsilon", 1e-5f);
+  const int dy = kc.in(0), x = kc.in(1), sc = kc.in(2), dx = kc.out(0), dsc = kc.out(1), db = kc.out(2);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      const T* DY = inPtr<T>(s, dy);
+      const T* X = inPtr<T>(s, x);
+      const T* G = inPtr<T>(s, sc);
+      T* DX = outPtr<T>(s, dx);
+      std::vector<double> accScale(static_cast<size_t>(len), 0.0), accBias(static_cast<size_t>(len), 0.0);
+      std::vector<double> xhat(static_cast<size_t>(len)), gs(static_cast<size_t>(len));
+      for (int64_t o = 0; o < outer; ++o) {
+        const int64_t base = o * len;
+        double sum = 0;
+        for (int64_t i = 0; i < len; ++i) sum += ld(X, base + i);
+        const double mean = len ? sum / static_cast<double>(len) : 0.0;
+        double sq = 0;
+        for (int64_t i = 0; i < len; ++i) {
+          const double d = ld(X, base + i) - mean;
+          sq += d * d;
+        }
+        const double inv = 1.0 / std::sqrt((len ? sq / static_cast<double>(len) : 0.0) + eps);
+        double meanG = 0, meanGX = 0;
+        for (int64_t i = 0; i < len; ++i) {
+          const size_t u = static_cast<size_t>(i);
+          const double g = ld(DY, base + i);
+          xhat[u] = (ld(X, base + i) - mean) * inv;
+          gs[u] = g * ld(G, i);
+          accScale[u] += g * xhat[u];
+          accBias[u] += g;
+          meanG += gs[u];
+          meanGX += gs[u] * xhat[u];
+        }
+        if (len) {
+          meanG /= static_cast<double>(len);
+          meanGX /= static_cast<double>(len);
+        }
+        for (int64_t i = 0; i < len; ++i) {
+          const size_t u = static_cast<size_t>(i);
+          DX[base + i] = st<T>(inv * (gs[u] - meanG - xhat[u] * meanGX));
+        }
+      }
+      for (int64_t i = 0; i < len; ++i) {
+        if (dsc >= 0) outPtr<T>(s, dsc)[i] = st<T>(accScale[static_cast<size_t>(i)]);
+        if (db >= 0) outPtr<T>(s, db)[i] = st<T>(accBias[static_cast<size_t>(i)]);
+      }
+    };
+  });
+}
+
+// Gather along `axis`: dData[.., idx[j], ..] += dY[.., j, ..] (repeated indices add up).
+KernelFn makeCpuKernel_GatherGrad(const Op& op, KernelContext& kc) {
+  const Shape data = op.attrs.getInts("data_shape");
+  const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", 0), static_cast<int64_t>(data.size()));
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= data[static_cast<size_t>(i)];
+  for (size_t i = static_cast<size_t>(axis) + 1; i < data.size(); ++i) inner *= data[i];
+  const int64_t n = data[static_cast<size_t>(axis)], nIdx = op.inInfo(1).nelms(), total = outer * n * inner;
+  const bool i64 = op.inType(1) == DataType::INT64;
+  const std::string where = op.describe();
+  const int dy = kc.in(0), idx = kc.in(1), dx = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* DY = inPtr<T>(s, dy);
+      const void* I = s.slots[idx];
+      T* DX = outPtr<T>(s, dx);
+      std::fill(DX, DX + total, static_cast<T>(CT(0)));
+      for (int64_t j = 0; j < nIdx; ++j) {
+        int64_t k = i64 ? static_cast<const int64_t*>(I)[j] : static_cast<const int32_t*>(I)[j];
+        if (k < -n || k >= n) throw error("{}: index {} is out of range for a dimension of size {}", where, k, n);
+        if (k < 0) k += n;
+        for (int64_t o = 0; o < outer; ++o) {
+          const T* src = DY + (o * nIdx + j) * inner;
+          T* dst = DX + (o * n + k) * inner;
+          for (int64_t i = 0; i < inner; ++i)
+            dst[i] = static_cast<T>(static_cast<CT>(dst[i]) + static_cast<CT>(src[i]));
+        }
+      }
+    };
+  });
+}
+
+// Slice: dX is zero but at the sliced positions starts + i * steps, which take dY.
+KernelFn makeCpuKernel_SliceGrad(const Op& op, KernelContext& kc) {
+  const Shape xs = op.attrs.getInts("x_shape");
+  const std::vector<int64_t> starts = op.attrs.getInts("starts"), steps = op.attrs.getInts("steps");
+  const Shape& ys = op.inShape(0);
+  const size_t r = xs.size();
+  std::vector<int64_t> xstride(r, 1);
+  for (size_t i = r; i-- > 1;) xstride[i - 1] = xstride[i] * xs[i];
+  const int64_t total = op.outInfo(0).nelms(), n = op.inInfo(0).nelms();
+  const int64_t last = r ? ys[r - 1] : 1;
+  const int dy = kc.in(0), dx = kc.out(0);
+  return dispatchBySize(op.inType(0), [&](auto tag) -> KernelFn {
+    using U = decltype(tag);  // the elements are moved, not computed
+    return [=](const RunState& s) {
+      const U* DY = inPtr<U>(s, dy);
+      U* DX = outPtr<U>(s, dx);
+      std::memset(static_cast<void*>(DX), 0, static_cast<size_t>(total) * sizeof(U));
+      if (n == 0) return;
+      if (r == 0) {
+        DX[0] = DY[0];
+        return;
+      }
+      std::vector<int64_t> pos(r, 0);
+      const int64_t lastStep = steps[r - 1] * xstride[r - 1];
+      for (int64_t k = 0; k < n; k += last) {
+        int64_t off = 0;
+        for (size_t i = 0; i < r; ++i) off += (starts[i] + pos[i] * steps[i]) * xstride[i];
+        for (int64_t j = 0; j < last; ++j) DX[off + j * lastStep] = DY[k + j];
+        for (size_t i = r - 1; i-- > 0;) {
+          if (++pos[i] < ys[i]) break;
+          pos[i] = 0;
+        }
+      }
+    };
+  });
+}
+
+// Graphcore's Gelu (tanh form): y = x/2 (1 + t), t = tanh(u), u = sqrt(2/pi) (x + 0.044715 x^3);
+// dy/dx = (1 + t)/2 + x/2 (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2).
+KernelFn makeCpuKernel_GeluGrad(const Op& op, KernelContext& kc) {
+  const int64_t n = op.inInfo(0).nelms();
+  const int dy = kc.in(0), x = kc.in(1), dx = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* DY = inPtr<T>(s, dy);
+      const T* X = inPtr<T>(s, x);
+      T* DX = outPtr<T>(s, dx);
+      const CT k = static_cast<CT>(0.7978845608028654), c = static_cast<CT>(0.044715);
+      for (int64_t i = 0; i < n; ++i) {
+        const CT v = static_cast<CT>(X[i]);
+        const CT t = std::tanh(k * (v + c * v * v * v));
+        const CT d = CT(0.5) * (CT(1) + t) + CT(0.5) * v * (CT(1) - t * t) * k * (CT(1) + CT(3) * c * v * v);
+        DX[i] = static_cast<T>(static_cast<CT>(DY[i]) * d);
+      }
+    };
+  });
+}
+
+// Dropout: the forward kernel's decision again (training and a non-zero ratio drop elements and
+// scale the kept ones by 1 / (1 - ratio); otherwise the op is the identity), with its mask.
+KernelFn makeCpuKernel_DropoutGrad(const Op& op, KernelContext& kc) {
+  const int64_t n = op.inInfo(0).nelms();
+  const double attrRatio = op.attrs.getFloat("ratio", 0.5f);
+  const bool attrTraining = op.attrs.getInt("training", 0) != 0;
+  const DataType maskType = op.inType(1);
+  const DataType ratioType = op.hasInput(2) ? op.inType(2) : DataType::FLOAT;
+  const int dy = kc.in(0), mask = kc.in(1), ratioIn = kc.in(2), trainIn = kc.in(3), dx = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* DY = inPtr<T>(s, dy);
+      T* DX = outPtr<T>(s, dx);
+      bool training = attrTraining;
+      if (trainIn >= 0) training = *inPtr<bool>(s, trainIn);
+      double ratio = attrRatio;
+      if (ratioIn >= 0) {
+        ratio = dispatchFloat(ratioType, [&](auto rt) {
+          using R = decltype(rt);
+          return static_cast<double>(static_cast<compute_t<R>>(*inPtr<R>(s, ratioIn)));
+        });
+      }
+      if (!training || ratio == 0.0) {
+        if (DX != DY) std::memcpy(static_cast<void*>(DX), DY, static_cast<size_t>(n) * sizeof(T));
+        return;
+      }
+      const CT scale = static_cast<CT>(1.0 / (1.0 - ratio));
+      auto kept = [&](int64_t i) -> bool {
+        if (maskType == DataType::BOOL) return inPtr<bool>(s, mask)[i];
+        return dispatchFloat(maskType, [&](auto mt) {
+          using M = decltype(mt);
+          return static_cast<compute_t<M>>(inPtr<M>(s, mask)[i]) != 0;
+        });
+      };
+      for (int64_t i = 0; i < n; ++i) DX[i] = static_cast<T>(kept(i) ? static_cast<CT>(DY[i]) * scale : CT(0));
+    };
+  });
+}
+
+}  // namespace cpu
+}  // namespace popart
