@@ -52,14 +52,18 @@ class Session {
   /// Copies device weights back to the host copies.
   void weightsToHost();
   /// Copies host weights into the user's buffers (call weightsToHost first for fresh values).
+  /// Training sessions also read their optimizer state tensors (e.g. "Accl___w").
   void readWeights(const IWeightsIO& weights);
-  /// Writes the user's buffers into the host weights; weightsFromHost must follow.
+  /// Writes the user's buffers into the host weights (and optimizer state); weightsFromHost must
+  /// follow.
   void writeWeights(const IWeightsIO& weights);
-  /// Runs one step: batchesPerStep batches (each accumulationFactor micro-batches).
+  /// Runs one step: batchesPerStep batches (each accumulationFactor micro-batches). In training,
+  /// each batch ends with one weight update (gradients of its micro-batches accumulated).
   void run(IStepIO& stepio, const std::string& debugName = "");
-  /// weightsToHost, then writes an ONNX model holding the current weights (and optimizer state)
-  /// to `fn`. The file is written to a temporary name and renamed: a failure never leaves a
-  /// half-written model.
+  /// weightsToHost, then writes an ONNX model holding the current weights to `fn`. A training
+  /// session adds its optimizer state (Accl___w, Accl1___w, Accl2___w, Accl3___w, Step___w,
+  /// Accum___w) as extra initializers, which resetHostWeights reads back. The file is written to
+  /// a temporary name and renamed: a failure never leaves a half-written model.
   void modelToHost(const std::string& fn);
   /// The same model as serialized ModelProto bytes.
   std::string modelToHostBytes();
@@ -98,6 +102,12 @@ class Session {
   void checkPrepared(const char* what) const;
   StepIOSpec stepIOSpec() const;
   std::string saveModelBytes();
+  /// The host tensors readWeights / writeWeights / modelToHost transfer: the model's
+  /// initializers, then the optimizer state.
+  std::vector<TensorId> hostWeightIds() const;
+  /// Called after weightsToHost (which copies every device variable back): a training session
+  /// restores the host values of its optimizer's hyper-parameters.
+  virtual void afterWeightsToHost() {}
 
   std::string name_;
   std::shared_ptr<DeviceInfo> device_;
@@ -136,11 +146,34 @@ class TrainingSession : public Session {
                                                               const Patterns& patterns = Patterns(),
                                                               const std::string& name = "training");
 
+  /// The optimizer in use (the one given at creation, or the latest updateOptimizer(FromHost)).
   const Optimizer& getOptimizer() const { return *optimizer_; }
+
+  /// Replaces the optimizer's values and writes them to the device at once: the next run uses
+  /// them. `optimizer` (copied) must be a valid replacement of the current one
+  /// (Optimizer::validReplacement: same type, clip norms, const-ness, const values, specific
+  /// weights, ...), else an optimizer_replacement_error is thrown and nothing changes. Only
+  /// non-const values change. Combined SGD (SGD1) applies changes of momentum, dampening and
+  /// weight decay one step late (see popart/sgd.hpp). Before prepareDevice, the values are kept
+  /// on the host and prepareDevice uses them.
+  void updateOptimizerFromHost(const Optimizer* optimizer);
+  /// Pre-1.2 API, first half of updateOptimizerFromHost: validates `optimizer` and replaces the
+  /// host values; the device keeps the previous ones until optimizerFromHost().
+  void updateOptimizer(const Optimizer* optimizer);
+  /// Pre-1.2 API, second half: copies the host values of the optimizer's non-const
+  /// hyper-parameters to the device.
+  void optimizerFromHost();
+  /// Ids of the tensors holding non-const hyper-parameters (e.g.
+  /// "scaledLearningRate0___default___FLOAT", "lossScaling_FLOAT"); see updateOptimizerFromHost.
+  const std::vector<TensorId>& getOptimizerTensorIds() const { return optimizerTensorIds_; }
+
+ protected:
+  void afterWeightsToHost() override;
 
  private:
   TrainingSession(std::string name, std::shared_ptr<DeviceInfo> device);
   std::unique_ptr<Optimizer> optimizer_;
+  std::vector<TensorId> optimizerTensorIds_;
 };
 
 }  // namespace popart

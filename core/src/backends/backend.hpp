@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "popart/devicemanager.hpp"
 #include "popart/names.hpp"
@@ -23,6 +24,9 @@ class Executable {
   virtual void weightsFromHost() = 0;
   /// Device weights -> host (IR tensor data).
   virtual void weightsToHost() = 0;
+  /// Host -> device for the given Variable tensors only (e.g. optimizer hyper-parameters); ids
+  /// the executable does not hold are ignored.
+  virtual void tensorsFromHost(const std::vector<TensorId>& ids) = 0;
   /// Where the next micro-batch of stream `id` is read from (the memory must stay valid until
   /// execute() returns). The executable may read it in place.
   virtual void setInput(const TensorId& id, const void* data) = 0;

@@ -3,6 +3,7 @@
 #include "ops/losses.hpp"
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
+#include "ops/optim.hpp"
 
 namespace popart {
 namespace {
@@ -35,14 +36,12 @@ void setupLossGrad(Op& op) {
   setOutput(op, 0, op.inInfo(0));
 }
 
-/// (w, g[, velocity]) -> nothing: w (and the velocity) are updated in place.
+/// Inputs and attributes: ops/optim.hpp. The velocity (kState0) is the weight's shape.
 void setupSGDVarUpdate(Op& op) {
-  requireFloat(op, 0);
-  requireSameType(op, 0, 1);
-  if (op.inShape(0) != op.inShape(1))
-    throw error("the weight {} and its gradient {} must have the same shape", op.inShape(0), op.inShape(1));
-  if (op.hasInput(2) && op.inInfo(2) != op.inInfo(0))
-    throw error("the velocity {} must match the weight {}", op.inInfo(2).toString(), op.inInfo(0).toString());
+  optim::setupVarUpdate(op);
+  const int64_t mode = op.attrs.getInt("mode", 0);
+  if (mode < 0 || mode > 2) throw error("unknown SGD mode {}", mode);
+  if (mode != 0 && !op.hasInput(optim::kState0)) throw error("SGD{} needs its velocity tensor", mode);
 }
 
 }  // namespace
@@ -81,7 +80,7 @@ void define_GcIdentityLossGrad(OpDef& d) {
 }
 void define_SGDVarUpdate(OpDef& d) {
   d.minInputs = 2;
-  d.maxInputs = 3;
+  d.maxInputs = optim::kSgdFirstScalar + 4;
   d.minOutputs = d.maxOutputs = 0;
   d.setup = setupSGDVarUpdate;
   d.foldable = false;

@@ -1,12 +1,18 @@
-// Weight updates: one in-place update op per trainable weight, scheduled after every other
-// reader of the weight (forward and backward), with its optimizer state as Variable tensors.
+// Weight updates: one in-place update op per trainable weight (ops/optim.hpp), scheduled after
+// every other reader of the weight (forward and backward), with its optimizer state as Variable
+// tensors and its non-const hyper-parameters as scalar Variable tensors.
 #include "optimizers/var_updates.hpp"
 
-#include <cstring>
+#include <algorithm>
+#include <cmath>
+#include <set>
 
 #include "autodiff/autodiff.hpp"
 #include "ir/ir.hpp"
 #include "ops/op_def.hpp"
+#include "ops/optim.hpp"
+#include "popart/adam.hpp"
+#include "popart/adaptive.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 #include "popart/sgd.hpp"
@@ -14,59 +20,334 @@
 namespace popart {
 namespace {
 
-/// A Variable state tensor of the weight's type and shape, zero-initialised.
-Tensor& stateTensor(Graph& g, const std::string& prefix, const Tensor& w) {
-  const TensorId id = prefix + w.id;
-  if (g.hasTensor(id)) throw error("The optimizer state tensor '{}' clashes with a tensor of the model", id);
-  Tensor& t = g.addTensor(id, TensorKind::Variable, w.info);
-  t.data = TensorData(w.info);
-  std::memset(t.data->data(), 0, static_cast<size_t>(w.info.nbytes()));
-  return t;
+constexpr const char* kCounterId = "accumulationCounter___";
+
+TensorData scalarData(double v, DataType t) {
+  return TensorData(TensorInfo(DataType::DOUBLE, {}), &v).castTo(t);
 }
 
-/// `op` runs after every other op reading `t`.
-void afterReaders(Op& op, const Tensor& t) {
-  for (Op* c : t.consumers) {
-    if (c != &op) op.after.push_back(c);
+DataType orWeightType(DataType requested, const Tensor& w) {
+  return requested == DataType::UNDEFINED ? w.info.dataType() : requested;
+}
+
+int sgdMode(const SGD& sgd, const TensorId& w) {
+  if (!sgd.hasMomentum(w)) return 0;
+  return sgd.getSGDAccumulatorAndMomentum() == SGDAccumulatorAndMomentum::Combined ? 1 : 2;
+}
+
+/// A hyper-parameter of one update op: its value (computed in double from the optimizer's
+/// values, as optimizer_math does) and whether it is baked in.
+struct ScalarValue {
+  double value;
+  bool isConst;
+};
+
+double d(const OptimizerValue& v) {
+  return static_cast<double>(v.val());
+}
+
+/// The hyper-parameter values of an update op of kind `k` (and `mode`) for weight `w`, in the
+/// order of optim::scalarNames. Const-ness is that of the optimizer's compound scalars.
+std::vector<ScalarValue> scalarValues(const Optimizer& opt, OpKind k, int mode, const TensorId& w) {
+  switch (k) {
+    case OpKind::SGDVarUpdate: {
+      if (opt.type() != OptimizerType::SGD) break;
+      const auto& sgd = static_cast<const SGD&>(opt);
+      const SGD::WeightValues v = sgd.getWeightValues(w);
+      const double lr = d(v.learningRate), wd = d(v.weightDecay), mm = d(v.momentum), dm = d(v.dampening);
+      const double vs = d(v.velocityScaling), ls = d(v.lossScaling);
+      const double af = static_cast<double>(sgd.meanAccumulationFactor());
+      const double rf = static_cast<double>(sgd.sgd1ReplicationFactor());
+      const double gs = 1.0 / (ls * af);
+      const double swd1 = (1.0 - dm) * wd * vs;
+      if (mode == 0)
+        return {{lr * (1.0 - dm) * gs, sgd.scaledLearningRate0(w).isConst()},
+                {1.0 - lr * (1.0 - dm) * wd, sgd.weightDecayScaleFactor0(w).isConst()}};
+      if (mode == 1)
+        return {{lr / (vs * rf), sgd.scaledLearningRate1(w).isConst()},
+                {(1.0 - dm) * vs * rf * gs, sgd.dampeningScaleFactor1(w).isConst()},
+                {mm / rf, sgd.scaledMomentum1(w).isConst()},
+                {swd1, sgd.scaledWeightDecay1(w).isConst()}};
+      return {{lr / vs, sgd.scaledLearningRate2(w).isConst()},
+              {(1.0 - dm) * vs * gs, sgd.dampeningScaleFactor2(w).isConst()},
+              {mm, sgd.scaledMomentum2(w).isConst()},
+              {swd1, sgd.scaledWeightDecay1(w).isConst()}};
+    }
+    case OpKind::AdamVarUpdate: {
+      if (opt.type() != OptimizerType::Adam) break;
+      const auto& adam = static_cast<const Adam&>(opt);
+      const Adam::WeightValues v = adam.getWeightValues(w);
+      const double af = adam.postMeanAccumulationEnabled() ? static_cast<double>(adam.getAccumulationFactor()) : 1.0;
+      auto sv = [](const OptimizerValue& x) { return ScalarValue{d(x), x.isConst()}; };
+      return {sv(v.learningRate),
+              sv(v.weightDecay),
+              sv(v.beta1),
+              sv(v.beta2),
+              sv(v.eps),
+              sv(v.maxWeightNorm),
+              {1.0 / (d(v.lossScaling) * af), adam.gradientScaling(w).isConst()},
+              sv(v.lossScaling)};
+    }
+    case OpKind::AdaptiveVarUpdate: {
+      if (opt.type() != OptimizerType::Adaptive) break;
+      const auto& ada = static_cast<const Adaptive&>(opt);
+      const Adaptive::WeightValues v = ada.getWeightValues(w);
+      const double af = ada.postMeanAccumulationEnabled() ? static_cast<double>(ada.getAccumulationFactor()) : 1.0;
+      auto sv = [](const OptimizerValue& x) { return ScalarValue{d(x), x.isConst()}; };
+      return {sv(v.learningRate), sv(v.weightDecay), sv(v.alpha),
+              sv(v.momentum),     sv(v.eps),         {1.0 / (d(v.lossScaling) * af), ada.gradientScaling(w).isConst()}};
+    }
+    default:
+      break;
   }
+  throw internal_error("the {} optimizer does not match the update op {}", opt.type_s(), opDef(k).type);
 }
 
-void addSGDUpdate(Graph& g, const SGD& sgd, Tensor& w, Tensor& grad) {
-  const SGD::WeightValues v = sgd.getWeightValues(w.id);
-  Op& op = g.addOp(opDef(OpKind::SGDVarUpdate), w.id + "/SGDVarUpdate", 1);
-  op.attrs.set("learningRate", v.learningRate.val());
-  op.attrs.set("weightDecay", v.weightDecay.val());
-  op.attrs.set("momentum", v.momentum.val());
-  op.attrs.set("dampening", v.dampening.val());
-  op.attrs.set("velocityScaling", v.velocityScaling.val());
-  op.attrs.set("lossScaling", v.lossScaling.val());
-  op.attrs.set("nesterov", int64_t(v.nesterov ? 1 : 0));
-  op.connectInput(0, &w);
-  op.connectInput(1, &grad);
-  if (sgd.requiresVelocity(w.id)) op.connectInput(2, &stateTensor(g, reservedAcclPrefix(), w));
-  op.setup();
-  afterReaders(op, w);
+/// The type of the hyper-parameter tensors of a weight: its own, FLOAT for 16-bit weights.
+DataType scalarType(const Tensor& w) {
+  return w.info.dataType() == DataType::DOUBLE ? DataType::DOUBLE : DataType::FLOAT;
+}
+
+/// Builds the update ops of one training graph.
+class UpdateBuilder {
+ public:
+  UpdateBuilder(Graph& g, const Optimizer& opt) : g_(g), opt_(opt) {}
+
+  void add(Tensor& w, Tensor& grad) {
+    switch (opt_.type()) {
+      case OptimizerType::SGD:
+        addSGD(static_cast<const SGD&>(opt_), w, grad);
+        break;
+      case OptimizerType::Adam:
+        addAdam(static_cast<const Adam&>(opt_), w, grad);
+        break;
+      case OptimizerType::Adaptive:
+        addAdaptive(static_cast<const Adaptive&>(opt_), w, grad);
+        break;
+      default:
+        throw error("The {} optimizer is not supported by this runtime's training", opt_.type_s());
+    }
+  }
+
+  /// With gradient accumulation: the counter increment, after every update.
+  void finish() {
+    if (!counter_) return;
+    Op& op = g_.addOp(opDef(OpKind::AccumulationCounterIncrement), "AccumulationCounterIncrement", 1);
+    op.attrs.set("accumulationFactor", opt_.getAccumulationFactor());
+    op.connectInput(0, counter_);
+    op.setup();
+    op.after = updates_;
+  }
+
+ private:
+  /// A zero-initialised Variable state tensor `prefix + w`.
+  Tensor& state(const char* prefix, const Tensor& w, DataType type, const Shape& shape) {
+    const TensorId id = prefix + w.id;
+    if (g_.hasTensor(id)) throw error("The optimizer state tensor '{}' clashes with a tensor of the model", id);
+    const TensorInfo info(type, shape);
+    Tensor& t = g_.addTensor(id, TensorKind::Variable, info);
+    t.data = TensorData(info);
+    stateIds_.push_back(id);
+    return t;
+  }
+  Tensor& state(const char* prefix, const Tensor& w, DataType type) { return state(prefix, w, type, w.info.shape()); }
+
+  Op& newOp(OpKind k, Tensor& w, Tensor& grad, int mode) {
+    Op& op = g_.addOp(opDef(k), w.id + "/" + opDef(k).type, 1);
+    op.attrs.set("mode", int64_t(mode));
+    op.connectInput(optim::kWeight, &w);
+    op.connectInput(optim::kGrad, &grad);
+    stateIds_.clear();
+    return op;
+  }
+
+  /// Gradient accumulation: the counter and, if `accumulator`, Accum___w of type `accumType`.
+  void connectAccumulation(Op& op, const Tensor& w, bool accumulator, DataType accumType) {
+    if (!opt_.gradientAccumulationEnabled()) return;
+    op.attrs.set("accumulationFactor", opt_.getAccumulationFactor());
+    const bool running = opt_.meanReductionEnabled() && !opt_.postMeanAccumulationEnabled();
+    op.attrs.set("runningMean", int64_t(running ? 1 : 0));
+    if (!counter_) {
+      if (g_.hasTensor(kCounterId)) throw error("The tensor '{}' clashes with a tensor of the model", kCounterId);
+      counter_ = &g_.addTensor(kCounterId, TensorKind::Variable, TensorInfo(DataType::INT64, {}));
+      counter_->data = TensorData::scalarInt64(0);
+    }
+    op.connectInput(optim::kCounter, counter_);
+    if (accumulator) op.connectInput(optim::kAccum, &state(reservedAccumPrefix(), w, orWeightType(accumType, w)));
+  }
+
+  /// The hyper-parameters: const values as attributes, the others as scalar tensors.
+  void connectScalars(Op& op, const Tensor& w) {
+    const auto& names = optim::scalarNames(op);
+    const auto values = scalarValues(opt_, op.kind(), static_cast<int>(op.attrs.getInt("mode", 0)), w.id);
+    const int first = optim::firstScalarInput(op.kind());
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (values[k].isConst) {
+        op.attrs.set(names[k], scalarData(values[k].value, DataType::DOUBLE));
+        continue;
+      }
+      const TensorId id = opt_.hasSpecific(w.id) ? names[k] + "___specific___" + w.id
+                                                 : names[k] + "___default___" + dataTypeToString(w.info.dataType());
+      Tensor* t = g_.tensor(id);
+      if (!t) {
+        t = &g_.addTensor(id, TensorKind::Variable, TensorInfo(scalarType(w), {}));
+        t->data = scalarData(values[k].value, scalarType(w));
+        scalarIds_.insert(id);
+      } else if (!scalarIds_.count(id)) {
+        throw error("The optimizer tensor '{}' clashes with a tensor of the model", id);
+      }
+      op.connectInput(first + static_cast<int>(k), t);
+    }
+  }
+
+  /// Runs setup, orders the op after every other reader of the weight and checks that the state
+  /// tensors made are the optimizer's.
+  void done(Op& op, const Tensor& w) {
+    op.setup();
+    for (Op* c : w.consumers) {
+      if (c != &op) op.after.push_back(c);
+    }
+    updates_.push_back(&op);
+    std::vector<TensorId> expected = opt_.getStateTensorIds(w.id), made = stateIds_;
+    std::sort(expected.begin(), expected.end());
+    std::sort(made.begin(), made.end());
+    if (expected != made)
+      throw internal_error("the update of '{}' made {} state tensors, but the {} optimizer lists {}", w.id, made.size(),
+                           opt_.type_s(), expected.size());
+  }
+
+  void addSGD(const SGD& sgd, Tensor& w, Tensor& grad) {
+    const int mode = sgdMode(sgd, w.id);
+    const bool nesterov = mode != 0 && sgd.enableNesterov(w.id);
+    Op& op = newOp(OpKind::SGDVarUpdate, w, grad, mode);
+    op.attrs.set("nesterov", int64_t(nesterov ? 1 : 0));
+    // SGD1 accumulates into its velocity; it keeps the raw sum only for nesterov.
+    connectAccumulation(op, w, mode != 1 || nesterov, sgd.getSGDAccumType());
+    if (mode == 1) {
+      // The Combined velocity holds mm·v + (1-dm)·wd·vs·w between steps; v starts at 0.
+      Tensor& v = state(reservedAcclPrefix(), w, w.info.dataType());
+      const SGD::WeightValues h = sgd.getWeightValues(w.id);
+      const double f = (1.0 - static_cast<double>(h.dampening.val())) * static_cast<double>(h.weightDecay.val()) *
+                       static_cast<double>(h.velocityScaling.val());
+      if (f != 0.0 && w.data) {
+        std::vector<double> w0 = w.data->toDouble();
+        for (double& x : w0) x *= f;
+        v.data = TensorData(TensorInfo(DataType::DOUBLE, w.info.shape()), w0.data()).castTo(w.info.dataType());
+      }
+      op.connectInput(optim::kState0, &v);
+    } else if (mode == 2) {
+      op.connectInput(optim::kState0, &state(reservedAccl1Prefix(), w, orWeightType(sgd.getSGD2Accl1Type(), w)));
+    }
+    connectScalars(op, w);
+    done(op, w);
+  }
+
+  void addAdam(const Adam& adam, Tensor& w, Tensor& grad) {
+    Op& op = newOp(OpKind::AdamVarUpdate, w, grad, static_cast<int>(adam.getMode()));
+    op.attrs.set("decayMode", int64_t(adam.getWeightDecayMode() == WeightDecayMode::L2Regularization ? 1 : 0));
+    op.attrs.set("scaledOptimizerState", int64_t(adam.useScaledOptimizerState() ? 1 : 0));
+    connectAccumulation(op, w, true, adam.getAccumType());
+    op.connectInput(optim::kState0, &state(reservedAccl1Prefix(), w, orWeightType(adam.getAccl1Type(), w)));
+    op.connectInput(optim::kState0 + 1, &state(reservedAccl2Prefix(), w, orWeightType(adam.getAccl2Type(), w)));
+    if (adam.hasStepCounter())
+      op.connectInput(optim::kState0 + 2, &state(reservedStepPrefix(), w, DataType::FLOAT, {}));
+    connectScalars(op, w);
+    done(op, w);
+  }
+
+  void addAdaptive(const Adaptive& ada, Tensor& w, Tensor& grad) {
+    const AdaptiveMode mode = ada.getMode();
+    Op& op = newOp(OpKind::AdaptiveVarUpdate, w, grad, static_cast<int>(mode));
+    op.attrs.set("decayMode", int64_t(ada.getWeightDecayMode() == WeightDecayMode::L2Regularization ? 1 : 0));
+    op.attrs.set("tfVariant", int64_t(ada.getRmspropTFVariant() ? 1 : 0));
+    connectAccumulation(op, w, true, ada.getAccumType());
+    op.connectInput(optim::kState0, &state(reservedAccl1Prefix(), w, orWeightType(ada.getAccl1Type(), w)));
+    if (mode == AdaptiveMode::CenteredRMSProp || mode == AdaptiveMode::AdaDelta)
+      op.connectInput(optim::kState0 + 1, &state(reservedAccl2Prefix(), w, orWeightType(ada.getAccl2Type(), w)));
+    if (ada.hasMomentum(w.id))
+      op.connectInput(optim::kState0 + 2, &state(reservedAccl3Prefix(), w, orWeightType(ada.getAccl3Type(), w)));
+    connectScalars(op, w);
+    done(op, w);
+  }
+
+  Graph& g_;
+  const Optimizer& opt_;
+  Tensor* counter_ = nullptr;
+  std::vector<Op*> updates_;
+  std::vector<TensorId> stateIds_;
+  std::set<TensorId> scalarIds_;
+};
+
+/// A non-const loss scaling: the seed of the backward pass becomes the Variable
+/// "lossScaling_<type>", so that updateOptimizerFromHost can change it.
+void makeLossScalingTensor(Graph& g, const TensorId& loss, const Optimizer& opt) {
+  if (opt.lossScaling().isConst()) return;
+  Tensor* seed = g.tensor(loss + "/grad/seed");
+  if (!seed || seed->kind != TensorKind::Const || seed->producer)
+    throw internal_error("the seed of the backward pass of '{}' was not found", loss);
+  const TensorId id = Optimizer::getLossScalingTensorId(seed->info.dataType());
+  if (g.hasTensor(id)) throw error("The loss scaling tensor '{}' clashes with a tensor of the model", id);
+  Tensor& t = g.addTensor(id, TensorKind::Variable, seed->info);
+  t.data = scalarData(opt.getLossScalingVal(), seed->info.dataType());
+  const std::vector<Op*> consumers = seed->consumers;
+  for (Op* op : consumers) {
+    for (int i = 0; i < op->numInputs(); ++i) {
+      if (op->input(i) == seed) op->connectInput(i, &t);
+    }
+  }
+  g.removeTensor(seed->id);
 }
 
 }  // namespace
 
 void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) {
+  if (!optimizer.getClipNormSettings().empty())
+    throw error("Gradient clipping (ClipNormSettings) is not supported by this runtime's training yet");
+  if (optimizer.getReplicatedGraphCount() > 1)
+    throw error("Training with replicated graphs (replicatedGraphCount {}) is not supported by this runtime",
+                optimizer.getReplicatedGraphCount());
   const BackwardResult bwd = buildBackward(ir, loss, optimizer.lossScaling().val());
   Graph& g = ir.mainGraph();
   if (bwd.weightGrads.empty())
     throw error("No trainable weight leads to the loss '{}': there is nothing to train", loss);
-  for (const auto& kv : bwd.weightGrads) {
-    Tensor& w = g.getTensor(kv.first);
-    switch (optimizer.type()) {
-      case OptimizerType::SGD:
-        addSGDUpdate(g, static_cast<const SGD&>(optimizer), w, *kv.second);
-        break;
-      default:
-        throw error("The {} optimizer is not supported by this runtime's training yet; use SGD or ConstSGD",
-                    optimizer.type_s());
+  makeLossScalingTensor(g, loss, optimizer);
+  UpdateBuilder b(g, optimizer);
+  for (const auto& kv : bwd.weightGrads) b.add(g.getTensor(kv.first), *kv.second);
+  b.finish();
+  logging::ir::info("Training graph: {} weight updates ({})", bwd.weightGrads.size(), optimizer.type_s());
+}
+
+std::vector<TensorId> updateOptimizerTensors(Ir& ir, const Optimizer& optimizer) {
+  Graph& g = ir.mainGraph();
+  std::set<TensorId> ids;
+  for (const auto& kv : g.ops()) {
+    const Op& op = *kv.second;
+    if (!optim::isVarUpdate(op.kind())) continue;
+    const TensorId& w = op.input(optim::kWeight)->id;
+    const auto values = scalarValues(optimizer, op.kind(), static_cast<int>(op.attrs.getInt("mode", 0)), w);
+    const int first = optim::firstScalarInput(op.kind());
+    for (size_t k = 0; k < values.size(); ++k) {
+      Tensor* t = op.hasInput(first + static_cast<int>(k)) ? op.input(first + static_cast<int>(k)) : nullptr;
+      if (!t) continue;
+      t->data = scalarData(values[k].value, t->info.dataType());
+      ids.insert(t->id);
     }
   }
-  logging::ir::info("Training graph: {} weight updates ({})", bwd.weightGrads.size(), optimizer.type_s());
+  for (DataType t : {DataType::FLOAT, DataType::FLOAT16, DataType::DOUBLE, DataType::BFLOAT16}) {
+    Tensor* ls = g.tensor(Optimizer::getLossScalingTensorId(t));
+    if (!ls || ls->kind != TensorKind::Variable) continue;
+    ls->data = scalarData(optimizer.getLossScalingVal(), t);
+    ids.insert(ls->id);
+  }
+  return {ids.begin(), ids.end()};
+}
+
+bool isOptimizerStateTensorId(const TensorId& id) {
+  for (const char* p : {reservedAccumPrefix(), reservedAcclPrefix(), reservedAccl1Prefix(), reservedAccl2Prefix(),
+                        reservedAccl3Prefix(), reservedStepPrefix()}) {
+    if (id.rfind(p, 0) == 0) return true;
+  }
+  return false;
 }
 
 }  // namespace popart

@@ -11,6 +11,7 @@
 #include "ir/ir.hpp"
 #include "onnx.pb.h"
 #include "onnx/model_io.hpp"
+#include "optimizers/var_updates.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 
@@ -64,11 +65,24 @@ void Session::weightsToHost() {
         "Devicex::prepare() must be called before Devicex::weightsToHost(const "
         "std::map<TensorId, MutableVoidData> &) is called.");
   executable_->weightsToHost();
+  afterWeightsToHost();
+}
+
+std::vector<TensorId> Session::hostWeightIds() const {
+  std::vector<TensorId> ids = ir_->initializerIds();
+  if (!ir_->isTraining()) return ids;
+  const std::set<TensorId> model(ids.begin(), ids.end());
+  for (const auto& kv : ir_->mainGraph().tensors()) {
+    const Tensor& t = *kv.second;
+    if (t.kind == TensorKind::Variable && t.data && isOptimizerStateTensorId(t.id) && !model.count(t.id))
+      ids.push_back(t.id);
+  }
+  return ids;
 }
 
 void Session::readWeights(const IWeightsIO& weights) {
   const Graph& g = ir_->mainGraph();
-  for (const auto& id : ir_->initializerIds()) {
+  for (const auto& id : hostWeightIds()) {
     if (!weights.contains(id)) continue;
     const Tensor* t = g.tensor(id);
     if (!t || !t->data) continue;
@@ -86,7 +100,7 @@ void Session::writeWeights(const IWeightsIO& weights) {
         "Cannot call writeWeights when constantWeights is set. Set `constantWeights` to False in the "
         "`SessionOption`s when initialising the session to enable this behaviour.");
   Graph& g = ir_->mainGraph();
-  for (const auto& id : ir_->initializerIds()) {
+  for (const auto& id : hostWeightIds()) {
     if (!weights.contains(id)) continue;
     Tensor* t = g.tensor(id);
     if (!t || !t->data) continue;
@@ -308,6 +322,14 @@ std::string Session::saveModelBytes() {
     if (t && t->data && (t->kind == TensorKind::Variable || ir_->isStrippedInitializer(tp.name())))
       tensorToProto(*t->data, &tp);
   }
+  // The optimizer state, as extra initializers (PopART's modelToHost does the same).
+  const size_t nModel = ir_->initializerIds().size();
+  const std::vector<TensorId> ids = hostWeightIds();
+  for (size_t i = nModel; i < ids.size(); ++i) {
+    onnx::TensorProto* tp = m.mutable_graph()->add_initializer();
+    tp->set_name(ids[i]);
+    tensorToProto(*g.getTensor(ids[i]).data, tp);
+  }
   std::string bytes;
   if (!m.SerializeToString(&bytes)) throw error("modelToHost: the model could not be serialized");
   return bytes;
@@ -417,6 +439,7 @@ std::unique_ptr<TrainingSession> TrainingSession::createFromOnnxModel(
   if (!deviceInfo) throw error("Must pass a valid deviceInfo to TrainingSession::createFromOnnxModel");
   std::unique_ptr<TrainingSession> s(new TrainingSession(name, deviceInfo));
   s->optimizer_ = optimizer.clone();
+  s->optimizer_->setFactorsFromOptions(userOptions);
   onnx::ModelProto proto = loadModel(model);
   s->backend_ = createBackend(*deviceInfo);
   IrBundle b;
@@ -432,7 +455,33 @@ std::unique_ptr<TrainingSession> TrainingSession::createFromOnnxModel(
   b.loss = loss;
   b.optimizer = s->optimizer_.get();
   s->ir_->prepare(b);
+  s->optimizerTensorIds_ = updateOptimizerTensors(*s->ir_, *s->optimizer_);
   return s;
+}
+
+void TrainingSession::updateOptimizer(const Optimizer* optimizer) {
+  if (!optimizer) throw error("updateOptimizer: the optimizer is null");
+  std::unique_ptr<Optimizer> next = optimizer->clone();
+  next->setFactorsFromOptions(ir_->options());
+  optimizer_->validReplacement(*next);
+  optimizerTensorIds_ = updateOptimizerTensors(*ir_, *next);
+  optimizer_ = std::move(next);
+}
+
+void TrainingSession::optimizerFromHost() {
+  // Before prepareDevice the host values are all there is: prepareDevice copies them.
+  if (executable_) executable_->tensorsFromHost(optimizerTensorIds_);
+}
+
+void TrainingSession::updateOptimizerFromHost(const Optimizer* optimizer) {
+  updateOptimizer(optimizer);
+  optimizerFromHost();
+}
+
+void TrainingSession::afterWeightsToHost() {
+  // The device's copies may be older than the host's (updateOptimizer without
+  // optimizerFromHost): the host keeps the current optimizer's values.
+  updateOptimizerTensors(*ir_, *optimizer_);
 }
 
 }  // namespace popart

@@ -41,6 +41,16 @@ class CpuExecutable : public Executable {
     }
   }
 
+  void tensorsFromHost(const std::vector<TensorId>& ids) override {
+    for (const auto& id : ids) {
+      const int s = program_->slot(id);
+      auto it = program_->weights().find(s);
+      if (s < 0 || it == program_->weights().end()) continue;
+      const Tensor& t = program_->slotTensor(s);
+      std::memcpy(it->second.data(), t.data->data(), static_cast<size_t>(t.info.nbytes()));
+    }
+  }
+
   void weightsToHost() override {
     for (auto& kv : program_->weights()) {
       Tensor& t = const_cast<Tensor&>(program_->slotTensor(kv.first));

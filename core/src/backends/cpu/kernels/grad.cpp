@@ -4,6 +4,7 @@
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/optim_util.hpp"
 #include "ops/losses.hpp"
 #include "ops/op_util.hpp"
 
@@ -171,39 +172,71 @@ KernelFn makeCpuKernel_GcIdentityLossGrad(const Op& op, KernelContext& kc) {
   });
 }
 
-// SGD (PopART's equations; ls = loss scaling, vs = velocity scaling, v starts at 0):
-//   without a velocity: w <- w * (1 - lr (1 - dm) wd) - (lr (1 - dm) / ls) g
-//   with a velocity:    v <- mm v + vs (1 - dm) (g / ls + wd w)         (v holds vs times the velocity)
-//                       w <- w - (lr / vs) v, or with nesterov w <- w - lr (g / ls + wd w + mm v / vs)
+// SGD with the compound scalars of popart/sgd.hpp (the reference: optimizers/optimizer_math):
+//   SGD0: w <- w·wdsf0 - slr0·g
+//   SGD1: v += dpsf1·g (every micro-batch: v is also the accumulator); on the update micro-batch
+//         w -= slr1·v (nesterov: slr1·(dpsf1·g + swd1·w + smm1·v)), then v <- smm1·v + swd1·w,
+//         so that changes of mm, dm and wd take effect one step late
+//   SGD2: v <- smm2·v + dpsf2·g + swd1·w; w -= slr2·v (nesterov: slr2·(dpsf2·g + swd1·w + smm2·v))
+// With gradient accumulation, g is the accumulator Accum___w, which is zeroed after the update.
 KernelFn makeCpuKernel_SGDVarUpdate(const Op& op, KernelContext& kc) {
-  const int64_t n = op.inInfo(0).nelms();
-  const double lr = op.attrs.getFloat("learningRate"), wd = op.attrs.getFloat("weightDecay", 0.0f);
-  const double mm = op.attrs.getFloat("momentum", 0.0f), dm = op.attrs.getFloat("dampening", 0.0f);
-  const double vs = op.attrs.getFloat("velocityScaling", 1.0f), ls = op.attrs.getFloat("lossScaling", 1.0f);
+  using namespace optim;
+  const int64_t n = op.inInfo(popart::optim::kWeight).nelms();
+  const int64_t mode = op.attrs.getInt("mode", 0);
   const bool nesterov = op.attrs.getInt("nesterov", 0) != 0;
-  const int w = kc.in(0), g = kc.in(1), v = kc.in(2);
-  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
-    using T = decltype(tag);
-    using CT = compute_t<T>;
-    return [=](const RunState& s) {
-      T* W = static_cast<T*>(s.slots[w]);  // updated in place: the weight's own buffer
-      const T* G = inPtr<T>(s, g);
-      if (v < 0) {
-        const double keep = 1 - lr * (1 - dm) * wd, step = lr * (1 - dm) / ls;
-        for (int64_t i = 0; i < n; ++i)
-          W[i] = static_cast<T>(static_cast<CT>(keep * static_cast<CT>(W[i]) - step * static_cast<CT>(G[i])));
-        return;
+  const FBuf w = fbuf(op, kc, popart::optim::kWeight), g = fbuf(op, kc, popart::optim::kGrad);
+  const FBuf v = fbuf(op, kc, popart::optim::kState0);
+  const Accumulation acc = accumulation(op, kc);
+  const std::vector<Scalar> sc = scalars(op, kc);
+  return [=](const RunState& s) {
+    double W[kBlock], G[kBlock], V[kBlock];
+    const double slr = sc[0].get(s);
+    if (mode == 0) {
+      if (acc.accum.present()) acc.accumulate(s, g, n);
+      if (!acc.isLast(s)) return;
+      const FBuf& gr = acc.accum.present() ? acc.accum : g;
+      const double wdsf0 = sc[1].get(s);
+      for (int64_t off = 0; off < n; off += kBlock) {
+        const int64_t m = std::min(kBlock, n - off);
+        w.load(s, off, m, W);
+        gr.load(s, off, m, G);
+        for (int64_t i = 0; i < m; ++i) W[i] = W[i] * wdsf0 - slr * G[i];
+        w.store(s, off, m, W);
       }
-      T* V = static_cast<T*>(s.slots[v]);
-      for (int64_t i = 0; i < n; ++i) {
-        const double wi = static_cast<CT>(W[i]), gi = static_cast<CT>(G[i]) / ls;
-        const double vi = mm * static_cast<CT>(V[i]) + vs * (1 - dm) * (gi + wd * wi);
-        V[i] = static_cast<T>(static_cast<CT>(vi));
-        const double upd = nesterov ? lr * (gi + wd * wi + mm * vi / vs) : lr / vs * vi;
-        W[i] = static_cast<T>(static_cast<CT>(wi - upd));
+      if (acc.accum.present()) acc.accum.zero(s, n);
+      return;
+    }
+    const double dpsf = sc[1].get(s), smm = sc[2].get(s), swd = sc[3].get(s);
+    if (mode == 1) {
+      // The running mean divides each micro-batch's contribution by the factor.
+      const double contrib = acc.runningMean ? dpsf / static_cast<double>(acc.factor) : dpsf;
+      for (int64_t off = 0; off < n; off += kBlock) {
+        const int64_t m = std::min(kBlock, n - off);
+        v.load(s, off, m, V);
+        g.load(s, off, m, G);
+        for (int64_t i = 0; i < m; ++i) V[i] += contrib * G[i];
+        v.store(s, off, m, V);
       }
-    };
-  });
+    }
+    if (acc.accum.present()) acc.accumulate(s, g, n);
+    if (!acc.isLast(s)) return;
+    const FBuf& gr = acc.accum.present() ? acc.accum : g;
+    for (int64_t off = 0; off < n; off += kBlock) {
+      const int64_t m = std::min(kBlock, n - off);
+      w.load(s, off, m, W);
+      v.load(s, off, m, V);
+      if (mode == 2 || nesterov) gr.load(s, off, m, G);
+      for (int64_t i = 0; i < m; ++i) {
+        if (mode == 2) V[i] = smm * V[i] + dpsf * G[i] + swd * W[i];
+        const double upd = nesterov ? dpsf * G[i] + swd * W[i] + smm * V[i] : V[i];
+        W[i] -= slr * upd;
+        if (mode == 1) V[i] = smm * V[i] + swd * W[i];
+      }
+      w.store(s, off, m, W);
+      v.store(s, off, m, V);
+    }
+    if (acc.accum.present()) acc.accum.zero(s, n);
+  };
 }
 
 }  // namespace cpu

@@ -1,0 +1,147 @@
+// The optimizers' weight-update ops (AdamVarUpdate, AdaptiveVarUpdate; SGDVarUpdate is defined in
+// ops/grad.cpp) and the gradient-accumulation counter; the input layout of ops/optim.hpp.
+#include "ops/optim.hpp"
+
+#include <algorithm>
+
+#include "ops/op_def.hpp"
+#include "ops/op_util.hpp"
+
+namespace popart {
+namespace optim {
+
+bool isVarUpdate(OpKind k) {
+  return k == OpKind::SGDVarUpdate || k == OpKind::AdamVarUpdate || k == OpKind::AdaptiveVarUpdate;
+}
+
+int firstScalarInput(OpKind k) {
+  switch (k) {
+    case OpKind::SGDVarUpdate:
+      return kSgdFirstScalar;
+    case OpKind::AdamVarUpdate:
+      return kAdamFirstScalar;
+    case OpKind::AdaptiveVarUpdate:
+      return kAdaptiveFirstScalar;
+    default:
+      break;
+  }
+  throw internal_error("firstScalarInput: {} is not a weight-update op", opDef(k).type);
+}
+
+const std::vector<std::string>& scalarNames(OpKind k, int mode) {
+  static const std::vector<std::string> sgd0{"scaledLearningRate0", "weightDecayScaleFactor0"};
+  static const std::vector<std::string> sgd1{"scaledLearningRate1", "dampeningScaleFactor1", "scaledMomentum1",
+                                             "scaledWeightDecay1"};
+  static const std::vector<std::string> sgd2{"scaledLearningRate2", "dampeningScaleFactor2", "scaledMomentum2",
+                                             "scaledWeightDecay1"};
+  static const std::vector<std::string> adam{"learningRate", "weightDecay",   "adamBeta1",           "adamBeta2",
+                                             "adamEps",      "maxWeightNorm", "adamGradientScaling", "lossScaling"};
+  static const std::vector<std::string> adaptive{"learningRate",     "weightDecay", "adaptiveAlpha",
+                                                 "adaptiveMomentum", "adaptiveEps", "adaptiveGradientScaling"};
+  switch (k) {
+    case OpKind::SGDVarUpdate:
+      if (mode == 0) return sgd0;
+      if (mode == 1) return sgd1;
+      if (mode == 2) return sgd2;
+      throw internal_error("SGDVarUpdate: unknown mode {}", mode);
+    case OpKind::AdamVarUpdate:
+      return adam;
+    case OpKind::AdaptiveVarUpdate:
+      return adaptive;
+    default:
+      break;
+  }
+  throw internal_error("scalarNames: {} is not a weight-update op", opDef(k).type);
+}
+
+const std::vector<std::string>& scalarNames(const Op& op) {
+  return scalarNames(op.kind(), static_cast<int>(op.attrs.getInt("mode", 0)));
+}
+
+void setupVarUpdate(Op& op, const std::vector<int>& scalarStates) {
+  ops::requireFloat(op, kWeight);
+  const TensorInfo& w = op.inInfo(kWeight);
+  auto likeWeight = [&](int i, const char* what) {
+    if (!op.hasInput(i)) return;
+    ops::requireFloat(op, i);
+    if (op.inShape(i) != w.shape())
+      throw error("the {} {} must have the shape of the weight {}", what, op.inInfo(i).toString(), w.toString());
+  };
+  likeWeight(kGrad, "gradient");
+  if (op.inType(kGrad) != w.dataType())
+    throw error("the gradient {} must have the type of the weight {}", op.inInfo(kGrad).toString(), w.toString());
+  likeWeight(kAccum, "accumulator");
+  if (op.hasInput(kCounter) && (op.inType(kCounter) != DataType::INT64 || op.inInfo(kCounter).nelms() != 1))
+    throw error("the accumulation counter {} must be an INT64 scalar", op.inInfo(kCounter).toString());
+  if (op.hasInput(kAccum) && !op.hasInput(kCounter)) throw error("an accumulator needs the accumulation counter input");
+  const int first = firstScalarInput(op.kind());
+  for (int i = kState0; i < first; ++i) {
+    if (!op.hasInput(i)) continue;
+    if (std::find(scalarStates.begin(), scalarStates.end(), i) != scalarStates.end()) {
+      ops::requireFloat(op, i);
+      if (op.inInfo(i).nelms() != 1) throw error("the state input {} must be a scalar", i);
+    } else {
+      likeWeight(i, "optimizer state");
+    }
+  }
+  const size_t nScalars = scalarNames(op).size();
+  for (int i = first; i < op.numInputs(); ++i) {
+    if (static_cast<size_t>(i - first) >= nScalars) throw error("unexpected input {}", i);
+    if (!op.hasInput(i)) continue;
+    if (!ops::isFloatType(op.inType(i)) || op.inInfo(i).nelms() != 1)
+      throw error("the hyper-parameter {} must be a floating-point scalar, not {}",
+                  scalarNames(op)[static_cast<size_t>(i - first)], op.inInfo(i).toString());
+  }
+  if (op.attrs.getInt("accumulationFactor", 1) < 1) throw error("accumulationFactor must be >= 1");
+}
+
+}  // namespace optim
+
+namespace {
+
+void defineVarUpdate(OpDef& d, int nScalars, void (*setup)(Op&)) {
+  d.minInputs = 2;
+  d.maxInputs = optim::firstScalarInput(d.kind) + nScalars;
+  d.minOutputs = d.maxOutputs = 0;
+  d.setup = setup;
+  d.foldable = false;
+  d.sideEffect = true;
+}
+
+void setupAdam(Op& op) {
+  optim::setupVarUpdate(op, {optim::kState0 + 2});
+  if (!op.hasInput(optim::kState0) || !op.hasInput(optim::kState0 + 1))
+    throw error("AdamVarUpdate needs both moments (Accl1, Accl2)");
+}
+
+void setupAdaptive(Op& op) {
+  optim::setupVarUpdate(op);
+  if (!op.hasInput(optim::kState0)) throw error("AdaptiveVarUpdate needs its accumulator Accl1");
+}
+
+/// (counter) -> nothing: counter <- (counter + 1) mod accumulationFactor.
+void setupCounter(Op& op) {
+  if (op.inType(0) != DataType::INT64 || op.inInfo(0).nelms() != 1)
+    throw error("the accumulation counter {} must be an INT64 scalar", op.inInfo(0).toString());
+  if (op.attrs.getInt("accumulationFactor", 1) < 1) throw error("accumulationFactor must be >= 1");
+}
+
+}  // namespace
+
+void define_AdamVarUpdate(OpDef& d) {
+  defineVarUpdate(d, 8, setupAdam);
+}
+
+void define_AdaptiveVarUpdate(OpDef& d) {
+  defineVarUpdate(d, 6, setupAdaptive);
+}
+
+void define_AccumulationCounterIncrement(OpDef& d) {
+  d.minInputs = d.maxInputs = 1;
+  d.minOutputs = d.maxOutputs = 0;
+  d.setup = setupCounter;
+  d.foldable = false;
+  d.sideEffect = true;
+}
+
+}  // namespace popart
