@@ -7,6 +7,7 @@
 namespace popart {
 
 class Op;
+class GradCtx;
 
 enum class OpKind {
 #define POPART_OP(E, T, D, F) E,
@@ -41,6 +42,9 @@ struct OpDef {
   bool sideEffect = false;
   /// Inputs (by index) whose values, not just shapes, determine output shapes.
   unsigned shapeInputsMask = 0;
+  /// The grad rule (autodiff/autodiff.hpp): adds the ops computing the gradients of the inputs
+  /// from those of the outputs. nullptr: not differentiable in this runtime.
+  void (*grad)(GradCtx& ctx) = nullptr;
 };
 
 /// The definition of an op kind.
