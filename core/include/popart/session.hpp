@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "popart/dataflow.hpp"
@@ -17,11 +18,16 @@
 #include "popart/inputshapeinfo.hpp"
 #include "popart/istepio.hpp"
 #include "popart/ndarraywrapper.hpp"
+#include "popart/op/loss.hpp"
 #include "popart/optimizer.hpp"
 #include "popart/patterns.hpp"
 #include "popart/sessionoptions.hpp"
 #include "popart/stepio.hpp"
 #include "popart/tensorinfo.hpp"
+
+namespace onnx {
+class ModelProto;
+}
 
 namespace popart {
 
@@ -108,6 +114,11 @@ class Session {
   /// Called after weightsToHost (which copies every device variable back): a training session
   /// restores the host values of its optimizer's hyper-parameters.
   virtual void afterWeightsToHost() {}
+  /// Imports `model` (bytes or path; `losses`, pre-1.2 API, appended) and prepares the IR.
+  /// Training: `loss` is the loss tensor ("" with losses: their sum) and `optimizer` is set.
+  void createIr(const std::string& model, const std::vector<Loss*>* losses, const DataFlow& dataFlow,
+                const InputShapeInfo& inputShapeInfo, const SessionOptions& userOptions, const Patterns& patterns,
+                const TensorId& loss, const Optimizer* optimizer);
 
   std::string name_;
   std::shared_ptr<DeviceInfo> device_;
@@ -128,9 +139,29 @@ class InferenceSession : public Session {
                                                                const SessionOptions& userOptions = SessionOptions(),
                                                                const Patterns& patterns = Patterns(),
                                                                const std::string& name = "inference");
+  /// Pre-1.2 form: the losses (popart/op/loss.hpp) are appended to the model and run with the
+  /// forward pass, so their values can be anchored. A loss input the model lacks (the labels)
+  /// must be given in `inputShapeInfo`.
+  /// (A template only so that a `{}` argument still selects the InputShapeInfo form; `{&loss}`
+  /// works.)
+  template <typename Losses = std::vector<Loss*>,
+            typename = std::enable_if_t<std::is_same<Losses, std::vector<Loss*>>::value>>
+  static std::unique_ptr<InferenceSession> createFromOnnxModel(
+      const std::string& model, const DataFlow& dataFlow, std::shared_ptr<DeviceInfo> deviceInfo, const Losses& losses,
+      const InputShapeInfo& inputShapeInfo = InputShapeInfo(), const SessionOptions& userOptions = SessionOptions(),
+      const Patterns& patterns = Patterns(), const std::string& name = "inference") {
+    return createWithLosses(model, dataFlow, std::move(deviceInfo), losses, inputShapeInfo, userOptions, patterns,
+                            name);
+  }
 
  private:
   InferenceSession(std::string name, std::shared_ptr<DeviceInfo> device);
+  static std::unique_ptr<InferenceSession> createWithLosses(const std::string& model, const DataFlow& dataFlow,
+                                                            std::shared_ptr<DeviceInfo> deviceInfo,
+                                                            const std::vector<Loss*>& losses,
+                                                            const InputShapeInfo& inputShapeInfo,
+                                                            const SessionOptions& userOptions, const Patterns& patterns,
+                                                            const std::string& name);
 };
 
 class TrainingSession : public Session {
@@ -145,6 +176,22 @@ class TrainingSession : public Session {
                                                               const SessionOptions& userOptions = SessionOptions(),
                                                               const Patterns& patterns = Patterns(),
                                                               const std::string& name = "training");
+  /// Pre-1.2 form (the seeds' `losses=[NllLoss(...)]`): the losses (popart/op/loss.hpp, Sum
+  /// reduction by default) are appended to the model and training minimises their sum. A loss
+  /// input the model lacks (the labels) must be given in `inputShapeInfo`.
+  /// (A template only so that a `{}` argument is not ambiguous; `{&loss}` works.)
+  template <typename Losses = std::vector<Loss*>,
+            typename = std::enable_if_t<std::is_same<Losses, std::vector<Loss*>>::value>>
+  static std::unique_ptr<TrainingSession> createFromOnnxModel(const std::string& model, const DataFlow& dataFlow,
+                                                              const Losses& losses, const Optimizer& optimizer,
+                                                              std::shared_ptr<DeviceInfo> deviceInfo,
+                                                              const InputShapeInfo& inputShapeInfo = InputShapeInfo(),
+                                                              const SessionOptions& userOptions = SessionOptions(),
+                                                              const Patterns& patterns = Patterns(),
+                                                              const std::string& name = "training") {
+    return createWithLosses(model, dataFlow, losses, optimizer, std::move(deviceInfo), inputShapeInfo, userOptions,
+                            patterns, name);
+  }
 
   /// The optimizer in use (the one given at creation, or the latest updateOptimizer(FromHost)).
   const Optimizer& getOptimizer() const { return *optimizer_; }
@@ -172,6 +219,12 @@ class TrainingSession : public Session {
 
  private:
   TrainingSession(std::string name, std::shared_ptr<DeviceInfo> device);
+  static std::unique_ptr<TrainingSession> createWithLosses(const std::string& model, const DataFlow& dataFlow,
+                                                           const std::vector<Loss*>& losses, const Optimizer& optimizer,
+                                                           std::shared_ptr<DeviceInfo> deviceInfo,
+                                                           const InputShapeInfo& inputShapeInfo,
+                                                           const SessionOptions& userOptions, const Patterns& patterns,
+                                                           const std::string& name);
   std::unique_ptr<Optimizer> optimizer_;
   std::vector<TensorId> optimizerTensorIds_;
 };

@@ -15,7 +15,10 @@
 namespace popart {
 
 GradCtx::GradCtx(Graph& graph, const Op& op, std::vector<Tensor*> outGrads, std::vector<bool> needsInGrad)
-    : graph_(graph), op_(op), outGrads_(std::move(outGrads)), needsInGrad_(std::move(needsInGrad)) {}
+    : GraphEditor(graph, op.name() + "/grad"),
+      op_(op),
+      outGrads_(std::move(outGrads)),
+      needsInGrad_(std::move(needsInGrad)) {}
 
 Tensor* GradCtx::outGrad(int i) const {
   return i >= 0 && i < static_cast<int>(outGrads_.size()) ? outGrads_[static_cast<size_t>(i)] : nullptr;
@@ -33,10 +36,10 @@ void GradCtx::setInGrad(int i, Tensor* g) {
   inGrads_[i] = g;
 }
 
-std::vector<Tensor*> GradCtx::add(OpKind kind, const std::vector<Tensor*>& inputs, const Attributes& attrs,
-                                  int numOutputs, int opset) {
+std::vector<Tensor*> GraphEditor::add(OpKind kind, const std::vector<Tensor*>& inputs, const Attributes& attrs,
+                                      int numOutputs, int opset) {
   const OpDef& def = opDef(kind);
-  const std::string base = op_.name() + "/grad/" + def.type;
+  const std::string base = prefix_ + "/" + def.type;
   Op& op = graph_.addOp(def, base, def.domain == "ai.onnx" ? opset : 1);
   op.attrs = attrs;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -53,7 +56,7 @@ std::vector<Tensor*> GradCtx::add(OpKind kind, const std::vector<Tensor*>& input
   return outs;
 }
 
-Tensor* GradCtx::add1(OpKind kind, const std::vector<Tensor*>& inputs, const Attributes& attrs, int opset) {
+Tensor* GraphEditor::add1(OpKind kind, const std::vector<Tensor*>& inputs, const Attributes& attrs, int opset) {
   return add(kind, inputs, attrs, 1, opset)[0];
 }
 
@@ -81,26 +84,26 @@ TensorData filled(double value, const TensorInfo& info) {
 
 }  // namespace
 
-Tensor* GradCtx::constant(double value, DataType type, const Shape& shape) {
+Tensor* GraphEditor::constant(double value, DataType type, const Shape& shape) {
   const TensorInfo info(type, shape);
-  Tensor& t = graph_.addTensor(graph_.uniqueTensorId(op_.name() + "/grad/const"), TensorKind::Const, info);
+  Tensor& t = graph_.addTensor(graph_.uniqueTensorId(prefix_ + "/const"), TensorKind::Const, info);
   t.data = filled(value, info);
   return &t;
 }
 
-Tensor* GradCtx::constInts(const std::vector<int64_t>& v) {
+Tensor* GraphEditor::constInts(const std::vector<int64_t>& v) {
   const TensorInfo info(DataType::INT64, {static_cast<int64_t>(v.size())});
-  Tensor& t = graph_.addTensor(graph_.uniqueTensorId(op_.name() + "/grad/ints"), TensorKind::Const, info);
+  Tensor& t = graph_.addTensor(graph_.uniqueTensorId(prefix_ + "/ints"), TensorKind::Const, info);
   t.data = TensorData(info, v.data());
   return &t;
 }
 
-Tensor* GradCtx::reshape(Tensor* g, const Shape& shape) {
+Tensor* GraphEditor::reshape(Tensor* g, const Shape& shape) {
   if (g->info.shape() == shape) return g;
   return add1(OpKind::Reshape, {g, constInts(shape)});
 }
 
-Tensor* GradCtx::reduceTo(Tensor* g, const Shape& shape) {
+Tensor* GraphEditor::reduceTo(Tensor* g, const Shape& shape) {
   const Shape& gs = g->info.shape();
   if (gs == shape) return g;
   const size_t extra = gs.size() - shape.size();

@@ -18,7 +18,33 @@ namespace popart {
 
 class Ir;
 
-class GradCtx {
+/// Adds ops and constants to a graph, naming them `<prefix>/<OpType>:<n>`: the toolkit of grad
+/// rules and of the training transforms (gradient clipping).
+class GraphEditor {
+ public:
+  GraphEditor(Graph& graph, std::string prefix) : graph_(graph), prefix_(std::move(prefix)) {}
+
+  /// Adds an op computing from `inputs` (nullptr: an absent optional input); returns its outputs.
+  /// ONNX ops are created at `opset` (the forms grad rules use: ReduceSum with an axes input, ...).
+  std::vector<Tensor*> add(OpKind kind, const std::vector<Tensor*>& inputs, const Attributes& attrs = {},
+                           int numOutputs = 1, int opset = 13);
+  Tensor* add1(OpKind kind, const std::vector<Tensor*>& inputs, const Attributes& attrs = {}, int opset = 13);
+  /// A constant of `type` filled with `value`.
+  Tensor* constant(double value, DataType type, const Shape& shape = {});
+  Tensor* constInts(const std::vector<int64_t>& v);
+  /// `g` summed over the dimensions numpy broadcasting added or stretched, reshaped to `shape`.
+  Tensor* reduceTo(Tensor* g, const Shape& shape);
+  /// `g` reshaped (a view) to `shape`.
+  Tensor* reshape(Tensor* g, const Shape& shape);
+  Graph& graph() { return graph_; }
+
+ private:
+  Graph& graph_;
+  std::string prefix_;
+  int counter_ = 0;
+};
+
+class GradCtx : public GraphEditor {
  public:
   GradCtx(Graph& graph, const Op& op, std::vector<Tensor*> outGrads, std::vector<bool> needsInGrad);
 
@@ -33,26 +59,11 @@ class GradCtx {
   void setInGrad(int i, Tensor* g);
   const std::map<int, Tensor*>& inGrads() const { return inGrads_; }
 
-  /// Adds an op computing from `inputs` (nullptr: an absent optional input); returns its outputs.
-  /// ONNX ops are created at `opset` (the forms grad rules use: ReduceSum with an axes input, ...).
-  std::vector<Tensor*> add(OpKind kind, const std::vector<Tensor*>& inputs, const Attributes& attrs = {},
-                           int numOutputs = 1, int opset = 13);
-  Tensor* add1(OpKind kind, const std::vector<Tensor*>& inputs, const Attributes& attrs = {}, int opset = 13);
-  /// A constant of `type` filled with `value`.
-  Tensor* constant(double value, DataType type, const Shape& shape = {});
-  Tensor* constInts(const std::vector<int64_t>& v);
-  /// `g` summed over the dimensions numpy broadcasting added or stretched, reshaped to `shape`.
-  Tensor* reduceTo(Tensor* g, const Shape& shape);
-  /// `g` reshaped (a view) to `shape`.
-  Tensor* reshape(Tensor* g, const Shape& shape);
-
  private:
-  Graph& graph_;
   const Op& op_;
   std::vector<Tensor*> outGrads_;
   std::vector<bool> needsInGrad_;
   std::map<int, Tensor*> inGrads_;
-  int counter_ = 0;
 };
 
 struct BackwardResult {

@@ -126,6 +126,15 @@ void setupCounter(Op& op) {
   if (op.attrs.getInt("accumulationFactor", 1) < 1) throw error("accumulationFactor must be >= 1");
 }
 
+/// CopyVarUpdate(var, value): var := value, in place (a Variable; no outputs).
+void setupCopyVarUpdate(Op& op) {
+  if (op.input(0)->kind != TensorKind::Variable)
+    throw internal_error("CopyVarUpdate writes '{}', which is not a Variable", op.input(0)->id);
+  if (op.inInfo(0) != op.inInfo(1))
+    throw error("CopyVarUpdate: '{}' ({}) cannot take the value of '{}' ({})", op.input(0)->id, op.inInfo(0).toString(),
+                op.input(1)->id, op.inInfo(1).toString());
+}
+
 }  // namespace
 
 void define_AdamVarUpdate(OpDef& d) {
@@ -134,6 +143,14 @@ void define_AdamVarUpdate(OpDef& d) {
 
 void define_AdaptiveVarUpdate(OpDef& d) {
   defineVarUpdate(d, 6, setupAdaptive);
+}
+
+void define_CopyVarUpdate(OpDef& d) {
+  d.minInputs = d.maxInputs = 2;
+  d.minOutputs = d.maxOutputs = 0;
+  d.setup = setupCopyVarUpdate;
+  d.foldable = false;
+  d.sideEffect = true;
 }
 
 void define_AccumulationCounterIncrement(OpDef& d) {

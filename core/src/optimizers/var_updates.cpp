@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "autodiff/autodiff.hpp"
@@ -13,6 +14,7 @@
 #include "ops/optim.hpp"
 #include "popart/adam.hpp"
 #include "popart/adaptive.hpp"
+#include "popart/clipnormsettings.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 #include "popart/sgd.hpp"
@@ -298,11 +300,106 @@ void makeLossScalingTensor(Graph& g, const TensorId& loss, const Optimizer& opt)
   g.removeTensor(seed->id);
 }
 
+/// BatchNormalization in training mode (training_mode = 1, or the pre-14 form with its running
+/// statistics outputs) writes its running mean and variance back into its mean / var inputs when
+/// those are weights, as PopART does: a CopyVarUpdate after every reader of each.
+void addRunningStatisticsUpdates(Graph& g) {
+  std::vector<Op*> bns;
+  for (const auto& kv : g.ops()) {
+    Op& op = *kv.second;
+    if (op.kind() != OpKind::BatchNormalization) continue;
+    const bool training = op.opset() >= 14 ? op.attrs.getInt("training_mode", 0) != 0 : op.numOutputs() > 1;
+    if (training) bns.push_back(&op);
+  }
+  int n = 0;
+  for (Op* bn : bns) {
+    for (int i : {1, 2}) {
+      Tensor* var = bn->input(2 + i);
+      if (!bn->hasOutput(i) || var->kind != TensorKind::Variable) continue;
+      Op& op = g.addOp(opDef(OpKind::CopyVarUpdate), var->id + "/CopyVarUpdate", 1);
+      op.connectInput(0, var);
+      op.connectInput(1, bn->output(i));
+      op.setup();
+      for (Op* c : var->consumers) {
+        if (c != &op) op.after.push_back(c);
+      }
+      ++n;
+    }
+  }
+  if (n) logging::ir::info("BatchNormalization: {} running statistics written back after each step", n);
+}
+
+/// The Variable loss scaling tensor of a non-const loss scaling (makeLossScalingTensor).
+Tensor* lossScalingTensor(Graph& g) {
+  for (DataType t : {DataType::FLOAT, DataType::FLOAT16, DataType::DOUBLE, DataType::BFLOAT16}) {
+    if (Tensor* ls = g.tensor(Optimizer::getLossScalingTensorId(t))) return ls;
+  }
+  throw internal_error("the loss scaling tensor was not found");
+}
+
+/// Gradient clipping by global norm (ClipNormSettings, PopART's ClipWeightGradientsByNorm): for
+/// each group the gradients the updates consume are multiplied by maxNorm / max(norm, maxNorm),
+/// with `norm` the L2 norm of the group's gradients without loss scaling. The Gradient___w
+/// tensors keep the unclipped values.
+void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tensor*>& grads) {
+  const auto& settings = opt.getClipNormSettings();
+  if (settings.empty()) return;
+  if (opt.gradientAccumulationEnabled())
+    throw error(
+        "Gradient clipping (ClipNormSettings) together with gradient accumulation is not supported by "
+        "this runtime");
+  std::set<TensorId> clipped;
+  for (size_t k = 0; k < settings.size(); ++k) {
+    const ClipNormSettings& s = settings[k];
+    std::vector<TensorId> ids;
+    if (s.getMode() == ClipNormSettings::Mode::ClipAllWeights) {
+      for (const auto& kv : grads) ids.push_back(kv.first);
+    } else {
+      ids = s.getWeightIds();
+    }
+    if (ids.empty()) throw error("ClipNormSettings {} names no weights", k);
+    if (!(s.getMaxNorm() > 0.0f))
+      throw error("ClipNormSettings {}: the maximum norm must be positive, not {}", k, s.getMaxNorm());
+    GraphEditor e(g, "ClipNorm" + std::to_string(k));
+    std::vector<Tensor*> squares;
+    DataType type = DataType::UNDEFINED;
+    for (const TensorId& id : ids) {
+      auto it = grads.find(id);
+      if (it == grads.end())
+        throw error("ClipNormSettings {}: '{}' is not a trainable weight of the model that leads to the loss", k, id);
+      if (!clipped.insert(id).second) throw error("ClipNormSettings: the weight '{}' is in more than one group", id);
+      const DataType t = it->second->info.dataType();
+      if (type == DataType::UNDEFINED) type = t;
+      if (t != type)
+        throw error("ClipNormSettings {}: the gradients of one group must have one type, but '{}' is {} and others {}",
+                    k, id, dataTypeToString(t), dataTypeToString(type));
+      Attributes a;
+      a.set("keepdims", int64_t(0));
+      squares.push_back(e.add1(OpKind::ReduceSumSquare, {it->second}, a));
+    }
+    Tensor* total = squares.size() == 1 ? squares[0] : e.add1(OpKind::Sum, squares);
+    Tensor* norm = e.add1(OpKind::Sqrt, {total});
+    // The gradients carry the loss scaling: compare their norm with maxNorm * lossScaling.
+    Tensor* ls = opt.lossScaling().isConst() ? nullptr : lossScalingTensor(g);
+    Tensor* limit = e.constant(
+        static_cast<double>(s.getMaxNorm()) * (ls ? 1.0 : static_cast<double>(opt.getLossScalingVal())), type);
+    if (ls) {
+      if (ls->info.dataType() != type) {
+        Attributes a;
+        a.set("to", int64_t(onnxDataType(type)));
+        ls = e.add1(OpKind::Cast, {ls}, a);
+      }
+      limit = e.add1(OpKind::Mul, {limit, ls});
+    }
+    Tensor* factor = e.add1(OpKind::Div, {limit, e.add1(OpKind::Max, {norm, limit})});
+    for (const TensorId& id : ids) grads[id] = e.add1(OpKind::Mul, {grads[id], factor});
+  }
+  logging::ir::info("Gradient clipping: {} groups, {} weights", settings.size(), clipped.size());
+}
+
 }  // namespace
 
 void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) {
-  if (!optimizer.getClipNormSettings().empty())
-    throw error("Gradient clipping (ClipNormSettings) is not supported by this runtime's training yet");
   if (optimizer.getReplicatedGraphCount() > 1)
     throw error("Training with replicated graphs (replicatedGraphCount {}) is not supported by this runtime",
                 optimizer.getReplicatedGraphCount());
@@ -311,8 +408,11 @@ void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) 
   if (bwd.weightGrads.empty())
     throw error("No trainable weight leads to the loss '{}': there is nothing to train", loss);
   makeLossScalingTensor(g, loss, optimizer);
+  std::map<TensorId, Tensor*> grads = bwd.weightGrads;
+  addGradientClipping(g, optimizer, grads);
   UpdateBuilder b(g, optimizer);
-  for (const auto& kv : bwd.weightGrads) b.add(g.getTensor(kv.first), *kv.second);
+  for (const auto& kv : grads) b.add(g.getTensor(kv.first), *kv.second);
+  addRunningStatisticsUpdates(g);
   b.finish();
   logging::ir::info("Training graph: {} weight updates ({})", bwd.weightGrads.size(), optimizer.type_s());
 }

@@ -14,6 +14,7 @@
 #include "optimizers/var_updates.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
+#include "session/losses.hpp"
 
 namespace popart {
 
@@ -405,14 +406,16 @@ SessionMemoryStats Session::getMemoryStats() const {
 InferenceSession::InferenceSession(std::string name, std::shared_ptr<DeviceInfo> device)
     : Session(std::move(name), std::move(device)) {}
 
-std::unique_ptr<InferenceSession> InferenceSession::createFromOnnxModel(
-    const std::string& model, const DataFlow& dataFlow, std::shared_ptr<DeviceInfo> deviceInfo,
-    const InputShapeInfo& inputShapeInfo, const SessionOptions& userOptions, const Patterns& patterns,
-    const std::string& name) {
-  if (!deviceInfo) throw error("Must pass a valid deviceInfo to InferenceSession::createFromOnnxModel");
-  std::unique_ptr<InferenceSession> s(new InferenceSession(name, deviceInfo));
+void Session::createIr(const std::string& model, const std::vector<Loss*>* losses, const DataFlow& dataFlow,
+                       const InputShapeInfo& inputShapeInfo, const SessionOptions& userOptions,
+                       const Patterns& patterns, const TensorId& loss, const Optimizer* optimizer) {
   onnx::ModelProto proto = loadModel(model);
-  s->backend_ = createBackend(*deviceInfo);
+  TensorId lossId = loss;
+  if (losses) {
+    const TensorId sum = appendLosses(proto, *losses, inputShapeInfo, optimizer != nullptr);
+    if (optimizer) lossId = sum;
+  }
+  backend_ = createBackend(*device_);
   IrBundle b;
   b.model = &proto;
   b.modelBaseDir = modelBaseDir(model);
@@ -420,10 +423,31 @@ std::unique_ptr<InferenceSession> InferenceSession::createFromOnnxModel(
   b.dataFlow = dataFlow;
   b.options = userOptions;
   b.patterns = patterns;
-  b.sessionName = name;
-  b.mode = ExecutionMode::Inference;
-  b.evaluator = &s->backend_->constEvaluator();
-  s->ir_->prepare(b);
+  b.sessionName = name_;
+  b.mode = optimizer ? ExecutionMode::Training : ExecutionMode::Inference;
+  b.evaluator = &backend_->constEvaluator();
+  b.loss = lossId;
+  b.optimizer = optimizer;
+  ir_->prepare(b);
+}
+
+std::unique_ptr<InferenceSession> InferenceSession::createFromOnnxModel(
+    const std::string& model, const DataFlow& dataFlow, std::shared_ptr<DeviceInfo> deviceInfo,
+    const InputShapeInfo& inputShapeInfo, const SessionOptions& userOptions, const Patterns& patterns,
+    const std::string& name) {
+  if (!deviceInfo) throw error("Must pass a valid deviceInfo to InferenceSession::createFromOnnxModel");
+  std::unique_ptr<InferenceSession> s(new InferenceSession(name, deviceInfo));
+  s->createIr(model, nullptr, dataFlow, inputShapeInfo, userOptions, patterns, "", nullptr);
+  return s;
+}
+
+std::unique_ptr<InferenceSession> InferenceSession::createWithLosses(
+    const std::string& model, const DataFlow& dataFlow, std::shared_ptr<DeviceInfo> deviceInfo,
+    const std::vector<Loss*>& losses, const InputShapeInfo& inputShapeInfo, const SessionOptions& userOptions,
+    const Patterns& patterns, const std::string& name) {
+  if (!deviceInfo) throw error("Must pass a valid deviceInfo to InferenceSession::createFromOnnxModel");
+  std::unique_ptr<InferenceSession> s(new InferenceSession(name, deviceInfo));
+  s->createIr(model, &losses, dataFlow, inputShapeInfo, userOptions, patterns, "", nullptr);
   return s;
 }
 
@@ -440,21 +464,20 @@ std::unique_ptr<TrainingSession> TrainingSession::createFromOnnxModel(
   std::unique_ptr<TrainingSession> s(new TrainingSession(name, deviceInfo));
   s->optimizer_ = optimizer.clone();
   s->optimizer_->setFactorsFromOptions(userOptions);
-  onnx::ModelProto proto = loadModel(model);
-  s->backend_ = createBackend(*deviceInfo);
-  IrBundle b;
-  b.model = &proto;
-  b.modelBaseDir = modelBaseDir(model);
-  b.inputShapeInfo = inputShapeInfo;
-  b.dataFlow = dataFlow;
-  b.options = userOptions;
-  b.patterns = patterns;
-  b.sessionName = name;
-  b.mode = ExecutionMode::Training;
-  b.evaluator = &s->backend_->constEvaluator();
-  b.loss = loss;
-  b.optimizer = s->optimizer_.get();
-  s->ir_->prepare(b);
+  s->createIr(model, nullptr, dataFlow, inputShapeInfo, userOptions, patterns, loss, s->optimizer_.get());
+  s->optimizerTensorIds_ = updateOptimizerTensors(*s->ir_, *s->optimizer_);
+  return s;
+}
+
+std::unique_ptr<TrainingSession> TrainingSession::createWithLosses(
+    const std::string& model, const DataFlow& dataFlow, const std::vector<Loss*>& losses, const Optimizer& optimizer,
+    std::shared_ptr<DeviceInfo> deviceInfo, const InputShapeInfo& inputShapeInfo, const SessionOptions& userOptions,
+    const Patterns& patterns, const std::string& name) {
+  if (!deviceInfo) throw error("Must pass a valid deviceInfo to TrainingSession::createFromOnnxModel");
+  std::unique_ptr<TrainingSession> s(new TrainingSession(name, deviceInfo));
+  s->optimizer_ = optimizer.clone();
+  s->optimizer_->setFactorsFromOptions(userOptions);
+  s->createIr(model, &losses, dataFlow, inputShapeInfo, userOptions, patterns, "", s->optimizer_.get());
   s->optimizerTensorIds_ = updateOptimizerTensors(*s->ir_, *s->optimizer_);
   return s;
 }

@@ -3,6 +3,7 @@
 // reference steps of optimizers/optimizer_math.cpp. Input layout: ops/optim.hpp.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/optim_util.hpp"
@@ -166,6 +167,12 @@ KernelFn makeCpuKernel_AdaptiveVarUpdate(const Op& op, KernelContext& kc) {
     }
     if (acc.accum.present()) acc.accum.zero(s, n);
   };
+}
+
+KernelFn makeCpuKernel_CopyVarUpdate(const Op& op, KernelContext& kc) {
+  const int var = kc.in(0), value = kc.in(1);
+  const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
+  return [=](const RunState& s) { std::memcpy(s.slots[var], s.slots[value], bytes); };
 }
 
 KernelFn makeCpuKernel_AccumulationCounterIncrement(const Op& op, KernelContext& kc) {
