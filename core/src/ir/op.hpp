@@ -45,6 +45,10 @@ class Op {
   const std::vector<Tensor*>& inputs() const { return inputs_; }
   /// Host value of input i when it is known while building (constant or weight), else nullptr.
   const TensorData* inData(int i) const;
+  /// Host value of input i when it is a constant, else nullptr. Kernels that precompute from an
+  /// input (transposed or transformed weights) must use this: a weight's host value is only its
+  /// initial value once it is trained or written (writeWeights + weightsFromHost).
+  const TensorData* inConstData(int i) const;
   /// Host value of input i; throws naming the input when it is not known ("what" says why it
   /// is needed, e.g. "the target shape").
   const TensorData& requireInData(int i, const char* what) const;

@@ -50,6 +50,10 @@ const TensorData* Op::inData(int i) const {
   return t->data ? &*t->data : nullptr;
 }
 
+const TensorData* Op::inConstData(int i) const {
+  return hasInput(i) && input(i)->isConst() ? inData(i) : nullptr;
+}
+
 const TensorData& Op::requireInData(int i, const char* what) const {
   if (const TensorData* d = inData(i)) return *d;
   const Tensor* t = input(i);

@@ -99,8 +99,8 @@ int fuseActivations(Ir& ir) {
         } else {
           a = -3.4028234663852886e38f;
           b = 3.4028234663852886e38f;
-          const TensorData* lo = act->inData(1);
-          const TensorData* hi = act->inData(2);
+          const TensorData* lo = act->inConstData(1);  // trainable bounds are not fused
+          const TensorData* hi = act->inConstData(2);
           if ((act->hasInput(1) && !lo) || (act->hasInput(2) && !hi)) continue;
           if (lo) a = static_cast<float>(lo->getDouble(0));
           if (hi) b = static_cast<float>(hi->getDouble(0));

@@ -205,7 +205,7 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
     // Constant weights are transformed once; weights that can change are transformed each run.
     std::shared_ptr<std::vector<float>> u;
     size_t scratch = wg->scratchFloats();
-    if (const TensorData* wd = op.inData(1)) {
+    if (const TensorData* wd = op.inConstData(1)) {
       u = std::make_shared<std::vector<float>>(static_cast<size_t>(16 * g.M * g.C));
       wg->transformWeights(wd->as<float>(), u->data());
     } else {

@@ -168,8 +168,8 @@ T minNan(T a, T b) {
 // Pow: the exponent may have another type (opset >= 12); the result has the base's type. A
 // constant scalar exponent (x^2 in LayerNorm decompositions, ...) gets a direct loop.
 KernelFn powKernel(const Op& op, KernelContext& kc) {
-  if (op.inType(0) == DataType::FLOAT && op.inData(1) && op.inInfo(1).nelms() == 1) {
-    const double e = op.inData(1)->getDouble(0);
+  if (op.inType(0) == DataType::FLOAT && op.inConstData(1) && op.inInfo(1).nelms() == 1) {
+    const double e = op.inConstData(1)->getDouble(0);
     const int x = kc.in(0), y = kc.out(0);
     const int64_t n = op.outInfo(0).nelms();
     if (e == 2.0) {

@@ -107,8 +107,8 @@ KernelFn makeCpuKernel_Gemm(const Op& op, KernelContext& kc) {
     std::shared_ptr<std::vector<float>> bt;
     // Only for weights of moderate size and several rows: a copy of huge weights costs memory, and
     // few-row products stream transposed B directly anyway.
-    if (tb && op.inData(1) && K * N * 4 <= (8 << 20) && M > 8) {
-      const float* src = op.inData(1)->as<float>();
+    if (tb && op.inConstData(1) && K * N * 4 <= (8 << 20) && M > 8) {
+      const float* src = op.inConstData(1)->as<float>();
       bt = std::make_shared<std::vector<float>>(static_cast<size_t>(K * N));
       for (int64_t n = 0; n < N; ++n) {
         for (int64_t k = 0; k < K; ++k) (*bt)[static_cast<size_t>(k * N + n)] = src[n * K + k];
