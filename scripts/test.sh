@@ -21,6 +21,9 @@ cmake --build build/native -j"$JOBS"
 step "reference zoo (PyTorch exports)"
 /usr/bin/python3 tests/zoo/make_zoo.py build/zoo
 
+step "training references (PyTorch: 10 SGD / Adam / AdamW steps on mlp and cnn_small)"
+/usr/bin/python3 tests/training/make_training_refs.py build/training_refs
+
 step "native tests"
 mkdir -p build/native/tests/tmp
 POPART_ZOO_DIR="$ROOT/build/zoo" ctest --test-dir build/native --output-on-failure -j"$JOBS"
@@ -41,7 +44,8 @@ POPART_ZOO_DIR="$ROOT/build/zoo" node tests/browser/check.mjs
 
 step "ASan + UBSan build"
 cmake --preset native-asan >/dev/null
-cmake --build build/native-asan -j"$JOBS" --target popart_unit_tests popart_zoo_tests popart_conformance popart_cli
+cmake --build build/native-asan -j"$JOBS" --target popart_unit_tests popart_zoo_tests popart_conformance popart_cli \
+  popart_training_ref_tests example_train_digits
 
 step "ASan + UBSan tests"
 mkdir -p build/native-asan/tests/tmp
