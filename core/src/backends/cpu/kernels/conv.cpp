@@ -199,6 +199,9 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
   const bool depthwise = g.in.size() == 2 && g.G == g.C && g.Cg == 1 && g.M == g.C;
   const bool winograd = g.in.size() == 2 && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == 1 && g.s[1] == 1 && g.d[0] == 1 &&
                         g.d[1] == 1 && g.G == 1 && g.C >= 8 && g.M >= 8 && op.inType(0) == DataType::FLOAT &&
+                        // Weights that change (training) are transformed on every run: on small
+                        // images (few tiles per weight) that costs more than im2col + GEMM.
+                        (op.inConstData(1) || g.out[0] * g.out[1] >= 196) &&
                         std::getenv("POPART_NO_WINOGRAD") == nullptr;
   if (winograd) {
     auto wg = std::make_shared<Winograd23>(g.C, g.M, g.in[0], g.in[1], g.out[0], g.out[1], g.pb[0], g.pb[1]);

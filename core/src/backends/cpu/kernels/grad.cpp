@@ -188,6 +188,7 @@ KernelFn makeCpuKernel_SGDVarUpdate(const Op& op, KernelContext& kc) {
   const FBuf v = fbuf(op, kc, popart::optim::kState0);
   const Accumulation acc = accumulation(op, kc);
   const std::vector<Scalar> sc = scalars(op, kc);
+  const bool fused = w.type == DataType::FLOAT && g.type == DataType::FLOAT && v.present() && v.type == DataType::FLOAT;
   return [=](const RunState& s) {
     double W[kBlock], G[kBlock], V[kBlock];
     const double slr = sc[0].get(s);
@@ -207,6 +208,22 @@ KernelFn makeCpuKernel_SGDVarUpdate(const Op& op, KernelContext& kc) {
       return;
     }
     const double dpsf = sc[1].get(s), smm = sc[2].get(s), swd = sc[3].get(s);
+    if (mode == 1 && !acc.accum.present() && !acc.enabled() && fused) {
+      // Float SGD1 without accumulation in one pass (v is rounded to float in between, as the
+      // two-pass form below stores it).
+      float* Wf = static_cast<float*>(s.slots[w.slot]);
+      float* Vf = static_cast<float*>(s.slots[v.slot]);
+      const float* Gf = static_cast<const float*>(s.slots[g.slot]);
+      for (int64_t i = 0; i < n; ++i) {
+        const double vi = static_cast<float>(static_cast<double>(Vf[i]) + dpsf * static_cast<double>(Gf[i]));
+        const double upd =
+            nesterov ? dpsf * static_cast<double>(Gf[i]) + swd * static_cast<double>(Wf[i]) + smm * vi : vi;
+        const double wi = static_cast<double>(Wf[i]) - slr * upd;
+        Wf[i] = static_cast<float>(wi);
+        Vf[i] = static_cast<float>(smm * vi + swd * wi);
+      }
+      return;
+    }
     if (mode == 1) {
       // The running mean divides each micro-batch's contribution by the factor.
       const double contrib = acc.runningMean ? dpsf / static_cast<double>(acc.factor) : dpsf;

@@ -167,6 +167,67 @@ void forEachWindow(const PoolGradGeom& g, F f) {
   }
 }
 
+/// MaxPoolGrad over 2-D planes: each window's first maximum (the forward's index output) takes
+/// the window's gradient. One output row at a time: for each kernel offset (kh, kw) in scan
+/// order, the strided input row is copied to a contiguous buffer and compared against the row's
+/// running maxima (a vectorisable loop; the per-window order of comparisons is unchanged).
+template <typename T>
+KernelFn maxPoolGrad2d(const PoolGradGeom& g, KernelContext& kc, int dy, int x, int dx) {
+  struct Geom {
+    int64_t H, W, OH, OW, KH, KW, SH, SW, DH, DW, PH, PW, NC, inSize, outSize;
+  };
+  const auto& w = g.w;
+  const Geom geom{w.inSpatial[0], w.inSpatial[1], w.outSpatial[0], w.outSpatial[1], w.kernel[0],   w.kernel[1],
+                  w.strides[0],   w.strides[1],   w.dilations[0],  w.dilations[1],  w.padBegin[0], w.padBegin[1],
+                  g.NC,           g.inSize,       g.outSize};
+  // Per kernel column: the output columns whose input column is inside the image.
+  std::vector<int64_t> owLo(static_cast<size_t>(geom.KW)), owHi(static_cast<size_t>(geom.KW));
+  for (int64_t kw = 0; kw < geom.KW; ++kw) {
+    const int64_t off = kw * geom.DW - geom.PW;
+    const int64_t lo = std::min<int64_t>(off >= 0 ? 0 : (-off + geom.SW - 1) / geom.SW, geom.OW);
+    owLo[static_cast<size_t>(kw)] = lo;
+    owHi[static_cast<size_t>(kw)] = std::max(std::min<int64_t>((geom.W - off + geom.SW - 1) / geom.SW, geom.OW), lo);
+  }
+  kc.needScratch(static_cast<size_t>(geom.OW) * (2 * sizeof(T) + sizeof(int64_t)));
+  return [=](const RunState& s) {
+    const Geom q = geom;  // a local copy: stores through `best` cannot alias it
+    const T* DY = inPtr<T>(s, dy);
+    const T* X = inPtr<T>(s, x);
+    T* DX = outPtr<T>(s, dx);
+    T* bv = reinterpret_cast<T*>(s.scratch);
+    T* row = bv + q.OW;
+    int64_t* best = reinterpret_cast<int64_t*>(row + q.OW);
+    std::fill(DX, DX + q.NC * q.inSize, T(0));
+    for (int64_t nc = 0; nc < q.NC; ++nc) {
+      const T* xc = X + nc * q.inSize;
+      const T* dyc = DY + nc * q.outSize;
+      T* dxc = DX + nc * q.inSize;
+      for (int64_t oh = 0; oh < q.OH; ++oh) {
+        std::fill(best, best + q.OW, int64_t{-1});
+        for (int64_t kh = 0; kh < q.KH; ++kh) {
+          const int64_t ih = oh * q.SH - q.PH + kh * q.DH;
+          if (ih < 0 || ih >= q.H) continue;
+          for (int64_t kw = 0; kw < q.KW; ++kw) {
+            const int64_t lo = owLo[static_cast<size_t>(kw)], hi = owHi[static_cast<size_t>(kw)];
+            const int64_t base = ih * q.W + kw * q.DW - q.PW;  // input offset of output column 0
+            const int64_t sw = q.SW;
+            const T* src = xc + base;
+            for (int64_t ow = lo; ow < hi; ++ow) row[ow] = src[ow * sw];
+            for (int64_t ow = lo; ow < hi; ++ow) {
+              const bool take = (best[ow] < 0) | (row[ow] > bv[ow]);
+              bv[ow] = take ? row[ow] : bv[ow];
+              best[ow] = take ? base + ow * sw : best[ow];
+            }
+          }
+        }
+        for (int64_t ow = 0; ow < q.OW; ++ow) {
+          if (best[ow] >= 0) dxc[best[ow]] += dyc[oh * q.OW + ow];
+        }
+      }
+    }
+  };
+}
+
 // ---------------------------------------------------------------- helpers
 
 template <typename T>
@@ -275,6 +336,9 @@ KernelFn makeCpuKernel_MaxPoolGrad(const Op& op, KernelContext& kc) {
   const int dy = kc.in(0), x = kc.in(1), dx = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if (g.w.inSpatial.size() == 2) return maxPoolGrad2d<T>(g, kc, dy, x, dx);
+    }
     return [=](const RunState& s) {
       const T* DY = inPtr<T>(s, dy);
       const T* X = inPtr<T>(s, x);

@@ -37,6 +37,23 @@ bool contiguousBlock(const std::vector<int64_t>& axes, const Shape& in, int64_t*
   return true;
 }
 
+// The input seen as [outer, kept, inner] with the outer and inner dims reduced (either may be
+// empty, size 1) and the kept dims contiguous in the middle: bias gradients (N, H, W of NCHW),
+// batch sums of [N, C].
+bool outerInnerBlock(const std::vector<int64_t>& axes, const Shape& in, int64_t* outer, int64_t* kept, int64_t* inner) {
+  std::vector<bool> red(in.size(), false);
+  for (auto a : axes) red[static_cast<size_t>(a)] = true;
+  size_t k0 = 0, k1 = in.size();
+  while (k0 < in.size() && (red[k0] || in[k0] == 1)) ++k0;
+  while (k1 > k0 && (red[k1 - 1] || in[k1 - 1] == 1)) --k1;
+  *outer = *kept = *inner = 1;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (i >= k0 && i < k1 && red[i] && in[i] != 1) return false;  // a reduced dim among the kept ones
+    (i < k0 ? *outer : i < k1 ? *kept : *inner) *= in[i];
+  }
+  return true;
+}
+
 template <typename Acc>
 Acc reduceInit(Red red) {
   if (red == Red::Max)
@@ -156,6 +173,43 @@ KernelFn reduceKernel(const Op& op, KernelContext& kc, Red red) {
           Y[o] = reduceFinish<T, Acc>(red, a, count, mx);
         }
       };
+    }
+    int64_t ro = 0, rk = 0, ri = 0;
+    if constexpr (std::is_same_v<T, float>) {
+      if ((red == Red::Sum || red == Red::Mean) && outerInnerBlock(axes, in, &ro, &rk, &ri)) {
+        // Sums over [outer, kept, inner]: rows of `inner` with eight float partial sums, or (short
+        // rows) whole kept-wide rows added at once; double accumulators per output.
+        return [=](const RunState& s) {
+          const float* X = inPtr<float>(s, x);
+          T* Y = outPtr<T>(s, y);
+          double* acc = reinterpret_cast<double*>(s.scratch);
+          std::fill(acc, acc + rk, 0.0);
+          for (int64_t o = 0; o < ro; ++o) {
+            const float* xo = X + o * rk * ri;
+            if (ri >= 8) {
+              for (int64_t k = 0; k < rk; ++k) {
+                const float* row = xo + k * ri;
+                float part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                int64_t j = 0;
+                for (; j + 8 <= ri; j += 8) {
+                  for (int l = 0; l < 8; ++l) part[l] += row[j + l];
+                }
+                double t = 0;
+                for (int l = 0; l < 8; ++l) t += part[l];
+                for (; j < ri; ++j) t += row[j];
+                acc[k] += t;
+              }
+            } else {
+              for (int64_t k = 0; k < rk; ++k) {
+                double t = 0;
+                for (int64_t j = 0; j < ri; ++j) t += xo[k * ri + j];
+                acc[k] += t;
+              }
+            }
+          }
+          for (int64_t k = 0; k < rk; ++k) Y[k] = static_cast<float>(red == Red::Mean ? acc[k] / count : acc[k]);
+        };
+      }
     }
     return [=](const RunState& s) {
       const T* X = inPtr<T>(s, x);
