@@ -1,47 +1,25 @@
 // popart_bench: times one model on the native CPU device and prints one JSON line.
 //   popart_bench MODEL.onnx INPUT.bin [--reference OUT.bin] [--warmup W] [--target-ms T]
 //                [--min-runs A] [--max-runs B] [--input-name input] [--output-name output]
+//   popart_bench train ...   one training step instead (bench_train.cpp)
 // The input is raw float32; the session anchors the named output.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "popart/popart.hpp"
 
-namespace {
+int trainMain(int argc, char** argv);
 
-using Clock = std::chrono::steady_clock;
-double ms(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
-std::vector<float> readFloats(const std::string& path) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  if (!f) throw popart::error("cannot open '{}'", path);
-  std::vector<float> v(static_cast<size_t>(f.tellg()) / 4);
-  f.seekg(0);
-  f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * 4));
-  return v;
-}
-
-long peakRssKb() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
-}
-
-}  // namespace
+using bench::Clock;
+using bench::ms;
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "train") return trainMain(argc - 1, argv + 1);
   if (argc < 3) {
     std::cerr << "usage: popart_bench MODEL.onnx INPUT.bin [--reference OUT.bin] [--warmup W] [--target-ms T] "
                  "[--min-runs A] [--max-runs B]\n";
@@ -76,7 +54,7 @@ int main(int argc, char** argv) {
     session->prepareDevice();
     const auto t2 = Clock::now();
     const popart::TensorInfo info = session->getInfo(inId);
-    std::vector<float> x = readFloats(input);
+    std::vector<float> x = bench::readRaw<float>(input);
     if (static_cast<int64_t>(x.size()) != info.nelms())
       throw popart::error("input file has {} values, {} needs {}", x.size(), info.toString(), info.nelms());
     popart::NDArrayWrapper<float> xw(x.data(), info.shape());
@@ -94,7 +72,7 @@ int main(int argc, char** argv) {
     }
     double maxErr = -1;
     if (!reference.empty()) {
-      const auto ref = readFloats(reference);
+      const auto ref = bench::readRaw<float>(reference);
       const float* y = anchors.at(outId).dataAs<float>();
       maxErr = 0;
       for (size_t i = 0; i < ref.size(); ++i) maxErr = std::max(maxErr, std::abs(static_cast<double>(y[i]) - ref[i]));
@@ -106,17 +84,15 @@ int main(int argc, char** argv) {
       session->run(stepio);
       t.push_back(ms(r0, Clock::now()));
     }
-    std::vector<double> s = t;
-    std::sort(s.begin(), s.end());
     const auto mem = session->getMemoryStats();
     std::printf(
         "{\"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, \"runs\": %d, \"load_ms\": %.3f, "
         "\"prepare_ms\": %.3f, \"first_run_ms\": %.3f, \"max_abs_err\": %.3g, \"peak_rss_kb\": %ld, "
-        "\"arena_bytes\": %lld, \"samples_ms\": [",
-        s[s.size() / 2], s.front(), s.back(), runs, ms(t0, t1), ms(t1, t2), firstRun, maxErr, peakRssKb(),
-        static_cast<long long>(mem.activationArenaBytes));
-    for (size_t i = 0; i < t.size(); ++i) std::printf("%s%.6f", i ? ", " : "", t[i]);
-    std::printf("]}\n");
+        "\"arena_bytes\": %lld, ",
+        bench::median(t), *std::min_element(t.begin(), t.end()), *std::max_element(t.begin(), t.end()), runs,
+        ms(t0, t1), ms(t1, t2), firstRun, maxErr, bench::peakRssKb(), static_cast<long long>(mem.activationArenaBytes));
+    bench::printSamples(t);
+    std::printf("}\n");
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
