@@ -2,9 +2,9 @@
 //
 // Conv: the data gradient is W_g^T dY_g (a GEMM) scattered back by col2im, the weight gradient
 // dY_g im2col(X_g)^T accumulated over the images; both reuse the forward kernel's geometry and
-// im2col (conv_im2col.hpp) and work on column chunks that stay in cache (2-D). Pooling,
-// normalization, gather and slice gradients are direct loops that accumulate in double where
-// they reduce.
+// im2col (conv_im2col.hpp). In 2-D they work on chunks of the positions of all images together,
+// so that small images share wide GEMMs. Pooling, normalization, gather and slice gradients are
+// direct loops that accumulate in double where they reduce.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -24,9 +24,10 @@ namespace {
 // ---------------------------------------------------------------- convolution
 
 /// x[c, ih, iw] += col[(c, kh, kw), p - p0] for the output positions p in [p0, p0 + np) of one
-/// image and one group (2-D): the adjoint of im2col2dRange.
+/// image and one group (2-D), col rows ldcol apart (default np): the adjoint of im2col2dRange.
 template <typename T>
-void col2im2dRange(const T* col, T* x, const ConvGeom& g, int64_t p0, int64_t np) {
+void col2im2dRange(const T* col, T* x, const ConvGeom& g, int64_t p0, int64_t np, int64_t ldcol = -1) {
+  if (ldcol < 0) ldcol = np;
   const int64_t H = g.in[0], W = g.in[1], OW = g.out[1];
   const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], DH = g.d[0], DW = g.d[1];
   const int64_t PH = g.pb[0], PW = g.pb[1];
@@ -34,7 +35,7 @@ void col2im2dRange(const T* col, T* x, const ConvGeom& g, int64_t p0, int64_t np
     T* xc = x + c * H * W;
     for (int64_t kh = 0; kh < KH; ++kh) {
       for (int64_t kw = 0; kw < KW; ++kw) {
-        const T* row = col + ((c * KH + kh) * KW + kw) * np;
+        const T* row = col + ((c * KH + kh) * KW + kw) * ldcol;
         const int64_t off = kw * DW - PW;
         const int64_t owLo0 = std::min<int64_t>(off >= 0 ? 0 : (-off + SW - 1) / SW, OW);
         const int64_t owHi0 = std::max(std::min<int64_t>((W - off + SW - 1) / SW, OW), owLo0);
@@ -105,10 +106,34 @@ void requireConvType(const Op& op) {
     throw error("{} supports FLOAT and DOUBLE here, not {}", op.type(), op.inInfo(0).data_type());
 }
 
-/// Positions per column chunk (2-D) or all of them (other ranks, pointwise).
-int64_t columnChunk(const ConvGeom& g, bool pointwise) {
-  if (pointwise || g.in.size() != 2) return g.outSize;
-  return std::max<int64_t>(convChunk(g), 1);
+/// 2-D gradients work on chunks of the positions of all images together (N * P of them): at
+/// least 256 per chunk (about 1 MiB of im2col columns, more for deep K) so that the GEMMs are
+/// wide and small images (7x7, 14x14) share one GEMM instead of one thin GEMM each.
+int64_t batchChunk(const ConvGeom& g) {
+  const int64_t K = std::max<int64_t>(g.Cg * g.kSize, 1);
+  const int64_t nq = std::max<int64_t>(256, (256 * 1024) / K) / 16 * 16;
+  return std::min(nq, g.N * g.outSize);
+}
+
+/// Calls f(n, p, q, len) for each run of positions p..p+len of image n inside the chunk of
+/// batch positions [q0, q0 + nq); q is the run's offset within the chunk.
+template <typename F>
+void forEachImageRun(int64_t P, int64_t q0, int64_t nq, F f) {
+  for (int64_t q = q0; q < q0 + nq;) {
+    const int64_t n = q / P, p = q % P, len = std::min(P - p, q0 + nq - q);
+    f(n, p, q - q0, len);
+    q += len;
+  }
+}
+
+/// dyc[m, q] = dY[n, grp * Mg + m, p] over the chunk's runs: the chunk's rows of dY, contiguous.
+template <typename T>
+void gatherRows(const T* DY, const ConvGeom& g, int64_t grp, int64_t q0, int64_t nq, T* dyc) {
+  const int64_t P = g.outSize;
+  forEachImageRun(P, q0, nq, [&](int64_t n, int64_t p, int64_t q, int64_t len) {
+    for (int64_t m = 0; m < g.Mg; ++m)
+      std::memcpy(dyc + m * nq + q, DY + (n * g.M + grp * g.Mg + m) * P + p, static_cast<size_t>(len) * sizeof(T));
+  });
 }
 
 // ---------------------------------------------------------------- pooling
@@ -245,10 +270,11 @@ KernelFn makeCpuKernel_ConvDataGrad(const Op& op, KernelContext& kc) {
   requireConvType(op);
   const ConvGeom g = convGeom(op, op.attrs.getInts("x_shape"), op.inShape(1));
   const bool pointwise = isPointwise(g);
-  const bool twoD = g.in.size() == 2;
-  const int64_t K = g.Cg * g.kSize, P = g.outSize, nc = columnChunk(g, pointwise);
+  const bool twoD = g.in.size() == 2 && !pointwise;
+  const int64_t K = g.Cg * g.kSize, P = g.outSize;
+  const int64_t nc = twoD ? batchChunk(g) : P;
   const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
-  if (!pointwise) kc.needScratch(static_cast<size_t>(K * nc) * elem);
+  if (!pointwise) kc.needScratch(static_cast<size_t>(K * nc + (twoD ? g.Mg * nc : 0)) * elem);
   const int dy = kc.in(0), w = kc.in(1), dx = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
@@ -260,6 +286,22 @@ KernelFn makeCpuKernel_ConvDataGrad(const Op& op, KernelContext& kc) {
         const T* Wt = inPtr<T>(s, w);
         T* DX = outPtr<T>(s, dx);
         T* col = reinterpret_cast<T*>(s.scratch);
+        if (twoD) {  // chunks of all images' positions: col = W_g^T dY_g, scattered back by col2im
+          T* dyc = col + K * nc;
+          std::fill(DX, DX + g.N * g.C * g.inSize, T(0));
+          for (int64_t grp = 0; grp < g.G; ++grp) {
+            const T* wg = Wt + grp * g.Mg * K;
+            for (int64_t q0 = 0; q0 < g.N * P; q0 += nc) {
+              const int64_t nq = std::min(nc, g.N * P - q0);
+              gatherRows(DY, g, grp, q0, nq, dyc);
+              gemm(true, false, K, nq, g.Mg, T(1), wg, K, dyc, nq, T(0), col, nq);
+              forEachImageRun(P, q0, nq, [&](int64_t n, int64_t p, int64_t q, int64_t len) {
+                col2im2dRange(col + q, DX + (n * g.C + grp * g.Cg) * g.inSize, g, p, len, nq);
+              });
+            }
+          }
+          return;
+        }
         for (int64_t n = 0; n < g.N; ++n) {
           for (int64_t grp = 0; grp < g.G; ++grp) {
             const T* dyg = DY + (n * g.M + grp * g.Mg) * P;
@@ -270,14 +312,8 @@ KernelFn makeCpuKernel_ConvDataGrad(const Op& op, KernelContext& kc) {
               continue;
             }
             std::fill(dxg, dxg + g.Cg * g.inSize, T(0));
-            for (int64_t p0 = 0; p0 < P; p0 += nc) {
-              const int64_t np = std::min(nc, P - p0);
-              gemm(true, false, K, np, g.Mg, T(1), wg, K, dyg + p0, P, T(0), col, np);
-              if (twoD)
-                col2im2dRange(col, dxg, g, p0, np);
-              else
-                col2imNd(col, dxg, g);
-            }
+            gemm(true, false, K, P, g.Mg, T(1), wg, K, dyg, P, T(0), col, P);
+            col2imNd(col, dxg, g);
           }
         }
       };
@@ -289,10 +325,11 @@ KernelFn makeCpuKernel_ConvWeightGrad(const Op& op, KernelContext& kc) {
   requireConvType(op);
   const ConvGeom g = convGeom(op, op.inShape(1), op.attrs.getInts("w_shape"));
   const bool pointwise = isPointwise(g);
-  const bool twoD = g.in.size() == 2;
-  const int64_t K = g.Cg * g.kSize, P = g.outSize, nc = columnChunk(g, pointwise);
+  const bool twoD = g.in.size() == 2 && !pointwise;
+  const int64_t K = g.Cg * g.kSize, P = g.outSize;
+  const int64_t nc = twoD ? batchChunk(g) : P;
   const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
-  if (!pointwise) kc.needScratch(static_cast<size_t>(K * nc) * elem);
+  if (!pointwise) kc.needScratch(static_cast<size_t>(K * nc + (twoD ? g.Mg * nc : 0)) * elem);
   const int dy = kc.in(0), x = kc.in(1), dw = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
@@ -307,6 +344,18 @@ KernelFn makeCpuKernel_ConvWeightGrad(const Op& op, KernelContext& kc) {
         std::fill(DW, DW + g.M * K, T(0));
         for (int64_t grp = 0; grp < g.G; ++grp) {
           T* dwg = DW + grp * g.Mg * K;
+          if (twoD) {  // chunks of all images' positions: dW_g += dY_g im2col(X_g)^T
+            T* dyc = col + K * nc;
+            for (int64_t q0 = 0; q0 < g.N * P; q0 += nc) {
+              const int64_t nq = std::min(nc, g.N * P - q0);
+              gatherRows(DY, g, grp, q0, nq, dyc);
+              forEachImageRun(P, q0, nq, [&](int64_t n, int64_t p, int64_t q, int64_t len) {
+                im2col2dRange(X + (n * g.C + grp * g.Cg) * g.inSize, col + q, g, p, len, nq);
+              });
+              gemm(false, true, g.Mg, K, nq, T(1), dyc, nq, col, nq, T(1), dwg, K);
+            }
+            continue;
+          }
           for (int64_t n = 0; n < g.N; ++n) {
             const T* dyg = DY + (n * g.M + grp * g.Mg) * P;
             const T* xg = X + (n * g.C + grp * g.Cg) * g.inSize;
@@ -314,16 +363,8 @@ KernelFn makeCpuKernel_ConvWeightGrad(const Op& op, KernelContext& kc) {
               gemm(false, true, g.Mg, K, P, T(1), dyg, P, xg, P, T(1), dwg, K);
               continue;
             }
-            for (int64_t p0 = 0; p0 < P; p0 += nc) {
-              const int64_t np = std::min(nc, P - p0);
-              if (!twoD)
-                im2colNd(xg, col, g);
-              else if (np == P)
-                im2col2d(xg, col, g);
-              else
-                im2col2dRange(xg, col, g, p0, np);
-              gemm(false, true, g.Mg, K, np, T(1), dyg + p0, P, col, np, T(1), dwg, K);
-            }
+            im2colNd(xg, col, g);
+            gemm(false, true, g.Mg, K, P, T(1), dyg, P, col, P, T(1), dwg, K);
           }
         }
       };
