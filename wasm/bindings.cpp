@@ -405,6 +405,151 @@ double heapInUse() {
   return static_cast<double>(mallinfo().uordblks);
 }
 
+// ---------------------------------------------------------------- optimizers
+
+/// {key: [value, isConst]} -> the map the optimizer constructors take.
+std::map<std::string, std::pair<float, bool>> optimizerParams(const val& o) {
+  std::map<std::string, std::pair<float, bool>> m;
+  if (isUndef(o)) return m;
+  for (const auto& k : toStrings(val::global("Object").call<val>("keys", o))) {
+    val v = o[k];
+    m[k] = {v[0].as<float>(), v[1].as<bool>()};
+  }
+  return m;
+}
+
+template <typename Opt>
+void insertSpecifics(Opt& opt, const val& spec) {
+  val sp = spec["specific"];
+  if (isUndef(sp)) return;
+  for (const auto& id : toStrings(val::global("Object").call<val>("keys", sp)))
+    opt.insertSpecific(id, optimizerParams(sp[id]));
+}
+
+WeightDecayMode weightDecayModeFrom(const val& v) {
+  if (isUndef(v)) return WeightDecayMode::Decay;
+  const auto s = v.as<std::string>();
+  if (s == "Decay") return WeightDecayMode::Decay;
+  if (s == "L2Regularization") return WeightDecayMode::L2Regularization;
+  throw error("Unknown WeightDecayMode '{}' (expected Decay or L2Regularization)", s);
+}
+
+/// [{weights: [ids], maxNorm} | {allWeights: true, maxNorm}] -> ClipNormSettings.
+std::vector<ClipNormSettings> clipNormsFrom(const val& arr) {
+  std::vector<ClipNormSettings> out;
+  if (isUndef(arr)) return out;
+  const auto n = arr["length"].as<unsigned>();
+  for (unsigned i = 0; i < n; ++i) {
+    val c = arr[i];
+    const float maxNorm = c["maxNorm"].as<float>();
+    if (!isUndef(c["allWeights"]) && c["allWeights"].as<bool>())
+      out.push_back(ClipNormSettings::clipAllWeights(maxNorm));
+    else
+      out.emplace_back(toStrings(c["weights"]), maxNorm);
+  }
+  return out;
+}
+
+/// {type: 'SGD' | 'ConstSGD' | 'Adam' | 'Adaptive', params, specific, mode, weightDecayMode,
+///  clipNormSettings, ...}
+std::unique_ptr<Optimizer> optimizerFrom(const val& spec) {
+  const auto type = spec["type"].as<std::string>();
+  if (type == "ConstSGD") {
+    val p = spec["params"];
+    return std::make_unique<ConstSGD>(p["learningRate"].as<float>(), p["weightDecay"].as<float>(),
+                                      p["lossScaling"].as<float>(), clipNormsFrom(spec["clipNormSettings"]));
+  }
+  if (type == "SGD") {
+    SGDAccumulatorAndMomentum am = SGDAccumulatorAndMomentum::Combined;
+    if (!isUndef(spec["accumulatorAndMomentum"])) {
+      const auto s = spec["accumulatorAndMomentum"].as<std::string>();
+      if (s == "Separate")
+        am = SGDAccumulatorAndMomentum::Separate;
+      else if (s != "Combined")
+        throw error("Unknown SGDAccumulatorAndMomentum '{}' (expected Combined or Separate)", s);
+    }
+    auto o = std::make_unique<SGD>(optimizerParams(spec["params"]), clipNormsFrom(spec["clipNormSettings"]), am);
+    insertSpecifics(*o, spec);
+    return o;
+  }
+  if (type == "Adam") {
+    static const std::map<std::string, AdamMode> modes{{"Adam", AdamMode::Adam},
+                                                       {"AdamNoBias", AdamMode::AdamNoBias},
+                                                       {"AdaMax", AdamMode::AdaMax},
+                                                       {"Lamb", AdamMode::Lamb},
+                                                       {"LambNoBias", AdamMode::LambNoBias}};
+    AdamMode mode = AdamMode::Adam;
+    if (!isUndef(spec["mode"])) {
+      auto it = modes.find(spec["mode"].as<std::string>());
+      if (it == modes.end()) throw error("Unknown AdamMode '{}'", spec["mode"].as<std::string>());
+      mode = it->second;
+    }
+    auto o =
+        std::make_unique<Adam>(optimizerParams(spec["params"]), mode, weightDecayModeFrom(spec["weightDecayMode"]));
+    insertSpecifics(*o, spec);
+    return o;
+  }
+  if (type == "Adaptive") {
+    static const std::map<std::string, AdaptiveMode> modes{{"AdaGrad", AdaptiveMode::AdaGrad},
+                                                           {"RMSProp", AdaptiveMode::RMSProp},
+                                                           {"CenteredRMSProp", AdaptiveMode::CenteredRMSProp},
+                                                           {"AdaDelta", AdaptiveMode::AdaDelta}};
+    AdaptiveMode mode = AdaptiveMode::RMSProp;
+    if (!isUndef(spec["mode"])) {
+      auto it = modes.find(spec["mode"].as<std::string>());
+      if (it == modes.end()) throw error("Unknown AdaptiveMode '{}'", spec["mode"].as<std::string>());
+      mode = it->second;
+    }
+    const bool tf = !isUndef(spec["rmspropTFVariant"]) && spec["rmspropTFVariant"].as<bool>();
+    auto o =
+        std::make_unique<Adaptive>(optimizerParams(spec["params"]), mode, weightDecayModeFrom(spec["weightDecayMode"]),
+                                   DataType::UNDEFINED, DataType::FLOAT, DataType::FLOAT, DataType::UNDEFINED, tf);
+    insertSpecifics(*o, spec);
+    return o;
+  }
+  throw error("Unknown optimizer type '{}' (expected SGD, ConstSGD, Adam or Adaptive)", type);
+}
+
+void checkOptimizer(const val& spec) {
+  guarded([&] { optimizerFrom(spec); });
+}
+
+// ---------------------------------------------------------------- losses (pre-1.2 API)
+
+/// [{type: 'Nll' | 'L1' | 'IdentityLoss', inputs, output, reduction, ignoreIndex?,
+///   inputIsLogProbability?, lambda?}] -> the loss objects.
+std::vector<std::unique_ptr<Loss>> lossesFrom(const val& arr) {
+  std::vector<std::unique_ptr<Loss>> out;
+  const auto n = arr["length"].as<unsigned>();
+  for (unsigned i = 0; i < n; ++i) {
+    val l = arr[i];
+    const auto type = l["type"].as<std::string>();
+    const auto in = toStrings(l["inputs"]);
+    const auto output = l["output"].as<std::string>();
+    const ReductionType r = reductionTypeFromString(l["reduction"].as<std::string>());
+    if (type == "Nll" && in.size() == 2) {
+      if (isUndef(l["ignoreIndex"]))
+        out.push_back(std::make_unique<NllLoss>(in[0], in[1], output, r));
+      else
+        out.push_back(std::make_unique<NllLoss>(in[0], in[1], output, l["ignoreIndex"].as<int>(), r,
+                                                l["inputIsLogProbability"].as<bool>()));
+    } else if (type == "L1" && in.size() == 1) {
+      out.push_back(std::make_unique<L1Loss>(in[0], output, l["lambda"].as<float>(), r));
+    } else if (type == "IdentityLoss" && in.size() == 1) {
+      out.push_back(std::make_unique<IdentityLoss>(in[0], output, r));
+    } else {
+      throw error("Unknown loss {} '{}' with {} inputs", i, type, in.size());
+    }
+  }
+  return out;
+}
+
+std::vector<Loss*> rawLosses(const std::vector<std::unique_ptr<Loss>>& v) {
+  std::vector<Loss*> out;
+  for (const auto& l : v) out.push_back(l.get());
+  return out;
+}
+
 // ---------------------------------------------------------------- Builder
 
 /// Owns a top-level Builder, or points into one for subgraph builders (the parent owns those).
@@ -639,16 +784,64 @@ class SessionJs {
   explicit SessionJs(std::unique_ptr<Session> s) : s_(std::move(s)) {}
 
   static SessionJs* createInference(const val& model, const val& dataFlow, const val& device, const val& isi,
-                                    const val& options, const val& patterns) {
+                                    const val& options, const val& patterns, const val& losses) {
     return guarded([&] {
+      if (!isUndef(losses)) {
+        const auto owned = lossesFrom(losses);
+        return new SessionJs(InferenceSession::createFromOnnxModel(
+            bytesFrom(model), dataFlowFrom(dataFlow), deviceFrom(device), rawLosses(owned), inputShapeInfoFrom(isi),
+            sessionOptionsFrom(options), patternsFrom(patterns)));
+      }
       return new SessionJs(InferenceSession::createFromOnnxModel(bytesFrom(model), dataFlowFrom(dataFlow),
                                                                  deviceFrom(device), inputShapeInfoFrom(isi),
                                                                  sessionOptionsFrom(options), patternsFrom(patterns)));
     });
   }
 
+  /// `loss`: the loss tensor id, or an array of pre-1.2 loss specs (lossesFrom).
+  static SessionJs* createTraining(const val& model, const val& dataFlow, const val& loss, const val& optimizer,
+                                   const val& device, const val& isi, const val& options, const val& patterns) {
+    return guarded([&] {
+      const auto opt = optimizerFrom(optimizer);
+      if (typeOf(loss) != "string") {
+        const auto owned = lossesFrom(loss);
+        return new SessionJs(TrainingSession::createFromOnnxModel(
+            bytesFrom(model), dataFlowFrom(dataFlow), rawLosses(owned), *opt, deviceFrom(device),
+            inputShapeInfoFrom(isi), sessionOptionsFrom(options), patternsFrom(patterns)));
+      }
+      return new SessionJs(TrainingSession::createFromOnnxModel(
+          bytesFrom(model), dataFlowFrom(dataFlow), loss.as<std::string>(), *opt, deviceFrom(device),
+          inputShapeInfoFrom(isi), sessionOptionsFrom(options), patternsFrom(patterns)));
+    });
+  }
+
   void prepareDevice(bool loadEngine) {
     guarded([&] { s_->prepareDevice(loadEngine); });
+  }
+
+  // Training only (the JS TrainingSession calls these).
+  TrainingSession& training() {
+    auto* t = dynamic_cast<TrainingSession*>(s_.get());
+    if (!t) throw error("This is not a TrainingSession");
+    return *t;
+  }
+  void updateOptimizerFromHost(const val& optimizer) {
+    guarded([&] {
+      const auto opt = optimizerFrom(optimizer);
+      training().updateOptimizerFromHost(opt.get());
+    });
+  }
+  void updateOptimizer(const val& optimizer) {
+    guarded([&] {
+      const auto opt = optimizerFrom(optimizer);
+      training().updateOptimizer(opt.get());
+    });
+  }
+  void optimizerFromHost() {
+    guarded([&] { training().optimizerFromHost(); });
+  }
+  val getOptimizerTensorIds() {
+    return guarded([&] { return jsStrings(training().getOptimizerTensorIds()); });
   }
   void loadEngineAndConnectStreams() {
     guarded([&] { s_->loadEngineAndConnectStreams(); });
@@ -788,6 +981,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("allPatternNames", &w::allPatternNames);
   function("checkSessionOptions", &w::checkSessionOptions);
   function("checkDevice", &w::checkDevice);
+  function("checkOptimizer", &w::checkOptimizer);
   function("setLogLevel", &w::setLogLevel);
   function("getLogLevel", &w::getLogLevel);
   function("heapInUse", &w::heapInUse);
@@ -829,7 +1023,12 @@ EMSCRIPTEN_BINDINGS(popart) {
 
   class_<SessionJs>("SessionHandle")
       .class_function("createInference", &SessionJs::createInference, allow_raw_pointers())
+      .class_function("createTraining", &SessionJs::createTraining, allow_raw_pointers())
       .function("prepareDevice", &SessionJs::prepareDevice)
+      .function("updateOptimizerFromHost", &SessionJs::updateOptimizerFromHost)
+      .function("updateOptimizer", &SessionJs::updateOptimizer)
+      .function("optimizerFromHost", &SessionJs::optimizerFromHost)
+      .function("getOptimizerTensorIds", &SessionJs::getOptimizerTensorIds)
       .function("loadEngineAndConnectStreams", &SessionJs::loadEngineAndConnectStreams)
       .function("weightsFromHost", &SessionJs::weightsFromHost)
       .function("weightsToHost", &SessionJs::weightsToHost)

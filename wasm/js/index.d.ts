@@ -236,6 +236,8 @@ export interface SessionArgs {
   fnModel: ModelSource;
   dataFlow: DataFlow;
   deviceInfo: DeviceInfo;
+  /** Pre-1.2: losses appended to the model (their values can be anchored). */
+  losses?: Loss[];
   inputShapeInfo?: InputShapeInfo;
   userOptions?: SessionOptionsFields;
   patterns?: Patterns | string | string[];
@@ -245,7 +247,54 @@ export interface InferenceSessionConstructor {
   new (args: SessionArgs): Session;
   new (model: ModelSource, dataFlow: DataFlow, deviceInfo: DeviceInfo, inputShapeInfo?: InputShapeInfo,
        userOptions?: SessionOptionsFields, patterns?: Patterns | string | string[]): Session;
+  /** Pre-1.2 form with losses. */
+  new (model: ModelSource, dataFlow: DataFlow, deviceInfo: DeviceInfo, losses: Loss[], inputShapeInfo?: InputShapeInfo,
+       userOptions?: SessionOptionsFields, patterns?: Patterns | string | string[]): Session;
   createFromOnnxModel(...args: ConstructorParameters<InferenceSessionConstructor>): Session;
+}
+
+/** An optimizer value: a number (constant), PopART's [value, isConst] tuple, or {value, isConst}. */
+export type OptimizerValueLike = number | [number, boolean] | { value: number; isConst?: boolean };
+
+export interface Optimizer {
+  /** 'SGD', 'Adam' or 'Adaptive' (ConstSGD is an SGD). */
+  type(): 'SGD' | 'Adam' | 'Adaptive';
+  /** Weight-specific values, keys as in the constructor (e.g. learningRate, momentum). */
+  insertSpecific(weightId: TensorId, values: Record<string, OptimizerValueLike>): this;
+}
+
+/** A pre-1.2 loss object (reduction defaults to 'Sum', as that API did). */
+export interface Loss {
+  output(): TensorId;
+}
+
+export interface ClipNormSettings {}
+
+export interface TrainingSessionArgs extends SessionArgs {
+  /** The id of a scalar loss tensor of the model (or, pre-1.2, an array of losses). */
+  loss?: TensorId | Loss[];
+  /** Pre-1.2: losses appended to the model; training minimises their sum. */
+  losses?: Loss[];
+  optimizer: Optimizer;
+}
+
+export interface TrainingSession extends Session {
+  /** Replaces the non-const optimizer values and writes them to the device; the next run uses them. */
+  updateOptimizerFromHost(optimizer: Optimizer): void;
+  /** Pre-1.2 API: host half of updateOptimizerFromHost. */
+  updateOptimizer(optimizer: Optimizer): void;
+  /** Pre-1.2 API: device half of updateOptimizerFromHost. */
+  optimizerFromHost(): void;
+  /** Ids of the tensors holding non-const hyper-parameters (e.g. "scaledLearningRate0___default___FLOAT"). */
+  getOptimizerTensorIds(): TensorId[];
+}
+
+export interface TrainingSessionConstructor {
+  new (args: TrainingSessionArgs): TrainingSession;
+  new (model: ModelSource, dataFlow: DataFlow, loss: TensorId | Loss[], optimizer: Optimizer, deviceInfo: DeviceInfo,
+       inputShapeInfo?: InputShapeInfo, userOptions?: SessionOptionsFields,
+       patterns?: Patterns | string | string[]): TrainingSession;
+  createFromOnnxModel(...args: ConstructorParameters<TrainingSessionConstructor>): TrainingSession;
 }
 
 export interface Logger {
@@ -268,6 +317,30 @@ export interface Popart {
   DeviceManager: () => DeviceManager;
   Builder: BuilderConstructor;
   InferenceSession: InferenceSessionConstructor;
+  TrainingSession: TrainingSessionConstructor;
+  Optimizer: abstract new (...args: never[]) => Optimizer;
+  /** SGD({defaultLearningRate, defaultMomentum, defaultDampening, defaultVelocityScaling, defaultWeightDecay,
+   *  lossScaling, nesterov, ...}, clipNormSettings (must be empty), 'Combined' | 'Separate'). */
+  SGD: new (values?: Record<string, OptimizerValueLike>, clipNormSettings?: ClipNormSettings[],
+            accumulatorAndMomentum?: 'Combined' | 'Separate') => Optimizer;
+  ConstSGD: new (learningRate: number, weightDecay?: number, lossScaling?: number,
+                 clipNormSettings?: ClipNormSettings[]) => Optimizer;
+  Adam: new (values?: Record<string, OptimizerValueLike>,
+             mode?: 'Adam' | 'AdamNoBias' | 'AdaMax' | 'Lamb' | 'LambNoBias',
+             weightDecayMode?: 'Decay' | 'L2Regularization', clipNormSettings?: ClipNormSettings[]) => Optimizer;
+  /** Gradient clipping: the gradients of the group are scaled by maxNorm / max(norm, maxNorm). */
+  ClipNormSettings: (new (weightIds: TensorId[], maxNorm: number) => ClipNormSettings) & {
+    clipWeights(weightIds: TensorId[], maxNorm: number): ClipNormSettings;
+    clipAllWeights(maxNorm: number): ClipNormSettings;
+  };
+  NllLoss: new (probs: TensorId, label: TensorId, output: TensorId,
+                reductionOrIgnoreIndex?: 'Sum' | 'Mean' | 'NoReduction' | number,
+                reduction?: 'Sum' | 'Mean' | 'NoReduction', inputIsLogProbability?: boolean) => Loss;
+  L1Loss: new (input: TensorId, output: TensorId, lambda: number, reduction?: 'Sum' | 'Mean' | 'NoReduction') => Loss;
+  IdentityLoss: new (input: TensorId, output: TensorId, reduction?: 'Sum' | 'Mean' | 'NoReduction') => Loss;
+  Adaptive: new (values?: Record<string, OptimizerValueLike>,
+                 mode?: 'AdaGrad' | 'RMSProp' | 'CenteredRMSProp' | 'AdaDelta',
+                 weightDecayMode?: 'Decay' | 'L2Regularization', rmspropTFVariant?: boolean) => Optimizer;
   PyStepIO: new (inputs: Record<TensorId, ArrayLike>, outputs: Record<TensorId, NDArray | TypedArray>) => PyStepIO;
   StepIO: new (inputs: Record<TensorId, ArrayLike>, outputs: Record<TensorId, NDArray | TypedArray>) => PyStepIO;
   ReductionType: { Sum: 'Sum'; Mean: 'Mean'; NoReduction: 'NoReduction' };

@@ -583,16 +583,19 @@ function makeApi(raw) {
   }
 
   function sessionArgs(args, what) {
-    // (model, dataFlow, deviceInfo, inputShapeInfo, userOptions, patterns) or one object with
-    // PopART's keyword names (fnModel, dataFlow, deviceInfo, inputShapeInfo, userOptions, patterns).
-    let a = args;
+    // (model, dataFlow, deviceInfo, [losses,] inputShapeInfo, userOptions, patterns) or one object
+    // with PopART's keyword names (fnModel, dataFlow, deviceInfo, losses, inputShapeInfo,
+    // userOptions, patterns). `losses` (an array) is the pre-1.2 API.
+    let a;
     if (args.length === 1 && args[0] && typeof args[0] === 'object' && !ArrayBuffer.isView(args[0]) &&
         !(args[0] instanceof ArrayBuffer)) {
       const o = args[0];
-      a = [o.fnModel ?? o.model, o.dataFlow, o.deviceInfo ?? o.device, o.inputShapeInfo, o.userOptions ?? o.options,
-           o.patterns];
+      a = [o.fnModel ?? o.model, o.dataFlow, o.deviceInfo ?? o.device, o.losses, o.inputShapeInfo,
+           o.userOptions ?? o.options, o.patterns];
+    } else {
+      a = Array.isArray(args[3]) ? args : [...args.slice(0, 3), undefined, ...args.slice(3)];
     }
-    const [model, dataFlow, device, isi, options, patterns] = a;
+    const [model, dataFlow, device, losses, isi, options, patterns] = a;
     if (!(dataFlow instanceof DataFlow)) throw new Error(`${what}: dataFlow must be a DataFlow`);
     if (!(device instanceof DeviceInfo)) throw new Error(`${what}: deviceInfo must come from DeviceManager()`);
     return {
@@ -602,16 +605,192 @@ function makeApi(raw) {
       isi: isi instanceof InputShapeInfo ? isi._spec() : undefined,
       options: optionsSpec(options),
       patterns: patterns === undefined ? undefined : (patterns instanceof Patterns ? patterns : new Patterns(patterns))._spec,
+      losses: losses === undefined ? undefined : lossSpecs(losses, what),
     };
+  }
+
+  // ------------------------------------------------------------ losses (pre-1.2 API)
+
+  const reductionName = (r) => {
+    const v = r ?? 'Sum';
+    if (!['Sum', 'Mean', 'NoReduction'].includes(v)) throw new Error(`Invalid reduction type '${v}'; expected Sum, Mean or NoReduction`);
+    return v;
+  };
+  /// The pre-1.2 loss objects: TrainingSession(..., losses, ...) appends them to the model.
+  class Loss {
+    constructor(type, inputs, output, reduction, extra = {}) {
+      for (const id of [...inputs, output])
+        if (typeof id !== 'string') throw new Error(`${type} loss: tensor ids must be strings`);
+      this._spec = { type, inputs, output, reduction: reductionName(reduction), ...extra };
+    }
+    output() { return this._spec.output; }
+  }
+  class NllLoss extends Loss {
+    /// NllLoss(probs, label, output, reduction = 'Sum') or
+    /// NllLoss(probs, label, output, ignoreIndex, reduction = 'Sum', inputIsLogProbability = false).
+    constructor(probs, label, output, ...rest) {
+      if (typeof rest[0] === 'number') {
+        super('Nll', [probs, label], output, rest[1], { ignoreIndex: rest[0], inputIsLogProbability: !!rest[2] });
+      } else {
+        super('Nll', [probs, label], output, rest[0]);
+      }
+    }
+  }
+  class L1Loss extends Loss {
+    constructor(input, output, lambda, reduction = 'Sum') {
+      if (typeof lambda !== 'number') throw new Error('L1Loss: lambda must be a number');
+      super('L1', [input], output, reduction, { lambda });
+    }
+  }
+  class IdentityLoss extends Loss {
+    constructor(input, output, reduction = 'Sum') { super('IdentityLoss', [input], output, reduction); }
+  }
+  function lossSpecs(losses, what) {
+    if (!Array.isArray(losses)) throw new Error(`${what}: losses must be an array of NllLoss / L1Loss / IdentityLoss`);
+    return losses.map((l, i) => {
+      if (!(l instanceof Loss)) throw new Error(`${what}: losses[${i}] is not an NllLoss, L1Loss or IdentityLoss`);
+      return l._spec;
+    });
   }
 
   class InferenceSession extends Session {
     constructor(...args) {
       const s = sessionArgs(args, 'InferenceSession');
-      super(SessionHandle.createInference(s.model, s.dataFlow._spec, s.device._spec, s.isi, s.options, s.patterns));
+      super(SessionHandle.createInference(s.model, s.dataFlow._spec, s.device._spec, s.isi, s.options, s.patterns,
+                                          s.losses));
       this._dataFlow = s.dataFlow;
     }
     static createFromOnnxModel(...args) { return new InferenceSession(...args); }
+  }
+
+  // ------------------------------------------------------------ optimizers
+
+  /// Optimizer values: a number (constant), [value, isConst] (PopART's tuples) or
+  /// {value, isConst}.
+  function optimizerParams(params) {
+    const out = {};
+    for (const [k, v] of Object.entries(params ?? {})) {
+      if (typeof v === 'number') out[k] = [v, true];
+      else if (Array.isArray(v) && v.length === 2) out[k] = [Number(v[0]), !!v[1]];
+      else if (v && typeof v === 'object' && 'value' in v) out[k] = [Number(v.value), v.isConst ?? true];
+      else throw new Error(`optimizer value '${k}' must be a number, [value, isConst] or {value, isConst}`);
+    }
+    return out;
+  }
+
+  /// Gradient clipping by norm: ClipNormSettings(weightIds, maxNorm) or
+  /// ClipNormSettings.clipAllWeights(maxNorm).
+  class ClipNormSettings {
+    constructor(weightIds, maxNorm) {
+      if (!Array.isArray(weightIds) || typeof maxNorm !== 'number')
+        throw new Error('ClipNormSettings(weightIds: string[], maxNorm: number)');
+      this._spec = { weights: weightIds.map(String), maxNorm };
+    }
+    static clipWeights(weightIds, maxNorm) { return new ClipNormSettings(weightIds, maxNorm); }
+    static clipAllWeights(maxNorm) {
+      const c = new ClipNormSettings([], maxNorm);
+      c._spec = { allWeights: true, maxNorm };
+      return c;
+    }
+  }
+  function clipNormSpecs(list) {
+    if (!Array.isArray(list)) throw new Error('clipNormSettings must be an array of ClipNormSettings');
+    return list.map((c) => {
+      if (!(c instanceof ClipNormSettings)) throw new Error('clipNormSettings must be an array of ClipNormSettings');
+      return c._spec;
+    });
+  }
+
+  class Optimizer {
+    constructor(spec) {
+      M.checkOptimizer(spec);
+      this._spec = spec;
+    }
+    type() { return this._spec.type === 'ConstSGD' ? 'SGD' : this._spec.type; }
+    /// Weight-specific values (keys as PopART's insertSpecific).
+    insertSpecific(weightId, params) {
+      const spec = { ...this._spec, specific: { ...(this._spec.specific ?? {}), [weightId]: optimizerParams(params) } };
+      M.checkOptimizer(spec);
+      this._spec = spec;
+      return this;
+    }
+  }
+  class SGD extends Optimizer {
+    /// SGD({defaultLearningRate: [0.1, false], defaultMomentum: 0.9, ...}, clipNormSettings,
+    ///     accumulatorAndMomentum 'Combined' | 'Separate')
+    constructor(params = {}, clipNormSettings = [], accumulatorAndMomentum = 'Combined') {
+      super({ type: 'SGD', params: optimizerParams(params), specific: {}, accumulatorAndMomentum,
+              clipNormSettings: clipNormSpecs(clipNormSettings) });
+    }
+  }
+  class ConstSGD extends Optimizer {
+    constructor(learningRate, weightDecay = 0, lossScaling = 1, clipNormSettings = []) {
+      for (const [k, v] of Object.entries({ learningRate, weightDecay, lossScaling }))
+        if (typeof v !== 'number') throw new Error(`ConstSGD: ${k} must be a number`);
+      super({ type: 'ConstSGD', params: { learningRate, weightDecay, lossScaling },
+              clipNormSettings: clipNormSpecs(clipNormSettings) });
+    }
+  }
+  class Adam extends Optimizer {
+    /// Adam(values, mode 'Adam' | 'AdamNoBias' | 'AdaMax' | 'Lamb' | 'LambNoBias',
+    ///      weightDecayMode 'Decay' | 'L2Regularization')
+    constructor(params = {}, mode = 'Adam', weightDecayMode = 'Decay', clipNormSettings = []) {
+      super({ type: 'Adam', params: optimizerParams(params), specific: {}, mode, weightDecayMode,
+              clipNormSettings: clipNormSpecs(clipNormSettings) });
+    }
+  }
+  class Adaptive extends Optimizer {
+    /// Adaptive(values, mode 'AdaGrad' | 'RMSProp' | 'CenteredRMSProp' | 'AdaDelta', weightDecayMode,
+    ///          rmspropTFVariant)
+    constructor(params = {}, mode = 'RMSProp', weightDecayMode = 'Decay', rmspropTFVariant = false) {
+      super({ type: 'Adaptive', params: optimizerParams(params), specific: {}, mode, weightDecayMode, rmspropTFVariant });
+    }
+  }
+
+  class TrainingSession extends Session {
+    /// (model, dataFlow, loss, optimizer, deviceInfo, inputShapeInfo, userOptions, patterns) or
+    /// {fnModel, dataFlow, loss, optimizer, deviceInfo, inputShapeInfo, userOptions, patterns}.
+    /// `loss` is the id of a scalar loss tensor, or (pre-1.2) an array of NllLoss / L1Loss /
+    /// IdentityLoss (keyword `losses`), whose sum is trained on.
+    constructor(...args) {
+      let a = args;
+      if (args.length === 1 && args[0] && typeof args[0] === 'object' && !ArrayBuffer.isView(args[0]) &&
+          !(args[0] instanceof ArrayBuffer)) {
+        const o = args[0];
+        a = [o.fnModel ?? o.model, o.dataFlow, o.loss ?? o.losses, o.optimizer, o.deviceInfo ?? o.device,
+             o.inputShapeInfo, o.userOptions ?? o.options, o.patterns];
+      }
+      const [model, dataFlow, loss, optimizer, device, isi, options, patterns] = a;
+      if (typeof loss !== 'string' && !Array.isArray(loss))
+        throw new Error('TrainingSession: loss must be the id of a scalar tensor or an array of losses');
+      if (!(optimizer instanceof Optimizer)) throw new Error('TrainingSession: optimizer must be an SGD, ConstSGD, Adam or Adaptive');
+      const s = sessionArgs([{ fnModel: model, dataFlow, deviceInfo: device, inputShapeInfo: isi, userOptions: options,
+                                patterns }], 'TrainingSession');
+      const lossArg = typeof loss === 'string' ? loss : lossSpecs(loss, 'TrainingSession');
+      super(SessionHandle.createTraining(s.model, s.dataFlow._spec, lossArg, optimizer._spec, s.device._spec, s.isi,
+                                         s.options, s.patterns));
+      this._dataFlow = s.dataFlow;
+      this._optimizer = optimizer;
+    }
+    static createFromOnnxModel(...args) { return new TrainingSession(...args); }
+    /// Replaces the non-const optimizer values and writes them to the device: the next run uses
+    /// them. `optimizer` must be a valid replacement (same type, const-ness, specific weights).
+    updateOptimizerFromHost(optimizer) {
+      this.handle.updateOptimizerFromHost(TrainingSession._spec(optimizer));
+      this._optimizer = optimizer;
+    }
+    /// Pre-1.2 API: updateOptimizer(opt) then optimizerFromHost().
+    updateOptimizer(optimizer) {
+      this.handle.updateOptimizer(TrainingSession._spec(optimizer));
+      this._optimizer = optimizer;
+    }
+    optimizerFromHost() { this.handle.optimizerFromHost(); }
+    /// Ids of the tensors holding the non-const hyper-parameters.
+    getOptimizerTensorIds() { return this.handle.getOptimizerTensorIds(); }
+    static _spec(optimizer) {
+      if (!(optimizer instanceof Optimizer)) throw new Error('updateOptimizer: expected an SGD, ConstSGD, Adam or Adaptive');
+      return optimizer._spec;
+    }
   }
 
   // ------------------------------------------------------------ logging
@@ -629,7 +808,8 @@ function makeApi(raw) {
 
   return {
     TensorInfo, NDArray, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, PatternsLevel, SessionOptions,
-    DeviceManager, DeviceInfo, Builder, InferenceSession, PyStepIO, StepIO: PyStepIO, getLogger,
+    DeviceManager, DeviceInfo, Builder, InferenceSession, TrainingSession, PyStepIO, StepIO: PyStepIO, getLogger,
+    Optimizer, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss,
     ReductionType: Object.freeze({ Sum: 'Sum', Mean: 'Mean', NoReduction: 'NoReduction' }),
     /// Bytes allocated on the wasm heap (for leak checks).
     heapInUse: () => M.heapInUse(),
