@@ -16,17 +16,28 @@ Winograd23::Winograd23(int64_t C, int64_t M, int64_t H, int64_t W, int64_t OH, i
   T_ = TH_ * TW_;
 }
 
-size_t Winograd23::scratchFloats() const {
-  // V [16][C][T] + products [16][M][T] + per-row work buffers.
+size_t Winograd23::scratchFloats(int64_t images) const {
+  // V [16][C][images T] + products [16][M][images T] + per-row work buffers.
   const int64_t wp = 2 * TW_ + 2;
-  return static_cast<size_t>(16 * C_ * T_ + 16 * M_ * T_ + 4 * wp + 8 * (TW_ + 1) + 16 * TW_ + 4 * TW_);
+  return static_cast<size_t>(16 * C_ * T_ * images + 16 * M_ * T_ * images + 4 * wp + 8 * (TW_ + 1) + 16 * TW_ +
+                             4 * TW_);
 }
 
-void Winograd23::transformWeights(const float* w, float* u) const {
-  // U = G g G^T with G = [[1, 0, 0], [1/2, 1/2, 1/2], [1/2, -1/2, 1/2], [0, 0, 1]].
-  for (int64_t m = 0; m < M_; ++m) {
-    for (int64_t c = 0; c < C_; ++c) {
-      const float* g = w + (m * C_ + c) * 9;
+int64_t Winograd23::imagesPerRun(int64_t n, int64_t maxFloats) const {
+  const int64_t perImage = std::max<int64_t>(16 * (C_ + M_) * T_, 1);
+  return std::max<int64_t>(1, std::min(n, maxFloats / perImage));
+}
+
+namespace {
+
+/// U[(i, j), m, c] = (G g G^T)[i, j] for each 3x3 filter g = filter(m, c), G = [[1, 0, 0],
+/// [1/2, 1/2, 1/2], [1/2, -1/2, 1/2], [0, 0, 1]].
+template <typename Filter>
+void transformFilters(int64_t M, int64_t C, float* u, Filter filter) {
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t c = 0; c < C; ++c) {
+      float g[9];
+      filter(m, c, g);
       float t[4][3];
       for (int j = 0; j < 3; ++j) {
         t[0][j] = g[j];
@@ -37,23 +48,39 @@ void Winograd23::transformWeights(const float* w, float* u) const {
       for (int i = 0; i < 4; ++i) {
         const float r[4] = {t[i][0], 0.5f * (t[i][0] + t[i][1] + t[i][2]), 0.5f * (t[i][0] - t[i][1] + t[i][2]),
                             t[i][2]};
-        for (int j = 0; j < 4; ++j) u[((i * 4 + j) * M_ + m) * C_ + c] = r[j];
+        for (int j = 0; j < 4; ++j) u[((i * 4 + j) * M + m) * C + c] = r[j];
       }
     }
   }
 }
 
-void Winograd23::run(const float* x, const float* u, const float* bias, float* y, float* scratch) const {
+}  // namespace
+
+void Winograd23::transformWeights(const float* w, float* u) const {
+  transformFilters(M_, C_, u, [&](int64_t m, int64_t c, float* g) { std::memcpy(g, w + (m * C_ + c) * 9, 36); });
+}
+
+void Winograd23::transformFlippedWeights(const float* w, float* u) const {
+  transformFilters(M_, C_, u, [&](int64_t m, int64_t c, float* g) {
+    const float* f = w + (c * M_ + m) * 9;
+    for (int k = 0; k < 9; ++k) g[k] = f[8 - k];
+  });
+}
+
+void Winograd23::run(const float* x, const float* u, const float* bias, float* y, float* scratch, int64_t images,
+                     int64_t xStride, int64_t yStride) const {
   const int64_t wp = 2 * TW_ + 2;  // padded input columns covered by the tiles
+  const int64_t LT = images * T_;  // tiles of all images: the GEMMs' width
   float* V = scratch;
-  float* P = V + 16 * C_ * T_;
-  float* rows = P + 16 * M_ * T_;  // 4 padded input rows
+  float* P = V + 16 * C_ * LT;
+  float* rows = P + 16 * M_ * LT;  // 4 padded input rows
   float* eo = rows + 4 * wp;       // even/odd columns of the 4 column-transformed rows
   float* ybuf = eo + 8 * (TW_ + 1);
 
   // ---- input transform: V = B^T d B per 4x4 tile, B^T = [[1,0,-1,0],[0,1,1,0],[0,-1,1,0],[0,1,0,-1]]
-  for (int64_t c = 0; c < C_; ++c) {
-    const float* xc = x + c * H_ * W_;
+  for (int64_t ic = 0; ic < images * C_; ++ic) {
+    const int64_t img = ic / C_, c = ic % C_;
+    const float* xc = x + img * xStride + c * H_ * W_;
     for (int64_t ty = 0; ty < TH_; ++ty) {
       for (int r = 0; r < 4; ++r) {
         float* row = rows + r * wp;
@@ -88,10 +115,10 @@ void Winograd23::run(const float* x, const float* u, const float* bias, float* y
       }
       // Row transform: columns 2tx..2tx+3 are e[tx], o[tx], e[tx+1], o[tx+1].
       for (int i = 0; i < 4; ++i) {
-        float* v0 = V + ((i * 4 + 0) * C_ + c) * T_ + ty * TW_;
-        float* v1 = V + ((i * 4 + 1) * C_ + c) * T_ + ty * TW_;
-        float* v2 = V + ((i * 4 + 2) * C_ + c) * T_ + ty * TW_;
-        float* v3 = V + ((i * 4 + 3) * C_ + c) * T_ + ty * TW_;
+        float* v0 = V + ((i * 4 + 0) * C_ + c) * LT + img * T_ + ty * TW_;
+        float* v1 = V + ((i * 4 + 1) * C_ + c) * LT + img * T_ + ty * TW_;
+        float* v2 = V + ((i * 4 + 2) * C_ + c) * LT + img * T_ + ty * TW_;
+        float* v3 = V + ((i * 4 + 3) * C_ + c) * LT + img * T_ + ty * TW_;
         const float* E = e[i];
         const float* O = o[i];
         for (int64_t tx = 0; tx < TW_; ++tx) {
@@ -104,17 +131,18 @@ void Winograd23::run(const float* x, const float* u, const float* bias, float* y
     }
   }
 
-  // ---- 16 products: P[xi] (M x T) = U[xi] (M x C) * V[xi] (C x T)
+  // ---- 16 products: P[xi] (M x LT) = U[xi] (M x C) * V[xi] (C x LT)
   for (int xi = 0; xi < 16; ++xi)
-    gemm(false, false, M_, T_, C_, 1.0f, u + xi * M_ * C_, C_, V + xi * C_ * T_, T_, 0.0f, P + xi * M_ * T_, T_);
+    gemm(false, false, M_, LT, C_, 1.0f, u + xi * M_ * C_, C_, V + xi * C_ * LT, LT, 0.0f, P + xi * M_ * LT, LT);
 
   // ---- output transform: Y = A^T P A, A^T = [[1,1,1,0],[0,1,-1,-1]]
-  for (int64_t m = 0; m < M_; ++m) {
+  for (int64_t im = 0; im < images * M_; ++im) {
+    const int64_t img = im / M_, m = im % M_;
     const float b = bias ? bias[m] : 0.0f;
-    float* ym = y + m * OH_ * OW_;
+    float* ym = y + img * yStride + m * OH_ * OW_;
     for (int64_t ty = 0; ty < TH_; ++ty) {
       const float* p[16];
-      for (int xi = 0; xi < 16; ++xi) p[xi] = P + (xi * M_ + m) * T_ + ty * TW_;
+      for (int xi = 0; xi < 16; ++xi) p[xi] = P + (xi * M_ + m) * LT + img * T_ + ty * TW_;
       float* y00 = ybuf;
       float* y01 = ybuf + TW_;
       float* y10 = ybuf + 2 * TW_;

@@ -10,17 +10,30 @@
 namespace popart {
 namespace cpu {
 
+/// Weights that change (training) are transformed on every run: below this many output positions
+/// (over all images) that costs more than im2col + GEMM.
+constexpr int64_t kWinogradMinPositions = 784;
+
 class Winograd23 {
  public:
   /// Geometry: C input channels, M output channels, input HxW, output OHxOW, padding (top, left).
   Winograd23(int64_t C, int64_t M, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t padTop, int64_t padLeft);
 
-  /// Scratch floats needed by run().
-  size_t scratchFloats() const;
+  /// Scratch floats needed by run() with up to `images` images at once.
+  size_t scratchFloats(int64_t images = 1) const;
   /// Transforms weights [M, C, 3, 3] into U [16][M][C] (size 16 * M * C).
   void transformWeights(const float* w, float* u) const;
-  /// One image: x [C, H, W] -> y [M, OH, OW] (+ bias[M] if given), using transformed weights u.
-  void run(const float* x, const float* u, const float* bias, float* y, float* scratch) const;
+  /// As transformWeights for the adjoint convolution (the data gradient of a convolution with
+  /// weights w [C, M, 3, 3]): w'[m, c] = w[c, m] rotated by 180 degrees.
+  void transformFlippedWeights(const float* w, float* u) const;
+  /// `images` images: x [images][C, H, W] (images xStride apart) -> y [images][M, OH, OW] (yStride
+  /// apart), + bias[M] if given, using transformed weights u. The images' tiles share the 16
+  /// GEMMs, so that small images still make wide products.
+  void run(const float* x, const float* u, const float* bias, float* y, float* scratch, int64_t images = 1,
+           int64_t xStride = 0, int64_t yStride = 0) const;
+  /// Images per run() call that keep the transformed tiles of one call (16 (C + M) floats per
+  /// tile) around `maxFloats`; at least 1, at most n.
+  int64_t imagesPerRun(int64_t n, int64_t maxFloats = int64_t{1} << 20) const;
 
  private:
   int64_t C_, M_, H_, W_, OH_, OW_, PT_, PL_;

@@ -199,15 +199,16 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
   const bool depthwise = g.in.size() == 2 && g.G == g.C && g.Cg == 1 && g.M == g.C;
   const bool winograd = g.in.size() == 2 && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == 1 && g.s[1] == 1 && g.d[0] == 1 &&
                         g.d[1] == 1 && g.G == 1 && g.C >= 8 && g.M >= 8 && op.inType(0) == DataType::FLOAT &&
-                        // Weights that change (training) are transformed on every run: on small
-                        // images (few tiles per weight) that costs more than im2col + GEMM.
-                        (op.inConstData(1) || g.out[0] * g.out[1] >= 196) &&
+                        // Weights that change (training) are transformed on every run: with few
+                        // output positions per weight that costs more than im2col + GEMM.
+                        (op.inConstData(1) || g.N * g.out[0] * g.out[1] >= kWinogradMinPositions) &&
                         std::getenv("POPART_NO_WINOGRAD") == nullptr;
   if (winograd) {
     auto wg = std::make_shared<Winograd23>(g.C, g.M, g.in[0], g.in[1], g.out[0], g.out[1], g.pb[0], g.pb[1]);
     // Constant weights are transformed once; weights that can change are transformed each run.
     std::shared_ptr<std::vector<float>> u;
-    size_t scratch = wg->scratchFloats();
+    const int64_t imgs = wg->imagesPerRun(g.N);  // small images share the transform GEMMs
+    size_t scratch = wg->scratchFloats(imgs);
     if (const TensorData* wd = op.inConstData(1)) {
       u = std::make_shared<std::vector<float>>(static_cast<size_t>(16 * g.M * g.C));
       wg->transformWeights(wd->as<float>(), u->data());
@@ -218,7 +219,7 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
     const Activation act = Activation::fromAttrs(op.attrs);
     const int x = kc.in(0), w = kc.in(1), b = kc.in(2), y = kc.out(0);
     const int64_t inElems = g.C * g.inSize, outElems = g.M * g.outSize, N = g.N;
-    const size_t uOffset = wg->scratchFloats();
+    const size_t uOffset = wg->scratchFloats(imgs);
     return [=](const RunState& s) {
       float* scr = reinterpret_cast<float*>(s.scratch);
       const float* U = u ? u->data() : scr + uOffset;
@@ -226,7 +227,8 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
       const float* X = inPtr<float>(s, x);
       const float* B = b >= 0 ? inPtr<float>(s, b) : nullptr;
       float* Y = outPtr<float>(s, y);
-      for (int64_t n = 0; n < N; ++n) wg->run(X + n * inElems, U, B, Y + n * outElems, scr);
+      for (int64_t n = 0; n < N; n += imgs)
+        wg->run(X + n * inElems, U, B, Y + n * outElems, scr, std::min(imgs, N - n), inElems, outElems);
       if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, N * outElems);
     };
   }

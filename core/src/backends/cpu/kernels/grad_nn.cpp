@@ -7,13 +7,16 @@
 // direct loops that accumulate in double where they reduce.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/gemm.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/conv_im2col.hpp"
+#include "backends/cpu/winograd.hpp"
 #include "ops/op_util.hpp"
 #include "ops/window.hpp"
 
@@ -266,9 +269,33 @@ inline T st(double v) {
 
 }  // namespace
 
+/// The data gradient of a 3x3 stride-1 convolution is a 3x3 convolution of dY with the weights
+/// rotated and transposed (pads 2 - p): Winograd, as in the forward kernel.
+KernelFn winogradDataGrad(const ConvGeom& g, KernelContext& kc, int dy, int w, int dx) {
+  auto wg = std::make_shared<Winograd23>(g.M, g.C, g.out[0], g.out[1], g.in[0], g.in[1], 2 - g.pb[0], 2 - g.pb[1]);
+  const int64_t imgs = wg->imagesPerRun(g.N);
+  const size_t uOffset = wg->scratchFloats(imgs);
+  kc.needScratch((uOffset + static_cast<size_t>(16 * g.M * g.C)) * sizeof(float));
+  const int64_t dyElems = g.M * g.outSize, dxElems = g.C * g.inSize;
+  return [=](const RunState& s) {
+    float* scr = reinterpret_cast<float*>(s.scratch);
+    wg->transformFlippedWeights(inPtr<float>(s, w), scr + uOffset);
+    const float* DY = inPtr<float>(s, dy);
+    float* DX = outPtr<float>(s, dx);
+    for (int64_t n = 0; n < g.N; n += imgs)
+      wg->run(DY + n * dyElems, scr + uOffset, nullptr, DX + n * dxElems, scr, std::min(imgs, g.N - n), dyElems,
+              dxElems);
+  };
+}
+
 KernelFn makeCpuKernel_ConvDataGrad(const Op& op, KernelContext& kc) {
   requireConvType(op);
   const ConvGeom g = convGeom(op, op.attrs.getInts("x_shape"), op.inShape(1));
+  const bool winograd = g.in.size() == 2 && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == 1 && g.s[1] == 1 && g.d[0] == 1 &&
+                        g.d[1] == 1 && g.G == 1 && g.C >= 8 && g.M >= 8 && g.pb[0] <= 2 && g.pb[1] <= 2 &&
+                        op.inType(0) == DataType::FLOAT && g.N * g.in[0] * g.in[1] >= kWinogradMinPositions &&
+                        std::getenv("POPART_NO_WINOGRAD") == nullptr;
+  if (winograd) return winogradDataGrad(g, kc, kc.in(0), kc.in(1), kc.out(0));
   const bool pointwise = isPointwise(g);
   const bool twoD = g.in.size() == 2 && !pointwise;
   const int64_t K = g.Cg * g.kSize, P = g.outSize;
