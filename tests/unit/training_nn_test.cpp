@@ -267,19 +267,23 @@ TEST(TrainingNn, ConvGradientsOfLargerConvolutionsMatchReference) {
   const ConvCfg a{2, 16, 32, 32, 6, 2, 3, {1, 1}, {2, 2, 2, 2}, {2, 2}};
   // stride 2 along W (strided col2im), 1152 positions.
   const ConvCfg b{1, 8, 48, 48, 4, 1, 3, {1, 2}, {1, 1, 1, 1}, {1, 1}};
-  // 8 images of 10x10 with K = 576: chunks of 448 batch positions span and split images (the
-  // FLOAT data gradient takes the Winograd path: 3x3, stride 1, 800 positions).
+  // 8 images of 10x10 with K = 576: chunks of 448 batch positions span and split images (in
+  // DOUBLE; FLOAT takes the Winograd gradients: 3x3, stride 1, 800 positions).
   const ConvCfg c{8, 64, 10, 10, 8, 1, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}};
-  // Winograd data gradient with uneven pads (top 0, left 2, bottom 2, right 0).
+  // Winograd gradients with uneven pads (top 0, left 2, bottom 2, right 0), and with an odd
+  // output size (partial tiles).
   const ConvCfg d{4, 8, 14, 14, 16, 1, 3, {1, 1}, {0, 2, 2, 0}, {1, 1}};
+  const ConvCfg e{4, 8, 15, 15, 8, 1, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}};
   convAgainstReference<double>(a, 1e-12);
   convAgainstReference<double>(b, 1e-12);
   convAgainstReference<double>(c, 1e-12);
   convAgainstReference<double>(d, 1e-12);
+  convAgainstReference<double>(e, 1e-12);
   convAgainstReference<float>(a, 2e-5);
   convAgainstReference<float>(b, 2e-5);
   convAgainstReference<float>(c, 2e-5);
   convAgainstReference<float>(d, 2e-5);
+  convAgainstReference<float>(e, 2e-5);
 }
 
 // ------------------------------------------------------------------ pooling

@@ -67,17 +67,12 @@ void Winograd23::transformFlippedWeights(const float* w, float* u) const {
   });
 }
 
-void Winograd23::run(const float* x, const float* u, const float* bias, float* y, float* scratch, int64_t images,
-                     int64_t xStride, int64_t yStride) const {
+void Winograd23::inputTransform(const float* x, int64_t images, int64_t xStride, float* V, float* work) const {
   const int64_t wp = 2 * TW_ + 2;  // padded input columns covered by the tiles
-  const int64_t LT = images * T_;  // tiles of all images: the GEMMs' width
-  float* V = scratch;
-  float* P = V + 16 * C_ * LT;
-  float* rows = P + 16 * M_ * LT;  // 4 padded input rows
-  float* eo = rows + 4 * wp;       // even/odd columns of the 4 column-transformed rows
-  float* ybuf = eo + 8 * (TW_ + 1);
-
-  // ---- input transform: V = B^T d B per 4x4 tile, B^T = [[1,0,-1,0],[0,1,1,0],[0,-1,1,0],[0,1,0,-1]]
+  const int64_t LT = images * T_;
+  float* rows = work;         // 4 padded input rows
+  float* eo = rows + 4 * wp;  // even/odd columns of the 4 column-transformed rows
+  // V = B^T d B per 4x4 tile, B^T = [[1,0,-1,0],[0,1,1,0],[0,-1,1,0],[0,1,0,-1]]
   for (int64_t ic = 0; ic < images * C_; ++ic) {
     const int64_t img = ic / C_, c = ic % C_;
     const float* xc = x + img * xStride + c * H_ * W_;
@@ -130,6 +125,17 @@ void Winograd23::run(const float* x, const float* u, const float* bias, float* y
       }
     }
   }
+}
+
+void Winograd23::run(const float* x, const float* u, const float* bias, float* y, float* scratch, int64_t images,
+                     int64_t xStride, int64_t yStride) const {
+  const int64_t wp = 2 * TW_ + 2;
+  const int64_t LT = images * T_;  // tiles of all images: the GEMMs' width
+  float* V = scratch;
+  float* P = V + 16 * C_ * LT;
+  float* work = P + 16 * M_ * LT;
+  float* ybuf = work + 4 * wp + 8 * (TW_ + 1);
+  inputTransform(x, images, xStride, V, work);
 
   // ---- 16 products: P[xi] (M x LT) = U[xi] (M x C) * V[xi] (C x LT)
   for (int xi = 0; xi < 16; ++xi)
@@ -170,6 +176,66 @@ void Winograd23::run(const float* x, const float* u, const float* bias, float* y
           yr[2 * tx + 1] = q1[tx];
         }
         if (OW_ & 1) yr[OW_ - 1] = q0[full];
+      }
+    }
+  }
+}
+
+void Winograd23::weightGrad(const float* x, const float* dy, float* du, float* scratch, int64_t images, int64_t xStride,
+                            int64_t dyStride, bool accumulate) const {
+  const int64_t LT = images * T_;
+  float* V = scratch;
+  float* Z = V + 16 * C_ * LT;
+  inputTransform(x, images, xStride, V, Z + 16 * M_ * LT);
+  // Z = A dY A^T per 2x2 output tile (the adjoint of the output transform; outside the output,
+  // dY is 0), A = [[1,0],[1,1],[1,-1],[0,-1]].
+  for (int64_t im = 0; im < images * M_; ++im) {
+    const int64_t img = im / M_, m = im % M_;
+    const float* dym = dy + img * dyStride + m * OH_ * OW_;
+    for (int64_t ty = 0; ty < TH_; ++ty) {
+      const int64_t oh = 2 * ty;
+      const bool row1 = oh + 1 < OH_;
+      float* z[16];
+      for (int xi = 0; xi < 16; ++xi) z[xi] = Z + (xi * M_ + m) * LT + img * T_ + ty * TW_;
+      for (int64_t tx = 0; tx < TW_; ++tx) {
+        const int64_t ow = 2 * tx;
+        const bool col1 = ow + 1 < OW_;
+        const float d00 = dym[oh * OW_ + ow], d01 = col1 ? dym[oh * OW_ + ow + 1] : 0.0f;
+        const float d10 = row1 ? dym[(oh + 1) * OW_ + ow] : 0.0f;
+        const float d11 = row1 && col1 ? dym[(oh + 1) * OW_ + ow + 1] : 0.0f;
+        const float t[4][2] = {{d00, d01}, {d00 + d10, d01 + d11}, {d00 - d10, d01 - d11}, {-d10, -d11}};
+        for (int i = 0; i < 4; ++i) {
+          z[i * 4 + 0][tx] = t[i][0];
+          z[i * 4 + 1][tx] = t[i][0] + t[i][1];
+          z[i * 4 + 2][tx] = t[i][0] - t[i][1];
+          z[i * 4 + 3][tx] = -t[i][1];
+        }
+      }
+    }
+  }
+  // dU[xi] (M x C) (+)= Z[xi] (M x LT) V[xi]^T
+  for (int xi = 0; xi < 16; ++xi)
+    gemm(false, true, M_, C_, LT, 1.0f, Z + xi * M_ * LT, LT, V + xi * C_ * LT, LT, accumulate ? 1.0f : 0.0f,
+         du + xi * M_ * C_, C_);
+}
+
+void Winograd23::finishWeightGrad(const float* du, float* dw) const {
+  // dW = G^T dU G, the adjoint of U = G g G^T.
+  for (int64_t m = 0; m < M_; ++m) {
+    for (int64_t c = 0; c < C_; ++c) {
+      float u[4][4];
+      for (int xi = 0; xi < 16; ++xi) u[xi / 4][xi % 4] = du[(xi * M_ + m) * C_ + c];
+      float sg[3][4];
+      for (int j = 0; j < 4; ++j) {
+        sg[0][j] = u[0][j] + 0.5f * (u[1][j] + u[2][j]);
+        sg[1][j] = 0.5f * (u[1][j] - u[2][j]);
+        sg[2][j] = 0.5f * (u[1][j] + u[2][j]) + u[3][j];
+      }
+      float* g = dw + (m * C_ + c) * 9;
+      for (int a = 0; a < 3; ++a) {
+        g[a * 3 + 0] = sg[a][0] + 0.5f * (sg[a][1] + sg[a][2]);
+        g[a * 3 + 1] = 0.5f * (sg[a][1] - sg[a][2]);
+        g[a * 3 + 2] = 0.5f * (sg[a][1] + sg[a][2]) + sg[a][3];
       }
     }
   }

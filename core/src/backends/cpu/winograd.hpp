@@ -31,11 +31,20 @@ class Winograd23 {
   /// GEMMs, so that small images still make wide products.
   void run(const float* x, const float* u, const float* bias, float* y, float* scratch, int64_t images = 1,
            int64_t xStride = 0, int64_t yStride = 0) const;
+  /// The weight gradient of the convolution: dU[16][M][C] (+)= the transform-domain gradient of
+  /// `images` images, x [C, H, W] and dy [M, OH, OW] each (xStride / dyStride apart); adds to dU
+  /// when `accumulate`, else overwrites it. finishWeightGrad turns dU into dW [M, C, 3, 3].
+  void weightGrad(const float* x, const float* dy, float* du, float* scratch, int64_t images, int64_t xStride,
+                  int64_t dyStride, bool accumulate) const;
+  void finishWeightGrad(const float* du, float* dw) const;
   /// Images per run() call that keep the transformed tiles of one call (16 (C + M) floats per
   /// tile) around `maxFloats`; at least 1, at most n.
   int64_t imagesPerRun(int64_t n, int64_t maxFloats = int64_t{1} << 20) const;
 
  private:
+  /// V[16][C][images T] = B^T d B of every input tile (work: 4 padded rows + even/odd columns).
+  void inputTransform(const float* x, int64_t images, int64_t xStride, float* V, float* work) const;
+
   int64_t C_, M_, H_, W_, OH_, OW_, PT_, PL_;
   int64_t TH_, TW_, T_;  // tiles down, across, total
 };

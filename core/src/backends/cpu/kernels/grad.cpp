@@ -209,18 +209,27 @@ KernelFn makeCpuKernel_SGDVarUpdate(const Op& op, KernelContext& kc) {
     }
     const double dpsf = sc[1].get(s), smm = sc[2].get(s), swd = sc[3].get(s);
     if (mode == 1 && !acc.accum.present() && !acc.enabled() && fused) {
-      // Float SGD1 without accumulation in one pass (v is rounded to float in between, as the
-      // two-pass form below stores it).
+      // FLOAT SGD1 without accumulation: one pass in float arithmetic (as PopART's IPU code and
+      // PyTorch compute it), vectorised 8 wide; the other paths compute in double.
       float* Wf = static_cast<float*>(s.slots[w.slot]);
       float* Vf = static_cast<float*>(s.slots[v.slot]);
       const float* Gf = static_cast<const float*>(s.slots[g.slot]);
-      for (int64_t i = 0; i < n; ++i) {
-        const double vi = static_cast<float>(static_cast<double>(Vf[i]) + dpsf * static_cast<double>(Gf[i]));
-        const double upd =
-            nesterov ? dpsf * static_cast<double>(Gf[i]) + swd * static_cast<double>(Wf[i]) + smm * vi : vi;
-        const double wi = static_cast<double>(Wf[i]) - slr * upd;
-        Wf[i] = static_cast<float>(wi);
-        Vf[i] = static_cast<float>(smm * vi + swd * wi);
+      const float fd = static_cast<float>(dpsf), fl = static_cast<float>(slr), fm = static_cast<float>(smm),
+                  fw = static_cast<float>(swd);
+      if (nesterov) {
+        for (int64_t i = 0; i < n; ++i) {
+          const float vi = Vf[i] + fd * Gf[i];
+          const float wi = Wf[i] - fl * (fd * Gf[i] + fw * Wf[i] + fm * vi);
+          Wf[i] = wi;
+          Vf[i] = fm * vi + fw * wi;
+        }
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          const float vi = Vf[i] + fd * Gf[i];
+          const float wi = Wf[i] - fl * vi;
+          Wf[i] = wi;
+          Vf[i] = fm * vi + fw * wi;
+        }
       }
       return;
     }

@@ -269,6 +269,33 @@ inline T st(double v) {
 
 }  // namespace
 
+/// FLOAT 3x3 stride-1 undilated ungrouped convolutions with enough output positions over the
+/// batch take Winograd for their gradients (as the forward kernel does for trained weights).
+bool winogradGradients(const Op& op, const ConvGeom& g) {
+  return g.in.size() == 2 && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == 1 && g.s[1] == 1 && g.d[0] == 1 && g.d[1] == 1 &&
+         g.G == 1 && g.C >= 8 && g.M >= 8 && op.inType(0) == DataType::FLOAT &&
+         g.N * g.outSize >= kWinogradMinPositions && std::getenv("POPART_NO_WINOGRAD") == nullptr;
+}
+
+/// The weight gradient through Winograd: dU = sum over tiles of (A dY A^T) (B^T x B), batched
+/// over images, then dW = G^T dU G.
+KernelFn winogradWeightGrad(const ConvGeom& g, KernelContext& kc, int dy, int x, int dw) {
+  auto wg = std::make_shared<Winograd23>(g.C, g.M, g.in[0], g.in[1], g.out[0], g.out[1], g.pb[0], g.pb[1]);
+  const int64_t imgs = wg->imagesPerRun(g.N);
+  const size_t duOffset = wg->scratchFloats(imgs);
+  kc.needScratch((duOffset + static_cast<size_t>(16 * g.M * g.C)) * sizeof(float));
+  const int64_t dyElems = g.M * g.outSize, xElems = g.C * g.inSize;
+  return [=](const RunState& s) {
+    float* scr = reinterpret_cast<float*>(s.scratch);
+    const float* DY = inPtr<float>(s, dy);
+    const float* X = inPtr<float>(s, x);
+    for (int64_t n = 0; n < g.N; n += imgs)
+      wg->weightGrad(X + n * xElems, DY + n * dyElems, scr + duOffset, scr, std::min(imgs, g.N - n), xElems, dyElems,
+                     n > 0);
+    wg->finishWeightGrad(scr + duOffset, outPtr<float>(s, dw));
+  };
+}
+
 /// The data gradient of a 3x3 stride-1 convolution is a 3x3 convolution of dY with the weights
 /// rotated and transposed (pads 2 - p): Winograd, as in the forward kernel.
 KernelFn winogradDataGrad(const ConvGeom& g, KernelContext& kc, int dy, int w, int dx) {
@@ -291,11 +318,8 @@ KernelFn winogradDataGrad(const ConvGeom& g, KernelContext& kc, int dy, int w, i
 KernelFn makeCpuKernel_ConvDataGrad(const Op& op, KernelContext& kc) {
   requireConvType(op);
   const ConvGeom g = convGeom(op, op.attrs.getInts("x_shape"), op.inShape(1));
-  const bool winograd = g.in.size() == 2 && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == 1 && g.s[1] == 1 && g.d[0] == 1 &&
-                        g.d[1] == 1 && g.G == 1 && g.C >= 8 && g.M >= 8 && g.pb[0] <= 2 && g.pb[1] <= 2 &&
-                        op.inType(0) == DataType::FLOAT && g.N * g.in[0] * g.in[1] >= kWinogradMinPositions &&
-                        std::getenv("POPART_NO_WINOGRAD") == nullptr;
-  if (winograd) return winogradDataGrad(g, kc, kc.in(0), kc.in(1), kc.out(0));
+  if (winogradGradients(op, g) && g.pb[0] <= 2 && g.pb[1] <= 2)
+    return winogradDataGrad(g, kc, kc.in(0), kc.in(1), kc.out(0));
   const bool pointwise = isPointwise(g);
   const bool twoD = g.in.size() == 2 && !pointwise;
   const int64_t K = g.Cg * g.kSize, P = g.outSize;
@@ -351,6 +375,7 @@ KernelFn makeCpuKernel_ConvDataGrad(const Op& op, KernelContext& kc) {
 KernelFn makeCpuKernel_ConvWeightGrad(const Op& op, KernelContext& kc) {
   requireConvType(op);
   const ConvGeom g = convGeom(op, op.inShape(1), op.attrs.getInts("w_shape"));
+  if (winogradGradients(op, g)) return winogradWeightGrad(g, kc, kc.in(0), kc.in(1), kc.out(0));
   const bool pointwise = isPointwise(g);
   const bool twoD = g.in.size() == 2 && !pointwise;
   const int64_t K = g.Cg * g.kSize, P = g.outSize;
