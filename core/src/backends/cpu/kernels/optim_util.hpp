@@ -1,7 +1,9 @@
 // Helpers of the weight-update kernels (SGD in kernels/grad.cpp, Adam and Adaptive in
 // kernels/optim.cpp): tensors of any floating-point type read and written in blocks of doubles
-// (the updates compute in double, whatever the weight and state types), hyper-parameters that are
-// constants or scalar tensors, and gradient accumulation. Input layout: ops/optim.hpp.
+// (the updates compute in double, whatever the weight and state types; the one exception is
+// FLOAT SGD with momentum and no accumulation, fused into one float pass in grad.cpp),
+// hyper-parameters that are constants or scalar tensors, and gradient accumulation. Input
+// layout: ops/optim.hpp.
 #pragma once
 
 #include <algorithm>
