@@ -30,8 +30,7 @@ int trainMain(int argc, char** argv) {
   const std::string model = argv[1], input = argv[2], labelsPath = argv[3];
   std::string head = "logits", inId = "input", outId = "output";
   float lr = 0.01f, momentum = 0.9f;
-  int warmup = 3, minRuns = 5, maxRuns = 200;
-  double targetMs = 1500;
+  bench::Timing timing;
   bool report = false;
   try {
     for (int i = 4; i < argc; ++i) {
@@ -48,19 +47,11 @@ int trainMain(int argc, char** argv) {
         lr = std::stof(v);
       else if (a == "--momentum")
         momentum = std::stof(v);
-      else if (a == "--warmup")
-        warmup = std::stoi(v);
-      else if (a == "--target-ms")
-        targetMs = std::stod(v);
-      else if (a == "--min-runs")
-        minRuns = std::stoi(v);
-      else if (a == "--max-runs")
-        maxRuns = std::stoi(v);
       else if (a == "--input-name")
         inId = v;
       else if (a == "--output-name")
         outId = v;
-      else
+      else if (!timing.parse(a, v))
         throw popart::error("unknown argument {}", a);
     }
     const auto t0 = Clock::now();
@@ -80,49 +71,24 @@ int trainMain(int argc, char** argv) {
     session->weightsFromHost();
     const auto t2 = Clock::now();
 
-    const popart::TensorInfo info = session->getInfo(inId);
-    std::vector<float> x = bench::readRaw<float>(input);
-    if (static_cast<int64_t>(x.size()) != info.nelms())
-      throw popart::error("input file has {} values, {} needs {}", x.size(), info.toString(), info.nelms());
-    popart::NDArrayWrapper<float> xw(x.data(), info.shape());
+    std::vector<float> x = bench::readInput(*session, inId, input);
+    popart::NDArrayWrapper<float> xw(x.data(), session->getInfo(inId).shape());
     popart::NDArrayWrapper<int32_t> yw(labels.data(), {batch});
     auto anchors = session->initAnchorArrays();
     std::map<popart::TensorId, popart::IArray&> inMap{{inId, xw}, {label, yw}};
     popart::StepIO stepio(inMap, popart::arrayRefs(anchors));
-    auto r0 = Clock::now();
-    session->run(stepio);
-    const double firstRun = ms(r0, Clock::now());
-    const double firstLoss = anchors.at(loss).dataAs<float>()[0];
-    double warm = firstRun;
-    for (int i = 1; i < warmup; ++i) {
-      r0 = Clock::now();
-      session->run(stepio);
-      warm = ms(r0, Clock::now());
-    }
-    const int runs = std::max(minRuns, std::min(maxRuns, static_cast<int>(std::ceil(targetMs / std::max(warm, 0.01)))));
-    std::vector<double> t, cpu;
-    for (int i = 0; i < runs; ++i) {
-      const double c0 = bench::cpuMs();
-      r0 = Clock::now();
-      session->run(stepio);
-      t.push_back(ms(r0, Clock::now()));
-      cpu.push_back(bench::cpuMs() - c0);
-    }
+    double firstLoss = 0;
+    const bench::Samples r = bench::timeRuns(
+        timing, [&] { session->run(stepio); }, [&] { firstLoss = anchors.at(loss).dataAs<float>()[0]; });
     const double lastLoss = anchors.at(loss).dataAs<float>()[0];
     if (report) std::cerr << session->getSummaryReport();
     const auto mem = session->getMemoryStats();
     std::printf(
-        "{\"median_ms\": %.6f, \"median_cpu_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, \"runs\": %d, \"load_ms\": "
-        "%.3f, "
-        "\"prepare_ms\": %.3f, \"first_run_ms\": %.3f, \"first_loss\": %.7g, \"last_loss\": %.7g, "
+        "{\"load_ms\": %.3f, \"prepare_ms\": %.3f, \"first_loss\": %.7g, \"last_loss\": %.7g, "
         "\"peak_rss_kb\": %ld, \"arena_bytes\": %lld, \"weight_bytes\": %lld, ",
-        bench::median(t), bench::median(cpu), *std::min_element(t.begin(), t.end()),
-        *std::max_element(t.begin(), t.end()), runs, ms(t0, t1), ms(t1, t2), firstRun, firstLoss, lastLoss,
-        bench::peakRssKb(), static_cast<long long>(mem.activationArenaBytes), static_cast<long long>(mem.weightBytes));
-    bench::printSamples(t);
-    std::printf(", ");
-    bench::printSamples(cpu, "cpu_samples_ms");
-    std::printf("}\n");
+        ms(t0, t1), ms(t1, t2), firstLoss, lastLoss, bench::peakRssKb(),
+        static_cast<long long>(mem.activationArenaBytes), static_cast<long long>(mem.weightBytes));
+    bench::printTimings(r);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "popart/error.hpp"
+#include "popart/session.hpp"
 
 namespace bench {
 
@@ -38,6 +40,16 @@ std::vector<T> readRaw(const std::string& path) {
   return v;
 }
 
+/// The raw float32 file `path` as the input `id` of `session`, its element count checked.
+inline std::vector<float> readInput(const popart::Session& session, const popart::TensorId& id,
+                                    const std::string& path) {
+  const popart::TensorInfo info = session.getInfo(id);
+  std::vector<float> x = readRaw<float>(path);
+  if (static_cast<int64_t>(x.size()) != info.nelms())
+    throw popart::error("input file has {} values, {} needs {}", x.size(), info.toString(), info.nelms());
+  return x;
+}
+
 /// Peak resident set (VmHWM) in KiB, -1 if unknown.
 inline long peakRssKb() {
   std::ifstream f("/proc/self/status");
@@ -54,11 +66,78 @@ inline double median(std::vector<double> s) {
   return s[s.size() / 2];
 }
 
+/// The timing options both modes take.
+struct Timing {
+  int warmup = 3, minRuns = 5, maxRuns = 200;
+  double targetMs = 1500;
+  /// Takes --warmup, --target-ms, --min-runs and --max-runs; false for any other flag.
+  bool parse(const std::string& flag, const std::string& value) {
+    if (flag == "--warmup")
+      warmup = std::stoi(value);
+    else if (flag == "--target-ms")
+      targetMs = std::stod(value);
+    else if (flag == "--min-runs")
+      minRuns = std::stoi(value);
+    else if (flag == "--max-runs")
+      maxRuns = std::stoi(value);
+    else
+      return false;
+    return true;
+  }
+};
+
+struct Samples {
+  double firstRunMs = 0;
+  std::vector<double> wallMs, cpuMs;  // the timed runs
+};
+
+/// Runs `step` once (the first, cold run; then `afterFirst`), warmup - 1 more times, then as
+/// many timed runs as fit in about targetMs (within [minRuns, maxRuns]).
+template <typename Step, typename AfterFirst>
+Samples timeRuns(const Timing& t, Step step, AfterFirst afterFirst) {
+  Samples r;
+  auto t0 = Clock::now();
+  step();
+  r.firstRunMs = ms(t0, Clock::now());
+  afterFirst();
+  double warm = r.firstRunMs;
+  for (int i = 1; i < t.warmup; ++i) {
+    t0 = Clock::now();
+    step();
+    warm = ms(t0, Clock::now());
+  }
+  const int runs =
+      std::max(t.minRuns, std::min(t.maxRuns, static_cast<int>(std::ceil(t.targetMs / std::max(warm, 0.01)))));
+  for (int i = 0; i < runs; ++i) {
+    const double c0 = cpuMs();
+    t0 = Clock::now();
+    step();
+    r.wallMs.push_back(ms(t0, Clock::now()));
+    r.cpuMs.push_back(cpuMs() - c0);
+  }
+  return r;
+}
+
 /// Prints `"NAME": [...]` (no braces).
-inline void printSamples(const std::vector<double>& t, const char* name = "samples_ms") {
+inline void printSamples(const std::vector<double>& t, const char* name) {
   std::printf("\"%s\": [", name);
   for (size_t i = 0; i < t.size(); ++i) std::printf("%s%.6f", i ? ", " : "", t[i]);
   std::printf("]");
+}
+
+/// Prints the timing fields every mode reports, `"median_ms": ..., ..., "cpu_samples_ms": [...]`,
+/// and closes the JSON object and the line.
+inline void printTimings(const Samples& r) {
+  const auto& t = r.wallMs;
+  std::printf(
+      "\"median_ms\": %.6f, \"median_cpu_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, \"runs\": %zu, "
+      "\"first_run_ms\": %.3f, ",
+      median(t), median(r.cpuMs), *std::min_element(t.begin(), t.end()), *std::max_element(t.begin(), t.end()),
+      t.size(), r.firstRunMs);
+  printSamples(t, "samples_ms");
+  std::printf(", ");
+  printSamples(r.cpuMs, "cpu_samples_ms");
+  std::printf("}\n");
 }
 
 }  // namespace bench

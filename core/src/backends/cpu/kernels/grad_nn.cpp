@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/dispatch.hpp"
@@ -277,41 +278,54 @@ bool winogradGradients(const Op& op, const ConvGeom& g) {
          g.N * g.outSize >= kWinogradMinPositions && std::getenv("POPART_NO_WINOGRAD") == nullptr;
 }
 
+/// A Winograd gradient kernel's plan: images per run() and the scratch (run()'s, then 16 M C
+/// floats at `extra` for the transformed weights or their gradient).
+struct WinogradPlan {
+  std::shared_ptr<Winograd23> wg;
+  int64_t imgs = 1;
+  size_t extra = 0;
+};
+
+WinogradPlan planWinograd(std::shared_ptr<Winograd23> wg, const ConvGeom& g, KernelContext& kc) {
+  WinogradPlan p;
+  p.imgs = wg->imagesPerRun(g.N);
+  p.extra = wg->scratchFloats(p.imgs);
+  p.wg = std::move(wg);
+  kc.needScratch((p.extra + static_cast<size_t>(16 * g.M * g.C)) * sizeof(float));
+  return p;
+}
+
 /// The weight gradient through Winograd: dU = sum over tiles of (A dY A^T) (B^T x B), batched
 /// over images, then dW = G^T dU G.
 KernelFn winogradWeightGrad(const ConvGeom& g, KernelContext& kc, int dy, int x, int dw) {
-  auto wg = std::make_shared<Winograd23>(g.C, g.M, g.in[0], g.in[1], g.out[0], g.out[1], g.pb[0], g.pb[1]);
-  const int64_t imgs = wg->imagesPerRun(g.N);
-  const size_t duOffset = wg->scratchFloats(imgs);
-  kc.needScratch((duOffset + static_cast<size_t>(16 * g.M * g.C)) * sizeof(float));
+  const WinogradPlan p = planWinograd(
+      std::make_shared<Winograd23>(g.C, g.M, g.in[0], g.in[1], g.out[0], g.out[1], g.pb[0], g.pb[1]), g, kc);
   const int64_t dyElems = g.M * g.outSize, xElems = g.C * g.inSize;
   return [=](const RunState& s) {
     float* scr = reinterpret_cast<float*>(s.scratch);
     const float* DY = inPtr<float>(s, dy);
     const float* X = inPtr<float>(s, x);
-    for (int64_t n = 0; n < g.N; n += imgs)
-      wg->weightGrad(X + n * xElems, DY + n * dyElems, scr + duOffset, scr, std::min(imgs, g.N - n), xElems, dyElems,
-                     n > 0);
-    wg->finishWeightGrad(scr + duOffset, outPtr<float>(s, dw));
+    for (int64_t n = 0; n < g.N; n += p.imgs)
+      p.wg->weightGrad(X + n * xElems, DY + n * dyElems, scr + p.extra, scr, std::min(p.imgs, g.N - n), xElems, dyElems,
+                       n > 0);
+    p.wg->finishWeightGrad(scr + p.extra, outPtr<float>(s, dw));
   };
 }
 
 /// The data gradient of a 3x3 stride-1 convolution is a 3x3 convolution of dY with the weights
 /// rotated and transposed (pads 2 - p): Winograd, as in the forward kernel.
 KernelFn winogradDataGrad(const ConvGeom& g, KernelContext& kc, int dy, int w, int dx) {
-  auto wg = std::make_shared<Winograd23>(g.M, g.C, g.out[0], g.out[1], g.in[0], g.in[1], 2 - g.pb[0], 2 - g.pb[1]);
-  const int64_t imgs = wg->imagesPerRun(g.N);
-  const size_t uOffset = wg->scratchFloats(imgs);
-  kc.needScratch((uOffset + static_cast<size_t>(16 * g.M * g.C)) * sizeof(float));
+  const WinogradPlan p = planWinograd(
+      std::make_shared<Winograd23>(g.M, g.C, g.out[0], g.out[1], g.in[0], g.in[1], 2 - g.pb[0], 2 - g.pb[1]), g, kc);
   const int64_t dyElems = g.M * g.outSize, dxElems = g.C * g.inSize;
   return [=](const RunState& s) {
     float* scr = reinterpret_cast<float*>(s.scratch);
-    wg->transformFlippedWeights(inPtr<float>(s, w), scr + uOffset);
+    p.wg->transformFlippedWeights(inPtr<float>(s, w), scr + p.extra);
     const float* DY = inPtr<float>(s, dy);
     float* DX = outPtr<float>(s, dx);
-    for (int64_t n = 0; n < g.N; n += imgs)
-      wg->run(DY + n * dyElems, scr + uOffset, nullptr, DX + n * dxElems, scr, std::min(imgs, g.N - n), dyElems,
-              dxElems);
+    for (int64_t n = 0; n < g.N; n += p.imgs)
+      p.wg->run(DY + n * dyElems, scr + p.extra, nullptr, DX + n * dxElems, scr, std::min(p.imgs, g.N - n), dyElems,
+                dxElems);
   };
 }
 
