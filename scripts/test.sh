@@ -34,6 +34,9 @@ scripts/build_wasm.sh -DPOPART_WERROR=ON
 step "JS tests (node:test against the wasm package)"
 POPART_ZOO_DIR="$ROOT/build/zoo" node --test tests/js/
 
+step "GEMM unit test under wasm (Node; the SIMD128 micro-kernels)"
+node build/wasm/tests/popart_gemm_test_wasm.cjs --gtest_brief=1
+
 step "ONNX conformance under wasm (Node; same runner and allowlist as native)"
 node build/wasm/tests/popart_conformance_wasm.cjs --data /usr/share/libonnx-testdata/data \
   --expected tests/conformance/expected_pass.txt | tail -7

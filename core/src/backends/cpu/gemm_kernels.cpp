@@ -1,5 +1,6 @@
 // Inner kernels of the packed SGEMM (see gemm_kernels.hpp): packing, the register-blocked
-// micro-kernel and the matrix-vector kernels, one implementation per target.
+// micro-kernel and the matrix-vector kernels for AVX2+FMA and portable C++ (the wasm SIMD128 ones
+// are in gemm_kernels_wasm.cpp).
 #include "backends/cpu/gemm_kernels.hpp"
 
 #include <algorithm>
@@ -13,9 +14,7 @@
 namespace popart {
 namespace cpu {
 namespace gemmk {
-namespace {
 
-// y = beta * y over n elements; beta == 0 writes zeros without reading y.
 void scaleVector(int64_t n, float beta, float* y) {
   if (beta == 0.0f) {
     std::fill(y, y + n, 0.0f);
@@ -23,8 +22,6 @@ void scaleVector(int64_t n, float beta, float* y) {
     for (int64_t j = 0; j < n; ++j) y[j] *= beta;
   }
 }
-
-}  // namespace
 
 void packBPanelsPlain(const float* B, int64_t ldb, int64_t k0, int64_t j0, int64_t kc, int64_t panels, float* dst) {
   const float* src = B + k0 * ldb + j0;
@@ -433,7 +430,7 @@ void dotRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64
   }
 }
 
-#else  // portable C++: straightforward loops over the same layouts
+#elif !defined(POPART_GEMM_WASM_SIMD)  // portable C++: straightforward loops over the same layouts
 
 void packA(bool transA, const float* A, int64_t lda, int64_t i0, int64_t k0, int64_t mc, int64_t kc, float* dst) {
   for (int64_t i = 0; i < mc; ++i) {

@@ -1,6 +1,7 @@
 // Architecture seam of the packed single-precision GEMM (gemm.cpp): tile sizes, packing and the
-// inner kernels. Each target (AVX2+FMA, portable C++, later wasm SIMD) implements the functions
-// below in gemm_kernels.cpp, selected by #if; the blocking driver depends only on this header.
+// inner kernels. Each target implements the functions below, selected by #if: AVX2+FMA and portable
+// C++ in gemm_kernels.cpp, WebAssembly SIMD128 in gemm_kernels_wasm.cpp. The blocking driver
+// depends only on this header.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,12 @@ namespace gemmk {
 // 6 rows x 16 columns = 12 ymm accumulators + 2 B vectors + 1 A broadcast: 15 of 16 registers.
 constexpr int kMR = 6;
 constexpr int kNR = 16;
+#elif defined(__wasm_simd128__)
+#define POPART_GEMM_WASM_SIMD 1
+// 4 rows x 8 columns = 8 v128 accumulators + 2 B vectors + 1 A broadcast + 1 product (no FMA):
+// fits the 15 xmm registers V8 allocates on x86-64 (see gemm_kernels_wasm.cpp).
+constexpr int kMR = 4;
+constexpr int kNR = 8;
 #else
 constexpr int kMR = 4;
 constexpr int kNR = 16;
@@ -47,6 +54,9 @@ void packA(bool transA, const float* A, int64_t lda, int64_t i0, int64_t k0, int
 /// need cols == kNR. beta == 0 never reads C (it may hold NaN garbage).
 void kernelStrip(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, BMode mode, const float* b, int64_t ldbp,
                  float* bPackOut, float* C, int64_t ldc, float alpha, float beta);
+
+/// y = beta * y over n elements; beta == 0 writes zeros without reading y (shared by the targets).
+void scaleVector(int64_t n, float beta, float* y);
 
 /// Few-row products, where packing cannot pay off: the matrix Mx streams through once in its
 /// storage order against m <= kSmallRows short rows X[r * ldx : r * ldx + k] (contiguous).

@@ -1,5 +1,7 @@
 #include "backends/cpu/kernels/activation_fn.hpp"
 
+#include <algorithm>
+
 #include <Eigen/Core>
 
 namespace popart {
@@ -17,22 +19,45 @@ Activation Activation::fromAttrs(const Attributes& attrs) {
   return none();
 }
 
+namespace {
+
+// out[i] = f(in[i]). In place (in == out) the loop runs on one pointer: with two, the vectoriser's
+// overlap check fails for equal pointers and the scalar loop runs instead, whose data-dependent
+// branches (Relu, Clip) mispredict on real activations (5x slower in wasm).
+template <typename F>
+inline void mapFloats(const float* in, float* out, int64_t n, F f) {
+  if (in == out) {
+    for (int64_t i = 0; i < n; ++i) out[i] = f(out[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
+  }
+}
+
+}  // namespace
+
 void applyActivation(const Activation& act, const float* in, float* out, int64_t n) {
+  // The piecewise-linear kinds are plain loops that every target vectorises (Eigen has no wasm
+  // SIMD128 packets). They keep Eigen's max/min semantics: a NaN input stays NaN.
+  const float a = act.a, b = act.b;
+  switch (act.kind) {
+    case Activation::Kind::None:
+      if (in != out) std::copy(in, in + n, out);
+      return;
+    case Activation::Kind::Relu:
+      return mapFloats(in, out, n, [](float x) { return x < 0.0f ? 0.0f : x; });
+    case Activation::Kind::LeakyRelu:
+      return mapFloats(in, out, n, [a](float x) { return x >= 0.0f ? x : x * a; });
+    case Activation::Kind::Clip:
+      return mapFloats(in, out, n, [a, b](float x) {
+        const float lo = x < a ? a : x;
+        return b < lo ? b : lo;
+      });
+    default:
+      break;
+  }
   Eigen::Map<const Eigen::ArrayXf> x(in, n);
   Eigen::Map<Eigen::ArrayXf> y(out, n);
   switch (act.kind) {
-    case Activation::Kind::None:
-      if (in != out) y = x;
-      break;
-    case Activation::Kind::Relu:
-      y = x.max(0.0f);
-      break;
-    case Activation::Kind::LeakyRelu:
-      y = (x >= 0.0f).select(x, x * act.a);
-      break;
-    case Activation::Kind::Clip:
-      y = x.max(act.a).min(act.b);
-      break;
     case Activation::Kind::Sigmoid:
       y = x.logistic();
       break;
@@ -41,6 +66,8 @@ void applyActivation(const Activation& act, const float* in, float* out, int64_t
       break;
     case Activation::Kind::Gelu:
       y = 0.5f * x * (1.0f + (0.7978845608028654f * (x + 0.044715f * x * x * x)).tanh());
+      break;
+    default:
       break;
   }
 }
