@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(
   # build
   cmake ninja-build g++ pkg-config
-  libprotobuf-dev protobuf-compiler libeigen3-dev libonnx-dev
+  libprotobuf-dev protobuf-compiler libeigen3-dev libonnx-dev zlib1g-dev
   libgtest-dev libgmock-dev
   # tests: references and conformance data
   python3 python3-numpy python3-onnx python3-torch python3-torchvision python3-sklearn
