@@ -1,6 +1,7 @@
 // registerAllOps(): one OpDef per line of ops.def, filled in by the family files.
 #include "ops/op_def.hpp"
 
+#include <iterator>
 #include <map>
 #include <vector>
 
@@ -22,24 +23,36 @@ const char* domainName(const char* d) {
   return "internal";
 }
 
+// The op list as data: one loop fills the definitions (a statement per op made the registry's
+// constructor the largest function of the WebAssembly module).
+struct Entry {
+  OpKind kind;
+  const char* type;
+  const char* domain;
+  void (*define)(OpDef&);
+};
+constexpr Entry kEntries[] = {
+#define POPART_OP(E, T, D, F) {OpKind::E, T, #D, &define_##E},
+#include "ops/ops.def"
+#undef POPART_OP
+};
+
 struct Registry {
   std::vector<OpDef> defs;
   std::map<std::pair<std::string, std::string>, size_t> byName;
 
   Registry() {
-#define POPART_OP(E, T, D, F)                                    \
-  {                                                              \
-    OpDef d;                                                     \
-    d.kind = OpKind::E;                                          \
-    d.type = T;                                                  \
-    d.domain = domainName(#D);                                   \
-    define_##E(d);                                               \
-    if (!d.setup) throw internal_error("op {} has no setup", T); \
-    byName[{d.domain, d.type}] = defs.size();                    \
-    defs.push_back(std::move(d));                                \
-  }
-#include "ops/ops.def"
-#undef POPART_OP
+    defs.reserve(std::size(kEntries));
+    for (const Entry& e : kEntries) {
+      OpDef d;
+      d.kind = e.kind;
+      d.type = e.type;
+      d.domain = domainName(e.domain);
+      e.define(d);
+      if (!d.setup) throw internal_error("op {} has no setup", e.type);
+      byName[{d.domain, d.type}] = defs.size();
+      defs.push_back(std::move(d));
+    }
   }
 };
 

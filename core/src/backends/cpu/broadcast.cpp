@@ -66,6 +66,28 @@ BroadcastPlan makeBroadcastPlan(const Shape& out, const std::vector<Shape>& ins)
   return p;
 }
 
+void forEachRunPtr(const BroadcastPlan& p, size_t n, RunFn run, void* ctx) {
+  const size_t r = p.dims.size();
+  const int64_t inner = p.inner();
+  int64_t innerStride[kMaxRunInputs] = {};
+  int64_t off[kMaxRunInputs] = {};
+  for (size_t k = 0; k < n; ++k) innerStride[k] = p.strides[k][r - 1];
+  std::vector<int64_t> idx(r, 0);
+  const int64_t outer = p.outer();
+  for (int64_t o = 0; o < outer; ++o) {
+    run(ctx, o * inner, off, inner, innerStride);
+    // odometer over dims [0, r-1)
+    for (size_t d = r - 1; d-- > 0;) {
+      if (++idx[d] < p.dims[d]) {
+        for (size_t k = 0; k < n; ++k) off[k] += p.strides[k][d];
+        break;
+      }
+      for (size_t k = 0; k < n; ++k) off[k] -= p.strides[k][d] * (p.dims[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
 void broadcastCopy(const void* in, const Shape& inShape, void* out, const Shape& outShape, size_t bytes) {
   const BroadcastPlan p = makeBroadcastPlan(outShape, {inShape});
   const auto* src = static_cast<const unsigned char*>(in);

@@ -2,7 +2,9 @@
 // loop is as long as possible, with per-input inner strides 0 (broadcast) or 1 (contiguous).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "popart/names.hpp"
@@ -21,28 +23,27 @@ struct BroadcastPlan {
 /// Plans the traversal of `out` (row-major) reading each input shape broadcast to it.
 BroadcastPlan makeBroadcastPlan(const Shape& out, const std::vector<Shape>& ins);
 
-/// Calls f(outOffset, inOffsets (array of n), innerLen, innerStrides) for every inner run.
+/// One inner run of a plan: the output offset, the offsets and inner strides of the inputs, and
+/// the run's length.
+using RunFn = void (*)(void* ctx, int64_t outOffset, const int64_t* inOffsets, int64_t len,
+                       const int64_t* innerStrides);
+
+/// Calls run(ctx, ...) for every inner run of a plan over n <= kMaxRunInputs inputs: the odometer
+/// behind forEachRun, compiled once rather than once per kernel and element type.
+constexpr size_t kMaxRunInputs = 4;
+void forEachRunPtr(const BroadcastPlan& p, size_t n, RunFn run, void* ctx);
+
+/// Calls f(outOffset, inOffsets (array of N), innerLen, innerStrides) for every inner run.
 template <size_t N, typename F>
 void forEachRun(const BroadcastPlan& p, F&& f) {
-  const size_t r = p.dims.size();
-  const int64_t inner = p.inner();
-  int64_t innerStride[N];
-  for (size_t k = 0; k < N; ++k) innerStride[k] = p.strides[k][r - 1];
-  std::vector<int64_t> idx(r, 0);
-  int64_t off[N] = {};
-  const int64_t outer = p.outer();
-  for (int64_t o = 0; o < outer; ++o) {
-    f(o * inner, off, inner, innerStride);
-    // odometer over dims [0, r-1)
-    for (size_t d = r - 1; d-- > 0;) {
-      if (++idx[d] < p.dims[d]) {
-        for (size_t k = 0; k < N; ++k) off[k] += p.strides[k][d];
-        break;
-      }
-      for (size_t k = 0; k < N; ++k) off[k] -= p.strides[k][d] * (p.dims[d] - 1);
-      idx[d] = 0;
-    }
-  }
+  static_assert(N <= kMaxRunInputs, "too many inputs for forEachRun");
+  using Fn = std::remove_reference_t<F>;
+  forEachRunPtr(
+      p, N,
+      [](void* ctx, int64_t o, const int64_t* off, int64_t len, const int64_t* st) {
+        (*static_cast<Fn*>(ctx))(o, off, len, st);
+      },
+      const_cast<void*>(static_cast<const void*>(&f)));
 }
 
 /// Copies `in` (shape inShape) broadcast into `out` (shape outShape); elements of `bytes` size.

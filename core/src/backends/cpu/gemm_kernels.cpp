@@ -9,6 +9,8 @@
 
 #if defined(POPART_GEMM_AVX2)
 #include <immintrin.h>
+
+#include "backends/cpu/gemm_simd.hpp"
 #endif
 
 namespace popart {
@@ -30,16 +32,26 @@ void packBPanelsPlain(const float* B, int64_t ldb, int64_t k0, int64_t j0, int64
   }
 }
 
-#if defined(POPART_GEMM_AVX2)
+void packA(bool transA, const float* A, int64_t lda, int64_t i0, int64_t k0, int64_t mc, int64_t kc, float* dst) {
+  if (!transA) {
+    for (int64_t i = 0; i < mc; ++i)
+      std::memcpy(dst + i * kc, A + (i0 + i) * lda + k0, static_cast<size_t>(kc) * sizeof(float));
+    return;
+  }
+  // Rows of the stored A are k: transpose the kc x mc block.
+  transposeBlock(A + k0 * lda + i0, lda, kc, mc, dst, kc);
+}
 
-// Full unrolling of the small fixed-trip loops keeps the accumulator arrays in registers.
-#if defined(__clang__)
-#define POPART_UNROLL _Pragma("unroll")
-#else
-#define POPART_UNROLL _Pragma("GCC unroll 16")
-#endif
-#define POPART_INLINE inline __attribute__((always_inline))
-#define POPART_INLINE_LAMBDA __attribute__((always_inline))
+void packBPanelPlainRows(const float* B, int64_t ldb, int64_t k0, int64_t j0, int64_t kc, int cols, float* dst) {
+  const float* src = B + k0 * ldb + j0;
+  for (int64_t k = 0; k < kc; ++k, src += ldb, dst += kNR) {
+    int j = 0;
+    for (; j < cols; ++j) dst[j] = src[j];
+    for (; j < kNR; ++j) dst[j] = 0.0f;
+  }
+}
+
+#if defined(POPART_GEMM_AVX2)
 
 namespace {
 
@@ -99,14 +111,8 @@ void transposeCopy(const float* src, int64_t lds, int64_t rows, int64_t cols, fl
 
 }  // namespace
 
-void packA(bool transA, const float* A, int64_t lda, int64_t i0, int64_t k0, int64_t mc, int64_t kc, float* dst) {
-  if (!transA) {
-    for (int64_t i = 0; i < mc; ++i)
-      std::memcpy(dst + i * kc, A + (i0 + i) * lda + k0, static_cast<size_t>(kc) * sizeof(float));
-    return;
-  }
-  // Rows of the stored A are k: transpose the kc x mc block.
-  transposeCopy(A + k0 * lda + i0, lda, kc, mc, dst, kc, 0);
+void transposeBlock(const float* src, int64_t lds, int64_t rows, int64_t cols, float* dst, int64_t ldd) {
+  transposeCopy(src, lds, rows, cols, dst, ldd, 0);
 }
 
 void packBPanel(bool transB, const float* B, int64_t ldb, int64_t k0, int64_t j0, int64_t kc, int cols, float* dst) {
@@ -130,12 +136,7 @@ void packBPanel(bool transB, const float* B, int64_t ldb, int64_t k0, int64_t j0
       for (int j = cols; j < kNR; ++j) dst[k * kNR + j] = 0.0f;
     return;
   }
-  const float* src = B + k0 * ldb + j0;
-  for (int64_t k = 0; k < kc; ++k, src += ldb, dst += kNR) {
-    int j = 0;
-    for (; j < cols; ++j) dst[j] = src[j];
-    for (; j < kNR; ++j) dst[j] = 0.0f;
-  }
+  packBPanelPlainRows(B, ldb, k0, j0, kc, cols, dst);
 }
 
 namespace {
@@ -330,51 +331,15 @@ void dotStrip(int64_t m, int64_t kc, const float* A, int64_t lda, const float* b
   for (; i < m; ++i) dotTile<1, T>(kc, A + i * lda, lda, bt, ldbt, C + i * ldc, ldc, incc, alpha, beta);
 }
 
-// axpyRows for R rows: U rows of Mx per pass update an L1-sized chunk of the R output rows, so
-// Mx is read once, in long sequential runs.
-template <int R>
-void axpyRowsT(int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm, float* Y,
-               int64_t ldy) {
-  constexpr int U = R <= 2 ? 4 : R <= 4 ? 3 : 2;  // R * U broadcast registers
-  constexpr int64_t kChunk = 4096 / R;
-  for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
-    const int64_t nb = std::min(kChunk, n - j0);
-    int64_t kk = 0;
-    auto pass = [&](auto uTag) POPART_INLINE_LAMBDA {
-      constexpr int UU = decltype(uTag)::value;
-      const float* rows[UU];
-      __m256 s[UU][R];
-      float sc[UU][R];
-      POPART_UNROLL for (int u = 0; u < UU; ++u) {
-        rows[u] = Mx + (kk + u) * ldm + j0;
-        POPART_UNROLL for (int r = 0; r < R; ++r) {
-          sc[u][r] = alpha * X[r * ldx + kk + u];
-          s[u][r] = _mm256_set1_ps(sc[u][r]);
-        }
-      }
-      int64_t j = 0;
-      for (; j + 8 <= nb; j += 8) {
-        __m256 bv[UU];
-        POPART_UNROLL for (int u = 0; u < UU; ++u) bv[u] = _mm256_loadu_ps(rows[u] + j);
-        POPART_UNROLL for (int r = 0; r < R; ++r) {
-          float* y = Y + r * ldy + j0 + j;
-          __m256 acc = _mm256_loadu_ps(y);
-          POPART_UNROLL for (int u = 0; u < UU; ++u) acc = _mm256_fmadd_ps(s[u][r], bv[u], acc);
-          _mm256_storeu_ps(y, acc);
-        }
-      }
-      for (; j < nb; ++j) {
-        POPART_UNROLL for (int r = 0; r < R; ++r) {
-          float acc = Y[r * ldy + j0 + j];
-          POPART_UNROLL for (int u = 0; u < UU; ++u) acc += sc[u][r] * rows[u][j];
-          Y[r * ldy + j0 + j] = acc;
-        }
-      }
-    };
-    for (; kk + U <= k; kk += U) pass(std::integral_constant<int, U>());
-    for (; kk < k; ++kk) pass(std::integral_constant<int, 1>());
-  }
-}
+struct Avx2Ops {
+  using V = __m256;
+  static constexpr int kLanes = 8;
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static V splat(float x) { return _mm256_set1_ps(x); }
+  static V madd(V acc, V a, V b) { return _mm256_fmadd_ps(a, b, acc); }
+  static constexpr int axpyPasses(int rows) { return rows <= 2 ? 4 : rows <= 4 ? 3 : 2; }  // rows * passes broadcasts
+};
 
 }  // namespace
 
@@ -402,50 +367,28 @@ void kernelStrip(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, B
 
 void axpyRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
               float beta, float* Y, int64_t ldy) {
-  for (int64_t r = 0; r < m; ++r) scaleVector(n, beta, Y + r * ldy);
-  switch (m) {
-    case 1:
-      return axpyRowsT<1>(n, k, alpha, X, ldx, Mx, ldm, Y, ldy);
-    case 2:
-      return axpyRowsT<2>(n, k, alpha, X, ldx, Mx, ldm, Y, ldy);
-    case 3:
-      return axpyRowsT<3>(n, k, alpha, X, ldx, Mx, ldm, Y, ldy);
-    default:
-      return axpyRowsT<4>(n, k, alpha, X, ldx, Mx, ldm, Y, ldy);
-  }
+  axpyRowsSimd<Avx2Ops>(m, n, k, alpha, X, ldx, Mx, ldm, beta, Y, ldy);
 }
 
 void dotRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
              float beta, float* Y, int64_t ldy, int64_t incy) {
   // Rows of Mx stream side by side (the dot tile's rows) against the m rows of X (its columns).
-  switch (m) {
-    case 1:
-      return dotStrip<1>(n, k, Mx, ldm, X, ldx, Y, incy, ldy, alpha, beta);
-    case 2:
-      return dotStrip<2>(n, k, Mx, ldm, X, ldx, Y, incy, ldy, alpha, beta);
-    case 3:
-      return dotStrip<3>(n, k, Mx, ldm, X, ldx, Y, incy, ldy, alpha, beta);
-    default:
-      return dotStrip<4>(n, k, Mx, ldm, X, ldx, Y, incy, ldy, alpha, beta);
-  }
+  forSmallRows(m,
+               [&](auto rows) { dotStrip<decltype(rows)::value>(n, k, Mx, ldm, X, ldx, Y, incy, ldy, alpha, beta); });
 }
 
 #elif !defined(POPART_GEMM_WASM_SIMD)  // portable C++: straightforward loops over the same layouts
 
-void packA(bool transA, const float* A, int64_t lda, int64_t i0, int64_t k0, int64_t mc, int64_t kc, float* dst) {
-  for (int64_t i = 0; i < mc; ++i) {
-    if (!transA) {
-      std::memcpy(dst + i * kc, A + (i0 + i) * lda + k0, static_cast<size_t>(kc) * sizeof(float));
-    } else {
-      for (int64_t k = 0; k < kc; ++k) dst[i * kc + k] = A[(k0 + k) * lda + i0 + i];
-    }
-  }
+void transposeBlock(const float* src, int64_t lds, int64_t rows, int64_t cols, float* dst, int64_t ldd) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) dst[c * ldd + r] = src[r * lds + c];
 }
 
 void packBPanel(bool transB, const float* B, int64_t ldb, int64_t k0, int64_t j0, int64_t kc, int cols, float* dst) {
+  if (!transB) return packBPanelPlainRows(B, ldb, k0, j0, kc, cols, dst);
   for (int64_t k = 0; k < kc; ++k, dst += kNR) {
     int j = 0;
-    for (; j < cols; ++j) dst[j] = transB ? B[(j0 + j) * ldb + k0 + k] : B[(k0 + k) * ldb + j0 + j];
+    for (; j < cols; ++j) dst[j] = B[(j0 + j) * ldb + k0 + k];
     for (; j < kNR; ++j) dst[j] = 0.0f;
   }
 }

@@ -46,7 +46,15 @@ void packBPanelsPlain(const float* B, int64_t ldb, int64_t k0, int64_t j0, int64
 
 /// Copies op(A)[i0:i0+mc, k0:k0+kc] row-major into dst[i * kc + k], for transposed A (the
 /// kernels read A rows contiguous in k). op(A)(i, k) = transA ? A[k * lda + i] : A[i * lda + k].
+/// Shared by the targets (gemm_kernels.cpp), through their transposeBlock.
 void packA(bool transA, const float* A, int64_t lda, int64_t i0, int64_t k0, int64_t mc, int64_t kc, float* dst);
+
+/// dst[c * ldd + r] = src[r * lds + c] for r < rows, c < cols (the target's fastest transpose).
+void transposeBlock(const float* src, int64_t lds, int64_t rows, int64_t cols, float* dst, int64_t ldd);
+
+/// Plain B rows (B[(k0 + k) * ldb + j0 + j], j < cols) into a kNR-wide panel, zero-padded: the
+/// non-transposed case of packBPanel, shared by the targets.
+void packBPanelPlainRows(const float* B, int64_t ldb, int64_t k0, int64_t j0, int64_t kc, int cols, float* dst);
 
 /// The micro-kernel loop over one B panel: for i < m, j < cols (<= kNR), k < kc,
 ///   C[i * ldc + j] = alpha * sum_k A[i * lda + k] * opB(k, j)  +  beta * C[i * ldc + j].

@@ -12,7 +12,8 @@
 #include <wasm_simd128.h>
 
 #include <algorithm>
-#include <cstring>
+
+#include "backends/cpu/gemm_simd.hpp"
 
 namespace popart {
 namespace cpu {
@@ -20,9 +21,6 @@ namespace gemmk {
 namespace {
 
 static_assert(kNR == 8, "the wasm tile is kMR x 2 vectors of 4 floats");
-
-// Full unrolling of the small fixed-trip loops keeps the accumulator arrays in registers.
-#define POPART_UNROLL _Pragma("unroll")
 
 inline v128_t madd(v128_t acc, v128_t a, v128_t b) {
   return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b));
@@ -33,30 +31,6 @@ inline float hsum(v128_t x) {
   x = wasm_f32x4_add(x, wasm_i32x4_shuffle(x, x, 2, 3, 0, 1));
   x = wasm_f32x4_add(x, wasm_i32x4_shuffle(x, x, 1, 0, 3, 2));
   return wasm_f32x4_extract_lane(x, 0);
-}
-
-// dst[c * ldd + r] = src[r * lds + c] for r < rows, c < cols: 4x4 vector blocks, scalar edges.
-void transposeCopy(const float* src, int64_t lds, int64_t rows, int64_t cols, float* dst, int64_t ldd) {
-  int64_t r0 = 0;
-  for (; r0 + 4 <= rows; r0 += 4) {
-    const float* s = src + r0 * lds;
-    int64_t c0 = 0;
-    for (; c0 + 4 <= cols; c0 += 4) {
-      const v128_t a = wasm_v128_load(s + c0), b = wasm_v128_load(s + lds + c0);
-      const v128_t c = wasm_v128_load(s + 2 * lds + c0), d = wasm_v128_load(s + 3 * lds + c0);
-      const v128_t ab01 = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab23 = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
-      const v128_t cd01 = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), cd23 = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);
-      float* o = dst + c0 * ldd + r0;
-      wasm_v128_store(o, wasm_i32x4_shuffle(ab01, cd01, 0, 1, 4, 5));
-      wasm_v128_store(o + ldd, wasm_i32x4_shuffle(ab01, cd01, 2, 3, 6, 7));
-      wasm_v128_store(o + 2 * ldd, wasm_i32x4_shuffle(ab23, cd23, 0, 1, 4, 5));
-      wasm_v128_store(o + 3 * ldd, wasm_i32x4_shuffle(ab23, cd23, 2, 3, 6, 7));
-    }
-    for (; c0 < cols; ++c0)
-      for (int64_t r = r0; r < r0 + 4; ++r) dst[c0 * ldd + r] = src[r * lds + c0];
-  }
-  for (; r0 < rows; ++r0)
-    for (int64_t c = 0; c < cols; ++c) dst[c * ldd + r0] = src[r0 * lds + c];
 }
 
 // The R x (4 * V) register tile: C = alpha * A[0:R, 0:kc] * b + beta * C, columns past `cols`
@@ -196,78 +170,51 @@ void dotRowsT(int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, co
   for (; i < n; ++i) dotTile<1, T>(k, alpha, X, ldx, Mx + i * ldm, ldm, beta, Y + i * incy, ldy, incy);
 }
 
-// axpyRows for R rows: U rows of Mx per pass update an L1-sized chunk of the R output rows, so
-// Mx is read once, in long sequential runs.
-template <int R>
-void axpyRowsT(int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm, float* Y,
-               int64_t ldy) {
-  constexpr int U = R == 1 ? 4 : R == 2 ? 3 : 2;  // U B vectors + R * U broadcasts in registers
-  constexpr int64_t kChunk = 4096 / R;
-  for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
-    const int64_t nb = std::min(kChunk, n - j0);
-    auto pass = [&](int64_t kk, auto uTag) __attribute__((always_inline)) {
-      constexpr int UU = decltype(uTag)::value;
-      const float* rows[UU];
-      float sc[UU][R];
-      v128_t s[UU][R];
-      POPART_UNROLL for (int u = 0; u < UU; ++u) {
-        rows[u] = Mx + (kk + u) * ldm + j0;
-        POPART_UNROLL for (int r = 0; r < R; ++r) {
-          sc[u][r] = alpha * X[r * ldx + kk + u];
-          s[u][r] = wasm_f32x4_splat(sc[u][r]);
-        }
-      }
-      int64_t j = 0;
-      for (; j + 4 <= nb; j += 4) {
-        v128_t bv[UU];
-        POPART_UNROLL for (int u = 0; u < UU; ++u) bv[u] = wasm_v128_load(rows[u] + j);
-        POPART_UNROLL for (int r = 0; r < R; ++r) {
-          float* y = Y + r * ldy + j0 + j;
-          v128_t acc = wasm_v128_load(y);
-          POPART_UNROLL for (int u = 0; u < UU; ++u) acc = madd(acc, s[u][r], bv[u]);
-          wasm_v128_store(y, acc);
-        }
-      }
-      for (; j < nb; ++j) {
-        POPART_UNROLL for (int r = 0; r < R; ++r) {
-          float acc = Y[r * ldy + j0 + j];
-          POPART_UNROLL for (int u = 0; u < UU; ++u) acc += sc[u][r] * rows[u][j];
-          Y[r * ldy + j0 + j] = acc;
-        }
-      }
-    };
-    int64_t kk = 0;
-    for (; kk + U <= k; kk += U) pass(kk, std::integral_constant<int, U>());
-    for (; kk < k; ++kk) pass(kk, std::integral_constant<int, 1>());
-  }
-}
+struct Simd128Ops {
+  using V = v128_t;
+  static constexpr int kLanes = 4;
+  static V load(const float* p) { return wasm_v128_load(p); }
+  static void store(float* p, V v) { wasm_v128_store(p, v); }
+  static V splat(float x) { return wasm_f32x4_splat(x); }
+  static V madd(V acc, V a, V b) { return gemmk::madd(acc, a, b); }
+  static constexpr int axpyPasses(int rows) { return rows == 1 ? 4 : rows == 2 ? 3 : 2; }  // U + R * U + 2 registers
+};
 
 }  // namespace
 
-void packA(bool transA, const float* A, int64_t lda, int64_t i0, int64_t k0, int64_t mc, int64_t kc, float* dst) {
-  if (!transA) {
-    for (int64_t i = 0; i < mc; ++i)
-      std::memcpy(dst + i * kc, A + (i0 + i) * lda + k0, static_cast<size_t>(kc) * sizeof(float));
-    return;
+// 4x4 vector blocks, scalar edges.
+void transposeBlock(const float* src, int64_t lds, int64_t rows, int64_t cols, float* dst, int64_t ldd) {
+  int64_t r0 = 0;
+  for (; r0 + 4 <= rows; r0 += 4) {
+    const float* s = src + r0 * lds;
+    int64_t c0 = 0;
+    for (; c0 + 4 <= cols; c0 += 4) {
+      const v128_t a = wasm_v128_load(s + c0), b = wasm_v128_load(s + lds + c0);
+      const v128_t c = wasm_v128_load(s + 2 * lds + c0), d = wasm_v128_load(s + 3 * lds + c0);
+      const v128_t ab01 = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab23 = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
+      const v128_t cd01 = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), cd23 = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);
+      float* o = dst + c0 * ldd + r0;
+      wasm_v128_store(o, wasm_i32x4_shuffle(ab01, cd01, 0, 1, 4, 5));
+      wasm_v128_store(o + ldd, wasm_i32x4_shuffle(ab01, cd01, 2, 3, 6, 7));
+      wasm_v128_store(o + 2 * ldd, wasm_i32x4_shuffle(ab23, cd23, 0, 1, 4, 5));
+      wasm_v128_store(o + 3 * ldd, wasm_i32x4_shuffle(ab23, cd23, 2, 3, 6, 7));
+    }
+    for (; c0 < cols; ++c0)
+      for (int64_t r = r0; r < r0 + 4; ++r) dst[c0 * ldd + r] = src[r * lds + c0];
   }
-  // Rows of the stored A are k: transpose the kc x mc block.
-  transposeCopy(A + k0 * lda + i0, lda, kc, mc, dst, kc);
+  for (; r0 < rows; ++r0)
+    for (int64_t c = 0; c < cols; ++c) dst[c * ldd + r0] = src[r0 * lds + c];
 }
 
 void packBPanel(bool transB, const float* B, int64_t ldb, int64_t k0, int64_t j0, int64_t kc, int cols, float* dst) {
   if (transB) {
     // Panel columns are rows of the stored B.
-    transposeCopy(B + j0 * ldb + k0, ldb, cols, kc, dst, kNR);
+    transposeBlock(B + j0 * ldb + k0, ldb, cols, kc, dst, kNR);
     for (int64_t k = 0; k < kc; ++k)
       for (int j = cols; j < kNR; ++j) dst[k * kNR + j] = 0.0f;
     return;
   }
-  const float* src = B + k0 * ldb + j0;
-  for (int64_t k = 0; k < kc; ++k, src += ldb, dst += kNR) {
-    int j = 0;
-    for (; j < cols; ++j) dst[j] = src[j];
-    for (; j < kNR; ++j) dst[j] = 0.0f;
-  }
+  packBPanelPlainRows(B, ldb, k0, j0, kc, cols, dst);
 }
 
 void kernelStrip(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, BMode mode, const float* b, int64_t ldbp,
@@ -282,31 +229,13 @@ void kernelStrip(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, B
 
 void axpyRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
               float beta, float* Y, int64_t ldy) {
-  for (int64_t r = 0; r < m; ++r) scaleVector(n, beta, Y + r * ldy);
-  switch (m) {
-    case 1:
-      return axpyRowsT<1>(n, k, alpha, X, ldx, Mx, ldm, Y, ldy);
-    case 2:
-      return axpyRowsT<2>(n, k, alpha, X, ldx, Mx, ldm, Y, ldy);
-    case 3:
-      return axpyRowsT<3>(n, k, alpha, X, ldx, Mx, ldm, Y, ldy);
-    default:
-      return axpyRowsT<4>(n, k, alpha, X, ldx, Mx, ldm, Y, ldy);
-  }
+  axpyRowsSimd<Simd128Ops>(m, n, k, alpha, X, ldx, Mx, ldm, beta, Y, ldy);
 }
 
 void dotRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
              float beta, float* Y, int64_t ldy, int64_t incy) {
-  switch (m) {
-    case 1:
-      return dotRowsT<1>(n, k, alpha, X, ldx, Mx, ldm, beta, Y, ldy, incy);
-    case 2:
-      return dotRowsT<2>(n, k, alpha, X, ldx, Mx, ldm, beta, Y, ldy, incy);
-    case 3:
-      return dotRowsT<3>(n, k, alpha, X, ldx, Mx, ldm, beta, Y, ldy, incy);
-    default:
-      return dotRowsT<4>(n, k, alpha, X, ldx, Mx, ldm, beta, Y, ldy, incy);
-  }
+  forSmallRows(m,
+               [&](auto rows) { dotRowsT<decltype(rows)::value>(n, k, alpha, X, ldx, Mx, ldm, beta, Y, ldy, incy); });
 }
 
 }  // namespace gemmk

@@ -2,9 +2,12 @@
 // compile time, and returns a function that runs it on the buffers of a RunState.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <random>
+#include <type_traits>
+#include <utility>
 
 #include "ir/op.hpp"
 
@@ -18,7 +21,33 @@ struct RunState {
   std::mt19937_64* rng = nullptr;
 };
 
-using KernelFn = std::function<void(const RunState&)>;
+/// A kernel ready to run: any callable taking the RunState, held by shared ownership (copies run
+/// the same callable). Unlike std::function it keeps no type_info per callable: std::function's
+/// target_type() kept the mangled name of each of the ~1,300 kernel lambdas, about half a
+/// megabyte of the WebAssembly module.
+class KernelFn {
+ public:
+  KernelFn() = default;
+  KernelFn(std::nullptr_t) {}  // implicit, as std::function's: the empty kernel
+  template <typename F, typename D = std::decay_t<F>,
+            typename = std::enable_if_t<!std::is_same_v<D, KernelFn> && std::is_invocable_v<D&, const RunState&>>>
+  KernelFn(F&& f)  // implicit, as std::function's
+      : state_(static_cast<void*>(new D(std::forward<F>(f))), &destroy<D>), run_(&call<D>) {}
+  void operator()(const RunState& s) const { run_(state_.get(), s); }
+  explicit operator bool() const { return run_ != nullptr; }
+
+ private:
+  template <typename D>
+  static void destroy(void* p) {
+    delete static_cast<D*>(p);
+  }
+  template <typename D>
+  static void call(void* p, const RunState& s) {
+    (*static_cast<D*>(p))(s);
+  }
+  std::shared_ptr<void> state_;  // one control-block type for every callable
+  void (*run_)(void*, const RunState&) = nullptr;
+};
 
 /// What a kernel factory may ask for at compile time.
 class KernelContext {

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <vector>
 
 #include <Eigen/Core>
 #include <unsupported/Eigen/SpecialFunctions>
@@ -56,11 +58,7 @@ KernelFn floatUnary(const Op& op, KernelContext& kc, F f, EigenUnary eu = EigenU
         };
       }
     }
-    return [=](const RunState& s) {
-      const T* a = inPtr<T>(s, x);
-      T* b = outPtr<T>(s, y);
-      for (int64_t i = 0; i < n; ++i) b[i] = static_cast<T>(f(static_cast<compute_t<T>>(a[i])));
-    };
+    return [=](const RunState& s) { mapElements(inPtr<T>(s, x), outPtr<T>(s, y), n, f); };
   });
 }
 
@@ -70,11 +68,7 @@ KernelFn numericUnary(const Op& op, KernelContext& kc, F f) {
   const int64_t n = op.inInfo(0).nelms();
   return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
-    return [=](const RunState& s) {
-      const T* a = inPtr<T>(s, x);
-      T* b = outPtr<T>(s, y);
-      for (int64_t i = 0; i < n; ++i) b[i] = static_cast<T>(f(static_cast<compute_t<T>>(a[i])));
-    };
+    return [=](const RunState& s) { mapElements(inPtr<T>(s, x), outPtr<T>(s, y), n, f); };
   });
 }
 
@@ -84,11 +78,7 @@ KernelFn floatPredicate(const Op& op, KernelContext& kc, F f) {
   const int64_t n = op.inInfo(0).nelms();
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
-    return [=](const RunState& s) {
-      const T* a = inPtr<T>(s, x);
-      bool* b = outPtr<bool>(s, y);
-      for (int64_t i = 0; i < n; ++i) b[i] = f(static_cast<compute_t<T>>(a[i]));
-    };
+    return [=](const RunState& s) { mapElements(inPtr<T>(s, x), outPtr<bool>(s, y), n, f); };
   });
 }
 
@@ -199,52 +189,89 @@ KernelFn powKernel(const Op& op, KernelContext& kc) {
       for (int64_t i = 0; i < n; ++i) b[i] = std::pow(a[i], ef);
     };
   }
-  return dispatchNumeric(op.inType(0), [&](auto tb) {
-    using B = decltype(tb);
-    return dispatchNumeric(op.inType(1), [&](auto te) {
-      using E = decltype(te);
-      return binaryKernel2<B, E, B>(op, kc, [](auto a, auto b) {
-        using CB = decltype(a);
-        if constexpr (std::is_integral_v<CB>) {
-          return static_cast<CB>(std::pow(static_cast<double>(a), static_cast<double>(b)));
-        } else {
-          return static_cast<CB>(std::pow(a, static_cast<CB>(b)));
-        }
-      });
-    });
+  // An exponent of another type is read as double through a per-type loader, so that the code
+  // grows with the number of types, not with its square.
+  using Load = double (*)(const void*, int64_t);
+  const Load load = op.inType(1) == op.inType(0) ? nullptr : dispatchNumeric(op.inType(1), [](auto te) -> Load {
+    return [](const void* p, int64_t i) { return static_cast<double>(static_cast<const decltype(te)*>(p)[i]); };
   });
+  return dispatchNumeric(op.inType(0), [&](auto tb) -> KernelFn {
+    using B = decltype(tb);
+    using CB = compute_t<B>;
+    auto pw = [](CB a, auto b) {
+      if constexpr (std::is_integral_v<CB>) {
+        return static_cast<CB>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+      } else {
+        return static_cast<CB>(std::pow(a, static_cast<CB>(b)));
+      }
+    };
+    if (!load) return binaryKernel<B, B>(op, kc, pw);
+    return [g = makeBinaryPlan(op, kc), load, pw](const RunState& s) {
+      const B* ap = inPtr<B>(s, g->a);
+      const void* bp = s.slots[g->b];
+      B* zp = outPtr<B>(s, g->out);
+      forEachRun<2>(g->plan, [&](int64_t oo, const int64_t* off, int64_t len, const int64_t* st) {
+        POPART_SCALAR_LOOP
+        for (int64_t j = 0; j < len; ++j)
+          zp[oo + j] = static_cast<B>(pw(static_cast<CB>(ap[off[0] + j * st[0]]), load(bp, off[1] + j * st[1])));
+      });
+    };
+  });
+}
+
+// Sum, Mean, Max, Min over any number of broadcast inputs: the output starts as a broadcast copy of
+// the first input and accumulates the others. The plans do not depend on the element type and
+// are built once.
+struct VariadicPlan {
+  Shape out;
+  int y = -1;
+  int64_t n = 0;
+  std::vector<int> slots;
+  std::vector<Shape> shapes;
+  std::vector<BroadcastPlan> plans;  // inputs 1.. against the output
+};
+
+std::shared_ptr<const VariadicPlan> makeVariadicPlan(const Op& op, KernelContext& kc) {
+  auto g = std::make_shared<VariadicPlan>();
+  g->out = op.outInfo(0).shape();
+  g->y = kc.out(0);
+  g->n = op.outInfo(0).nelms();
+  for (int i = 0; i < op.numInputs(); ++i) {
+    g->slots.push_back(kc.in(i));
+    g->shapes.push_back(op.inShape(i));
+    if (i > 0) g->plans.push_back(makeBroadcastPlan(g->out, {g->out, op.inShape(i)}));
+  }
+  return g;
 }
 
 template <typename F>
 KernelFn variadic(const Op& op, KernelContext& kc, F f, bool mean) {
-  const Shape out = op.outInfo(0).shape();
-  const int y = kc.out(0);
-  std::vector<int> slots;
-  std::vector<Shape> shapes;
-  for (int i = 0; i < op.numInputs(); ++i) {
-    slots.push_back(kc.in(i));
-    shapes.push_back(op.inShape(i));
-  }
+  auto g = makeVariadicPlan(op, kc);
   return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
-    std::vector<BroadcastPlan> plans;
-    for (size_t i = 1; i < shapes.size(); ++i) plans.push_back(makeBroadcastPlan(out, {out, shapes[i]}));
-    const int64_t n = TensorInfo(op.inType(0), out).nelms();
-    return [=](const RunState& s) {
-      T* o = outPtr<T>(s, y);
-      broadcastCopy(inPtr<T>(s, slots[0]), shapes[0], o, out, sizeof(T));
-      for (size_t i = 1; i < slots.size(); ++i) {
-        const T* b = inPtr<T>(s, slots[i]);
-        forEachRun<2>(plans[i - 1], [&](int64_t oo, const int64_t* off, int64_t len, const int64_t* st) {
-          for (int64_t j = 0; j < len; ++j) {
-            using C = compute_t<T>;
-            o[oo + j] = static_cast<T>(f(static_cast<C>(o[oo + j]), static_cast<C>(b[off[1] + j * st[1]])));
+    using C = compute_t<T>;
+    return [g, f, mean](const RunState& s) {
+      T* o = outPtr<T>(s, g->y);
+      broadcastCopy(inPtr<T>(s, g->slots[0]), g->shapes[0], o, g->out, sizeof(T));
+      for (size_t i = 1; i < g->slots.size(); ++i) {
+        const T* b = inPtr<T>(s, g->slots[i]);
+        forEachRun<2>(g->plans[i - 1], [&](int64_t oo, const int64_t* off, int64_t len, const int64_t* st) {
+          T* z = o + oo;
+          const T* x = b + off[1];
+          if constexpr (kFastElementwise<T>) {
+            if (st[1] == 1) {
+              for (int64_t j = 0; j < len; ++j) z[j] = static_cast<T>(f(static_cast<C>(z[j]), static_cast<C>(x[j])));
+              return;
+            }
           }
+          const int64_t s1 = st[1];
+          POPART_SCALAR_LOOP
+          for (int64_t j = 0; j < len; ++j) z[j] = static_cast<T>(f(static_cast<C>(z[j]), static_cast<C>(x[j * s1])));
         });
       }
       if (mean) {
-        const auto k = static_cast<compute_t<T>>(slots.size());
-        for (int64_t j = 0; j < n; ++j) o[j] = static_cast<T>(static_cast<compute_t<T>>(o[j]) / k);
+        const auto k = static_cast<C>(g->slots.size());
+        mapElements(o, o, g->n, [k](auto v) { return v / k; });
       }
     };
   });
