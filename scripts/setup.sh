@@ -15,8 +15,8 @@ pkgs=(
   # sanitizers (clang runtime for LeakSanitizer is part of gcc's libasan here)
   clang-format
   # WebAssembly: Emscripten 3.1.6 (its optimizer needs node-acorn), dpkg-source for protobuf's
-  # Debian source package (scripts/wasm_deps.sh)
-  emscripten node-acorn dpkg-dev
+  # Debian source package (scripts/wasm_deps.sh), GoogleTest's sources for the GEMM test in wasm
+  emscripten node-acorn dpkg-dev googletest
   # browser tests: headless Chromium driven by playwright-core (npm, tests/browser)
   chromium
 )
