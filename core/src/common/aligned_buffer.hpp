@@ -1,4 +1,5 @@
-// A 64-byte aligned, zero-initialised byte buffer.
+// A 64-byte aligned byte buffer, zero-initialised unless asked not to be (a buffer that is about
+// to be overwritten whole: zeroing it first would touch every fresh page twice).
 #pragma once
 
 #include <algorithm>
@@ -13,12 +14,12 @@ namespace popart {
 class AlignedBuffer {
  public:
   AlignedBuffer() = default;
-  explicit AlignedBuffer(size_t bytes) { resize(bytes); }
-  void resize(size_t bytes) {
+  explicit AlignedBuffer(size_t bytes, bool zero = true) { resize(bytes, zero); }
+  void resize(size_t bytes, bool zero = true) {
     const size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
     auto* p = static_cast<unsigned char*>(std::aligned_alloc(64, rounded));
     if (!p) throw error("out of host memory allocating {} bytes", bytes);
-    std::memset(p, 0, rounded);
+    if (zero) std::memset(p, 0, rounded);
     data_.reset(p);
     size_ = bytes;
   }

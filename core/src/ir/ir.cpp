@@ -101,9 +101,11 @@ void Ir::registerInitializers(const IrBundle& b) {
   // floating-point initializers as weights; integer ones (shapes, indices) are never trained.
   const bool weightsAreConst = mode_ == ExecutionMode::Inference && options_.constantWeights;
   for (auto& tp : *g.mutable_initializer()) {
+    // Big weights: the tensor takes the proto's bytes (no copy); exports refill the proto from it.
+    const bool big = tp.has_raw_data() && tp.raw_data().size() > 4096;
     TensorData d;
     try {
-      d = tensorFromProto(tp, b.modelBaseDir);
+      d = big ? takeTensorFromProto(tp, b.modelBaseDir) : tensorFromProto(tp, b.modelBaseDir);
     } catch (const error& e) {
       throw error("Invalid initializer '{}': {}", tp.name(), e.what());
     }
@@ -113,8 +115,8 @@ void Ir::registerInitializers(const IrBundle& b) {
     Tensor& t = main_->addTensor(tp.name(), kind, d.info());
     t.data = std::move(d);
     initializerIds_.push_back(tp.name());
-    if (tp.has_raw_data() && tp.raw_data().size() > 4096) {
-      // Keep one copy of big weights (the tensor's); exports refill the proto from it.
+    if (big) {
+      if (tp.has_raw_data()) std::string().swap(*tp.mutable_raw_data());  // copied, not adopted: free it
       tp.clear_raw_data();
       stripped_.insert(tp.name());
     }

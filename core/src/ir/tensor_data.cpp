@@ -1,6 +1,7 @@
 #include "ir/tensor_data.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -9,7 +10,19 @@
 namespace popart {
 
 void TensorData::Free::operator()(unsigned char* p) const {
-  std::free(p);
+  if (!adopted) std::free(p);
+}
+
+TensorData TensorData::adopt(const TensorInfo& info, std::unique_ptr<std::string> bytes) {
+  if (!bytes || info.dataType() == DataType::STRING || static_cast<int64_t>(bytes->size()) != info.nbytes())
+    throw internal_error("TensorData::adopt: {} bytes for {}", bytes ? bytes->size() : 0, info.toString());
+  auto* p = reinterpret_cast<unsigned char*>(&(*bytes)[0]);
+  if (info.nbytes() == 0 || reinterpret_cast<uintptr_t>(p) % 8 != 0) return TensorData(info, p);
+  TensorData d;
+  d.info_ = info;
+  d.adopted_ = std::move(bytes);
+  d.bytes_ = std::unique_ptr<unsigned char[], Free>(p, Free{true});
+  return d;
 }
 
 void TensorData::allocate(bool zero) {

@@ -11,8 +11,9 @@
 
 namespace popart {
 
-/// An owning, 64-byte aligned buffer holding one tensor's elements (or strings for STRING).
-/// Copies are deep.
+/// An owning buffer holding one tensor's elements (or strings for STRING): 64-byte aligned when
+/// allocated here, at least 8-byte aligned (every element type's alignment) when adopted from a
+/// string. Copies are deep.
 class TensorData {
  public:
   TensorData() = default;
@@ -20,6 +21,10 @@ class TensorData {
   explicit TensorData(const TensorInfo& info);
   /// Copies info.nbytes() bytes from `src`.
   TensorData(const TensorInfo& info, const void* src);
+  /// Takes over `bytes` (exactly info.nbytes() of a numeric type) as the storage without copying
+  /// them, when their address is 8-byte aligned; copies them otherwise. Big initializers come
+  /// this way out of the parsed ModelProto: one copy of the weights in memory, not two.
+  static TensorData adopt(const TensorInfo& info, std::unique_ptr<std::string> bytes);
   TensorData(const TensorData& o);
   TensorData& operator=(const TensorData& o);
   TensorData(TensorData&&) noexcept = default;
@@ -62,10 +67,14 @@ class TensorData {
 
  private:
   struct Free {
+    Free() noexcept : adopted(false) {}
+    explicit Free(bool a) noexcept : adopted(a) {}
     void operator()(unsigned char* p) const;
+    bool adopted;  // the bytes belong to adopted_
   };
   void allocate(bool zero = true);
   TensorInfo info_;
+  std::unique_ptr<std::string> adopted_;
   std::unique_ptr<unsigned char[], Free> bytes_;
   std::vector<std::string> strings_;
 };

@@ -173,7 +173,9 @@ void copyField(const Field& f, TensorData& d, int64_t n, const std::string& name
 
 }  // namespace
 
-TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseDir) {
+namespace {
+
+TensorInfo protoTensorInfo(const onnx::TensorProto& tp) {
   Shape shape(tp.dims().begin(), tp.dims().end());
   for (auto d : shape) {
     if (d < 0) throw error("tensor '{}' has a negative dimension in shape {}", tp.name(), shape);
@@ -184,7 +186,22 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
   } catch (const error&) {
     throw error("tensor '{}' has an unsupported data type ({})", tp.name(), tp.data_type());
   }
-  const TensorInfo info(t, shape);
+  return TensorInfo(t, shape);
+}
+
+}  // namespace
+
+TensorData takeTensorFromProto(onnx::TensorProto& tp, const std::string& baseDir) {
+  if (!tp.has_raw_data() || tp.data_location() == onnx::TensorProto::EXTERNAL) return tensorFromProto(tp, baseDir);
+  const TensorInfo info = protoTensorInfo(tp);
+  if (info.dataType() == DataType::STRING || static_cast<int64_t>(tp.raw_data().size()) != info.nbytes())
+    return tensorFromProto(tp, baseDir);  // its error messages
+  return TensorData::adopt(info, std::unique_ptr<std::string>(tp.release_raw_data()));
+}
+
+TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseDir) {
+  const TensorInfo info = protoTensorInfo(tp);
+  const DataType t = info.dataType();
   const int64_t n = info.nelms();
 
   if (t == DataType::STRING) {

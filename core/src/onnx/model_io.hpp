@@ -25,6 +25,9 @@ bool isExistingFile(const std::string& s);
 
 /// Host data of a TensorProto (typed fields, raw_data, or external data relative to baseDir).
 TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseDir = "");
+/// As tensorFromProto, but raw_data moves into the result without a copy (TensorData::adopt) and
+/// is cleared from `tp`.
+TensorData takeTensorFromProto(onnx::TensorProto& tp, const std::string& baseDir = "");
 /// Fills a TensorProto (name untouched) from host data, using raw_data.
 void tensorToProto(const TensorData& d, onnx::TensorProto* tp);
 /// TensorInfo of a ValueInfoProto; `ok` is false when the type or a dimension is unknown.

@@ -13,6 +13,7 @@
 #include "backends/cpu/kernels/activation_fn.hpp"
 #include "backends/cpu/kernels/conv_im2col.hpp"
 #include "backends/cpu/winograd.hpp"
+#include "common/aligned_buffer.hpp"
 #include "ops/window.hpp"
 
 namespace popart {
@@ -206,12 +207,12 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
   if (winograd) {
     auto wg = std::make_shared<Winograd23>(g.C, g.M, g.in[0], g.in[1], g.out[0], g.out[1], g.pb[0], g.pb[1]);
     // Constant weights are transformed once; weights that can change are transformed each run.
-    std::shared_ptr<std::vector<float>> u;
+    std::shared_ptr<AlignedBuffer> u;
     const int64_t imgs = wg->imagesPerRun(g.N);  // small images share the transform GEMMs
     size_t scratch = wg->scratchFloats(imgs);
     if (const TensorData* wd = op.inConstData(1)) {
-      u = std::make_shared<std::vector<float>>(static_cast<size_t>(16 * g.M * g.C));
-      wg->transformWeights(wd->as<float>(), u->data());
+      u = std::make_shared<AlignedBuffer>(static_cast<size_t>(16 * g.M * g.C) * sizeof(float), /*zero=*/false);
+      wg->transformWeights(wd->as<float>(), reinterpret_cast<float*>(u->data()));
     } else {
       scratch += static_cast<size_t>(16 * g.M * g.C);
     }
@@ -222,7 +223,7 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
     const size_t uOffset = wg->scratchFloats(imgs);
     return [=](const RunState& s) {
       float* scr = reinterpret_cast<float*>(s.scratch);
-      const float* U = u ? u->data() : scr + uOffset;
+      const float* U = u ? reinterpret_cast<const float*>(u->data()) : scr + uOffset;
       if (!u) wg->transformWeights(inPtr<float>(s, w), scr + uOffset);
       const float* X = inPtr<float>(s, x);
       const float* B = b >= 0 ? inPtr<float>(s, b) : nullptr;
