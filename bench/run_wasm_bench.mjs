@@ -4,10 +4,11 @@
 // cold start (module instantiate + first session create) is really cold.
 //
 //   node bench/run_wasm_bench.mjs [--zoo build/zoo] [--pkg build/wasm/pkg] [--models a,b]
-//        [--target-ms T] [--out FILE.json]
+//        [--rounds R] [--target-ms T] [--quick] [--out FILE.json]
 //
-// Prints per model: median latency of each, ratio ours/ORT-web, cold start of each; then the
-// .wasm sizes raw and gzipped.
+// Each round runs every model once per runtime (fresh processes, runtimes alternating). Prints per
+// model: the median over rounds of each runtime's median latency, ratio ours/ORT-web, the median
+// cold start of each; then the .wasm sizes raw and gzipped.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -20,7 +21,7 @@ const DEFAULT_MODELS = ['resnet18', 'mobilenet_v2', 'transformer_layer', 'mlp', 
 
 function parseArgs(argv) {
   const a = { zoo: resolve(HERE, '../build/zoo'), pkg: resolve(HERE, '../build/wasm/pkg'),
-    models: DEFAULT_MODELS.join(','), targetMs: 3000, warmup: 3, out: '', child: '', model: '' };
+    models: DEFAULT_MODELS.join(','), rounds: 3, targetMs: 2000, warmup: 3, out: '', child: '', model: '' };
   for (let i = 2; i < argv.length; i++) {
     const k = argv[i], v = () => argv[++i];
     if (k === '--zoo') a.zoo = resolve(v());
@@ -28,7 +29,8 @@ function parseArgs(argv) {
     else if (k === '--models') a.models = v();
     else if (k === '--target-ms') a.targetMs = +v();
     else if (k === '--out') a.out = resolve(v());
-    else if (k === '--quick') a.targetMs = 800;
+    else if (k === '--rounds') a.rounds = +v();
+    else if (k === '--quick') { a.rounds = 1; a.targetMs = 800; }
     else if (k === '--child') a.child = v();
     else if (k === '--model') a.model = v();
     else throw new Error('unknown argument ' + k);
@@ -110,20 +112,31 @@ async function main() {
     return;
   }
   const results = {};
+  const run = (who, m) => {
+    const p = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', who, '--model', m, '--zoo', a.zoo,
+                                           '--pkg', a.pkg, '--target-ms', String(a.targetMs)],
+                        { encoding: 'utf8', env: { ...process.env, OMP_NUM_THREADS: '1' } });
+    if (p.status !== 0) throw new Error(`${who} ${m} failed:\n${p.stderr}`);
+    return JSON.parse(p.stdout.trim().split('\n').pop());
+  };
+  const models = a.models.split(',');
+  const samples = Object.fromEntries(models.map((m) => [m, { ours: [], ort: [] }]));
+  for (let round = 0; round < a.rounds; round++) {
+    for (const m of models) {
+      const order = round % 2 ? ['ort', 'ours'] : ['ours', 'ort'];
+      for (const who of order) samples[m][who].push(run(who, m));
+    }
+  }
   const row = (c) => c.map((x, i) => String(x).padStart(i ? 12 : 26)).join('');
-  console.log(row(['model', 'ours ms', 'ORT-web ms', 'ratio', 'ours cold', 'ORT cold']));
-  for (const m of a.models.split(',')) {
-    const run = (who) => {
-      const p = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', who, '--model', m, '--zoo', a.zoo,
-                                             '--pkg', a.pkg, '--target-ms', String(a.targetMs)],
-                          { encoding: 'utf8', env: { ...process.env, OMP_NUM_THREADS: '1' } });
-      if (p.status !== 0) throw new Error(`${who} ${m} failed:\n${p.stderr}`);
-      return JSON.parse(p.stdout.trim().split('\n').pop());
-    };
-    const ours = run('ours'), ort = run('ort');
+  console.log(`# ${a.rounds} round(s); latency: median over rounds of per-process medians; cold: median over rounds`);
+  console.log(row(['model', 'ours ms', 'ORT-web ms', 'ratio', 'ours cold', 'ORT cold', 'ours err']));
+  for (const m of models) {
+    const agg = (xs) => ({ ms: median(xs.map((x) => x.ms)), coldMs: median(xs.map((x) => x.coldMs)),
+                           maxAbsErr: Math.max(...xs.map((x) => x.maxAbsErr)), rounds: xs });
+    const ours = agg(samples[m].ours), ort = agg(samples[m].ort);
     results[m] = { ours, ort, ratio: ours.ms / ort.ms };
     console.log(row([m, ours.ms.toFixed(2), ort.ms.toFixed(2), (ours.ms / ort.ms).toFixed(2), ours.coldMs.toFixed(0),
-                     ort.coldMs.toFixed(0)]));
+                     ort.coldMs.toFixed(0), ours.maxAbsErr.toExponential(1)]));
   }
   const sizes = wasmSizes(a);
   results.sizes = sizes;
