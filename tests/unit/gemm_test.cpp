@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "backends/cpu/gemm.hpp"
+#include "popart/threads.hpp"
 
 namespace {
 
@@ -168,6 +170,55 @@ TEST(Gemm, EpilogueCoversEveryElementOnce) {
     for (size_t i = 0; i < C.size(); ++i) {
       ASSERT_EQ(ctx.hits[i], 1) << "element " << i << " of " << M << "x" << N << "x" << K;
       ASSERT_FLOAT_EQ(C[i], want[i] + 1.0f);
+    }
+  }
+}
+
+// Two threads: products big enough to be split by columns (whole panels), by rows (few
+// columns), and the few-row and single-column paths; each checked against the double reference
+// and the epilogue against the blocks' absolute coordinates. Builds without threads run the same
+// cases on one thread.
+struct Threads {
+  explicit Threads(int n) { popart::setNumThreads(n); }
+  ~Threads() { popart::setNumThreads(1); }
+};
+
+TEST(Gemm, TwoThreads) {
+  Threads two(2);
+  const int64_t shapes[][3] = {{96, 2048, 64}, {256, 20, 512}, {3, 4096, 512}, {8192, 1, 512}, {200, 300, 400}};
+  uint32_t seed = 100;
+  for (const auto& s : shapes) {
+    for (int t = 0; t < 4; ++t) runCase({s[0], s[1], s[2], (t & 1) != 0, (t & 2) != 0, 1.0f, 0.0f}, seed++);
+    runCase({s[0], s[1], s[2], false, false, 0.5f, 0.25f, 3, 5, 7}, seed++);
+  }
+}
+
+TEST(Gemm, TwoThreadsEpilogueCoversEveryElementOnce) {
+  Threads two(2);
+  struct Ctx {
+    std::vector<int> hits;
+    int64_t n;
+  };
+  auto fn = [](void* p, float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t row0, int64_t col0) {
+    Ctx& x = *static_cast<Ctx*>(p);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        ++x.hits[static_cast<size_t>((row0 + i) * x.n + col0 + j)];  // blocks are disjoint: no race
+        c[i * ldc + j] = static_cast<float>((row0 + i) * x.n + col0 + j);
+      }
+  };
+  for (const auto& s : {std::array<int64_t, 3>{96, 2048, 64}, {256, 20, 512}, {3, 4096, 512}}) {
+    const int64_t M = s[0], N = s[1], K = s[2];
+    std::vector<float> A(static_cast<size_t>(M * K), 0.5f), B(static_cast<size_t>(K * N), 0.25f);
+    std::vector<float> C(static_cast<size_t>(M * N), 0.0f);
+    Ctx ctx{std::vector<int>(static_cast<size_t>(M * N), 0), N};
+    popart::cpu::GemmEpilogue ep;
+    ep.fn = fn;
+    ep.ctx = &ctx;
+    popart::cpu::gemm(false, false, M, N, K, 1.0f, A.data(), K, B.data(), N, 0.0f, C.data(), N, ep);
+    for (size_t i = 0; i < C.size(); ++i) {
+      ASSERT_EQ(ctx.hits[i], 1) << "element " << i << " of " << M << "x" << N << "x" << K;
+      ASSERT_EQ(C[i], static_cast<float>(i)) << "the epilogue saw element " << i << " at the wrong coordinates";
     }
   }
 }

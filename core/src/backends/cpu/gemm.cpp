@@ -17,6 +17,7 @@
 #include <new>
 
 #include "backends/cpu/gemm_kernels.hpp"
+#include "common/thread_pool.hpp"
 
 // Eigen is normally a -isystem include; keep its own warnings out of -Werror builds that use -I.
 #pragma GCC diagnostic push
@@ -218,6 +219,59 @@ void sgemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, float alph
 }
 
 // ---------------------------------------------------------------------------------------------
+// Threads: C is split into column blocks (whole kNR panels), or into row blocks when it has too
+// few columns, one sgemm per block on the pool (each with its own thread_local packing scratch);
+// each C element sees the same k order as single-threaded. The epilogue gets the blocks'
+// coordinates in the whole C.
+
+// Below this many flops a product stays on one thread (waking the pool costs ~10-50 us).
+constexpr double kParallelFlops = double(1 << 22);
+
+struct ShiftedEpilogue {
+  const GemmEpilogue* ep;
+  int64_t row0, col0;
+  static void apply(void* ctx, float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t row0, int64_t col0) {
+    const auto* s = static_cast<const ShiftedEpilogue*>(ctx);
+    s->ep->fn(s->ep->ctx, c, ldc, rows, cols, row0 + s->row0, col0 + s->col0);
+  }
+};
+
+void sgemmThreaded(bool transA, bool transB, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+                   const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const GemmEpilogue* ep) {
+  const int64_t threads = getNumThreads();
+  if (threads <= 1 || K <= 0 || alpha == 0.0f || 2.0 * double(M) * double(N) * double(K) < kParallelFlops)
+    return sgemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, ep);
+  const bool hook = ep != nullptr && ep->fn != nullptr;
+  const int64_t panels = (N + kNR - 1) / kNR;
+  if (panels >= 2 * threads) {
+    // Column blocks of whole panels, as even as possible.
+    const int64_t parts = threads;
+    parallelFor(parts, [&](int64_t p) {
+      const int64_t j0 = std::min(N, panels * p / parts * kNR), j1 = std::min(N, panels * (p + 1) / parts * kNR);
+      if (j1 <= j0) return;
+      ShiftedEpilogue sh{ep, 0, j0};
+      const GemmEpilogue sub{&ShiftedEpilogue::apply, &sh};
+      sgemm(transA, transB, M, j1 - j0, K, alpha, A, lda, transB ? B + j0 * ldb : B + j0, ldb, beta, C + j0, ldc,
+            hook ? &sub : nullptr);
+    });
+    return;
+  }
+  if (M >= 2 * kMR * threads) {
+    const int64_t parts = threads;
+    parallelFor(parts, [&](int64_t p) {
+      const int64_t i0 = M * p / parts, i1 = M * (p + 1) / parts;
+      if (i1 <= i0) return;
+      ShiftedEpilogue sh{ep, i0, 0};
+      const GemmEpilogue sub{&ShiftedEpilogue::apply, &sh};
+      sgemm(transA, transB, i1 - i0, N, K, alpha, transA ? A + i0 : A + i0 * lda, lda, B, ldb, beta, C + i0 * ldc, ldc,
+            hook ? &sub : nullptr);
+    });
+    return;
+  }
+  sgemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, ep);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Double precision: Eigen.
 
 template <typename T>
@@ -251,12 +305,12 @@ void eigenGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const
 
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
           int64_t ldb, float beta, float* C, int64_t ldc) {
-  sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr);
+  sgemmThreaded(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr);
 }
 
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
           int64_t ldb, float beta, float* C, int64_t ldc, const GemmEpilogue& epilogue) {
-  sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, &epilogue);
+  sgemmThreaded(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, &epilogue);
 }
 
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,

@@ -9,8 +9,9 @@ namespace cpu {
 
 /// Optional fused epilogue of the float GEMM: called once for every finished block of C (the
 /// `rows` x `cols` block at c = C + row0 * ldc + col0, alpha and beta already applied) while it
-/// is still in cache; the blocks tile C exactly once. The callback must not call gemm itself
-/// (the packing scratch is per thread).
+/// is still in cache; the blocks tile C exactly once. With several threads (popart/threads.hpp)
+/// it runs concurrently for different blocks, so it may only write its own block's outputs. The
+/// callback must not call gemm itself (the packing scratch is per thread).
 struct GemmEpilogue {
   void (*fn)(void* ctx, float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t row0, int64_t col0) = nullptr;
   void* ctx = nullptr;

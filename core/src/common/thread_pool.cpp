@@ -1,0 +1,171 @@
+#include "common/thread_pool.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "popart/error.hpp"
+
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+#define POPART_NO_THREADS 1
+#endif
+
+namespace popart {
+namespace {
+
+thread_local bool tInRegion = false;  // this thread is running a task (or is a pool thread)
+
+// Busy-wait iterations before blocking (~50-100 us).
+constexpr int kSpins = 20000;
+
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+class Pool {
+ public:
+  static Pool& get() {
+    static Pool pool;
+    return pool;
+  }
+
+  int size() {
+    std::lock_guard<std::mutex> hold(runMutex_);
+    return static_cast<int>(workers_.size()) + 1;
+  }
+
+  void resize(int n) {
+    if (n < 1) throw error("setNumThreads: the number of threads must be at least 1 (got {})", n);
+#if defined(POPART_NO_THREADS)
+    n = 1;
+#endif
+    std::lock_guard<std::mutex> hold(runMutex_);
+    if (static_cast<size_t>(n) == workers_.size() + 1) return;
+    stopWorkers();
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this] { workerLoop(); });
+  }
+
+  void run(int64_t n, void (*fn)(void*, int64_t), void* ctx) {
+    std::unique_lock<std::mutex> hold(runMutex_, std::try_to_lock);
+    if (n <= 1 || tInRegion || !hold.owns_lock() || workers_.empty()) {
+      for (int64_t i = 0; i < n; ++i) fn(ctx, i);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      fn_ = fn;
+      ctx_ = ctx;
+      n_ = n;
+      next_.store(0);
+      pending_ = static_cast<int>(workers_.size());
+      error_ = nullptr;
+      ++generation_;
+    }
+    wake_.notify_all();
+    tInRegion = true;
+    work();
+    tInRegion = false;
+    // Tasks are short (a GEMM block): spin on completion before sleeping.
+    for (int spin = 0; pending_.load(std::memory_order_acquire) != 0 && spin < kSpins; ++spin) relax();
+    std::unique_lock<std::mutex> lk(m_);
+    done_.wait(lk, [&] { return pending_.load() == 0; });
+    fn_ = nullptr;
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+  ~Pool() {
+    std::lock_guard<std::mutex> hold(runMutex_);
+    stopWorkers();
+  }
+
+ private:
+  Pool() {
+    int n = 1;
+    if (const char* env = std::getenv("POPART_NUM_THREADS")) n = std::max(1, std::atoi(env));
+    resize(n);
+  }
+
+  // Takes task indices until none is left.
+  void work() {
+    for (int64_t i = next_.fetch_add(1); i < n_; i = next_.fetch_add(1)) {
+      try {
+        fn_(ctx_, i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(m_);
+        if (!error_) error_ = std::current_exception();
+      }
+    }
+  }
+
+  void workerLoop() {
+    tInRegion = true;  // a task's own parallelFor runs serially in this thread
+    uint64_t seen = 0;
+    for (;;) {
+      // Kernels issue parallel regions back to back: spin a while before sleeping, since a
+      // futex wake-up costs tens of microseconds (~60 us on a VM), as much as a small GEMM.
+      for (int spin = 0; generation_.load(std::memory_order_acquire) == seen && spin < kSpins; ++spin) relax();
+      {
+        std::unique_lock<std::mutex> lk(m_);
+        wake_.wait(lk, [&] { return stop_ || generation_.load() != seen; });
+        if (stop_) return;
+        seen = generation_.load();
+      }
+      work();
+      std::lock_guard<std::mutex> lk(m_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  void stopWorkers() {  // runMutex_ held
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : workers_) t.join();
+    workers_.clear();
+    stop_ = false;
+  }
+
+  std::mutex runMutex_;  // one parallel region (or resize) at a time
+  std::mutex m_;         // the job fields below
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  bool stop_ = false;
+  std::atomic<uint64_t> generation_{0};
+  void (*fn_)(void*, int64_t) = nullptr;
+  void* ctx_ = nullptr;
+  int64_t n_ = 0;
+  std::atomic<int64_t> next_{0};
+  std::atomic<int> pending_{0};
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+void setNumThreads(int n) {
+  Pool::get().resize(n);
+}
+
+int getNumThreads() {
+  return Pool::get().size();
+}
+
+namespace detail {
+void parallelForImpl(int64_t n, void (*fn)(void*, int64_t), void* ctx) {
+  Pool::get().run(n, fn, ctx);
+}
+}  // namespace detail
+
+}  // namespace popart
