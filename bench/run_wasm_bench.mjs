@@ -4,11 +4,12 @@
 // cold start (module instantiate + first session create) is really cold.
 //
 //   node bench/run_wasm_bench.mjs [--zoo build/zoo] [--pkg build/wasm/pkg] [--models a,b]
-//        [--rounds R] [--target-ms T] [--quick] [--out FILE.json]
+//        [--rounds R] [--threads N] [--target-ms T] [--quick] [--out FILE.json]
 //
 // Each round runs every model once per runtime (fresh processes, runtimes alternating). Prints per
 // model: the median over rounds of each runtime's median latency, ratio ours/ORT-web, the median
-// cold start of each; then the .wasm sizes raw and gzipped.
+// cold start of each; then the .wasm sizes raw and gzipped. --threads N runs ours as
+// createPopart({threads: N}) (the pthread build) and ORT-web with numThreads = N (default 1).
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -21,7 +22,7 @@ const DEFAULT_MODELS = ['resnet18', 'mobilenet_v2', 'transformer_layer', 'mlp', 
 
 function parseArgs(argv) {
   const a = { zoo: resolve(HERE, '../build/zoo'), pkg: resolve(HERE, '../build/wasm/pkg'),
-    models: DEFAULT_MODELS.join(','), rounds: 3, targetMs: 2000, warmup: 3, out: '', child: '', model: '' };
+    models: DEFAULT_MODELS.join(','), rounds: 3, threads: 1, targetMs: 2000, warmup: 3, out: '', child: '', model: '' };
   for (let i = 2; i < argv.length; i++) {
     const k = argv[i], v = () => argv[++i];
     if (k === '--zoo') a.zoo = resolve(v());
@@ -30,6 +31,7 @@ function parseArgs(argv) {
     else if (k === '--target-ms') a.targetMs = +v();
     else if (k === '--out') a.out = resolve(v());
     else if (k === '--rounds') a.rounds = +v();
+    else if (k === '--threads') a.threads = +v();
     else if (k === '--quick') { a.rounds = 1; a.targetMs = 800; }
     else if (k === '--child') a.child = v();
     else if (k === '--model') a.model = v();
@@ -58,7 +60,7 @@ async function childOurs(a) {
   const inp = man.inputs[0], out = man.outputs[0];
   const t0 = performance.now();
   const { createPopart } = await import(pathToFileURL(join(a.pkg, 'index.mjs')).href);
-  const popart = await createPopart();
+  const popart = await createPopart({ threads: a.threads });
   const session = new popart.InferenceSession(readFileSync(join(a.zoo, man.file)), new popart.DataFlow(1, [out.name]),
                                               popart.DeviceManager().createCpuDevice());
   session.prepareDevice();
@@ -78,7 +80,7 @@ async function childOrt(a) {
   const inp = man.inputs[0], out = man.outputs[0];
   const t0 = performance.now();
   const ort = req('onnxruntime-web');
-  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.numThreads = a.threads;
   ort.env.wasm.simd = true;
   const sess = await ort.InferenceSession.create(readFileSync(join(a.zoo, man.file)),
                                                  { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
@@ -114,7 +116,7 @@ async function main() {
   const results = {};
   const run = (who, m) => {
     const p = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', who, '--model', m, '--zoo', a.zoo,
-                                           '--pkg', a.pkg, '--target-ms', String(a.targetMs)],
+                                           '--pkg', a.pkg, '--target-ms', String(a.targetMs), '--threads', String(a.threads)],
                         { encoding: 'utf8', env: { ...process.env, OMP_NUM_THREADS: '1' } });
     if (p.status !== 0) throw new Error(`${who} ${m} failed:\n${p.stderr}`);
     return JSON.parse(p.stdout.trim().split('\n').pop());
@@ -128,7 +130,8 @@ async function main() {
     }
   }
   const row = (c) => c.map((x, i) => String(x).padStart(i ? 12 : 26)).join('');
-  console.log(`# ${a.rounds} round(s); latency: median over rounds of per-process medians; cold: median over rounds`);
+  console.log(`# ${a.rounds} round(s), ${a.threads} thread(s); latency: median over rounds of per-process medians; ` +
+              'cold: median over rounds');
   console.log(row(['model', 'ours ms', 'ORT-web ms', 'ratio', 'ours cold', 'ORT cold', 'ours err']));
   for (const m of models) {
     const agg = (xs) => ({ ms: median(xs.map((x) => x.ms)), coldMs: median(xs.map((x) => x.coldMs)),

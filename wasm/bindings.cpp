@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "popart/popart.hpp"
+#include "popart/threads.hpp"
 
 using emscripten::val;
 
@@ -384,6 +385,13 @@ val deviceInfoJs(const DeviceInfo& d) {
 
 val checkDevice(const val& spec) {
   return guarded([&] { return deviceInfoJs(*deviceFrom(spec)); });
+}
+
+void setNumThreads(int n) {
+  guarded([&] { popart::setNumThreads(n); });
+}
+int getNumThreads() {
+  return popart::getNumThreads();
 }
 
 void setLogLevel(const std::string& module, const std::string& level) {
@@ -985,6 +993,8 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("setLogLevel", &w::setLogLevel);
   function("getLogLevel", &w::getLogLevel);
   function("heapInUse", &w::heapInUse);
+  function("setNumThreads", &w::setNumThreads);
+  function("getNumThreads", &w::getNumThreads);
 
   class_<BuilderJs>("BuilderHandle")
       .class_function("create", &BuilderJs::create, allow_raw_pointers())

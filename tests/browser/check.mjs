@@ -34,7 +34,7 @@ try {
       console.log(`${r.ok ? 'ok  ' : 'FAIL'} [${r.where}] ${r.name}${r.ok ? '' : ` (${r.detail})`}`);
       if (!r.ok) ++failed;
     }
-    if (result.results.length < 8) { console.error('browser check: missing results'); failed = 1; }
+    if (result.results.length < 10) { console.error('browser check: missing results'); failed = 1; }
   }
 } finally {
   await browser.close();

@@ -1,11 +1,12 @@
 // A static server on 127.0.0.1 (port 0) for the browser tests: /pkg -> the wasm package,
 // /zoo -> the reference zoo, everything else -> tests/browser/site. Sends COOP/COEP so that the
-// page is cross-origin isolated, as a threaded build would need.
+// page is cross-origin isolated, as the pthread build (createPopart({ threads })) needs.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm',
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.cjs': 'text/javascript',
+                '.wasm': 'application/wasm',
                 '.json': 'application/json', '.onnx': 'application/octet-stream', '.bin': 'application/octet-stream' };
 
 export function startServer({ site, pkg, zoo }) {

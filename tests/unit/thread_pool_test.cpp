@@ -48,6 +48,17 @@ TEST(ThreadPool, NestedRegionsRunSerially) {
   EXPECT_EQ(sum.load(), 780);  // 0 + 1 + ... + 39
 }
 
+TEST(ThreadPool, TasksMayAskForTheThreadCount) {
+  // Kernels inside a task (a GEMM in Winograd's 16 products) query the count: no deadlock, on
+  // one thread or two.
+  for (int n : {1, 2}) {
+    Threads t(n);
+    std::atomic<int> seen{0};
+    parallelFor(4, [&](int64_t) { seen += getNumThreads(); });
+    EXPECT_EQ(seen.load(), 4 * n);
+  }
+}
+
 TEST(ThreadPool, ThreadCount) {
   Threads two(2);
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)

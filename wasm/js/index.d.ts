@@ -347,10 +347,21 @@ export interface Popart {
   getLogger(module?: string): Logger;
   /** Bytes allocated on the wasm heap (for leak checks). */
   heapInUse(): number;
+  /** Threads the kernels use, the caller's included (at most MAX_THREADS with the pthread build, 1 otherwise). */
+  setNumThreads(n: number): void;
+  getNumThreads(): number;
   /** The raw Emscripten module (advanced use). */
   module: unknown;
 }
 
 /** Instantiates the WebAssembly module. `moduleArg` goes to Emscripten (e.g. {locateFile}). */
-export function createPopart(moduleArg?: Record<string, unknown>): Promise<Popart>;
+/** The most threads the pthread build (popart_wasm_mt) runs. */
+export const MAX_THREADS: number;
+export interface CreateOptions {
+  /** Kernel threads (default 1). More than 1 loads the pthread build; browsers need a cross-origin isolated page. */
+  threads?: number;
+  /** Passed to Emscripten, e.g. locateFile. */
+  [emscriptenOption: string]: unknown;
+}
+export function createPopart(options?: CreateOptions): Promise<Popart>;
 export default createPopart;

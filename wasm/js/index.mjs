@@ -813,6 +813,12 @@ function makeApi(raw) {
     ReductionType: Object.freeze({ Sum: 'Sum', Mean: 'Mean', NoReduction: 'NoReduction' }),
     /// Bytes allocated on the wasm heap (for leak checks).
     heapInUse: () => M.heapInUse(),
+    /// Threads the kernels use (1 unless created with {threads} > 1; see createPopart).
+    setNumThreads: (n) => {
+      if (!Number.isInteger(n) || n < 1) throw new Error(`setNumThreads: expected an integer >= 1 (got ${n})`);
+      M.setNumThreads(n);
+    },
+    getNumThreads: () => M.getNumThreads(),
     module: raw,
   };
 }
@@ -834,11 +840,42 @@ function attrType(v) {
 
 function idList(ids) { return typeof ids === 'string' ? [ids] : Array.from(ids); }
 
-/// Instantiates the WebAssembly module and resolves to the API. `moduleArg` is passed to
-/// Emscripten (e.g. {locateFile} when the .wasm is served from elsewhere).
-export async function createPopart(moduleArg = {}) {
-  const M = await createPopartModule(moduleArg);
-  return makeApi(M);
+/// Most threads the pthread build runs (its pre-started worker pool + the caller).
+export const MAX_THREADS = 4;
+
+/// Instantiates the WebAssembly module and resolves to the API. `options.threads` (default 1):
+/// more than 1 loads the pthread build (popart_wasm_mt, at most MAX_THREADS; it needs
+/// SharedArrayBuffer, which browsers give only to cross-origin isolated pages). Other options go
+/// to Emscripten (e.g. {locateFile} when the .wasm is served from elsewhere).
+export async function createPopart(options = {}) {
+  const { threads = 1, ...moduleArg } = options ?? {};
+  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS)
+    throw new Error(`createPopart: threads must be an integer from 1 to ${MAX_THREADS} (got ${threads})`);
+  if (threads === 1) return makeApi(await createPopartModule(moduleArg));
+  if (typeof SharedArrayBuffer === 'undefined') {
+    throw new Error('createPopart: threads > 1 needs SharedArrayBuffer; in a browser, serve the page cross-origin ' +
+                    'isolated (Cross-Origin-Opener-Policy: same-origin, Cross-Origin-Embedder-Policy: require-corp)');
+  }
+  let factory;
+  try {
+    factory = (await import('./popart_wasm_mt.mjs')).default;
+  } catch (e) {
+    throw new Error(`createPopart: the pthread build (popart_wasm_mt.mjs) could not be loaded: ${e.message}`);
+  }
+  // Emscripten's worker script is CommonJS; the package ships it as .cjs ("type": "module").
+  const userLocate = moduleArg.locateFile;
+  const locateFile = (path, prefix) => {
+    const p = path.endsWith('.worker.js') ? path.slice(0, -3) + '.cjs' : path;
+    return userLocate ? userLocate(p, prefix) : prefix + p;
+  };
+  const raw = await factory({ ...moduleArg, locateFile });
+  const api = makeApi(raw);
+  api.setNumThreads(threads);
+  if (isNode) {
+    // Idle pool workers would keep Node from exiting (the main thread owns all the work).
+    for (const w of [...raw.PThread.unusedWorkers, ...raw.PThread.runningWorkers]) w.unref?.();
+  }
+  return api;
 }
 
 export default createPopart;

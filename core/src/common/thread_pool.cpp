@@ -40,20 +40,21 @@ class Pool {
     return pool;
   }
 
-  int size() {
-    std::lock_guard<std::mutex> hold(runMutex_);
-    return static_cast<int>(workers_.size()) + 1;
-  }
+  // Lock-free: tasks (which run while the caller holds runMutex_) ask for it too.
+  int size() const { return size_.load(std::memory_order_relaxed); }
 
   void resize(int n) {
     if (n < 1) throw error("setNumThreads: the number of threads must be at least 1 (got {})", n);
 #if defined(POPART_NO_THREADS)
     n = 1;
+#elif defined(POPART_MAX_THREADS)
+    n = std::min(n, POPART_MAX_THREADS);  // wasm: the pre-started worker pool's size + 1
 #endif
     std::lock_guard<std::mutex> hold(runMutex_);
     if (static_cast<size_t>(n) == workers_.size() + 1) return;
     stopWorkers();
     for (int i = 1; i < n; ++i) workers_.emplace_back([this] { workerLoop(); });
+    size_.store(n);
   }
 
   void run(int64_t n, void (*fn)(void*, int64_t), void* ctx) {
@@ -135,9 +136,11 @@ class Pool {
     wake_.notify_all();
     for (auto& t : workers_) t.join();
     workers_.clear();
+    size_.store(1);
     stop_ = false;
   }
 
+  std::atomic<int> size_{1};
   std::mutex runMutex_;  // one parallel region (or resize) at a time
   std::mutex m_;         // the job fields below
   std::condition_variable wake_, done_;

@@ -1,5 +1,6 @@
 // The checks run in the page and in a module Web Worker: build and run a graph, an error that
-// leaves the module working, and a reference-zoo model fetched over HTTP matching PyTorch.
+// leaves the module working, a reference-zoo model fetched over HTTP matching PyTorch, and the
+// same model through the pthread build on two threads.
 import { createPopart } from '/pkg/index.mjs';
 
 export async function runSuite() {
@@ -36,5 +37,17 @@ export async function runSuite() {
   for (let i = 0; i < want.length; ++i) worst = Math.max(worst, Math.abs(out.output.data[i] - want[i]));
   check('zoo mlp matches PyTorch within 1e-4', out.output.data.length === want.length && worst <= 1e-4, worst);
   m.dispose();
+
+  // The pthread build (the page is cross-origin isolated): the same model on two threads.
+  const mt = await createPopart({ threads: 2 });
+  const t = new mt.InferenceSession(new Uint8Array(model), new mt.DataFlow(1, ['output']), mt.DeviceManager().createCpuDevice());
+  t.prepareDevice();
+  const outT = t.initAnchorArrays();
+  t.run(new mt.PyStepIO({ input: new Float32Array(input) }, outT));
+  let worstT = 0;
+  for (let i = 0; i < want.length; ++i) worstT = Math.max(worstT, Math.abs(outT.output.data[i] - want[i]));
+  check('two threads (pthread build): zoo mlp matches PyTorch', mt.getNumThreads() === 2 && worstT <= 1e-4,
+        `threads ${mt.getNumThreads()}, max abs difference ${worstT}`);
+  t.dispose();
   return results;
 }

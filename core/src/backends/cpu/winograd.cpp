@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "backends/cpu/gemm.hpp"
+#include "common/thread_pool.hpp"
 
 namespace popart {
 namespace cpu {
@@ -29,6 +31,14 @@ int64_t Winograd23::imagesPerRun(int64_t n, int64_t maxFloats) const {
 }
 
 namespace {
+
+/// A per-thread work buffer of at least n floats (the transforms run on the kernels' thread pool;
+/// each thread keeps its own rows).
+float* threadWork(size_t n) {
+  thread_local std::vector<float> buf;
+  if (buf.size() < n) buf.resize(n);
+  return buf.data();
+}
 
 /// U[(i, j), m, c] = (G g G^T)[i, j] for each 3x3 filter g = filter(m, c), G = [[1, 0, 0],
 /// [1/2, 1/2, 1/2], [1/2, -1/2, 1/2], [0, 0, 1]]. Eight consecutive input channels at a time, one per
@@ -86,13 +96,14 @@ void Winograd23::transformFlippedWeights(const float* w, float* u) const {
   });
 }
 
-void Winograd23::inputTransform(const float* x, int64_t images, int64_t xStride, float* V, float* work) const {
+void Winograd23::inputTransform(const float* x, int64_t images, int64_t xStride, float* V) const {
   const int64_t wp = 2 * TW_ + 2;  // padded input columns covered by the tiles
   const int64_t LT = images * T_;
-  float* rows = work;         // 4 padded input rows
-  float* eo = rows + 4 * wp;  // even/odd columns of the 4 column-transformed rows
-  // V = B^T d B per 4x4 tile, B^T = [[1,0,-1,0],[0,1,1,0],[0,-1,1,0],[0,1,0,-1]]
-  for (int64_t ic = 0; ic < images * C_; ++ic) {
+  // V = B^T d B per 4x4 tile, B^T = [[1,0,-1,0],[0,1,1,0],[0,-1,1,0],[0,1,0,-1]]; one task per
+  // (image, channel).
+  parallelFor(images * C_, [&](int64_t ic) {
+    float* rows = threadWork(static_cast<size_t>(4 * wp + 8 * (TW_ + 1)));  // 4 padded input rows
+    float* eo = rows + 4 * wp;  // even/odd columns of the 4 column-transformed rows
     const int64_t img = ic / C_, c = ic % C_;
     const float* xc = x + img * xStride + c * H_ * W_;
     for (int64_t ty = 0; ty < TH_; ++ty) {
@@ -143,25 +154,24 @@ void Winograd23::inputTransform(const float* x, int64_t images, int64_t xStride,
         }
       }
     }
-  }
+  });
 }
 
 void Winograd23::run(const float* x, const float* u, const float* bias, float* y, float* scratch, int64_t images,
                      int64_t xStride, int64_t yStride) const {
-  const int64_t wp = 2 * TW_ + 2;
   const int64_t LT = images * T_;  // tiles of all images: the GEMMs' width
   float* V = scratch;
   float* P = V + 16 * C_ * LT;
-  float* work = P + 16 * M_ * LT;
-  float* ybuf = work + 4 * wp + 8 * (TW_ + 1);
-  inputTransform(x, images, xStride, V, work);
+  inputTransform(x, images, xStride, V);
 
-  // ---- 16 products: P[xi] (M x LT) = U[xi] (M x C) * V[xi] (C x LT)
-  for (int xi = 0; xi < 16; ++xi)
+  // ---- 16 products: P[xi] (M x LT) = U[xi] (M x C) * V[xi] (C x LT), one task each
+  parallelFor(16, [&](int64_t xi) {
     gemm(false, false, M_, LT, C_, 1.0f, u + xi * M_ * C_, C_, V + xi * C_ * LT, LT, 0.0f, P + xi * M_ * LT, LT);
+  });
 
-  // ---- output transform: Y = A^T P A, A^T = [[1,1,1,0],[0,1,-1,-1]]
-  for (int64_t im = 0; im < images * M_; ++im) {
+  // ---- output transform: Y = A^T P A, A^T = [[1,1,1,0],[0,1,-1,-1]]; one task per (image, m)
+  parallelFor(images * M_, [&](int64_t im) {
+    float* ybuf = threadWork(static_cast<size_t>(4 * TW_));
     const int64_t img = im / M_, m = im % M_;
     const float b = bias ? bias[m] : 0.0f;
     float* ym = y + img * yStride + m * OH_ * OW_;
@@ -197,7 +207,7 @@ void Winograd23::run(const float* x, const float* u, const float* bias, float* y
         if (OW_ & 1) yr[OW_ - 1] = q0[full];
       }
     }
-  }
+  });
 }
 
 void Winograd23::weightGrad(const float* x, const float* dy, float* du, float* scratch, int64_t images, int64_t xStride,
@@ -205,7 +215,7 @@ void Winograd23::weightGrad(const float* x, const float* dy, float* du, float* s
   const int64_t LT = images * T_;
   float* V = scratch;
   float* Z = V + 16 * C_ * LT;
-  inputTransform(x, images, xStride, V, Z + 16 * M_ * LT);
+  inputTransform(x, images, xStride, V);
   // Z = A dY A^T per 2x2 output tile (the adjoint of the output transform; outside the output,
   // dY is 0), A = [[1,0],[1,1],[1,-1],[0,-1]].
   for (int64_t im = 0; im < images * M_; ++im) {

@@ -42,8 +42,9 @@ class Winograd23 {
   int64_t imagesPerRun(int64_t n, int64_t maxFloats = int64_t{1} << 20) const;
 
  private:
-  /// V[16][C][images T] = B^T d B of every input tile (work: 4 padded rows + even/odd columns).
-  void inputTransform(const float* x, int64_t images, int64_t xStride, float* V, float* work) const;
+  /// V[16][C][images T] = B^T d B of every input tile (per-thread row buffers; on the kernels'
+  /// thread pool).
+  void inputTransform(const float* x, int64_t images, int64_t xStride, float* V) const;
 
   int64_t C_, M_, H_, W_, OH_, OW_, PT_, PL_;
   int64_t TH_, TW_, T_;  // tiles down, across, total

@@ -14,6 +14,7 @@
 #include "backends/cpu/kernels/conv_im2col.hpp"
 #include "backends/cpu/winograd.hpp"
 #include "common/aligned_buffer.hpp"
+#include "common/thread_pool.hpp"
 #include "ops/window.hpp"
 
 namespace popart {
@@ -267,15 +268,23 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
           if (dw3x3) {
             float* zeros = reinterpret_cast<float*>(s.scratch);  // shared scratch: clear it each run
             std::fill(zeros, zeros + g.in[1], 0.0f);
-            for (int64_t n = 0; n < g.N; ++n) {
+            // Channel ranges of every image as tasks on the thread pool (one task per image
+            // on one thread); each applies its own bias and activation.
+            const int64_t parts = std::min<int64_t>(g.C, getNumThreads() > 1 ? 4 * getNumThreads() : 1);
+            parallelFor(g.N * parts, [&](int64_t t) {
+              const int64_t n = t / parts, p = t % parts;
+              const int64_t c0 = g.C * p / parts, c1 = g.C * (p + 1) / parts;
+              ConvGeom gc = g;
+              gc.C = gc.M = c1 - c0;
+              const float* xn = X + (n * g.C + c0) * g.inSize;
+              float* yn = Y + (n * g.M + c0) * g.outSize;
+              const float* bn = B ? B + c0 : nullptr;
               if (g.s[1] == 1)
-                depthwise3x3<1>(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g,
-                                reinterpret_cast<float*>(s.scratch));
+                depthwise3x3<1>(xn, Wt + c0 * 9, bn, yn, gc, zeros);
               else
-                depthwise3x3<2>(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g,
-                                reinterpret_cast<float*>(s.scratch));
-            }
-            if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
+                depthwise3x3<2>(xn, Wt + c0 * 9, bn, yn, gc, zeros);
+              if (act.kind != Activation::Kind::None) applyActivation(act, yn, yn, (c1 - c0) * g.outSize);
+            });
             return;
           }
           if (dwPadded) {
