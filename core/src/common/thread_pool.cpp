@@ -22,7 +22,8 @@ namespace {
 
 thread_local bool tInRegion = false;  // this thread is running a task (or is a pool thread)
 
-// Busy-wait iterations before blocking (~50-100 us).
+// Busy-wait iterations before blocking: tens to hundreds of microseconds, depending on how long
+// the CPU's pause instruction takes.
 constexpr int kSpins = 20000;
 
 inline void relax() {
@@ -114,7 +115,7 @@ class Pool {
     uint64_t seen = 0;
     for (;;) {
       // Kernels issue parallel regions back to back: spin a while before sleeping, since a
-      // futex wake-up costs tens of microseconds (~60 us on a VM), as much as a small GEMM.
+      // futex wake-up costs tens of microseconds (~60 us on this VM), as much as a small GEMM.
       for (int spin = 0; generation_.load(std::memory_order_acquire) == seen && spin < kSpins; ++spin) relax();
       {
         std::unique_lock<std::mutex> lk(m_);
