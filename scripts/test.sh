@@ -28,7 +28,7 @@ step "native tests"
 mkdir -p build/native/tests/tmp
 POPART_ZOO_DIR="$ROOT/build/zoo" ctest --test-dir build/native --output-on-failure -j"$JOBS"
 
-step "wasm build (-Werror)"
+step "wasm builds (-Werror; single-threaded and pthreads)"
 scripts/build_wasm.sh -DPOPART_WERROR=ON
 
 step "JS tests (node:test against the wasm package)"
