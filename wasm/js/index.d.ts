@@ -354,7 +354,6 @@ export interface Popart {
   module: unknown;
 }
 
-/** Instantiates the WebAssembly module. `moduleArg` goes to Emscripten (e.g. {locateFile}). */
 /** The most threads the pthread build (popart_wasm_mt) runs. */
 export const MAX_THREADS: number;
 export interface CreateOptions {
@@ -363,5 +362,6 @@ export interface CreateOptions {
   /** Passed to Emscripten, e.g. locateFile. */
   [emscriptenOption: string]: unknown;
 }
+/** Instantiates the WebAssembly module (the pthread build when `threads` > 1). */
 export function createPopart(options?: CreateOptions): Promise<Popart>;
 export default createPopart;

@@ -115,11 +115,7 @@ void Ir::registerInitializers(const IrBundle& b) {
     Tensor& t = main_->addTensor(tp.name(), kind, d.info());
     t.data = std::move(d);
     initializerIds_.push_back(tp.name());
-    if (big) {
-      if (tp.has_raw_data()) std::string().swap(*tp.mutable_raw_data());  // copied, not adopted: free it
-      tp.clear_raw_data();
-      stripped_.insert(tp.name());
-    }
+    if (big) stripped_.insert(tp.name());
   }
 }
 

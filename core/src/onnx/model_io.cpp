@@ -192,11 +192,14 @@ TensorInfo protoTensorInfo(const onnx::TensorProto& tp) {
 }  // namespace
 
 TensorData takeTensorFromProto(onnx::TensorProto& tp, const std::string& baseDir) {
-  if (!tp.has_raw_data() || tp.data_location() == onnx::TensorProto::EXTERNAL) return tensorFromProto(tp, baseDir);
-  const TensorInfo info = protoTensorInfo(tp);
-  if (info.dataType() == DataType::STRING || static_cast<int64_t>(tp.raw_data().size()) != info.nbytes())
-    return tensorFromProto(tp, baseDir);  // its error messages
-  return TensorData::adopt(info, std::unique_ptr<std::string>(tp.release_raw_data()));
+  if (tp.has_raw_data() && tp.data_location() != onnx::TensorProto::EXTERNAL) {
+    const TensorInfo info = protoTensorInfo(tp);
+    if (info.dataType() != DataType::STRING && static_cast<int64_t>(tp.raw_data().size()) == info.nbytes())
+      return TensorData::adopt(info, std::unique_ptr<std::string>(tp.release_raw_data()));
+  }
+  TensorData d = tensorFromProto(tp, baseDir);  // the other layouts, and its error messages
+  delete tp.release_raw_data();                 // frees the bytes (clear_raw_data() would keep the capacity)
+  return d;
 }
 
 TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseDir) {

@@ -25,8 +25,8 @@ bool isExistingFile(const std::string& s);
 
 /// Host data of a TensorProto (typed fields, raw_data, or external data relative to baseDir).
 TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseDir = "");
-/// As tensorFromProto, but raw_data moves into the result without a copy (TensorData::adopt) and
-/// is cleared from `tp`.
+/// As tensorFromProto, but raw_data moves into the result without a copy (TensorData::adopt)
+/// where it can; `tp` keeps no raw_data afterwards (its bytes adopted or freed).
 TensorData takeTensorFromProto(onnx::TensorProto& tp, const std::string& baseDir = "");
 /// Fills a TensorProto (name untouched) from host data, using raw_data.
 void tensorToProto(const TensorData& d, onnx::TensorProto* tp);

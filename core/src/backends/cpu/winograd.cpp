@@ -19,10 +19,8 @@ Winograd23::Winograd23(int64_t C, int64_t M, int64_t H, int64_t W, int64_t OH, i
 }
 
 size_t Winograd23::scratchFloats(int64_t images) const {
-  // V [16][C][images T] + products [16][M][images T] + per-row work buffers.
-  const int64_t wp = 2 * TW_ + 2;
-  return static_cast<size_t>(16 * C_ * T_ * images + 16 * M_ * T_ * images + 4 * wp + 8 * (TW_ + 1) + 16 * TW_ +
-                             4 * TW_);
+  // V [16][C][images T] + products [16][M][images T]; the transforms' row buffers are per thread.
+  return static_cast<size_t>(16 * C_ * T_ * images + 16 * M_ * T_ * images);
 }
 
 int64_t Winograd23::imagesPerRun(int64_t n, int64_t maxFloats) const {

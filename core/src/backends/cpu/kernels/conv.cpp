@@ -113,13 +113,14 @@ void depthwisePadded(const float* x, const float* w, const float* bias, float* y
 // unrolled, so each output is loaded and stored once; rows outside the input read a zero row,
 // and the few edge columns are done one by one.
 template <int S>
-void depthwise3x3(const float* x, const float* w, const float* bias, float* y, const ConvGeom& g, const float* zeros) {
+void depthwise3x3(const float* x, const float* w, const float* bias, float* y, const ConvGeom& g, int64_t channels,
+                  const float* zeros) {
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1], PH = g.pb[0], PW = g.pb[1];
   int64_t lo = (PW + S - 1) / S;                            // first ow with ow*S - PW >= 0
   int64_t hi = W - 3 + PW >= 0 ? (W - 3 + PW) / S + 1 : 0;  // past the last ow with ow*S - PW + 2 < W
   lo = std::min(lo, OW);
   hi = std::max(std::min(hi, OW), lo);
-  for (int64_t c = 0; c < g.C; ++c) {
+  for (int64_t c = 0; c < channels; ++c) {
     const float* xc = x + c * H * W;
     const float* k = w + c * 9;
     float* yc = y + c * OH * OW;
@@ -270,19 +271,18 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
             std::fill(zeros, zeros + g.in[1], 0.0f);
             // Channel ranges of every image as tasks on the thread pool (one task per image
             // on one thread); each applies its own bias and activation.
-            const int64_t parts = std::min<int64_t>(g.C, getNumThreads() > 1 ? 4 * getNumThreads() : 1);
+            const int64_t threads = getNumThreads();
+            const int64_t parts = std::min<int64_t>(g.C, threads > 1 ? 4 * threads : 1);
             parallelFor(g.N * parts, [&](int64_t t) {
               const int64_t n = t / parts, p = t % parts;
               const int64_t c0 = g.C * p / parts, c1 = g.C * (p + 1) / parts;
-              ConvGeom gc = g;
-              gc.C = gc.M = c1 - c0;
               const float* xn = X + (n * g.C + c0) * g.inSize;
               float* yn = Y + (n * g.M + c0) * g.outSize;
               const float* bn = B ? B + c0 : nullptr;
               if (g.s[1] == 1)
-                depthwise3x3<1>(xn, Wt + c0 * 9, bn, yn, gc, zeros);
+                depthwise3x3<1>(xn, Wt + c0 * 9, bn, yn, g, c1 - c0, zeros);
               else
-                depthwise3x3<2>(xn, Wt + c0 * 9, bn, yn, gc, zeros);
+                depthwise3x3<2>(xn, Wt + c0 * 9, bn, yn, g, c1 - c0, zeros);
               if (act.kind != Activation::Kind::None) applyActivation(act, yn, yn, (c1 - c0) * g.outSize);
             });
             return;
