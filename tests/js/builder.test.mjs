@@ -90,13 +90,13 @@ test('opset errors and input count errors match the native messages', () => {
   const b = new popart.Builder();
   const ai = b.aiOnnxOpset11;
   const a = b.addInputTensor('FLOAT', [2]);
-  expectError(() => ai.add([a]), ['Add takes 2 inputs, but 1 were given']);
-  expectError(() => ai.relu([a, a]), ['Relu takes 1 inputs, but 2 were given']);
-  expectError(() => ai.concat([], 0), ['Concat takes at least 1 inputs, but 0 were given']);
+  expectError(() => ai.add([a]), ['Add has invalid number of inputs 1. Must be between 2..2']);
+  expectError(() => ai.relu([a, a]), ['Relu has invalid number of inputs 2. Must be between 1..1']);
+  expectError(() => ai.concat([], 0), ['Concat has invalid number of inputs 0. Must be at least 1']);
   expectError(() => ai.add([a, 'no_such_tensor']), ["input 1 of Add is 'no_such_tensor'", 'unknown tensor id']);
   expectError(() => b.addOutputTensor('nope'), ["'nope' is not a tensor"]);
   expectError(() => b.getTensorShape('nope'), ['nope is not an input or output tensor. Must be one of']);
-  expectError(() => b.aiOnnxOpset9, ["Invalid opset '9' selected. Opset for domain ai.onnx already defined as 11"]);
+  expectError(() => b.aiOnnxOpset9, ["Invalid opset 'aiOnnxOpset9' selected. Opset for domain ai.onnx already defined as 11"]);
   // the builder keeps working after the errors
   assert.equal(ai.relu([a]), 'Relu:0');
   b.dispose();

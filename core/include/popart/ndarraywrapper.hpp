@@ -44,11 +44,18 @@ class NDArrayWrapper : public IArray {
   TensorInfo info_;
 };
 
+namespace detail {
+/// The bytes an NDArray of `info` holds, checked against the memory limit.
+std::size_t ndarrayBytes(const TensorInfo& info);
+}  // namespace detail
+
 /// An owning n-d array of any element type.
 class NDArray : public IArray {
  public:
   NDArray() = default;
-  explicit NDArray(const TensorInfo& info) : info_(info), bytes_(static_cast<std::size_t>(info.nbytes()), 0) {
+  /// Zero-filled storage for `info`; throws popart::memory_allocation_err when it is over the
+  /// memory limit (popart/memorylimit.hpp).
+  explicit NDArray(const TensorInfo& info) : info_(info), bytes_(detail::ndarrayBytes(info), 0) {
     if (info.dataType() == DataType::STRING) strings_.resize(static_cast<std::size_t>(info.nelms()));
   }
   NDArray(DataType t, const Shape& s) : NDArray(TensorInfo(t, s)) {}

@@ -12,6 +12,7 @@
 #include "popart/error.hpp"
 #include "popart/inputshapeinfo.hpp"
 #include "popart/logging.hpp"
+#include "popart/memorylimit.hpp"
 #include "popart/ndarraywrapper.hpp"
 #include "popart/op/identity.hpp"
 #include "popart/op/l1.hpp"

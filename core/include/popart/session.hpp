@@ -87,6 +87,11 @@ class Session {
   std::map<TensorId, NDArray> initAnchorArrays() const;
   /// The shape of the array an anchor is returned in.
   Shape getAnchorShape(const TensorId& id) const;
+  /// Type and shape of each anchor's array (what initAnchorArrays allocates). Throws
+  /// popart::memory_allocation_err naming the anchor and its factors (batchesPerStep,
+  /// accumulation and replication factors, shape) when an array is over the memory limit
+  /// (popart/memorylimit.hpp).
+  std::map<TensorId, TensorInfo> getAnchorArrayInfos() const;
 
   /// A text summary of the prepared session (schedule, memory, timings of the last run).
   std::string getSummaryReport(bool resetProfile = true) const;

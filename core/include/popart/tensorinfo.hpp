@@ -20,14 +20,17 @@ class TensorInfo {
   TensorInfo(const std::string& dataType, const Shape& s);
   TensorInfo(const char* dataType, const Shape& s) : TensorInfo(std::string(dataType), s) {}
 
+  /// Throws popart::error for a negative dimension, or when the element count or the byte size
+  /// overflows a 64-bit integer (the message gives the type and the shape; callers add the
+  /// tensor's name).
   void set(DataType t, const Shape& s);
-  void set(DataType t) { dataType_ = t; }
-  void set(const Shape& s) { shape_ = s; }
+  void set(DataType t) { set(t, shape_); }
+  void set(const Shape& s) { set(dataType_, s); }
 
   const Shape& shape() const { return shape_; }
   int rank() const { return static_cast<int>(shape_.size()); }
-  /// Number of elements (1 for a scalar).
-  int64_t nelms() const;
+  /// Number of elements (1 for a scalar); never overflows (checked by set()).
+  int64_t nelms() const { return nelms_; }
   int64_t nbytes() const;
   /// Dimension i; negative i counts from the end. Throws for an out-of-range i.
   int64_t dim(int i) const;
@@ -48,6 +51,7 @@ class TensorInfo {
  private:
   DataType dataType_ = DataType::UNDEFINED;
   Shape shape_;
+  int64_t nelms_ = 1;
 };
 
 std::ostream& operator<<(std::ostream& os, const TensorInfo& info);

@@ -11,16 +11,27 @@
 
 namespace popart {
 
+/// 64-byte aligned memory for `bytes` (rounded up to 64; std::free releases it), zero-filled, or
+/// with only the rounding padding zeroed when `zero` is false. Throws popart::error naming `what`
+/// when the allocation fails (sizes over the memory limit are refused before this: checked_size.hpp).
+inline unsigned char* allocateAligned(size_t bytes, bool zero, const char* what = "a buffer") {
+  const size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+  auto* p = rounded >= bytes ? static_cast<unsigned char*>(std::aligned_alloc(64, rounded)) : nullptr;
+  if (!p) throw memory_allocation_err("out of host memory allocating {} bytes for {}", bytes, what);
+  if (zero) {
+    std::memset(p, 0, rounded);
+  } else if (rounded > bytes) {
+    std::memset(p + bytes, 0, rounded - bytes);  // the padding only
+  }
+  return p;
+}
+
 class AlignedBuffer {
  public:
   AlignedBuffer() = default;
   explicit AlignedBuffer(size_t bytes, bool zero = true) { resize(bytes, zero); }
   void resize(size_t bytes, bool zero = true) {
-    const size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
-    auto* p = static_cast<unsigned char*>(std::aligned_alloc(64, rounded));
-    if (!p) throw error("out of host memory allocating {} bytes", bytes);
-    if (zero) std::memset(p, 0, rounded);
-    data_.reset(p);
+    data_.reset(allocateAligned(bytes, zero));
     size_ = bytes;
   }
   unsigned char* data() { return data_.get(); }

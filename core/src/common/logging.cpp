@@ -51,7 +51,13 @@ struct State {
         std::cerr << "popart: ignoring invalid POPART_LOG_LEVEL '" << lvl << "'\n";
       }
     }
-    if (const char* dest = std::getenv("POPART_LOG_DEST")) setDest(dest);
+    if (const char* dest = std::getenv("POPART_LOG_DEST")) {
+      try {
+        setDest(dest);
+      } catch (const error& e) {
+        std::cerr << "popart: ignoring POPART_LOG_DEST: " << e.what() << "\n";
+      }
+    }
     if (const char* cfg = std::getenv("POPART_LOG_CONFIG")) readConfig(cfg);
   }
 
@@ -61,9 +67,17 @@ struct State {
     } else if (d == "stdout") {
       out = &std::cout;
     } else {
-      file.open(d, std::ios::app);
-      out = file ? static_cast<std::ostream*>(&file) : &std::cerr;
+      // A second file closes the first; a file that cannot be opened is an error and leaves the
+      // current destination as it was.
+      std::ofstream f(d, std::ios::app);
+      if (!f) throw error("setLogDestination: cannot open '{}' for appending", d);
+      out = &std::cerr;
+      if (file.is_open()) file.close();
+      file = std::move(f);
+      out = &file;
+      return;
     }
+    if (file.is_open()) file.close();
   }
 
   // POPART_LOG_CONFIG names a JSON file {"module": "LEVEL", ...}; a flat object is all we read.

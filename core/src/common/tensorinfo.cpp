@@ -5,6 +5,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "common/checked_size.hpp"
 #include "popart/error.hpp"
 
 namespace popart {
@@ -21,18 +22,22 @@ void TensorInfo::set(DataType t, const Shape& s) {
   for (auto d : s) {
     if (d < 0) throw error("Invalid shape {}: dimensions must be >= 0", s);
   }
+  const int64_t n = checkedProduct(s);
+  if (n < 0)
+    throw error(
+        "Invalid shape {}: its element count overflows a 64-bit integer (a {} tensor of this shape cannot exist)", s,
+        dataTypeToString(t));
+  int64_t bytes = 0;
+  if (!checkedMul(n, dataTypeSize(t), &bytes))
+    throw error("Invalid shape {}: a {} tensor of this shape ({} elements) needs more bytes than a 64-bit size holds",
+                s, dataTypeToString(t), n);
   dataType_ = t;
   shape_ = s;
-}
-
-int64_t TensorInfo::nelms() const {
-  int64_t n = 1;
-  for (auto d : shape_) n *= d;
-  return n;
+  nelms_ = n;
 }
 
 int64_t TensorInfo::nbytes() const {
-  return nelms() * dataTypeSize(dataType_);
+  return nelms_ * dataTypeSize(dataType_);
 }
 
 int64_t TensorInfo::dim(int i) const {

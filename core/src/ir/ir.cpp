@@ -367,7 +367,10 @@ void Ir::prune() {
     std::vector<Tensor*> outs = op->outputs();
     main_->removeOp(op);
     for (Tensor* t : outs) {
-      if (t && t->consumers.empty() && !dataFlow_.isAnchored(t->id)) main_->removeTensor(t->id);
+      if (t && t->consumers.empty() && !dataFlow_.isAnchored(t->id)) {
+        prunedInfos_[t->id] = t->info;  // getInfo still answers for it (e.g. a loss nobody anchors)
+        main_->removeTensor(t->id);
+      }
     }
   }
   if (before > 0 && main_->numOps() == 0) {

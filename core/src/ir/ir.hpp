@@ -81,6 +81,11 @@ class Ir {
   /// Initializers of the model in model order (weights or constants now).
   const std::vector<TensorId>& initializerIds() const { return initializerIds_; }
   bool isInitializer(const TensorId& id) const;
+  /// Type and shape of a tensor that pruning removed (nothing depended on it), or nullptr.
+  const TensorInfo* prunedTensorInfo(const TensorId& id) const {
+    auto it = prunedInfos_.find(id);
+    return it == prunedInfos_.end() ? nullptr : &it->second;
+  }
   const ConstEvaluator* evaluator() const { return evaluator_; }
 
   /// Imports a subgraph given as attribute `attr` of `owner` (a GRAPH attribute of its node).
@@ -108,6 +113,7 @@ class Ir {
   std::vector<std::unique_ptr<Graph>> subgraphs_;
   std::unique_ptr<onnx::ModelProto> model_;
   std::map<std::string, int> opsets_;
+  std::map<TensorId, TensorInfo> prunedInfos_;
   ExecutionMode mode_ = ExecutionMode::Inference;
   DataFlow dataFlow_;
   SessionOptions options_;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "common/checked_size.hpp"
+
 namespace popart {
 
 ArenaPlan planArena(const std::vector<LiveRange>& ranges, int64_t alignment) {
@@ -19,8 +21,13 @@ ArenaPlan planArena(const std::vector<LiveRange>& ranges, int64_t alignment) {
   placed.reserve(ranges.size());
   for (size_t idx : order) {
     const LiveRange& r = ranges[idx];
-    const int64_t size = (std::max<int64_t>(r.bytes, 1) + alignment - 1) / alignment * alignment;
-    plan.totalBytes += r.bytes;
+    int64_t size = 0, end = 0;
+    if (r.bytes < 0 || !checkedAdd(std::max<int64_t>(r.bytes, 1), alignment - 1, &size) ||
+        !checkedAdd(plan.totalBytes, r.bytes, &plan.totalBytes)) {
+      plan.arenaBytes = plan.totalBytes = -1;  // the sizes overflow int64: the caller reports it
+      return plan;
+    }
+    size = size / alignment * alignment;
     // Candidate gaps between buffers alive at the same time, sorted by offset.
     std::vector<std::pair<int64_t, int64_t>> busy;
     for (const auto& p : placed) {
@@ -36,9 +43,13 @@ ArenaPlan planArena(const std::vector<LiveRange>& ranges, int64_t alignment) {
       cursor = std::max(cursor, b.second);
     }
     if (best < 0) best = cursor;
+    if (!checkedAdd(best, size, &end)) {
+      plan.arenaBytes = plan.totalBytes = -1;
+      return plan;
+    }
     plan.offsets[idx] = best;
-    placed.push_back({best, best + size, r.first, r.last});
-    plan.arenaBytes = std::max(plan.arenaBytes, best + size);
+    placed.push_back({best, end, r.first, r.last});
+    plan.arenaBytes = std::max(plan.arenaBytes, end);
   }
   return plan;
 }

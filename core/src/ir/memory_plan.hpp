@@ -14,8 +14,8 @@ struct LiveRange {
 
 struct ArenaPlan {
   std::vector<int64_t> offsets;  ///< per LiveRange
-  int64_t arenaBytes = 0;        ///< the arena size (the peak)
-  int64_t totalBytes = 0;        ///< the sum of all sizes (no reuse)
+  int64_t arenaBytes = 0;        ///< the arena size (the peak); -1 when the sizes overflow int64
+  int64_t totalBytes = 0;        ///< the sum of all sizes (no reuse); -1 on overflow
 };
 
 /// Greedy-by-size offset assignment (as TFLite's arena planner): the largest buffers are placed

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/aligned_buffer.hpp"
+#include "common/checked_size.hpp"
 #include "popart/error.hpp"
 
 namespace popart {
@@ -27,19 +29,13 @@ TensorData TensorData::adopt(const TensorInfo& info, std::unique_ptr<std::string
 
 void TensorData::allocate(bool zero) {
   if (info_.dataType() == DataType::STRING) {
-    strings_.assign(static_cast<size_t>(info_.nelms()), std::string());
+    const int64_t bytes = checkedProduct({info_.nelms(), static_cast<int64_t>(sizeof(std::string))});
+    strings_.assign(allocationSize(bytes, [&] { return "a " + info_.toString() + " tensor"; }) / sizeof(std::string),
+                    std::string());
     return;
   }
-  const int64_t n = info_.nbytes();
-  const size_t rounded = static_cast<size_t>((std::max<int64_t>(n, 1) + 63) / 64 * 64);
-  auto* p = static_cast<unsigned char*>(std::aligned_alloc(64, rounded));
-  if (!p) throw error("out of host memory allocating {} bytes for a {} tensor", n, info_.toString());
-  if (zero) {
-    std::memset(p, 0, rounded);
-  } else if (rounded > static_cast<size_t>(n)) {
-    std::memset(p + n, 0, rounded - static_cast<size_t>(n));  // the padding only
-  }
-  bytes_.reset(p);
+  const size_t n = allocationSize(info_.nbytes(), [&] { return "a " + info_.toString() + " tensor"; });
+  bytes_.reset(allocateAligned(n, zero, "a tensor"));
 }
 
 TensorData::TensorData(const TensorInfo& info) : info_(info) {

@@ -123,9 +123,16 @@ void BuilderImpl::addOpsetRequirement(const std::string& domainIn, int version) 
   const std::string domain = domainIn == "ai.onnx" ? "" : domainIn;
   for (const auto& o : model_.opset_import()) {
     if (o.domain() == domain) {
-      if (o.version() != version)
-        throw error("Invalid opset '{}' selected. Opset for domain {} already defined as {}", version,
-                    domainIn.empty() ? "ai.onnx" : domainIn, o.version());
+      if (o.version() != version) {
+        // PopART names the accessor: "Invalid opset 'aiOnnxOpset9' selected. ..."
+        const std::string d = domainIn.empty() ? "ai.onnx" : domainIn;
+        const std::string accessor = d == "ai.onnx"        ? "aiOnnxOpset"
+                                     : d == "ai.graphcore" ? "aiGraphcoreOpset"
+                                     : d == "ai.onnx.ml"   ? "aiOnnxMlOpset"
+                                                           : d + " opset ";
+        throw error("Invalid opset '{}{}' selected. Opset for domain {} already defined as {}", accessor, version, d,
+                    o.version());
+      }
       return;
     }
   }
@@ -216,14 +223,9 @@ void BuilderImpl::checkInputs(const std::string& type, const std::vector<TensorI
                               int maxIn) const {
   const int n = static_cast<int>(inputs.size());
   if (n < minIn || (maxIn >= 0 && n > maxIn)) {
-    std::ostringstream expected;
-    if (minIn == maxIn)
-      expected << minIn;
-    else if (maxIn < 0)
-      expected << "at least " << minIn;
-    else
-      expected << minIn << " to " << maxIn;
-    throw error("Builder: {} takes {} inputs, but {} were given", type, expected.str(), n);
+    // PopART's wording: "Abs has invalid number of inputs 0. Must be between 1..1".
+    if (maxIn < 0) throw error("{} has invalid number of inputs {}. Must be at least {}", type, n, minIn);
+    throw error("{} has invalid number of inputs {}. Must be between {}..{}", type, n, minIn, maxIn);
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].empty() && !knows(inputs[i]))
@@ -237,6 +239,15 @@ std::vector<TensorId> BuilderImpl::op(const std::string& domain, int version, co
                                       const std::map<std::string, any>& attributes, const DebugContext& dc,
                                       int minInputs, int maxInputs, const std::vector<TensorId>* explicitOutputs) {
   checkInputs(type, inputs, minInputs, maxInputs);
+  if (const OpDef* def = findOpDef(domain, type)) {
+    const int n = explicitOutputs ? static_cast<int>(explicitOutputs->size()) : static_cast<int>(numOutputs);
+    if (n < def->minOutputs || (def->maxOutputs >= 0 && n > def->maxOutputs)) {
+      if (def->maxOutputs < 0)
+        throw error("{} has an invalid number of outputs {}. Must be at least {}", type, n, def->minOutputs);
+      throw error("{} has an invalid number of outputs {}. Must be between {}..{}", type, n, def->minOutputs,
+                  def->maxOutputs);
+    }
+  }
   if (explicitOutputs) {
     for (const auto& o : *explicitOutputs) {
       if (knows(o)) throw error("Builder: {} output '{}' is already defined", type, o);

@@ -361,7 +361,11 @@ TensorInfo infoFromValueInfo(const onnx::ValueInfoProto& vi, bool* ok, std::stri
   txt << ']';
   if (shapeText) *shapeText = txt.str();
   if (!*ok) return TensorInfo();
-  return TensorInfo(t, s);
+  try {
+    return TensorInfo(t, s);
+  } catch (const error& e) {
+    throw error("tensor '{}' is declared {} {}: {}", vi.name(), dataTypeToString(t), txt.str(), e.what());
+  }
 }
 
 void setValueInfoType(const TensorInfo& info, onnx::ValueInfoProto* vi) {

@@ -405,8 +405,11 @@ void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) 
                 optimizer.getReplicatedGraphCount());
   const BackwardResult bwd = buildBackward(ir, loss, optimizer.lossScaling().val());
   Graph& g = ir.mainGraph();
-  if (bwd.weightGrads.empty())
-    throw error("No trainable weight leads to the loss '{}': there is nothing to train", loss);
+  if (bwd.weightGrads.empty()) {
+    // PopART trains such a model too: the forward pass runs and nothing is updated.
+    logging::ir::warn("No trainable weight leads to the loss '{}': the session runs and updates nothing", loss);
+    return;
+  }
   makeLossScalingTensor(g, loss, optimizer);
   std::map<TensorId, Tensor*> grads = bwd.weightGrads;
   addGradientClipping(g, optimizer, grads);

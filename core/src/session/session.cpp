@@ -8,12 +8,14 @@
 #include <sstream>
 
 #include "backends/backend.hpp"
+#include "common/checked_size.hpp"
 #include "ir/ir.hpp"
 #include "onnx.pb.h"
 #include "onnx/model_io.hpp"
 #include "optimizers/var_updates.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
+#include "session/engine_options.hpp"
 #include "session/losses.hpp"
 
 namespace popart {
@@ -24,8 +26,7 @@ Session::Session(std::string name, std::shared_ptr<DeviceInfo> device)
 Session::~Session() = default;
 
 void Session::checkPrepared(const char* what) const {
-  if (!executable_)
-    throw error("{} was called before prepareDevice(). Call prepareDevice() on the session first.", what);
+  if (!executable_) throw error("Session::prepareDevice() must be called before Session::{}() is called.", what);
 }
 
 const DataFlow& Session::getDataFlow() const {
@@ -121,6 +122,15 @@ StepIOSpec Session::stepIOSpec() const {
   const int64_t bps = ir_->dataFlow().batchesPerStep();
   const int64_t af = o.getAccumulationFactor();
   const int64_t rf = o.getReplicationFactor();
+  // Element counts are checked int64 products: a step too large to count is an error naming the
+  // tensor and the factors, never a wrapped size.
+  auto entry = [](const TensorId& id, const TensorInfo& info, int64_t n, std::string factors, const char* what) {
+    if (n < 0) throw error("The step's {} '{}' has more elements than a 64-bit count holds: {}", what, id, factors);
+    return StepIOSpec::Entry{id, info, n, std::move(factors)};
+  };
+  if (checkedProduct({bps, af, rf}) < 0)
+    throw error("batchesPerStep ({}) * accumulationFactor ({}) * replicationFactor ({}) overflows a 64-bit count", bps,
+                af, rf);
   StepIOSpec spec;
   const Graph& g = ir_->mainGraph();
   for (const auto& id : ir_->streamInputIds()) {
@@ -129,30 +139,31 @@ StepIOSpec Session::stepIOSpec() const {
     std::ostringstream f;
     f << "batchesPerStep (" << bps << ") * accumulationFactor (" << af << ") * replicationFactor (" << rf
       << ") * elements per micro-batch (" << t->info.nelms() << ", shape " << t->info.shape() << ")";
-    spec.inputs.push_back({id, t->info, t->info.nelms() * bps * af * rf, f.str()});
+    spec.inputs.push_back(entry(id, t->info, checkedProduct({t->info.nelms(), bps, af, rf}), f.str(), "input"));
   }
   for (const auto& id : ir_->dataFlow().anchors()) {
     const Tensor& t = g.getTensor(id);
     const AnchorReturnType& art = ir_->dataFlow().art(id);
-    int64_t n = t.info.nelms() * rf;
+    int64_t n = -1;
     std::ostringstream f;
     f << "anchor return type " << art.str() << ": ";
     switch (art.id()) {
       case AnchorReturnTypeId::All:
-        n *= bps * af;
+        n = checkedProduct({bps, af, rf, t.info.nelms()});
         f << "batchesPerStep (" << bps << ") * accumulationFactor (" << af << ") * ";
         break;
       case AnchorReturnTypeId::EveryN:
-        n = n * bps * af / art.rp();
+        n = checkedProduct({bps * af / art.rp(), rf, t.info.nelms()});  // bps * af checked above
         f << "batchesPerStep (" << bps << ") * accumulationFactor (" << af << ") / returnPeriod (" << art.rp()
           << ") * ";
         break;
       default:
+        n = checkedProduct({rf, t.info.nelms()});
         break;
     }
     f << "replicationFactor (" << rf << ") * elements per value (" << t.info.nelms() << ", shape " << t.info.shape()
       << ")";
-    spec.outputs.push_back({id, t.info, n, f.str()});
+    spec.outputs.push_back(entry(id, t.info, n, f.str(), "anchor"));
   }
   return spec;
 }
@@ -185,11 +196,24 @@ Shape Session::getAnchorShape(const TensorId& id) const {
   return s;
 }
 
+std::map<TensorId, TensorInfo> Session::getAnchorArrayInfos() const {
+  std::map<TensorId, TensorInfo> m;
+  for (const auto& e : stepIOSpec().outputs) {
+    const TensorInfo& info = e.info;
+    const int64_t elemBytes =
+        info.dataType() == DataType::STRING ? static_cast<int64_t>(sizeof(std::string)) : info.getDataTypeSize();
+    const int64_t bytes = checkedProduct({e.expectedNelms, elemBytes});
+    if (!allocationFits(bytes))
+      throwOverMemoryLimit(bytes, format("The array for anchor '{}' ({} elements of {}; {})", e.id, e.expectedNelms,
+                                         info.data_type(), e.factors));
+    m.emplace(e.id, TensorInfo(info.dataType(), getAnchorShape(e.id)));
+  }
+  return m;
+}
+
 std::map<TensorId, NDArray> Session::initAnchorArrays() const {
   std::map<TensorId, NDArray> m;
-  for (const auto& id : ir_->dataFlow().anchors()) {
-    m.emplace(id, NDArray(ir_->mainGraph().getTensor(id).info.dataType(), getAnchorShape(id)));
-  }
+  for (const auto& kv : getAnchorArrayInfos()) m.emplace(kv.first, NDArray(kv.second));
   return m;
 }
 
@@ -370,12 +394,13 @@ void Session::resetHostWeights(const std::string& modelProtoOrFilename, bool ign
 
 TensorInfo Session::getInfo(const TensorId& id) const {
   const Tensor* t = ir_->mainGraph().tensor(id);
-  if (!t) throw error("getInfo: no tensor '{}' in the session's IR", id);
-  return t->info;
+  if (t) return t->info;
+  if (const TensorInfo* p = ir_->prunedTensorInfo(id)) return *p;
+  throw error("getInfo: no tensor '{}' in the session's IR", id);
 }
 
 bool Session::hasInfo(const TensorId& id) const {
-  return ir_->mainGraph().hasTensor(id);
+  return ir_->mainGraph().hasTensor(id) || ir_->prunedTensorInfo(id);
 }
 
 std::vector<TensorId> Session::getAllTensorIds() const {
@@ -409,6 +434,7 @@ InferenceSession::InferenceSession(std::string name, std::shared_ptr<DeviceInfo>
 void Session::createIr(const std::string& model, const std::vector<Loss*>* losses, const DataFlow& dataFlow,
                        const InputShapeInfo& inputShapeInfo, const SessionOptions& userOptions,
                        const Patterns& patterns, const TensorId& loss, const Optimizer* optimizer) {
+  validateEngineOptions(userOptions.engineOptions);
   onnx::ModelProto proto = loadModel(model);
   TensorId lossId = loss;
   if (losses) {

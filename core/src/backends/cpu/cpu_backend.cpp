@@ -12,6 +12,7 @@
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/program.hpp"
 #include "common/aligned_buffer.hpp"
+#include "common/checked_size.hpp"
 #include "ir/memory_plan.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
@@ -30,6 +31,7 @@ class CpuExecutable : public Executable {
     std::vector<const Tensor*> anchors;
     for (const auto& id : ir.dataFlow().anchors()) anchors.push_back(&ir.mainGraph().getTensor(id));
     program_ = std::make_unique<Program>(ir.mainGraph(), ir.schedule(), anchors, profile);
+    program_->setFloatingPointChecks(ir.options().enableFloatingPointChecks);
     logging::devicex::info("CPU executable: {} kernels, arena {} bytes ({} without reuse)", program_->numKernels(),
                            program_->stats().activationArenaBytes, program_->stats().activationTotalBytes);
   }
@@ -104,8 +106,8 @@ class EvalContext : public KernelContext {
   explicit EvalContext(const Op& op) : op_(op) {}
   int in(int i) const override { return op_.hasInput(i) ? i : -1; }
   int out(int i) const override { return op_.hasOutput(i) ? op_.numInputs() + i : -1; }
-  void needScratch(size_t bytes) override { scratch = std::max(scratch, bytes); }
-  size_t scratch = 0;
+  void needScratch(int64_t bytes) override { scratch = bytes < 0 || scratch < 0 ? -1 : std::max(scratch, bytes); }
+  int64_t scratch = 0;
 
  private:
   const Op& op_;
@@ -139,7 +141,7 @@ std::vector<TensorData> CpuConstEvaluator::evaluate(const Op& op) const {
   EvalContext kc(op);
   KernelFn fn = kernelFactory(op.kind())(op, kc);
   if (!fn) throw error("no CPU kernel for {}", op.describeWithInputs());
-  AlignedBuffer scratch(kc.scratch);
+  AlignedBuffer scratch(allocationSize(kc.scratch, [&] { return "the scratch memory of " + op.describe(); }));
   std::mt19937_64 rng(0);
   RunState st;
   st.slots = ptrs.data();

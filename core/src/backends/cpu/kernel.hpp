@@ -57,8 +57,10 @@ class KernelContext {
   virtual int in(int i) const = 0;
   /// The slot of output i (-1 when the optional output is absent).
   virtual int out(int i) const = 0;
-  /// Scratch memory the kernel needs while running (shared by all kernels).
-  virtual void needScratch(size_t bytes) = 0;
+  /// Scratch memory the kernel needs while running (shared by all kernels), computed in int64
+  /// (size_t is 32 bits in WebAssembly); < 0 stands for a size that overflowed. The program
+  /// checks the largest request against the memory limit.
+  virtual void needScratch(int64_t bytes) = 0;
 };
 
 template <typename T>

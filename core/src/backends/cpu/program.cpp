@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <sstream>
 
+#include "common/checked_size.hpp"
 #include "ir/memory_plan.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
+#include "popart/memorylimit.hpp"
 
 namespace popart {
 namespace cpu {
@@ -17,8 +20,8 @@ class SlotContext : public KernelContext {
   SlotContext(const Op& op, const std::map<const Tensor*, int>& slotOf) : op_(op), slotOf_(slotOf) {}
   int in(int i) const override { return op_.hasInput(i) ? slotOf_.at(op_.input(i)) : -1; }
   int out(int i) const override { return op_.hasOutput(i) ? slotOf_.at(op_.output(i)) : -1; }
-  void needScratch(size_t bytes) override { scratch = std::max(scratch, bytes); }
-  size_t scratch = 0;
+  void needScratch(int64_t bytes) override { scratch = bytes < 0 || scratch < 0 ? -1 : std::max(scratch, bytes); }
+  int64_t scratch = 0;
 
  private:
   const Op& op_;
@@ -122,9 +125,10 @@ void Program::build(const std::vector<Op*>& sched, const std::vector<const Tenso
     rangeSlot.push_back(static_cast<int>(s));
   }
   const ArenaPlan plan = planArena(ranges);
-  arena_.resize(static_cast<size_t>(plan.arenaBytes));
   stats_.activationArenaBytes = plan.arenaBytes;
   stats_.activationTotalBytes = plan.totalBytes;
+  checkMemory(plan, {});
+  arena_.resize(static_cast<size_t>(plan.arenaBytes), /*zero=*/true);
 
   ptrs_.assign(slots_.size(), nullptr);
   for (size_t i = 0; i < ranges.size(); ++i) ptrs_[static_cast<size_t>(rangeSlot[i])] = arena_.data() + plan.offsets[i];
@@ -157,7 +161,8 @@ void Program::build(const std::vector<Op*>& sched, const std::vector<const Tenso
     }
   }
 
-  size_t scratch = 0;
+  int64_t scratch = 0;
+  const Op* scratchOp = nullptr;
   for (const Op* op : sched) {
     const bool aliased = op->def().view == ViewKind::Reshape && op->hasOutput(0) &&
                          slots_[static_cast<size_t>(slotOf_.at(op->output(0)))].kind == SlotKind::Alias;
@@ -174,11 +179,106 @@ void Program::build(const std::vector<Op*>& sched, const std::vector<const Tenso
     if (!fn) throw error("{}: no CPU kernel for its input types", op->describeWithInputs());
     steps_.push_back(std::move(fn));
     stepOps_.push_back(op);
-    scratch = std::max(scratch, kc.scratch);
+    if (kc.scratch < 0 || kc.scratch > scratch) {
+      scratch = kc.scratch;
+      scratchOp = op;
+      if (scratch < 0) break;
+    }
   }
-  scratch_.resize(scratch);
+  checkMemory(plan, {scratch, scratchOp});
+  scratch_.resize(static_cast<size_t>(scratch));
   logging::devicex::debug("CPU program: {} kernels, arena {} bytes ({} without reuse), scratch {} bytes", steps_.size(),
                           plan.arenaBytes, plan.totalBytes, scratch);
+}
+
+void Program::checkMemory(const ArenaPlan& plan, const ScratchNeed& scratch) const {
+  // What this program allocates (arena, weights, string arrays, scratch) plus the host data the
+  // IR already holds for it (constants, the host copy of the weights), in 64 bits.
+  int64_t weights = 0, constants = 0, strings = 0;
+  std::vector<std::pair<int64_t, const Slot*>> big;
+  bool overflow = plan.arenaBytes < 0 || scratch.bytes < 0;
+  for (const Slot& sl : slots_) {
+    const int64_t b = sl.kind == SlotKind::Strings
+                          ? checkedProduct({sl.tensor->info.nelms(), static_cast<int64_t>(sizeof(std::string))})
+                          : sl.tensor->info.nbytes();
+    int64_t* sum = sl.kind == SlotKind::Weight    ? &weights
+                   : sl.kind == SlotKind::Const   ? &constants
+                   : sl.kind == SlotKind::Strings ? &strings
+                                                  : nullptr;
+    if (sl.kind == SlotKind::Arena || sum) big.push_back({b, &sl});
+    if (sum && (b < 0 || !checkedAdd(*sum, b, sum))) overflow = true;
+  }
+  int64_t total = 0;
+  for (int64_t part : {plan.arenaBytes, 2 * weights, constants, strings, std::max<int64_t>(scratch.bytes, 0)}) {
+    if (part < 0 || !checkedAdd(total, part, &total)) overflow = true;
+  }
+  if (!overflow && allocationFits(total)) return;
+  std::ostringstream os;
+  os << "prepareDevice: the graph needs " << (overflow ? std::string("more than 2^63 bytes") : formatBytes(total))
+     << " of host memory on the CPU device (activations " << formatBytes(plan.arenaBytes)
+     << " after buffer reuse, weights " << formatBytes(weights) << " plus their host copy, constants "
+     << formatBytes(constants);
+  if (strings) os << ", strings " << formatBytes(strings);
+  if (scratch.op) os << ", scratch " << formatBytes(scratch.bytes) << " for " << scratch.op->describe();
+  os << "), more than the memory limit of " << formatBytes(getMemoryLimit()) << " (" << memoryLimitSource() << ").";
+  std::sort(big.begin(), big.end(), [](const auto& a, const auto& b) {
+    return static_cast<uint64_t>(a.first) > static_cast<uint64_t>(b.first);  // overflowed (< 0) first
+  });
+  os << " Largest tensors:";
+  for (size_t i = 0; i < std::min<size_t>(3, big.size()); ++i) {
+    const Tensor* t = big[i].second->tensor;
+    const SlotKind k = big[i].second->kind;
+    os << (i ? ";" : "") << " '" << t->id << "' " << t->info.toString() << ' ' << formatBytes(big[i].first) << " ("
+       << (k == SlotKind::Weight  ? "weight"
+           : k == SlotKind::Const ? "constant"
+                                  : "activation");
+    if (t->producer) os << ", output of " << t->producer->describe();
+    os << ')';
+  }
+  throw memory_allocation_err(os.str());
+}
+
+void Program::checkFloatingPoint(const Op& op) const {
+  for (const Tensor* t : op.outputs()) {
+    if (!t || !isFloatingPoint(t->info.dataType())) continue;
+    const int s = slotOf_.at(t);
+    const SlotKind k = slots_[static_cast<size_t>(s)].kind;
+    const void* p = ptrs_[static_cast<size_t>(k == SlotKind::Alias ? slots_[static_cast<size_t>(s)].root : s)];
+    const int64_t n = t->info.nelms();
+    int64_t bad = -1;
+    double v = 0;
+    auto scan = [&](auto tag) {
+      using T = decltype(tag);
+      const T* x = static_cast<const T*>(p);
+      for (int64_t i = 0; i < n && bad < 0; ++i) {
+        const double d = static_cast<double>(static_cast<float>(x[i]));
+        if (!std::isfinite(d)) bad = i, v = d;
+      }
+    };
+    switch (t->info.dataType()) {
+      case DataType::FLOAT:
+        scan(float{});
+        break;
+      case DataType::DOUBLE: {
+        const double* x = static_cast<const double*>(p);
+        for (int64_t i = 0; i < n && bad < 0; ++i)
+          if (!std::isfinite(x[i])) bad = i, v = x[i];
+        break;
+      }
+      case DataType::FLOAT16:
+        scan(float16_t{});
+        break;
+      case DataType::BFLOAT16:
+        scan(bfloat16_t{});
+        break;
+      default:
+        break;
+    }
+    if (bad >= 0)
+      throw error(
+          "Floating-point check (enableFloatingPointChecks): {} produced {} in its output '{}' {} at element {}",
+          op.describeWithInputs(), std::isnan(v) ? "NaN" : (v > 0 ? "+Inf" : "-Inf"), t->id, t->info.toString(), bad);
+  }
 }
 
 void Program::run(std::mt19937_64& rng) {
@@ -198,6 +298,7 @@ void Program::run(std::mt19937_64& rng) {
       } else {
         steps_[i](st);
       }
+      if (fpChecks_) checkFloatingPoint(*stepOps_[i]);
     } catch (const internal_error&) {
       throw;
     } catch (const error& e) {

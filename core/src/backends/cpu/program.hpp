@@ -13,6 +13,7 @@
 #include "backends/cpu/kernel.hpp"
 #include "common/aligned_buffer.hpp"
 #include "ir/graph.hpp"
+#include "ir/memory_plan.hpp"
 #include "popart/session.hpp"
 
 namespace popart {
@@ -33,6 +34,9 @@ class Program {
   void* ptr(int slot) const { return ptrs_[static_cast<size_t>(slot)]; }
   /// Runs every kernel once (views are re-pointed at their roots first).
   void run(std::mt19937_64& rng);
+  /// SessionOptions::enableFloatingPointChecks: after each kernel, its floating-point outputs
+  /// are scanned and the first NaN or infinity is an error naming the op and the tensor.
+  void setFloatingPointChecks(bool on) { fpChecks_ = on; }
 
   /// Weight slots (Variable tensors) and their device buffers.
   std::map<int, AlignedBuffer>& weights() { return weights_; }
@@ -50,6 +54,12 @@ class Program {
     const Tensor* tensor;
     int root = -1;
   };
+  struct ScratchNeed {
+    int64_t bytes = 0;  // < 0: overflowed
+    const Op* op = nullptr;
+  };
+  /// Throws memory_allocation_err when the program's buffers do not fit the memory limit.
+  void checkMemory(const ArenaPlan& plan, const ScratchNeed& scratch) const;
   int addSlot(const Tensor* t, SlotKind k);
   int slotFor(const Tensor* t);
   void build(const std::vector<Op*>& schedule, const std::vector<const Tensor*>& keepAlive);
@@ -66,6 +76,8 @@ class Program {
   std::vector<const Op*> stepOps_;
   SessionMemoryStats stats_;
   bool profile_ = false;
+  bool fpChecks_ = false;
+  void checkFloatingPoint(const Op& op) const;
   std::vector<double> opUs_;
   double lastRunUs_ = 0;
 };

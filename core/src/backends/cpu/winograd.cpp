@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backends/cpu/gemm.hpp"
+#include "common/checked_size.hpp"
 #include "common/thread_pool.hpp"
 
 namespace popart {
@@ -18,9 +19,9 @@ Winograd23::Winograd23(int64_t C, int64_t M, int64_t H, int64_t W, int64_t OH, i
   T_ = TH_ * TW_;
 }
 
-size_t Winograd23::scratchFloats(int64_t images) const {
+int64_t Winograd23::scratchFloats(int64_t images) const {
   // V [16][C][images T] + products [16][M][images T]; the transforms' row buffers are per thread.
-  return static_cast<size_t>(16 * C_ * T_ * images + 16 * M_ * T_ * images);
+  return checkedProduct({16, C_ + M_, T_, images});
 }
 
 int64_t Winograd23::imagesPerRun(int64_t n, int64_t maxFloats) const {

@@ -19,8 +19,9 @@ class Winograd23 {
   /// Geometry: C input channels, M output channels, input HxW, output OHxOW, padding (top, left).
   Winograd23(int64_t C, int64_t M, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t padTop, int64_t padLeft);
 
-  /// Scratch floats needed by run() with up to `images` images at once.
-  size_t scratchFloats(int64_t images = 1) const;
+  /// Scratch floats needed by run() with up to `images` images at once (-1 when the count
+  /// overflows int64).
+  int64_t scratchFloats(int64_t images = 1) const;
   /// Transforms weights [M, C, 3, 3] into U [16][M][C] (size 16 * M * C).
   void transformWeights(const float* w, float* u) const;
   /// As transformWeights for the adjoint convolution (the data gradient of a convolution with

@@ -9,6 +9,7 @@
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/activation_fn.hpp"
 #include "backends/cpu/kernels/elementwise_util.hpp"
+#include "common/checked_size.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {
@@ -57,7 +58,7 @@ KernelFn softmaxKernel(const Op& op, KernelContext& kc, SoftKind kind) {
     for (int64_t i = axis; i < r; ++i) len *= in[static_cast<size_t>(i)];
   }
   const int x = kc.in(0), y = kc.out(0);
-  if (inner != 1) kc.needScratch(static_cast<size_t>(len) * sizeof(double) * 2);
+  if (inner != 1) kc.needScratch(checkedProduct({len, 2 * static_cast<int64_t>(sizeof(double))}));
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     using C = compute_t<T>;

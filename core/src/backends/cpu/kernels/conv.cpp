@@ -14,6 +14,7 @@
 #include "backends/cpu/kernels/conv_im2col.hpp"
 #include "backends/cpu/winograd.hpp"
 #include "common/aligned_buffer.hpp"
+#include "common/checked_size.hpp"
 #include "common/thread_pool.hpp"
 #include "ops/window.hpp"
 
@@ -60,9 +61,9 @@ void depthwise2d(const float* x, const float* w, const float* bias, float* y, co
 // Depthwise 2-D, stride 1 or 2, no dilation: each channel is copied into a zero-padded plane
 // (for stride 2 split into even and odd columns), so every tap is a contiguous, branch-free
 // multiply-add over an output row that the compiler vectorises.
-size_t depthwisePaddedScratch(const ConvGeom& g) {
+int64_t depthwisePaddedScratch(const ConvGeom& g) {
   const int64_t HP = (g.out[0] - 1) * g.s[0] + g.k[0], WP = (g.out[1] - 1) * g.s[1] + g.k[1] + 1;
-  return static_cast<size_t>(HP * WP) * 2 * sizeof(float);
+  return checkedProduct({HP, WP, 2 * static_cast<int64_t>(sizeof(float))});
 }
 
 void depthwisePadded(const float* x, const float* w, const float* bias, float* y, const ConvGeom& g, float* buf) {
@@ -211,18 +212,20 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
     // Constant weights are transformed once; weights that can change are transformed each run.
     std::shared_ptr<AlignedBuffer> u;
     const int64_t imgs = wg->imagesPerRun(g.N);  // small images share the transform GEMMs
-    size_t scratch = wg->scratchFloats(imgs);
+    int64_t scratch = wg->scratchFloats(imgs);
     if (const TensorData* wd = op.inConstData(1)) {
-      u = std::make_shared<AlignedBuffer>(static_cast<size_t>(16 * g.M * g.C) * sizeof(float), /*zero=*/false);
+      const int64_t uBytes = checkedProduct({16, g.M, g.C, static_cast<int64_t>(sizeof(float))});
+      u = std::make_shared<AlignedBuffer>(
+          allocationSize(uBytes, [&] { return "the Winograd weights of " + op.describe(); }), /*zero=*/false);
       wg->transformWeights(wd->as<float>(), reinterpret_cast<float*>(u->data()));
     } else {
-      scratch += static_cast<size_t>(16 * g.M * g.C);
+      scratch += 16 * g.M * g.C;
     }
-    kc.needScratch(scratch * sizeof(float));
+    kc.needScratch(checkedProduct({scratch, static_cast<int64_t>(sizeof(float))}));
     const Activation act = Activation::fromAttrs(op.attrs);
     const int x = kc.in(0), w = kc.in(1), b = kc.in(2), y = kc.out(0);
     const int64_t inElems = g.C * g.inSize, outElems = g.M * g.outSize, N = g.N;
-    const size_t uOffset = wg->scratchFloats(imgs);
+    const size_t uOffset = static_cast<size_t>(wg->scratchFloats(imgs));
     return [=](const RunState& s) {
       float* scr = reinterpret_cast<float*>(s.scratch);
       const float* U = u ? reinterpret_cast<const float*>(u->data()) : scr + uOffset;
@@ -242,19 +245,19 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
   const int64_t colElems = g.Cg * g.kSize * g.outSize;
   if (op.inType(0) != DataType::FLOAT && op.inType(0) != DataType::DOUBLE)
     throw error("Conv supports FLOAT and DOUBLE inputs here, not {}", op.inInfo(0).data_type());
-  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
+  const int64_t elem = dataTypeSize(op.inType(0));
   const bool dw3x3 = dwPadded && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == g.s[1];
   if (dw3x3)
-    kc.needScratch(static_cast<size_t>(g.in[1]) * sizeof(float));  // a zero row
+    kc.needScratch(checkedProduct({g.in[1], static_cast<int64_t>(sizeof(float))}));  // a zero row
   else if (dwPadded)
     kc.needScratch(depthwisePaddedScratch(g));
   const int64_t imgs = op.inType(0) == DataType::FLOAT && !dwPadded ? convImagesPerGemm(g) : 1;
   if (imgs > 1)
-    kc.needScratch(static_cast<size_t>(g.Cg * g.kSize * imgs * g.outSize + g.Mg * imgs * g.outSize) * elem);
+    kc.needScratch(checkedProduct({g.Cg * g.kSize + g.Mg, imgs, g.outSize, elem}));
   else if (!pointwise && g.in.size() == 2 && op.inType(0) == DataType::FLOAT)
-    kc.needScratch(static_cast<size_t>(g.Cg * g.kSize * convChunk(g)) * elem);
+    kc.needScratch(checkedProduct({g.Cg, g.kSize, convChunk(g), elem}));
   else if (!pointwise && !(depthwise && op.inType(0) == DataType::FLOAT))
-    kc.needScratch(static_cast<size_t>(colElems) * elem);
+    kc.needScratch(checkedProduct({colElems, elem}));
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
@@ -394,8 +397,8 @@ KernelFn makeCpuKernel_ConvTranspose(const Op& op, KernelContext& kc) {
   }
   if (op.inType(0) != DataType::FLOAT && op.inType(0) != DataType::DOUBLE)
     throw error("ConvTranspose supports FLOAT and DOUBLE inputs here, not {}", op.inInfo(0).data_type());
-  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
-  kc.needScratch(static_cast<size_t>(Mg * kSize * inSize) * elem);
+  const int64_t elem = dataTypeSize(op.inType(0));
+  kc.needScratch(checkedProduct({Mg, kSize, inSize, elem}));
   const int x = kc.in(0), w = kc.in(1), b = kc.in(2), y = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);

@@ -18,6 +18,7 @@
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/conv_im2col.hpp"
 #include "backends/cpu/winograd.hpp"
+#include "common/checked_size.hpp"
 #include "ops/op_util.hpp"
 #include "ops/window.hpp"
 
@@ -217,7 +218,7 @@ KernelFn maxPoolGrad2d(const PoolGradGeom& g, KernelContext& kc, int dy, int x, 
     owLo[static_cast<size_t>(kw)] = lo;
     owHi[static_cast<size_t>(kw)] = std::max(std::min<int64_t>((geom.W - off + geom.SW - 1) / geom.SW, geom.OW), lo);
   }
-  kc.needScratch(static_cast<size_t>(geom.OW) * (2 * sizeof(T) + sizeof(int64_t)));
+  kc.needScratch(checkedProduct({geom.OW, static_cast<int64_t>(2 * sizeof(T) + sizeof(int64_t))}));
   return [=](const RunState& s) {
     const Geom q = geom;  // a local copy: stores through `best` cannot alias it
     const T* DY = inPtr<T>(s, dy);
@@ -283,7 +284,7 @@ bool winogradGradients(const Op& op, const ConvGeom& g) {
 struct WinogradPlan {
   std::shared_ptr<Winograd23> wg;
   int64_t imgs = 1;
-  size_t extra = 0;
+  int64_t extra = 0;
 };
 
 WinogradPlan planWinograd(std::shared_ptr<Winograd23> wg, const ConvGeom& g, KernelContext& kc) {
@@ -291,7 +292,7 @@ WinogradPlan planWinograd(std::shared_ptr<Winograd23> wg, const ConvGeom& g, Ker
   p.imgs = wg->imagesPerRun(g.N);
   p.extra = wg->scratchFloats(p.imgs);
   p.wg = std::move(wg);
-  kc.needScratch((p.extra + static_cast<size_t>(16 * g.M * g.C)) * sizeof(float));
+  kc.needScratch(checkedProduct({p.extra + 16 * g.M * g.C, static_cast<int64_t>(sizeof(float))}));
   return p;
 }
 
@@ -338,8 +339,8 @@ KernelFn makeCpuKernel_ConvDataGrad(const Op& op, KernelContext& kc) {
   const bool twoD = g.in.size() == 2 && !pointwise;
   const int64_t K = g.Cg * g.kSize, P = g.outSize;
   const int64_t nc = twoD ? batchChunk(g) : P;
-  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
-  if (!pointwise) kc.needScratch(static_cast<size_t>(K * nc + (twoD ? g.Mg * nc : 0)) * elem);
+  const int64_t elem = dataTypeSize(op.inType(0));
+  if (!pointwise) kc.needScratch(checkedProduct({K + (twoD ? g.Mg : 0), nc, elem}));
   const int dy = kc.in(0), w = kc.in(1), dx = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
@@ -394,8 +395,8 @@ KernelFn makeCpuKernel_ConvWeightGrad(const Op& op, KernelContext& kc) {
   const bool twoD = g.in.size() == 2 && !pointwise;
   const int64_t K = g.Cg * g.kSize, P = g.outSize;
   const int64_t nc = twoD ? batchChunk(g) : P;
-  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
-  if (!pointwise) kc.needScratch(static_cast<size_t>(K * nc + (twoD ? g.Mg * nc : 0)) * elem);
+  const int64_t elem = dataTypeSize(op.inType(0));
+  if (!pointwise) kc.needScratch(checkedProduct({K + (twoD ? g.Mg : 0), nc, elem}));
   const int dy = kc.in(0), x = kc.in(1), dw = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);

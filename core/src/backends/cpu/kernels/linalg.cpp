@@ -16,6 +16,7 @@
 #include "backends/cpu/gemm.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/strided.hpp"
+#include "common/checked_size.hpp"
 #include "ops/linalg_params.hpp"
 
 namespace popart {
@@ -119,7 +120,7 @@ KernelFn einsumGemm(const EinsumPlan& plan, const std::vector<int>& ins, int y, 
   std::vector<int64_t> outSrcStrides(cStrideOfLabel.begin(), cStrideOfLabel.begin() + static_cast<int64_t>(R));
   const Shape outShape = plan.outShape;
   const int64_t aElems = Bt * M * K, bElems = Bt * K * N, cElems = Bt * M * N;
-  kc.needScratch(static_cast<size_t>(aElems + bElems + cElems) * sizeof(T));
+  kc.needScratch(checkedProduct({aElems + bElems + cElems, static_cast<int64_t>(sizeof(T))}));
   const int x0 = ins[0], x1 = ins[1];
   return [=](const RunState& s) {
     T* a = reinterpret_cast<T*>(s.scratch);
@@ -156,7 +157,7 @@ KernelFn makeCpuKernel_Det(const Op& op, KernelContext& kc) {
   const Shape& x = op.inShape(0);
   const int64_t n = x.back();
   const int64_t mats = n != 0 ? op.inInfo(0).nelms() / (n * n) : op.outInfo(0).nelms();
-  kc.needScratch(static_cast<size_t>(n * n) * sizeof(double));
+  kc.needScratch(checkedProduct({n, n, static_cast<int64_t>(sizeof(double))}));
   const int xs = kc.in(0), y = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);

@@ -4,6 +4,7 @@
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "common/checked_size.hpp"
 #include "ops/losses.hpp"
 
 namespace popart {
@@ -62,7 +63,7 @@ KernelFn onnxLossKernel(const Op& op, KernelContext& kc, bool softmax) {
   const bool t64 = op.inType(1) == DataType::INT64;
   const int xi = kc.in(0), ti = kc.in(1), wi = kc.in(2), yo = kc.out(0), lpo = kc.out(1);
   const std::string where = op.describe();
-  if (softmax && lpo < 0) kc.needScratch(static_cast<size_t>(op.inInfo(0).nelms()) * 8);
+  if (softmax && lpo < 0) kc.needScratch(checkedProduct({op.inInfo(0).nelms(), 8}));
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     using CT = compute_t<T>;

@@ -6,6 +6,7 @@
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "common/checked_size.hpp"
 #include "ops/window.hpp"
 
 namespace popart {
@@ -102,11 +103,11 @@ void poolNd(const T* x, T* y, int64_t* idx, const PoolGeom& g, PoolKind kind, bo
 // Fast path: 2-D float max pooling without dilation or indices. Each plane is copied into a
 // -inf padded buffer (for stride 2 split into even/odd columns) so every tap is a contiguous,
 // vectorisable max over an output row.
-size_t maxPool2dScratch(const PoolGeom& g) {
+int64_t maxPool2dScratch(const PoolGeom& g) {
   const auto& w = g.w;
   const int64_t HP = (w.outSpatial[0] - 1) * w.strides[0] + w.kernel[0];
   const int64_t WP = (w.outSpatial[1] - 1) * w.strides[1] + w.kernel[1] + 1;
-  return static_cast<size_t>(HP * WP * 2 + WP) * sizeof(float);
+  return checkedProduct({HP * 2 + 1, WP, static_cast<int64_t>(sizeof(float))});
 }
 
 void maxPool2d(const float* x, float* y, const PoolGeom& g, float* buf) {

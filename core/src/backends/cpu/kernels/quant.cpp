@@ -225,7 +225,9 @@ void weightsMinusZeroPoint(const RunState& s, int ws, DataType wt, int zps, int6
   });
 }
 
-size_t alignUp(size_t n) {
+// Scratch offsets are computed in int64 (size_t is 32 bits in WebAssembly); the program checks the
+// total against the memory limit.
+int64_t alignUp(int64_t n) {
   return (n + 63) / 64 * 64;
 }
 
@@ -331,8 +333,8 @@ KernelFn makeCpuKernel_MatMulInteger(const Op& op, KernelContext& kc) {
   const IntMatMul mm(a, b);
   const ZeroPointPlan pa = zeroPointPlan(a, op.hasInput(2) ? ops::matmulParamShape(op, 2, 0, true) : Shape{});
   const ZeroPointPlan pb = zeroPointPlan(b, op.hasInput(3) ? ops::matmulParamShape(op, 3, 1, false) : Shape{});
-  const size_t bOff = alignUp(static_cast<size_t>(mm.aN) * 4);
-  kc.needScratch(bOff + static_cast<size_t>(mm.bN) * 4);
+  const int64_t bOff = alignUp(mm.aN * 4);
+  kc.needScratch(bOff + mm.bN * 4);
   const int as = kc.in(0), bs = kc.in(1), az = kc.in(2), bz = kc.in(3), y = kc.out(0);
   const DataType at = op.inType(0), bt = op.inType(1);
   return [=](const RunState& s) {
@@ -352,9 +354,9 @@ KernelFn makeCpuKernel_QLinearMatMul(const Op& op, KernelContext& kc) {
   const Shape aps = ops::matmulParamShape(op, 1, 0, true), bps = ops::matmulParamShape(op, 4, 3, false);
   const ZeroPointPlan pa = zeroPointPlan(a, aps), pb = zeroPointPlan(b, bps);
   const BroadcastPlan scalePlan = makeBroadcastPlan(out, {aps, bps});
-  const size_t bOff = alignUp(static_cast<size_t>(mm.aN) * 4);
-  const size_t cOff = bOff + alignUp(static_cast<size_t>(mm.bN) * 4);
-  kc.needScratch(cOff + static_cast<size_t>(mm.outN) * 4);
+  const int64_t bOff = alignUp(mm.aN * 4);
+  const int64_t cOff = bOff + alignUp(mm.bN * 4);
+  kc.needScratch(cOff + mm.outN * 4);
   const int as = kc.in(0), asc = kc.in(1), az = kc.in(2), bs = kc.in(3), bsc = kc.in(4), bz = kc.in(5);
   const int ysc = kc.in(6), yz = kc.in(7), y = kc.out(0);
   const DataType at = op.inType(0), bt = op.inType(3), yt = op.inType(7);
@@ -393,9 +395,9 @@ KernelFn makeCpuKernel_ConvInteger(const Op& op, KernelContext& kc) {
   const int64_t xn = op.inInfo(0).nelms(), wn = op.inInfo(1).nelms();
   const ZeroPointPlan px = zeroPointPlan(x, Shape{});
   const bool perChannel = op.hasInput(3) && op.inInfo(3).nelms() != 1;
-  const size_t wOff = alignUp(static_cast<size_t>(xn) * 4);
-  const size_t colOff = wOff + alignUp(static_cast<size_t>(wn) * 4);
-  kc.needScratch(colOff + static_cast<size_t>(cv.colElems()) * 4);
+  const int64_t wOff = alignUp(xn * 4);
+  const int64_t colOff = wOff + alignUp(wn * 4);
+  kc.needScratch(colOff + cv.colElems() * 4);
   const int xs = kc.in(0), ws = kc.in(1), xz = kc.in(2), wz = kc.in(3), y = kc.out(0);
   const DataType xt = op.inType(0), wt = op.inType(1);
   return [=](const RunState& s) {
@@ -414,10 +416,10 @@ KernelFn makeCpuKernel_QLinearConv(const Op& op, KernelContext& kc) {
   const int64_t xn = op.inInfo(0).nelms(), wn = op.inInfo(3).nelms(), yn = op.outInfo(0).nelms();
   const ZeroPointPlan px = zeroPointPlan(x, Shape{});
   const bool zpPerChannel = op.inInfo(5).nelms() != 1, scalePerChannel = op.inInfo(4).nelms() != 1;
-  const size_t wOff = alignUp(static_cast<size_t>(xn) * 4);
-  const size_t colOff = wOff + alignUp(static_cast<size_t>(wn) * 4);
-  const size_t accOff = colOff + alignUp(static_cast<size_t>(cv.colElems()) * 4);
-  kc.needScratch(accOff + static_cast<size_t>(yn) * 4);
+  const int64_t wOff = alignUp(xn * 4);
+  const int64_t colOff = wOff + alignUp(wn * 4);
+  const int64_t accOff = colOff + alignUp(cv.colElems() * 4);
+  kc.needScratch(accOff + yn * 4);
   const int xs = kc.in(0), xsc = kc.in(1), xz = kc.in(2), ws = kc.in(3), wsc = kc.in(4), wz = kc.in(5);
   const int ysc = kc.in(6), yz = kc.in(7), bias = kc.in(8), y = kc.out(0);
   const DataType xt = op.inType(0), wt = op.inType(3), yt = op.inType(7);

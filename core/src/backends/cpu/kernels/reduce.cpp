@@ -7,6 +7,7 @@
 #include "backends/cpu/broadcast.hpp"
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "common/checked_size.hpp"
 #include "ops/op_util.hpp"
 #include "ops/reduce_axes.hpp"
 
@@ -138,7 +139,7 @@ KernelFn reduceKernel(const Op& op, KernelContext& kc, Red red) {
     return [=](const RunState& s) { std::memcpy(s.slots[y], s.slots[x], bytes); };
   }
   // Accumulators (and LogSumExp maxima) live in scratch memory.
-  kc.needScratch(static_cast<size_t>(nOut) * 2 * sizeof(double));
+  kc.needScratch(checkedProduct({nOut, 2 * static_cast<int64_t>(sizeof(double))}));
   const BroadcastPlan p = makeBroadcastPlan(in, {kept});
   return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);

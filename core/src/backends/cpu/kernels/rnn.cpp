@@ -9,6 +9,7 @@
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/gemm.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "common/checked_size.hpp"
 #include "ops/rnn_params.hpp"
 
 namespace popart {
@@ -237,7 +238,7 @@ KernelFn rnnKernel(const Op& op, KernelContext& kc, RnnCell cell) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const RnnScratch L = rnnScratch(p, sl, !std::is_same_v<T, C>);
-    kc.needScratch(static_cast<size_t>(L.total) * sizeof(C));
+    kc.needScratch(checkedProduct({L.total, static_cast<int64_t>(sizeof(C))}));
     return [=](const RunState& s) { runRnn<T>(p, sl, L, s); };
   });
 }

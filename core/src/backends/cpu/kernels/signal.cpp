@@ -8,6 +8,7 @@
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "common/checked_size.hpp"
 #include "ops/signal_params.hpp"
 
 namespace popart {
@@ -150,7 +151,7 @@ KernelFn makeCpuKernel_DFT(const Op& op, KernelContext& kc) {
   const int64_t inLen = in[ax], c = in.back(), n = p.length, outLen = p.outLen;
   const int64_t used = std::min(inLen, n);
   const auto dft = std::make_shared<const Dft>(n, p.inverse);
-  kc.needScratch(static_cast<size_t>(4 * n) * sizeof(double));
+  kc.needScratch(checkedProduct({4, n, static_cast<int64_t>(sizeof(double))}));
   const int x = kc.in(0), y = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
@@ -184,7 +185,7 @@ KernelFn makeCpuKernel_STFT(const Op& op, KernelContext& kc) {
   const ops::StftParams p = ops::stftParams(op);
   const int64_t n = p.length, c = p.complexIn ? 2 : 1;
   const auto dft = std::make_shared<const Dft>(n, false);
-  kc.needScratch(static_cast<size_t>(4 * n) * sizeof(double));
+  kc.needScratch(checkedProduct({4, n, static_cast<int64_t>(sizeof(double))}));
   const int x = kc.in(0), win = kc.in(2), y = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
