@@ -34,6 +34,9 @@ scripts/build_wasm.sh -DPOPART_WERROR=ON
 step "JS tests (node:test against the wasm package)"
 POPART_ZOO_DIR="$ROOT/build/zoo" node --test tests/js/
 
+step "JS tests again on modules with a 512 MiB maximum memory (the out-of-memory paths)"
+POPART_TEST_MAXIMUM_MEMORY=536870912 POPART_ZOO_DIR="$ROOT/build/zoo" node --test tests/js/
+
 step "GEMM unit test under wasm (Node; the SIMD128 micro-kernels)"
 node build/wasm/tests/popart_gemm_test_wasm.cjs --gtest_brief=1
 

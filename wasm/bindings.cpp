@@ -3,6 +3,7 @@
 // turns a C++ exception into a JS Error carrying the same message, after the C++ exception is freed,
 // so the module keeps working.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
@@ -39,6 +40,10 @@ auto guarded(F&& f) -> decltype(f()) {
   using R = decltype(f());
   try {
     return f();
+  } catch (const std::bad_alloc&) {
+    lastError() =
+        format("out of memory: the WebAssembly module could not allocate more memory (heap {} bytes; memory limit {})",
+               emscripten_get_heap_size(), describeMemoryLimit());
   } catch (const std::exception& e) {
     lastError() = e.what();
   } catch (...) {
@@ -244,17 +249,17 @@ InputShapeInfo inputShapeInfoFrom(const val& spec) {
   return isi;
 }
 
-/// A plain object of SessionOptions fields; unknown names are an error naming the field.
-SessionOptions sessionOptionsFrom(const val& spec) {
-  SessionOptions o;
-  if (isUndef(spec)) return o;
-  using B = bool SessionOptions::*;
-  using I64 = int64_t SessionOptions::*;
-  using I = int SessionOptions::*;
-  using F = float SessionOptions::*;
-  using S = std::string SessionOptions::*;
-  using M = std::map<std::string, std::string> SessionOptions::*;
-  static const std::map<std::string, B> bools{
+using B = bool SessionOptions::*;
+using I64 = int64_t SessionOptions::*;
+using I = int SessionOptions::*;
+using F = float SessionOptions::*;
+using S = std::string SessionOptions::*;
+using M = std::map<std::string, std::string> SessionOptions::*;
+
+/// The SessionOptions fields JS can set, by type (a copy of the header's fields; the core's own
+/// reflection table replaces it in the architecture issue).
+struct SessionOptionTables {
+  std::map<std::string, B> bools{
       {"enableGradientAccumulation", &SessionOptions::enableGradientAccumulation},
       {"enableReplicatedGraphs", &SessionOptions::enableReplicatedGraphs},
       {"enableDistributedReplicatedGraphs", &SessionOptions::enableDistributedReplicatedGraphs},
@@ -283,7 +288,7 @@ SessionOptions sessionOptionsFrom(const val& spec) {
       {"compileEngine", &SessionOptions::compileEngine},
       {"dotOpNames", &SessionOptions::dotOpNames},
   };
-  static const std::map<std::string, I64> int64s{
+  std::map<std::string, I64> int64s{
       {"accumulationFactor", &SessionOptions::accumulationFactor},
       {"replicatedGraphCount", &SessionOptions::replicatedGraphCount},
       {"globalReplicationFactor", &SessionOptions::globalReplicationFactor},
@@ -292,27 +297,45 @@ SessionOptions sessionOptionsFrom(const val& spec) {
       {"looseThresholdAtPeak", &SessionOptions::looseThresholdAtPeak},
       {"swapLimitScheduler", &SessionOptions::swapLimitScheduler},
   };
-  static const std::map<std::string, I> ints{
+  std::map<std::string, I> ints{
       {"defaultBufferingDepth", &SessionOptions::defaultBufferingDepth},
       {"numIOTiles", &SessionOptions::numIOTiles},
       {"firstDotOp", &SessionOptions::firstDotOp},
       {"finalDotOp", &SessionOptions::finalDotOp},
   };
-  static const std::map<std::string, F> floats{
+  std::map<std::string, F> floats{
       {"outlineThreshold", &SessionOptions::outlineThreshold},
       {"outlineSequenceBreakCost", &SessionOptions::outlineSequenceBreakCost},
   };
-  static const std::map<std::string, S> strings{
+  std::map<std::string, S> strings{
       {"partialsTypeMatMuls", &SessionOptions::partialsTypeMatMuls},
       {"cachePath", &SessionOptions::cachePath},
       {"logDir", &SessionOptions::logDir},
       {"kahnTieBreaker", &SessionOptions::kahnTieBreaker},
   };
-  static const std::map<std::string, M> maps{
+  std::map<std::string, M> maps{
       {"engineOptions", &SessionOptions::engineOptions}, {"convolutionOptions", &SessionOptions::convolutionOptions},
       {"lstmOptions", &SessionOptions::lstmOptions},     {"matmulOptions", &SessionOptions::matmulOptions},
       {"reportOptions", &SessionOptions::reportOptions}, {"gclOptions", &SessionOptions::gclOptions},
   };
+};
+
+const SessionOptionTables& sessionOptionTables() {
+  static const SessionOptionTables t;
+  return t;
+}
+
+/// A plain object of SessionOptions fields; unknown names are an error naming the field.
+SessionOptions sessionOptionsFrom(const val& spec) {
+  SessionOptions o;
+  if (isUndef(spec)) return o;
+  const auto& t = sessionOptionTables();
+  const auto& bools = t.bools;
+  const auto& int64s = t.int64s;
+  const auto& ints = t.ints;
+  const auto& floats = t.floats;
+  const auto& strings = t.strings;
+  const auto& maps = t.maps;
   for (const auto& k : toStrings(val::global("Object").call<val>("keys", spec))) {
     val v = spec[k];
     if (isUndef(v)) continue;
@@ -354,6 +377,30 @@ SessionOptions sessionOptionsFrom(const val& spec) {
 
 void checkSessionOptions(const val& spec) {
   guarded([&] { sessionOptionsFrom(spec); });
+}
+
+val sessionOptionsDefaults() {
+  return guarded([&] {
+    const SessionOptions d;
+    val o = val::object();
+    const auto& t = sessionOptionTables();
+    for (const auto& kv : t.bools) o.set(kv.first, d.*(kv.second));
+    for (const auto& kv : t.int64s) o.set(kv.first, static_cast<double>(d.*(kv.second)));
+    for (const auto& kv : t.ints) o.set(kv.first, d.*(kv.second));
+    for (const auto& kv : t.floats) o.set(kv.first, d.*(kv.second));
+    for (const auto& kv : t.strings) o.set(kv.first, d.*(kv.second));
+    for (const auto& kv : t.maps) {
+      val m = val::object();
+      for (const auto& e : d.*(kv.second)) m.set(e.first, e.second);
+      o.set(kv.first, m);
+    }
+    static const char* modes[] = {"Off", "Manual", "Auto", "ExecutionPhases"};
+    o.set("virtualGraphMode", std::string(modes[static_cast<int>(d.virtualGraphMode)]));
+    val ratios = val::array();
+    for (std::size_t i = 0; i < d.virtualGraphSplitRatios.size(); ++i) ratios.set(i, d.virtualGraphSplitRatios[i]);
+    o.set("virtualGraphSplitRatios", ratios);
+    return o;
+  });
 }
 
 /// {type: 'cpu' | 'ipuModel' | 'offlineIpu' | 'sim', options: {...}}
@@ -411,6 +458,45 @@ std::string getLogLevel(const std::string& module) {
 
 double heapInUse() {
   return static_cast<double>(mallinfo().uordblks);
+}
+
+/// createPopart({ maximumMemory }): the module's memory was made with this maximum (below the
+/// compiled-in one); the core's limit follows it.
+void setModuleMaximumMemory(double bytes) {
+  guarded([&] { lowerPlatformMemoryLimit(static_cast<int64_t>(bytes)); });
+}
+void setMemoryLimitJs(double bytes) {
+  guarded([&] {
+    if (!(bytes >= 0) || bytes != static_cast<double>(static_cast<int64_t>(bytes)))
+      throw error("setMemoryLimit: expected a whole number of bytes >= 0 (0 restores the default), got {}", bytes);
+    setMemoryLimit(static_cast<int64_t>(bytes));
+  });
+}
+double getMemoryLimitJs() {
+  return static_cast<double>(getMemoryLimit());
+}
+
+/// The defaults of every SessionOptions field the bindings know (map fields as empty objects), so
+/// that the JS SessionOptions starts from the core's values.
+val sessionOptionsDefaults();
+
+// Hardware devices: the core's calls and messages (this build has no IPU).
+val enumerateDevices() {
+  return guarded([&] {
+    val a = val::array();
+    const auto devs = DeviceManager::createDeviceManager().enumerateDevices();
+    for (std::size_t i = 0; i < devs.size(); ++i) a.set(i, deviceInfoJs(*devs[i]));
+    return a;
+  });
+}
+val acquireAvailableDevice(double numIpus) {
+  return guarded([&] {
+    return deviceInfoJs(*DeviceManager::createDeviceManager().acquireAvailableDevice(static_cast<int>(numIpus)));
+  });
+}
+val acquireDeviceById(double id) {
+  return guarded(
+      [&] { return deviceInfoJs(*DeviceManager::createDeviceManager().acquireDeviceById(static_cast<int>(id))); });
 }
 
 // ---------------------------------------------------------------- optimizers
@@ -948,6 +1034,15 @@ class SessionJs {
   val anchorIds() {
     return guarded([&] { return jsStrings(s_->getDataFlow().anchors()); });
   }
+  /// {id: {dtype, shape}} of each anchor's array, checked against the memory limit (the error
+  /// names the anchor and its factors).
+  val anchorArrayInfos() {
+    return guarded([&] {
+      val o = val::object();
+      for (const auto& kv : s_->getAnchorArrayInfos()) o.set(kv.first, infoJs(kv.second));
+      return o;
+    });
+  }
   std::string getSummaryReport(bool reset) {
     return guarded([&] { return s_->getSummaryReport(reset); });
   }
@@ -994,6 +1089,13 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("getLogLevel", &w::getLogLevel);
   function("heapInUse", &w::heapInUse);
   function("setNumThreads", &w::setNumThreads);
+  function("setModuleMaximumMemory", &w::setModuleMaximumMemory);
+  function("setMemoryLimit", &w::setMemoryLimitJs);
+  function("getMemoryLimit", &w::getMemoryLimitJs);
+  function("sessionOptionsDefaults", &w::sessionOptionsDefaults);
+  function("enumerateDevices", &w::enumerateDevices);
+  function("acquireAvailableDevice", &w::acquireAvailableDevice);
+  function("acquireDeviceById", &w::acquireDeviceById);
   function("getNumThreads", &w::getNumThreads);
 
   class_<BuilderJs>("BuilderHandle")
@@ -1052,6 +1154,7 @@ EMSCRIPTEN_BINDINGS(popart) {
       .function("getAllTensorIds", &SessionJs::getAllTensorIds)
       .function("getAnchorShape", &SessionJs::getAnchorShape)
       .function("anchorIds", &SessionJs::anchorIds)
+      .function("anchorArrayInfos", &SessionJs::anchorArrayInfos)
       .function("getSummaryReport", &SessionJs::getSummaryReport)
       .function("setRandomSeed", &SessionJs::setRandomSeed)
       .function("isPrepared", &SessionJs::isPrepared)

@@ -10,7 +10,15 @@ export const ZOO = process.env.POPART_ZOO_DIR ?? path.join(ROOT, 'build/zoo');
 export const TMP = process.env.POPART_JS_TMP ?? path.join(ROOT, 'build/wasm/tmp');
 
 const mod = await import(pathToFileURL(path.join(PKG, 'index.mjs')).href);
-export const { createPopart } = mod;
+/// POPART_TEST_MAXIMUM_MEMORY=<bytes> runs the suites on modules with that maximum memory (the
+/// out-of-memory paths; scripts/test.sh runs them once so), unless a test asks for its own.
+const testMaximumMemory = process.env.POPART_TEST_MAXIMUM_MEMORY ? Number(process.env.POPART_TEST_MAXIMUM_MEMORY)
+                                                                 : undefined;
+export const createPopart = (options = {}) =>
+  mod.createPopart(testMaximumMemory && options.maximumMemory === undefined && !(options.threads > 1)
+    ? { ...options, maximumMemory: testMaximumMemory } : options);
+/// The default memory limit of a module made by createPopart() in this run.
+export const DEFAULT_LIMIT = testMaximumMemory ? Math.floor(testMaximumMemory / 65536) * 65536 : 2 * 1024 ** 3;
 
 /// Asserts that `fn` throws a JS Error whose message contains every part.
 export function expectError(fn, parts) {

@@ -100,6 +100,7 @@ export interface DeviceManager {
   createIpuModelDevice(options?: Record<string, string | number | boolean>): DeviceInfo;
   createOfflineIPUDevice(options?: Record<string, string | number | boolean>): DeviceInfo;
   createSimDevice(options?: Record<string, string | number | boolean>): DeviceInfo;
+  /** Hardware IPUs (none in this build): the core's errors, as natively. */
   acquireAvailableDevice(numIpus?: number): DeviceInfo;
   acquireDeviceById(id: number): DeviceInfo;
   enumerateDevices(): DeviceInfo[];
@@ -313,6 +314,7 @@ export interface Popart {
     getAllPatternNames(): string[];
   };
   PatternsLevel: { NoPatterns: 'NoPatterns'; Minimal: 'Minimal'; Default: 'Default'; All: 'All' };
+  /** Every field with the core's default (map options such as engineOptions as empty objects), then `fields`. */
   SessionOptions: new (fields?: SessionOptionsFields) => SessionOptionsFields;
   DeviceManager: () => DeviceManager;
   Builder: BuilderConstructor;
@@ -350,15 +352,31 @@ export interface Popart {
   /** Threads the kernels use, the caller's included (at most MAX_THREADS with the pthread build, 1 otherwise). */
   setNumThreads(n: number): void;
   getNumThreads(): number;
+  /**
+   * The memory limit (bytes) every buffer sized from a model or a user's value is checked against
+   * before it is allocated: tensors, constant folding results, a session's activations, weights
+   * and scratch memory, anchor arrays. Default: the module's maximum memory (2 GiB, or
+   * `createPopart({ maximumMemory })`); 0 restores it. Errors name the largest tensors.
+   */
+  setMemoryLimit(bytes: number): void;
+  getMemoryLimit(): number;
   /** The raw Emscripten module (advanced use). */
   module: unknown;
 }
 
 /** The most threads the pthread build (popart_wasm_mt) runs. */
 export const MAX_THREADS: number;
+/** The range of createPopart's `maximumMemory` (32 MiB .. 2 GiB). */
+export const MIN_MAXIMUM_MEMORY: number;
+export const MAX_MAXIMUM_MEMORY: number;
 export interface CreateOptions {
   /** Kernel threads (default 1). More than 1 loads the pthread build; browsers need a cross-origin isolated page. */
   threads?: number;
+  /**
+   * The module's maximum memory in bytes (MIN_MAXIMUM_MEMORY .. MAX_MAXIMUM_MEMORY; default the
+   * compiled-in 2 GiB): a page can cap what a model may take; the memory limit follows it.
+   */
+  maximumMemory?: number;
   /** Passed to Emscripten, e.g. locateFile. */
   [emscriptenOption: string]: unknown;
 }

@@ -126,6 +126,10 @@ function makeApi(raw) {
     const e = raw.takeError();
     if (e !== null) throw new Error(e);
   };
+  // A WebAssembly trap (RuntimeError: a bug in the runtime, never bad input, which the core
+  // reports as errors) can leave the module's memory inconsistent: every later call then fails
+  // with this message instead of with unrelated faults.
+  let trapped = null;
   const checked = (obj) => new Proxy(obj, {
     get(target, prop) {
       const v = target[prop];
@@ -133,7 +137,18 @@ function makeApi(raw) {
         return typeof v === 'function' ? v.bind(target) : v;
       }
       return (...args) => {
-        const r = v.apply(target, args);
+        if (trapped) throw new Error(trapped);
+        let r;
+        try {
+          r = v.apply(target, args);
+        } catch (e) {
+          if (typeof WebAssembly === 'object' && e instanceof WebAssembly.RuntimeError) {
+            trapped = `the WebAssembly module stopped after an internal fault (${e.message}); this is a bug in ` +
+                      'popart, please report it. Create a new module with createPopart() to continue.';
+            throw new Error(trapped);
+          }
+          throw e;
+        }
         check();
         return r;
       };
@@ -277,10 +292,14 @@ function makeApi(raw) {
     get inplaceEnabled() { return this._spec.inplace ?? true; }
   }
 
-  /// Session options: a plain object of PopART's field names; this class only adds the defaults'
-  /// documentation point and validation (unknown names are an error).
+  /// Session options: PopART's field names with the core's defaults (map-valued options such as
+  /// engineOptions start as empty objects, so `opts.engineOptions['k'] = 'v'` works); unknown
+  /// names are an error when a session is created.
+  const sessionOptionsDefaults = M.sessionOptionsDefaults();
   class SessionOptions {
-    constructor(fields = {}) { Object.assign(this, fields); }
+    constructor(fields = {}) {
+      Object.assign(this, structuredClone(sessionOptionsDefaults), fields);
+    }
   }
   function optionsSpec(o) {
     if (o === undefined || o === null) return undefined;
@@ -304,15 +323,12 @@ function makeApi(raw) {
     createIpuModelDevice(options = {}) { return this._create({ type: 'ipuModel', options }); }
     createOfflineIPUDevice(options = {}) { return this._create({ type: 'offlineIpu', options }); }
     createSimDevice(options = {}) { return this._create({ type: 'sim', options }); }
+    /// Hardware IPUs: the core's calls and messages (this build has none).
     acquireAvailableDevice(numIpus = 1) {
-      throw new Error(`No available IPU device with ${numIpus} IPU(s): this build has no IPU hardware support ` +
-                      `(use createCpuDevice() or createIpuModelDevice())`);
+      return new DeviceInfo({ type: 'ipu' }, M.acquireAvailableDevice(Number(numIpus)));
     }
-    acquireDeviceById(id) {
-      throw new Error(`No IPU device with id ${id}: this build has no IPU hardware support ` +
-                      `(use createCpuDevice() or createIpuModelDevice())`);
-    }
-    enumerateDevices() { return []; }
+    acquireDeviceById(id) { return new DeviceInfo({ type: 'ipu' }, M.acquireDeviceById(Number(id))); }
+    enumerateDevices() { return M.enumerateDevices().map((d) => new DeviceInfo({ type: 'ipu' }, d)); }
     _create(spec) { return new DeviceInfo(spec, M.checkDevice(spec)); }
   }
   function DeviceManager() {
@@ -541,8 +557,15 @@ function makeApi(raw) {
     /// {id: NDArray} sized for every anchor; `run` fills them in place.
     initAnchorArrays() {
       const out = {};
-      for (const id of this.handle.anchorIds()) {
-        out[id] = NDArray.zeros(this.handle.getAnchorShape(id), this.handle.getInfo(id).dtype);
+      // The core checks each array's size (the error names the anchor and its factors).
+      for (const [id, info] of Object.entries(this.handle.anchorArrayInfos())) {
+        try {
+          out[id] = NDArray.zeros(info.shape, info.dtype);
+        } catch (e) {
+          if (!(e instanceof RangeError)) throw e;
+          throw new Error(`initAnchorArrays: the array for anchor '${id}' (${info.dtype} ` +
+                          `[${info.shape.join(' ')}]) cannot be allocated in JavaScript: ${e.message}`);
+        }
       }
       return out;
     }
@@ -819,6 +842,10 @@ function makeApi(raw) {
       M.setNumThreads(n);
     },
     getNumThreads: () => M.getNumThreads(),
+    /// The memory limit in bytes that every buffer sized from a model is checked against
+    /// (default: the module's maximum memory; 0 restores it). See docs/reliability.md.
+    setMemoryLimit: (bytes) => M.setMemoryLimit(Number(bytes)),
+    getMemoryLimit: () => M.getMemoryLimit(),
     module: raw,
   };
 }
@@ -842,16 +869,40 @@ function idList(ids) { return typeof ids === 'string' ? [ids] : Array.from(ids);
 
 /// Most threads the pthread build runs (its pre-started worker pool + the caller).
 export const MAX_THREADS = 4;
+/// The module's initial memory (-sINITIAL_MEMORY) and the range createPopart's maximumMemory
+/// takes (the compiled-in maximum is 2 GiB).
+const INITIAL_MEMORY = 32 * 1024 * 1024;
+export const MIN_MAXIMUM_MEMORY = INITIAL_MEMORY;
+export const MAX_MAXIMUM_MEMORY = 2 * 1024 * 1024 * 1024;
 
 /// Instantiates the WebAssembly module and resolves to the API. `options.threads` (default 1):
 /// more than 1 loads the pthread build (popart_wasm_mt, at most MAX_THREADS; it needs
 /// SharedArrayBuffer, which browsers give only to cross-origin isolated pages). Other options go
 /// to Emscripten (e.g. {locateFile} when the .wasm is served from elsewhere).
 export async function createPopart(options = {}) {
-  const { threads = 1, ...moduleArg } = options ?? {};
+  const { threads = 1, maximumMemory, ...moduleArg } = options ?? {};
   if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS)
     throw new Error(`createPopart: threads must be an integer from 1 to ${MAX_THREADS} (got ${threads})`);
-  if (threads === 1) return makeApi(await createPopartModule(moduleArg));
+  if (maximumMemory !== undefined) {
+    // The module's memory with a smaller maximum than the compiled-in 2 GiB: the core's memory
+    // limit follows it, and an allocation beyond it fails cleanly.
+    if (!Number.isInteger(maximumMemory) || maximumMemory < MIN_MAXIMUM_MEMORY || maximumMemory > MAX_MAXIMUM_MEMORY)
+      throw new Error(`createPopart: maximumMemory must be a whole number of bytes from ${MIN_MAXIMUM_MEMORY} to ` +
+                      `${MAX_MAXIMUM_MEMORY} (got ${maximumMemory})`);
+    const page = 65536;
+    moduleArg.wasmMemory = new WebAssembly.Memory({
+      initial: INITIAL_MEMORY / page, maximum: Math.floor(maximumMemory / page), shared: threads > 1,
+    });
+  }
+  const finish = (api) => {
+    if (maximumMemory !== undefined) {
+      api.module.setModuleMaximumMemory(Math.floor(maximumMemory / 65536) * 65536);
+      const e = api.module.takeError();
+      if (e !== null) throw new Error(e);
+    }
+    return api;
+  };
+  if (threads === 1) return finish(makeApi(await createPopartModule(moduleArg)));
   if (typeof SharedArrayBuffer === 'undefined') {
     throw new Error('createPopart: threads > 1 needs SharedArrayBuffer; in a browser, serve the page cross-origin ' +
                     'isolated (Cross-Origin-Opener-Policy: same-origin, Cross-Origin-Embedder-Policy: require-corp)');
@@ -869,7 +920,7 @@ export async function createPopart(options = {}) {
     return userLocate ? userLocate(p, prefix) : prefix + p;
   };
   const raw = await factory({ ...moduleArg, locateFile });
-  const api = makeApi(raw);
+  const api = finish(makeApi(raw));
   api.setNumThreads(threads);
   if (isNode) {
     // Idle pool workers would keep Node from exiting (the main thread owns all the work).

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace popart {
 
@@ -25,5 +26,12 @@ int64_t getMemoryLimit();
 /// What the platform can give (the default limit): physical memory natively, the module's
 /// maximum memory in WebAssembly.
 int64_t getPlatformMemoryLimit();
+/// For embedders whose platform gives less than the runtime detects (the JS package calls it
+/// when a WebAssembly module is created with a smaller maximum memory): lowers
+/// getPlatformMemoryLimit() to `bytes` (> 0).
+void lowerPlatformMemoryLimit(int64_t bytes);
+/// The limit in force and where it comes from, e.g. "2.00 GiB (2147483648 bytes) (the
+/// WebAssembly module's maximum memory)".
+std::string describeMemoryLimit();
 
 }  // namespace popart

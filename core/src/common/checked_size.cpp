@@ -22,14 +22,12 @@
 namespace popart {
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-
 enum class Source { Platform, Environment, User };
 
 struct LimitState {
   std::atomic<int64_t> user{0};  // setMemoryLimit; 0 = not set
   int64_t env = 0;               // POPART_MEMORY_LIMIT; 0 = not set
-  int64_t platform = 0;
+  std::atomic<int64_t> platform{0};
   std::string platformName;
 
   LimitState() {
@@ -38,8 +36,9 @@ struct LimitState {
     platformName = "the WebAssembly module's maximum memory";
 #else
     const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
-    platform = pages > 0 && pageSize > 0 ? checkedProduct({pages, pageSize}) : kMax;
-    if (platform < 0) platform = kMax;
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    const int64_t phys = pages > 0 && pageSize > 0 ? checkedProduct({pages, pageSize}) : kMax;
+    platform = phys < 0 ? kMax : phys;
     platformName = "the machine's physical memory";
     rlimit rl{};
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < static_cast<rlim_t>(platform)) {
@@ -88,7 +87,7 @@ struct LimitState {
   }
 
   int64_t limit(Source* src) const {
-    int64_t l = platform;
+    int64_t l = platform.load();
     Source s = Source::Platform;
     const int64_t u = user.load();
     if (u > 0 && u < l) {
@@ -117,6 +116,12 @@ void setMemoryLimit(int64_t bytes) {
 
 int64_t getMemoryLimit() {
   return state().limit(nullptr);
+}
+
+void lowerPlatformMemoryLimit(int64_t bytes) {
+  if (bytes <= 0) throw error("the platform memory limit must be > 0 bytes, got {}", bytes);
+  LimitState& st = state();
+  if (bytes < st.platform) st.platform = bytes;
 }
 
 int64_t getPlatformMemoryLimit() {
@@ -170,6 +175,10 @@ std::string memoryLimitSource() {
 
 bool allocationFits(int64_t bytes) {
   return bytes >= 0 && bytes <= getMemoryLimit() && static_cast<uint64_t>(bytes) <= std::numeric_limits<size_t>::max();
+}
+
+std::string describeMemoryLimit() {
+  return formatBytes(getMemoryLimit()) + " (" + memoryLimitSource() + ")";
 }
 
 void throwOverMemoryLimit(int64_t bytes, const std::string& what) {

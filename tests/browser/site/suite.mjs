@@ -25,6 +25,48 @@ export async function runSuite() {
   s.dispose();
   b.dispose();
 
+  // Issue 9: sizes that used to wrap in the 32-bit module, allocations over the memory limit, and
+  // the module still working after each error.
+  const goodRun = (p) => {
+    const gb = new p.Builder();
+    const gx = gb.addInputTensor('FLOAT', [3], 'x');
+    const gy = gb.aiOnnx.add([gx, gx]);
+    gb.addOutputTensor(gy);
+    const gs = new p.InferenceSession(gb.getModelProto(), new p.DataFlow(1, [gy]), p.DeviceManager().createCpuDevice());
+    gs.prepareDevice();
+    const ga = gs.initAnchorArrays();
+    gs.run(new p.PyStepIO({ [gx]: new Float32Array([1, 2, 3]) }, ga));
+    gs.dispose();
+    gb.dispose();
+    return ga[gy].data.join() === '2,4,6';
+  };
+  const expandSum = (p, dims) => {
+    const eb = new p.Builder();
+    const ai = eb.aiOnnxOpset13;
+    const ex = eb.addInputTensor('FLOAT', [1], 'x');
+    const shape = ai.constant(new p.NDArray(BigInt64Array.from(dims.map(BigInt)), [dims.length], 'INT64'));
+    const ey = ai.reducesum([ai.expand([ex, shape])], 0);
+    eb.addOutputTensor(ey);
+    const proto = eb.getModelProto();
+    eb.dispose();
+    return new p.InferenceSession(proto, new p.DataFlow(1, [ey]), p.DeviceManager().createCpuDevice());
+  };
+  const errorOf = (fn) => { try { fn(); return ''; } catch (e) { return e instanceof Error ? e.message : `not an Error: ${e}`; } };
+  const big = expandSum(popart, [32768, 32768]);
+  msg = errorOf(() => big.prepareDevice());
+  big.dispose();
+  check('4 GiB intermediate refused at prepareDevice', msg.includes('more than the memory limit of 2.00 GiB') &&
+        msg.includes('FLOAT [32768 32768] 4.00 GiB'), msg);
+  check('module works after the memory-limit error', goodRun(popart));
+  msg = errorOf(() => new popart.TensorInfo('FLOAT', [4294967296, 4294967296]));
+  check('overflowing shape refused', msg.includes('element count overflows'), msg);
+  const small = await createPopart({ maximumMemory: 64 * 1024 * 1024 });
+  const tight = expandSum(small, [4000, 4000]);  // under the limit, over what the heap can still give
+  msg = errorOf(() => tight.prepareDevice());
+  tight.dispose();
+  check('64 MiB module: allocation failure is an error', msg.includes('out of host memory'), msg);
+  check('64 MiB module works after running out', goodRun(small));
+
   const [model, input, ref] = await Promise.all(['mlp.onnx', 'mlp.input.bin', 'mlp.output.bin']
     .map((f) => fetch(`/zoo/${f}`).then((r) => r.arrayBuffer())));
   const m = new popart.InferenceSession(new Uint8Array(model), new popart.DataFlow(1, ['output']),
