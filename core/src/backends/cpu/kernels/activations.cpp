@@ -9,6 +9,7 @@
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/activation_fn.hpp"
 #include "backends/cpu/kernels/elementwise_util.hpp"
+#include "backends/cpu/kernels/sum.hpp"
 #include "common/checked_size.hpp"
 #include "ops/op_util.hpp"
 
@@ -84,23 +85,23 @@ KernelFn softmaxKernel(const Op& op, KernelContext& kc, SoftKind kind) {
           }
           C mx = -std::numeric_limits<C>::infinity();
           for (int64_t i = 0; i < len; ++i) mx = std::max(mx, get(i));
-          C sum = 0;
+          C sum = 0;  // of the exponentials, through sum.hpp (rows can be long)
           if (v) {
-            for (int64_t i = 0; i < len; ++i) {
-              v[i] = std::exp(get(i) - mx);
-              sum += v[i];
-            }
+            for (int64_t i = 0; i < len; ++i) v[i] = std::exp(get(i) - mx);
+            sum = static_cast<C>(sumOf(v, len));
           } else if constexpr (std::is_same_v<T, float>) {
             Eigen::Map<const Eigen::ArrayXf> xs(src, len);
             Eigen::Map<Eigen::ArrayXf> ys(dst, len);
             ys = (xs - mx).exp();
-            sum = ys.sum();
+            sum = static_cast<C>(sumFloats(dst, len, [](float e) { return e; }));
           } else {
+            double total = 0;
             for (int64_t i = 0; i < len; ++i) {
               const C e = std::exp(get(i) - mx);
               dst[i] = static_cast<T>(e);
-              sum += e;
+              total += static_cast<double>(e);
             }
+            sum = static_cast<C>(total);
           }
           if (kind == SoftKind::LogSoftmax) {
             const C lse = mx + std::log(sum);

@@ -5,6 +5,7 @@
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/sum.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {
@@ -29,21 +30,8 @@ KernelFn makeCpuKernel_BatchNormalization(const Op& op, KernelContext& kc) {
         double mean = static_cast<double>(static_cast<compute_t<T>>(inPtr<T>(s, mn)[c]));
         double var = static_cast<double>(static_cast<compute_t<T>>(inPtr<T>(s, vr)[c]));
         if (training) {
-          double sum = 0, sq = 0;
-          for (int64_t n = 0; n < N; ++n) {
-            const T* p = X + (n * C + c) * S;
-            for (int64_t i = 0; i < S; ++i) sum += static_cast<double>(static_cast<compute_t<T>>(p[i]));
-          }
-          const double cnt = static_cast<double>(N * S);
-          const double bm = sum / cnt;
-          for (int64_t n = 0; n < N; ++n) {
-            const T* p = X + (n * C + c) * S;
-            for (int64_t i = 0; i < S; ++i) {
-              const double d = static_cast<double>(static_cast<compute_t<T>>(p[i])) - bm;
-              sq += d * d;
-            }
-          }
-          const double bv = sq / cnt;
+          const MeanVar mv = meanVar(X + c * S, N, S, C * S);
+          const double bm = mv.mean, bv = mv.var;
           if (rm >= 0) outPtr<T>(s, rm)[c] = static_cast<T>(momentum * mean + (1 - momentum) * bm);
           if (rv >= 0) outPtr<T>(s, rv)[c] = static_cast<T>(momentum * var + (1 - momentum) * bv);
           if (sm >= 0) outPtr<T>(s, sm)[c] = static_cast<T>(bm);
@@ -82,14 +70,8 @@ KernelFn makeCpuKernel_InstanceNormalization(const Op& op, KernelContext& kc) {
         for (int64_t c = 0; c < C; ++c) {
           const T* p = X + (n * C + c) * S;
           T* q = Y + (n * C + c) * S;
-          double sum = 0, sq = 0;
-          for (int64_t i = 0; i < S; ++i) sum += static_cast<double>(static_cast<CT>(p[i]));
-          const double mean = sum / static_cast<double>(S);
-          for (int64_t i = 0; i < S; ++i) {
-            const double d = static_cast<double>(static_cast<CT>(p[i])) - mean;
-            sq += d * d;
-          }
-          const double inv = 1.0 / std::sqrt(sq / static_cast<double>(S) + eps);
+          const MeanVar mv = meanVar(p, 1, S, S);
+          const double mean = mv.mean, inv = 1.0 / std::sqrt(mv.var + eps);
           const double a = static_cast<double>(static_cast<CT>(inPtr<T>(s, sc)[c])) * inv;
           const double b = static_cast<double>(static_cast<CT>(inPtr<T>(s, bi)[c])) - a * mean;
           for (int64_t i = 0; i < S; ++i) q[i] = static_cast<T>(a * static_cast<double>(static_cast<CT>(p[i])) + b);
@@ -123,15 +105,9 @@ KernelFn makeCpuKernel_LayerNormalization(const Op& op, KernelContext& kc) {
       for (int64_t o = 0; o < outer; ++o) {
         const T* p = X + o * len;
         T* q = Y + o * len;
-        CT sum = 0;
-        for (int64_t i = 0; i < len; ++i) sum += static_cast<CT>(p[i]);
-        const CT mean = sum / static_cast<CT>(len);
-        CT sq = 0;
-        for (int64_t i = 0; i < len; ++i) {
-          const CT d = static_cast<CT>(p[i]) - mean;
-          sq += d * d;
-        }
-        const CT inv = CT(1) / std::sqrt(sq / static_cast<CT>(len) + static_cast<CT>(eps));
+        const MeanVar mv = meanVar(p, 1, len, len);
+        const CT mean = static_cast<CT>(mv.mean);
+        const CT inv = static_cast<CT>(1.0 / std::sqrt(mv.var + eps));
         for (int64_t i = 0; i < len; ++i) {
           CT v = (static_cast<CT>(p[i]) - mean) * inv * static_cast<CT>(G[i]);
           if (B) v += static_cast<CT>(B[i]);

@@ -6,6 +6,7 @@
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/sum.hpp"
 #include "common/checked_size.hpp"
 #include "ops/window.hpp"
 
@@ -47,7 +48,7 @@ void poolNd(const T* x, T* y, int64_t* idx, const PoolGeom& g, PoolKind kind, bo
     for (int64_t oi = 0; oi < g.outSize; ++oi) {
       C best = -std::numeric_limits<C>::infinity();
       int64_t bestAt = -1;
-      C sum = 0;
+      double sum = 0;  // windows can be large (a kernel the size of the input)
       int64_t count = 0, padCount = 0;
       std::fill(k.begin(), k.end(), 0);
       for (int64_t ki = 0; ki < kSize; ++ki) {
@@ -76,7 +77,7 @@ void poolNd(const T* x, T* y, int64_t* idx, const PoolGeom& g, PoolKind kind, bo
               bestAt = colMajor ? colOff : off;
             }
           } else {
-            sum += v;
+            sum += static_cast<double>(v);
             ++count;
           }
         }
@@ -90,7 +91,7 @@ void poolNd(const T* x, T* y, int64_t* idx, const PoolGeom& g, PoolKind kind, bo
         if (idx) idx[nc * g.outSize + oi] = nc * g.inSize + (bestAt < 0 ? 0 : bestAt);
       } else {
         const int64_t div = countPad ? padCount : count;
-        y[nc * g.outSize + oi] = static_cast<T>(div ? sum / static_cast<C>(div) : C(0));
+        y[nc * g.outSize + oi] = static_cast<T>(static_cast<C>(div ? sum / static_cast<double>(div) : 0.0));
       }
       for (size_t i = r; i-- > 0;) {  // next output position
         if (++o[i] < w.outSpatial[i]) break;
@@ -225,9 +226,7 @@ KernelFn globalPool(const Op& op, KernelContext& kc, PoolKind kind) {
       for (int64_t i = 0; i < nc; ++i) {
         const T* p = a + i * sp;
         if (kind == PoolKind::Avg) {
-          C acc = 0;
-          for (int64_t j = 0; j < sp; ++j) acc += static_cast<C>(p[j]);
-          b[i] = static_cast<T>(acc / static_cast<C>(sp));
+          b[i] = static_cast<T>(static_cast<C>(sumOf(p, sp) / static_cast<double>(sp)));
         } else {
           C m = -std::numeric_limits<C>::infinity();
           for (int64_t j = 0; j < sp; ++j) m = std::max(m, static_cast<C>(p[j]));

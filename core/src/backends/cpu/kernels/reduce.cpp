@@ -7,6 +7,7 @@
 #include "backends/cpu/broadcast.hpp"
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/sum.hpp"
 #include "common/checked_size.hpp"
 #include "ops/op_util.hpp"
 #include "ops/reduce_axes.hpp"
@@ -16,6 +17,27 @@ namespace cpu {
 namespace {
 
 enum class Red { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
+
+/// The reductions that sum a term per element (x, |x| or x^2) and finish on the sum: their FLOAT
+/// paths sum through sum.hpp.
+bool sumsTerms(Red red) {
+  return red == Red::Sum || red == Red::Mean || red == Red::LogSum || red == Red::L1 || red == Red::L2 ||
+         red == Red::SumSquare;
+}
+
+/// g(term) with the term function of a summing reduction, a generic lambda of float or double.
+template <typename G>
+auto withTerm(Red red, G g) {
+  switch (red) {
+    case Red::L1:
+      return g([](auto v) { return v < 0 ? -v : v; });
+    case Red::L2:
+    case Red::SumSquare:
+      return g([](auto v) { return v * v; });
+    default:
+      return g([](auto v) { return v; });
+  }
+}
 
 // Reduced axes that form one contiguous block [a0, a1) reduce as (outer, len, inner).
 bool contiguousBlock(const std::vector<int64_t>& axes, const Shape& in, int64_t* outer, int64_t* len, int64_t* inner) {
@@ -145,6 +167,19 @@ KernelFn reduceKernel(const Op& op, KernelContext& kc, Red red) {
     using T = decltype(tag);
     using CT = compute_t<T>;
     using Acc = std::conditional_t<std::is_floating_point_v<CT>, double, CT>;
+    if constexpr (std::is_same_v<T, float>) {
+      if (block && inner == 1 && sumsTerms(red)) {
+        // Each output sums the terms of one contiguous row (sum.hpp: float lanes, double blocks).
+        return withTerm(red, [=](auto term) -> KernelFn {
+          return [=](const RunState& s) {
+            const float* X = inPtr<float>(s, x);
+            float* Y = outPtr<float>(s, y);
+            for (int64_t o = 0; o < outer; ++o)
+              Y[o] = reduceFinish<float, double>(red, sumFloats(X + o * len, len, term), count, 0);
+          };
+        });
+      }
+    }
     if (block && inner == 1) {
       // Each output reduces one contiguous row.
       return [=](const RunState& s) {
@@ -158,58 +193,40 @@ KernelFn reduceKernel(const Op& op, KernelContext& kc, Red red) {
             for (int64_t j = 0; j < len; ++j) mx = std::max(mx, static_cast<double>(static_cast<CT>(row[j])));
           }
           Acc a = reduceInit<Acc>(red);
-          if (std::is_same_v<T, float> && (red == Red::Sum || red == Red::Mean)) {
-            float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // eight partial sums vectorise and keep precision
-            int64_t j = 0;
-            for (; j + 8 <= len; j += 8) {
-              for (int k = 0; k < 8; ++k) acc[k] += static_cast<float>(row[j + k]);
-            }
-            double t = 0;
-            for (int k = 0; k < 8; ++k) t += acc[k];
-            for (; j < len; ++j) t += static_cast<double>(static_cast<CT>(row[j]));
-            a = static_cast<Acc>(t);
-          } else {
-            for (int64_t j = 0; j < len; ++j) reduceStep<Acc>(red, a, static_cast<Acc>(static_cast<CT>(row[j])), mx);
-          }
+          for (int64_t j = 0; j < len; ++j) reduceStep<Acc>(red, a, static_cast<Acc>(static_cast<CT>(row[j])), mx);
           Y[o] = reduceFinish<T, Acc>(red, a, count, mx);
         }
       };
     }
     int64_t ro = 0, rk = 0, ri = 0;
     if constexpr (std::is_same_v<T, float>) {
-      if ((red == Red::Sum || red == Red::Mean) && outerInnerBlock(axes, in, &ro, &rk, &ri)) {
-        // Sums over [outer, kept, inner]: rows of `inner` with eight float partial sums, or (short
-        // rows) whole kept-wide rows added at once; double accumulators per output.
-        return [=](const RunState& s) {
-          const float* X = inPtr<float>(s, x);
-          T* Y = outPtr<T>(s, y);
-          double* acc = reinterpret_cast<double*>(s.scratch);
-          std::fill(acc, acc + rk, 0.0);
-          for (int64_t o = 0; o < ro; ++o) {
-            const float* xo = X + o * rk * ri;
-            if (ri >= 8) {
-              for (int64_t k = 0; k < rk; ++k) {
-                const float* row = xo + k * ri;
-                float part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-                int64_t j = 0;
-                for (; j + 8 <= ri; j += 8) {
-                  for (int l = 0; l < 8; ++l) part[l] += row[j + l];
+      if (sumsTerms(red) && outerInnerBlock(axes, in, &ro, &rk, &ri)) {
+        // Sums over [outer, kept, inner] into double accumulators per kept element: rows of
+        // `inner` through sumFloats, or (short rows) their terms added in double; without inner
+        // axes, whole kept-wide rows added at once.
+        return withTerm(red, [=](auto term) -> KernelFn {
+          return [=](const RunState& s) {
+            const float* X = inPtr<float>(s, x);
+            float* Y = outPtr<float>(s, y);
+            double* acc = reinterpret_cast<double*>(s.scratch);
+            std::fill(acc, acc + rk, 0.0);
+            for (int64_t o = 0; o < ro; ++o) {
+              const float* xo = X + o * rk * ri;
+              if (ri == 1) {
+                for (int64_t k = 0; k < rk; ++k) acc[k] += term(static_cast<double>(xo[k]));
+              } else if (ri < kSumLanes) {
+                for (int64_t k = 0; k < rk; ++k) {
+                  double t = 0;
+                  for (int64_t j = 0; j < ri; ++j) t += term(static_cast<double>(xo[k * ri + j]));
+                  acc[k] += t;
                 }
-                double t = 0;
-                for (int l = 0; l < 8; ++l) t += part[l];
-                for (; j < ri; ++j) t += row[j];
-                acc[k] += t;
-              }
-            } else {
-              for (int64_t k = 0; k < rk; ++k) {
-                double t = 0;
-                for (int64_t j = 0; j < ri; ++j) t += xo[k * ri + j];
-                acc[k] += t;
+              } else {
+                for (int64_t k = 0; k < rk; ++k) acc[k] += sumFloats(xo + k * ri, ri, term);
               }
             }
-          }
-          for (int64_t k = 0; k < rk; ++k) Y[k] = static_cast<float>(red == Red::Mean ? acc[k] / count : acc[k]);
-        };
+            for (int64_t k = 0; k < rk; ++k) Y[k] = reduceFinish<float, double>(red, acc[k], count, 0);
+          };
+        });
       }
     }
     return [=](const RunState& s) {

@@ -1,5 +1,6 @@
 // CPU kernels of the tensor family (EyeLike, Trilu, CumSum, DepthToSpace, SpaceToDepth, OneHot).
 #include <cstring>
+#include <type_traits>
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
@@ -80,6 +81,9 @@ KernelFn makeCpuKernel_CumSum(const Op& op, KernelContext& kc) {
   return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     using C = compute_t<T>;
+    // Floating-point prefix sums run in double, each rounded once to the output type: a float
+    // running sum loses the small terms of a long scan (adding ones, it stops at 2^24).
+    using A = std::conditional_t<std::is_floating_point_v<C>, double, C>;
     return [=](const RunState& s) {
       const int64_t axis = ops::normalizeAxis(readScalarInt(s, ax, at), static_cast<int64_t>(in.size()));
       int64_t outer = 1, len = in[static_cast<size_t>(axis)], inner = 1;
@@ -89,17 +93,17 @@ KernelFn makeCpuKernel_CumSum(const Op& op, KernelContext& kc) {
       T* b = outPtr<T>(s, y);
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t i = 0; i < inner; ++i) {
-          C acc = 0;
+          A acc = 0;
           for (int64_t j = 0; j < len; ++j) {
             const int64_t k = reverse ? len - 1 - j : j;
             const int64_t off = (o * len + k) * inner + i;
-            const C v = static_cast<C>(a[off]);
+            const A v = static_cast<A>(static_cast<C>(a[off]));
             if (exclusive) {
-              b[off] = static_cast<T>(acc);
+              b[off] = static_cast<T>(static_cast<C>(acc));
               acc += v;
             } else {
               acc += v;
-              b[off] = static_cast<T>(acc);
+              b[off] = static_cast<T>(static_cast<C>(acc));
             }
           }
         }
