@@ -61,6 +61,7 @@ struct State {
     } else if (d == "stdout") {
       out = &std::cout;
     } else {
+      if (file.is_open()) file.close();  // a second file replaces the first
       file.open(d, std::ios::app);
       out = file ? static_cast<std::ostream*>(&file) : &std::cerr;
     }
