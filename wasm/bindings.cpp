@@ -112,7 +112,8 @@ int64_t toInt(const val& v, const std::string& what, int64_t lo = INT64_MIN, int
     errno = 0;
     char* end = nullptr;
     const long long x = std::strtoll(s.c_str(), &end, 10);
-    ok = errno == 0 && end && *end == '\0';
+    if (errno == ERANGE) throw error("{} must be an integer from {} to {}, got {}", what, lo, hi, describe(v));
+    ok = end && *end == '\0';
     r = x;
   }
   if (!ok) throw error("{} must be an integer, got {}", what, describe(v));

@@ -91,6 +91,7 @@ test('batchesPerStep, batchSize, return periods and options must be integers', (
   s.prepareDevice();
   expectError(() => s.setRandomSeed(1.5), ['setRandomSeed seed must be an integer, got 1.5']);
   expectError(() => s.setRandomSeed(-1), ['setRandomSeed seed must be an integer from 0']);
+  expectError(() => s.setRandomSeed(2n ** 70n), ['setRandomSeed seed must be an integer from 0', 'got 1180591620717411303424n']);
   s.setRandomSeed(7n);
   s.dispose();
   stillWorks();
