@@ -50,7 +50,7 @@ POPART_ZOO_DIR="$ROOT/build/zoo" node tests/browser/check.mjs
 
 step "ASan + UBSan build"
 cmake --preset native-asan >/dev/null
-cmake --build build/native-asan -j"$JOBS" --target popart_unit_tests popart_zoo_tests popart_conformance popart_cli \
+cmake --build build/native-asan -j"$JOBS" --target popart_unit_tests popart_zoo_tests popart_seed_tests popart_conformance popart_cli \
   popart_training_ref_tests example_train_digits
 
 step "ASan + UBSan tests"

@@ -7,6 +7,10 @@
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -85,17 +89,63 @@ std::vector<std::string> toStrings(const val& arr) {
   return out;
 }
 
-std::vector<int64_t> toInts(const val& arr) {
+/// How a JS value reads in an error message: 2.5, NaN, the string "3", undefined, an object, ...
+std::string describe(const val& v) {
+  const std::string t = typeOf(v);
+  if (t == "number") return val::global("String")(v).as<std::string>();
+  if (t == "bigint") return val::global("String")(v).as<std::string>() + "n";
+  if (t == "string") return "the string \"" + v.as<std::string>() + "\"";
+  if (v.isNull()) return "null";
+  if (t == "undefined" || t == "boolean") return val::global("String")(v).as<std::string>() + " (" + t + ")";
+  if (val::global("Array").call<bool>("isArray", v)) return "an Array";
+  return t == "object" ? "an object" : "a " + t;
+}
+
+/// Every integer argument from JS comes through here: a Number with an integral value (at most
+/// 2^53 in magnitude) or a BigInt, within [lo, hi]. Anything else (a fraction, NaN, Infinity, a
+/// string, undefined, ...) is an error naming `what`: nothing is truncated or coerced.
+int64_t toInt(const val& v, const std::string& what, int64_t lo = INT64_MIN, int64_t hi = INT64_MAX) {
+  const std::string t = typeOf(v);
+  bool ok = false;
+  int64_t r = 0;
+  if (t == "number") {
+    const double d = v.as<double>();
+    ok = std::isfinite(d) && std::trunc(d) == d && std::fabs(d) <= 9007199254740992.0;
+    if (ok) r = static_cast<int64_t>(d);
+  } else if (t == "bigint") {
+    const std::string s = val::global("String")(v).as<std::string>();
+    errno = 0;
+    char* end = nullptr;
+    const long long x = std::strtoll(s.c_str(), &end, 10);
+    if (errno == ERANGE) throw error("{} must be an integer from {} to {}, got {}", what, lo, hi, describe(v));
+    ok = end && *end == '\0';
+    r = x;
+  }
+  if (!ok) throw error("{} must be an integer, got {}", what, describe(v));
+  if (r < lo || r > hi) throw error("{} must be an integer from {} to {}, got {}", what, lo, hi, r);
+  return r;
+}
+
+int toInt32(const val& v, const std::string& what, int lo = INT32_MIN) {
+  return static_cast<int>(toInt(v, what, lo, INT32_MAX));
+}
+
+/// An Array (or TypedArray) of integers; element i is named `what[i]` in errors.
+std::vector<int64_t> toInts(const val& arr, const std::string& what) {
   std::vector<int64_t> out;
   if (isUndef(arr)) return out;
+  if (!val::global("Array").call<bool>("isArray", arr) && !val::global("ArrayBuffer").call<bool>("isView", arr))
+    throw error("{} must be an Array of integers, got {}", what, describe(arr));
   const auto n = arr["length"].as<unsigned>();
   out.reserve(n);
-  for (unsigned i = 0; i < n; ++i) {
-    val e = arr[i];
-    out.push_back(typeOf(e) == "bigint" ? static_cast<int64_t>(val::global("Number")(e).as<double>())
-                                        : static_cast<int64_t>(e.as<double>()));
-  }
+  for (unsigned i = 0; i < n; ++i) out.push_back(toInt(arr[i], what + "[" + std::to_string(i) + "]"));
   return out;
+}
+
+/// A finite Number (no coercion from strings or undefined).
+float toFloat(const val& v, const std::string& what) {
+  if (typeOf(v) == "number" && std::isfinite(v.as<double>())) return v.as<float>();
+  throw error("{} must be a finite number, got {}", what, describe(v));
 }
 
 std::vector<float> toFloats(const val& arr) {
@@ -152,7 +202,7 @@ void copyFromJs(void* dst, std::size_t n, const val& src) {
 /// {data: TypedArray | string[], shape: number[], dtype: 'FLOAT'} -> NDArray (the JS layer has
 /// already checked that the data's length matches the shape).
 NDArray ndarrayFrom(const val& nd) {
-  NDArray a(TensorInfo(nd["dtype"].as<std::string>(), toInts(nd["shape"])));
+  NDArray a(TensorInfo(nd["dtype"].as<std::string>(), toInts(nd["shape"], "NDArray shape")));
   if (a.info().dataType() == DataType::STRING) {
     auto* s = a.dataAs<std::string>();
     const auto strs = toStrings(nd["data"]);
@@ -174,7 +224,7 @@ val infoJs(const TensorInfo& info) {
 
 val tensorInfo(const std::string& dtype, const val& shape) {
   return guarded([&] {
-    TensorInfo info(dtype, toInts(shape));
+    TensorInfo info(dtype, toInts(shape, "TensorInfo shape"));
     val o = infoJs(info);
     o.set("nelms", static_cast<double>(info.nelms()));
     o.set("nbytes", static_cast<double>(info.nbytes()));
@@ -185,23 +235,29 @@ val tensorInfo(const std::string& dtype, const val& shape) {
 
 AnchorReturnType artFrom(const val& spec) {
   const auto s = spec["art"].as<std::string>();
-  if (!isUndef(spec["period"])) return AnchorReturnType(s, spec["period"].as<int>());
+  if (!isUndef(spec["period"])) return AnchorReturnType(s, toInt32(spec["period"], "AnchorReturnType return period"));
   return AnchorReturnType(s);
 }
 
-/// {batchesPerStep, anchors: {id: {art, period?}}}
+/// {batchesPerStep, anchors: {id: {art, period?}}}, or poponnx's form {batchesPerStep, batchSize,
+/// anchorIds: [ids], art: {art, period?}} (DataFlow(bps, batchSize, anchors, art)).
 DataFlow dataFlowFrom(const val& spec) {
+  const int bps = toInt32(spec["batchesPerStep"], "DataFlow batchesPerStep");
+  if (!isUndef(spec["batchSize"]))
+    return DataFlow(bps, toInt32(spec["batchSize"], "DataFlow batchSize"), toStrings(spec["anchorIds"]),
+                    artFrom(spec["art"]));
   AnchorReturnTypeMap m;
   val anchors = spec["anchors"];
   if (!isUndef(anchors)) {
     for (const auto& id : toStrings(val::global("Object").call<val>("keys", anchors)))
       m.emplace(id, artFrom(anchors[id]));
   }
-  return DataFlow(spec["batchesPerStep"].as<int>(), m);
+  return DataFlow(bps, m);
 }
 
-void checkAnchorReturnType(const val& spec) {
-  guarded([&] { artFrom(spec); });
+/// The canonical name of the return type ("All", "EveryN", ...), after the core's checks.
+std::string checkAnchorReturnType(const val& spec) {
+  return guarded([&] { return artFrom(spec).str(); });
 }
 void checkDataFlow(const val& spec) {
   guarded([&] { dataFlowFrom(spec); });
@@ -244,7 +300,7 @@ InputShapeInfo inputShapeInfoFrom(const val& spec) {
   if (isUndef(spec)) return isi;
   for (const auto& id : toStrings(val::global("Object").call<val>("keys", spec))) {
     val e = spec[id];
-    isi.add(id, TensorInfo(e["dtype"].as<std::string>(), toInts(e["shape"])));
+    isi.add(id, TensorInfo(e["dtype"].as<std::string>(), toInts(e["shape"], "InputShapeInfo '" + id + "' shape")));
   }
   return isi;
 }
@@ -343,14 +399,11 @@ SessionOptions sessionOptionsFrom(const val& spec) {
       if (typeOf(v) != "boolean") throw error("SessionOptions.{} must be a boolean", k);
       o.*(b->second) = v.as<bool>();
     } else if (auto i = int64s.find(k); i != int64s.end()) {
-      if (typeOf(v) != "number") throw error("SessionOptions.{} must be a number", k);
-      o.*(i->second) = static_cast<int64_t>(v.as<double>());
+      o.*(i->second) = toInt(v, "SessionOptions." + k);
     } else if (auto j = ints.find(k); j != ints.end()) {
-      if (typeOf(v) != "number") throw error("SessionOptions.{} must be a number", k);
-      o.*(j->second) = v.as<int>();
+      o.*(j->second) = toInt32(v, "SessionOptions." + k);
     } else if (auto f = floats.find(k); f != floats.end()) {
-      if (typeOf(v) != "number") throw error("SessionOptions.{} must be a number", k);
-      o.*(f->second) = v.as<float>();
+      o.*(f->second) = toFloat(v, "SessionOptions." + k);
     } else if (auto s = strings.find(k); s != strings.end()) {
       if (typeOf(v) != "string") throw error("SessionOptions.{} must be a string", k);
       o.*(s->second) = v.as<std::string>();
@@ -420,8 +473,22 @@ std::shared_ptr<DeviceInfo> deviceFrom(const val& spec) {
   throw error("Unknown device type '{}' (expected cpu, ipuModel, offlineIpu or sim)", type);
 }
 
+/// A session's device: the spec, or (none given) the core's default for `form`.
+std::shared_ptr<DeviceInfo> sessionDeviceFrom(const val& spec, const std::string& form) {
+  return isUndef(spec) ? defaultSessionDevice(form) : deviceFrom(spec);
+}
+
 val deviceInfoJs(const DeviceInfo& d) {
   val o = val::object();
+  static const std::map<DeviceType, std::string> types{{DeviceType::Cpu, "cpu"},
+                                                       {DeviceType::IpuModel, "ipuModel"},
+                                                       {DeviceType::OfflineIpu, "offlineIpu"},
+                                                       {DeviceType::Sim, "sim"},
+                                                       {DeviceType::Ipu, "ipu"}};
+  o.set("type", types.at(d.getType()));
+  val opts = val::object();
+  for (const auto& kv : d.getOptions()) opts.set(kv.first, kv.second);
+  o.set("options", opts);
   o.set("id", d.getId());
   o.set("version", d.getVersion());
   o.set("numIpus", d.getNumIpus());
@@ -432,6 +499,16 @@ val deviceInfoJs(const DeviceInfo& d) {
 
 val checkDevice(const val& spec) {
   return guarded([&] { return deviceInfoJs(*deviceFrom(spec)); });
+}
+
+/// DeviceManager().acquireAvailableDevice(numIpus) / acquireDeviceById(id): the core's device, or
+/// its error (this build sees no hardware IPUs).
+val acquireDevice(const std::string& how, const val& n) {
+  return guarded([&] {
+    auto& dm = DeviceManager::createDeviceManager();
+    return deviceInfoJs(how == "byId" ? *dm.acquireDeviceById(toInt32(n, "acquireDeviceById id"))
+                                      : *dm.acquireAvailableDevice(toInt32(n, "acquireAvailableDevice numIpus")));
+  });
 }
 
 void setNumThreads(int n) {
@@ -480,7 +557,7 @@ double getMemoryLimitJs() {
 /// that the JS SessionOptions starts from the core's values.
 val sessionOptionsDefaults();
 
-// Hardware devices: the core's calls and messages (this build has no IPU).
+// Hardware devices: the core's list (empty: this build has no IPU).
 val enumerateDevices() {
   return guarded([&] {
     val a = val::array();
@@ -488,15 +565,6 @@ val enumerateDevices() {
     for (std::size_t i = 0; i < devs.size(); ++i) a.set(i, deviceInfoJs(*devs[i]));
     return a;
   });
-}
-val acquireAvailableDevice(double numIpus) {
-  return guarded([&] {
-    return deviceInfoJs(*DeviceManager::createDeviceManager().acquireAvailableDevice(static_cast<int>(numIpus)));
-  });
-}
-val acquireDeviceById(double id) {
-  return guarded(
-      [&] { return deviceInfoJs(*DeviceManager::createDeviceManager().acquireDeviceById(static_cast<int>(id))); });
 }
 
 // ---------------------------------------------------------------- optimizers
@@ -507,7 +575,7 @@ std::map<std::string, std::pair<float, bool>> optimizerParams(const val& o) {
   if (isUndef(o)) return m;
   for (const auto& k : toStrings(val::global("Object").call<val>("keys", o))) {
     val v = o[k];
-    m[k] = {v[0].as<float>(), v[1].as<bool>()};
+    m[k] = {toFloat(v[0], "optimizer value '" + k + "'"), v[1].as<bool>()};
   }
   return m;
 }
@@ -535,7 +603,7 @@ std::vector<ClipNormSettings> clipNormsFrom(const val& arr) {
   const auto n = arr["length"].as<unsigned>();
   for (unsigned i = 0; i < n; ++i) {
     val c = arr[i];
-    const float maxNorm = c["maxNorm"].as<float>();
+    const float maxNorm = toFloat(c["maxNorm"], "ClipNormSettings maxNorm");
     if (!isUndef(c["allWeights"]) && c["allWeights"].as<bool>())
       out.push_back(ClipNormSettings::clipAllWeights(maxNorm));
     else
@@ -550,8 +618,9 @@ std::unique_ptr<Optimizer> optimizerFrom(const val& spec) {
   const auto type = spec["type"].as<std::string>();
   if (type == "ConstSGD") {
     val p = spec["params"];
-    return std::make_unique<ConstSGD>(p["learningRate"].as<float>(), p["weightDecay"].as<float>(),
-                                      p["lossScaling"].as<float>(), clipNormsFrom(spec["clipNormSettings"]));
+    return std::make_unique<ConstSGD>(
+        toFloat(p["learningRate"], "ConstSGD learningRate"), toFloat(p["weightDecay"], "ConstSGD weightDecay"),
+        toFloat(p["lossScaling"], "ConstSGD lossScaling"), clipNormsFrom(spec["clipNormSettings"]));
   }
   if (type == "SGD") {
     SGDAccumulatorAndMomentum am = SGDAccumulatorAndMomentum::Combined;
@@ -562,7 +631,10 @@ std::unique_ptr<Optimizer> optimizerFrom(const val& spec) {
       else if (s != "Combined")
         throw error("Unknown SGDAccumulatorAndMomentum '{}' (expected Combined or Separate)", s);
     }
-    auto o = std::make_unique<SGD>(optimizerParams(spec["params"]), clipNormsFrom(spec["clipNormSettings"]), am);
+    // SGD(learningRate): poponnx's / early PopART's form (a non-const learning rate).
+    auto o = isUndef(spec["learningRate"])
+                 ? std::make_unique<SGD>(optimizerParams(spec["params"]), clipNormsFrom(spec["clipNormSettings"]), am)
+                 : std::make_unique<SGD>(spec["learningRate"].as<double>());
     insertSpecifics(*o, spec);
     return o;
   }
@@ -625,10 +697,10 @@ std::vector<std::unique_ptr<Loss>> lossesFrom(const val& arr) {
       if (isUndef(l["ignoreIndex"]))
         out.push_back(std::make_unique<NllLoss>(in[0], in[1], output, r));
       else
-        out.push_back(std::make_unique<NllLoss>(in[0], in[1], output, l["ignoreIndex"].as<int>(), r,
-                                                l["inputIsLogProbability"].as<bool>()));
+        out.push_back(std::make_unique<NllLoss>(in[0], in[1], output, toInt32(l["ignoreIndex"], "NllLoss ignoreIndex"),
+                                                r, l["inputIsLogProbability"].as<bool>()));
     } else if (type == "L1" && in.size() == 1) {
-      out.push_back(std::make_unique<L1Loss>(in[0], output, l["lambda"].as<float>(), r));
+      out.push_back(std::make_unique<L1Loss>(in[0], output, toFloat(l["lambda"], "L1Loss lambda"), r));
     } else if (type == "IdentityLoss" && in.size() == 1) {
       out.push_back(std::make_unique<IdentityLoss>(in[0], output, r));
     } else {
@@ -666,7 +738,7 @@ class BuilderJs {
   }
 
   std::string addInputTensor(const std::string& dtype, const val& shape, const std::string& name) {
-    return guarded([&] { return b_->addInputTensor(TensorInfo(dtype, toInts(shape)), name); });
+    return guarded([&] { return b_->addInputTensor(TensorInfo(dtype, toInts(shape, "addInputTensor shape")), name); });
   }
   std::string addUntypedInputTensor(const std::string& name) {
     return guarded([&] { return b_->addUntypedInputTensor(name); });
@@ -692,9 +764,11 @@ class BuilderJs {
   }
 
   /// attrs: [[name, type, value], ...] with type i | f | s | ints | floats | strings | t | g | dtype
-  val op(const std::string& domain, int version, const std::string& type, const val& inputs, unsigned numOutputs,
-         const val& attrs, const std::string& name, int minInputs, int maxInputs) {
+  val op(const std::string& domain, const val& versionJs, const std::string& type, const val& inputs,
+         const val& numOutputsJs, const val& attrs, const std::string& name, int minInputs, int maxInputs) {
     return guarded([&] {
+      const int version = toInt32(versionJs, type + " opset version", 1);
+      const auto numOutputs = static_cast<unsigned>(toInt32(numOutputsJs, type + " numOutputs", 0));
       std::map<std::string, any> a;
       std::vector<NDArray> tensors;  // keeps tensor attribute data alive until the node is added
       tensors.reserve(attrs["length"].as<unsigned>());
@@ -703,14 +777,15 @@ class BuilderJs {
         const auto n = e[0].as<std::string>();
         const auto t = e[1].as<std::string>();
         val v = e[2];
+        const std::string what = type + " attribute '" + n + "'";
         if (t == "i")
-          a[n] = static_cast<int64_t>(v.as<double>());
+          a[n] = typeOf(v) == "boolean" ? int64_t{v.as<bool>()} : toInt(v, what);
         else if (t == "f")
           a[n] = v.as<float>();
         else if (t == "s")
           a[n] = v.as<std::string>();
         else if (t == "ints")
-          a[n] = toInts(v);
+          a[n] = toInts(v, what);
         else if (t == "floats")
           a[n] = toFloats(v);
         else if (t == "strings")
@@ -743,20 +818,20 @@ class BuilderJs {
       };
       if (name == "nllloss") {
         nonstd::optional<int> ignore;
-        if (!isUndef(p["ignoreIndex"])) ignore = p["ignoreIndex"].as<int>();
+        if (!isUndef(p["ignoreIndex"])) ignore = toInt32(p["ignoreIndex"], "nllloss ignoreIndex");
         const bool logp = !isUndef(p["inputIsLogProbability"]) && p["inputIsLogProbability"].as<bool>();
         return gc.nllloss(in, red(), ignore, logp, dn);
       }
-      if (name == "l1loss") return gc.l1loss(in, p["lambda"].as<float>(), red(), dn);
+      if (name == "l1loss") return gc.l1loss(in, toFloat(p["lambda"], "l1loss lambda"), red(), dn);
       if (name == "identityloss") return gc.identityloss(in, red(), dn);
-      if (name == "scale") return gc.scale(in, p["scale"].as<float>(), dn);
+      if (name == "scale") return gc.scale(in, toFloat(p["scale"], "scale scale"), dn);
       if (name == "scaledadd") {
-        const float s0 = isUndef(p["scale0"]) ? 1.0f : p["scale0"].as<float>();
-        const float s1 = isUndef(p["scale1"]) ? 1.0f : p["scale1"].as<float>();
+        const float s0 = isUndef(p["scale0"]) ? 1.0f : toFloat(p["scale0"], "scaledadd scale0");
+        const float s1 = isUndef(p["scale1"]) ? 1.0f : toFloat(p["scale1"], "scaledadd scale1");
         return gc.scaledadd(in, s0, s1, dn);
       }
-      if (name == "subsample") return gc.subsample(in, toInts(p["strides"]), dn);
-      if (name == "reshape") return gc.reshape(in, toInts(p["shape"]), dn);
+      if (name == "subsample") return gc.subsample(in, toInts(p["strides"], "subsample strides"), dn);
+      if (name == "reshape") return gc.reshape(in, toInts(p["shape"], "reshape shape"), dn);
       if (name == "gelu") return gc.gelu(in, dn);
       if (name == "swish") return gc.swish(in, dn);
       if (name == "detach") return gc.detach(in, dn);
@@ -813,14 +888,15 @@ class BuilderJs {
     guarded([&] {
       const auto o = toStrings(outs);
       const std::set<TensorId> ids(o.begin(), o.end());
+      const std::string what = "addNodeAttribute '" + name + "'";
       if (type == "i")
-        b_->addNodeAttribute(name, static_cast<int64_t>(v.as<double>()), ids);
+        b_->addNodeAttribute(name, toInt(v, what), ids);
       else if (type == "f")
         b_->addNodeAttribute(name, v.as<float>(), ids);
       else if (type == "s")
         b_->addNodeAttribute(name, v.as<std::string>(), ids);
       else if (type == "ints")
-        b_->addNodeAttribute(name, toInts(v), ids);
+        b_->addNodeAttribute(name, toInts(v, what), ids);
       else if (type == "floats")
         b_->addNodeAttribute(name, toFloats(v), ids);
       else if (type == "strings")
@@ -841,20 +917,20 @@ class BuilderJs {
       return jsStrings(b_->getAllNodeAttributeNames(std::set<TensorId>(o.begin(), o.end())));
     });
   }
-  void virtualGraph(const val& outs, double v) {
+  void virtualGraph(const val& outs, const val& v) {
     guarded([&] {
       const auto o = toStrings(outs);
-      b_->virtualGraph(std::set<TensorId>(o.begin(), o.end()), static_cast<int64_t>(v));
+      b_->virtualGraph(std::set<TensorId>(o.begin(), o.end()), toInt(v, "virtualGraph value"));
     });
   }
-  void pipelineStage(const val& outs, double v) {
+  void pipelineStage(const val& outs, const val& v) {
     guarded([&] {
       const auto o = toStrings(outs);
-      b_->pipelineStage(std::set<TensorId>(o.begin(), o.end()), static_cast<int64_t>(v));
+      b_->pipelineStage(std::set<TensorId>(o.begin(), o.end()), toInt(v, "pipelineStage value"));
     });
   }
-  void recomputeOutputInBackwardPass(const std::string& id, double v) {
-    guarded([&] { b_->recomputeOutputInBackwardPass(id, static_cast<int64_t>(v)); });
+  void recomputeOutputInBackwardPass(const std::string& id, const val& v) {
+    guarded([&] { b_->recomputeOutputInBackwardPass(id, toInt(v, "recomputeOutputInBackwardPass value")); });
   }
   void setAvailableMemoryProportion(const std::string& id, float v) {
     guarded([&] { b_->setAvailableMemoryProportion(id, v); });
@@ -873,22 +949,26 @@ class BuilderJs {
 
 // ---------------------------------------------------------------- sessions
 
+/// A session, or poponnx's Session (LegacySession): then s_ is its main session, and
+/// train / evaluate / infer run through it.
 class SessionJs {
  public:
-  explicit SessionJs(std::unique_ptr<Session> s) : s_(std::move(s)) {}
+  explicit SessionJs(std::unique_ptr<Session> s) : owned_(std::move(s)), s_(owned_.get()) {}
+  explicit SessionJs(std::unique_ptr<LegacySession> s) : legacy_(std::move(s)), s_(&legacy_->session()) {}
 
   static SessionJs* createInference(const val& model, const val& dataFlow, const val& device, const val& isi,
                                     const val& options, const val& patterns, const val& losses) {
     return guarded([&] {
+      const auto dev = sessionDeviceFrom(device, "InferenceSession(model, dataFeed)");
       if (!isUndef(losses)) {
         const auto owned = lossesFrom(losses);
         return new SessionJs(InferenceSession::createFromOnnxModel(
-            bytesFrom(model), dataFlowFrom(dataFlow), deviceFrom(device), rawLosses(owned), inputShapeInfoFrom(isi),
+            bytesFrom(model), dataFlowFrom(dataFlow), dev, rawLosses(owned), inputShapeInfoFrom(isi),
             sessionOptionsFrom(options), patternsFrom(patterns)));
       }
-      return new SessionJs(InferenceSession::createFromOnnxModel(bytesFrom(model), dataFlowFrom(dataFlow),
-                                                                 deviceFrom(device), inputShapeInfoFrom(isi),
-                                                                 sessionOptionsFrom(options), patternsFrom(patterns)));
+      return new SessionJs(InferenceSession::createFromOnnxModel(bytesFrom(model), dataFlowFrom(dataFlow), dev,
+                                                                 inputShapeInfoFrom(isi), sessionOptionsFrom(options),
+                                                                 patternsFrom(patterns)));
     });
   }
 
@@ -897,15 +977,44 @@ class SessionJs {
                                    const val& device, const val& isi, const val& options, const val& patterns) {
     return guarded([&] {
       const auto opt = optimizerFrom(optimizer);
+      const auto dev = sessionDeviceFrom(device, "TrainingSession(model, dataFeed, losses, optimizer)");
       if (typeOf(loss) != "string") {
         const auto owned = lossesFrom(loss);
-        return new SessionJs(TrainingSession::createFromOnnxModel(
-            bytesFrom(model), dataFlowFrom(dataFlow), rawLosses(owned), *opt, deviceFrom(device),
-            inputShapeInfoFrom(isi), sessionOptionsFrom(options), patternsFrom(patterns)));
+        return new SessionJs(TrainingSession::createFromOnnxModel(bytesFrom(model), dataFlowFrom(dataFlow),
+                                                                  rawLosses(owned), *opt, dev, inputShapeInfoFrom(isi),
+                                                                  sessionOptionsFrom(options), patternsFrom(patterns)));
       }
       return new SessionJs(TrainingSession::createFromOnnxModel(
-          bytesFrom(model), dataFlowFrom(dataFlow), loss.as<std::string>(), *opt, deviceFrom(device),
-          inputShapeInfoFrom(isi), sessionOptionsFrom(options), patternsFrom(patterns)));
+          bytesFrom(model), dataFlowFrom(dataFlow), loss.as<std::string>(), *opt, dev, inputShapeInfoFrom(isi),
+          sessionOptionsFrom(options), patternsFrom(patterns)));
+    });
+  }
+
+  /// poponnx's Session(model, dataFeed, losses?, optimizer?): Session::createFromOnnxModel.
+  static SessionJs* createLegacy(const val& model, const val& dataFlow, const val& losses, const val& optimizer,
+                                 const val& device, const val& isi, const val& options, const val& patterns) {
+    return guarded([&] {
+      const auto owned = isUndef(losses) ? std::vector<std::unique_ptr<Loss>>{} : lossesFrom(losses);
+      const auto opt = isUndef(optimizer) ? nullptr : optimizerFrom(optimizer);
+      return new SessionJs(Session::createFromOnnxModel(bytesFrom(model), dataFlowFrom(dataFlow), rawLosses(owned),
+                                                        opt.get(), isUndef(device) ? nullptr : deviceFrom(device),
+                                                        inputShapeInfoFrom(isi), sessionOptionsFrom(options),
+                                                        patternsFrom(patterns)));
+    });
+  }
+
+  /// The legacy Session's train / evaluate / infer ("train" | "evaluate" | "infer"), marshalled as run.
+  void legacyStep(const std::string& mode, const val& inputs, const val& anchors) {
+    guarded([&] {
+      if (!legacy_) throw error("{} is a method of poponnx's Session only; use run()", mode);
+      withStepIO(inputs, anchors, [&](IStepIO& io) {
+        if (mode == "train")
+          legacy_->train(io);
+        else if (mode == "evaluate")
+          legacy_->evaluate(io);
+        else
+          legacy_->infer(io);
+      });
     });
   }
 
@@ -915,7 +1024,7 @@ class SessionJs {
 
   // Training only (the JS TrainingSession calls these).
   TrainingSession& training() {
-    auto* t = dynamic_cast<TrainingSession*>(s_.get());
+    auto* t = dynamic_cast<TrainingSession*>(s_);
     if (!t) throw error("This is not a TrainingSession");
     return *t;
   }
@@ -928,11 +1037,19 @@ class SessionJs {
   void updateOptimizer(const val& optimizer) {
     guarded([&] {
       const auto opt = optimizerFrom(optimizer);
-      training().updateOptimizer(opt.get());
+      if (legacy_)
+        legacy_->updateOptimizer(opt.get());
+      else
+        training().updateOptimizer(opt.get());
     });
   }
   void optimizerFromHost() {
-    guarded([&] { training().optimizerFromHost(); });
+    guarded([&] {
+      if (legacy_)
+        legacy_->optimizerFromHost();
+      else
+        training().optimizerFromHost();
+    });
   }
   val getOptimizerTensorIds() {
     return guarded([&] { return jsStrings(training().getOptimizerTensorIds()); });
@@ -950,7 +1067,14 @@ class SessionJs {
   /// inputs: {id: {data, shape, dtype}}; anchors: {id: TypedArray} filled in place (the JS layer
   /// sized them with getAnchorShape / getInfo).
   void run(const val& inputs, const val& anchors, const std::string& debugName) {
-    guarded([&] {
+    guarded([&] { withStepIO(inputs, anchors, [&](IStepIO& io) { s_->run(io, debugName); }); });
+  }
+
+  /// A StepIO over copies of `inputs` and buffers for `anchors` (shaped by the main session), given
+  /// to `step`; the buffers are then copied into the JS arrays.
+  template <typename F>
+  void withStepIO(const val& inputs, const val& anchors, F&& step) {
+    {
       std::map<TensorId, NDArray> in, out;
       for (const auto& id : toStrings(val::global("Object").call<val>("keys", inputs)))
         in.emplace(id, ndarrayFrom(inputs[id]));
@@ -966,7 +1090,7 @@ class SessionJs {
       for (auto& kv : in) inRefs.emplace(kv.first, kv.second);
       for (auto& kv : out) outRefs.emplace(kv.first, kv.second);
       StepIO io(inRefs, outRefs);
-      s_->run(io, debugName);
+      step(io);
       for (const auto& id : outIds) {
         NDArray& a = out.at(id);
         if (a.info().dataType() == DataType::STRING) {
@@ -977,7 +1101,7 @@ class SessionJs {
           copyToJs(anchors[id], a.data(), static_cast<std::size_t>(a.info().nbytes()));
         }
       }
-    });
+    }
   }
 
   /// weights: {id: TypedArray} filled with the host copy of each weight.
@@ -1046,8 +1170,8 @@ class SessionJs {
   std::string getSummaryReport(bool reset) {
     return guarded([&] { return s_->getSummaryReport(reset); });
   }
-  void setRandomSeed(double seed) {
-    guarded([&] { s_->setRandomSeed(static_cast<uint64_t>(seed)); });
+  void setRandomSeed(const val& seed) {
+    guarded([&] { s_->setRandomSeed(static_cast<uint64_t>(toInt(seed, "setRandomSeed seed", 0))); });
   }
   bool isPrepared() { return s_->isPrepared(); }
   val getDevice() {
@@ -1064,7 +1188,9 @@ class SessionJs {
   }
 
  private:
-  std::unique_ptr<Session> s_;
+  std::unique_ptr<Session> owned_;
+  std::unique_ptr<LegacySession> legacy_;
+  Session* s_;
 };
 
 }  // namespace
@@ -1084,6 +1210,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("allPatternNames", &w::allPatternNames);
   function("checkSessionOptions", &w::checkSessionOptions);
   function("checkDevice", &w::checkDevice);
+  function("acquireDevice", &w::acquireDevice);
   function("checkOptimizer", &w::checkOptimizer);
   function("setLogLevel", &w::setLogLevel);
   function("getLogLevel", &w::getLogLevel);
@@ -1094,8 +1221,6 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("getMemoryLimit", &w::getMemoryLimitJs);
   function("sessionOptionsDefaults", &w::sessionOptionsDefaults);
   function("enumerateDevices", &w::enumerateDevices);
-  function("acquireAvailableDevice", &w::acquireAvailableDevice);
-  function("acquireDeviceById", &w::acquireDeviceById);
   function("getNumThreads", &w::getNumThreads);
 
   class_<BuilderJs>("BuilderHandle")
@@ -1136,6 +1261,8 @@ EMSCRIPTEN_BINDINGS(popart) {
   class_<SessionJs>("SessionHandle")
       .class_function("createInference", &SessionJs::createInference, allow_raw_pointers())
       .class_function("createTraining", &SessionJs::createTraining, allow_raw_pointers())
+      .class_function("createLegacy", &SessionJs::createLegacy, allow_raw_pointers())
+      .function("legacyStep", &SessionJs::legacyStep)
       .function("prepareDevice", &SessionJs::prepareDevice)
       .function("updateOptimizerFromHost", &SessionJs::updateOptimizerFromHost)
       .function("updateOptimizer", &SessionJs::updateOptimizer)

@@ -117,7 +117,8 @@ test('value-class errors: TensorInfo, DataFlow, Patterns, devices, NDArray', () 
   expectError(() => new popart.DataFlow(1, { y: popart.AnchorReturnType('EveryN', 0) }), ['Anchor return period must be greater than zero']);
   expectError(() => new popart.Patterns(['NoSuchPattern']), ['Unknown pattern NoSuchPattern']);
   expectError(() => new popart.Patterns('Sometimes'), ["Unknown PatternsLevel 'Sometimes'"]);
-  expectError(() => popart.DeviceManager().acquireAvailableDevice(1), ['Failed to acquire device with 1 IPUs']);
+  expectError(() => popart.DeviceManager().acquireAvailableDevice(1), ['Failed to acquire device with 1 IPUs', 'createCpuDevice()']);
+  expectError(() => popart.DeviceManager().acquireDeviceById(5), ["Failed to acquire device with id '5'", 'createCpuDevice()']);
   expectError(() => popart.DeviceManager().createSimDevice(), ['Poplar SDK']);
   expectError(() => new popart.NDArray(new Float32Array(5), [2, 3]), ['5 elements do not fill shape [2 3]']);
   expectError(() => popart.getLogger().setLevel('LOUD'), ['LOUD']);

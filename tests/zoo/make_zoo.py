@@ -4,7 +4,10 @@
 Usage: /usr/bin/python3 tests/zoo/make_zoo.py OUT_DIR [--only a,b] [--force]
 
 Every model NAME gets OUT_DIR/NAME.onnx, NAME.input.bin and NAME.output.bin (raw little-endian
-float32) and an entry in OUT_DIR/manifest.json (shapes, opset, op types, torch version). Weights
+float32) and an entry in OUT_DIR/manifest.json (shapes, opset, op types, torch version). The seed
+documents' own AlexNet exports (SEED_MODELS: torch.onnx.export called as the seeds call it, so the
+input is torch's "input.1") are listed under manifest["seed_models"], apart from the models every
+zoo user runs. Weights
 come from fixed seeds (`weights=None`: nobody's pretrained weights); BatchNorm running statistics
 are calibrated on seeded random batches before export so that eval-mode outputs have realistic
 magnitudes. Models already present (same recipe hash) are skipped unless --force.
@@ -99,6 +102,48 @@ MODELS = {
 }
 
 
+# The seed documents' AlexNet exports, for tests/unit/seed_examples_test.cpp and
+# tests/js/seeds.test.mjs: name -> (batch, the keyword arguments the seed gives torch.onnx.export).
+SEED_MODELS = {
+    # docs 000-002 (PopART 1.x-3.x): torch.randn(4, 3, 224, 224), output_names=["output"]
+    "alexnet_seed": (4, {"output_names": ["output"]}),
+    # doc 003 (poponnx): a batch of 10, and the output its text calls "out"
+    "alexnet_seed_out": (10, {"output_names": ["out"]}),
+}
+
+
+def export_seed(name, out_dir):
+    """torch.onnx.export(model, input_, path, **kwargs) as the seed writes it (weights=None for
+    pretrained=...), plus PyTorch's output for the exported input."""
+    torch = torch_mod()
+    import onnx
+    import torchvision
+    batch, kwargs = SEED_MODELS[name]
+    torch.manual_seed(SEED + 5)
+    model = torchvision.models.alexnet(weights=None).eval()
+    x = seeded_input(name, [batch, 3, 224, 224])
+    with torch.no_grad():
+        ref = model(torch.from_numpy(x)).numpy()
+    path = os.path.join(out_dir, name + ".onnx")
+    tmp = path + ".tmp"
+    torch.onnx.export(model, torch.from_numpy(x), tmp, **kwargs)
+    m = onnx.load(tmp)
+    onnx.checker.check_model(m)
+    os.replace(tmp, path)
+    x.astype("<f4").tofile(os.path.join(out_dir, name + ".input.bin"))
+    ref.astype("<f4").tofile(os.path.join(out_dir, name + ".output.bin"))
+    inits = {i.name for i in m.graph.initializer}
+    return {
+        "file": name + ".onnx",
+        "opset": int(m.opset_import[0].version),
+        "inputs": [{"name": i.name, "shape": list(x.shape), "dtype": "float32", "file": name + ".input.bin"}
+                   for i in m.graph.input if i.name not in inits],
+        "outputs": [{"name": o.name, "shape": list(ref.shape), "dtype": "float32", "file": name + ".output.bin"}
+                    for o in m.graph.output],
+        "recipe": RECIPE_VERSION,
+    }
+
+
 def seeded_input(name, shape):
     h = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16)
     return np.random.default_rng(h).uniform(-1.0, 1.0, size=shape).astype(np.float32)
@@ -151,22 +196,24 @@ def main():
     manifest = {"models": {}}
     if os.path.exists(man_path):
         manifest = json.load(open(man_path))
-    names = [n for n in args.only.split(",") if n] or list(MODELS)
+    names = [n for n in args.only.split(",") if n] or list(MODELS) + list(SEED_MODELS)
     for n in names:
-        if n not in MODELS:
+        if n not in MODELS and n not in SEED_MODELS:
             print("unknown model " + n, file=sys.stderr)
             return 2
     import onnx
     import torchvision
     manifest["versions"] = {"torch": torch.__version__, "torchvision": torchvision.__version__,
                             "onnx": onnx.__version__, "numpy": np.__version__}
+    manifest.setdefault("seed_models", {})
     for n in names:
-        have = manifest["models"].get(n)
+        section = "models" if n in MODELS else "seed_models"
+        have = manifest[section].get(n)
         if (not args.force and have and have.get("recipe") == RECIPE_VERSION
                 and os.path.exists(os.path.join(args.out_dir, have["file"]))):
             continue
         t0 = time.time()
-        manifest["models"][n] = export(n, args.out_dir)
+        manifest[section][n] = export(n, args.out_dir) if n in MODELS else export_seed(n, args.out_dir)
         print("exported %-26s %.1fs" % (n, time.time() - t0), flush=True)
         with open(man_path + ".tmp", "w") as f:
             json.dump(manifest, f, indent=1)

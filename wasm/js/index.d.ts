@@ -47,6 +47,8 @@ export interface AnchorReturnType {
 
 export interface DataFlow {
   batchesPerStep(): number;
+  /** The batchSize of poponnx's DataFlow(bps, batchSize, ids, art) (not used); 0 for the other forms. */
+  batchSize(): number;
   anchors(): TensorId[];
   nAnchors(): number;
   isAnchored(id: TensorId): boolean;
@@ -94,6 +96,9 @@ export interface DeviceInfo {
   readonly tilesPerIPU: number;
   readonly description: string;
 }
+
+/** An integer argument: an integer Number or a BigInt (2.5, NaN or '3' is an error naming it). */
+export type Int = number | bigint;
 
 export interface DeviceManager {
   createCpuDevice(): DeviceInfo;
@@ -147,6 +152,9 @@ export interface Disposable {
 
 export interface Builder extends Disposable {
   readonly aiOnnx: AiOnnxOpset;
+  /** poponnx's builder.add(a, b): the same as aiOnnx.add([a, b]). */
+  add(a: TensorId, b: TensorId): TensorId;
+  add(inputs: [TensorId, TensorId]): TensorId;
   aiOnnxOpset(version: number): AiOnnxOpset;
   readonly aiOnnxOpset6: AiOnnxOpset;
   readonly aiOnnxOpset7: AiOnnxOpset;
@@ -165,7 +173,7 @@ export interface Builder extends Disposable {
   createSubgraphBuilder(): Builder;
   setGraphName(name: string): void;
   addInputTensor(info: TensorInfo, debugContext?: string): TensorId;
-  addInputTensor(dtype: DataTypeName, shape: Shape, debugContext?: string): TensorId;
+  addInputTensor(dtype: DataTypeName, shape: Int[], debugContext?: string): TensorId;
   addUntypedInputTensor(debugContext?: string): TensorId;
   addInputTensorFromParentGraph(id: TensorId): void;
   addInitializedInputTensor(array: ArrayLike, debugContext?: string): TensorId;
@@ -228,15 +236,25 @@ export interface Session extends Disposable {
   initAnchorArrays(): Record<TensorId, NDArray>;
   run(stepio: PyStepIO, debugName?: string): void;
   getSummaryReport(resetProfile?: boolean): string;
-  setRandomSeed(seed: number): void;
+  setRandomSeed(seed: Int): void;
   isPrepared(): boolean;
+  /** The session's device (the CPU device when it was made without one). */
+  getDevice(): DeviceInfo;
   getMemoryStats(): { weightBytes: number; activationArenaBytes: number };
 }
 
+/**
+ * PopART's keyword arguments, as one object (alone, or after the model: Python's
+ * `InferenceSession(model, dataFeed=df)` is `new InferenceSession(model, { dataFeed: df })`).
+ * Unknown names, or a name given twice, are errors.
+ */
 export interface SessionArgs {
   fnModel: ModelSource;
-  dataFlow: DataFlow;
-  deviceInfo: DeviceInfo;
+  dataFlow?: DataFlow;
+  /** The older name of dataFlow (poponnx, PopART before 1.0). */
+  dataFeed?: DataFlow;
+  /** Left out: the CPU device (logged as a warning). */
+  deviceInfo?: DeviceInfo;
   /** Pre-1.2: losses appended to the model (their values can be anchored). */
   losses?: Loss[];
   inputShapeInfo?: InputShapeInfo;
@@ -246,7 +264,9 @@ export interface SessionArgs {
 
 export interface InferenceSessionConstructor {
   new (args: SessionArgs): Session;
-  new (model: ModelSource, dataFlow: DataFlow, deviceInfo: DeviceInfo, inputShapeInfo?: InputShapeInfo,
+  new (model: ModelSource, args: Omit<SessionArgs, 'fnModel'>): Session;
+  /** Without a deviceInfo (poponnx's `InferenceSession(model, dataFeed)`): the CPU device, logged. */
+  new (model: ModelSource, dataFlow: DataFlow, deviceInfo?: DeviceInfo, inputShapeInfo?: InputShapeInfo,
        userOptions?: SessionOptionsFields, patterns?: Patterns | string | string[]): Session;
   /** Pre-1.2 form with losses. */
   new (model: ModelSource, dataFlow: DataFlow, deviceInfo: DeviceInfo, losses: Loss[], inputShapeInfo?: InputShapeInfo,
@@ -292,10 +312,41 @@ export interface TrainingSession extends Session {
 
 export interface TrainingSessionConstructor {
   new (args: TrainingSessionArgs): TrainingSession;
-  new (model: ModelSource, dataFlow: DataFlow, loss: TensorId | Loss[], optimizer: Optimizer, deviceInfo: DeviceInfo,
+  new (model: ModelSource, args: Omit<TrainingSessionArgs, 'fnModel'>): TrainingSession;
+  new (model: ModelSource, dataFlow: DataFlow, loss: TensorId | Loss[], optimizer: Optimizer, deviceInfo?: DeviceInfo,
        inputShapeInfo?: InputShapeInfo, userOptions?: SessionOptionsFields,
        patterns?: Patterns | string | string[]): TrainingSession;
   createFromOnnxModel(...args: ConstructorParameters<TrainingSessionConstructor>): TrainingSession;
+}
+
+/**
+ * poponnx's Session (2018-19): a thin, deprecated layer over the modern sessions. With losses and an
+ * optimizer it trains; each call's PyStepIO holds the inputs and anchors of that program.
+ */
+export interface LegacySession extends Session {
+  /** One step of TrainingSession.run (needs losses and an optimizer). */
+  train(stepio: PyStepIO): void;
+  /** The forward pass and the losses, without weight updates (needs losses). */
+  evaluate(stepio: PyStepIO): void;
+  /** The forward pass only (anchors that are losses or reserved ids such as Gradient___w are dropped). */
+  infer(stepio: PyStepIO): void;
+  updateOptimizer(optimizer: Optimizer): void;
+  optimizerFromHost(): void;
+  /** With an optimizer: the ids of the tensors holding its non-const hyper-parameters. */
+  getOptimizerTensorIds(): TensorId[];
+}
+
+export interface LegacySessionArgs extends SessionArgs {
+  optimizer?: Optimizer;
+}
+
+/** Session(...) or new Session(...). */
+export interface LegacySessionFactory {
+  /** Session(model, dataFeed[, losses[, optimizer]]); an InputShapeInfo, DeviceInfo or Patterns may follow. */
+  (model: ModelSource, dataFeed: DataFlow, ...rest: Array<Loss[] | Optimizer | InputShapeInfo | DeviceInfo | Patterns>): LegacySession;
+  (args: LegacySessionArgs): LegacySession;
+  new (model: ModelSource, dataFeed: DataFlow, ...rest: Array<Loss[] | Optimizer | InputShapeInfo | DeviceInfo | Patterns>): LegacySession;
+  new (args: LegacySessionArgs): LegacySession;
 }
 
 export interface Logger {
@@ -304,10 +355,22 @@ export interface Logger {
 }
 
 export interface Popart {
-  TensorInfo: new (dtype: DataTypeName | NDArray | TypedArray, shape?: Shape) => TensorInfo;
+  TensorInfo: new (dtype: DataTypeName | NDArray | TypedArray, shape?: Int[]) => TensorInfo;
   NDArray: typeof NDArray;
-  AnchorReturnType: ((art: string, period?: number) => AnchorReturnType) & (new (art: string, period?: number) => AnchorReturnType);
-  DataFlow: new (batchesPerStep?: number, anchors?: Record<TensorId, AnchorReturnType> | TensorId[], art?: AnchorReturnType) => DataFlow;
+  AnchorReturnType: ((art: string, period?: Int) => AnchorReturnType) & (new (art: string, period?: Int) => AnchorReturnType) & {
+    /** poponnx's enum spelling: AnchorReturnType('All'), ('Final'), ('Sum'). */
+    readonly ALL: AnchorReturnType;
+    readonly FINAL: AnchorReturnType;
+    readonly SUM: AnchorReturnType;
+    /** AnchorReturnType('EveryN', period). */
+    EVERYN(period: Int): AnchorReturnType;
+  };
+  DataFlow: {
+    new (batchesPerStep?: Int, anchors?: Record<TensorId, AnchorReturnType | string>): DataFlow;
+    new (batchesPerStep: Int, anchors: TensorId[], art?: AnchorReturnType | string): DataFlow;
+    /** poponnx's form: batchSize is not used (the input shapes give it); logged as deprecated. */
+    new (batchesPerStep: Int, batchSize: Int, anchors: TensorId[], art?: AnchorReturnType | string): DataFlow;
+  };
   InputShapeInfo: new () => InputShapeInfo;
   Patterns: (new (levelOrNames?: 'NoPatterns' | 'Minimal' | 'Default' | 'All' | string[]) => Patterns) & {
     create(names: string[]): Patterns;
@@ -320,11 +383,17 @@ export interface Popart {
   Builder: BuilderConstructor;
   InferenceSession: InferenceSessionConstructor;
   TrainingSession: TrainingSessionConstructor;
+  /** poponnx's Session (deprecated): train / evaluate / infer. */
+  Session: LegacySessionFactory;
   Optimizer: abstract new (...args: never[]) => Optimizer;
   /** SGD({defaultLearningRate, defaultMomentum, defaultDampening, defaultVelocityScaling, defaultWeightDecay,
    *  lossScaling, nesterov, ...}, clipNormSettings (must be empty), 'Combined' | 'Separate'). */
-  SGD: new (values?: Record<string, OptimizerValueLike>, clipNormSettings?: ClipNormSettings[],
-            accumulatorAndMomentum?: 'Combined' | 'Separate') => Optimizer;
+  SGD: {
+    new (values?: Record<string, OptimizerValueLike>, clipNormSettings?: ClipNormSettings[],
+         accumulatorAndMomentum?: 'Combined' | 'Separate'): Optimizer;
+    /** poponnx's / early PopART's SGD(learningRate): a non-constant learning rate, other values at their defaults. */
+    new (learningRate: number): Optimizer;
+  };
   ConstSGD: new (learningRate: number, weightDecay?: number, lossScaling?: number,
                  clipNormSettings?: ClipNormSettings[]) => Optimizer;
   Adam: new (values?: Record<string, OptimizerValueLike>,

@@ -26,8 +26,52 @@ export const TYPED_ARRAYS = {
 
 function product(shape) { return shape.reduce((a, b) => a * b, 1); }
 
+/// How a value reads in an error message (as the bindings' describe()).
+function describe(v) {
+  if (typeof v === 'string') return `the string "${v}"`;
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'number' || v === null) return String(v);
+  if (v === undefined || typeof v === 'boolean') return `${v} (${typeof v})`;
+  if (Array.isArray(v)) return 'an Array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+/// [min, max] of the integer data types (FLOAT16 / BFLOAT16 are raw 16-bit patterns).
+const INT_RANGES = {
+  INT8: [-128, 127], UINT8: [0, 255], BOOL: [0, 1], INT16: [-32768, 32767], UINT16: [0, 65535],
+  FLOAT16: [0, 65535], BFLOAT16: [0, 65535], INT32: [-(2 ** 31), 2 ** 31 - 1], UINT32: [0, 2 ** 32 - 1],
+  INT64: [-(2n ** 63n), 2n ** 63n - 1n], UINT64: [0n, 2n ** 64n - 1n],
+};
+
+/// Checks the elements of a plain Array for `dtype`: numbers (booleans and BigInts too), integers
+/// within range for the integer types. A string, an object, undefined, a nested Array, a fraction
+/// for an integer type... is an error naming `what` and the index: nothing becomes NaN or wraps.
+function checkElements(data, dtype, what) {
+  const range = INT_RANGES[dtype];
+  for (let i = 0; i < data.length; ++i) {
+    const v = data[i];
+    const t = typeof v;
+    if (t !== 'number' && t !== 'bigint' && t !== 'boolean') {
+      const hint = Array.isArray(v) ? ' (nested Arrays are not flattened: pass a flat row-major Array, a ' +
+                                      'TypedArray or an NDArray with a shape)' : '';
+      throw new Error(`${what}[${i}] is ${describe(v)}, not a number${hint}`);
+    }
+    if (!range || t === 'boolean') continue;
+    if (t === 'number' && !Number.isInteger(v)) {
+      throw new Error(`${what}[${i}] is ${v}, not an integer, but the data type is ${dtype}` +
+                      (dtype.includes('FLOAT') ? ' (given as raw 16-bit patterns)' : ''));
+    }
+    const big = typeof range[0] === 'bigint';
+    const x = big ? BigInt(v) : Number(v);
+    if (x < range[0] || x > range[1]) {
+      throw new Error(`${what}[${i}] is ${describe(v)}, outside the range of ${dtype} (${range[0]} to ${range[1]})`);
+    }
+  }
+}
+
 /// Converts `data` (TypedArray, Array or number) to the TypedArray of `dtype`; TypedArrays of the
 /// right class pass through without a copy. INT64/UINT64 accept numbers (converted with BigInt).
+/// Plain Arrays are checked element by element (checkElements).
 function toTyped(data, dtype, what) {
   const T = TYPED_ARRAYS[dtype];
   if (!T) throw new Error(`${what}: data type ${dtype} cannot be passed from JavaScript`);
@@ -38,19 +82,34 @@ function toTyped(data, dtype, what) {
   if (data instanceof T) return data;
   if (typeof data === 'number' || typeof data === 'bigint' || typeof data === 'boolean') data = [data];
   if (!ArrayBuffer.isView(data) && !Array.isArray(data)) {
-    throw new Error(`${what}: expected a TypedArray, an Array or an NDArray, got ${typeof data}`);
+    throw new Error(`${what}: expected a TypedArray, an Array or an NDArray, got ${describe(data)}`);
   }
+  if (Array.isArray(data)) checkElements(data, dtype, what);
   const big = T === BigInt64Array || T === BigUint64Array;
   return T.from(data, big ? (v) => BigInt(v) : (v) => Number(v));
+}
+
+/// A shape: an Array (or TypedArray) of non-negative integers; anything else is an error naming `what`.
+function shapeArg(shape, what) {
+  if (!Array.isArray(shape) && !ArrayBuffer.isView(shape)) {
+    throw new Error(`${what} must be an Array of integers, got ${describe(shape)}`);
+  }
+  return Array.from(shape, (d, i) => {
+    const n = typeof d === 'bigint' ? Number(d) : d;
+    if (!Number.isSafeInteger(n) || n < 0) {
+      throw new Error(`${what}[${i}] must be a non-negative integer, got ${describe(d)}`);
+    }
+    return n;
+  });
 }
 
 /// {data, shape, dtype}: a dense row-major array, the unit of data exchange.
 export class NDArray {
   constructor(data, shape, dtype) {
     if (dtype === undefined) dtype = dtypeOf(data);
-    if (shape === undefined) shape = [data.length];
+    if (shape === undefined) shape = data?.length === undefined ? [] : [data.length];  // a number: a scalar
     this.dtype = String(dtype).toUpperCase();
-    this.shape = Array.from(shape, Number);
+    this.shape = shapeArg(shape, 'NDArray shape');
     this.data = toTyped(data, this.dtype, 'NDArray');
     if (this.data.length !== product(this.shape)) {
       throw new Error(`NDArray: ${this.data.length} elements do not fill shape [${this.shape.join(' ')}] ` +
@@ -192,6 +251,9 @@ function makeApi(raw) {
         dtype = a.dtype;
         shape = a.shape;
       }
+      if (shape !== undefined && !Array.isArray(shape) && !ArrayBuffer.isView(shape)) {
+        throw new Error(`TensorInfo shape must be an Array of integers, got ${describe(shape)}`);
+      }
       const i = M.tensorInfo(String(dtype), Array.from(shape ?? []));
       this._dtype = i.dtype;
       this._shape = i.shape;
@@ -211,33 +273,86 @@ function makeApi(raw) {
 
   function AnchorReturnType(art, period, tileSet) {
     if (!new.target) return new AnchorReturnType(art, period, tileSet);
-    const spec = { art: String(art) };
+    if (typeof art !== 'string') {
+      throw new Error(`AnchorReturnType: expected 'All', 'Final', 'Sum' or 'EveryN', got ${describe(art)}`);
+    }
+    const spec = { art };
     if (period !== undefined) spec.period = period;
-    M.checkAnchorReturnType(spec);
-    this.art = spec.art;
+    this.art = M.checkAnchorReturnType(spec);  // the canonical name: 'All', 'Final', 'Sum', 'EveryN'
     if (period !== undefined) this.period = period;
   }
   AnchorReturnType.prototype.id = function id() { return this.art; };
   AnchorReturnType.prototype.rp = function rp() { return this.period ?? 1; };
+  // poponnx's enum spelling, AnchorReturnType.ALL: the same as AnchorReturnType('ALL').
+  AnchorReturnType.ALL = Object.freeze(new AnchorReturnType('ALL'));
+  AnchorReturnType.FINAL = Object.freeze(new AnchorReturnType('FINAL'));
+  AnchorReturnType.SUM = Object.freeze(new AnchorReturnType('SUM'));
+  /// EveryN needs its return period: AnchorReturnType.EVERYN(n) = AnchorReturnType('EVERYN', n).
+  AnchorReturnType.EVERYN = function EVERYN(period) { return new AnchorReturnType('EVERYN', period); };
+
+  /// An anchor's return type given as an AnchorReturnType, a name ('All') or {art, period}.
+  function artArg(a, what) {
+    if (a instanceof AnchorReturnType) return a;
+    if (typeof a === 'string') return new AnchorReturnType(a);
+    if (a === AnchorReturnType.EVERYN) {
+      throw new Error(`${what}: AnchorReturnType.EVERYN needs a return period: use AnchorReturnType.EVERYN(n) or ` +
+                      `AnchorReturnType('EveryN', n)`);
+    }
+    if (a && typeof a === 'object' && typeof a.art === 'string') return new AnchorReturnType(a.art, a.period);
+    throw new Error(`${what}: expected an AnchorReturnType (e.g. AnchorReturnType('All')), got ${describe(a)}`);
+  }
+  function anchorIds(ids, what) {
+    for (const [i, id] of ids.entries()) {
+      if (typeof id !== 'string') throw new Error(`${what}: anchors[${i}] is ${describe(id)}, not a tensor id`);
+    }
+    return ids;
+  }
 
   class DataFlow {
-    /// DataFlow(batchesPerStep, {id: AnchorReturnType}) or the legacy
-    /// DataFlow(batchesPerStep, [ids], AnchorReturnType('All')).
-    constructor(batchesPerStep = 0, anchors = {}, art = undefined) {
-      const spec = { batchesPerStep, anchors: {} };
-      if (Array.isArray(anchors)) {
-        const a = art ?? new AnchorReturnType('All');
-        for (const id of anchors) spec.anchors[id] = { art: a.art, period: a.period };
-      } else {
-        for (const [id, a] of Object.entries(anchors ?? {})) {
-          const r = a instanceof AnchorReturnType ? a : new AnchorReturnType(a.art ?? a, a.period);
+    /// DataFlow(batchesPerStep, {id: AnchorReturnType}), the legacy
+    /// DataFlow(batchesPerStep, [ids], AnchorReturnType('All')), or poponnx's
+    /// DataFlow(batchesPerStep, batchSize, [ids], AnchorReturnType.ALL) (batchSize is not used: the
+    /// batch size comes from the model's input shapes; the core logs it as deprecated).
+    constructor(batchesPerStep = 0, ...rest) {
+      const poponnx = typeof rest[0] === 'number' || typeof rest[0] === 'bigint';
+      const [anchors = {}, art = undefined, extra = undefined] = poponnx ? rest.slice(1) : rest;
+      if (extra !== undefined || rest.length > (poponnx ? 3 : 2)) {
+        throw new Error('DataFlow: too many arguments; the forms are DataFlow(batchesPerStep, {id: AnchorReturnType}), ' +
+                        'DataFlow(batchesPerStep, [ids], art) and DataFlow(batchesPerStep, batchSize, [ids], art)');
+      }
+      let spec;
+      if (poponnx) {
+        const what = "DataFlow(batchesPerStep, batchSize, anchors, art) (poponnx's form)";
+        if (!Array.isArray(anchors)) throw new Error(`${what}: anchors must be an Array of tensor ids, got ${describe(anchors)}`);
+        const a = artArg(art ?? 'All', what);
+        spec = { batchesPerStep, batchSize: rest[0], anchorIds: anchorIds(anchors, what).slice(),
+                 art: { art: a.art, period: a.period } };
+        spec.anchors = Object.fromEntries(anchors.map((id) => [id, spec.art]));
+      } else if (Array.isArray(anchors)) {
+        const a = artArg(art ?? 'All', 'DataFlow(batchesPerStep, anchors, art)');
+        spec = { batchesPerStep, anchors: {} };
+        for (const id of anchorIds(anchors, 'DataFlow')) spec.anchors[id] = { art: a.art, period: a.period };
+      } else if (anchors && typeof anchors === 'object' && !ArrayBuffer.isView(anchors)) {
+        if (art !== undefined) {
+          throw new Error('DataFlow(batchesPerStep, {id: AnchorReturnType}) takes no third argument; give each ' +
+                          'anchor its return type in the object');
+        }
+        spec = { batchesPerStep, anchors: {} };
+        for (const [id, a] of Object.entries(anchors)) {
+          const r = artArg(a, `DataFlow anchor '${id}'`);
           spec.anchors[id] = { art: r.art, period: r.period };
         }
+      } else {
+        throw new Error(`DataFlow: anchors must be {id: AnchorReturnType} or an Array of tensor ids, got ${describe(anchors)}`);
       }
       M.checkDataFlow(spec);
+      spec.batchesPerStep = Number(spec.batchesPerStep);  // integers (checked), possibly given as BigInts
+      if (spec.batchSize !== undefined) spec.batchSize = Number(spec.batchSize);
       this._spec = spec;
     }
     batchesPerStep() { return this._spec.batchesPerStep; }
+    /// The batchSize of poponnx's form; 0 for the other forms.
+    batchSize() { return this._spec.batchSize ?? 0; }
     anchors() { return Object.keys(this._spec.anchors); }
     nAnchors() { return Object.keys(this._spec.anchors).length; }
     isAnchored(id) { return id in this._spec.anchors; }
@@ -311,7 +426,8 @@ function makeApi(raw) {
   class DeviceInfo {
     constructor(spec, info) {
       this._spec = spec;
-      Object.assign(this, info);
+      const { options, ...rest } = info;
+      Object.assign(this, rest);
       this.type = spec.type;
     }
     toString() { return this.description; }
@@ -323,11 +439,15 @@ function makeApi(raw) {
     createIpuModelDevice(options = {}) { return this._create({ type: 'ipuModel', options }); }
     createOfflineIPUDevice(options = {}) { return this._create({ type: 'offlineIpu', options }); }
     createSimDevice(options = {}) { return this._create({ type: 'sim', options }); }
-    /// Hardware IPUs: the core's calls and messages (this build has none).
+    /// The core's acquire* (this build sees no hardware IPUs: an error naming createCpuDevice()).
     acquireAvailableDevice(numIpus = 1) {
-      return new DeviceInfo({ type: 'ipu' }, M.acquireAvailableDevice(Number(numIpus)));
+      const i = M.acquireDevice('available', numIpus);
+      return new DeviceInfo({ type: i.type, options: i.options }, i);
     }
-    acquireDeviceById(id) { return new DeviceInfo({ type: 'ipu' }, M.acquireDeviceById(Number(id))); }
+    acquireDeviceById(id) {
+      const i = M.acquireDevice('byId', id);
+      return new DeviceInfo({ type: i.type, options: i.options }, i);
+    }
     enumerateDevices() { return M.enumerateDevices().map((d) => new DeviceInfo({ type: 'ipu' }, d)); }
     _create(spec) { return new DeviceInfo(spec, M.checkDevice(spec)); }
   }
@@ -373,8 +493,8 @@ function makeApi(raw) {
           list.push([an, at, v]);
         }
         const name_ = params[i] === undefined ? '' : String(params[i]);
-        const outs = builder.handle.op('ai.onnx', version, opType, Array.from(args), numOutputs >>> 0, list,
-                                       name_, minIn, maxIn);
+        const outs = builder.handle.op('ai.onnx', version, opType, Array.from(args), numOutputs, list, name_, minIn,
+                                       maxIn);
         return nOut > 1 || variadicOut ? outs : outs[0];
       };
     }
@@ -449,7 +569,8 @@ function makeApi(raw) {
     /// addInputTensor(TensorInfo | dtype, [shape], [debugContext])
     addInputTensor(info, shapeOrName = undefined, name = '') {
       if (info instanceof TensorInfo) return this.handle.addInputTensor(info.dtype, info.shape(), String(shapeOrName ?? ''));
-      return this.handle.addInputTensor(String(info), Array.from(shapeOrName ?? []), String(name ?? ''));
+      if (shapeOrName === undefined) throw new Error(`addInputTensor('${info}', shape): the shape is missing ([] for a scalar)`);
+      return this.handle.addInputTensor(String(info), shapeOrName, String(name ?? ''));
     }
     addUntypedInputTensor(name = '') { return this.handle.addUntypedInputTensor(String(name)); }
     addInputTensorFromParentGraph(id) { this.handle.addInputTensorFromParentGraph(String(id)); }
@@ -459,6 +580,15 @@ function makeApi(raw) {
       return this.handle.addInitializedInputTensor(a, String(name));
     }
     addOutputTensor(id) { this.handle.addOutputTensor(String(id)); }
+    /// poponnx's builder.add(a, b): the same as builder.aiOnnx.add([a, b]).
+    add(...args) {
+      const ins = args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
+      if (ins.length !== 2 || !ins.every((x) => typeof x === 'string')) {
+        throw new Error(`builder.add(a, b) takes two tensor ids, got (${args.map(describe).join(', ')}); other ops ` +
+                        `are builder.aiOnnx.<op>([inputs], ...), e.g. builder.aiOnnx.add([a, b])`);
+      }
+      return this.aiOnnx.add(ins);
+    }
     customOp(opName, opVersion, domain, inputs, attributes = {}, numOutputs = 1, name = '') {
       const list = Object.entries(attributes).map(([k, v]) => [k, attrType(v), v]);
       return this.handle.op(domain, opVersion, opName, Array.from(inputs), numOutputs, list, name, 0, -1);
@@ -506,7 +636,8 @@ function makeApi(raw) {
     }
   }
 
-  class Session extends Handle {
+  /// What InferenceSession, TrainingSession and poponnx's Session share.
+  class SessionBase extends Handle {
     prepareDevice(loadEngine = true) { this.handle.prepareDevice(!!loadEngine); }
     loadEngineAndConnectStreams() { this.handle.loadEngineAndConnectStreams(); }
     weightsFromHost() { this.handle.weightsFromHost(); }
@@ -570,11 +701,24 @@ function makeApi(raw) {
       return out;
     }
     getSummaryReport(resetProfile = true) { return this.handle.getSummaryReport(!!resetProfile); }
-    setRandomSeed(seed) { this.handle.setRandomSeed(Number(seed)); }
+    setRandomSeed(seed) { this.handle.setRandomSeed(seed); }
     isPrepared() { return this.handle.isPrepared(); }
+    /// The session's device (the CPU device when it was made without one).
+    getDevice() {
+      const i = this.handle.getDevice();
+      return new DeviceInfo({ type: i.type, options: i.options }, i);
+    }
     getMemoryStats() { return this.handle.getMemoryStats(); }
 
     run(stepio, debugName = '') {
+      const { inputs, anchors } = this._stepArgs(stepio);
+      this.handle.run(inputs, anchors, String(debugName));
+    }
+    /// A PyStepIO's inputs as NDArrays of the tensors' types, and its anchors' TypedArrays.
+    _stepArgs(stepio) {
+      if (!stepio || typeof stepio !== 'object' || !('inputs' in stepio) || !('outputs' in stepio)) {
+        throw new Error(`expected a PyStepIO(inputs, anchors), got ${describe(stepio)}`);
+      }
       const inputs = {};
       for (const [id, v] of Object.entries(stepio.inputs ?? {})) {
         if (!this.handle.hasInfo(id)) {
@@ -601,32 +745,60 @@ function makeApi(raw) {
       for (const [id, a] of Object.entries(stepio.outputs ?? {})) {
         anchors[id] = a instanceof NDArray ? a.data : a;
       }
-      this.handle.run(inputs, anchors, String(debugName));
+      return { inputs, anchors };
     }
   }
 
-  function sessionArgs(args, what) {
-    // (model, dataFlow, deviceInfo, [losses,] inputShapeInfo, userOptions, patterns) or one object
-    // with PopART's keyword names (fnModel, dataFlow, deviceInfo, losses, inputShapeInfo,
-    // userOptions, patterns). `losses` (an array) is the pre-1.2 API.
-    let a;
-    if (args.length === 1 && args[0] && typeof args[0] === 'object' && !ArrayBuffer.isView(args[0]) &&
-        !(args[0] instanceof ArrayBuffer)) {
-      const o = args[0];
-      a = [o.fnModel ?? o.model, o.dataFlow, o.deviceInfo ?? o.device, o.losses, o.inputShapeInfo,
-           o.userOptions ?? o.options, o.patterns];
+  /// A plain object (not an Array, bytes or one of the API's classes): Python's keyword arguments.
+  const isKeywords = (x) => x !== null && typeof x === 'object' && !Array.isArray(x) && !ArrayBuffer.isView(x) &&
+                            [Object.prototype, null].includes(Object.getPrototypeOf(x));
+  /// Keyword spellings of older APIs: dataFeed (poponnx and PopART before 1.0) is dataFlow.
+  const KEYWORD_ALIASES = { model: 'fnModel', dataFeed: 'dataFlow', device: 'deviceInfo', options: 'userOptions' };
+
+  /// The keyword forms f({fnModel, dataFlow, ...}) and f(model, {dataFlow, ...}) (Python's
+  /// `f(model, dataFlow=...)`) as {name: value}; null for the positional form. An unknown name, or
+  /// one given twice (dataFlow and dataFeed), is an error.
+  function keywordArgs(args, names, what) {
+    let kw;
+    const out = {};
+    if (args.length === 1 && isKeywords(args[0])) {
+      kw = args[0];
+    } else if (args.length === 2 && isKeywords(args[1])) {
+      kw = args[1];
+      out.fnModel = args[0];
     } else {
-      a = Array.isArray(args[3]) ? args : [...args.slice(0, 3), undefined, ...args.slice(3)];
+      return null;
     }
-    const [model, dataFlow, device, losses, isi, options, patterns] = a;
-    if (!(dataFlow instanceof DataFlow)) throw new Error(`${what}: dataFlow must be a DataFlow`);
-    if (!(device instanceof DeviceInfo)) throw new Error(`${what}: deviceInfo must come from DeviceManager()`);
+    for (const [k, v] of Object.entries(kw)) {
+      const name = KEYWORD_ALIASES[k] ?? k;
+      if (!names.includes(name)) {
+        throw new Error(`${what}: unknown argument '${k}'; the arguments are ${names.join(', ')} (dataFeed is ` +
+                        `accepted for dataFlow)`);
+      }
+      if (name in out) throw new Error(`${what}: '${k}' gives ${name} a second time`);
+      out[name] = v;
+    }
+    return out;
+  }
+
+  /// Checks and marshals the arguments sessions share ({fnModel, dataFlow, deviceInfo, losses,
+  /// inputShapeInfo, userOptions, patterns}). No deviceInfo: the core's default CPU device (logged).
+  function sessionSpec(o, what) {
+    const { fnModel, dataFlow, deviceInfo, losses, inputShapeInfo, userOptions, patterns } = o;
+    if (!(dataFlow instanceof DataFlow)) throw new Error(`${what}: dataFlow must be a DataFlow, got ${describe(dataFlow)}`);
+    if (deviceInfo !== undefined && !(deviceInfo instanceof DeviceInfo)) {
+      throw new Error(`${what}: deviceInfo must come from DeviceManager() (or be left out for the CPU device), ` +
+                      `got ${describe(deviceInfo)}`);
+    }
+    if (inputShapeInfo !== undefined && inputShapeInfo !== null && !(inputShapeInfo instanceof InputShapeInfo)) {
+      throw new Error(`${what}: inputShapeInfo must be an InputShapeInfo, got ${describe(inputShapeInfo)}`);
+    }
     return {
-      model: modelBytes(model, what),
-      dataFlow,
-      device,
-      isi: isi instanceof InputShapeInfo ? isi._spec() : undefined,
-      options: optionsSpec(options),
+      model: modelBytes(fnModel, what),
+      dataFlow: dataFlow._spec,
+      device: deviceInfo?._spec,
+      isi: inputShapeInfo ? inputShapeInfo._spec() : undefined,
+      options: optionsSpec(userOptions),
       patterns: patterns === undefined ? undefined : (patterns instanceof Patterns ? patterns : new Patterns(patterns))._spec,
       losses: losses === undefined ? undefined : lossSpecs(losses, what),
     };
@@ -676,12 +848,21 @@ function makeApi(raw) {
     });
   }
 
-  class InferenceSession extends Session {
+  class InferenceSession extends SessionBase {
+    /// (model, dataFlow, deviceInfo, [losses,] inputShapeInfo, userOptions, patterns),
+    /// ({fnModel, dataFlow, deviceInfo, ...}) or (model, {dataFlow, deviceInfo, ...}) (dataFeed is
+    /// dataFlow's older name). Without a deviceInfo the session runs on the CPU device (logged).
     constructor(...args) {
-      const s = sessionArgs(args, 'InferenceSession');
-      super(SessionHandle.createInference(s.model, s.dataFlow._spec, s.device._spec, s.isi, s.options, s.patterns,
-                                          s.losses));
-      this._dataFlow = s.dataFlow;
+      let o = keywordArgs(args, ['fnModel', 'dataFlow', 'deviceInfo', 'losses', 'inputShapeInfo', 'userOptions',
+                                 'patterns'], 'InferenceSession');
+      if (!o) {
+        const a = Array.isArray(args[3]) ? args : [...args.slice(0, 3), undefined, ...args.slice(3)];
+        const [fnModel, dataFlow, deviceInfo, losses, inputShapeInfo, userOptions, patterns] = a;
+        o = { fnModel, dataFlow, deviceInfo, losses, inputShapeInfo, userOptions, patterns };
+      }
+      const s = sessionSpec(o, 'InferenceSession');
+      super(SessionHandle.createInference(s.model, s.dataFlow, s.device, s.isi, s.options, s.patterns, s.losses));
+      this._dataFlow = o.dataFlow;
     }
     static createFromOnnxModel(...args) { return new InferenceSession(...args); }
   }
@@ -690,13 +871,22 @@ function makeApi(raw) {
 
   /// Optimizer values: a number (constant), [value, isConst] (PopART's tuples) or
   /// {value, isConst}.
-  function optimizerParams(params) {
+  function optimizerParams(params, what) {
+    if (params === undefined) return {};
+    if (!isKeywords(params)) {
+      throw new Error(`${what}: expected {key: value} (e.g. {defaultLearningRate: [0.1, false]}), got ${describe(params)}`);
+    }
     const out = {};
-    for (const [k, v] of Object.entries(params ?? {})) {
-      if (typeof v === 'number') out[k] = [v, true];
-      else if (Array.isArray(v) && v.length === 2) out[k] = [Number(v[0]), !!v[1]];
-      else if (v && typeof v === 'object' && 'value' in v) out[k] = [Number(v.value), v.isConst ?? true];
-      else throw new Error(`optimizer value '${k}' must be a number, [value, isConst] or {value, isConst}`);
+    for (const [k, v] of Object.entries(params)) {
+      let pair = null;
+      if (typeof v === 'number') pair = [v, true];
+      else if (Array.isArray(v) && v.length === 2) pair = [v[0], v[1]];
+      else if (v && typeof v === 'object' && 'value' in v) pair = [v.value, v.isConst ?? true];
+      if (!pair || typeof pair[0] !== 'number' || typeof pair[1] !== 'boolean') {
+        throw new Error(`${what}: value '${k}' must be a number, [value, isConst] or {value, isConst}, got ` +
+                        `${describe(v)}`);
+      }
+      out[k] = pair;
     }
     return out;
   }
@@ -732,7 +922,8 @@ function makeApi(raw) {
     type() { return this._spec.type === 'ConstSGD' ? 'SGD' : this._spec.type; }
     /// Weight-specific values (keys as PopART's insertSpecific).
     insertSpecific(weightId, params) {
-      const spec = { ...this._spec, specific: { ...(this._spec.specific ?? {}), [weightId]: optimizerParams(params) } };
+      const spec = { ...this._spec,
+                     specific: { ...(this._spec.specific ?? {}), [weightId]: optimizerParams(params, 'insertSpecific') } };
       M.checkOptimizer(spec);
       this._spec = spec;
       return this;
@@ -740,9 +931,19 @@ function makeApi(raw) {
   }
   class SGD extends Optimizer {
     /// SGD({defaultLearningRate: [0.1, false], defaultMomentum: 0.9, ...}, clipNormSettings,
-    ///     accumulatorAndMomentum 'Combined' | 'Separate')
+    ///     accumulatorAndMomentum 'Combined' | 'Separate'), or poponnx's / early PopART's
+    /// SGD(learningRate): a non-constant learning rate (updateOptimizer can change it; ConstSGD is the
+    /// constant form), every other value at its default.
     constructor(params = {}, clipNormSettings = [], accumulatorAndMomentum = 'Combined') {
-      super({ type: 'SGD', params: optimizerParams(params), specific: {}, accumulatorAndMomentum,
+      if (typeof params === 'number') {
+        if (arguments.length > 1) {
+          throw new Error('SGD(learningRate) takes only the learning rate; give other values as SGD({defaultLearningRate: ' +
+                          '[lr, false], defaultWeightDecay: wd, ...}, clipNormSettings, accumulatorAndMomentum)');
+        }
+        super({ type: 'SGD', learningRate: params, specific: {}, clipNormSettings: [] });
+        return;
+      }
+      super({ type: 'SGD', params: optimizerParams(params, 'SGD'), specific: {}, accumulatorAndMomentum,
               clipNormSettings: clipNormSpecs(clipNormSettings) });
     }
   }
@@ -758,7 +959,7 @@ function makeApi(raw) {
     /// Adam(values, mode 'Adam' | 'AdamNoBias' | 'AdaMax' | 'Lamb' | 'LambNoBias',
     ///      weightDecayMode 'Decay' | 'L2Regularization')
     constructor(params = {}, mode = 'Adam', weightDecayMode = 'Decay', clipNormSettings = []) {
-      super({ type: 'Adam', params: optimizerParams(params), specific: {}, mode, weightDecayMode,
+      super({ type: 'Adam', params: optimizerParams(params, 'Adam'), specific: {}, mode, weightDecayMode,
               clipNormSettings: clipNormSpecs(clipNormSettings) });
     }
   }
@@ -766,33 +967,37 @@ function makeApi(raw) {
     /// Adaptive(values, mode 'AdaGrad' | 'RMSProp' | 'CenteredRMSProp' | 'AdaDelta', weightDecayMode,
     ///          rmspropTFVariant)
     constructor(params = {}, mode = 'RMSProp', weightDecayMode = 'Decay', rmspropTFVariant = false) {
-      super({ type: 'Adaptive', params: optimizerParams(params), specific: {}, mode, weightDecayMode, rmspropTFVariant });
+      super({ type: 'Adaptive', params: optimizerParams(params, 'Adaptive'), specific: {}, mode, weightDecayMode,
+              rmspropTFVariant });
     }
   }
 
-  class TrainingSession extends Session {
-    /// (model, dataFlow, loss, optimizer, deviceInfo, inputShapeInfo, userOptions, patterns) or
-    /// {fnModel, dataFlow, loss, optimizer, deviceInfo, inputShapeInfo, userOptions, patterns}.
-    /// `loss` is the id of a scalar loss tensor, or (pre-1.2) an array of NllLoss / L1Loss /
-    /// IdentityLoss (keyword `losses`), whose sum is trained on.
+  class TrainingSession extends SessionBase {
+    /// (model, dataFlow, loss, optimizer, deviceInfo, inputShapeInfo, userOptions, patterns),
+    /// ({fnModel, dataFlow, loss, optimizer, deviceInfo, ...}) or (model, {dataFlow, loss, ...})
+    /// (dataFeed is dataFlow's older name). `loss` is the id of a scalar loss tensor, or (pre-1.2)
+    /// an array of NllLoss / L1Loss / IdentityLoss (keyword `losses`), whose sum is trained on.
+    /// Without a deviceInfo the session runs on the CPU device (logged).
     constructor(...args) {
-      let a = args;
-      if (args.length === 1 && args[0] && typeof args[0] === 'object' && !ArrayBuffer.isView(args[0]) &&
-          !(args[0] instanceof ArrayBuffer)) {
-        const o = args[0];
-        a = [o.fnModel ?? o.model, o.dataFlow, o.loss ?? o.losses, o.optimizer, o.deviceInfo ?? o.device,
-             o.inputShapeInfo, o.userOptions ?? o.options, o.patterns];
+      let o = keywordArgs(args, ['fnModel', 'dataFlow', 'loss', 'losses', 'optimizer', 'deviceInfo', 'inputShapeInfo',
+                                 'userOptions', 'patterns'], 'TrainingSession');
+      if (o) {
+        if (o.loss !== undefined && o.losses !== undefined) throw new Error('TrainingSession: give loss or losses, not both');
+        o.loss = o.loss ?? o.losses;
+        delete o.losses;
+      } else {
+        const [fnModel, dataFlow, loss, optimizer, deviceInfo, inputShapeInfo, userOptions, patterns] = args;
+        o = { fnModel, dataFlow, loss, optimizer, deviceInfo, inputShapeInfo, userOptions, patterns };
       }
-      const [model, dataFlow, loss, optimizer, device, isi, options, patterns] = a;
+      const { loss, optimizer } = o;
       if (typeof loss !== 'string' && !Array.isArray(loss))
         throw new Error('TrainingSession: loss must be the id of a scalar tensor or an array of losses');
       if (!(optimizer instanceof Optimizer)) throw new Error('TrainingSession: optimizer must be an SGD, ConstSGD, Adam or Adaptive');
-      const s = sessionArgs([{ fnModel: model, dataFlow, deviceInfo: device, inputShapeInfo: isi, userOptions: options,
-                                patterns }], 'TrainingSession');
+      const s = sessionSpec(o, 'TrainingSession');
       const lossArg = typeof loss === 'string' ? loss : lossSpecs(loss, 'TrainingSession');
-      super(SessionHandle.createTraining(s.model, s.dataFlow._spec, lossArg, optimizer._spec, s.device._spec, s.isi,
-                                         s.options, s.patterns));
-      this._dataFlow = s.dataFlow;
+      super(SessionHandle.createTraining(s.model, s.dataFlow, lossArg, optimizer._spec, s.device, s.isi, s.options,
+                                         s.patterns));
+      this._dataFlow = o.dataFlow;
       this._optimizer = optimizer;
     }
     static createFromOnnxModel(...args) { return new TrainingSession(...args); }
@@ -816,6 +1021,59 @@ function makeApi(raw) {
     }
   }
 
+  const LEGACY_ARGS = ['fnModel', 'dataFlow', 'losses', 'optimizer', 'deviceInfo', 'inputShapeInfo', 'userOptions',
+                       'patterns'];
+  const LEGACY_FORM = 'the forms are Session(model, dataFeed[, losses[, optimizer]]) and Session({fnModel, dataFeed, ' +
+                      'losses, optimizer, deviceInfo, inputShapeInfo, userOptions, patterns})';
+
+  /// poponnx's Session (2018-19), a thin layer over the modern sessions (the core's LegacySession):
+  /// Session(model, dataFeed, losses, optimizer) trains with train(stepio), evaluates the losses
+  /// with evaluate(stepio) and runs the forward pass with infer(stepio). Deprecated (logged).
+  class LegacySession extends SessionBase {
+    constructor(...args) {
+      let o = keywordArgs(args, LEGACY_ARGS, 'Session');
+      if (!o) {
+        const [fnModel, dataFlow, ...rest] = args;
+        o = { fnModel, dataFlow };
+        // After the model and the DataFlow, each argument is recognised by its class.
+        rest.forEach((v, i) => {
+          const slot = Array.isArray(v) ? 'losses' : v instanceof Optimizer ? 'optimizer'
+                     : v instanceof InputShapeInfo ? 'inputShapeInfo' : v instanceof DeviceInfo ? 'deviceInfo'
+                     : v instanceof Patterns ? 'patterns' : null;
+          if (!slot || slot in o) {
+            throw new Error(`Session: argument ${i + 3} (${describe(v)}) is ${slot ? `a second ${slot}` : 'not losses ' +
+                            '(an Array), an optimizer, an InputShapeInfo, a DeviceInfo or Patterns'}; ${LEGACY_FORM}`);
+          }
+          o[slot] = v;
+        });
+      }
+      if (o.optimizer !== undefined && !(o.optimizer instanceof Optimizer)) {
+        throw new Error(`Session: optimizer must be an SGD, ConstSGD, Adam or Adaptive, got ${describe(o.optimizer)}`);
+      }
+      const s = sessionSpec(o, 'Session');
+      super(SessionHandle.createLegacy(s.model, s.dataFlow, s.losses, o.optimizer?._spec, s.device, s.isi, s.options,
+                                       s.patterns));
+      this._dataFlow = o.dataFlow;
+    }
+    /// One step of TrainingSession.run (needs losses and an optimizer).
+    train(stepio) { this._legacyStep('train', stepio); }
+    /// The forward pass and the losses, without weight updates (needs losses).
+    evaluate(stepio) { this._legacyStep('evaluate', stepio); }
+    /// The forward pass only.
+    infer(stepio) { this._legacyStep('infer', stepio); }
+    updateOptimizer(optimizer) { this.handle.updateOptimizer(TrainingSession._spec(optimizer)); }
+    optimizerFromHost() { this.handle.optimizerFromHost(); }
+    /// With an optimizer: the ids of the tensors holding its non-const hyper-parameters.
+    getOptimizerTensorIds() { return this.handle.getOptimizerTensorIds(); }
+    _legacyStep(mode, stepio) {
+      const { inputs, anchors } = this._stepArgs(stepio);
+      this.handle.legacyStep(mode, inputs, anchors);
+    }
+  }
+  /// Session(...) and new Session(...) both make a LegacySession.
+  function Session(...args) { return new LegacySession(...args); }
+  Session.prototype = LegacySession.prototype;
+
   // ------------------------------------------------------------ logging
 
   const loggerCache = new Map();
@@ -831,7 +1089,7 @@ function makeApi(raw) {
 
   return {
     TensorInfo, NDArray, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, PatternsLevel, SessionOptions,
-    DeviceManager, DeviceInfo, Builder, InferenceSession, TrainingSession, PyStepIO, StepIO: PyStepIO, getLogger,
+    DeviceManager, DeviceInfo, Builder, InferenceSession, TrainingSession, Session, PyStepIO, StepIO: PyStepIO, getLogger,
     Optimizer, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss,
     ReductionType: Object.freeze({ Sum: 'Sum', Mean: 'Mean', NoReduction: 'NoReduction' }),
     /// Bytes allocated on the wasm heap (for leak checks).

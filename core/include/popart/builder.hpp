@@ -84,6 +84,9 @@ class Builder {
   TensorId addInitializedInputTensor(const ConstVoidData& initData, const DebugContext& debugContext = {});
   /// Marks an ONNX graph output (an output is not an anchor: DataFlow selects anchors).
   void addOutputTensor(const TensorId& id);
+  /// poponnx's `builder.add(a, b)`: an ai.onnx Add in the model's ai.onnx opset (PopART's default,
+  /// 10, if none is chosen yet); the same as `aiOnnxOpsetN().add({a, b})`.
+  TensorId add(const TensorId& a, const TensorId& b, const DebugContext& debugContext = {});
 
   // ------------------------------------------------------------------ op builders
   AiOnnxOpset6 aiOnnxOpset6() { return AiOnnxOpset6(impl_.get()); }

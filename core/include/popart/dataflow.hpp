@@ -55,12 +55,19 @@ class DataFlow {
   /// Legacy form: the same return type for every listed anchor.
   DataFlow(int batchesPerStep, const std::vector<TensorId>& anchorIds,
            const AnchorReturnType& art = AnchorReturnType("All"));
+  /// poponnx's form (2018-19), e.g. `DataFlow(500, 4, {"l1LossVal"}, AnchorReturnType("ALL"))`: the
+  /// listed anchors all get `art`. `batchSize` (> 0) is not used, as the batch size comes from the
+  /// model's input shapes: it is logged as deprecated, and a session warns if an input's first
+  /// dimension differs from it.
+  DataFlow(int batchesPerStep, int batchSize, const std::vector<TensorId>& anchorIds, const AnchorReturnType& art);
 
   bool isAnchored(const TensorId& id) const;
   /// The anchors, in map-key order.
   const std::vector<TensorId>& anchors() const { return anchors_; }
   int nAnchors() const { return static_cast<int>(anchors_.size()); }
   int batchesPerStep() const { return batchesPerStep_; }
+  /// The batchSize given to poponnx's form; 0 for the other forms.
+  int batchSize() const { return batchSize_; }
   void setBatchesPerStep(int bps) { batchesPerStep_ = bps; }
   /// The return type of an anchor; "Tensor X is not an anchor" otherwise.
   const AnchorReturnType& art(const TensorId& id) const;
@@ -70,6 +77,7 @@ class DataFlow {
  private:
   void validate() const;
   int batchesPerStep_ = 0;
+  int batchSize_ = 0;
   AnchorReturnTypeMap m_;
   std::vector<TensorId> anchors_;
 };

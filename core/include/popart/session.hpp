@@ -34,6 +34,11 @@ namespace popart {
 class Ir;
 class Executable;
 class Backend;
+class LegacySession;
+
+/// The device of the forms that take no deviceInfo (poponnx's `InferenceSession(model, dataFeed)`,
+/// `Session(...)`): a CPU device, with a warning naming `form` in the log ("session" module).
+std::shared_ptr<DeviceInfo> defaultSessionDevice(const std::string& form);
 
 /// Memory the prepared session uses, in bytes.
 struct SessionMemoryStats {
@@ -48,6 +53,18 @@ class Session {
   virtual ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
+
+  /// poponnx's single Session (2018-19): `Session::createFromOnnxModel(model, dataFeed, losses,
+  /// &optimizer)` then `train` / `evaluate` / `infer`. Deprecated (logged): a thin layer over
+  /// InferenceSession and TrainingSession, see LegacySession. `deviceInfo` null: a CPU device
+  /// (defaultSessionDevice).
+  static std::unique_ptr<LegacySession> createFromOnnxModel(const std::string& model, const DataFlow& dataFlow,
+                                                            const std::vector<Loss*>& losses = {},
+                                                            const Optimizer* optimizer = nullptr,
+                                                            std::shared_ptr<DeviceInfo> deviceInfo = nullptr,
+                                                            const InputShapeInfo& inputShapeInfo = InputShapeInfo(),
+                                                            const SessionOptions& userOptions = SessionOptions(),
+                                                            const Patterns& patterns = Patterns());
 
   /// Lowers the IR onto the device. With loadEngine (default) the engine is also loaded.
   void prepareDevice(bool loadEngine = true);
@@ -158,6 +175,9 @@ class InferenceSession : public Session {
     return createWithLosses(model, dataFlow, std::move(deviceInfo), losses, inputShapeInfo, userOptions, patterns,
                             name);
   }
+  /// poponnx's form without a device, `InferenceSession("alexnet.onnx", dataFeed)`: runs on a CPU
+  /// device (defaultSessionDevice logs a warning).
+  static std::unique_ptr<InferenceSession> createFromOnnxModel(const std::string& model, const DataFlow& dataFlow);
 
  private:
   InferenceSession(std::string name, std::shared_ptr<DeviceInfo> device);
@@ -197,6 +217,17 @@ class TrainingSession : public Session {
     return createWithLosses(model, dataFlow, losses, optimizer, std::move(deviceInfo), inputShapeInfo, userOptions,
                             patterns, name);
   }
+  /// poponnx's form without a device, `TrainingSession(model, dataFeed=, losses=, optimizer=,
+  /// inputShapeInfo=)`: runs on a CPU device (defaultSessionDevice logs a warning).
+  template <typename Losses = std::vector<Loss*>,
+            typename = std::enable_if_t<std::is_same<Losses, std::vector<Loss*>>::value>>
+  static std::unique_ptr<TrainingSession> createFromOnnxModel(const std::string& model, const DataFlow& dataFlow,
+                                                              const Losses& losses, const Optimizer& optimizer,
+                                                              const InputShapeInfo& inputShapeInfo = InputShapeInfo()) {
+    return createWithLosses(model, dataFlow, losses, optimizer,
+                            defaultSessionDevice("TrainingSession(model, dataFeed, losses, optimizer)"), inputShapeInfo,
+                            SessionOptions(), Patterns(), "training");
+  }
 
   /// The optimizer in use (the one given at creation, or the latest updateOptimizer(FromHost)).
   const Optimizer& getOptimizer() const { return *optimizer_; }
@@ -232,6 +263,59 @@ class TrainingSession : public Session {
                                                            const std::string& name);
   std::unique_ptr<Optimizer> optimizer_;
   std::vector<TensorId> optimizerTensorIds_;
+};
+
+/// poponnx's one Session class (2018-19), for code written against it, made by
+/// Session::createFromOnnxModel. It is a thin layer over the modern sessions: session() is a
+/// TrainingSession when an optimizer was given, else an InferenceSession (with the losses, if any).
+/// - train(stepio): TrainingSession::run (one step of batchesPerStep weight updates);
+/// - evaluate(stepio): the forward pass and the losses, without updates;
+/// - infer(stepio): the forward pass only.
+/// When session() is not already that program, evaluate and infer run a forward-only
+/// InferenceSession made and prepared on first use (with the losses for evaluate), which takes a
+/// copy of session()'s current weights before each call. Its anchors are the DataFlow's, less the
+/// ids with a reserved prefix (Gradient___...) and, for infer, the losses' outputs. Each call's
+/// StepIO holds the inputs and anchors of that program. A call the session cannot do (train
+/// without an optimizer, evaluate without losses) is an error naming the form that can.
+class LegacySession {
+ public:
+  ~LegacySession();
+  LegacySession(const LegacySession&) = delete;
+  LegacySession& operator=(const LegacySession&) = delete;
+
+  void prepareDevice();
+  void weightsFromHost();
+  void weightsToHost();
+  /// With an optimizer only (else an error).
+  void optimizerFromHost();
+  void updateOptimizer(const Optimizer* optimizer);
+  void train(IStepIO& stepio);
+  void evaluate(IStepIO& stepio);
+  void infer(IStepIO& stepio);
+  void modelToHost(const std::string& fn) { main_->modelToHost(fn); }
+  std::map<TensorId, NDArray> initAnchorArrays() const { return main_->initAnchorArrays(); }
+  TensorInfo getInfo(const TensorId& id) const { return main_->getInfo(id); }
+  /// The session made for the arguments (owned by this object).
+  Session& session() { return *main_; }
+  const Session& session() const { return *main_; }
+  bool hasLosses() const { return !losses_.empty(); }
+  bool hasOptimizer() const;
+
+ private:
+  friend class Session;
+  LegacySession() = default;
+  /// The forward-only session of evaluate (withLosses) or infer, made on first use, with
+  /// session()'s current weights.
+  InferenceSession& forwardSession(bool withLosses, const char* call);
+
+  std::unique_ptr<Session> main_;
+  std::unique_ptr<InferenceSession> evaluator_, inferrer_;
+  std::vector<std::unique_ptr<Loss>> losses_;
+  std::string model_;
+  DataFlow dataFlow_;
+  InputShapeInfo inputShapeInfo_;
+  SessionOptions options_;
+  Patterns patterns_;
 };
 
 }  // namespace popart

@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -91,6 +92,14 @@ class SGD : public Optimizer {
                SGDAccumulatorAndMomentum sgdAccMm = SGDAccumulatorAndMomentum::Combined,
                DataType accumType = DataType::UNDEFINED, DataType accl1Type = DataType::UNDEFINED,
                const DebugContext& debugContext = "sgd");
+
+  /// poponnx's and early PopART's `SGD(learningRate)`, as in `updateOptimizer(SGD(stepLr))`: the
+  /// learning rate is not constant (that API streamed it to the device, so updateOptimizer +
+  /// optimizerFromHost can change it; ConstSGD is the constant form) and every other value takes
+  /// its default. A learning rate that is not finite, or negative, is an error. (A template only
+  /// so that `SGD({})` still selects the map form.)
+  template <typename T, typename = std::enable_if_t<std::is_arithmetic<T>::value && !std::is_same<T, bool>::value>>
+  explicit SGD(T learningRate) : SGD(fromLearningRate(static_cast<double>(learningRate))) {}
 
   /// From a map of OptimizerValues (same keys and defaults).
   static SGD fromDefaultMap(const std::map<std::string, OptimizerValue>& params, const DebugContext& debugContext = {});
@@ -192,6 +201,7 @@ class SGD : public Optimizer {
   int64_t meanAccumulationFactor() const;
 
  private:
+  static SGD fromLearningRate(double learningRate);
   static std::map<std::string, OptimizerValue> getComplete(const std::map<std::string, OptimizerValue>& m);
   SGD(const std::map<std::string, OptimizerValue>& complete, const std::vector<ClipNormSettings>& clipNormSettings,
       SGDAccumulatorAndMomentum sgdAccMm, DataType accumType, DataType accl1Type, const DebugContext& debugContext,

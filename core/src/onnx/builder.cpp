@@ -150,6 +150,12 @@ void Builder::customOp(const OperatorIdentifier& opid, int opsetVersion, const s
             &outputs);
 }
 
+TensorId Builder::add(const TensorId& a, const TensorId& b, const DebugContext& debugContext) {
+  constexpr int kDefaultOnnxOpset = 10;  // PopART's default ai.onnx opset
+  const int v = getOnnxOpsetVersion();
+  return opsetOp("ai.onnx", v > 0 ? v : kDefaultOnnxOpset, "Add", {a, b}, 1, {}, debugContext, 2, 2).at(0);
+}
+
 void Builder::useOpset(const std::string& domain, int version) {
   impl_->addOpsetRequirement(domain, version);
 }

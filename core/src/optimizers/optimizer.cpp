@@ -1,6 +1,7 @@
 // OptimizerValue, OptimizerValueMap, ClipNormSettings and the Optimizer base.
 #include "popart/optimizer.hpp"
 
+#include <cmath>
 #include <ostream>
 #include <sstream>
 
@@ -206,6 +207,8 @@ void checkStateType(const std::string& optimizer, const std::string& what, DataT
 }
 
 void checkLearningRate(const std::string& optimizer, OptimizerValue lr) {
+  if (!std::isfinite(lr.val()))
+    throw error("The learning rate ({}) in {} is not a finite number.", lr.val(), optimizer);
   if (lr.val() < 0) {
     throw error("Negative learning rate ({}) in {}, bailing as this might be a user error.", lr.val(), optimizer);
   }

@@ -1,6 +1,7 @@
 // SGD and ConstSGD: hyper-parameter maps, checks, replacement rules, compound scalars.
 #include "popart/sgd.hpp"
 
+#include <cmath>
 #include <initializer_list>
 #include <ostream>
 
@@ -83,6 +84,12 @@ SGD SGD::fromDefaultMap(const std::map<std::string, OptimizerValue>& params, con
 
 std::unique_ptr<Optimizer> SGD::clone() const {
   return std::make_unique<SGD>(*this);
+}
+
+SGD SGD::fromLearningRate(double lr) {
+  if (!std::isfinite(lr)) throw error("SGD(learningRate): the learning rate must be a finite number, got {}", lr);
+  return SGD({static_cast<float>(lr), false}, getUnsetWeightDecay(), getUnsetMomentum(), getUnsetDampening(),
+             getUnsetVelocityScaling(), getUnsetLossScaling(), getUnsetNesterov());
 }
 
 void SGD::runValueChecks(OptimizerValue lr, OptimizerValue wd, OptimizerValue mm, OptimizerValue dp, OptimizerValue vs,

@@ -7,6 +7,7 @@
 
 #include "popart/error.hpp"
 #include "popart/inputshapeinfo.hpp"
+#include "popart/logging.hpp"
 #include "popart/op/loss.hpp"
 
 namespace popart {
@@ -86,6 +87,21 @@ DataFlow::DataFlow(int batchesPerStep, const std::vector<TensorId>& anchorIds, c
   for (const auto& id : anchorIds) m_.emplace(id, art);
   for (const auto& kv : m_) anchors_.push_back(kv.first);
   validate();
+}
+
+DataFlow::DataFlow(int batchesPerStep, int batchSize, const std::vector<TensorId>& anchorIds,
+                   const AnchorReturnType& art)
+    : DataFlow(batchesPerStep, anchorIds, art) {
+  if (batchSize <= 0)
+    throw error(
+        "DataFlow(batchesPerStep, batchSize, anchors, art) (poponnx's form): batchSize must be greater than zero, "
+        "got {}",
+        batchSize);
+  batchSize_ = batchSize;
+  logging::session::warn(
+      "DataFlow(batchesPerStep, batchSize, anchors, art) is poponnx's form and is deprecated: batchSize ({}) is not "
+      "used, the batch size comes from the model's input shapes. Use DataFlow(batchesPerStep, anchors, art).",
+      batchSize);
 }
 
 void DataFlow::validate() const {

@@ -134,7 +134,10 @@ std::shared_ptr<DeviceInfo> DeviceManager::tryAcquireAvailableDevice(int numIpus
 }
 
 std::shared_ptr<DeviceInfo> DeviceManager::acquireDeviceById(int id, SyncPattern, DeviceConnectionType) {
-  throw error("Failed to acquire device with id '{}'. This build has no Poplar SDK and sees no hardware IPUs.", id);
+  throw error(
+      "Failed to acquire device with id '{}'. This build has no Poplar SDK and sees no hardware IPUs; use "
+      "createCpuDevice() instead.",
+      id);
 }
 
 std::shared_ptr<DeviceInfo> DeviceManager::tryAcquireDeviceById(int, SyncPattern, DeviceConnectionType) {

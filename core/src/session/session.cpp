@@ -455,6 +455,17 @@ void Session::createIr(const std::string& model, const std::vector<Loss*>* losse
   b.loss = lossId;
   b.optimizer = optimizer;
   ir_->prepare(b);
+  if (dataFlow.batchSize() > 0) {
+    // poponnx's DataFlow(batchesPerStep, batchSize, ...): the input shapes decide the batch size.
+    for (const auto& id : ir_->streamInputIds()) {
+      const Tensor* t = ir_->mainGraph().tensor(id);
+      if (t && t->info.rank() > 0 && t->info.dim(0) != dataFlow.batchSize())
+        logging::session::warn(
+            "DataFlow batchSize {} (poponnx's form) differs from the first dimension of input '{}' ({}); the "
+            "input's shape is used",
+            dataFlow.batchSize(), id, t->info.toString());
+    }
+  }
 }
 
 std::unique_ptr<InferenceSession> InferenceSession::createFromOnnxModel(
