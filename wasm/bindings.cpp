@@ -263,6 +263,15 @@ void checkDataFlow(const val& spec) {
   guarded([&] { dataFlowFrom(spec); });
 }
 
+/// An enum value by name (the core's table and message), or `dflt` when the value is absent.
+template <typename E>
+E enumFrom(const val& v, E dflt, const std::string& what) {
+  if (isUndef(v)) return dflt;
+  if (typeOf(v) != "string")
+    throw error("{} must be a {} name (a string), got {}", what, EnumTraits<E>::name(), typeOf(v));
+  return enumFromString<E>(v.as<std::string>());
+}
+
 /// {level: 'Default'} or {names: [...]}, then enable: {name: bool}, inplace: bool
 Patterns patternsFrom(const val& spec) {
   if (isUndef(spec)) return Patterns();
@@ -270,14 +279,7 @@ Patterns patternsFrom(const val& spec) {
   if (!isUndef(spec["names"])) {
     p = Patterns(toStrings(spec["names"]));
   } else if (!isUndef(spec["level"])) {
-    const auto l = spec["level"].as<std::string>();
-    static const std::map<std::string, PatternsLevel> levels{{"NoPatterns", PatternsLevel::NoPatterns},
-                                                             {"Minimal", PatternsLevel::Minimal},
-                                                             {"Default", PatternsLevel::Default},
-                                                             {"All", PatternsLevel::All}};
-    auto it = levels.find(l);
-    if (it == levels.end()) throw error("Unknown PatternsLevel '{}' (expected NoPatterns, Minimal, Default or All)", l);
-    p = Patterns(it->second);
+    p = Patterns(enumFrom(spec["level"], PatternsLevel::Default, "Patterns level"));
   }
   val enable = spec["enable"];
   if (!isUndef(enable)) {
@@ -286,6 +288,11 @@ Patterns patternsFrom(const val& spec) {
   }
   if (!isUndef(spec["inplace"])) p.enableInPlace(spec["inplace"].as<bool>());
   return p;
+}
+
+/// Whether the Patterns `spec` enables `name` (the core's answer for levels and lists alike).
+bool patternEnabled(const val& spec, const std::string& name) {
+  return guarded([&] { return patternsFrom(spec).isPatternEnabled(name); });
 }
 
 void checkPatterns(const val& spec) {
@@ -305,126 +312,100 @@ InputShapeInfo inputShapeInfoFrom(const val& spec) {
   return isi;
 }
 
-using B = bool SessionOptions::*;
-using I64 = int64_t SessionOptions::*;
-using I = int SessionOptions::*;
-using F = float SessionOptions::*;
-using S = std::string SessionOptions::*;
-using M = std::map<std::string, std::string> SessionOptions::*;
+// ---------------------------------------------------------------- reflection (the core's tables)
 
-/// The SessionOptions fields JS can set, by type (a copy of the header's fields; the core's own
-/// reflection table replaces it in the architecture issue).
-struct SessionOptionTables {
-  std::map<std::string, B> bools{
-      {"enableGradientAccumulation", &SessionOptions::enableGradientAccumulation},
-      {"enableReplicatedGraphs", &SessionOptions::enableReplicatedGraphs},
-      {"enableDistributedReplicatedGraphs", &SessionOptions::enableDistributedReplicatedGraphs},
-      {"enablePipelining", &SessionOptions::enablePipelining},
-      {"explicitRecomputation", &SessionOptions::explicitRecomputation},
-      {"enableOutlining", &SessionOptions::enableOutlining},
-      {"constantWeights", &SessionOptions::constantWeights},
-      {"enableStochasticRounding", &SessionOptions::enableStochasticRounding},
-      {"enableFloatingPointChecks", &SessionOptions::enableFloatingPointChecks},
-      {"enableNonStableSoftmax", &SessionOptions::enableNonStableSoftmax},
-      {"enableStableNorm", &SessionOptions::enableStableNorm},
-      {"enableFullyConnectedPass", &SessionOptions::enableFullyConnectedPass},
-      {"enableSerializedMatmuls", &SessionOptions::enableSerializedMatmuls},
-      {"decomposeGradSum", &SessionOptions::decomposeGradSum},
-      {"aliasZeroCopy", &SessionOptions::aliasZeroCopy},
-      {"delayVarUpdates", &SessionOptions::delayVarUpdates},
-      {"enableExplicitMainLoops", &SessionOptions::enableExplicitMainLoops},
-      {"useHostCopyOps", &SessionOptions::useHostCopyOps},
-      {"strictOpVersions", &SessionOptions::strictOpVersions},
-      {"enablePrefetchDatastreams", &SessionOptions::enablePrefetchDatastreams},
-      {"rearrangeAnchorsOnHost", &SessionOptions::rearrangeAnchorsOnHost},
-      {"rearrangeStreamsOnHost", &SessionOptions::rearrangeStreamsOnHost},
-      {"instrumentWithHardwareCycleCounter", &SessionOptions::instrumentWithHardwareCycleCounter},
-      {"enableEngineCaching", &SessionOptions::enableEngineCaching},
-      {"enableVariablesCaching", &SessionOptions::enableVariablesCaching},
-      {"compileEngine", &SessionOptions::compileEngine},
-      {"dotOpNames", &SessionOptions::dotOpNames},
-  };
-  std::map<std::string, I64> int64s{
-      {"accumulationFactor", &SessionOptions::accumulationFactor},
-      {"replicatedGraphCount", &SessionOptions::replicatedGraphCount},
-      {"globalReplicationFactor", &SessionOptions::globalReplicationFactor},
-      {"globalReplicaOffset", &SessionOptions::globalReplicaOffset},
-      {"mergeVarUpdateMemThreshold", &SessionOptions::mergeVarUpdateMemThreshold},
-      {"looseThresholdAtPeak", &SessionOptions::looseThresholdAtPeak},
-      {"swapLimitScheduler", &SessionOptions::swapLimitScheduler},
-  };
-  std::map<std::string, I> ints{
-      {"defaultBufferingDepth", &SessionOptions::defaultBufferingDepth},
-      {"numIOTiles", &SessionOptions::numIOTiles},
-      {"firstDotOp", &SessionOptions::firstDotOp},
-      {"finalDotOp", &SessionOptions::finalDotOp},
-  };
-  std::map<std::string, F> floats{
-      {"outlineThreshold", &SessionOptions::outlineThreshold},
-      {"outlineSequenceBreakCost", &SessionOptions::outlineSequenceBreakCost},
-  };
-  std::map<std::string, S> strings{
-      {"partialsTypeMatMuls", &SessionOptions::partialsTypeMatMuls},
-      {"cachePath", &SessionOptions::cachePath},
-      {"logDir", &SessionOptions::logDir},
-      {"kahnTieBreaker", &SessionOptions::kahnTieBreaker},
-  };
-  std::map<std::string, M> maps{
-      {"engineOptions", &SessionOptions::engineOptions}, {"convolutionOptions", &SessionOptions::convolutionOptions},
-      {"lstmOptions", &SessionOptions::lstmOptions},     {"matmulOptions", &SessionOptions::matmulOptions},
-      {"reportOptions", &SessionOptions::reportOptions}, {"gclOptions", &SessionOptions::gclOptions},
-  };
-};
+/// A JS value as an OptionValue, by the kind of the option it goes to (`type` from the core's
+/// table): booleans, numbers (integral ones as integers), strings, BigInts, arrays of those, and
+/// plain objects as maps of strings. The core checks the kinds and ranges.
+OptionValue optionValueFrom(const val& v, const std::string& type, const std::string& what) {
+  const std::string t = typeOf(v);
+  if (type == "map") {
+    if (t != "object" || val::global("Array").call<bool>("isArray", v))
+      throw error("{} must be an object of strings (got {})", what, t);
+    std::map<std::string, std::string> m;
+    for (const auto& k : toStrings(val::global("Object").call<val>("keys", v)))
+      m[k] = val::global("String")(v[k]).as<std::string>();
+    return m;
+  }
+  if (val::global("Array").call<bool>("isArray", v)) {
+    const auto n = v["length"].as<unsigned>();
+    bool allStrings = n > 0, allInts = true;
+    for (unsigned i = 0; i < n; ++i) {
+      const std::string et = typeOf(v[i]);
+      if (et != "string") allStrings = false;
+      if (et == "bigint") continue;
+      if (et != "number" || !val::global("Number").call<bool>("isInteger", v[i])) allInts = false;
+    }
+    if (allStrings || type == "strings" || type == "enums") return toStrings(v);
+    if (allInts) return toInts(v, what);
+    std::vector<double> d;
+    for (unsigned i = 0; i < n; ++i) {
+      if (typeOf(v[i]) != "number") throw error("{}[{}] must be a number (got {})", what, i, typeOf(v[i]));
+      d.push_back(v[i].as<double>());
+    }
+    return d;
+  }
+  if (t == "boolean") return v.as<bool>();
+  if (t == "string") return v.as<std::string>();
+  if (t == "bigint") return toInt(v, what);
+  if (t == "number") {
+    const double d = v.as<double>();
+    if (val::global("Number").call<bool>("isSafeInteger", v)) return static_cast<int64_t>(d);
+    return d;
+  }
+  throw error("{} cannot be set from a JavaScript {}", what, t);
+}
 
-const SessionOptionTables& sessionOptionTables() {
-  static const SessionOptionTables t;
-  return t;
+val jsFromOptionValue(const OptionValue& v) {
+  if (const auto* b = std::get_if<bool>(&v)) return val(*b);
+  if (const auto* i = std::get_if<int64_t>(&v)) return val(static_cast<double>(*i));
+  if (const auto* d = std::get_if<double>(&v)) return val(*d);
+  if (const auto* s = std::get_if<std::string>(&v)) return val(*s);
+  val a = val::array();
+  if (const auto* li = std::get_if<std::vector<int64_t>>(&v))
+    for (std::size_t k = 0; k < li->size(); ++k) a.set(k, static_cast<double>((*li)[k]));
+  if (const auto* ld = std::get_if<std::vector<double>>(&v))
+    for (std::size_t k = 0; k < ld->size(); ++k) a.set(k, (*ld)[k]);
+  if (const auto* ls = std::get_if<std::vector<std::string>>(&v))
+    for (std::size_t k = 0; k < ls->size(); ++k) a.set(k, (*ls)[k]);
+  if (const auto* m = std::get_if<std::map<std::string, std::string>>(&v)) {
+    val o = val::object();
+    for (const auto& kv : *m) o.set(kv.first, kv.second);
+    return o;
+  }
+  return a;
+}
+
+const OptionInfo* findOption(const std::string& name) {
+  for (const auto& o : SessionOptions::list()) {
+    if (o.name == name) return &o;
+  }
+  return nullptr;
+}
+
+/// Sets every field of the (possibly nested) object `obj` on `o`: `{executionPhaseSettings:
+/// {phases: 2}}` is "executionPhaseSettings.phases".
+void setOptionsFrom(SessionOptions& o, const val& obj, const std::string& prefix) {
+  for (const auto& k : toStrings(val::global("Object").call<val>("keys", obj))) {
+    val v = obj[k];
+    if (isUndef(v)) continue;
+    const std::string name = prefix + k;
+    if (const OptionInfo* info = findOption(name)) {
+      o.set(name, optionValueFrom(v, info->type, "SessionOptions." + name));
+      continue;
+    }
+    bool nested = false;
+    for (const auto& info : SessionOptions::list()) nested = nested || info.name.rfind(name + ".", 0) == 0;
+    if (!nested) throw error("SessionOptions has no option '{}'", name);
+    if (typeOf(v) != "object") throw error("SessionOptions.{} must be an object of settings", name);
+    setOptionsFrom(o, v, name + ".");
+  }
 }
 
 /// A plain object of SessionOptions fields; unknown names are an error naming the field.
 SessionOptions sessionOptionsFrom(const val& spec) {
   SessionOptions o;
-  if (isUndef(spec)) return o;
-  const auto& t = sessionOptionTables();
-  const auto& bools = t.bools;
-  const auto& int64s = t.int64s;
-  const auto& ints = t.ints;
-  const auto& floats = t.floats;
-  const auto& strings = t.strings;
-  const auto& maps = t.maps;
-  for (const auto& k : toStrings(val::global("Object").call<val>("keys", spec))) {
-    val v = spec[k];
-    if (isUndef(v)) continue;
-    if (auto b = bools.find(k); b != bools.end()) {
-      if (typeOf(v) != "boolean") throw error("SessionOptions.{} must be a boolean", k);
-      o.*(b->second) = v.as<bool>();
-    } else if (auto i = int64s.find(k); i != int64s.end()) {
-      o.*(i->second) = toInt(v, "SessionOptions." + k);
-    } else if (auto j = ints.find(k); j != ints.end()) {
-      o.*(j->second) = toInt32(v, "SessionOptions." + k);
-    } else if (auto f = floats.find(k); f != floats.end()) {
-      o.*(f->second) = toFloat(v, "SessionOptions." + k);
-    } else if (auto s = strings.find(k); s != strings.end()) {
-      if (typeOf(v) != "string") throw error("SessionOptions.{} must be a string", k);
-      o.*(s->second) = v.as<std::string>();
-    } else if (auto m = maps.find(k); m != maps.end()) {
-      for (const auto& mk : toStrings(val::global("Object").call<val>("keys", v)))
-        (o.*(m->second))[mk] = val::global("String")(v[mk]).as<std::string>();
-    } else if (k == "virtualGraphMode") {
-      static const std::map<std::string, VirtualGraphMode> modes{
-          {"Off", VirtualGraphMode::Off},
-          {"Manual", VirtualGraphMode::Manual},
-          {"Auto", VirtualGraphMode::Auto},
-          {"ExecutionPhases", VirtualGraphMode::ExecutionPhases}};
-      auto it = modes.find(v.as<std::string>());
-      if (it == modes.end()) throw error("SessionOptions.virtualGraphMode: unknown mode '{}'", v.as<std::string>());
-      o.virtualGraphMode = it->second;
-    } else if (k == "virtualGraphSplitRatios") {
-      o.virtualGraphSplitRatios = toFloats(v);
-    } else {
-      throw error("SessionOptions has no option '{}'", k);
-    }
-  }
+  if (!isUndef(spec)) setOptionsFrom(o, spec, "");
   return o;
 }
 
@@ -432,27 +413,68 @@ void checkSessionOptions(const val& spec) {
   guarded([&] { sessionOptionsFrom(spec); });
 }
 
+/// Every field with its default, nested settings as nested objects (the JS SessionOptions starts
+/// from this).
 val sessionOptionsDefaults() {
   return guarded([&] {
-    const SessionOptions d;
     val o = val::object();
-    const auto& t = sessionOptionTables();
-    for (const auto& kv : t.bools) o.set(kv.first, d.*(kv.second));
-    for (const auto& kv : t.int64s) o.set(kv.first, static_cast<double>(d.*(kv.second)));
-    for (const auto& kv : t.ints) o.set(kv.first, d.*(kv.second));
-    for (const auto& kv : t.floats) o.set(kv.first, d.*(kv.second));
-    for (const auto& kv : t.strings) o.set(kv.first, d.*(kv.second));
-    for (const auto& kv : t.maps) {
-      val m = val::object();
-      for (const auto& e : d.*(kv.second)) m.set(e.first, e.second);
-      o.set(kv.first, m);
+    for (const auto& info : SessionOptions::list()) {
+      val target = o;
+      std::string rest = info.name;
+      for (size_t dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {
+        const std::string part = rest.substr(0, dot);
+        if (isUndef(target[part])) target.set(part, val::object());
+        target = target[part];
+        rest = rest.substr(dot + 1);
+      }
+      target.set(rest, jsFromOptionValue(info.defaultValue));
     }
-    static const char* modes[] = {"Off", "Manual", "Auto", "ExecutionPhases"};
-    o.set("virtualGraphMode", std::string(modes[static_cast<int>(d.virtualGraphMode)]));
-    val ratios = val::array();
-    for (std::size_t i = 0; i < d.virtualGraphSplitRatios.size(); ++i) ratios.set(i, d.virtualGraphSplitRatios[i]);
-    o.set("virtualGraphSplitRatios", ratios);
     return o;
+  });
+}
+
+/// [{name, type, enumName, default, doc}] of every SessionOptions field (docs, forms, tests).
+val sessionOptionsList() {
+  return guarded([&] {
+    val a = val::array();
+    const auto& l = SessionOptions::list();
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      val e = val::object();
+      e.set("name", l[i].name);
+      e.set("type", l[i].type);
+      e.set("enumName", l[i].enumName);
+      e.set("default", jsFromOptionValue(l[i].defaultValue));
+      e.set("doc", l[i].doc);
+      a.set(i, e);
+    }
+    return a;
+  });
+}
+
+/// {EnumName: [value names]} of every public enum.
+val enumsJs() {
+  return guarded([&] {
+    val o = val::object();
+    for (const auto& e : allEnums()) o.set(e.name, jsStrings(e.values));
+    return o;
+  });
+}
+
+/// [{optimizer, key, default, isConst, doc}] of every optimizer hyper-parameter.
+val optimizerParamsJs() {
+  return guarded([&] {
+    val a = val::array();
+    const auto& l = optimizerParamList();
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      val e = val::object();
+      e.set("optimizer", l[i].optimizer);
+      e.set("key", l[i].key);
+      e.set("default", l[i].defaultValue);
+      e.set("isConst", l[i].defaultIsConst);
+      e.set("doc", l[i].doc);
+      a.set(i, e);
+    }
+    return a;
   });
 }
 
@@ -553,10 +575,6 @@ double getMemoryLimitJs() {
   return static_cast<double>(getMemoryLimit());
 }
 
-/// The defaults of every SessionOptions field the bindings know (map fields as empty objects), so
-/// that the JS SessionOptions starts from the core's values.
-val sessionOptionsDefaults();
-
 // Hardware devices: the core's list (empty: this build has no IPU).
 val enumerateDevices() {
   return guarded([&] {
@@ -588,14 +606,6 @@ void insertSpecifics(Opt& opt, const val& spec) {
     opt.insertSpecific(id, optimizerParams(sp[id]));
 }
 
-WeightDecayMode weightDecayModeFrom(const val& v) {
-  if (isUndef(v)) return WeightDecayMode::Decay;
-  const auto s = v.as<std::string>();
-  if (s == "Decay") return WeightDecayMode::Decay;
-  if (s == "L2Regularization") return WeightDecayMode::L2Regularization;
-  throw error("Unknown WeightDecayMode '{}' (expected Decay or L2Regularization)", s);
-}
-
 /// [{weights: [ids], maxNorm} | {allWeights: true, maxNorm}] -> ClipNormSettings.
 std::vector<ClipNormSettings> clipNormsFrom(const val& arr) {
   std::vector<ClipNormSettings> out;
@@ -623,14 +633,8 @@ std::unique_ptr<Optimizer> optimizerFrom(const val& spec) {
         toFloat(p["lossScaling"], "ConstSGD lossScaling"), clipNormsFrom(spec["clipNormSettings"]));
   }
   if (type == "SGD") {
-    SGDAccumulatorAndMomentum am = SGDAccumulatorAndMomentum::Combined;
-    if (!isUndef(spec["accumulatorAndMomentum"])) {
-      const auto s = spec["accumulatorAndMomentum"].as<std::string>();
-      if (s == "Separate")
-        am = SGDAccumulatorAndMomentum::Separate;
-      else if (s != "Combined")
-        throw error("Unknown SGDAccumulatorAndMomentum '{}' (expected Combined or Separate)", s);
-    }
+    const auto am =
+        enumFrom(spec["accumulatorAndMomentum"], SGDAccumulatorAndMomentum::Combined, "SGD accumulatorAndMomentum");
     // SGD(learningRate): poponnx's / early PopART's form (a non-const learning rate).
     auto o = isUndef(spec["learningRate"])
                  ? std::make_unique<SGD>(optimizerParams(spec["params"]), clipNormsFrom(spec["clipNormSettings"]), am)
@@ -638,38 +642,19 @@ std::unique_ptr<Optimizer> optimizerFrom(const val& spec) {
     insertSpecifics(*o, spec);
     return o;
   }
+  const auto wdm = enumFrom(spec["weightDecayMode"], WeightDecayMode::Decay, type + " weightDecayMode");
   if (type == "Adam") {
-    static const std::map<std::string, AdamMode> modes{{"Adam", AdamMode::Adam},
-                                                       {"AdamNoBias", AdamMode::AdamNoBias},
-                                                       {"AdaMax", AdamMode::AdaMax},
-                                                       {"Lamb", AdamMode::Lamb},
-                                                       {"LambNoBias", AdamMode::LambNoBias}};
-    AdamMode mode = AdamMode::Adam;
-    if (!isUndef(spec["mode"])) {
-      auto it = modes.find(spec["mode"].as<std::string>());
-      if (it == modes.end()) throw error("Unknown AdamMode '{}'", spec["mode"].as<std::string>());
-      mode = it->second;
-    }
-    auto o =
-        std::make_unique<Adam>(optimizerParams(spec["params"]), mode, weightDecayModeFrom(spec["weightDecayMode"]));
+    auto o = std::make_unique<Adam>(optimizerParams(spec["params"]),
+                                    enumFrom(spec["mode"], AdamMode::Adam, "Adam mode"), wdm, DataType::UNDEFINED,
+                                    DataType::FLOAT, DataType::FLOAT, clipNormsFrom(spec["clipNormSettings"]));
     insertSpecifics(*o, spec);
     return o;
   }
   if (type == "Adaptive") {
-    static const std::map<std::string, AdaptiveMode> modes{{"AdaGrad", AdaptiveMode::AdaGrad},
-                                                           {"RMSProp", AdaptiveMode::RMSProp},
-                                                           {"CenteredRMSProp", AdaptiveMode::CenteredRMSProp},
-                                                           {"AdaDelta", AdaptiveMode::AdaDelta}};
-    AdaptiveMode mode = AdaptiveMode::RMSProp;
-    if (!isUndef(spec["mode"])) {
-      auto it = modes.find(spec["mode"].as<std::string>());
-      if (it == modes.end()) throw error("Unknown AdaptiveMode '{}'", spec["mode"].as<std::string>());
-      mode = it->second;
-    }
     const bool tf = !isUndef(spec["rmspropTFVariant"]) && spec["rmspropTFVariant"].as<bool>();
-    auto o =
-        std::make_unique<Adaptive>(optimizerParams(spec["params"]), mode, weightDecayModeFrom(spec["weightDecayMode"]),
-                                   DataType::UNDEFINED, DataType::FLOAT, DataType::FLOAT, DataType::UNDEFINED, tf);
+    auto o = std::make_unique<Adaptive>(optimizerParams(spec["params"]),
+                                        enumFrom(spec["mode"], AdaptiveMode::RMSProp, "Adaptive mode"), wdm,
+                                        DataType::UNDEFINED, DataType::FLOAT, DataType::FLOAT, DataType::UNDEFINED, tf);
     insertSpecifics(*o, spec);
     return o;
   }
@@ -1207,6 +1192,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("checkAnchorReturnType", &w::checkAnchorReturnType);
   function("checkDataFlow", &w::checkDataFlow);
   function("checkPatterns", &w::checkPatterns);
+  function("patternEnabled", &w::patternEnabled);
   function("allPatternNames", &w::allPatternNames);
   function("checkSessionOptions", &w::checkSessionOptions);
   function("checkDevice", &w::checkDevice);
@@ -1220,6 +1206,9 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("setMemoryLimit", &w::setMemoryLimitJs);
   function("getMemoryLimit", &w::getMemoryLimitJs);
   function("sessionOptionsDefaults", &w::sessionOptionsDefaults);
+  function("sessionOptionsList", &w::sessionOptionsList);
+  function("enums", &w::enumsJs);
+  function("optimizerParams", &w::optimizerParamsJs);
   function("enumerateDevices", &w::enumerateDevices);
   function("getNumThreads", &w::getNumThreads);
 

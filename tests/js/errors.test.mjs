@@ -116,7 +116,7 @@ test('value-class errors: TensorInfo, DataFlow, Patterns, devices, NDArray', () 
   expectError(() => new popart.TensorInfo('FLOAT33', [2]), ['FLOAT33']);
   expectError(() => new popart.DataFlow(1, { y: popart.AnchorReturnType('EveryN', 0) }), ['Anchor return period must be greater than zero']);
   expectError(() => new popart.Patterns(['NoSuchPattern']), ['Unknown pattern NoSuchPattern']);
-  expectError(() => new popart.Patterns('Sometimes'), ["Unknown PatternsLevel 'Sometimes'"]);
+  expectError(() => new popart.Patterns('Sometimes'), ["Invalid PatternsLevel 'Sometimes'; expected one of NoPatterns, Minimal, Default, All"]);
   expectError(() => popart.DeviceManager().acquireAvailableDevice(1), ['Failed to acquire device with 1 IPUs', 'createCpuDevice()']);
   expectError(() => popart.DeviceManager().acquireDeviceById(5), ["Failed to acquire device with id '5'", 'createCpuDevice()']);
   expectError(() => popart.DeviceManager().createSimDevice(), ['Poplar SDK']);

@@ -83,10 +83,10 @@ test('batchesPerStep, batchSize, return periods and options must be integers', (
   const m = addModel(popart);
   expectError(() => new popart.InferenceSession(m.proto, new popart.DataFlow(1, [m.out]), cpu(popart), undefined,
                                                 { accumulationFactor: 2.5 }),
-              ['SessionOptions.accumulationFactor must be an integer, got 2.5']);
+              ['SessionOptions.accumulationFactor must be an integer, got float 2.5']);
   expectError(() => new popart.InferenceSession(m.proto, new popart.DataFlow(1, [m.out]), cpu(popart), undefined,
                                                 { outlineThreshold: '1' }),
-              ['SessionOptions.outlineThreshold must be a finite number, got the string "1"']);
+              ["SessionOptions.outlineThreshold must be a finite number, got string '1'"]);
   const s = new popart.InferenceSession(m.proto, new popart.DataFlow(1, [m.out]), cpu(popart));
   s.prepareDevice();
   expectError(() => s.setRandomSeed(1.5), ['setRandomSeed seed must be an integer, got 1.5']);

@@ -67,25 +67,260 @@ export interface Patterns {
   inplaceEnabled: boolean;
 }
 
+/** The public enums (value names, as the core's table gives them). */
+// BEGIN generated: enum types (node scripts/gen_js_types.mjs; checked by tests/js/reflection.test.mjs)
+export type VirtualGraphMode = 'Off' | 'Manual' | 'Auto' | 'ExecutionPhases';
+export type RecomputationType = 'None' | 'Standard' | 'NormOnly' | 'RecomputeAll' | 'Pipeline';
+export type MergeVarUpdateType = 'None' | 'All' | 'AutoLoose' | 'AutoTight';
+export type SyntheticDataMode = 'Off' | 'Zeros' | 'RandomNormal' | 'RandomUniform';
+export type Instrumentation = 'Outer' | 'Inner';
+export type SubgraphCopyingStrategy = 'OnEnterAndExit' | 'JustInTime';
+export type DotCheck = 'Fwd0' | 'Fwd1' | 'Bwd0' | 'PreAlias' | 'MainLoops' | 'Final' | 'All';
+export type TensorStorage = 'OnChip' | 'OffChip';
+export type ReplicatedTensorSharding = 'Off' | 'On';
+export type ExecutionPhaseIOSchedule = 'Preload' | 'OnDemand';
+export type ExecutionPhaseSchedule = 'Interleaving' | 'Batch' | 'BatchClusteredIO';
+export type BatchSerializationBatchSchedule = 'Scheduler' | 'Isomorphic' | 'OverlapOnIo' | 'OverlapOnCompute';
+export type BatchSerializationTransformContext = 'Fwd' | 'Bwd';
+export type BatchSerializationMethod = 'UnrollDynamic' | 'UnrollStatic' | 'Loop';
+export type AccumulateOuterFragmentSchedule = 'Scheduler' | 'Serial' | 'OverlapCycleOptimized' | 'OverlapMemoryOptimized';
+export type GradientTensorTrackingMethod = 'AllNonViewChangingGradientTensors' | 'ConvAndMatmulGradients' | 'GradientsOfUserSpecifiedTensors';
+export type ReductionType = 'Sum' | 'Mean' | 'NoReduction';
+export type MeanReductionStrategy = 'Running' | 'Post' | 'PostAndLoss';
+export type AnchorReturnTypeId = 'Final' | 'EveryN' | 'All' | 'Sum';
+export type TileSet = 'Compute' | 'IO';
+export type ExchangeStrategy = 'JustInTime' | 'OverlapInnerLoop' | 'OverlapLoops' | 'OverlapStep';
+export type PatternsLevel = 'NoPatterns' | 'Minimal' | 'Default' | 'All';
+export type AdamMode = 'Adam' | 'AdamNoBias' | 'AdaMax' | 'Lamb' | 'LambNoBias';
+export type AdaptiveMode = 'AdaGrad' | 'RMSProp' | 'CenteredRMSProp' | 'AdaDelta';
+export type WeightDecayMode = 'Decay' | 'L2Regularization';
+export type SGDAccumulatorAndMomentum = 'Combined' | 'Separate';
+export type OptimizerReductionType = 'None' | 'GradReduce' | 'AcclReduce' | 'AccumReduce';
+export type DeviceType = 'IpuModel' | 'Cpu' | 'Ipu' | 'OfflineIpu' | 'Sim';
+export type DeviceConnectionType = 'Always' | 'OnDemand' | 'Never';
+export type SyncPattern = 'Full' | 'SinglePipeline' | 'ReplicaAndLadder';
+// END generated: enum types
+
 /** PopART's SessionOptions field names; unknown names are an error at session creation. */
 export interface SessionOptionsFields {
+  // BEGIN generated: SessionOptions fields (node scripts/gen_js_types.mjs; checked by tests/js/reflection.test.mjs)
+  /** Accumulate accumulationFactor micro-batches per weight update (training). Default: false. */
   enableGradientAccumulation?: boolean;
+  /** Micro-batches per weight update when gradient accumulation is enabled. Default: 1. */
   accumulationFactor?: number;
+  /** Data-parallel local replicas. Default: false. */
   enableReplicatedGraphs?: boolean;
+  /** The number of local replicas. Default: 1. */
   replicatedGraphCount?: number;
+  /** Replication over several processes. Default: false. */
+  enableDistributedReplicatedGraphs?: boolean;
+  /** Replicas over all processes. Default: 1. */
+  globalReplicationFactor?: number;
+  /** This process's first replica. Default: 0. */
+  globalReplicaOffset?: number;
+  /** Sum or Mean of the gradients over accumulation and replicas. Default: "Sum". */
+  accumulationAndReplicationReductionType?: ReductionType;
+  /** When a Mean reduction divides: Post or Running. Default: "Post". */
+  meanAccumulationAndReplicationReductionStrategy?: MeanReductionStrategy;
+  /** Op placement on IPUs: Off, Manual (annotations), Auto, ExecutionPhases. Default: "Off". */
+  virtualGraphMode?: VirtualGraphMode;
+  /** Auto placement: the share of the graph on each IPU. Default: []. */
+  virtualGraphSplitRatios?: number[];
+  /** Pipeline the virtual graphs (needs virtualGraphMode other than Off). Default: false. */
   enablePipelining?: boolean;
-  virtualGraphMode?: 'Off' | 'Manual' | 'Auto' | 'ExecutionPhases';
-  constantWeights?: boolean;
+  executionPhaseSettings?: {
+    /** Execution phases (0: off). Default: 0. */
+    phases?: number;
+    /** Stages per phase. Default: 2. */
+    stages?: number;
+    /** When weights of a phase are loaded. Default: "Preload". */
+    weightIOSchedule?: ExecutionPhaseIOSchedule;
+    /** When activations of a phase are loaded. Default: "Preload". */
+    activationIOSchedule?: ExecutionPhaseIOSchedule;
+    /** When optimizer state of a phase is loaded. Default: "OnDemand". */
+    optimizerStateIOSchedule?: ExecutionPhaseIOSchedule;
+    /** When accumulators of a phase are loaded. Default: "Preload". */
+    accumulatorIOSchedule?: ExecutionPhaseIOSchedule;
+    /** How execution phases are scheduled. Default: "Interleaving". */
+    schedule?: ExecutionPhaseSchedule;
+  };
+  batchSerializationSettings?: {
+    /** Split ops along the batch dimension into this many parts (0: off). Default: 0. */
+    factor?: number;
+    /** Concatenate batches where the IPU changes. Default: true. */
+    concatOnVirtualGraphChange?: boolean;
+    /** Concatenate batches where the phase changes. Default: true. */
+    concatOnExecutionPhaseChange?: boolean;
+    /** Concatenate batches where the stage changes. Default: true. */
+    concatOnPipelineStageChange?: boolean;
+    /** Where batch serialization applies. Default: "Fwd". */
+    transformContext?: BatchSerializationTransformContext;
+    /** How batches are serialized. Default: "UnrollDynamic". */
+    method?: BatchSerializationMethod;
+    /** How serialized batches are scheduled. Default: "Isomorphic". */
+    batchSchedule?: BatchSerializationBatchSchedule;
+  };
+  accumulateOuterFragmentSettings?: {
+    /** How the accumulate outer fragment is scheduled. Default: "Serial". */
+    schedule?: AccumulateOuterFragmentSchedule;
+    /** IPUs left out of the outer fragment schedule. Default: []. */
+    excludedVirtualGraphs?: number[];
+  };
+  /** Which activations are recomputed in the backward pass. Default: "None". */
+  autoRecomputation?: RecomputationType;
+  /** Recompute with cloned ops rather than implicitly. Default: false. */
+  explicitRecomputation?: boolean;
+  /** Extract repeated subgraphs into shared functions. Default: true. */
   enableOutlining?: boolean;
+  /** The smallest subgraph worth outlining. Default: 1. */
+  outlineThreshold?: number;
+  /** The cost of breaking a sequence when outlining. Default: 10000. */
+  outlineSequenceBreakCost?: number;
+  /** When subgraph inputs and outputs are copied. Default: "OnEnterAndExit". */
+  subgraphCopyingStrategy?: SubgraphCopyingStrategy;
+  /** Inference: weights are constants (resetHostWeights and writeWeights are refused). Default: true. */
+  constantWeights?: boolean;
+  /** Stochastic rounding of float results. Default: false. */
   enableStochasticRounding?: boolean;
+  /** The first NaN or infinity an op produces is an error naming the op. Default: false. */
   enableFloatingPointChecks?: boolean;
+  /** Softmax without subtracting the maximum. Default: false. */
   enableNonStableSoftmax?: boolean;
+  /** Two-pass mean and variance in normalizations. Default: false. */
   enableStableNorm?: boolean;
+  /** Partials type of matmuls: "float" or "half". Default: "". */
   partialsTypeMatMuls?: string;
+  /** Plan matmuls as fully connected layers. Default: true. */
+  enableFullyConnectedPass?: boolean;
+  /** Allow serialized matmuls. Default: true. */
+  enableSerializedMatmuls?: boolean;
+  /** Decompose gradient sums into additions. Default: false. */
+  decomposeGradSum?: boolean;
+  /** Alias buffers instead of copying where possible. Default: false. */
+  aliasZeroCopy?: boolean;
+  /** Schedule weight updates as late as possible. Default: true. */
+  delayVarUpdates?: boolean;
+  /** Explicit main loops in the IR. Default: false. */
+  enableExplicitMainLoops?: boolean;
+  /** Host copies as ops in the IR. Default: false. */
+  useHostCopyOps?: boolean;
+  /** An op version the runtime does not know is an error. Default: true. */
   strictOpVersions?: boolean;
+  /** How weight updates are merged. Default: "None". */
+  mergeVarUpdate?: MergeVarUpdateType;
+  /** Memory threshold for merged weight updates (bytes). Default: 1000000. */
+  mergeVarUpdateMemThreshold?: number;
+  /** Memory threshold at the peak for AutoLoose merging (bytes). Default: 8000. */
+  looseThresholdAtPeak?: number;
+  automaticLossScalingSettings?: {
+    /** Dynamic loss scaling (needs a non-const lossScaling). Default: false. */
+    enabled?: boolean;
+    /** Automatic loss scaling: histogram bin edge. Default: 0.125. */
+    binEdgeLocation?: number;
+    /** Automatic loss scaling: the share of gradients allowed in the upper bin. Default: 1.0000000116860974e-7. */
+    thresholdUpperCountProportion?: number;
+    /** Automatic loss scaling: steps between updates. Default: 1. */
+    updatePeriod?: number;
+    /** Automatic loss scaling: tracked gradients. Default: "AllNonViewChangingGradientTensors". */
+    gradientTensorTrackingMethod?: GradientTensorTrackingMethod;
+    /** Automatic loss scaling: the tensors to track. Default: []. */
+    toTrackTensors?: string[];
+  };
+  /** Generated data instead of host streams: Off, Zeros, RandomNormal, RandomUniform. Default: "Off". */
+  syntheticDataMode?: SyntheticDataMode;
+  /** Prefetch input streams. Default: true. */
+  enablePrefetchDatastreams?: boolean;
+  /** Stream buffering depth. Default: 1. */
+  defaultBufferingDepth?: number;
+  /** Stream buffering depth per tensor. Default: {}. */
+  bufferingDepthMap?: Record<string, string>;
+  /** Re-lay out anchors on the host. Default: true. */
+  rearrangeAnchorsOnHost?: boolean;
+  /** Re-lay out input streams on the host. Default: false. */
+  rearrangeStreamsOnHost?: boolean;
+  /** Do not stream gradient accumulators to the host. Default: false. */
+  disableGradAccumulationTensorStreams?: boolean;
+  /** Do not stream optimizer state to the host. Default: false. */
+  disableOptimizerStateTensorStreams?: boolean;
+  /** IO tiles for overlapped exchange. Default: 0. */
+  numIOTiles?: number;
+  activationTensorLocationSettings?: {
+    /** Where activations live. Default: "OnChip". */
+    storage?: TensorStorage;
+    /** Activations: smallest tensor stored off chip. Default: 2. */
+    minElementsForOffChip?: number;
+    /** Activations: smallest tensor sharded over replicas. Default: 8192. */
+    minElementsForReplicatedTensorSharding?: number;
+  };
+  weightTensorLocationSettings?: {
+    /** Where weights live. Default: "OnChip". */
+    storage?: TensorStorage;
+    /** Weights: smallest tensor stored off chip. Default: 2. */
+    minElementsForOffChip?: number;
+    /** Weights: smallest tensor sharded over replicas. Default: 8192. */
+    minElementsForReplicatedTensorSharding?: number;
+  };
+  optimizerStateTensorLocationSettings?: {
+    /** Where optimizer state lives. Default: "OnChip". */
+    storage?: TensorStorage;
+    /** Optimizer state: smallest tensor stored off chip. Default: 2. */
+    minElementsForOffChip?: number;
+    /** Optimizer state: smallest tensor sharded over replicas. Default: 8192. */
+    minElementsForReplicatedTensorSharding?: number;
+  };
+  accumulatorTensorLocationSettings?: {
+    /** Where gradient accumulators live. Default: "OnChip". */
+    storage?: TensorStorage;
+    /** Accumulators: smallest tensor stored off chip. Default: 2. */
+    minElementsForOffChip?: number;
+    /** Accumulators: smallest tensor sharded over replicas. Default: 8192. */
+    minElementsForReplicatedTensorSharding?: number;
+  };
+  /** Count cycles for getCycleCount. Default: false. */
+  instrumentWithHardwareCycleCounter?: boolean;
+  /** Where cycles are counted: Outer, Inner. Default: ["Outer"]. */
+  hardwareInstrumentations?: Instrumentation[];
+  /** Cache compiled executables in cachePath. Default: false. */
+  enableEngineCaching?: boolean;
+  /** Where executables are cached. Default: "session_cache". */
+  cachePath?: string;
+  /** Cache the variables with the executable. Default: true. */
+  enableVariablesCaching?: boolean;
+  /** false: build the graph but do not compile it. Default: true. */
+  compileEngine?: boolean;
+  /** Directory for logs and .dot files. Default: "". */
+  logDir?: string;
+  /** Where .dot graphs are written: Fwd0, Fwd1, Bwd0, PreAlias, MainLoops, Final, All. Default: []. */
+  dotChecks?: string[];
+  /** First op written to .dot graphs. Default: 0. */
+  firstDotOp?: number;
+  /** Last op written to .dot graphs. Default: 10000. */
+  finalDotOp?: number;
+  /** Op names in .dot graphs. Default: false. */
+  dotOpNames?: boolean;
+  /** Scheduler time limit (seconds). Default: 1000000000. */
+  timeLimitScheduler?: number;
+  /** Scheduler swap limit. Default: 1000000000. */
+  swapLimitScheduler?: number;
+  /** Scheduler tie breaker: greedy, fifo or random. Default: "greedy". */
+  kahnTieBreaker?: string;
+  /** Engine options (see engineOptionDefs; unknown keys: "Unrecognised option 'x'"). Default: {}. */
   engineOptions?: Record<string, string>;
+  /** Convolution planning options. Default: {}. */
+  convolutionOptions?: Record<string, string>;
+  /** LSTM options. Default: {}. */
+  lstmOptions?: Record<string, string>;
+  /** Matmul planning options. Default: {}. */
+  matmulOptions?: Record<string, string>;
+  /** Report options (e.g. showExecutionSteps). Default: {}. */
   reportOptions?: Record<string, string>;
-  [field: string]: unknown;
+  /** Collective communication options. Default: {}. */
+  gclOptions?: Record<string, string>;
+  /** Tensor location per tensor id. Default: {}. */
+  tensorLocationSettingsOverride?: Record<string, string>;
+  /** Compile flags of custom codelets. Default: {}. */
+  customCodeletCompileFlags?: Record<string, string>;
+  // END generated: SessionOptions fields
 }
 
 export interface DeviceInfo {
@@ -376,9 +611,12 @@ export interface Popart {
     create(names: string[]): Patterns;
     getAllPatternNames(): string[];
   };
-  PatternsLevel: { NoPatterns: 'NoPatterns'; Minimal: 'Minimal'; Default: 'Default'; All: 'All' };
   /** Every field with the core's default (map options such as engineOptions as empty objects), then `fields`. */
-  SessionOptions: new (fields?: SessionOptionsFields) => SessionOptionsFields;
+  SessionOptions: {
+    new (fields?: SessionOptionsFields): SessionOptionsFields;
+    /** Every field: name (dotted for nested settings), type, enum, default and documentation. */
+    list(): ReadonlyArray<{ name: string; type: string; enumName: string; default: unknown; doc: string }>;
+  };
   DeviceManager: () => DeviceManager;
   Builder: BuilderConstructor;
   InferenceSession: InferenceSessionConstructor;
@@ -414,7 +652,43 @@ export interface Popart {
                  weightDecayMode?: 'Decay' | 'L2Regularization', rmspropTFVariant?: boolean) => Optimizer;
   PyStepIO: new (inputs: Record<TensorId, ArrayLike>, outputs: Record<TensorId, NDArray | TypedArray>) => PyStepIO;
   StepIO: new (inputs: Record<TensorId, ArrayLike>, outputs: Record<TensorId, NDArray | TypedArray>) => PyStepIO;
+  /** The public enums as objects of their value names (popart.VirtualGraphMode.Manual === 'Manual'). */
+  // BEGIN generated: enum objects (node scripts/gen_js_types.mjs; checked by tests/js/reflection.test.mjs)
+  VirtualGraphMode: { Off: 'Off'; Manual: 'Manual'; Auto: 'Auto'; ExecutionPhases: 'ExecutionPhases' };
+  RecomputationType: { None: 'None'; Standard: 'Standard'; NormOnly: 'NormOnly'; RecomputeAll: 'RecomputeAll'; Pipeline: 'Pipeline' };
+  MergeVarUpdateType: { None: 'None'; All: 'All'; AutoLoose: 'AutoLoose'; AutoTight: 'AutoTight' };
+  SyntheticDataMode: { Off: 'Off'; Zeros: 'Zeros'; RandomNormal: 'RandomNormal'; RandomUniform: 'RandomUniform' };
+  Instrumentation: { Outer: 'Outer'; Inner: 'Inner' };
+  SubgraphCopyingStrategy: { OnEnterAndExit: 'OnEnterAndExit'; JustInTime: 'JustInTime' };
+  DotCheck: { Fwd0: 'Fwd0'; Fwd1: 'Fwd1'; Bwd0: 'Bwd0'; PreAlias: 'PreAlias'; MainLoops: 'MainLoops'; Final: 'Final'; All: 'All' };
+  TensorStorage: { OnChip: 'OnChip'; OffChip: 'OffChip' };
+  ReplicatedTensorSharding: { Off: 'Off'; On: 'On' };
+  ExecutionPhaseIOSchedule: { Preload: 'Preload'; OnDemand: 'OnDemand' };
+  ExecutionPhaseSchedule: { Interleaving: 'Interleaving'; Batch: 'Batch'; BatchClusteredIO: 'BatchClusteredIO' };
+  BatchSerializationBatchSchedule: { Scheduler: 'Scheduler'; Isomorphic: 'Isomorphic'; OverlapOnIo: 'OverlapOnIo'; OverlapOnCompute: 'OverlapOnCompute' };
+  BatchSerializationTransformContext: { Fwd: 'Fwd'; Bwd: 'Bwd' };
+  BatchSerializationMethod: { UnrollDynamic: 'UnrollDynamic'; UnrollStatic: 'UnrollStatic'; Loop: 'Loop' };
+  AccumulateOuterFragmentSchedule: { Scheduler: 'Scheduler'; Serial: 'Serial'; OverlapCycleOptimized: 'OverlapCycleOptimized'; OverlapMemoryOptimized: 'OverlapMemoryOptimized' };
+  GradientTensorTrackingMethod: { AllNonViewChangingGradientTensors: 'AllNonViewChangingGradientTensors'; ConvAndMatmulGradients: 'ConvAndMatmulGradients'; GradientsOfUserSpecifiedTensors: 'GradientsOfUserSpecifiedTensors' };
   ReductionType: { Sum: 'Sum'; Mean: 'Mean'; NoReduction: 'NoReduction' };
+  MeanReductionStrategy: { Running: 'Running'; Post: 'Post'; PostAndLoss: 'PostAndLoss' };
+  AnchorReturnTypeId: { Final: 'Final'; EveryN: 'EveryN'; All: 'All'; Sum: 'Sum' };
+  TileSet: { Compute: 'Compute'; IO: 'IO' };
+  ExchangeStrategy: { JustInTime: 'JustInTime'; OverlapInnerLoop: 'OverlapInnerLoop'; OverlapLoops: 'OverlapLoops'; OverlapStep: 'OverlapStep' };
+  PatternsLevel: { NoPatterns: 'NoPatterns'; Minimal: 'Minimal'; Default: 'Default'; All: 'All' };
+  AdamMode: { Adam: 'Adam'; AdamNoBias: 'AdamNoBias'; AdaMax: 'AdaMax'; Lamb: 'Lamb'; LambNoBias: 'LambNoBias' };
+  AdaptiveMode: { AdaGrad: 'AdaGrad'; RMSProp: 'RMSProp'; CenteredRMSProp: 'CenteredRMSProp'; AdaDelta: 'AdaDelta' };
+  WeightDecayMode: { Decay: 'Decay'; L2Regularization: 'L2Regularization' };
+  SGDAccumulatorAndMomentum: { Combined: 'Combined'; Separate: 'Separate' };
+  OptimizerReductionType: { None: 'None'; GradReduce: 'GradReduce'; AcclReduce: 'AcclReduce'; AccumReduce: 'AccumReduce' };
+  DeviceType: { IpuModel: 'IpuModel'; Cpu: 'Cpu'; Ipu: 'Ipu'; OfflineIpu: 'OfflineIpu'; Sim: 'Sim' };
+  DeviceConnectionType: { Always: 'Always'; OnDemand: 'OnDemand'; Never: 'Never' };
+  SyncPattern: { Full: 'Full'; SinglePipeline: 'SinglePipeline'; ReplicaAndLadder: 'ReplicaAndLadder' };
+  // END generated: enum objects
+  /** {EnumName: [value names]} of every public enum. */
+  enumValues: Record<string, string[]>;
+  /** Every optimizer hyper-parameter key with its default (SGD({...}), Adam({...}), Adaptive({...}), insertSpecific). */
+  optimizerParams(): Array<{ optimizer: 'SGD' | 'Adam' | 'Adaptive'; key: string; default: number; isConst: boolean; doc: string }>;
   getLogger(module?: string): Logger;
   /** Bytes allocated on the wasm heap (for leak checks). */
   heapInUse(): number;

@@ -381,7 +381,10 @@ function makeApi(raw) {
     }
   }
 
-  const PatternsLevel = Object.freeze({ NoPatterns: 'NoPatterns', Minimal: 'Minimal', Default: 'Default', All: 'All' });
+  // The public enums from the core's table: PatternsLevel.Default === 'Default', and so on.
+  const enums = Object.fromEntries(Object.entries(M.enums()).map(
+    ([name, values]) => [name, Object.freeze(Object.fromEntries(values.map((v) => [v, v])))]));
+  const { PatternsLevel } = enums;
 
   class Patterns {
     /// Patterns(PatternsLevel) or Patterns([names]).
@@ -398,11 +401,8 @@ function makeApi(raw) {
       this._spec = s;
       return this;
     }
-    isPatternEnabled(name) {
-      if (name in this._spec.enable) return this._spec.enable[name];
-      if (this._spec.names) return this._spec.names.includes(name);
-      return undefined;
-    }
+    /// The core's answer, for level-built and list-built Patterns alike.
+    isPatternEnabled(name) { return M.patternEnabled(this._spec, String(name)); }
     set inplaceEnabled(v) { this._spec.inplace = !!v; }
     get inplaceEnabled() { return this._spec.inplace ?? true; }
   }
@@ -411,10 +411,13 @@ function makeApi(raw) {
   /// engineOptions start as empty objects, so `opts.engineOptions['k'] = 'v'` works); unknown
   /// names are an error when a session is created.
   const sessionOptionsDefaults = M.sessionOptionsDefaults();
+  const sessionOptionsList = Object.freeze(M.sessionOptionsList());
   class SessionOptions {
     constructor(fields = {}) {
       Object.assign(this, structuredClone(sessionOptionsDefaults), fields);
     }
+    /// Every field: {name (dotted for nested settings), type, enumName, default, doc}.
+    static list() { return sessionOptionsList; }
   }
   function optionsSpec(o) {
     if (o === undefined || o === null) return undefined;
@@ -1088,10 +1091,14 @@ function makeApi(raw) {
   }
 
   return {
-    TensorInfo, NDArray, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, PatternsLevel, SessionOptions,
+    TensorInfo, NDArray, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, SessionOptions,
     DeviceManager, DeviceInfo, Builder, InferenceSession, TrainingSession, Session, PyStepIO, StepIO: PyStepIO, getLogger,
     Optimizer, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss,
-    ReductionType: Object.freeze({ Sum: 'Sum', Mean: 'Mean', NoReduction: 'NoReduction' }),
+    ...enums,
+    /// {EnumName: [value names]} of every public enum (the core's table).
+    enumValues: Object.freeze(M.enums()),
+    /// Every optimizer hyper-parameter key: {optimizer, key, default, isConst, doc}.
+    optimizerParams: () => M.optimizerParams(),
     /// Bytes allocated on the wasm heap (for leak checks).
     heapInUse: () => M.heapInUse(),
     /// Threads the kernels use (1 unless created with {threads} > 1; see createPopart).

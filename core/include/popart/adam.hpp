@@ -55,6 +55,9 @@ class Adam : public Optimizer {
   /// defaultLearningRate, defaultWeightDecay, defaultBeta1, defaultBeta2, defaultEps,
   /// lossScaling, maxWeightNorm.
   static const std::vector<std::string>& getAllowedKeys();
+  /// `m` plus the default (value, const) of every allowed key it leaves out; an unknown key is an
+  /// error. getComplete({}) gives the defaults (reflection: optimizerParamList()).
+  static std::map<std::string, OptimizerValue> getComplete(const std::map<std::string, OptimizerValue>& m);
   /// learningRate, weightDecay, beta1, beta2, eps, maxWeightNorm.
   static const std::vector<std::string>& getSpecificKeys();
 
@@ -152,7 +155,6 @@ class Adam : public Optimizer {
   OptimizerValue gradientScaling(const TensorId& weightId) const;
 
  private:
-  static std::map<std::string, OptimizerValue> getComplete(const std::map<std::string, OptimizerValue>& m);
   Adam(const std::map<std::string, OptimizerValue>& complete, AdamMode adamMode, WeightDecayMode weightDecayMode,
        DataType accumType, DataType accl1Type, DataType accl2Type,
        const std::vector<ClipNormSettings>& clipNormSettings, bool scaledOptimizerState,

@@ -49,6 +49,9 @@ class Adaptive : public Optimizer {
   /// defaultLearningRate, defaultWeightDecay, defaultAlpha, defaultMomentum, defaultEps,
   /// lossScaling.
   static const std::vector<std::string>& getAllowedKeys();
+  /// `m` plus the default (value, const) of every allowed key it leaves out; an unknown key is an
+  /// error. getComplete({}) gives the defaults (reflection: optimizerParamList()).
+  static std::map<std::string, OptimizerValue> getComplete(const std::map<std::string, OptimizerValue>& m);
   /// learningRate, weightDecay, alpha, momentum, eps.
   static const std::vector<std::string>& getSpecificKeys();
 
@@ -128,7 +131,6 @@ class Adaptive : public Optimizer {
   OptimizerValue gradientScaling(const TensorId& weightId) const;
 
  private:
-  static std::map<std::string, OptimizerValue> getComplete(const std::map<std::string, OptimizerValue>& m);
   Adaptive(const std::map<std::string, OptimizerValue>& complete, AdaptiveMode adaptiveMode,
            WeightDecayMode weightDecayMode, DataType accumType, DataType accl1Type, DataType accl2Type,
            DataType accl3Type, bool rmspropTFVariant, const DebugContext& debugContext, int /*disambiguates*/);

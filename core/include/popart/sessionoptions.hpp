@@ -13,6 +13,7 @@
 
 #include "popart/names.hpp"
 #include "popart/op/loss.hpp"
+#include "popart/reflection.hpp"
 
 namespace popart {
 
@@ -182,6 +183,16 @@ struct SessionOptions {
   int64_t getGlobalReplicationFactor() const {
     return enableDistributedReplicatedGraphs ? globalReplicationFactor : getReplicationFactor();
   }
+
+  /// Sets a field by name: PopART's field names, dotted for nested settings
+  /// ("executionPhaseSettings.phases"); enums by value name ("Manual"). An unknown name is
+  /// "SessionOptions has no option 'x'"; a value of the wrong kind names the field and the kind
+  /// expected. Bindings set options through this.
+  void set(const std::string& name, const OptionValue& value);
+  /// A field's value by name (enums as their value names).
+  OptionValue get(const std::string& name) const;
+  /// Every field: name, type, default and documentation (popart/reflection.hpp).
+  static const std::vector<OptionInfo>& list();
 };
 
 }  // namespace popart

@@ -60,6 +60,9 @@ class SGD : public Optimizer {
   /// The map keys, in PopART's order: defaultLearningRate, defaultWeightDecay, defaultMomentum,
   /// defaultDampening, defaultVelocityScaling, lossScaling, nesterov.
   static const std::vector<std::string>& getAllowedKeys();
+  /// `m` plus the default (value, const) of every allowed key it leaves out; an unknown key is an
+  /// error. getComplete({}) gives the defaults (reflection: optimizerParamList()).
+  static std::map<std::string, OptimizerValue> getComplete(const std::map<std::string, OptimizerValue>& m);
   /// The insertSpecific keys: learningRate, weightDecay, momentum, dampening, velocityScaling,
   /// nesterov.
   static const std::vector<std::string>& getSpecificKeys();
@@ -202,7 +205,6 @@ class SGD : public Optimizer {
 
  private:
   static SGD fromLearningRate(double learningRate);
-  static std::map<std::string, OptimizerValue> getComplete(const std::map<std::string, OptimizerValue>& m);
   SGD(const std::map<std::string, OptimizerValue>& complete, const std::vector<ClipNormSettings>& clipNormSettings,
       SGDAccumulatorAndMomentum sgdAccMm, DataType accumType, DataType accl1Type, const DebugContext& debugContext,
       int /*disambiguates*/);

@@ -1,0 +1,130 @@
+// Copyright (c) the popart-runtime authors. Public header.
+#pragma once
+/// \file reflection.hpp
+/// The core's tables as data, so that every face of the API (C++, the JS package, Python, the
+/// CLI, the browser page) reads the same names, types, defaults and documentation instead of
+/// keeping its own copy:
+///
+/// - every public enum's name and value names (`allEnums()`, `enumToString`, `enumFromString`);
+/// - every `SessionOptions` field (`SessionOptions::list()`, `set(name, value)`, `get(name)`);
+/// - the optimizers' hyper-parameter keys and defaults (`optimizerParamList()`).
+///
+/// Bindings marshal their language's values to `OptionValue` and call these; they decide nothing.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace popart {
+
+/// A value read or written through the tables. Integers are int64, reals double; `std::vector`s
+/// are lists; a map of strings is what map-valued options hold.
+using OptionValue = std::variant<bool, int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
+                                 std::vector<std::string>, std::map<std::string, std::string>>;
+
+/// "bool", "int", "float", "string", "ints", "floats", "strings" or "map": the kind of a value.
+const char* optionValueKind(const OptionValue& v);
+/// A value as text ("true", "4", "0.5", "'abc'", "[1, 2]", "{k: v}") for messages and docs.
+std::string optionValueToString(const OptionValue& v);
+
+/// A public enum: its C++ name and the names of its values, in order of value.
+struct EnumInfo {
+  std::string name;
+  std::vector<std::string> values;
+  std::string doc;
+};
+
+/// Every public enum the bindings expose (VirtualGraphMode, RecomputationType, ReductionType,
+/// SyntheticDataMode, AnchorReturnTypeId, AdamMode, ...).
+const std::vector<EnumInfo>& allEnums();
+/// One of allEnums() by name (throws popart::error for an unknown name).
+const EnumInfo& enumInfo(const std::string& name);
+
+template <typename E>
+struct EnumTraits;
+
+#define POPART_REFLECT_ENUM(E)                   \
+  enum class E;                                  \
+  template <>                                    \
+  struct EnumTraits<E> {                         \
+    static constexpr const char* name() { return #E; } \
+  };
+POPART_REFLECT_ENUM(VirtualGraphMode)
+POPART_REFLECT_ENUM(RecomputationType)
+POPART_REFLECT_ENUM(MergeVarUpdateType)
+POPART_REFLECT_ENUM(SyntheticDataMode)
+POPART_REFLECT_ENUM(Instrumentation)
+POPART_REFLECT_ENUM(SubgraphCopyingStrategy)
+POPART_REFLECT_ENUM(DotCheck)
+POPART_REFLECT_ENUM(TensorStorage)
+POPART_REFLECT_ENUM(ReplicatedTensorSharding)
+POPART_REFLECT_ENUM(ExecutionPhaseIOSchedule)
+POPART_REFLECT_ENUM(ExecutionPhaseSchedule)
+POPART_REFLECT_ENUM(BatchSerializationBatchSchedule)
+POPART_REFLECT_ENUM(BatchSerializationTransformContext)
+POPART_REFLECT_ENUM(BatchSerializationMethod)
+POPART_REFLECT_ENUM(AccumulateOuterFragmentSchedule)
+POPART_REFLECT_ENUM(GradientTensorTrackingMethod)
+POPART_REFLECT_ENUM(ReductionType)
+POPART_REFLECT_ENUM(MeanReductionStrategy)
+POPART_REFLECT_ENUM(AnchorReturnTypeId)
+POPART_REFLECT_ENUM(TileSet)
+POPART_REFLECT_ENUM(ExchangeStrategy)
+POPART_REFLECT_ENUM(PatternsLevel)
+POPART_REFLECT_ENUM(AdamMode)
+POPART_REFLECT_ENUM(AdaptiveMode)
+POPART_REFLECT_ENUM(WeightDecayMode)
+POPART_REFLECT_ENUM(SGDAccumulatorAndMomentum)
+POPART_REFLECT_ENUM(OptimizerReductionType)
+POPART_REFLECT_ENUM(DeviceType)
+POPART_REFLECT_ENUM(DeviceConnectionType)
+POPART_REFLECT_ENUM(SyncPattern)
+#undef POPART_REFLECT_ENUM
+
+namespace detail {
+/// The name of value `v` of enum `enumName` (throws popart::internal_error when out of range).
+const std::string& enumValueName(const char* enumName, int v);
+/// The value named `s` of enum `enumName`: exact, then case-insensitive; throws popart::error
+/// naming the enum and listing its values otherwise.
+int enumValueFromName(const char* enumName, const std::string& s);
+}  // namespace detail
+
+/// "Manual" for VirtualGraphMode::Manual.
+template <typename E>
+const std::string& enumToString(E v) {
+  return detail::enumValueName(EnumTraits<E>::name(), static_cast<int>(v));
+}
+/// VirtualGraphMode::Manual for "Manual" (or "manual"); an unknown name is a popart::error
+/// listing the valid ones.
+template <typename E>
+E enumFromString(const std::string& s) {
+  return static_cast<E>(detail::enumValueFromName(EnumTraits<E>::name(), s));
+}
+
+/// A field of an options table: `name` is dotted for nested settings
+/// ("executionPhaseSettings.phases"); `type` is "bool", "int", "float", "string", "enum"
+/// (`enumName` names it), "enums" (a set of enum values), "ints", "floats", "strings" or "map".
+struct OptionInfo {
+  std::string name;
+  std::string type;
+  std::string enumName;
+  OptionValue defaultValue;
+  std::string doc;
+};
+
+/// A hyper-parameter key of an optimizer's map constructor ("defaultLearningRate", ...), with
+/// its default value and whether that default is const.
+struct OptimizerParamInfo {
+  std::string optimizer;  ///< "SGD", "Adam" or "Adaptive"
+  std::string key;
+  float defaultValue;
+  bool defaultIsConst;
+  std::string doc;
+};
+/// Every optimizer's keys (what `SGD({...})`, `Adam({...})`, `Adaptive({...})` and their
+/// insertSpecific accept).
+const std::vector<OptimizerParamInfo>& optimizerParamList();
+
+}  // namespace popart

@@ -1,0 +1,473 @@
+// SessionOptions as data (popart/reflection.hpp): one row per field, with its dotted name, its
+// type (deduced from the member), its default (read from a default-constructed SessionOptions)
+// and its documentation. SessionOptions::set / get / list and every binding read this table;
+// tests/unit/reflection_test.cpp checks it against the fields declared in sessionoptions.hpp.
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <type_traits>
+
+#include "popart/error.hpp"
+#include "popart/reflection.hpp"
+#include "popart/sessionoptions.hpp"
+
+namespace popart {
+namespace {
+
+std::string describe(const OptionValue& v) {
+  return std::string(optionValueKind(v)) + " " + optionValueToString(v);
+}
+
+[[noreturn]] void wrongKind(const std::string& name, const char* expected, const OptionValue& v) {
+  throw error("SessionOptions.{} must be {}, got {}", name, expected, describe(v));
+}
+
+int64_t asInt(const std::string& name, const OptionValue& v) {
+  if (const auto* i = std::get_if<int64_t>(&v)) return *i;
+  if (const auto* d = std::get_if<double>(&v)) {
+    if (std::isfinite(*d) && *d == std::floor(*d) && std::fabs(*d) < 9.2e18) return static_cast<int64_t>(*d);
+  }
+  wrongKind(name, "an integer", v);
+}
+
+double asReal(const std::string& name, const OptionValue& v) {
+  if (const auto* d = std::get_if<double>(&v); d && std::isfinite(*d)) return *d;
+  if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+  wrongKind(name, "a finite number", v);
+}
+
+std::vector<std::string> asStrings(const std::string& name, const OptionValue& v) {
+  if (const auto* s = std::get_if<std::vector<std::string>>(&v)) return *s;
+  // An empty list arrives from some bindings as an empty list of numbers.
+  if (const auto* i = std::get_if<std::vector<int64_t>>(&v); i && i->empty()) return {};
+  if (const auto* d = std::get_if<std::vector<double>>(&v); d && d->empty()) return {};
+  wrongKind(name, "a list of strings", v);
+}
+
+// ---------------------------------------------------------------- conversions by member type
+
+template <typename T, typename = void>
+struct Conv;
+
+template <>
+struct Conv<bool> {
+  static constexpr const char* type = "bool";
+  static void from(bool& dst, const std::string& name, const OptionValue& v) {
+    if (const auto* b = std::get_if<bool>(&v)) {
+      dst = *b;
+      return;
+    }
+    wrongKind(name, "a boolean", v);
+  }
+  static OptionValue to(bool v) { return v; }
+};
+
+template <typename T>
+struct Conv<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
+  static constexpr const char* type = "int";
+  static void from(T& dst, const std::string& name, const OptionValue& v) {
+    const int64_t i = asInt(name, v);
+    constexpr bool narrower = static_cast<uint64_t>(std::numeric_limits<T>::max()) <
+                              static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+    if (i < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+        (narrower && i > static_cast<int64_t>(std::numeric_limits<T>::max())))
+      throw error("SessionOptions.{} must be an integer from {} to {}, got {}", name,
+                  static_cast<int64_t>(std::numeric_limits<T>::min()), std::numeric_limits<T>::max(), i);
+    dst = static_cast<T>(i);
+  }
+  static OptionValue to(T v) { return static_cast<int64_t>(v); }
+};
+
+template <typename T>
+struct Conv<T, std::enable_if_t<std::is_floating_point_v<T>>> {
+  static constexpr const char* type = "float";
+  static void from(T& dst, const std::string& name, const OptionValue& v) { dst = static_cast<T>(asReal(name, v)); }
+  static OptionValue to(T v) { return static_cast<double>(v); }
+};
+
+template <>
+struct Conv<std::string> {
+  static constexpr const char* type = "string";
+  static void from(std::string& dst, const std::string& name, const OptionValue& v) {
+    if (const auto* s = std::get_if<std::string>(&v)) {
+      dst = *s;
+      return;
+    }
+    wrongKind(name, "a string", v);
+  }
+  static OptionValue to(const std::string& v) { return v; }
+};
+
+template <typename E>
+struct Conv<E, std::enable_if_t<std::is_enum_v<E>>> {
+  static constexpr const char* type = "enum";
+  static void from(E& dst, const std::string& name, const OptionValue& v) {
+    if (const auto* s = std::get_if<std::string>(&v)) {
+      try {
+        dst = enumFromString<E>(*s);
+      } catch (const error& e) {
+        throw error("SessionOptions.{}: {}", name, e.what());
+      }
+      return;
+    }
+    wrongKind(name, (std::string("a ") + EnumTraits<E>::name() + " name").c_str(), v);
+  }
+  static OptionValue to(E v) { return enumToString(v); }
+};
+
+template <>
+struct Conv<std::map<std::string, std::string>> {
+  static constexpr const char* type = "map";
+  static void from(std::map<std::string, std::string>& dst, const std::string& name, const OptionValue& v) {
+    if (const auto* m = std::get_if<std::map<std::string, std::string>>(&v)) {
+      dst = *m;
+      return;
+    }
+    wrongKind(name, "a map of strings", v);
+  }
+  static OptionValue to(const std::map<std::string, std::string>& v) { return v; }
+};
+
+template <>
+struct Conv<std::map<TensorId, unsigned>> {
+  static constexpr const char* type = "map";
+  static void from(std::map<TensorId, unsigned>& dst, const std::string& name, const OptionValue& v) {
+    const auto* m = std::get_if<std::map<std::string, std::string>>(&v);
+    if (!m) wrongKind(name, "a map of tensor ids to depths", v);
+    std::map<TensorId, unsigned> out;
+    for (const auto& kv : *m) {
+      char* end = nullptr;
+      const unsigned long d = std::strtoul(kv.second.c_str(), &end, 10);
+      if (kv.second.empty() || *end || d < 1 || d > 1000000)
+        throw error("SessionOptions.{}['{}'] must be a buffering depth >= 1, got '{}'", name, kv.first, kv.second);
+      out[kv.first] = static_cast<unsigned>(d);
+    }
+    dst = std::move(out);
+  }
+  static OptionValue to(const std::map<TensorId, unsigned>& v) {
+    std::map<std::string, std::string> m;
+    for (const auto& kv : v) m[kv.first] = std::to_string(kv.second);
+    return m;
+  }
+};
+
+template <>
+struct Conv<std::vector<float>> {
+  static constexpr const char* type = "floats";
+  static void from(std::vector<float>& dst, const std::string& name, const OptionValue& v) {
+    if (const auto* d = std::get_if<std::vector<double>>(&v)) {
+      dst.assign(d->begin(), d->end());
+      return;
+    }
+    if (const auto* i = std::get_if<std::vector<int64_t>>(&v)) {
+      dst.assign(i->begin(), i->end());
+      return;
+    }
+    wrongKind(name, "a list of numbers", v);
+  }
+  static OptionValue to(const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); }
+};
+
+template <>
+struct Conv<std::vector<int>> {
+  static constexpr const char* type = "ints";
+  static void from(std::vector<int>& dst, const std::string& name, const OptionValue& v) {
+    std::vector<int> out;
+    if (const auto* i = std::get_if<std::vector<int64_t>>(&v)) {
+      for (int64_t x : *i) {
+        int y = 0;
+        Conv<int>::from(y, name, x);
+        out.push_back(y);
+      }
+    } else if (!std::holds_alternative<std::vector<double>>(v) || !std::get<std::vector<double>>(v).empty()) {
+      wrongKind(name, "a list of integers", v);
+    }
+    dst = std::move(out);
+  }
+  static OptionValue to(const std::vector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); }
+};
+
+template <>
+struct Conv<std::vector<std::string>> {
+  static constexpr const char* type = "strings";
+  static void from(std::vector<std::string>& dst, const std::string& name, const OptionValue& v) {
+    dst = asStrings(name, v);
+  }
+  static OptionValue to(const std::vector<std::string>& v) { return v; }
+};
+
+template <>
+struct Conv<std::set<std::string>> {
+  static constexpr const char* type = "strings";
+  static void from(std::set<std::string>& dst, const std::string& name, const OptionValue& v) {
+    const auto s = asStrings(name, v);
+    dst = std::set<std::string>(s.begin(), s.end());
+  }
+  static OptionValue to(const std::set<std::string>& v) { return std::vector<std::string>(v.begin(), v.end()); }
+};
+
+template <typename E>
+struct Conv<std::set<E>, std::enable_if_t<std::is_enum_v<E>>> {
+  static constexpr const char* type = "enums";
+  static void from(std::set<E>& dst, const std::string& name, const OptionValue& v) {
+    std::set<E> out;
+    for (const auto& s : asStrings(name, v)) {
+      E e{};
+      Conv<E>::from(e, name, s);
+      out.insert(e);
+    }
+    dst = std::move(out);
+  }
+  static OptionValue to(const std::set<E>& v) {
+    std::vector<std::string> out;
+    for (E e : v) out.push_back(enumToString(e));
+    return out;
+  }
+};
+
+template <typename T>
+const char* enumNameOf() {
+  if constexpr (std::is_enum_v<T>) {
+    return EnumTraits<T>::name();
+  } else {
+    return "";
+  }
+}
+template <typename T>
+struct EnumOfSet {
+  static const char* name() { return ""; }
+};
+template <typename E>
+struct EnumOfSet<std::set<E>> {
+  static const char* name() { return enumNameOf<E>(); }
+};
+
+// ---------------------------------------------------------------- the table
+
+struct Field {
+  OptionInfo info;
+  std::function<void(SessionOptions&, const OptionValue&)> set;
+  std::function<OptionValue(const SessionOptions&)> get;
+};
+
+template <typename T, typename Ref>
+Field field(const char* name, const char* doc, Ref ref) {
+  Field f;
+  f.info.name = name;
+  f.info.type = Conv<T>::type;
+  f.info.enumName = std::is_enum_v<T> ? enumNameOf<T>() : EnumOfSet<T>::name();
+  f.info.doc = doc;
+  const std::string n = name;
+  f.set = [ref, n](SessionOptions& o, const OptionValue& v) {
+    T tmp = ref(o);
+    Conv<T>::from(tmp, n, v);
+    ref(o) = std::move(tmp);
+  };
+  f.get = [ref](const SessionOptions& o) { return Conv<T>::to(ref(const_cast<SessionOptions&>(o))); };
+  const SessionOptions defaults;
+  f.info.defaultValue = f.get(defaults);
+  return f;
+}
+
+// F(path, doc): the member at `path` (dotted for nested settings) and its documentation.
+#define F(path, doc) \
+  field<std::decay_t<decltype(std::declval<SessionOptions&>().path)>>(#path, doc, [](SessionOptions& o) -> auto& { \
+    return o.path;                                                                                                   \
+  })
+
+const std::vector<Field>& fields() {
+  static const std::vector<Field> table{
+      // Training: gradient accumulation and replication.
+      F(enableGradientAccumulation, "Accumulate accumulationFactor micro-batches per weight update (training)."),
+      F(accumulationFactor, "Micro-batches per weight update when gradient accumulation is enabled."),
+      F(enableReplicatedGraphs, "Data-parallel local replicas."),
+      F(replicatedGraphCount, "The number of local replicas."),
+      F(enableDistributedReplicatedGraphs, "Replication over several processes."),
+      F(globalReplicationFactor, "Replicas over all processes."),
+      F(globalReplicaOffset, "This process's first replica."),
+      F(accumulationAndReplicationReductionType, "Sum or Mean of the gradients over accumulation and replicas."),
+      F(meanAccumulationAndReplicationReductionStrategy, "When a Mean reduction divides: Post or Running."),
+      // Model parallelism.
+      F(virtualGraphMode, "Op placement on IPUs: Off, Manual (annotations), Auto, ExecutionPhases."),
+      F(virtualGraphSplitRatios, "Auto placement: the share of the graph on each IPU."),
+      F(enablePipelining, "Pipeline the virtual graphs (needs virtualGraphMode other than Off)."),
+      F(executionPhaseSettings.phases, "Execution phases (0: off)."),
+      F(executionPhaseSettings.stages, "Stages per phase."),
+      F(executionPhaseSettings.weightIOSchedule, "When weights of a phase are loaded."),
+      F(executionPhaseSettings.activationIOSchedule, "When activations of a phase are loaded."),
+      F(executionPhaseSettings.optimizerStateIOSchedule, "When optimizer state of a phase is loaded."),
+      F(executionPhaseSettings.accumulatorIOSchedule, "When accumulators of a phase are loaded."),
+      F(executionPhaseSettings.schedule, "How execution phases are scheduled."),
+      F(batchSerializationSettings.factor, "Split ops along the batch dimension into this many parts (0: off)."),
+      F(batchSerializationSettings.concatOnVirtualGraphChange, "Concatenate batches where the IPU changes."),
+      F(batchSerializationSettings.concatOnExecutionPhaseChange, "Concatenate batches where the phase changes."),
+      F(batchSerializationSettings.concatOnPipelineStageChange, "Concatenate batches where the stage changes."),
+      F(batchSerializationSettings.transformContext, "Where batch serialization applies."),
+      F(batchSerializationSettings.method, "How batches are serialized."),
+      F(batchSerializationSettings.batchSchedule, "How serialized batches are scheduled."),
+      F(accumulateOuterFragmentSettings.schedule, "How the accumulate outer fragment is scheduled."),
+      F(accumulateOuterFragmentSettings.excludedVirtualGraphs, "IPUs left out of the outer fragment schedule."),
+      // Recomputation and outlining.
+      F(autoRecomputation, "Which activations are recomputed in the backward pass."),
+      F(explicitRecomputation, "Recompute with cloned ops rather than implicitly."),
+      F(enableOutlining, "Extract repeated subgraphs into shared functions."),
+      F(outlineThreshold, "The smallest subgraph worth outlining."),
+      F(outlineSequenceBreakCost, "The cost of breaking a sequence when outlining."),
+      F(subgraphCopyingStrategy, "When subgraph inputs and outputs are copied."),
+      // Weights and numerics.
+      F(constantWeights, "Inference: weights are constants (resetHostWeights and writeWeights are refused)."),
+      F(enableStochasticRounding, "Stochastic rounding of float results."),
+      F(enableFloatingPointChecks, "The first NaN or infinity an op produces is an error naming the op."),
+      F(enableNonStableSoftmax, "Softmax without subtracting the maximum."),
+      F(enableStableNorm, "Two-pass mean and variance in normalizations."),
+      F(partialsTypeMatMuls, "Partials type of matmuls: \"float\" or \"half\"."),
+      F(enableFullyConnectedPass, "Plan matmuls as fully connected layers."),
+      F(enableSerializedMatmuls, "Allow serialized matmuls."),
+      F(decomposeGradSum, "Decompose gradient sums into additions."),
+      F(aliasZeroCopy, "Alias buffers instead of copying where possible."),
+      F(delayVarUpdates, "Schedule weight updates as late as possible."),
+      F(enableExplicitMainLoops, "Explicit main loops in the IR."),
+      F(useHostCopyOps, "Host copies as ops in the IR."),
+      F(strictOpVersions, "An op version the runtime does not know is an error."),
+      F(mergeVarUpdate, "How weight updates are merged."),
+      F(mergeVarUpdateMemThreshold, "Memory threshold for merged weight updates (bytes)."),
+      F(looseThresholdAtPeak, "Memory threshold at the peak for AutoLoose merging (bytes)."),
+      F(automaticLossScalingSettings.enabled, "Dynamic loss scaling (needs a non-const lossScaling)."),
+      F(automaticLossScalingSettings.binEdgeLocation, "Automatic loss scaling: histogram bin edge."),
+      F(automaticLossScalingSettings.thresholdUpperCountProportion,
+        "Automatic loss scaling: the share of gradients allowed in the upper bin."),
+      F(automaticLossScalingSettings.updatePeriod, "Automatic loss scaling: steps between updates."),
+      F(automaticLossScalingSettings.gradientTensorTrackingMethod, "Automatic loss scaling: tracked gradients."),
+      F(automaticLossScalingSettings.toTrackTensors, "Automatic loss scaling: the tensors to track."),
+      // Streams and data.
+      F(syntheticDataMode, "Generated data instead of host streams: Off, Zeros, RandomNormal, RandomUniform."),
+      F(enablePrefetchDatastreams, "Prefetch input streams."),
+      F(defaultBufferingDepth, "Stream buffering depth."),
+      F(bufferingDepthMap, "Stream buffering depth per tensor."),
+      F(rearrangeAnchorsOnHost, "Re-lay out anchors on the host."),
+      F(rearrangeStreamsOnHost, "Re-lay out input streams on the host."),
+      F(disableGradAccumulationTensorStreams, "Do not stream gradient accumulators to the host."),
+      F(disableOptimizerStateTensorStreams, "Do not stream optimizer state to the host."),
+      F(numIOTiles, "IO tiles for overlapped exchange."),
+      // Tensor locations.
+      F(activationTensorLocationSettings.storage, "Where activations live."),
+      F(activationTensorLocationSettings.minElementsForOffChip, "Activations: smallest tensor stored off chip."),
+      F(activationTensorLocationSettings.minElementsForReplicatedTensorSharding,
+        "Activations: smallest tensor sharded over replicas."),
+      F(weightTensorLocationSettings.storage, "Where weights live."),
+      F(weightTensorLocationSettings.minElementsForOffChip, "Weights: smallest tensor stored off chip."),
+      F(weightTensorLocationSettings.minElementsForReplicatedTensorSharding,
+        "Weights: smallest tensor sharded over replicas."),
+      F(optimizerStateTensorLocationSettings.storage, "Where optimizer state lives."),
+      F(optimizerStateTensorLocationSettings.minElementsForOffChip,
+        "Optimizer state: smallest tensor stored off chip."),
+      F(optimizerStateTensorLocationSettings.minElementsForReplicatedTensorSharding,
+        "Optimizer state: smallest tensor sharded over replicas."),
+      F(accumulatorTensorLocationSettings.storage, "Where gradient accumulators live."),
+      F(accumulatorTensorLocationSettings.minElementsForOffChip, "Accumulators: smallest tensor stored off chip."),
+      F(accumulatorTensorLocationSettings.minElementsForReplicatedTensorSharding,
+        "Accumulators: smallest tensor sharded over replicas."),
+      // Instrumentation, reports, caching and debugging.
+      F(instrumentWithHardwareCycleCounter, "Count cycles for getCycleCount."),
+      F(hardwareInstrumentations, "Where cycles are counted: Outer, Inner."),
+      F(enableEngineCaching, "Cache compiled executables in cachePath."),
+      F(cachePath, "Where executables are cached."),
+      F(enableVariablesCaching, "Cache the variables with the executable."),
+      F(compileEngine, "false: build the graph but do not compile it."),
+      F(logDir, "Directory for logs and .dot files."),
+      F(dotChecks, "Where .dot graphs are written: Fwd0, Fwd1, Bwd0, PreAlias, MainLoops, Final, All."),
+      F(firstDotOp, "First op written to .dot graphs."),
+      F(finalDotOp, "Last op written to .dot graphs."),
+      F(dotOpNames, "Op names in .dot graphs."),
+      F(timeLimitScheduler, "Scheduler time limit (seconds)."),
+      F(swapLimitScheduler, "Scheduler swap limit."),
+      F(kahnTieBreaker, "Scheduler tie breaker: greedy, fifo or random."),
+      // Backend options.
+      F(engineOptions, "Engine options (see engineOptionDefs; unknown keys: \"Unrecognised option 'x'\")."),
+      F(convolutionOptions, "Convolution planning options."),
+      F(lstmOptions, "LSTM options."),
+      F(matmulOptions, "Matmul planning options."),
+      F(reportOptions, "Report options (e.g. showExecutionSteps)."),
+      F(gclOptions, "Collective communication options."),
+      F(tensorLocationSettingsOverride, "Tensor location per tensor id."),
+      F(customCodeletCompileFlags, "Compile flags of custom codelets."),
+  };
+  return table;
+}
+#undef F
+
+const Field& find(const std::string& name) {
+  for (const auto& f : fields()) {
+    if (f.info.name == name) return f;
+  }
+  throw error("SessionOptions has no option '{}'", name);
+}
+
+}  // namespace
+
+void SessionOptions::set(const std::string& name, const OptionValue& value) {
+  find(name).set(*this, value);
+}
+
+OptionValue SessionOptions::get(const std::string& name) const {
+  return find(name).get(*this);
+}
+
+const std::vector<OptionInfo>& SessionOptions::list() {
+  static const std::vector<OptionInfo> infos = [] {
+    std::vector<OptionInfo> v;
+    for (const auto& f : fields()) v.push_back(f.info);
+    return v;
+  }();
+  return infos;
+}
+
+// ---------------------------------------------------------------- OptionValue
+
+const char* optionValueKind(const OptionValue& v) {
+  static const char* kinds[] = {"bool", "int", "float", "string", "ints", "floats", "strings", "map"};
+  return kinds[v.index()];
+}
+
+namespace {
+template <typename L>
+void writeList(std::ostream& os, const L& l) {
+  os << '[';
+  for (size_t i = 0; i < l.size(); ++i) os << (i ? ", " : "") << l[i];
+  os << ']';
+}
+}  // namespace
+
+std::string optionValueToString(const OptionValue& v) {
+  std::ostringstream os;
+  if (const auto* b = std::get_if<bool>(&v)) {
+    os << (*b ? "true" : "false");
+  } else if (const auto* i = std::get_if<int64_t>(&v)) {
+    os << *i;
+  } else if (const auto* d = std::get_if<double>(&v)) {
+    os << *d;
+  } else if (const auto* s = std::get_if<std::string>(&v)) {
+    os << '\'' << *s << '\'';
+  } else if (const auto* li = std::get_if<std::vector<int64_t>>(&v)) {
+    writeList(os, *li);
+  } else if (const auto* ld = std::get_if<std::vector<double>>(&v)) {
+    writeList(os, *ld);
+  } else if (const auto* ls = std::get_if<std::vector<std::string>>(&v)) {
+    os << '[';
+    for (size_t k = 0; k < ls->size(); ++k) os << (k ? ", " : "") << '\'' << (*ls)[k] << '\'';
+    os << ']';
+  } else if (const auto* m = std::get_if<std::map<std::string, std::string>>(&v)) {
+    os << '{';
+    bool first = true;
+    for (const auto& kv : *m) {
+      os << (first ? "" : ", ") << kv.first << ": " << kv.second;
+      first = false;
+    }
+    os << '}';
+  }
+  return os.str();
+}
+
+}  // namespace popart

@@ -1,0 +1,62 @@
+// Generates the parts of wasm/js/index.d.ts that mirror the core's tables (SessionOptions fields
+// and the public enums) from the built module, between the "BEGIN generated" / "END generated"
+// markers. tests/js/reflection.test.mjs fails when the file differs from what this writes.
+// Usage: node scripts/gen_js_types.mjs [pkgDir]   (rewrites wasm/js/index.d.ts)
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const DTS = path.join(ROOT, 'wasm/js/index.d.ts');
+
+const union = (values) => values.map((v) => `'${v}'`).join(' | ');
+
+/// The generated blocks for the API `popart` (from createPopart()).
+export function generatedBlocks(popart) {
+  const enumNames = Object.keys(popart.enumValues);
+  const type = (o) => ({
+    bool: 'boolean', int: 'number', float: 'number', string: 'string', ints: 'number[]', floats: 'number[]',
+    strings: 'string[]', map: 'Record<string, string>', enum: o.enumName, enums: `${o.enumName}[]`,
+  })[o.type];
+  const doc = (o, indent) => `${indent}/** ${o.doc} Default: ${JSON.stringify(o.default)}. */\n`;
+  const fields = [];
+  const nested = new Map();
+  for (const o of popart.SessionOptions.list()) {
+    const [head, sub] = o.name.split('.');
+    if (!sub) {
+      fields.push(`${doc(o, '  ')}  ${head}?: ${type(o)};`);
+    } else {
+      if (!nested.has(head)) {
+        nested.set(head, []);
+        fields.push(`  ${head}?: {\n@@${head}@@\n  };`);
+      }
+      nested.get(head).push(`${doc(o, '    ')}    ${sub}?: ${type(o)};`);
+    }
+  }
+  let options = fields.join('\n');
+  for (const [head, lines] of nested) options = options.replace(`@@${head}@@`, lines.join('\n'));
+  const types = enumNames.map((n) => `export type ${n} = ${union(popart.enumValues[n])};`).join('\n');
+  const members = enumNames
+    .map((n) => `  ${n}: { ${popart.enumValues[n].map((v) => `${v}: '${v}'`).join('; ')} };`).join('\n');
+  return { 'enum types': types, 'SessionOptions fields': options, 'enum objects': members };
+}
+
+/// `text` with each generated block replaced.
+export function withBlocks(text, blocks) {
+  for (const [name, body] of Object.entries(blocks)) {
+    const re = new RegExp(`(// BEGIN generated: ${name}[^\\n]*\\n)[\\s\\S]*?([ \\t]*// END generated: ${name})`);
+    if (!re.test(text)) throw new Error(`index.d.ts has no generated block '${name}'`);
+    text = text.replace(re, (_, begin, end) => `${begin}${body}\n${end}`);
+  }
+  return text;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const pkg = path.resolve(process.argv[2] ?? path.join(ROOT, 'build/wasm/pkg'));
+  const { createPopart } = await import(pathToFileURL(path.join(pkg, 'index.mjs')).href);
+  const popart = await createPopart();
+  const before = fs.readFileSync(DTS, 'utf8');
+  const after = withBlocks(before, generatedBlocks(popart));
+  if (after !== before) fs.writeFileSync(DTS, after);
+  console.log(after === before ? 'index.d.ts is up to date' : 'index.d.ts updated');
+}

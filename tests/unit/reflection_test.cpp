@@ -1,0 +1,144 @@
+// The core's tables as data (popart/reflection.hpp): SessionOptions fields, enums, optimizer keys.
+// The SessionOptions table is checked against the fields sessionoptions.hpp declares, so a field
+// added to the header without a row (or the reverse) fails here.
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "common/test_util.hpp"
+
+namespace popart {
+namespace {
+
+using test::expectError;
+
+/// (type, name) of the data members declared in `struct name { ... };` in `text`: statements
+/// (split at ';', comments removed) with a type, a name and an optional initializer; methods
+/// (anything with a parenthesis) are skipped.
+std::vector<std::pair<std::string, std::string>> structFields(const std::string& text, const std::string& name) {
+  const size_t start = text.find("struct " + name + " {");
+  EXPECT_NE(start, std::string::npos) << name;
+  const size_t open = text.find('{', start);
+  const size_t end = text.find("\n};", start);
+  std::string body = std::regex_replace(text.substr(open + 1, end - open - 1), std::regex(R"(//[^\n]*)"), "");
+  body = std::regex_replace(body, std::regex(R"(\s+)"), " ");
+  std::vector<std::pair<std::string, std::string>> out;
+  static const std::regex member(R"(^\s*([A-Za-z_][\w:<>, ]*?) ([A-Za-z_]\w*)\s*(=.*|\{.*\})?\s*$)");
+  std::istringstream statements(body);
+  std::string st;
+  while (std::getline(statements, st, ';')) {
+    std::smatch m;
+    if (st.find('(') != std::string::npos) continue;
+    if (std::regex_match(st, m, member)) out.push_back({m[1].str(), m[2].str()});
+  }
+  return out;
+}
+
+TEST(Reflection, SessionOptionsTableMatchesTheHeader) {
+  std::ifstream f(std::string(POPART_SOURCE_DIR) + "/core/include/popart/sessionoptions.hpp");
+  ASSERT_TRUE(f.good());
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::set<std::string> declared;
+  for (const auto& [type, name] : structFields(text, "SessionOptions")) {
+    const std::string t = std::regex_replace(type, std::regex(R"(\s+)"), "");
+    if (text.find("struct " + t + " {") != std::string::npos) {
+      for (const auto& sub : structFields(text, t)) declared.insert(name + "." + sub.second);
+    } else {
+      declared.insert(name);
+    }
+  }
+  std::set<std::string> listed;
+  for (const auto& o : SessionOptions::list()) listed.insert(o.name);
+  for (const auto& n : declared) EXPECT_TRUE(listed.count(n)) << "declared but not in the table: " << n;
+  for (const auto& n : listed) EXPECT_TRUE(declared.count(n)) << "in the table but not declared: " << n;
+  EXPECT_GT(declared.size(), 90u);
+}
+
+TEST(Reflection, SessionOptionsSetGetDefaults) {
+  SessionOptions o;
+  for (const auto& info : SessionOptions::list()) {
+    EXPECT_FALSE(info.doc.empty()) << info.name;
+    EXPECT_EQ(o.get(info.name), info.defaultValue) << info.name;
+    o.set(info.name, info.defaultValue);  // every default can be written back
+    if (info.type == "enum" || info.type == "enums") {
+      EXPECT_NO_THROW(enumInfo(info.enumName)) << info.name;
+    }
+  }
+  EXPECT_EQ(std::get<bool>(SessionOptions().get("constantWeights")), true);
+  o.set("accumulationFactor", int64_t{4});
+  EXPECT_EQ(o.accumulationFactor, 4);
+  o.set("accumulationFactor", 8.0);  // an integral real is an integer
+  EXPECT_EQ(o.accumulationFactor, 8);
+  o.set("virtualGraphMode", std::string("Manual"));
+  EXPECT_EQ(o.virtualGraphMode, VirtualGraphMode::Manual);
+  o.set("virtualGraphMode", std::string("auto"));
+  EXPECT_EQ(o.virtualGraphMode, VirtualGraphMode::Auto);
+  EXPECT_EQ(std::get<std::string>(o.get("virtualGraphMode")), "Auto");
+  o.set("executionPhaseSettings.phases", int64_t{3});
+  EXPECT_EQ(o.executionPhaseSettings.phases, 3);
+  o.set("accumulationAndReplicationReductionType", std::string("Mean"));
+  EXPECT_EQ(o.accumulationAndReplicationReductionType, ReductionType::Mean);
+  o.set("engineOptions", std::map<std::string, std::string>{{"debug.instrument", "true"}});
+  EXPECT_EQ(o.engineOptions.at("debug.instrument"), "true");
+  o.set("hardwareInstrumentations", std::vector<std::string>{"Outer", "Inner"});
+  EXPECT_EQ(o.hardwareInstrumentations.size(), 2u);
+  o.set("virtualGraphSplitRatios", std::vector<double>{0.25, 0.75});
+  EXPECT_EQ(o.virtualGraphSplitRatios, (std::vector<float>{0.25f, 0.75f}));
+  o.set("bufferingDepthMap", std::map<std::string, std::string>{{"x", "3"}});
+  EXPECT_EQ(o.bufferingDepthMap.at("x"), 3u);
+}
+
+TEST(Reflection, SessionOptionsErrors) {
+  SessionOptions o;
+  expectError([&] { o.set("noSuchOption", true); }, {"SessionOptions has no option 'noSuchOption'"});
+  expectError([&] { o.get("executionPhaseSettings.nope"); }, {"has no option 'executionPhaseSettings.nope'"});
+  expectError([&] { o.set("constantWeights", int64_t{1}); },
+              {"SessionOptions.constantWeights must be a boolean, got int 1"});
+  expectError([&] { o.set("accumulationFactor", 2.5); }, {"SessionOptions.accumulationFactor must be an integer"});
+  expectError([&] { o.set("defaultBufferingDepth", int64_t{1} << 40); }, {"must be an integer from"});
+  expectError([&] { o.set("virtualGraphMode", std::string("Sideways")); },
+              {"SessionOptions.virtualGraphMode: Invalid VirtualGraphMode 'Sideways'",
+               "expected one of Off, Manual, Auto, ExecutionPhases"});
+  expectError([&] { o.set("engineOptions", std::string("x")); }, {"engineOptions must be a map of strings"});
+  expectError([&] { o.set("bufferingDepthMap", std::map<std::string, std::string>{{"x", "0"}}); },
+              {"bufferingDepthMap['x'] must be a buffering depth >= 1"});
+  EXPECT_EQ(o.virtualGraphMode, VirtualGraphMode::Off);  // a failed set changes nothing
+}
+
+TEST(Reflection, Enums) {
+  std::set<std::string> names;
+  for (const auto& e : allEnums()) {
+    EXPECT_TRUE(names.insert(e.name).second) << e.name;
+    EXPECT_FALSE(e.values.empty()) << e.name;
+    EXPECT_FALSE(e.doc.empty()) << e.name;
+    std::set<std::string> values(e.values.begin(), e.values.end());
+    EXPECT_EQ(values.size(), e.values.size()) << e.name;
+  }
+  EXPECT_EQ(enumToString(RecomputationType::NormOnly), "NormOnly");
+  EXPECT_EQ(enumFromString<AnchorReturnTypeId>("EveryN"), AnchorReturnTypeId::EveryN);
+  EXPECT_EQ(enumFromString<SyntheticDataMode>("randomnormal"), SyntheticDataMode::RandomNormal);
+  expectError([] { enumFromString<AdamMode>("Adamax2"); },
+              {"Invalid AdamMode 'Adamax2'; expected one of Adam, AdamNoBias, AdaMax, Lamb, LambNoBias"});
+  expectError([] { enumInfo("NoSuchEnum"); }, {"Unknown enum 'NoSuchEnum'"});
+}
+
+TEST(Reflection, OptimizerParams) {
+  std::map<std::string, std::set<std::string>> keys;
+  for (const auto& p : optimizerParamList()) {
+    keys[p.optimizer].insert(p.key);
+    EXPECT_FALSE(p.doc.empty()) << p.optimizer << " " << p.key;
+  }
+  EXPECT_EQ(keys["SGD"], (std::set<std::string>(SGD::getAllowedKeys().begin(), SGD::getAllowedKeys().end())));
+  EXPECT_EQ(keys["Adam"].count("defaultBeta2"), 1u);
+  EXPECT_EQ(keys["Adaptive"].count("defaultAlpha"), 1u);
+  for (const auto& p : optimizerParamList()) {
+    if (p.optimizer == "SGD" && p.key == "defaultLearningRate") {
+      EXPECT_FLOAT_EQ(p.defaultValue, 0.1f);
+      EXPECT_TRUE(p.defaultIsConst);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace popart
