@@ -38,7 +38,16 @@ export function generatedBlocks(popart) {
   const types = enumNames.map((n) => `export type ${n} = ${union(popart.enumValues[n])};`).join('\n');
   const members = enumNames
     .map((n) => `  ${n}: { ${popart.enumValues[n].map((v) => `${v}: '${v}'`).join('; ')} };`).join('\n');
-  return { 'enum types': types, 'SessionOptions fields': options, 'enum objects': members };
+  const attrType = (a) => ({ float: 'number', int: 'number', bool: 'boolean', ints: 'number[]', enum: a.enumName })[a.type];
+  const methods = popart.Builder.graphcoreOps().map((op) => {
+    const params = ['args: TensorId[]', ...op.attrs.map((a) => `${a.name}${a.required ? '' : '?'}: ${attrType(a)}`),
+                    'debugContext?: string'];
+    const defaults = op.attrs.filter((a) => 'default' in a).map((a) => `${a.name} = ${JSON.stringify(a.default)}`);
+    return `  /** ${op.doc} (${op.opType}${defaults.length ? `; ${defaults.join(', ')}` : ''}) */\n` +
+           `  ${op.method}(${params.join(', ')}): TensorId;`;
+  }).join('\n');
+  return { 'enum types': types, 'SessionOptions fields': options, 'enum objects': members,
+           'aiGraphcore methods': methods };
 }
 
 /// `text` with each generated block replaced.

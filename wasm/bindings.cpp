@@ -460,6 +460,38 @@ val enumsJs() {
   });
 }
 
+/// [{method, opType, minInputs, maxInputs, attrs: [{name, type, enumName, required, default?,
+/// doc}], doc}] of every aiGraphcore method (index.mjs builds aiGraphcore from it).
+val graphcoreOpsJs() {
+  return guarded([&] {
+    val a = val::array();
+    const auto& l = graphcoreOpList();
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      val e = val::object();
+      e.set("method", l[i].method);
+      e.set("opType", l[i].opType);
+      e.set("minInputs", l[i].minInputs);
+      e.set("maxInputs", l[i].maxInputs);
+      e.set("doc", l[i].doc);
+      val attrs = val::array();
+      for (std::size_t k = 0; k < l[i].attrs.size(); ++k) {
+        const OpAttrInfo& at = l[i].attrs[k];
+        val x = val::object();
+        x.set("name", at.name);
+        x.set("type", at.type);
+        x.set("enumName", at.enumName);
+        x.set("required", at.required);
+        if (at.hasDefault) x.set("default", jsFromOptionValue(at.defaultValue));
+        x.set("doc", at.doc);
+        attrs.set(k, x);
+      }
+      e.set("attrs", attrs);
+      a.set(i, e);
+    }
+    return a;
+  });
+}
+
 /// [{optimizer, key, default, isConst, doc}] of every optimizer hyper-parameter.
 val optimizerParamsJs() {
   return guarded([&] {
@@ -791,43 +823,20 @@ class BuilderJs {
     });
   }
 
-  /// aiGraphcore.<name>(args, params): params hold the named parameters of the C++ method.
+  /// aiGraphcore.<name>(args, params): params hold the attributes by name (marshalled by the
+  /// types of the core's table) and the debugContext.
   std::string graphcore(const std::string& name, const val& args, const val& p) {
     return guarded([&] {
-      auto gc = b_->aiGraphcoreOpset1();
-      const auto in = toStrings(args);
+      std::map<std::string, OptionValue> attrs;
+      for (const auto& op : graphcoreOpList()) {
+        if (op.method != name) continue;
+        for (const auto& a : op.attrs) {
+          if (!isUndef(p[a.name]))
+            attrs[a.name] = optionValueFrom(p[a.name], a.type, "aiGraphcore." + name + " " + a.name);
+        }
+      }
       const std::string dn = isUndef(p["debugContext"]) ? std::string() : p["debugContext"].as<std::string>();
-      auto red = [&] {
-        return isUndef(p["reduction"]) ? ReductionType::Mean
-                                       : reductionTypeFromString(p["reduction"].as<std::string>());
-      };
-      if (name == "nllloss") {
-        nonstd::optional<int> ignore;
-        if (!isUndef(p["ignoreIndex"])) ignore = toInt32(p["ignoreIndex"], "nllloss ignoreIndex");
-        const bool logp = !isUndef(p["inputIsLogProbability"]) && p["inputIsLogProbability"].as<bool>();
-        return gc.nllloss(in, red(), ignore, logp, dn);
-      }
-      if (name == "l1loss") return gc.l1loss(in, toFloat(p["lambda"], "l1loss lambda"), red(), dn);
-      if (name == "identityloss") return gc.identityloss(in, red(), dn);
-      if (name == "scale") return gc.scale(in, toFloat(p["scale"], "scale scale"), dn);
-      if (name == "scaledadd") {
-        const float s0 = isUndef(p["scale0"]) ? 1.0f : toFloat(p["scale0"], "scaledadd scale0");
-        const float s1 = isUndef(p["scale1"]) ? 1.0f : toFloat(p["scale1"], "scaledadd scale1");
-        return gc.scaledadd(in, s0, s1, dn);
-      }
-      if (name == "subsample") return gc.subsample(in, toInts(p["strides"], "subsample strides"), dn);
-      if (name == "reshape") return gc.reshape(in, toInts(p["shape"], "reshape shape"), dn);
-      if (name == "gelu") return gc.gelu(in, dn);
-      if (name == "swish") return gc.swish(in, dn);
-      if (name == "detach") return gc.detach(in, dn);
-      if (name == "nop") return gc.nop(in, dn);
-      if (name == "expm1") return gc.expm1(in, dn);
-      if (name == "log1p") return gc.log1p(in, dn);
-      if (name == "atan2") return gc.atan2(in, dn);
-      if (name == "fmod") return gc.fmod(in, dn);
-      if (name == "remainder") return gc.remainder(in, dn);
-      if (name == "round") return gc.round(in, dn);
-      throw error("aiGraphcore has no op '{}'", name);
+      return b_->aiGraphcoreOpset1().call(name, toStrings(args), attrs, dn);
     });
   }
 
@@ -1209,6 +1218,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("sessionOptionsList", &w::sessionOptionsList);
   function("enums", &w::enumsJs);
   function("optimizerParams", &w::optimizerParamsJs);
+  function("graphcoreOps", &w::graphcoreOpsJs);
   function("enumerateDevices", &w::enumerateDevices);
   function("getNumThreads", &w::getNumThreads);
 

@@ -101,8 +101,11 @@ TEST(Reflection, SessionOptionsErrors) {
               {"SessionOptions.virtualGraphMode: Invalid VirtualGraphMode 'Sideways'",
                "expected one of Off, Manual, Auto, ExecutionPhases"});
   expectError([&] { o.set("engineOptions", std::string("x")); }, {"engineOptions must be a map of strings"});
-  expectError([&] { o.set("bufferingDepthMap", std::map<std::string, std::string>{{"x", "0"}}); },
-              {"bufferingDepthMap['x'] must be a buffering depth >= 1"});
+  expectError(
+      [&] {
+        o.set("bufferingDepthMap", std::map<std::string, std::string>{{"x", "0"}});
+      },
+      {"bufferingDepthMap['x'] must be a buffering depth >= 1"});
   EXPECT_EQ(o.virtualGraphMode, VirtualGraphMode::Off);  // a failed set changes nothing
 }
 
@@ -138,6 +141,57 @@ TEST(Reflection, OptimizerParams) {
       EXPECT_TRUE(p.defaultIsConst);
     }
   }
+}
+
+}  // namespace
+}  // namespace popart
+
+namespace popart {
+namespace {
+
+/// The model of one aiGraphcore node on [2, 3] float inputs, made by `add`.
+template <typename F>
+std::string oneNode(int nInputs, F add) {
+  auto b = Builder::create();
+  std::vector<TensorId> in;
+  for (int i = 0; i < nInputs; ++i) in.push_back(b->addInputTensor(TensorInfo("FLOAT", {2, 3}), "x"));
+  b->addOutputTensor(add(b->aiGraphcoreOpset1(), in));
+  return b->getModelProto();
+}
+
+TEST(Reflection, GraphcoreTypedMethodsAndTheTableAgree) {
+  // The C++ methods' default arguments and the table's defaults give the same node.
+  EXPECT_EQ(oneNode(1, [](AiGraphcoreOpset1 gc, auto in) { return gc.identityloss(in); }),
+            oneNode(1, [](AiGraphcoreOpset1 gc, auto in) { return gc.call("identityloss", in); }));
+  EXPECT_EQ(oneNode(2, [](AiGraphcoreOpset1 gc, auto in) { return gc.scaledadd(in); }),
+            oneNode(2, [](AiGraphcoreOpset1 gc, auto in) { return gc.call("scaledadd", in); }));
+  EXPECT_EQ(oneNode(1, [](AiGraphcoreOpset1 gc, auto in) { return gc.l1loss(in, 0.5f); }),
+            oneNode(1, [](AiGraphcoreOpset1 gc, auto in) {
+              return gc.call("l1loss", in, {{"lambda", 0.5}});
+            }));
+  std::set<std::string> methods;
+  for (const auto& op : graphcoreOpList()) {
+    EXPECT_TRUE(methods.insert(op.method).second) << op.method;
+    EXPECT_FALSE(op.doc.empty()) << op.method;
+    for (const auto& a : op.attrs) {
+      if (a.type == "enum") {
+        EXPECT_NO_THROW(enumInfo(a.enumName)) << op.method << " " << a.name;
+      }
+    }
+  }
+  EXPECT_EQ(methods.size(), 17u);
+  auto b = Builder::create();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2, 3}), "x");
+  auto gc = b->aiGraphcoreOpset1();
+  expectError([&] { gc.call("frobnicate", {x}); }, {"aiGraphcore has no op 'frobnicate'", "nllloss"});
+  expectError([&] { gc.call("scale", {x}); }, {"aiGraphcore.scale: missing required attribute 'scale'"});
+  expectError([&] { gc.call("scale", {x}, {{"scale", 2.0}, {"bias", 1.0}}); }, {"has no attribute 'bias'"});
+  expectError(
+      [&] {
+        gc.call("identityloss", {x}, {{"reduction", std::string("Median")}});
+      },
+      {"Invalid ReductionType 'Median'"});
+  expectError([&] { gc.call("scale", {x}, {{"scale", std::string("2")}}); }, {"scale scale must be a number"});
 }
 
 }  // namespace

@@ -361,23 +361,45 @@ export type ReductionName = 'Sum' | 'Mean' | 'NoReduction';
 
 export interface AiGraphcoreOpset1 {
   getOpsetVersion(): number;
-  nllloss(args: TensorId[], reduction?: ReductionName, ignoreIndex?: number, inputIsLogProbability?: boolean, debugContext?: string): TensorId;
-  l1loss(args: TensorId[], lambda: number, reduction?: ReductionName, debugContext?: string): TensorId;
-  identityloss(args: TensorId[], reduction?: ReductionName, debugContext?: string): TensorId;
+  /** The core's table of these methods (op type, inputs, attributes with types and defaults). */
+  readonly ops: ReadonlyArray<{ method: string; opType: string; minInputs: number; maxInputs: number; doc: string;
+                                attrs: ReadonlyArray<{ name: string; type: string; enumName: string; required: boolean; default?: unknown; doc: string }> }>;
+  // BEGIN generated: aiGraphcore methods (node scripts/gen_js_types.mjs; checked by tests/js/reflection.test.mjs)
+  /** Negative log likelihood of {probs [N.., C], label [N..] (INT32)}. (Nll; reduction = "Mean", inputIsLogProbability = false) */
+  nllloss(args: TensorId[], reduction?: ReductionType, ignoreIndex?: number, inputIsLogProbability?: boolean, debugContext?: string): TensorId;
+  /** lambda * |x|, reduced. (L1; reduction = "Mean") */
+  l1loss(args: TensorId[], lambda: number, reduction?: ReductionType, debugContext?: string): TensorId;
+  /** The input itself, reduced. (IdentityLoss; reduction = "Mean") */
+  identityloss(args: TensorId[], reduction?: ReductionType, debugContext?: string): TensorId;
+  /** x * scale. (Scale) */
   scale(args: TensorId[], scale: number, debugContext?: string): TensorId;
+  /** scale0 * a + scale1 * b. (ScaledAdd; scale0 = 1, scale1 = 1) */
   scaledadd(args: TensorId[], scale0?: number, scale1?: number, debugContext?: string): TensorId;
+  /** Every strides[d]-th element along each dimension d. (Subsample) */
   subsample(args: TensorId[], strides: number[], debugContext?: string): TensorId;
+  /** The input with a new shape. (Reshape) */
   reshape(args: TensorId[], shape: number[], debugContext?: string): TensorId;
+  /** Gaussian error linear unit. (Gelu) */
   gelu(args: TensorId[], debugContext?: string): TensorId;
+  /** x * sigmoid(x). (Swish) */
   swish(args: TensorId[], debugContext?: string): TensorId;
+  /** The input, with no gradient flowing back through it. (Detach) */
   detach(args: TensorId[], debugContext?: string): TensorId;
+  /** The input (an op that patterns do not remove). (Nop) */
   nop(args: TensorId[], debugContext?: string): TensorId;
+  /** exp(x) - 1. (Expm1) */
   expm1(args: TensorId[], debugContext?: string): TensorId;
+  /** log(1 + x). (Log1p) */
   log1p(args: TensorId[], debugContext?: string): TensorId;
-  atan2(args: TensorId[], debugContext?: string): TensorId;
-  fmod(args: TensorId[], debugContext?: string): TensorId;
-  remainder(args: TensorId[], debugContext?: string): TensorId;
+  /** Round half to even. (Round) */
   round(args: TensorId[], debugContext?: string): TensorId;
+  /** atan2(a, b). (Atan2) */
+  atan2(args: TensorId[], debugContext?: string): TensorId;
+  /** The remainder of a / b with the sign of a. (Fmod) */
+  fmod(args: TensorId[], debugContext?: string): TensorId;
+  /** The remainder of a / b with the sign of b. (Remainder) */
+  remainder(args: TensorId[], debugContext?: string): TensorId;
+  // END generated: aiGraphcore methods
 }
 
 export interface Disposable {

@@ -385,6 +385,7 @@ function makeApi(raw) {
   const enums = Object.fromEntries(Object.entries(M.enums()).map(
     ([name, values]) => [name, Object.freeze(Object.fromEntries(values.map((v) => [v, v])))]));
   const { PatternsLevel } = enums;
+  const popartEnumList = (name) => Object.keys(enums[name]).join(', ');
 
   class Patterns {
     /// Patterns(PatternsLevel) or Patterns([names]).
@@ -504,23 +505,21 @@ function makeApi(raw) {
     return o;
   }
 
+  /// `builder.aiGraphcore`: one method per row of the core's table (graphcoreOps), taking
+  /// (args, ...the attributes in the table's order, debugContext), as the C++ methods do.
+  const graphcoreOps = M.graphcoreOps();
   function makeGraphcore(builder) {
-    const gc = (name, args, params) => builder.handle.graphcore(name, Array.from(args), params);
-    return {
-      getOpsetVersion: () => 1,
-      nllloss: (args, reduction = 'Mean', ignoreIndex = undefined, inputIsLogProbability = false, debugContext = '') =>
-        gc('nllloss', args, { reduction: reductionName(reduction), ignoreIndex, inputIsLogProbability, debugContext }),
-      l1loss: (args, lambda, reduction = 'Mean', debugContext = '') =>
-        gc('l1loss', args, { lambda, reduction: reductionName(reduction), debugContext }),
-      identityloss: (args, reduction = 'Mean', debugContext = '') =>
-        gc('identityloss', args, { reduction: reductionName(reduction), debugContext }),
-      scale: (args, scale, debugContext = '') => gc('scale', args, { scale, debugContext }),
-      scaledadd: (args, scale0 = 1, scale1 = 1, debugContext = '') => gc('scaledadd', args, { scale0, scale1, debugContext }),
-      subsample: (args, strides, debugContext = '') => gc('subsample', args, { strides, debugContext }),
-      reshape: (args, shape, debugContext = '') => gc('reshape', args, { shape, debugContext }),
-      ...Object.fromEntries(['gelu', 'swish', 'detach', 'nop', 'expm1', 'log1p', 'atan2', 'fmod', 'remainder', 'round']
-        .map((n) => [n, (args, debugContext = '') => gc(n, args, { debugContext })])),
-    };
+    const gc = { getOpsetVersion: () => 1, ops: graphcoreOps };
+    for (const op of graphcoreOps) {
+      gc[op.method] = (args, ...params) => {
+        const p = {};
+        op.attrs.forEach((a, i) => { if (params[i] !== undefined && params[i] !== null) p[a.name] = params[i]; });
+        const dc = params[op.attrs.length];
+        if (dc !== undefined) p.debugContext = String(dc);
+        return builder.handle.graphcore(op.method, Array.from(args ?? []), p);
+      };
+    }
+    return gc;
   }
 
   class Builder extends Handle {
@@ -542,6 +541,8 @@ function makeApi(raw) {
       this._onnxDefault = opsets?.['ai.onnx'];
     }
     static create() { return new Builder(); }
+    /// The core's table of the aiGraphcore methods.
+    static graphcoreOps() { return graphcoreOps; }
     static createFromOnnxModel(model) { return new Builder(model); }
     createSubgraphBuilder() { return new Builder(undefined, undefined, this.handle.createSubgraphBuilder()); }
     setGraphName(n) { this.handle.setGraphName(String(n)); }
@@ -811,7 +812,9 @@ function makeApi(raw) {
 
   const reductionName = (r) => {
     const v = r ?? 'Sum';
-    if (!['Sum', 'Mean', 'NoReduction'].includes(v)) throw new Error(`Invalid reduction type '${v}'; expected Sum, Mean or NoReduction`);
+    if (!Object.hasOwn(enums.ReductionType, v)) {
+      throw new Error(`Invalid reduction type '${v}'; expected ${popartEnumList('ReductionType')}`);
+    }
     return v;
   };
   /// The pre-1.2 loss objects: TrainingSession(..., losses, ...) appends them to the model.
@@ -1114,8 +1117,6 @@ function makeApi(raw) {
     module: raw,
   };
 }
-
-function reductionName(r) { return typeof r === 'string' ? r : String(r); }
 
 function attrType(v) {
   if (typeof v === 'string') return 's';

@@ -19,6 +19,7 @@
 #include "popart/domainopset.hpp"
 #include "popart/names.hpp"
 #include "popart/op/loss.hpp"
+#include "popart/reflection.hpp"
 #include "popart/tensorinfo.hpp"
 #include "popart/voiddata.hpp"
 
@@ -30,6 +31,13 @@ class BuilderImpl;
 class AiGraphcoreOpset1 : public DomainOpSet {
  public:
   explicit AiGraphcoreOpset1(BuilderImpl* impl) : DomainOpSet(impl, Domain::ai_graphcore, 1) {}
+
+  /// Any method by name with its attributes by name (graphcoreOpList() in popart/reflection.hpp
+  /// lists them with their types and defaults): what the typed methods below and the bindings
+  /// call. Unknown methods or attributes, missing required ones and values of the wrong kind
+  /// are errors naming them.
+  TensorId call(const std::string& method, const std::vector<TensorId>& args,
+                const std::map<std::string, OptionValue>& attributes = {}, const DebugContext& debugContext = {});
 
   /// Negative log likelihood of `args = {probs [N.., C], label [N..] (INT32)}`.
   TensorId nllloss(const std::vector<TensorId>& args, ReductionType reduction = ReductionType::Mean,

@@ -45,10 +45,10 @@ const EnumInfo& enumInfo(const std::string& name);
 template <typename E>
 struct EnumTraits;
 
-#define POPART_REFLECT_ENUM(E)                   \
-  enum class E;                                  \
-  template <>                                    \
-  struct EnumTraits<E> {                         \
+#define POPART_REFLECT_ENUM(E)                         \
+  enum class E;                                        \
+  template <>                                          \
+  struct EnumTraits<E> {                               \
     static constexpr const char* name() { return #E; } \
   };
 POPART_REFLECT_ENUM(VirtualGraphMode)
@@ -126,5 +126,32 @@ struct OptimizerParamInfo {
 /// Every optimizer's keys (what `SGD({...})`, `Adam({...})`, `Adaptive({...})` and their
 /// insertSpecific accept).
 const std::vector<OptimizerParamInfo>& optimizerParamList();
+
+/// An attribute of a Graphcore op: `type` is "float", "int", "ints", "bool" (an int 0/1 in the
+/// model) or "enum" (the value name, a string in the model; `enumName` names the enum).
+/// Required attributes have no default; optional ones without a default are left out of the
+/// node when not given.
+struct OpAttrInfo {
+  std::string name;
+  std::string type;
+  std::string enumName;
+  bool required = false;
+  bool hasDefault = false;
+  OptionValue defaultValue;
+  std::string doc;
+};
+
+/// A method of `aiGraphcore` (AiGraphcoreOpset1): its name, the op type it adds, its input
+/// count, its attributes in the order of the method's parameters, and its documentation.
+struct GraphcoreOpInfo {
+  std::string method;
+  std::string opType;
+  int minInputs;
+  int maxInputs;
+  std::vector<OpAttrInfo> attrs;
+  std::string doc;
+};
+/// Every aiGraphcore method (what AiGraphcoreOpset1::call and the JS / Python faces build from).
+const std::vector<GraphcoreOpInfo>& graphcoreOpList();
 
 }  // namespace popart

@@ -23,64 +23,61 @@ std::vector<TensorId> DomainOpSet::op(const char* opType, const std::vector<Tens
 }
 
 // ---------------------------------------------------------------- AiGraphcoreOpset1
+// The typed methods go through call(): op types, input counts and attribute names live in one
+// table (graphcore_ops.cpp).
 
 TensorId AiGraphcoreOpset1::nllloss(const std::vector<TensorId>& args, ReductionType reduction,
                                     const nonstd::optional<int>& ignoreIndex, bool inputIsLogProbability,
                                     const DebugContext& dc) {
-  std::map<std::string, any> a{{"reduction", reductionTypeToString(reduction)},
-                               {"inputIsLogProbability", static_cast<int64_t>(inputIsLogProbability)}};
+  std::map<std::string, OptionValue> a{{"reduction", enumToString(reduction)},
+                                       {"inputIsLogProbability", inputIsLogProbability}};
   if (ignoreIndex) a["ignoreIndex"] = static_cast<int64_t>(*ignoreIndex);
-  return op("Nll", args, 1, a, dc, 2, 2)[0];
+  return call("nllloss", args, a, dc);
 }
 
 TensorId AiGraphcoreOpset1::l1loss(const std::vector<TensorId>& args, float lambda, ReductionType reduction,
                                    const DebugContext& dc) {
-  return op("L1", args, 1, {{"lambda", lambda}, {"reduction", reductionTypeToString(reduction)}}, dc, 1, 1)[0];
+  return call("l1loss", args, {{"lambda", static_cast<double>(lambda)}, {"reduction", enumToString(reduction)}}, dc);
 }
 
 TensorId AiGraphcoreOpset1::identityloss(const std::vector<TensorId>& args, ReductionType reduction,
                                          const DebugContext& dc) {
-  return op("IdentityLoss", args, 1, {{"reduction", reductionTypeToString(reduction)}}, dc, 1, 1)[0];
+  return call("identityloss", args, {{"reduction", enumToString(reduction)}}, dc);
 }
 
 TensorId AiGraphcoreOpset1::scale(const std::vector<TensorId>& args, float s, const DebugContext& dc) {
-  return op("Scale", args, 1, {{"scale", s}}, dc, 1, 1)[0];
+  return call("scale", args, {{"scale", static_cast<double>(s)}}, dc);
 }
 
 TensorId AiGraphcoreOpset1::scaledadd(const std::vector<TensorId>& args, float scale0, float scale1,
                                       const DebugContext& dc) {
-  return op("ScaledAdd", args, 1, {{"scale0", scale0}, {"scale1", scale1}}, dc, 2, 2)[0];
+  return call("scaledadd", args, {{"scale0", static_cast<double>(scale0)}, {"scale1", static_cast<double>(scale1)}},
+              dc);
 }
 
-#define GC_UNARY(NAME, TYPE)                                                                    \
+#define GC_PLAIN(NAME)                                                                          \
   TensorId AiGraphcoreOpset1::NAME(const std::vector<TensorId>& args, const DebugContext& dc) { \
-    return op(TYPE, args, 1, {}, dc, 1, 1)[0];                                                  \
+    return call(#NAME, args, {}, dc);                                                           \
   }
-GC_UNARY(gelu, "Gelu")
-GC_UNARY(swish, "Swish")
-GC_UNARY(detach, "Detach")
-GC_UNARY(nop, "Nop")
-GC_UNARY(expm1, "Expm1")
-GC_UNARY(log1p, "Log1p")
-GC_UNARY(round, "Round")
-#undef GC_UNARY
-
-#define GC_BINARY(NAME, TYPE)                                                                   \
-  TensorId AiGraphcoreOpset1::NAME(const std::vector<TensorId>& args, const DebugContext& dc) { \
-    return op(TYPE, args, 1, {}, dc, 2, 2)[0];                                                  \
-  }
-GC_BINARY(atan2, "Atan2")
-GC_BINARY(fmod, "Fmod")
-GC_BINARY(remainder, "Remainder")
-#undef GC_BINARY
+GC_PLAIN(gelu)
+GC_PLAIN(swish)
+GC_PLAIN(detach)
+GC_PLAIN(nop)
+GC_PLAIN(expm1)
+GC_PLAIN(log1p)
+GC_PLAIN(round)
+GC_PLAIN(atan2)
+GC_PLAIN(fmod)
+GC_PLAIN(remainder)
+#undef GC_PLAIN
 
 TensorId AiGraphcoreOpset1::subsample(const std::vector<TensorId>& args, const std::vector<int64_t>& strides,
                                       const DebugContext& dc) {
-  return op("Subsample", args, 1, {{"strides", strides}}, dc, 1, 1)[0];
+  return call("subsample", args, {{"strides", strides}}, dc);
 }
 
 TensorId AiGraphcoreOpset1::reshape(const std::vector<TensorId>& args, const Shape& shape, const DebugContext& dc) {
-  return op("Reshape", args, 1, {{"shape", shape}}, dc, 1, 1)[0];
+  return call("reshape", args, {{"shape", std::vector<int64_t>(shape.begin(), shape.end())}}, dc);
 }
 
 // ---------------------------------------------------------------- Builder

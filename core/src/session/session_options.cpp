@@ -272,10 +272,9 @@ Field field(const char* name, const char* doc, Ref ref) {
 }
 
 // F(path, doc): the member at `path` (dotted for nested settings) and its documentation.
-#define F(path, doc) \
-  field<std::decay_t<decltype(std::declval<SessionOptions&>().path)>>(#path, doc, [](SessionOptions& o) -> auto& { \
-    return o.path;                                                                                                   \
-  })
+#define F(path, doc)                                                   \
+  field<std::decay_t<decltype(std::declval<SessionOptions&>().path)>>( \
+      #path, doc, [](SessionOptions & o) -> auto& { return o.path; })
 
 const std::vector<Field>& fields() {
   static const std::vector<Field> table{

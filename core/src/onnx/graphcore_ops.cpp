@@ -1,0 +1,164 @@
+// aiGraphcore (AiGraphcoreOpset1) as data: one row per method with its op type, input count and
+// attributes (name, type, default), in the order of the C++ method's parameters. The typed C++
+// methods, AiGraphcoreOpset1::call and the JS / Python faces all build nodes from this table.
+#include <cmath>
+
+#include "popart/builder.hpp"
+#include "popart/error.hpp"
+#include "popart/reflection.hpp"
+
+namespace popart {
+namespace {
+
+OpAttrInfo req(const char* name, const char* type, const char* doc) {
+  OpAttrInfo a;
+  a.name = name;
+  a.type = type;
+  a.required = true;
+  a.doc = doc;
+  return a;
+}
+OpAttrInfo opt(const char* name, const char* type, OptionValue dflt, const char* doc, const char* enumName = "") {
+  OpAttrInfo a;
+  a.name = name;
+  a.type = type;
+  a.enumName = enumName;
+  a.hasDefault = true;
+  a.defaultValue = std::move(dflt);
+  a.doc = doc;
+  return a;
+}
+OpAttrInfo maybe(const char* name, const char* type, const char* doc) {
+  OpAttrInfo a;
+  a.name = name;
+  a.type = type;
+  a.doc = doc;
+  return a;
+}
+OpAttrInfo reduction() {
+  return opt("reduction", "enum", std::string("Mean"), "How the loss is reduced over its elements.", "ReductionType");
+}
+
+GraphcoreOpInfo unary(const char* method, const char* type, const char* doc) {
+  return {method, type, 1, 1, {}, doc};
+}
+GraphcoreOpInfo binary(const char* method, const char* type, const char* doc) {
+  return {method, type, 2, 2, {}, doc};
+}
+
+const std::vector<GraphcoreOpInfo> kOps{
+    {"nllloss",
+     "Nll",
+     2,
+     2,
+     {reduction(), maybe("ignoreIndex", "int", "Labels equal to it add nothing to the loss."),
+      opt("inputIsLogProbability", "bool", false, "The probabilities are given as log-probabilities.")},
+     "Negative log likelihood of {probs [N.., C], label [N..] (INT32)}."},
+    {"l1loss",
+     "L1",
+     1,
+     1,
+     {req("lambda", "float", "The weight of the loss."), reduction()},
+     "lambda * |x|, reduced."},
+    {"identityloss", "IdentityLoss", 1, 1, {reduction()}, "The input itself, reduced."},
+    {"scale", "Scale", 1, 1, {req("scale", "float", "The factor.")}, "x * scale."},
+    {"scaledadd",
+     "ScaledAdd",
+     2,
+     2,
+     {opt("scale0", "float", 1.0, "The factor of the first input."),
+      opt("scale1", "float", 1.0, "The factor of the second input.")},
+     "scale0 * a + scale1 * b."},
+    {"subsample",
+     "Subsample",
+     1,
+     1,
+     {req("strides", "ints", "The stride of each dimension.")},
+     "Every strides[d]-th element along each dimension d."},
+    {"reshape", "Reshape", 1, 1, {req("shape", "ints", "The new shape.")}, "The input with a new shape."},
+    unary("gelu", "Gelu", "Gaussian error linear unit."),
+    unary("swish", "Swish", "x * sigmoid(x)."),
+    unary("detach", "Detach", "The input, with no gradient flowing back through it."),
+    unary("nop", "Nop", "The input (an op that patterns do not remove)."),
+    unary("expm1", "Expm1", "exp(x) - 1."),
+    unary("log1p", "Log1p", "log(1 + x)."),
+    unary("round", "Round", "Round half to even."),
+    binary("atan2", "Atan2", "atan2(a, b)."),
+    binary("fmod", "Fmod", "The remainder of a / b with the sign of a."),
+    binary("remainder", "Remainder", "The remainder of a / b with the sign of b."),
+};
+
+const GraphcoreOpInfo& findOp(const std::string& method) {
+  for (const auto& o : kOps) {
+    if (o.method == method) return o;
+  }
+  std::string all;
+  for (const auto& o : kOps) all += (all.empty() ? "" : ", ") + o.method;
+  throw error("aiGraphcore has no op '{}' (it has {})", method, all);
+}
+
+/// An attribute value as the node's ONNX attribute (checked against its type).
+any attributeFor(const GraphcoreOpInfo& op, const OpAttrInfo& a, const OptionValue& v) {
+  const std::string what = op.method + " " + a.name;
+  if (a.type == "float") {
+    double d = 0;
+    if (const auto* x = std::get_if<double>(&v))
+      d = *x;
+    else if (const auto* i = std::get_if<int64_t>(&v))
+      d = static_cast<double>(*i);
+    else
+      throw error("{} must be a number, got {} {}", what, optionValueKind(v), optionValueToString(v));
+    if (!std::isfinite(d)) throw error("{} must be a finite number, got {}", what, d);
+    return static_cast<float>(d);
+  }
+  if (a.type == "int") {
+    if (const auto* i = std::get_if<int64_t>(&v)) return *i;
+    throw error("{} must be an integer, got {} {}", what, optionValueKind(v), optionValueToString(v));
+  }
+  if (a.type == "bool") {
+    if (const auto* b = std::get_if<bool>(&v)) return static_cast<int64_t>(*b);
+    throw error("{} must be a boolean, got {} {}", what, optionValueKind(v), optionValueToString(v));
+  }
+  if (a.type == "ints") {
+    if (const auto* l = std::get_if<std::vector<int64_t>>(&v)) return *l;
+    if (const auto* d = std::get_if<std::vector<double>>(&v); d && d->empty()) return std::vector<int64_t>{};
+    throw error("{} must be a list of integers, got {} {}", what, optionValueKind(v), optionValueToString(v));
+  }
+  if (a.type == "enum") {
+    const auto* s = std::get_if<std::string>(&v);
+    if (!s) throw error("{} must be a {} name, got {} {}", what, a.enumName, optionValueKind(v), optionValueToString(v));
+    const int i = detail::enumValueFromName(a.enumName.c_str(), *s);
+    return detail::enumValueName(a.enumName.c_str(), i);  // the canonical spelling
+  }
+  throw internal_error("aiGraphcore {}: unknown attribute type {}", op.method, a.type);
+}
+
+}  // namespace
+
+const std::vector<GraphcoreOpInfo>& graphcoreOpList() {
+  return kOps;
+}
+
+TensorId AiGraphcoreOpset1::call(const std::string& method, const std::vector<TensorId>& args,
+                                 const std::map<std::string, OptionValue>& attrs, const DebugContext& debugContext) {
+  const GraphcoreOpInfo& info = findOp(method);
+  for (const auto& kv : attrs) {
+    bool known = false;
+    for (const auto& a : info.attrs) known = known || a.name == kv.first;
+    if (!known) throw error("aiGraphcore.{} has no attribute '{}'", method, kv.first);
+  }
+  std::map<std::string, any> out;
+  for (const auto& a : info.attrs) {
+    auto it = attrs.find(a.name);
+    if (it != attrs.end()) {
+      out[a.name] = attributeFor(info, a, it->second);
+    } else if (a.required) {
+      throw error("aiGraphcore.{}: missing required attribute '{}'", method, a.name);
+    } else if (a.hasDefault) {
+      out[a.name] = attributeFor(info, a, a.defaultValue);
+    }
+  }
+  return op(info.opType.c_str(), args, 1, out, debugContext, info.minInputs, info.maxInputs)[0];
+}
+
+}  // namespace popart
