@@ -322,5 +322,32 @@ TEST(FuzzRegressions, ShapeArithmeticAtTheEdges) {
   }
 }
 
+// Reshape multiplied its target dimensions unchecked (a shape [648518346341351425, 2359298]
+// overflowed); the Builder could add internal ops (NllGrad of a scalar read the last dimension of
+// an empty shape), which only autodiff makes, with its input checks.
+TEST(FuzzRegressions, ReshapeProductAndInternalOps) {
+  {
+    auto b = Builder::create();
+    auto ai = b->aiOnnxOpset13();
+    const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2}), "x");
+    const std::vector<int64_t> dims{648518346341351425, 2359298};
+    const TensorId shape = ai.constant(ConstVoidData(dims.data(), TensorInfo("INT64", {2})));
+    const TensorId y = ai.reshape({x, shape}, "Reshape_huge");
+    b->addOutputTensor(y);
+    expectError([&] { InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {y}), test::cpu()); },
+                {"Reshape_huge", "has more elements than a 64-bit count holds"});
+  }
+  {
+    auto b = Builder::create();
+    const TensorId p = b->addInputTensor(TensorInfo("FLOAT", {}), "p");
+    const TensorId l = b->addInputTensor(TensorInfo("INT32", {}), "l");
+    const TensorId g = b->addInputTensor(TensorInfo("FLOAT", {}), "g");
+    const TensorId y = b->customOp({"internal", "NllGrad", 1}, 1, {p, l, g}, 1, {})[0];
+    b->addOutputTensor(y);
+    expectError([&] { InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {y}), test::cpu()); },
+                {"Unknown op", "'NllGrad' in domain 'internal'"});
+  }
+}
+
 }  // namespace
 }  // namespace popart

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "autodiff/autodiff.hpp"
+#include "common/checked_size.hpp"
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "ops/shape_params.hpp"
@@ -183,7 +184,7 @@ Shape reshapeTarget(const Shape& in, const std::vector<int64_t>& spec, bool allo
     }
     if (d < 0) throw error("shape {} has an invalid dimension {}", spec, d);
     out[i] = d;
-    known *= d;
+    if (!checkedMul(known, d, &known)) throw error("shape {} has more elements than a 64-bit count holds", spec);
   }
   if (inferAt >= 0) {
     if (known == 0 || inN % known != 0)
