@@ -14,6 +14,8 @@ pkgs=(
   libopenblas0-openmp libonnx-testdata
   # sanitizers (clang runtime for LeakSanitizer is part of gcc's libasan here)
   clang-format
+  # fuzzing (scripts/fuzz.sh): clang with libFuzzer and its sanitizer runtimes (-fsanitize=fuzzer)
+  clang libclang-rt-14-dev
   # WebAssembly: Emscripten 3.1.6 (its optimizer needs node-acorn), dpkg-source for protobuf's
   # Debian source package (scripts/wasm_deps.sh), GoogleTest's sources for the GEMM test in wasm
   emscripten node-acorn dpkg-dev googletest

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test: set-up, format check, warnings-as-errors native build, unit + zoo + ONNX conformance
 # tests, the WebAssembly build with the JS test suites (Node), then the native tests again under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# AddressSanitizer + UndefinedBehaviorSanitizer, and a short run of the libFuzzer harnesses.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -58,5 +58,9 @@ mkdir -p build/native-asan/tests/tmp
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 POPART_ZOO_DIR="$ROOT/build/zoo" ctest --test-dir build/native-asan --output-on-failure -j"$JOBS"
 build/native-asan/native/popart demo --zoo build/zoo >/dev/null
+
+step "fuzzing (libFuzzer, clang ASan + UBSan: model importer and Builder, 60 s each)"
+# A fixed libFuzzer seed: the same mutations on every run, so a report here is reproducible.
+POPART_ZOO_DIR="$ROOT/build/zoo" scripts/fuzz.sh --time 60 -- -seed=1
 
 step "all tests passed"

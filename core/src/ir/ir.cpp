@@ -126,6 +126,9 @@ void Ir::registerInputs(const IrBundle& b) {
     TensorInfo info;
     if (b.inputShapeInfo.has(vi.name())) {
       info = b.inputShapeInfo.get(vi.name());
+      if (!info.isSet())
+        throw error("InputShapeInfo gives input tensor '{}' the type UNDEFINED: a stream input needs a data type",
+                    vi.name());
     } else {
       bool ok = false;
       std::string shapeText;

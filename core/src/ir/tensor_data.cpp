@@ -15,11 +15,16 @@ void TensorData::Free::operator()(unsigned char* p) const {
   if (!adopted) std::free(p);
 }
 
+void normalizeBools(unsigned char* p, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) p[i] = p[i] != 0;
+}
+
 TensorData TensorData::adopt(const TensorInfo& info, std::unique_ptr<std::string> bytes) {
   if (!bytes || info.dataType() == DataType::STRING || static_cast<int64_t>(bytes->size()) != info.nbytes())
     throw internal_error("TensorData::adopt: {} bytes for {}", bytes ? bytes->size() : 0, info.toString());
   auto* p = reinterpret_cast<unsigned char*>(&(*bytes)[0]);
   if (info.nbytes() == 0 || reinterpret_cast<uintptr_t>(p) % 8 != 0) return TensorData(info, p);
+  if (info.dataType() == DataType::BOOL) normalizeBools(p, info.nelms());
   TensorData d;
   d.info_ = info;
   d.adopted_ = std::move(bytes);
@@ -49,7 +54,10 @@ TensorData::TensorData(const TensorInfo& info, const void* src) : info_(info) {
     std::copy(s, s + info.nelms(), strings_.begin());
     return;
   }
-  if (info_.nbytes() > 0) std::memcpy(bytes_.get(), src, static_cast<size_t>(info_.nbytes()));
+  if (info_.nbytes() > 0 && src) {
+    std::memcpy(bytes_.get(), src, static_cast<size_t>(info_.nbytes()));
+    if (info_.dataType() == DataType::BOOL) normalizeBools(bytes_.get(), info_.nelms());
+  }
 }
 
 TensorData::TensorData(const TensorData& o) : info_(o.info_), strings_(o.strings_) {

@@ -11,6 +11,10 @@
 
 namespace popart {
 
+/// Makes each of `n` BOOL bytes 0 or 1: a byte from a model or a user (raw_data 0x07) read as a
+/// C++ bool would be undefined behaviour.
+void normalizeBools(unsigned char* p, int64_t n);
+
 /// An owning buffer holding one tensor's elements (or strings for STRING): 64-byte aligned when
 /// allocated here, at least 8-byte aligned (every element type's alignment) when adopted from a
 /// string. Copies are deep.
@@ -19,10 +23,10 @@ class TensorData {
   TensorData() = default;
   /// Zero-filled storage for `info`.
   explicit TensorData(const TensorInfo& info);
-  /// Copies info.nbytes() bytes from `src`.
+  /// Copies info.nbytes() bytes from `src` (zeros when `src` is null); BOOL bytes become 0 or 1.
   TensorData(const TensorInfo& info, const void* src);
   /// Takes over `bytes` (exactly info.nbytes() of a numeric type) as the storage without copying
-  /// them, when their address is 8-byte aligned; copies them otherwise. Big initializers come
+  /// them, when their address is 8-byte aligned; copies them otherwise. BOOL bytes become 0 or 1. Big initializers come
   /// this way out of the parsed ModelProto: one copy of the weights in memory, not two.
   static TensorData adopt(const TensorInfo& info, std::unique_ptr<std::string> bytes);
   TensorData(const TensorData& o);

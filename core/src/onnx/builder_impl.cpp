@@ -16,6 +16,9 @@ namespace popart {
 namespace {
 
 constexpr int kIrVersion = 8;
+/// More outputs than any op has; a count from a binding (JS `numOutputs`) beyond it is a mistake,
+/// and naming 4 billion outputs would take the Builder hours.
+constexpr unsigned kMaxNodeOutputs = 1u << 16;
 
 void setAttr(onnx::AttributeProto* a, const std::string& name, const any& v) {
   a->set_name(name);
@@ -239,6 +242,9 @@ std::vector<TensorId> BuilderImpl::op(const std::string& domain, int version, co
                                       const std::map<std::string, any>& attributes, const DebugContext& dc,
                                       int minInputs, int maxInputs, const std::vector<TensorId>* explicitOutputs) {
   checkInputs(type, inputs, minInputs, maxInputs);
+  const size_t requested = explicitOutputs ? explicitOutputs->size() : numOutputs;
+  if (requested > kMaxNodeOutputs)
+    throw error("{} has an invalid number of outputs {}. Must be at most {}", type, requested, kMaxNodeOutputs);
   if (const OpDef* def = findOpDef(domain, type)) {
     const int n = explicitOutputs ? static_cast<int>(explicitOutputs->size()) : static_cast<int>(numOutputs);
     if (n < def->minOutputs || (def->maxOutputs >= 0 && n > def->maxOutputs)) {

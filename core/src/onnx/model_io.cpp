@@ -277,9 +277,13 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
     case DataType::UINT8:
       copyField<uint8_t>(tp.int32_data(), d, n, tp.name());
       break;
-    case DataType::BOOL:
-      copyField<uint8_t>(tp.int32_data(), d, n, tp.name());
+    case DataType::BOOL: {
+      if (static_cast<int64_t>(tp.int32_data_size()) != n)
+        throw error("initializer '{}' holds {} values but its shape needs {}", tp.name(), tp.int32_data_size(), n);
+      uint8_t* p = d.as<uint8_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = tp.int32_data(static_cast<int>(i)) != 0;  // 7 or 256: true
       break;
+    }
     case DataType::FLOAT16:
     case DataType::BFLOAT16:
       copyField<uint16_t>(tp.int32_data(), d, n, tp.name());

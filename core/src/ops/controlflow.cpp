@@ -112,20 +112,31 @@ void setupScan(Op& op) {
   const bool batched = op.opset() < 9;
   const int first = batched ? 1 : 0;
   const int formal = op.numFormalInputs;
-  const int nScanIn = static_cast<int>(op.attrs.getInt("num_scan_inputs"));
+  const int64_t nScanIn64 = op.attrs.getInt("num_scan_inputs");
+  if (nScanIn64 < 1 || nScanIn64 > formal - first)
+    throw error("num_scan_inputs = {} must be between 1 and the number of inputs{} ({})", nScanIn64,
+                batched ? " after sequence_lens" : "", formal - first);
+  const int nScanIn = static_cast<int>(nScanIn64);
   const int nStates = formal - first - nScanIn;
-  if (nStates < 0) throw error("num_scan_inputs = {} is more than the inputs", nScanIn);
   std::vector<int64_t> axes =
       op.attrs.getInts("scan_input_axes", std::vector<int64_t>(static_cast<size_t>(nScanIn), 0));
+  if (axes.size() != static_cast<size_t>(nScanIn))
+    throw error("scan_input_axes {} must have {} entries (num_scan_inputs)", axes, nScanIn);
+  // Opset 8 inputs start with the batch dimension, which the body does not see.
+  auto bodyShape = [&](int i) {
+    Shape s = op.inShape(i);
+    if (batched) {
+      if (s.empty())
+        throw error("input {} ('{}') must have a batch dimension (Scan opset 8), got {}", i, op.input(i)->id,
+                    op.inInfo(i).toString());
+      s.erase(s.begin());
+    }
+    return s;
+  };
   std::vector<TensorInfo> bodyIn;
-  for (int i = 0; i < nStates; ++i) {
-    Shape s = op.inShape(first + i);
-    if (batched) s.erase(s.begin());
-    bodyIn.emplace_back(op.inType(first + i), s);
-  }
+  for (int i = 0; i < nStates; ++i) bodyIn.emplace_back(op.inType(first + i), bodyShape(first + i));
   for (int j = 0; j < nScanIn; ++j) {
-    Shape s = op.inShape(first + nStates + j);
-    if (batched) s.erase(s.begin());
+    Shape s = bodyShape(first + nStates + j);
     const int64_t axis = normalizeAxis(batched ? 0 : axes.at(static_cast<size_t>(j)), static_cast<int64_t>(s.size()));
     s.erase(s.begin() + axis);
     bodyIn.emplace_back(op.inType(first + nStates + j), s);

@@ -50,7 +50,9 @@ struct Registry {
       d.domain = domainName(e.domain);
       e.define(d);
       if (!d.setup) throw internal_error("op {} has no setup", e.type);
-      byName[{d.domain, d.type}] = defs.size();
+      // Internal ops (gradients, weight updates) are made by autodiff and the optimizers, which
+      // check their inputs; a model or the Builder cannot name them.
+      if (d.domain != "internal") byName[{d.domain, d.type}] = defs.size();
       defs.push_back(std::move(d));
     }
   }

@@ -7,9 +7,10 @@ namespace popart {
 namespace ops {
 
 int64_t normalizeAxis(int64_t axis, int64_t rank, const char* what) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
-    throw error("{} {} is out of range for a tensor of rank {} (valid: {} to {})", what, axis, rank, -rank,
-                std::max<int64_t>(rank - 1, 0));
+  // A scalar has no axis: its callers index the shape with the result.
+  if (rank <= 0) throw error("{} {} is out of range for a tensor of rank 0 (a scalar has no axes)", what, axis);
+  if (axis < -rank || axis >= rank)
+    throw error("{} {} is out of range for a tensor of rank {} (valid: {} to {})", what, axis, rank, -rank, rank - 1);
   return axis < 0 ? axis + rank : axis;
 }
 

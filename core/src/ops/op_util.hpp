@@ -10,7 +10,7 @@
 namespace popart {
 namespace ops {
 
-/// axis in [-rank, rank) -> [0, rank); errors name the attribute.
+/// axis in [-rank, rank) -> [0, rank); errors name the attribute. A scalar (rank 0) has no axis.
 int64_t normalizeAxis(int64_t axis, int64_t rank, const char* what = "axis");
 /// Each axis normalised; duplicates are an error.
 std::vector<int64_t> normalizeAxes(const std::vector<int64_t>& axes, int64_t rank, const char* what = "axes");

@@ -52,8 +52,12 @@ ResizeParams resizeParams(const Op& op) {
     if (scales.size() != r) throw error("scales must have {} entries, got {}", r, scales.size());
     p.scales = scales;
     for (size_t i = 0; i < r; ++i) {
-      if (scales[i] <= 0) throw error("scales must be positive");
-      p.outShape.push_back(static_cast<int64_t>(std::floor(static_cast<double>(in[i]) * scales[i])));
+      if (!(scales[i] > 0) || !std::isfinite(scales[i])) throw error("scales {} must be positive and finite", scales);
+      const double d = std::floor(static_cast<double>(in[i]) * scales[i]);
+      if (!(d < 9.2e18))  // the int64 cast of a larger value is undefined
+        throw error("scales {} make dimension {} of {} hold {} elements, more than a 64-bit count holds", scales, i, in,
+                    d);
+      p.outShape.push_back(static_cast<int64_t>(d));
     }
   }
   static const char* modes[] = {"half_pixel", "pytorch_half_pixel",   "align_corners",

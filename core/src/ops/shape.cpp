@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "autodiff/autodiff.hpp"
+#include "common/checked_size.hpp"
 #include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "ops/shape_params.hpp"
@@ -183,7 +184,7 @@ Shape reshapeTarget(const Shape& in, const std::vector<int64_t>& spec, bool allo
     }
     if (d < 0) throw error("shape {} has an invalid dimension {}", spec, d);
     out[i] = d;
-    known *= d;
+    if (!checkedMul(known, d, &known)) throw error("shape {} has more elements than a 64-bit count holds", spec);
   }
   if (inferAt >= 0) {
     if (known == 0 || inN % known != 0)
@@ -436,8 +437,12 @@ void setupRange(Op& op) {
   const double limit = rangeInput(op, 1, "the range limit").getDouble(0);
   const double delta = rangeInput(op, 2, "the range delta").getDouble(0);
   if (delta == 0) throw error("Range delta must not be 0");
-  const int64_t n = std::max<int64_t>(static_cast<int64_t>(std::ceil((limit - start) / delta)), 0);
-  setOutput(op, 0, op.inType(0), {n});
+  // The count as a double first: NaN, inf or 1e30 elements would not fit the int64 cast.
+  const double count = std::ceil((limit - start) / delta);
+  if (!(count < 9.2e18))
+    throw error("Range from {} to {} by {} has {} elements, more than a 64-bit count holds", start, limit, delta,
+                count);
+  setOutput(op, 0, op.inType(0), {count > 0 ? static_cast<int64_t>(count) : 0});
 }
 
 void setupSubsample(Op& op) {
@@ -447,7 +452,7 @@ void setupSubsample(Op& op) {
   Shape out;
   for (size_t i = 0; i < in.size(); ++i) {
     if (strides[i] <= 0) throw error("strides {} must be positive", strides);
-    out.push_back((in[i] + strides[i] - 1) / strides[i]);
+    out.push_back(in[i] == 0 ? 0 : (in[i] - 1) / strides[i] + 1);  // ceil(in / stride) without overflow
   }
   setOutput(op, 0, op.inType(0), out);
 }

@@ -254,6 +254,17 @@ void addInto(void* acc, const void* v, DataType t, int64_t n) {
   }
 }
 
+/// The kernels read BOOL elements as C++ bools, for which a byte other than 0 or 1 is undefined
+/// behaviour; the user's arrays are read in place, so they are checked rather than fixed.
+void checkBools(const void* data, int64_t n, const TensorId& id) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (int64_t i = 0; i < n; ++i) {
+    if (p[i] > 1)
+      throw error("input '{}' is BOOL, but its element {} holds the byte {}: BOOL elements must be 0 or 1", id, i,
+                  static_cast<int>(p[i]));
+  }
+}
+
 }  // namespace
 
 void Session::run(IStepIO& stepio, const std::string& debugName) {
@@ -294,6 +305,7 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
           if (d.info.dataType() != e.info.dataType())
             throw error("The StepIO returned {} data for input '{}', but the model expects {}", d.info.data_type(),
                         e.id, e.info.toString());
+          if (e.info.dataType() == DataType::BOOL) checkBools(d.data, n, e.id);
           executable_->setInput(e.id, d.data);
         }
         executable_->execute();
@@ -331,7 +343,7 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
     const TensorInfo& info = g.getTensor(kv.first).info;
     for (auto& acc : kv.second) {
       MutableVoidData out = stepio.out(kv.first, info.nelms());
-      std::memcpy(out.data, acc.data(), static_cast<size_t>(info.nbytes()));
+      copyElements(out.data, acc.data(), info);  // an empty anchor has no buffer to copy into
       stepio.outComplete(kv.first);
     }
   }

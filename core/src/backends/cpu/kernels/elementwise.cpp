@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
@@ -12,6 +13,7 @@
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/elementwise_util.hpp"
+#include "common/numeric_cast.hpp"
 
 namespace popart {
 namespace cpu {
@@ -105,6 +107,36 @@ KernelFn logical(const Op& op, KernelContext& kc, F f) {
   return binaryKernel<bool, bool>(op, kc, f);
 }
 
+// Integer + - * wrap around (two's complement), as in every ONNX runtime: a signed overflow is
+// undefined behaviour in C++, and so is a uint16 product once it is promoted to int. The
+// arithmetic is done in an unsigned type at least as wide as unsigned int.
+template <typename T, typename Op>
+T wrapping(T a, T b, Op op) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<std::common_type_t<T, unsigned>>;
+    return static_cast<T>(op(static_cast<U>(a), static_cast<U>(b)));
+  } else {
+    return op(a, b);
+  }
+}
+template <typename T>
+T wrapAdd(T a, T b) {
+  return wrapping(a, b, [](auto x, auto y) { return x + y; });
+}
+template <typename T>
+T wrapSub(T a, T b) {
+  return wrapping(a, b, [](auto x, auto y) { return x - y; });
+}
+template <typename T>
+T wrapMul(T a, T b) {
+  return wrapping(a, b, [](auto x, auto y) { return x * y; });
+}
+/// -x; the most negative integer is its own negation.
+template <typename T>
+T wrapNeg(T x) {
+  return wrapSub(T(0), x);
+}
+
 template <typename T>
 T pyMod(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -112,7 +144,7 @@ T pyMod(T a, T b) {
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
   } else if constexpr (std::is_signed_v<T>) {
-    if (b == 0) return 0;
+    if (b == 0 || b == -1) return 0;  // INT_MIN % -1 overflows (and traps on x86)
     T r = static_cast<T>(a % b);
     if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
     return r;
@@ -125,6 +157,8 @@ template <typename T>
 T cFmod(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     return std::fmod(a, b);
+  } else if constexpr (std::is_signed_v<T>) {
+    return b == 0 || b == -1 ? 0 : static_cast<T>(a % b);
   } else {
     return b == 0 ? 0 : static_cast<T>(a % b);
   }
@@ -133,6 +167,9 @@ T cFmod(T a, T b) {
 template <typename T>
 T safeDiv(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_signed_v<T>) {
+      if (b == -1) return wrapNeg(a);  // INT_MIN / -1 overflows (and traps on x86)
+    }
     return b == 0 ? 0 : static_cast<T>(a / b);
   } else {
     return a / b;
@@ -200,7 +237,8 @@ KernelFn powKernel(const Op& op, KernelContext& kc) {
     using CB = compute_t<B>;
     auto pw = [](CB a, auto b) {
       if constexpr (std::is_integral_v<CB>) {
-        return static_cast<CB>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+        // 0 ** -1 is inf, 10 ** 30 is past every integer type: saturate, as a cast cannot.
+        return saturatingCast<CB>(std::pow(static_cast<double>(a), static_cast<double>(b)));
       } else {
         return static_cast<CB>(std::pow(a, static_cast<CB>(b)));
       }
@@ -280,7 +318,7 @@ KernelFn variadic(const Op& op, KernelContext& kc, F f, bool mean) {
 }  // namespace
 
 // clang-format off
-KernelFn makeCpuKernel_Abs(const Op& op, KernelContext& kc) { return numericUnary(op, kc, [](auto x) { if constexpr (std::is_unsigned_v<decltype(x)>) return x; else return x < 0 ? -x : x; }); }
+KernelFn makeCpuKernel_Abs(const Op& op, KernelContext& kc) { return numericUnary(op, kc, [](auto x) { if constexpr (std::is_unsigned_v<decltype(x)>) return x; else return x < 0 ? wrapNeg(x) : x; }); }
 KernelFn makeCpuKernel_Acos(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::acos(x); }); }
 KernelFn makeCpuKernel_Acosh(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::acosh(x); }); }
 KernelFn makeCpuKernel_Asin(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::asin(x); }); }
@@ -297,7 +335,7 @@ KernelFn makeCpuKernel_Erf(const Op& op, KernelContext& kc) {
 KernelFn makeCpuKernel_Exp(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::exp(x); }, EigenUnary::Exp); }
 KernelFn makeCpuKernel_Floor(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::floor(x); }); }
 KernelFn makeCpuKernel_Log(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::log(x); }, EigenUnary::Log); }
-KernelFn makeCpuKernel_Neg(const Op& op, KernelContext& kc) { return numericUnary(op, kc, [](auto x) { return -x; }); }
+KernelFn makeCpuKernel_Neg(const Op& op, KernelContext& kc) { return numericUnary(op, kc, [](auto x) { return wrapNeg(x); }); }
 KernelFn makeCpuKernel_Reciprocal(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return decltype(x)(1) / x; }); }
 KernelFn makeCpuKernel_Round(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::nearbyint(x); }); }
 KernelFn makeCpuKernel_Sign(const Op& op, KernelContext& kc) { return numericUnary(op, kc, [](auto x) { using T = decltype(x); return static_cast<T>((T(0) < x) - (x < T(0))); }); }
@@ -326,10 +364,10 @@ KernelFn makeCpuKernel_Not(const Op& op, KernelContext& kc) {
 KernelFn makeCpuKernel_Add(const Op& op, KernelContext& kc) {
   if (op.attrs.has("__act") && op.inType(0) == DataType::FLOAT)  // Add + Relu fused by a pattern
     return binaryKernel<float, float>(op, kc, [](float a, float b) { return std::max(a + b, 0.0f); });
-  return arith(op, kc, [](auto a, auto b) { return a + b; });
+  return arith(op, kc, [](auto a, auto b) { return wrapAdd(a, b); });
 }
-KernelFn makeCpuKernel_Sub(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return a - b; }); }
-KernelFn makeCpuKernel_Mul(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return a * b; }); }
+KernelFn makeCpuKernel_Sub(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return wrapSub(a, b); }); }
+KernelFn makeCpuKernel_Mul(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return wrapMul(a, b); }); }
 KernelFn makeCpuKernel_Div(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return safeDiv(a, b); }); }
 KernelFn makeCpuKernel_Pow(const Op& op, KernelContext& kc) { return powKernel(op, kc); }
 KernelFn makeCpuKernel_Mod(const Op& op, KernelContext& kc) {
@@ -354,8 +392,8 @@ KernelFn makeCpuKernel_Less(const Op& op, KernelContext& kc) { return compare(op
 KernelFn makeCpuKernel_LessOrEqual(const Op& op, KernelContext& kc) { return compare(op, kc, [](auto a, auto b) { return a <= b; }); }
 KernelFn makeCpuKernel_Max(const Op& op, KernelContext& kc) { return variadic(op, kc, [](auto a, auto b) { return maxNan(a, b); }, false); }
 KernelFn makeCpuKernel_Min(const Op& op, KernelContext& kc) { return variadic(op, kc, [](auto a, auto b) { return minNan(a, b); }, false); }
-KernelFn makeCpuKernel_Sum(const Op& op, KernelContext& kc) { return variadic(op, kc, [](auto a, auto b) { return a + b; }, false); }
-KernelFn makeCpuKernel_Mean(const Op& op, KernelContext& kc) { return variadic(op, kc, [](auto a, auto b) { return a + b; }, true); }
+KernelFn makeCpuKernel_Sum(const Op& op, KernelContext& kc) { return variadic(op, kc, [](auto a, auto b) { return wrapAdd(a, b); }, false); }
+KernelFn makeCpuKernel_Mean(const Op& op, KernelContext& kc) { return variadic(op, kc, [](auto a, auto b) { return wrapAdd(a, b); }, true); }
 // clang-format on
 
 KernelFn makeCpuKernel_BitShift(const Op& op, KernelContext& kc) {

@@ -9,6 +9,7 @@
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/sum.hpp"
 #include "common/checked_size.hpp"
+#include "common/numeric_cast.hpp"
 #include "ops/op_util.hpp"
 #include "ops/reduce_axes.hpp"
 
@@ -140,6 +141,8 @@ T reduceFinish(Red red, Acc a, int64_t count, double mx) {
       if constexpr (!std::is_floating_point_v<Acc>) return static_cast<T>(a);
       break;
   }
+  // An integer result of log(0), a mean of nothing (NaN) or an out-of-range value saturates.
+  if constexpr (std::is_integral_v<CT>) return static_cast<T>(saturatingCast<CT>(r));
   return static_cast<T>(static_cast<CT>(r));
 }
 

@@ -7,6 +7,7 @@
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/strided.hpp"
+#include "common/numeric_cast.hpp"
 #include "ops/op_util.hpp"
 #include "ops/shape_params.hpp"
 
@@ -331,7 +332,8 @@ KernelFn makeCpuKernel_Cast(const Op& op, KernelContext& kc) {
             std::memcpy(&bits, &f, 4);
             b[i].bits = static_cast<uint16_t>(std::isnan(f) ? 0x7fc0u : bits >> 16);
           } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<compute_t<S>>) {
-            b[i] = std::isfinite(v) ? static_cast<D>(v) : D(0);
+            // Out of range saturates (a plain cast would be undefined); NaN and inf give 0.
+            b[i] = std::isfinite(v) ? saturatingCast<D>(v) : D(0);
           } else {
             b[i] = static_cast<D>(static_cast<compute_t<D>>(v));
           }
@@ -387,7 +389,14 @@ KernelFn makeCpuKernel_Range(const Op& op, KernelContext& kc) {
     return [=](const RunState& s) {
       const CT start = static_cast<CT>(*inPtr<T>(s, a)), delta = static_cast<CT>(*inPtr<T>(s, d));
       T* out = outPtr<T>(s, y);
-      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(static_cast<CT>(start + static_cast<CT>(i) * delta));
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (std::is_integral_v<CT>) {  // wraps at the type's edge instead of overflowing
+          out[i] =
+              static_cast<T>(static_cast<uint64_t>(start) + static_cast<uint64_t>(i) * static_cast<uint64_t>(delta));
+        } else {
+          out[i] = static_cast<T>(static_cast<CT>(start + static_cast<CT>(i) * delta));
+        }
+      }
     };
   });
 }

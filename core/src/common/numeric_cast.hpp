@@ -1,0 +1,34 @@
+// Floating-point to integer conversion with a defined result for every value: a plain
+// static_cast of a value outside the integer type's range (or of NaN) is undefined behaviour.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace popart {
+
+namespace detail {
+constexpr double pow2(int n) {
+  double r = 1.0;
+  for (int i = 0; i < n; ++i) r *= 2.0;
+  return r;
+}
+}  // namespace detail
+
+/// `v` truncated toward zero and saturated to I's range; NaN gives 0.
+template <typename I, typename F>
+I saturatingCast(F v) {
+  static_assert(std::is_integral_v<I> && std::is_floating_point_v<F>, "float -> integer only");
+  if (std::isnan(v)) return I(0);
+  // The bounds are 0 or powers of two, exact in double: -2^(bits-1) and 2^(bits-1) (signed) or 0
+  // and 2^bits (unsigned). Every value strictly between them truncates to a value of I.
+  constexpr double hi = detail::pow2(std::numeric_limits<I>::digits);
+  constexpr double lo = std::is_signed_v<I> ? -hi : 0.0;
+  const double x = static_cast<double>(v);
+  if (x <= lo) return std::numeric_limits<I>::min();
+  if (x >= hi) return std::numeric_limits<I>::max();
+  return static_cast<I>(v);
+}
+
+}  // namespace popart

@@ -1,0 +1,108 @@
+#include "fuzz_common.hpp"
+
+#include "common/checked_size.hpp"
+#include "ir/ir.hpp"
+#include "popart/half.hpp"
+#include "popart/logging.hpp"
+#include "popart/memorylimit.hpp"
+
+namespace popart {
+namespace fuzz {
+
+void init() {
+  setMemoryLimit(kMemoryBudget);
+  logging::setLogLevel(logging::Level::Off);
+}
+
+bool verbose() {
+  static const bool v = std::getenv("POPART_FUZZ_VERBOSE") != nullptr;
+  return v;
+}
+
+void fail(const char* stage, const std::string& what) {
+  std::fprintf(stderr, "\n==popart-fuzz== BUG during %s: %s\n", stage, what.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+namespace {
+
+/// Small values: floats in [-1.25, 1.25], integers in {0, 1, 2} (valid indices along most
+/// axes), alternating booleans.
+void fill(NDArray& a) {
+  const int64_t n = a.nelms();
+  switch (a.info().dataType()) {
+    case DataType::FLOAT: {
+      auto* p = a.dataAs<float>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>((i * 7) % 11 - 5) * 0.25f;
+      break;
+    }
+    case DataType::DOUBLE: {
+      auto* p = a.dataAs<double>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<double>((i * 7) % 11 - 5) * 0.25;
+      break;
+    }
+    case DataType::FLOAT16:
+    case DataType::BFLOAT16: {
+      const bool half = a.info().dataType() == DataType::FLOAT16;
+      auto* p = a.dataAs<uint16_t>();
+      for (int64_t i = 0; i < n; ++i) {
+        const float f = static_cast<float>((i * 7) % 11 - 5) * 0.25f;
+        p[i] = half ? floatToHalfBits(f) : static_cast<uint16_t>(bfloat16_t(f).bits);
+      }
+      break;
+    }
+    case DataType::STRING: {
+      auto* p = a.dataAs<std::string>();
+      for (int64_t i = 0; i < n; ++i) p[i] = (i & 1) ? "Fuzz" : "a b";
+      break;
+    }
+    case DataType::BOOL: {
+      auto* p = a.dataAs<uint8_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(i & 1);
+      break;
+    }
+    default: {
+      // Integers, little-endian: the low byte holds i % 3, the rest 0.
+      const int64_t size = a.info().getDataTypeSize();
+      auto* p = static_cast<uint8_t*>(a.data());
+      for (int64_t i = 0; i < n; ++i) p[i * size] = static_cast<uint8_t>(i % 3);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+bool runWithSmallInputs(Session& session) {
+  const SessionMemoryStats m = session.getMemoryStats();
+  if (verbose())
+    std::fprintf(stderr, "popart-fuzz: arena %lld bytes, weights %lld bytes, constants %lld bytes\n",
+                 static_cast<long long>(m.activationArenaBytes), static_cast<long long>(m.weightBytes),
+                 static_cast<long long>(m.constantBytes));
+  const int64_t total = m.activationArenaBytes + m.weightBytes + m.constantBytes;
+  if (total < 0 || total > kMaxRunBytes) return false;
+  const SessionOptions& o = session.getSessionOptions();
+  const int64_t steps =
+      checkedProduct({session.getDataFlow().batchesPerStep(), o.getAccumulationFactor(), o.getReplicationFactor()});
+  std::map<TensorId, NDArray> inputs;
+  for (const TensorId& id : session.getIr().streamInputIds()) {
+    if (!session.hasInfo(id)) continue;
+    const TensorInfo info = session.getInfo(id);
+    const int64_t elemBytes = info.dataType() == DataType::STRING ? 32 : info.getDataTypeSize();
+    const int64_t bytes = checkedProduct({info.nelms(), steps, elemBytes});
+    if (bytes < 0 || bytes > kMaxInputBytes) return false;
+    Shape shape = info.shape();
+    if (steps > 1) shape.insert(shape.begin(), steps);
+    NDArray a(info.dataType(), shape);
+    fill(a);
+    inputs.emplace(id, std::move(a));
+  }
+  auto anchors = session.initAnchorArrays();
+  StepIO io(arrayRefs(inputs), arrayRefs(anchors));
+  session.run(io);
+  return true;
+}
+
+}  // namespace fuzz
+}  // namespace popart
