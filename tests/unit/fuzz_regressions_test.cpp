@@ -349,5 +349,33 @@ TEST(FuzzRegressions, ReshapeProductAndInternalOps) {
   }
 }
 
+// Integer reductions and CumSum accumulated with plain + and *: the sum of squares of 4.1e18
+// overflowed int64 (found by the Builder harness in the test command's run). They wrap around
+// now, as integer Add and Mul do.
+TEST(FuzzRegressions, IntegerAccumulatorsWrap) {
+  auto builder = Builder::create();
+  auto ai = builder->aiOnnxOpset13();
+  const TensorId x = builder->addInputTensor(TensorInfo("INT64", {2}), "x");
+  const TensorId ss = ai.reducesumsquare({x}, {}, 0);
+  const TensorId sum = ai.reducesum({x}, 0);
+  const TensorId prod = ai.reduceprod({x}, {}, 0);
+  const TensorId l1 = ai.reducel1({x}, {}, 0);
+  std::vector<int64_t> axis0{0};
+  const TensorId axis = ai.constant(ConstVoidData(axis0.data(), TensorInfo("INT64", {1})));
+  const TensorId cs = ai.cumsum({x, axis});
+  for (const auto& t : {ss, sum, prod, l1, cs}) builder->addOutputTensor(t);
+  constexpr int64_t big = 4135239956706307458, kMin = std::numeric_limits<int64_t>::min();
+  std::map<TensorId, NDArray> in;
+  in.emplace(x, NDArray::fromVector<int64_t>({big, kMin}, {2}));
+  auto out = test::runOnce(builder->getModelProto(), in, {ss, sum, prod, l1, cs});
+  auto wrap = [](uint64_t v) { return static_cast<int64_t>(v); };
+  const uint64_t ub = static_cast<uint64_t>(big), um = static_cast<uint64_t>(kMin);
+  EXPECT_EQ(values<int64_t>(out.at(ss))[0], wrap(ub * ub + um * um));
+  EXPECT_EQ(values<int64_t>(out.at(sum))[0], wrap(ub + um));
+  EXPECT_EQ(values<int64_t>(out.at(prod))[0], wrap(ub * um));
+  EXPECT_EQ(values<int64_t>(out.at(l1))[0], wrap(ub + um));  // |INT64_MIN| wraps to itself
+  EXPECT_EQ(values<int64_t>(out.at(cs)), (std::vector<int64_t>{big, wrap(ub + um)}));
+}
+
 }  // namespace
 }  // namespace popart

@@ -1,5 +1,6 @@
-// Floating-point to integer conversion with a defined result for every value: a plain
-// static_cast of a value outside the integer type's range (or of NaN) is undefined behaviour.
+// Arithmetic with a defined result for every value: floating-point to integer conversion
+// (a plain static_cast of a value outside the integer type's range, or of NaN, is undefined
+// behaviour) and integer + - * that wrap around.
 #pragma once
 
 #include <cmath>
@@ -29,6 +30,37 @@ I saturatingCast(F v) {
   if (x <= lo) return std::numeric_limits<I>::min();
   if (x >= hi) return std::numeric_limits<I>::max();
   return static_cast<I>(v);
+}
+
+// Integer + - * wrap around (two's complement), as in every ONNX runtime: a signed overflow is
+// undefined behaviour in C++, and so is a uint16 product once it is promoted to int. The
+// arithmetic is done in an unsigned type at least as wide as unsigned int. Floating-point
+// values use the plain operators.
+template <typename T, typename Op>
+T wrapping(T a, T b, Op op) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<std::common_type_t<T, unsigned>>;
+    return static_cast<T>(op(static_cast<U>(a), static_cast<U>(b)));
+  } else {
+    return op(a, b);
+  }
+}
+template <typename T>
+T wrapAdd(T a, T b) {
+  return wrapping(a, b, [](auto x, auto y) { return x + y; });
+}
+template <typename T>
+T wrapSub(T a, T b) {
+  return wrapping(a, b, [](auto x, auto y) { return x - y; });
+}
+template <typename T>
+T wrapMul(T a, T b) {
+  return wrapping(a, b, [](auto x, auto y) { return x * y; });
+}
+/// -x; the most negative integer is its own negation.
+template <typename T>
+T wrapNeg(T x) {
+  return wrapSub(T(0), x);
 }
 
 }  // namespace popart

@@ -54,12 +54,7 @@ const std::vector<GraphcoreOpInfo> kOps{
      {reduction(), maybe("ignoreIndex", "int", "Labels equal to it add nothing to the loss."),
       opt("inputIsLogProbability", "bool", false, "The probabilities are given as log-probabilities.")},
      "Negative log likelihood of {probs [N.., C], label [N..] (INT32)}."},
-    {"l1loss",
-     "L1",
-     1,
-     1,
-     {req("lambda", "float", "The weight of the loss."), reduction()},
-     "lambda * |x|, reduced."},
+    {"l1loss", "L1", 1, 1, {req("lambda", "float", "The weight of the loss."), reduction()}, "lambda * |x|, reduced."},
     {"identityloss", "IdentityLoss", 1, 1, {reduction()}, "The input itself, reduced."},
     {"scale", "Scale", 1, 1, {req("scale", "float", "The factor.")}, "x * scale."},
     {"scaledadd",
@@ -126,7 +121,8 @@ any attributeFor(const GraphcoreOpInfo& op, const OpAttrInfo& a, const OptionVal
   }
   if (a.type == "enum") {
     const auto* s = std::get_if<std::string>(&v);
-    if (!s) throw error("{} must be a {} name, got {} {}", what, a.enumName, optionValueKind(v), optionValueToString(v));
+    if (!s)
+      throw error("{} must be a {} name, got {} {}", what, a.enumName, optionValueKind(v), optionValueToString(v));
     const int i = detail::enumValueFromName(a.enumName.c_str(), *s);
     return detail::enumValueName(a.enumName.c_str(), i);  // the canonical spelling
   }

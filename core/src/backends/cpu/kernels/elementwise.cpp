@@ -107,36 +107,6 @@ KernelFn logical(const Op& op, KernelContext& kc, F f) {
   return binaryKernel<bool, bool>(op, kc, f);
 }
 
-// Integer + - * wrap around (two's complement), as in every ONNX runtime: a signed overflow is
-// undefined behaviour in C++, and so is a uint16 product once it is promoted to int. The
-// arithmetic is done in an unsigned type at least as wide as unsigned int.
-template <typename T, typename Op>
-T wrapping(T a, T b, Op op) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<std::common_type_t<T, unsigned>>;
-    return static_cast<T>(op(static_cast<U>(a), static_cast<U>(b)));
-  } else {
-    return op(a, b);
-  }
-}
-template <typename T>
-T wrapAdd(T a, T b) {
-  return wrapping(a, b, [](auto x, auto y) { return x + y; });
-}
-template <typename T>
-T wrapSub(T a, T b) {
-  return wrapping(a, b, [](auto x, auto y) { return x - y; });
-}
-template <typename T>
-T wrapMul(T a, T b) {
-  return wrapping(a, b, [](auto x, auto y) { return x * y; });
-}
-/// -x; the most negative integer is its own negation.
-template <typename T>
-T wrapNeg(T x) {
-  return wrapSub(T(0), x);
-}
-
 template <typename T>
 T pyMod(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {

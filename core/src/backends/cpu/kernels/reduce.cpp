@@ -96,7 +96,7 @@ inline void reduceStep(Red red, Acc& a, Acc v, double mx) {
     case Red::Sum:
     case Red::Mean:
     case Red::LogSum:
-      a += v;
+      a = wrapAdd(a, v);  // integers wrap around, as Add does
       break;
     case Red::Max:
       a = (v > a || v != v) ? v : a;
@@ -105,14 +105,14 @@ inline void reduceStep(Red red, Acc& a, Acc v, double mx) {
       a = (v < a || v != v) ? v : a;
       break;
     case Red::Prod:
-      a *= v;
+      a = wrapMul(a, v);
       break;
     case Red::L1:
-      a += v < 0 ? -v : v;
+      a = wrapAdd(a, v < 0 ? wrapNeg(v) : v);
       break;
     case Red::L2:
     case Red::SumSquare:
-      a += v * v;
+      a = wrapAdd(a, wrapMul(v, v));
       break;
     case Red::LogSumExp:
       a += static_cast<Acc>(std::exp(static_cast<double>(v) - mx));

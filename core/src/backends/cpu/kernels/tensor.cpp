@@ -5,6 +5,7 @@
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/strided.hpp"
+#include "common/numeric_cast.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {
@@ -100,9 +101,9 @@ KernelFn makeCpuKernel_CumSum(const Op& op, KernelContext& kc) {
             const A v = static_cast<A>(static_cast<C>(a[off]));
             if (exclusive) {
               b[off] = static_cast<T>(static_cast<C>(acc));
-              acc += v;
+              acc = wrapAdd(acc, v);  // integers wrap around, as Add does
             } else {
-              acc += v;
+              acc = wrapAdd(acc, v);
               b[off] = static_cast<T>(static_cast<C>(acc));
             }
           }
