@@ -433,21 +433,26 @@ val sessionOptionsDefaults() {
   });
 }
 
+/// A JS array of `f(element)` for each element of `v`.
+template <typename T, typename F>
+val jsArrayOf(const std::vector<T>& v, F f) {
+  val a = val::array();
+  for (std::size_t i = 0; i < v.size(); ++i) a.set(i, f(v[i]));
+  return a;
+}
+
 /// [{name, type, enumName, default, doc}] of every SessionOptions field (docs, forms, tests).
 val sessionOptionsList() {
   return guarded([&] {
-    val a = val::array();
-    const auto& l = SessionOptions::list();
-    for (std::size_t i = 0; i < l.size(); ++i) {
+    return jsArrayOf(SessionOptions::list(), [](const OptionInfo& o) {
       val e = val::object();
-      e.set("name", l[i].name);
-      e.set("type", l[i].type);
-      e.set("enumName", l[i].enumName);
-      e.set("default", jsFromOptionValue(l[i].defaultValue));
-      e.set("doc", l[i].doc);
-      a.set(i, e);
-    }
-    return a;
+      e.set("name", o.name);
+      e.set("type", o.type);
+      e.set("enumName", o.enumName);
+      e.set("default", jsFromOptionValue(o.defaultValue));
+      e.set("doc", o.doc);
+      return e;
+    });
   });
 }
 
@@ -464,49 +469,54 @@ val enumsJs() {
 /// doc}], doc}] of every aiGraphcore method (index.mjs builds aiGraphcore from it).
 val graphcoreOpsJs() {
   return guarded([&] {
-    val a = val::array();
-    const auto& l = graphcoreOpList();
-    for (std::size_t i = 0; i < l.size(); ++i) {
+    return jsArrayOf(graphcoreOpList(), [](const GraphcoreOpInfo& op) {
       val e = val::object();
-      e.set("method", l[i].method);
-      e.set("opType", l[i].opType);
-      e.set("minInputs", l[i].minInputs);
-      e.set("maxInputs", l[i].maxInputs);
-      e.set("doc", l[i].doc);
-      val attrs = val::array();
-      for (std::size_t k = 0; k < l[i].attrs.size(); ++k) {
-        const OpAttrInfo& at = l[i].attrs[k];
-        val x = val::object();
-        x.set("name", at.name);
-        x.set("type", at.type);
-        x.set("enumName", at.enumName);
-        x.set("required", at.required);
-        if (at.hasDefault) x.set("default", jsFromOptionValue(at.defaultValue));
-        x.set("doc", at.doc);
-        attrs.set(k, x);
-      }
-      e.set("attrs", attrs);
-      a.set(i, e);
-    }
-    return a;
+      e.set("method", op.method);
+      e.set("opType", op.opType);
+      e.set("minInputs", op.minInputs);
+      e.set("maxInputs", op.maxInputs);
+      e.set("doc", op.doc);
+      e.set("attrs", jsArrayOf(op.attrs, [](const OpAttrInfo& at) {
+              val x = val::object();
+              x.set("name", at.name);
+              x.set("type", at.type);
+              x.set("enumName", at.enumName);
+              x.set("required", at.required);
+              if (at.hasDefault) x.set("default", jsFromOptionValue(at.defaultValue));
+              x.set("doc", at.doc);
+              return x;
+            }));
+      return e;
+    });
+  });
+}
+
+/// [{name, defaultState, rewrite, doc}] of every pattern name (popart/reflection.hpp).
+val patternListJs() {
+  return guarded([&] {
+    return jsArrayOf(patternList(), [](const PatternInfo& p) {
+      val e = val::object();
+      e.set("name", p.name);
+      e.set("defaultState", p.defaultState);
+      e.set("rewrite", p.rewrite);
+      e.set("doc", p.doc);
+      return e;
+    });
   });
 }
 
 /// [{optimizer, key, default, isConst, doc}] of every optimizer hyper-parameter.
 val optimizerParamsJs() {
   return guarded([&] {
-    val a = val::array();
-    const auto& l = optimizerParamList();
-    for (std::size_t i = 0; i < l.size(); ++i) {
+    return jsArrayOf(optimizerParamList(), [](const OptimizerParamInfo& p) {
       val e = val::object();
-      e.set("optimizer", l[i].optimizer);
-      e.set("key", l[i].key);
-      e.set("default", l[i].defaultValue);
-      e.set("isConst", l[i].defaultIsConst);
-      e.set("doc", l[i].doc);
-      a.set(i, e);
-    }
-    return a;
+      e.set("optimizer", p.optimizer);
+      e.set("key", p.key);
+      e.set("default", p.defaultValue);
+      e.set("isConst", p.defaultIsConst);
+      e.set("doc", p.doc);
+      return e;
+    });
   });
 }
 
@@ -1218,6 +1228,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("sessionOptionsList", &w::sessionOptionsList);
   function("enums", &w::enumsJs);
   function("optimizerParams", &w::optimizerParamsJs);
+  function("patternList", &w::patternListJs);
   function("graphcoreOps", &w::graphcoreOpsJs);
   function("enumerateDevices", &w::enumerateDevices);
   function("getNumThreads", &w::getNumThreads);

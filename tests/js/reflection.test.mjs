@@ -71,6 +71,25 @@ test('isPatternEnabled answers for level-built Patterns (was undefined)', () => 
   assert.equal(p.enablePattern('PreUniRepl', false).isPatternEnabled('PreUniRepl'), false);
 });
 
+test('Patterns.list() is the core pattern table; inplaceEnabled asks the core', () => {
+  const list = popart.Patterns.list();
+  assert.deepEqual(list.map((p) => p.name).filter((n) => n !== 'InPlace' && n !== 'UpdateInplacePrioritiesForIpu').sort(),
+                   popart.Patterns.getAllPatternNames().slice().sort());
+  assert.deepEqual(list.filter((p) => p.rewrite).map((p) => p.name).sort(),
+                   ['FuseActivation', 'FuseLayerNorm', 'OpToIdentity', 'PreUniRepl']);
+  const dflt = new popart.Patterns(popart.PatternsLevel.Default);
+  const minimal = new popart.Patterns(popart.PatternsLevel.Minimal);
+  for (const p of list) {
+    assert.ok(['Mandatory', 'On', 'Off'].includes(p.defaultState), p.name);
+    assert.ok(p.doc.length > 0, p.name);
+    assert.equal(dflt.isPatternEnabled(p.name), p.defaultState !== 'Off', p.name);
+    if (p.defaultState !== 'Mandatory') assert.equal(minimal.isPatternEnabled(p.name), false, p.name);
+  }
+  assert.equal(dflt.inplaceEnabled, true);
+  assert.equal(minimal.inplaceEnabled, false);  // the core's answer (JS used to say true)
+  expectError(() => dflt.isPatternEnabled('fuseactivation'), ['did you mean FuseActivation']);
+});
+
 /// One Adam step of y = w x on a fixed input: the weights after it.
 function adamStep(optimizer, options = {}) {
   const b = new popart.Builder();

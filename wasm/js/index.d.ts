@@ -632,6 +632,8 @@ export interface Popart {
   Patterns: (new (levelOrNames?: 'NoPatterns' | 'Minimal' | 'Default' | 'All' | string[]) => Patterns) & {
     create(names: string[]): Patterns;
     getAllPatternNames(): string[];
+    /** Every pattern: default state, whether this runtime rewrites the IR for it, and what it does. */
+    list(): ReadonlyArray<{ name: string; defaultState: 'Mandatory' | 'On' | 'Off'; rewrite: boolean; doc: string }>;
   };
   /** Every field with the core's default (map options such as engineOptions as empty objects), then `fields`. */
   SessionOptions: {

@@ -387,6 +387,7 @@ function makeApi(raw) {
   const { PatternsLevel } = enums;
   const popartEnumList = (name) => Object.keys(enums[name]).join(', ');
 
+  const patternList = Object.freeze(M.patternList().map((p) => Object.freeze(p)));
   class Patterns {
     /// Patterns(PatternsLevel) or Patterns([names]).
     constructor(levelOrNames = PatternsLevel.Default) {
@@ -396,6 +397,9 @@ function makeApi(raw) {
     }
     static create(names) { return new Patterns(names); }
     static getAllPatternNames() { return M.allPatternNames(); }
+    /// Every pattern name: its default state ('Mandatory', 'On', 'Off'), whether this runtime
+    /// rewrites the IR for it, and what it does (or why there is nothing to rewrite here).
+    static list() { return patternList; }
     enablePattern(name, enabled) {
       const s = { ...this._spec, enable: { ...this._spec.enable, [name]: !!enabled } };
       M.checkPatterns(s);
@@ -405,7 +409,7 @@ function makeApi(raw) {
     /// The core's answer, for level-built and list-built Patterns alike.
     isPatternEnabled(name) { return M.patternEnabled(this._spec, String(name)); }
     set inplaceEnabled(v) { this._spec.inplace = !!v; }
-    get inplaceEnabled() { return this._spec.inplace ?? true; }
+    get inplaceEnabled() { return this.isPatternEnabled('InPlace'); }
   }
 
   /// Session options: PopART's field names with the core's defaults (map-valued options such as

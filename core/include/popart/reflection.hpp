@@ -127,6 +127,18 @@ struct OptimizerParamInfo {
 /// insertSpecific accept).
 const std::vector<OptimizerParamInfo>& optimizerParamList();
 
+/// A pattern name (popart/patterns.hpp): PopART's names, and this runtime's own fusions.
+/// `defaultState` is "Mandatory", "On" or "Off"; `rewrite` says whether enabling it changes the
+/// IR in this runtime (most of PopART's patterns lower an op this runtime has a kernel for; `doc`
+/// says why there is nothing to rewrite).
+struct PatternInfo {
+  std::string name;
+  std::string defaultState;
+  bool rewrite;
+  std::string doc;
+};
+const std::vector<PatternInfo>& patternList();
+
 /// An attribute of a Graphcore op: `type` is "float", "int", "ints", "bool" (an int 0/1 in the
 /// model) or "enum" (the value name, a string in the model; `enumName` names the enum).
 /// Required attributes have no default; optional ones without a default are left out of the

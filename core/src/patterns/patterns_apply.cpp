@@ -1,5 +1,7 @@
-// Patterns: identity removal (PreUniRepl / OpToIdentity) and activation fusion into the
-// producing Conv / Gemm / MatMul (inference only; the kernels apply it in their epilogue).
+// The patterns with a rewrite in this runtime (patternList() says which): identity removal
+// (PreUniRepl / OpToIdentity), FuseLayerNorm (a decomposed layer norm becomes one op) and
+// FuseActivation (activations after a Conv / Gemm / MatMul run in its kernel's epilogue);
+// inference only for the fusions.
 #include "patterns/patterns_apply.hpp"
 
 #include <algorithm>
@@ -233,10 +235,8 @@ void applyPatterns(Ir& ir) {
   int removed = 0, fused = 0;
   if (pats.isPatternEnabled("PreUniRepl") || pats.isPatternEnabled("OpToIdentity")) removed = removeIdentities(ir);
   int norms = 0;
-  if (!ir.isTraining() && pats.level() != PatternsLevel::NoPatterns) {
-    norms = fuseLayerNorms(ir);
-    fused = fuseActivations(ir);
-  }
+  if (!ir.isTraining() && pats.isPatternEnabled("FuseLayerNorm")) norms = fuseLayerNorms(ir);
+  if (!ir.isTraining() && pats.isPatternEnabled("FuseActivation")) fused = fuseActivations(ir);
   logging::pattern::debug("patterns: {} identities removed, {} layer norms and {} activations fused", removed, norms,
                           fused);
 }

@@ -6,46 +6,83 @@
 #include <ostream>
 
 #include "popart/error.hpp"
+#include "popart/reflection.hpp"
 
 namespace popart {
 namespace {
 
 enum class Default { Mandatory, On, Off };
 
+// Why a PopART pattern has no rewrite here: this runtime lowers the op it targets directly.
+constexpr const char* kGradKernel =
+    "PopART decomposes this grad op into forward ops; here the CPU backend's grad rule emits "
+    "forward ops or a grad kernel directly, so there is nothing to rewrite.";
+constexpr const char* kDirect = "The CPU backend has a kernel for this op as it stands: no rewrite is needed.";
+constexpr const char* kOptimizer =
+    "The optimizer's update is one fused weight-update op with its own kernel here: no decomposition.";
+constexpr const char* kIpu = "An IPU-specific rewrite (tiles, replicas, serialisation): nothing to do on this device.";
+
 struct PatternRow {
   const char* name;
   Default dflt;
+  bool rewrite;  ///< this runtime rewrites the IR when the pattern is enabled
+  const char* doc;
 };
 
 // clang-format off
 const PatternRow kPatterns[] = {
-    // gradient expansion (mandatory)
-    {"AbsGradOp", Default::Mandatory}, {"SinGradOp", Default::Mandatory}, {"CosGradOp", Default::Mandatory},
-    {"ExpGradOp", Default::Mandatory}, {"Expm1GradOp", Default::Mandatory}, {"LogGradOp", Default::Mandatory},
-    {"Log1pGradOp", Default::Mandatory}, {"SqrtGradOp", Default::Mandatory}, {"ReciprocalGradOp", Default::Mandatory},
-    {"DivArg0GradOp", Default::Mandatory}, {"DivArg1GradOp", Default::Mandatory}, {"PowArg0GradOp", Default::Mandatory},
-    {"PowArg1GradOp", Default::Mandatory}, {"Atan2Arg0GradOp", Default::Mandatory}, {"Atan2Arg1GradOp", Default::Mandatory},
-    {"FmodArg0GradOp", Default::Mandatory}, {"MulArgGradOp", Default::Mandatory}, {"SubtractArg1GradOp", Default::Mandatory},
-    {"CoshOp", Default::Mandatory}, {"MatMulOp", Default::Mandatory}, {"MatMulLhsGradOp", Default::Mandatory},
-    {"MatMulRhsGradOp", Default::Mandatory}, {"ConvDataGrad", Default::Mandatory},
-    {"ConvFlipWeightsGradOp", Default::Mandatory}, {"ConvTranspose", Default::Mandatory},
-    {"ScanToLoop", Default::Mandatory}, {"LoopScanOut", Default::Mandatory},
-    {"RandomNormalLikeOpPattern", Default::Mandatory}, {"RandomUniformLikeOpPattern", Default::Mandatory},
-    {"ZerosLikeOpPattern", Default::Mandatory}, {"AllReduceToIdentity", Default::Mandatory},
-    {"SGD0Decompose", Default::Mandatory}, {"SGD1Decompose", Default::Mandatory}, {"SGD2Decompose", Default::Mandatory},
-    {"AdamDecompose", Default::Mandatory}, {"AdaptiveDecompose", Default::Mandatory},
+    // gradient expansion (mandatory in PopART)
+    {"AbsGradOp", Default::Mandatory, false, kGradKernel}, {"SinGradOp", Default::Mandatory, false, kGradKernel},
+    {"CosGradOp", Default::Mandatory, false, kGradKernel}, {"ExpGradOp", Default::Mandatory, false, kGradKernel},
+    {"Expm1GradOp", Default::Mandatory, false, kGradKernel}, {"LogGradOp", Default::Mandatory, false, kGradKernel},
+    {"Log1pGradOp", Default::Mandatory, false, kGradKernel}, {"SqrtGradOp", Default::Mandatory, false, kGradKernel},
+    {"ReciprocalGradOp", Default::Mandatory, false, kGradKernel},
+    {"DivArg0GradOp", Default::Mandatory, false, kGradKernel}, {"DivArg1GradOp", Default::Mandatory, false, kGradKernel},
+    {"PowArg0GradOp", Default::Mandatory, false, kGradKernel}, {"PowArg1GradOp", Default::Mandatory, false, kGradKernel},
+    {"Atan2Arg0GradOp", Default::Mandatory, false, kGradKernel},
+    {"Atan2Arg1GradOp", Default::Mandatory, false, kGradKernel},
+    {"FmodArg0GradOp", Default::Mandatory, false, kGradKernel}, {"MulArgGradOp", Default::Mandatory, false, kGradKernel},
+    {"SubtractArg1GradOp", Default::Mandatory, false, kGradKernel},
+    {"CoshOp", Default::Mandatory, false, kDirect}, {"MatMulOp", Default::Mandatory, false, kDirect},
+    {"MatMulLhsGradOp", Default::Mandatory, false, kGradKernel},
+    {"MatMulRhsGradOp", Default::Mandatory, false, kGradKernel},
+    {"ConvDataGrad", Default::Mandatory, false, kGradKernel},
+    {"ConvFlipWeightsGradOp", Default::Mandatory, false, kGradKernel},
+    {"ConvTranspose", Default::Mandatory, false, kDirect}, {"ScanToLoop", Default::Mandatory, false, kDirect},
+    {"LoopScanOut", Default::Mandatory, false, kDirect},
+    {"RandomNormalLikeOpPattern", Default::Mandatory, false, kDirect},
+    {"RandomUniformLikeOpPattern", Default::Mandatory, false, kDirect},
+    {"ZerosLikeOpPattern", Default::Mandatory, false, kDirect}, {"AllReduceToIdentity", Default::Mandatory, false, kIpu},
+    {"SGD0Decompose", Default::Mandatory, false, kOptimizer}, {"SGD1Decompose", Default::Mandatory, false, kOptimizer},
+    {"SGD2Decompose", Default::Mandatory, false, kOptimizer}, {"AdamDecompose", Default::Mandatory, false, kOptimizer},
+    {"AdaptiveDecompose", Default::Mandatory, false, kOptimizer},
     // enabled by default
-    {"PreUniRepl", Default::On}, {"PostNRepl", Default::On}, {"SoftMaxGradDirect", Default::On},
-    {"NlllWithSoftMaxGradDirect", Default::On}, {"OpToIdentity", Default::On}, {"SplitOp", Default::On},
-    {"SplitGradOpToConcat", Default::On}, {"SumToAdd", Default::On}, {"PadSum", Default::On},
-    {"NegativeOneScale", Default::On}, {"DecomposeBinaryConstScalar", Default::On}, {"InitAccumulate", Default::On},
-    {"UpsampleToResize", Default::On}, {"TransposeToIdentityOrReshapePattern", Default::On},
-    {"ExpandCast", Default::On}, {"RemoveUnnecessaryLossGradCast", Default::On}, {"PackedDataBlock", Default::On},
-    {"LambSerialisedWeight", Default::On}, {"ConvFlipWeightsDoubleFlip", Default::On},
-    {"ViewSimplifyPattern", Default::On}, {"ContiguateIpuCopyIndices", Default::On},
+    {"PreUniRepl", Default::On, true,
+     "Removes ops that pass their input through (Identity; Detach and Dropout in inference), as OpToIdentity."},
+    {"OpToIdentity", Default::On, true,
+     "Removes ops that pass their input through (Identity; Detach and Dropout in inference), as PreUniRepl."},
+    {"FuseActivation", Default::On, true,
+     "This runtime's: Relu, Sigmoid, Tanh, LeakyRelu or Clip after a Conv, Gemm or MatMul runs in that kernel's "
+     "epilogue (inference)."},
+    {"FuseLayerNorm", Default::On, true,
+     "This runtime's: the decomposed layer norm exporters write (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, "
+     "Mul, Add) becomes one LayerNormalization op (inference)."},
+    {"PostNRepl", Default::On, false, kDirect}, {"SoftMaxGradDirect", Default::On, false, kGradKernel},
+    {"NlllWithSoftMaxGradDirect", Default::On, false, kGradKernel}, {"SplitOp", Default::On, false, kDirect},
+    {"SplitGradOpToConcat", Default::On, false, kGradKernel}, {"SumToAdd", Default::On, false, kDirect},
+    {"PadSum", Default::On, false, kDirect}, {"NegativeOneScale", Default::On, false, kDirect},
+    {"DecomposeBinaryConstScalar", Default::On, false, kDirect}, {"InitAccumulate", Default::On, false, kDirect},
+    {"UpsampleToResize", Default::On, false, kDirect},
+    {"TransposeToIdentityOrReshapePattern", Default::On, false, kDirect},
+    {"ExpandCast", Default::On, false, kDirect}, {"RemoveUnnecessaryLossGradCast", Default::On, false, kGradKernel},
+    {"PackedDataBlock", Default::On, false, kDirect}, {"LambSerialisedWeight", Default::On, false, kOptimizer},
+    {"ConvFlipWeightsDoubleFlip", Default::On, false, kGradKernel},
+    {"ViewSimplifyPattern", Default::On, false, "Views (Reshape, Squeeze, ...) alias their input in the memory plan here."},
+    {"ContiguateIpuCopyIndices", Default::On, false, kIpu},
     // off by default
-    {"SplitGather", Default::Off}, {"Slice2SliceSubsample", Default::Off}, {"TiedGather", Default::Off},
-    {"TiedGatherAccumulate", Default::Off}, {"LSTMOp", Default::Off},
+    {"SplitGather", Default::Off, false, kIpu}, {"Slice2SliceSubsample", Default::Off, false, kDirect},
+    {"TiedGather", Default::Off, false, kIpu}, {"TiedGatherAccumulate", Default::Off, false, kIpu},
+    {"LSTMOp", Default::Off, false, kDirect},
 };
 // clang-format on
 
@@ -62,6 +99,20 @@ std::string lower(std::string s) {
 }
 
 }  // namespace
+
+const std::vector<PatternInfo>& patternList() {
+  static const std::vector<PatternInfo> list = [] {
+    std::vector<PatternInfo> v;
+    static const char* defaults[] = {"Mandatory", "On", "Off"};
+    for (const auto& r : kPatterns) v.push_back({r.name, defaults[static_cast<int>(r.dflt)], r.rewrite, r.doc});
+    v.push_back({"InPlace", "On", false,
+                 "Ops write their output over their input where it is safe: the memory plan "
+                 "already shares buffers by liveness here."});
+    v.push_back({"UpdateInplacePrioritiesForIpu", "On", false, kIpu});
+    return v;
+  }();
+  return list;
+}
 
 std::vector<std::string> Patterns::getAllPatternNames() {
   std::vector<std::string> v;
