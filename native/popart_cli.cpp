@@ -17,9 +17,9 @@
 #include <sstream>
 #include <vector>
 
+#include "ir/op_def.hpp"
 #include "onnx.pb.h"
 #include "onnx/model_io.hpp"
-#include "ops/op_def.hpp"
 #include "popart/popart.hpp"
 
 namespace {

@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/tensor_data.hpp"
+#include "common/tensor_data.hpp"
 #include "onnx.pb.h"
 #include "onnx/model_io.hpp"
 #include "popart/popart.hpp"

@@ -19,7 +19,7 @@
 
 #include "common/checked_size.hpp"
 #include "fuzz_common.hpp"
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
 #include "popart/adam.hpp"
 #include "popart/adaptive.hpp"
 

@@ -4,8 +4,8 @@
 // exports them (modelToHost refills the stripped initializers from the tensors).
 #include <cmath>
 
+#include "common/tensor_data.hpp"
 #include "common/test_util.hpp"
-#include "ir/tensor_data.hpp"
 #include "onnx.pb.h"
 #include "onnx/model_io.hpp"
 

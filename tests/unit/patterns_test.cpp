@@ -65,8 +65,9 @@ TEST(Patterns, ListMatchesTheNamesPatternsAccepts) {
   for (const auto& name : Patterns::getAllPatternNames()) EXPECT_TRUE(listed.count(name)) << name;
   // The rewrites this runtime has; a new one must get a test below.
   std::set<std::string> rewrites;
-  for (const auto& p : list)
+  for (const auto& p : list) {
     if (p.rewrite) rewrites.insert(p.name);
+  }
   EXPECT_EQ(rewrites, (std::set<std::string>{"PreUniRepl", "OpToIdentity", "FuseActivation", "FuseLayerNorm"}));
 }
 
@@ -141,7 +142,9 @@ TEST(Patterns, IdentityRemovalNeedsPreUniReplOrOpToIdentity) {
 TEST(Patterns, MinimalLevelRunsNoOptionalRewrite) {
   Patterns minimal(PatternsLevel::Minimal);
   for (const auto& p : patternList()) {
-    if (p.defaultState != "Mandatory") EXPECT_FALSE(minimal.isPatternEnabled(p.name)) << p.name;
+    if (p.defaultState != "Mandatory") {
+      EXPECT_FALSE(minimal.isPatternEnabled(p.name)) << p.name;
+    }
   }
 }
 

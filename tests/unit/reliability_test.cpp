@@ -6,8 +6,8 @@
 
 #include "common/checked_size.hpp"
 #include "common/test_util.hpp"
-#include "ir/memory_plan.hpp"
 #include "onnx.pb.h"
+#include "passes/memory_plan.hpp"
 
 namespace popart {
 namespace {

@@ -13,8 +13,8 @@
 #include <set>
 #include <sstream>
 
+#include "common/tensor_data.hpp"
 #include "common/test_util.hpp"
-#include "ir/tensor_data.hpp"
 #include "onnx.pb.h"
 #include "optimizers/optimizer_math.hpp"
 #include "popart/adam.hpp"

@@ -1,7 +1,7 @@
-// Ir::prepare: ONNX import (initializers, inputs, nodes with shape inference and constant
-// folding), anchor validation, pruning, patterns and scheduling.
+// The IR's own steps: ONNX import (initializers, inputs, nodes with shape inference and constant
+// folding), anchor validation, pruning and scheduling. passes/prepare.cpp runs them in order with
+// the training graph and the patterns between.
 #include "ir/ir.hpp"
-#include "optimizers/var_updates.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -11,7 +11,6 @@
 #include "onnx.pb.h"
 #include "onnx/attributes_io.hpp"
 #include "onnx/model_io.hpp"
-#include "patterns/patterns_apply.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 
@@ -34,8 +33,8 @@ bool Ir::isInitializer(const TensorId& id) const {
   return std::find(initializerIds_.begin(), initializerIds_.end(), id) != initializerIds_.end();
 }
 
-void Ir::prepare(const IrBundle& b) {
-  if (!b.model) throw internal_error("Ir::prepare without a model");
+void Ir::load(const IrBundle& b) {
+  if (!b.model) throw internal_error("Ir::load without a model");
   mode_ = b.mode;
   dataFlow_ = b.dataFlow;
   options_ = b.options;
@@ -62,15 +61,6 @@ void Ir::prepare(const IrBundle& b) {
   patterns_.ensureAllMandatoryPreAliasPatternsAreEnabled();
 
   importModel(b);
-  if (mode_ == ExecutionMode::Training) {
-    if (!b.optimizer) throw internal_error("a training Ir needs an optimizer");
-    addTrainingGraph(*this, b.loss, *b.optimizer);
-  }
-  validateAnchors();
-  applyPatterns(*this);
-  prune();
-  updateSchedule();
-  logging::ir::info("Ir prepared: {} ops, {} tensors", main_->numOps(), main_->tensors().size());
 }
 
 void Ir::importModel(const IrBundle& b) {

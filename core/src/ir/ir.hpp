@@ -34,6 +34,10 @@ class ConstEvaluator {
   virtual std::vector<TensorData> evaluate(const Op& op) const = 0;
 };
 
+/// Constant folding on the host, for callers without a session (the Builder's shape inference
+/// folds small constants with it). Declared here, provided by the host backend (backends/cpu).
+const ConstEvaluator& hostConstEvaluator();
+
 struct IrBundle {
   /// The model; the Ir takes its contents over (moves from it).
   onnx::ModelProto* model = nullptr;
@@ -57,8 +61,14 @@ class Ir {
   Ir(const Ir&) = delete;
   Ir& operator=(const Ir&) = delete;
 
-  /// Import, validation, patterns, schedule: everything up to lowering.
-  void prepare(const IrBundle& bundle);
+  /// Takes the bundle's settings and model, checks the options that concern the IR, and imports
+  /// the model (shape inference and constant folding on the way). passes::prepare(ir, bundle)
+  /// (passes/prepare.hpp) runs this and the rest of the pipeline up to lowering.
+  void load(const IrBundle& bundle);
+  /// Checks that every anchor names a tensor of the main graph.
+  void validateAnchors() const;
+  /// Removes ops and tensors nothing anchored, updated or side-effecting depends on.
+  void prune();
 
   Graph& mainGraph() { return *main_; }
   const Graph& mainGraph() const { return *main_; }
@@ -106,8 +116,6 @@ class Ir {
   void importNode(const onnx::NodeProto& node, Graph& graph);
   bool tryFold(Op& op);
   Tensor* resolveTensor(Graph& g, const TensorId& id);
-  void validateAnchors() const;
-  void prune();
 
   std::unique_ptr<Graph> main_;
   std::vector<std::unique_ptr<Graph>> subgraphs_;

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "ir/attributes.hpp"
+#include "common/attributes.hpp"
+#include "ir/op_def.hpp"
 #include "ir/tensor.hpp"
-#include "ops/op_def.hpp"
 
 namespace popart {
 

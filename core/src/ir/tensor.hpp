@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/tensor_data.hpp"
+#include "common/tensor_data.hpp"
 #include "popart/names.hpp"
 #include "popart/tensorinfo.hpp"
 

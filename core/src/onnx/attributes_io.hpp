@@ -1,7 +1,7 @@
 // ONNX AttributeProto <-> Attributes.
 #pragma once
 
-#include "ir/attributes.hpp"
+#include "common/attributes.hpp"
 #include "onnx.pb.h"
 
 namespace popart {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "ir/tensor_data.hpp"
+#include "common/tensor_data.hpp"
 #include "onnx.pb.h"
 
 namespace popart {

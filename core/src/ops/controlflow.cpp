@@ -2,8 +2,8 @@
 // taken from the op; shapes must stay static (loop-carried values keep their shapes, scan
 // outputs need a known number of iterations).
 #include "ir/ir.hpp"
+#include "ir/op_def.hpp"
 #include "ops/controlflow_params.hpp"
-#include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {

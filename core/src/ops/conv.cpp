@@ -1,6 +1,6 @@
 // Convolution.
-#include "autodiff/autodiff.hpp"
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 #include "ops/window.hpp"
 

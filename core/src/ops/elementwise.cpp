@@ -1,7 +1,7 @@
 // Elementwise ops: unary math, binary arithmetic / comparison / logic with numpy broadcasting,
 // variadic Max/Min/Mean/Sum, Where, and Graphcore's Scale/ScaledAdd/Atan2/Fmod/...
-#include "autodiff/autodiff.hpp"
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {

@@ -1,8 +1,8 @@
 // Gather.
 #include <algorithm>
 
-#include "autodiff/autodiff.hpp"
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {

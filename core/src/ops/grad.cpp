@@ -1,7 +1,7 @@
 // Internal training ops: gradient ops that grad rules use where composing forward ops would be
 // slow or numerically worse, and the optimizers' weight updates.
+#include "ir/op_def.hpp"
 #include "ops/losses.hpp"
-#include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "ops/optim.hpp"
 

@@ -2,7 +2,7 @@
 // grad rules that create them live in the forward ops' families (conv.cpp, pool.cpp, norm.cpp,
 // gather.cpp, shape.cpp, activations.cpp); every window attribute is explicit (auto_pad is
 // resolved by the rule), so the kernels see the forward op's exact geometry.
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "ops/window.hpp"
 

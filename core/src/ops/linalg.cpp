@@ -4,8 +4,8 @@
 #include <cctype>
 #include <map>
 
+#include "ir/op_def.hpp"
 #include "ops/linalg_params.hpp"
-#include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {

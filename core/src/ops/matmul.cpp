@@ -1,6 +1,6 @@
 // Matrix products: MatMul (numpy semantics, batched, 1-D operands) and Gemm.
-#include "autodiff/autodiff.hpp"
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {

@@ -1,7 +1,7 @@
 // Miscellaneous ops: LRN, ReverseSequence, MaxUnpool, Unique.
-#include "ir/tensor_data.hpp"
+#include "common/tensor_data.hpp"
+#include "ir/op_def.hpp"
 #include "ops/misc2_params.hpp"
-#include "ops/op_def.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {

@@ -1,7 +1,7 @@
 // Normalization: BatchNormalization, InstanceNormalization, LayerNormalization; Dropout.
-#include "autodiff/autodiff.hpp"
 #include "ir/graph.hpp"
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {

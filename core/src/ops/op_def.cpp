@@ -1,5 +1,5 @@
 // registerAllOps(): one OpDef per line of ops.def, filled in by the family files.
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
 
 #include <iterator>
 #include <map>
@@ -11,7 +11,7 @@
 namespace popart {
 
 #define POPART_OP(E, T, D, F) void define_##E(OpDef& d);
-#include "ops/ops.def"
+#include "oplist/ops.def"
 #undef POPART_OP
 
 namespace {
@@ -33,7 +33,7 @@ struct Entry {
 };
 constexpr Entry kEntries[] = {
 #define POPART_OP(E, T, D, F) {OpKind::E, T, #D, &define_##E},
-#include "ops/ops.def"
+#include "oplist/ops.def"
 #undef POPART_OP
 };
 

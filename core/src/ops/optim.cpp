@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {

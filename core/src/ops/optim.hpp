@@ -1,6 +1,6 @@
 // The weight-update ops of the optimizers (SGDVarUpdate, AdamVarUpdate, AdaptiveVarUpdate) and
 // the gradient-accumulation counter: their input layout, shared by the training-graph builder
-// (optimizers/var_updates.cpp), the op definitions (ops/grad.cpp, ops/optim.cpp) and the CPU
+// (optimizers/training_graph.cpp), the op definitions (ops/grad.cpp, ops/optim.cpp) and the CPU
 // kernels.
 //
 // An update op has no outputs: it changes the weight and its optimizer state in place. Inputs:
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
 
 namespace popart {
 

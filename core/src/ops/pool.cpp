@@ -1,6 +1,6 @@
 // Pooling: MaxPool (with optional indices), AveragePool, GlobalAveragePool, GlobalMaxPool.
-#include "autodiff/autodiff.hpp"
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 #include "ops/window.hpp"
 

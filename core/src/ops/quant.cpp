@@ -1,6 +1,6 @@
 // Quantization: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
 // ConvInteger, QLinearMatMul, QLinearConv.
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "ops/quant_params.hpp"
 #include "ops/window.hpp"

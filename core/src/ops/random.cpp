@@ -1,7 +1,7 @@
 // Random numbers: Bernoulli, RandomUniform, RandomNormal, RandomUniformLike, RandomNormalLike.
 // None is foldable: each run draws new values (from the op's own generator when it has a seed,
 // else from the session's, which setRandomSeed seeds).
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {

@@ -1,7 +1,7 @@
 // Resize and Upsample.
 #include <cmath>
 
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "ops/resize_params.hpp"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "ops/rnn_params.hpp"
 

@@ -6,9 +6,9 @@
 #include <set>
 #include <vector>
 
-#include "autodiff/autodiff.hpp"
 #include "common/checked_size.hpp"
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 #include "ops/shape_params.hpp"
 

@@ -1,5 +1,5 @@
 // Signal processing: HannWindow, HammingWindow, BlackmanWindow, DFT, STFT, MelWeightMatrix.
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "ops/signal_params.hpp"
 

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <set>
 
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "ops/strings_params.hpp"
 

@@ -1,5 +1,5 @@
 // Tensor creation and rearrangement: EyeLike, Trilu, CumSum, DepthToSpace, SpaceToDepth, OneHot.
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {

@@ -12,7 +12,8 @@
 #include "ir/ir.hpp"
 #include "onnx.pb.h"
 #include "onnx/model_io.hpp"
-#include "optimizers/var_updates.hpp"
+#include "optimizers/training_graph.hpp"
+#include "passes/prepare.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 #include "session/engine_options.hpp"
@@ -466,7 +467,7 @@ void Session::createIr(const std::string& model, const std::vector<Loss*>* losse
   b.evaluator = &backend_->constEvaluator();
   b.loss = lossId;
   b.optimizer = optimizer;
-  ir_->prepare(b);
+  passes::prepare(*ir_, b);
   if (dataFlow.batchSize() > 0) {
     // poponnx's DataFlow(batchesPerStep, batchSize, ...): the input shapes decide the batch size.
     for (const auto& id : ir_->streamInputIds()) {

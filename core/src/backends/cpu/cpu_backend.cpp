@@ -13,7 +13,7 @@
 #include "backends/cpu/program.hpp"
 #include "common/aligned_buffer.hpp"
 #include "common/checked_size.hpp"
-#include "ir/memory_plan.hpp"
+#include "passes/memory_plan.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 
@@ -165,6 +165,11 @@ std::unique_ptr<Backend> createBackend(const DeviceInfo& device) {
       break;
   }
   throw error("No backend for {} devices in this build", toString(device.getType()));
+}
+
+const ConstEvaluator& hostConstEvaluator() {
+  static const cpu::CpuConstEvaluator evaluator;
+  return evaluator;
 }
 
 }  // namespace popart

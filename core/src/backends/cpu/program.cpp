@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "common/checked_size.hpp"
-#include "ir/memory_plan.hpp"
+#include "passes/memory_plan.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 #include "popart/memorylimit.hpp"

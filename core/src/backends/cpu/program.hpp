@@ -13,7 +13,7 @@
 #include "backends/cpu/kernel.hpp"
 #include "common/aligned_buffer.hpp"
 #include "ir/graph.hpp"
-#include "ir/memory_plan.hpp"
+#include "passes/memory_plan.hpp"
 #include "popart/session.hpp"
 
 namespace popart {

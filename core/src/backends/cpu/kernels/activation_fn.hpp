@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "ir/attributes.hpp"
+#include "common/attributes.hpp"
 
 namespace popart {
 namespace cpu {

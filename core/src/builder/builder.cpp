@@ -3,9 +3,10 @@
 
 #include <fstream>
 
-#include "onnx/builder_impl.hpp"
+#include "builder/builder_impl.hpp"
 #include "onnx/model_io.hpp"
 #include "popart/error.hpp"
+#include "popart/patterns.hpp"
 
 namespace popart {
 

@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/graph.hpp"
-#include "ir/ir.hpp"
+#include "common/tensor_data.hpp"
 #include "onnx.pb.h"
 #include "popart/debugcontext.hpp"
 #include "popart/names.hpp"

@@ -1,13 +1,14 @@
 // BuilderImpl: ModelProto construction, PopART's tensor naming, attribute handling and shape
 // inference with the op families' rules (the same code the importer uses).
-#include "onnx/builder_impl.hpp"
+#include "builder/builder_impl.hpp"
 
 #include <algorithm>
 #include <sstream>
 
-#include "backends/cpu/cpu_backend.hpp"
+#include "ir/ir.hpp"
 #include "onnx/attributes_io.hpp"
 #include "onnx/model_io.hpp"
+#include "passes/node_inference.hpp"
 #include "popart/builder.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
@@ -294,72 +295,26 @@ std::vector<TensorId> BuilderImpl::op(const std::string& domain, int version, co
 }
 
 void BuilderImpl::inferShapes(const onnx::NodeProto& node, const std::string& domain, int version) {
-  const OpDef* def = findOpDef(domain, node.op_type());
-  if (!def) return;  // a custom op: shapes unknown
-  Ir scratchIr;
-  Graph g(scratchIr, "builder");
-  Op& op = g.addOp(*def, node.name(), version);
-  bool allKnown = true, allValues = true;
+  auto infoOf = [this](const TensorId& id) { return info(id); };
+  auto valueOf = [this](const TensorId& id) -> const TensorData* {
+    for (const BuilderImpl* p = this; p; p = p->parent_) {
+      auto v = p->values_.find(id);
+      if (v != p->values_.end()) return &v->second;
+    }
+    return nullptr;
+  };
+  passes::NodeInference r;
   try {
-    op.attrs = attributesFromNode(node);
-    for (int i = 0; i < node.input_size(); ++i) {
-      const TensorId& id = node.input(i);
-      if (id.empty()) {
-        op.connectInput(i, nullptr);
-        continue;
-      }
-      const TensorInfo* inf = info(id);
-      if (!inf) {
-        allKnown = false;
-        break;
-      }
-      Tensor* t = g.tensor(id);
-      if (!t) {
-        t = &g.addTensor(id, TensorKind::ActGrad, *inf);
-        std::map<TensorId, TensorData>::const_iterator v = values_.find(id);
-        const BuilderImpl* p = this;
-        while (v == p->values_.end() && p->parent_) {
-          p = p->parent_;
-          v = p->values_.find(id);
-        }
-        if (v != p->values_.end()) {
-          t->kind = TensorKind::Const;
-          t->data = v->second;
-        } else {
-          allValues = false;
-        }
-      }
-      op.connectInput(i, t);
-    }
-    if (!allKnown) return;
-    for (int i = 0; i < node.output_size(); ++i) {
-      op.connectOutput(i, node.output(i).empty()
-                              ? nullptr
-                              : &g.addTensor("__out" + std::to_string(i), TensorKind::ActGrad, TensorInfo()));
-    }
-    op.setup();
+    if (!passes::inferNode(node, domain, version, infoOf, valueOf, &hostConstEvaluator(), r)) return;
   } catch (const error& e) {
     logging::builder::warn("Shape inference failed for node '{}' ({}): {}", node.name(), node.op_type(), e.what());
     return;
   }
   for (int i = 0; i < node.output_size(); ++i) {
-    if (op.hasOutput(i) && op.outInfo(i).isSet()) recordInfo(node.output(i), op.outInfo(i));
-  }
-  // Keep small or integer values that later shape inference may need (Reshape's shape, ...).
-  if (allValues && def->foldable) {
-    bool small = true;
-    for (int i = 0; i < op.numOutputs(); ++i) {
-      if (op.hasOutput(i) && isFloatingPoint(op.outInfo(i).dataType()) && op.outInfo(i).nelms() > 64) small = false;
-    }
-    if (!small) return;
-    try {
-      cpu::CpuConstEvaluator ev;
-      auto vals = ev.evaluate(op);
-      for (int i = 0; i < node.output_size(); ++i) {
-        if (op.hasOutput(i)) values_[node.output(i)] = std::move(vals[static_cast<size_t>(i)]);
-      }
-    } catch (const error&) {
-    }
+    const auto k = static_cast<size_t>(i);
+    if (node.output(i).empty()) continue;
+    if (r.outInfos[k].isSet()) recordInfo(node.output(i), r.outInfos[k]);
+    if (r.folded) values_[node.output(i)] = std::move(r.values[k]);
   }
 }
 

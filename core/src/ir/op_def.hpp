@@ -11,7 +11,7 @@ class GradCtx;
 
 enum class OpKind {
 #define POPART_OP(E, T, D, F) E,
-#include "ops/ops.def"
+#include "oplist/ops.def"
 #undef POPART_OP
   N
 };

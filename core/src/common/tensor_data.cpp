@@ -1,4 +1,4 @@
-#include "ir/tensor_data.hpp"
+#include "common/tensor_data.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Weight updates: one in-place update op per trainable weight (ops/optim.hpp), scheduled after
 // every other reader of the weight (forward and backward), with its optimizer state as Variable
 // tensors and its non-const hyper-parameters as scalar Variable tensors.
-#include "optimizers/var_updates.hpp"
+#include "optimizers/training_graph.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 
 #include "autodiff/autodiff.hpp"
 #include "ir/ir.hpp"
-#include "ops/op_def.hpp"
+#include "ir/op_def.hpp"
 #include "ops/optim.hpp"
 #include "popart/adam.hpp"
 #include "popart/adaptive.hpp"

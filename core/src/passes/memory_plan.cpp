@@ -1,4 +1,4 @@
-#include "ir/memory_plan.hpp"
+#include "passes/memory_plan.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -1,4 +1,4 @@
-#include "ir/attributes.hpp"
+#include "common/attributes.hpp"
 
 #include "popart/error.hpp"
 

@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "ir/tensor_data.hpp"
+#include "common/tensor_data.hpp"
 
 namespace onnx {
 class GraphProto;

@@ -1,0 +1,26 @@
+// The prepare pipeline (passes/prepare.hpp).
+#include "passes/prepare.hpp"
+
+#include "optimizers/training_graph.hpp"
+#include "patterns/patterns_apply.hpp"
+#include "popart/error.hpp"
+#include "popart/logging.hpp"
+
+namespace popart {
+namespace passes {
+
+void prepare(Ir& ir, const IrBundle& b) {
+  ir.load(b);
+  if (ir.isTraining()) {
+    if (!b.optimizer) throw internal_error("a training Ir needs an optimizer");
+    addTrainingGraph(ir, b.loss, *b.optimizer);
+  }
+  ir.validateAnchors();
+  applyPatterns(ir);
+  ir.prune();
+  ir.updateSchedule();
+  logging::ir::info("Ir prepared: {} ops, {} tensors", ir.mainGraph().numOps(), ir.mainGraph().tensors().size());
+}
+
+}  // namespace passes
+}  // namespace popart
