@@ -15,9 +15,11 @@
 // binds the test's data for that input as an initializer and tries again; the op still computes
 // everything else from the data.
 //
-// The allowlist (--expected) only grows: a listed test that does not pass fails the run (exit 1);
-// a passing test that is not listed is printed so it can be added. --write-lists rewrites the
-// allowlist and the list of the other tests with their reasons (--failures).
+// The two lists hold every test exactly once and both are checked, so they stay exact: the run
+// fails (exit 1) when a test of the allowlist (--expected) does not pass, when a test of the
+// known failures (--failures) passes, when a test is in neither list (new test data) or in both,
+// and (without --filter) when a listed test is not in the data. --expected and --failures go
+// together. --write-lists rewrites both from the run (the known failures with their reasons).
 #include <dirent.h>
 #include <sys/stat.h>
 #include <algorithm>
@@ -31,6 +33,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -269,6 +272,7 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
 std::set<std::string> readList(const std::string& path) {
   std::set<std::string> s;
   std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot read the list " + path);
   std::string line;
   while (std::getline(f, line)) {
     const auto hash = line.find('#');
@@ -302,6 +306,24 @@ int main(int argc, char** argv) {
       verbose = true;
     else {
       std::cerr << "unknown argument " << a << "\n";
+      return 2;
+    }
+  }
+  if (expectedPath.empty() != failuresPath.empty()) {
+    std::cerr << "--expected and --failures go together: every test must be in exactly one of the two lists\n";
+    return 2;
+  }
+  if (writeLists && (expectedPath.empty() || !filter.empty())) {
+    std::cerr << "--write-lists needs --expected and --failures, and no --filter (it writes the whole lists)\n";
+    return 2;
+  }
+  std::set<std::string> expected, knownFailures;
+  if (!expectedPath.empty() && !writeLists) {
+    try {
+      expected = readList(expectedPath);
+      knownFailures = readList(failuresPath);
+    } catch (const std::exception& e) {
+      std::cerr << e.what() << "\n";
       return 2;
     }
   }
@@ -343,47 +365,70 @@ int main(int argc, char** argv) {
   std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped (" << std::fixed
             << std::setprecision(1) << secs << " s)\n";
 
-  int rc = 0;
+  // Both lists are checked; problems go to stderr (scripts/test.sh shows only stdout's tail).
+  int problems = 0;
+  const std::string regen = "popart_conformance --write-lists --expected " + expectedPath + " --failures " +
+                            failuresPath + " regenerates both lists";
   if (!expectedPath.empty() && !writeLists) {
-    const std::set<std::string> expected = readList(expectedPath);
     std::set<std::string> seen;
+    auto problem = [&](const std::string& what) {
+      std::cerr << what << "\n";
+      ++problems;
+    };
     for (const auto& r : results) {
       seen.insert(r.name);
-      if (expected.count(r.name) && r.status != Status::Passed) {
-        std::cout << "REGRESSION: " << r.name << " is in the allowlist but "
-                  << (r.status == Status::Failed ? "failed" : "is unsupported") << ": " << r.reason << "\n";
-        rc = 1;
-      }
-      if (!expected.count(r.name) && r.status == Status::Passed)
-        std::cout << "NEWLY PASSING (add it to " << expectedPath << "): " << r.name << "\n";
+      const bool listedPass = expected.count(r.name) != 0, listedFail = knownFailures.count(r.name) != 0;
+      const std::string status = r.status == Status::Passed   ? "passes"
+                                 : r.status == Status::Failed ? "fails (" + r.reason + ")"
+                                                              : "is unsupported (" + r.reason + ")";
+      if (listedPass && listedFail)
+        problem("IN BOTH LISTS: " + r.name + " is in " + expectedPath + " and in " + failuresPath + "; it " + status);
+      else if (listedPass && r.status != Status::Passed)
+        problem("REGRESSION: " + r.name + " is in the allowlist " + expectedPath + " but " + status);
+      else if (listedFail && r.status == Status::Passed)
+        problem("NOW PASSES: " + r.name + " is in the known failures " + failuresPath +
+                " but passes: move it to the allowlist " + expectedPath + " (" + regen + ")");
+      else if (!listedPass && !listedFail)
+        problem("NOT LISTED: " + r.name + " (new test data?) is in neither " + expectedPath + " nor " + failuresPath +
+                "; it " + status + ": add it to the " +
+                (r.status == Status::Passed ? "allowlist" : "known failures with its reason") + " (" + regen + ")");
     }
     if (filter.empty()) {
-      for (const auto& e : expected) {
-        if (!seen.count(e)) {
-          std::cout << "MISSING: " << e << " is in the allowlist but was not found in " << data << "\n";
-          rc = 1;
+      for (const auto* list : {&expected, &knownFailures}) {
+        for (const auto& e : *list) {
+          if (!seen.count(e))
+            problem("MISSING: " + e + " is in " + (list == &expected ? expectedPath : failuresPath) +
+                    " but was not found in " + data);
         }
       }
     }
+    std::cout << (problems == 0
+                      ? "conformance lists: exact" + std::string(filter.empty() ? "" : " for the filtered tests") +
+                            " (" + std::to_string(expected.size()) + " expected to pass, " +
+                            std::to_string(knownFailures.size()) + " known failures)"
+                      : "conformance lists: " + std::to_string(problems) +
+                            " problem(s), listed on stderr; the run fails")
+              << "\n";
   }
   if (writeLists) {
     if (!expectedPath.empty()) {
       std::ofstream f(expectedPath);
-      f << "# ONNX backend tests that pass natively and under wasm. This list only grows: CI fails if one of\n"
-           "# these stops passing. Regenerate with: popart_conformance --write-lists --expected ... --failures ...\n";
+      f << "# ONNX backend tests that pass natively and under wasm. CI fails if one of these stops passing;\n"
+           "# every other test is in known_failures.txt (each test is in exactly one of the two lists).\n"
+           "# Regenerate both with: popart_conformance --write-lists --expected ... --failures ...\n";
       for (const auto& r : results) {
         if (r.status == Status::Passed) f << r.name << "\n";
       }
     }
     if (!failuresPath.empty()) {
       std::ofstream f(failuresPath);
-      f << "# ONNX backend tests that do not pass yet, with the reason (written by popart_conformance "
-           "--write-lists).\n";
+      f << "# ONNX backend tests that do not pass yet, with the reason. CI fails if one of them passes: it\n"
+           "# then belongs in expected_pass.txt. Regenerate both with: popart_conformance --write-lists ...\n";
       for (const auto& r : results) {
         if (r.status != Status::Passed)
           f << r.name << "  # " << (r.status == Status::Failed ? "FAILED: " : "UNSUPPORTED: ") << r.reason << "\n";
       }
     }
   }
-  return rc;
+  return problems == 0 ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 // Training of convolutional and transformer ops: every grad rule of conv.cpp, pool.cpp, norm.cpp,
-// gather.cpp and the shape / elementwise / activation additions checked against central finite
+// gather.cpp and the shape / elementwise / activation additions (down to the pass-through rules of
+// Identity, Nop, graphcore Reshape, Scale and CastLike) checked against central finite
 // differences in double precision, the conv gradients of a larger convolution against a naive
 // reference, Dropout's mask, and small FLOAT CNNs that train with SGD.
 #include <cmath>
@@ -435,6 +436,63 @@ TEST(TrainingNn, DetachStopsTheGradient) {
   const auto g = gradOf(anchors, w);
   const auto& w0 = mb.values.at(w);
   for (size_t i = 0; i < g.size(); ++i) EXPECT_DOUBLE_EQ(g[i], w0[i]);
+}
+
+// The pass-through rules: Identity, graphcore Nop and Reshape (gradView), CastLike (gradCast),
+// graphcore Scale. Each loss multiplies the op's output by the weight again, so a rule that drops,
+// scales or reshapes the gradient wrongly changes d loss / d w.
+
+TEST(TrainingNn, IdentityPassesTheGradient) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset13();
+  const auto w = mb.weight({2, 3}, 134);
+  checkGradients(mb, mb.weightedSum(ai, ai.mul({ai.identity({w}), w}), {2, 3}, 135));
+}
+
+TEST(TrainingNn, NopPassesTheGradient) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset13();
+  const auto w = mb.weight({2, 3}, 136);
+  checkGradients(mb, mb.weightedSum(ai, ai.mul({mb.b->aiGraphcoreOpset1().nop({w}), w}), {2, 3}, 137));
+}
+
+TEST(TrainingNn, GraphcoreReshapeReshapesTheGradientBack) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset13();
+  const auto w = mb.weight({2, 3}, 138);
+  const auto r = mb.b->aiGraphcoreOpset1().reshape({w}, {3, 2});
+  const auto v = mb.weight({3, 2}, 139);
+  checkGradients(mb, mb.weightedSum(ai, ai.mul({r, v}), {3, 2}, 144));
+}
+
+TEST(TrainingNn, ScaleScalesTheGradient) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset13();
+  const auto w = mb.weight({2, 3}, 145);
+  checkGradients(mb, mb.weightedSum(ai, ai.mul({mb.b->aiGraphcoreOpset1().scale({w}, -2.5f), w}), {2, 3}, 146));
+}
+
+TEST(TrainingNn, CastLikeSameTypeAndThroughFloat) {
+  {
+    ModelBuilder mb;  // DOUBLE like DOUBLE: the gradient passes as it is
+    auto ai = mb.b->aiOnnxOpset15();
+    const auto w = mb.weight({4}, 147);
+    const auto like = mb.input({1}, 148);
+    checkGradients(mb, mb.weightedSum(ai, ai.mul({ai.castlike({w, like}), w}), {4}, 149));
+  }
+  {
+    // DOUBLE like FLOAT and back like DOUBLE: the gradient is cast back to DOUBLE. Linear in w
+    // with FLOAT rounding in between, hence the large step (as CastThroughFloatAndBack).
+    ModelBuilder mb;
+    auto ai = mb.b->aiOnnxOpset15();
+    const auto w = mb.weight({5}, 190);
+    const float one = 1.0f;
+    const double three = 3.0;
+    const auto likeFloat = ai.constant(ConstVoidData(&one, TensorInfo(DataType::FLOAT, {})));
+    const auto back = ai.castlike({ai.castlike({w, likeFloat}), w});
+    const auto y = ai.mul({back, ai.constant(ConstVoidData(&three, TensorInfo(DataType::DOUBLE, {})))});
+    checkGradients(mb, mb.weightedSum(ai, y, {5}, 191), 1e-2, 1e-4);
+  }
 }
 
 // ------------------------------------------------------------------ dropout

@@ -1,5 +1,6 @@
-// CPU kernel of Conv: GEMM on the input directly for 1x1 stride-1 convolutions, im2col + GEMM
-// otherwise, a direct kernel for depthwise 2-D convolutions; bias and a fused activation are
+// CPU kernel of Conv: Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions, direct kernels for
+// depthwise 2-D convolutions, GEMM on the input directly for 1x1 stride-1 convolutions, im2col +
+// GEMM otherwise (chooseConvAlgorithm, conv_algorithm.hpp); bias and a fused activation are
 // applied in the epilogue.
 #include <algorithm>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include "backends/cpu/gemm.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/activation_fn.hpp"
+#include "backends/cpu/kernels/conv_algorithm.hpp"
 #include "backends/cpu/kernels/conv_im2col.hpp"
 #include "backends/cpu/winograd.hpp"
 #include "common/aligned_buffer.hpp"
@@ -190,24 +192,59 @@ int64_t convImagesPerGemm(const ConvGeom& g) {
   return std::max<int64_t>(1, std::min(g.N, cols / g.outSize));
 }
 
+/// chooseConvAlgorithm with the geometry at hand.
+ConvAlgorithm chooseConvAlgorithm(const Op& op, const ConvGeom& g) {
+  const bool isFloat = op.inType(0) == DataType::FLOAT;
+  const bool twoD = g.in.size() == 2;
+  if (isFloat && twoD && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == 1 && g.s[1] == 1 && g.d[0] == 1 && g.d[1] == 1 &&
+      g.G == 1 && g.C >= 8 && g.M >= 8 &&
+      // Weights that change (training) are transformed on every run: with few output positions
+      // per weight that costs more than im2col + GEMM.
+      (op.inConstData(1) || g.N * g.out[0] * g.out[1] >= kWinogradMinPositions) &&
+      std::getenv("POPART_NO_WINOGRAD") == nullptr)
+    return ConvAlgorithm::Winograd;
+  if (isFloat && twoD && g.G == g.C && g.Cg == 1 && g.M == g.C) {
+    const bool padded = g.d[0] == 1 && g.d[1] == 1 && (g.s[1] == 1 || g.s[1] == 2) && g.s[0] >= 1;
+    if (padded && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == g.s[1]) return ConvAlgorithm::Depthwise3x3;
+    return padded ? ConvAlgorithm::DepthwisePadded : ConvAlgorithm::Depthwise;
+  }
+  if (isFloat && convImagesPerGemm(g) > 1) return ConvAlgorithm::BatchedIm2colGemm;
+  for (size_t i = 0; i < g.k.size(); ++i) {
+    if (g.k[i] != 1 || g.s[i] != 1 || g.pb[i] != 0 || g.in[i] != g.out[i]) return ConvAlgorithm::Im2colGemm;
+  }
+  return ConvAlgorithm::PointwiseGemm;
+}
+
 }  // namespace
+
+const char* convAlgorithmName(ConvAlgorithm a) {
+  switch (a) {
+    case ConvAlgorithm::Winograd:
+      return "winograd";
+    case ConvAlgorithm::Depthwise3x3:
+      return "depthwise_3x3";
+    case ConvAlgorithm::DepthwisePadded:
+      return "depthwise_padded";
+    case ConvAlgorithm::Depthwise:
+      return "depthwise";
+    case ConvAlgorithm::BatchedIm2colGemm:
+      return "im2col_gemm_batched";
+    case ConvAlgorithm::PointwiseGemm:
+      return "gemm_pointwise";
+    case ConvAlgorithm::Im2colGemm:
+      return "im2col_gemm";
+  }
+  return "unknown";
+}
+
+ConvAlgorithm chooseConvAlgorithm(const Op& op) {
+  return chooseConvAlgorithm(op, convGeom(op, op.inShape(0), op.inShape(1)));
+}
 
 KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
   const ConvGeom g = convGeom(op, op.inShape(0), op.inShape(1));
-  const bool pointwise = [&] {
-    for (size_t i = 0; i < g.k.size(); ++i) {
-      if (g.k[i] != 1 || g.s[i] != 1 || g.pb[i] != 0 || g.in[i] != g.out[i]) return false;
-    }
-    return true;
-  }();
-  const bool depthwise = g.in.size() == 2 && g.G == g.C && g.Cg == 1 && g.M == g.C;
-  const bool winograd = g.in.size() == 2 && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == 1 && g.s[1] == 1 && g.d[0] == 1 &&
-                        g.d[1] == 1 && g.G == 1 && g.C >= 8 && g.M >= 8 && op.inType(0) == DataType::FLOAT &&
-                        // Weights that change (training) are transformed on every run: with few
-                        // output positions per weight that costs more than im2col + GEMM.
-                        (op.inConstData(1) || g.N * g.out[0] * g.out[1] >= kWinogradMinPositions) &&
-                        std::getenv("POPART_NO_WINOGRAD") == nullptr;
-  if (winograd) {
+  const ConvAlgorithm algo = chooseConvAlgorithm(op, g);
+  if (algo == ConvAlgorithm::Winograd) {
     auto wg = std::make_shared<Winograd23>(g.C, g.M, g.in[0], g.in[1], g.out[0], g.out[1], g.pb[0], g.pb[1]);
     // Constant weights are transformed once; weights that can change are transformed each run.
     std::shared_ptr<AlignedBuffer> u;
@@ -238,26 +275,35 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
       if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, N * outElems);
     };
   }
-  const bool dwPadded = depthwise && op.inType(0) == DataType::FLOAT && g.d[0] == 1 && g.d[1] == 1 &&
-                        (g.s[1] == 1 || g.s[1] == 2) && g.s[0] >= 1;
   const Activation act = Activation::fromAttrs(op.attrs);
   const int x = kc.in(0), w = kc.in(1), b = kc.in(2), y = kc.out(0);
-  const int64_t colElems = g.Cg * g.kSize * g.outSize;
   if (op.inType(0) != DataType::FLOAT && op.inType(0) != DataType::DOUBLE)
     throw error("Conv supports FLOAT and DOUBLE inputs here, not {}", op.inInfo(0).data_type());
   const int64_t elem = dataTypeSize(op.inType(0));
-  const bool dw3x3 = dwPadded && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == g.s[1];
-  if (dw3x3)
-    kc.needScratch(checkedProduct({g.in[1], static_cast<int64_t>(sizeof(float))}));  // a zero row
-  else if (dwPadded)
-    kc.needScratch(depthwisePaddedScratch(g));
-  const int64_t imgs = op.inType(0) == DataType::FLOAT && !dwPadded ? convImagesPerGemm(g) : 1;
-  if (imgs > 1)
-    kc.needScratch(checkedProduct({g.Cg * g.kSize + g.Mg, imgs, g.outSize, elem}));
-  else if (!pointwise && g.in.size() == 2 && op.inType(0) == DataType::FLOAT)
-    kc.needScratch(checkedProduct({g.Cg, g.kSize, convChunk(g), elem}));
-  else if (!pointwise && !(depthwise && op.inType(0) == DataType::FLOAT))
-    kc.needScratch(checkedProduct({colElems, elem}));
+  const bool dw3x3 = algo == ConvAlgorithm::Depthwise3x3;
+  const bool dwPadded = algo == ConvAlgorithm::DepthwisePadded;
+  const bool depthwise = algo == ConvAlgorithm::Depthwise;
+  const bool pointwise = algo == ConvAlgorithm::PointwiseGemm;
+  const int64_t imgs = algo == ConvAlgorithm::BatchedIm2colGemm ? convImagesPerGemm(g) : 1;
+  switch (algo) {
+    case ConvAlgorithm::Depthwise3x3:
+      kc.needScratch(checkedProduct({g.in[1], static_cast<int64_t>(sizeof(float))}));  // a zero row
+      break;
+    case ConvAlgorithm::DepthwisePadded:
+      kc.needScratch(depthwisePaddedScratch(g));
+      break;
+    case ConvAlgorithm::BatchedIm2colGemm:
+      kc.needScratch(checkedProduct({g.Cg * g.kSize + g.Mg, imgs, g.outSize, elem}));
+      break;
+    case ConvAlgorithm::Im2colGemm:
+      if (g.in.size() == 2 && op.inType(0) == DataType::FLOAT)
+        kc.needScratch(checkedProduct({g.Cg, g.kSize, convChunk(g), elem}));  // column chunks
+      else
+        kc.needScratch(checkedProduct({g.Cg * g.kSize * g.outSize, elem}));
+      break;
+    default:  // Depthwise, PointwiseGemm: no scratch (Winograd returned above)
+      break;
+  }
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
