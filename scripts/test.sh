@@ -16,8 +16,8 @@ step "format (clang-format 14)"
 scripts/check_format.sh
 
 step "native build (-Werror)"
-cmake --preset ci >/dev/null
-cmake --build build/native -j"$JOBS"
+cmake --preset ci >/dev/null  # build/ci: its own tree, so -Werror never sticks in a developer's build/native
+cmake --build build/ci -j"$JOBS"
 
 step "reference zoo (PyTorch exports)"
 /usr/bin/python3 tests/zoo/make_zoo.py build/zoo
@@ -26,8 +26,8 @@ step "training references (PyTorch: 10 SGD / Adam / AdamW steps on mlp and cnn_s
 /usr/bin/python3 tests/training/make_training_refs.py build/training_refs
 
 step "native tests"
-mkdir -p build/native/tests/tmp
-POPART_ZOO_DIR="$ROOT/build/zoo" ctest --test-dir build/native --output-on-failure -j"$JOBS"
+mkdir -p build/ci/tests/tmp
+POPART_ZOO_DIR="$ROOT/build/zoo" ctest --test-dir build/ci --output-on-failure -j"$JOBS"
 
 step "wasm builds (-Werror; single-threaded and pthreads)"
 scripts/build_wasm.sh -DPOPART_WERROR=ON

@@ -10,7 +10,7 @@ class Op;
 class GradCtx;
 
 enum class OpKind {
-#define POPART_OP(E, T, D, F) E,
+#define POPART_OP(E, T, D, F, ...) E,
 #include "oplist/ops.def"
 #undef POPART_OP
   N
@@ -26,6 +26,8 @@ struct OpDef {
   OpKind kind = OpKind::N;
   std::string type;    ///< ONNX op_type
   std::string domain;  ///< "ai.onnx", "ai.graphcore", "internal"
+  std::string family;  ///< ops/<family>.cpp defines it, backends/cpu/kernels/<family>.cpp runs it
+  // From the op list (oplist/ops.def), not set by the family's define_X:
   int minInputs = 1;
   int maxInputs = 1;  ///< -1: variadic
   int minOutputs = 1;

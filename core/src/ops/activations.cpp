@@ -24,7 +24,6 @@ void setupRelu(Op& op) {
 }
 
 void floatUnary(OpDef& d) {
-  d.minInputs = d.maxInputs = 1;
   d.setup = setupFloatUnary;
 }
 
@@ -68,7 +67,6 @@ void setupSoftmax(Op& op) {
 }
 
 void softmaxDef(OpDef& d) {
-  d.minInputs = d.maxInputs = 1;
   d.setup = setupSoftmax;
 }
 
@@ -140,8 +138,8 @@ void define_Shrink(OpDef& d) {
     setupSameAsInput0(op);
   };
 }
-void define_PRelu(OpDef& d) { d.minInputs = d.maxInputs = 2; d.setup = setupPRelu; }
-void define_Clip(OpDef& d) { d.minInputs = 1; d.maxInputs = 3; d.setup = setupClip; }
+void define_PRelu(OpDef& d) { d.setup = setupPRelu; }
+void define_Clip(OpDef& d) {  d.setup = setupClip; }
 void define_Softmax(OpDef& d) { softmaxDef(d); d.grad = gradSoftmax; }
 void define_LogSoftmax(OpDef& d) { softmaxDef(d); d.grad = gradLogSoftmax; }
 void define_Hardmax(OpDef& d) { softmaxDef(d); }

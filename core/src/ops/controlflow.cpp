@@ -164,20 +164,12 @@ void setupScan(Op& op) {
 
 void define_If(OpDef& d) {
   d.setup = setupIf;
-  d.maxOutputs = -1;
 }
 void define_Loop(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = -1;
-  d.maxOutputs = -1;
-  d.minOutputs = 0;
   d.setup = setupLoop;
 }
 void define_Scan(OpDef& d) {
-  d.maxInputs = -1;
-  d.maxOutputs = -1;
   d.setup = setupScan;
-  d.sinceOpset = 8;
 }
 
 }  // namespace popart

@@ -95,14 +95,10 @@ void gradConv(GradCtx& c) {
 }  // namespace
 
 void define_ConvTranspose(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = 3;
   d.setup = setupConvTranspose;
 }
 
 void define_Conv(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = 3;
   d.setup = setupConv;
   d.grad = gradConv;
 }

@@ -42,7 +42,6 @@ void setupIsNanInf(Op& op) {
 }
 
 void unary(OpDef& d, void (*setup)(Op&)) {
-  d.minInputs = d.maxInputs = 1;
   d.setup = setup;
 }
 
@@ -105,7 +104,6 @@ void setupCompare(Op& op) {
 }
 
 void binary(OpDef& d, void (*setup)(Op&)) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setup;
 }
 
@@ -120,8 +118,6 @@ void setupVariadic(Op& op) {
 }
 
 void variadic(OpDef& d) {
-  d.minInputs = 1;
-  d.maxInputs = -1;
   d.setup = setupVariadic;
 }
 
@@ -291,10 +287,10 @@ void define_Max(OpDef& d) { variadic(d); }
 void define_Min(OpDef& d) { variadic(d); }
 void define_Mean(OpDef& d) { variadic(d); }
 void define_Sum(OpDef& d) { variadic(d); d.grad = gradSum; }
-void define_BitShift(OpDef& d) { binary(d, setupBitShift); d.sinceOpset = 11; }
-void define_Where(OpDef& d) { d.minInputs = d.maxInputs = 3; d.setup = setupWhere; d.grad = gradWhere; }
+void define_BitShift(OpDef& d) { binary(d, setupBitShift); }
+void define_Where(OpDef& d) { d.setup = setupWhere; d.grad = gradWhere; }
 void define_GcScale(OpDef& d) { unary(d, setupScale); d.grad = gradScale; }
-void define_GcScaledAdd(OpDef& d) { d.minInputs = 2; d.maxInputs = 4; d.setup = setupScaledAdd; }
+void define_GcScaledAdd(OpDef& d) {  d.setup = setupScaledAdd; }
 // clang-format on
 
 }  // namespace popart

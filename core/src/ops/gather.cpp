@@ -126,40 +126,26 @@ void setupCompress(Op& op) {
 }  // namespace
 
 void define_Compress(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupCompress;
-  d.sinceOpset = 9;
   d.shapeInputsMask = 2;
 }
 
 void define_GatherElements(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupGatherElements;
-  d.sinceOpset = 11;
 }
 void define_ScatterElements(OpDef& d) {
-  d.minInputs = d.maxInputs = 3;
   d.setup = setupScatterElements;
-  d.sinceOpset = 11;
 }
 void define_Scatter(OpDef& d) {
-  d.minInputs = d.maxInputs = 3;
   d.setup = setupScatterElements;
-  d.sinceOpset = 9;
 }
 void define_GatherND(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupGatherND;
-  d.sinceOpset = 11;
 }
 void define_ScatterND(OpDef& d) {
-  d.minInputs = d.maxInputs = 3;
   d.setup = setupScatterND;
-  d.sinceOpset = 11;
 }
 void define_TopK(OpDef& d) {
-  d.maxInputs = 2;
-  d.minOutputs = d.maxOutputs = 2;
   d.setup = setupTopK;
   d.shapeInputsMask = 2;
 }
@@ -179,7 +165,6 @@ void gradGather(GradCtx& c) {
 }  // namespace
 
 void define_Gather(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupGather;
   d.grad = gradGather;
 }

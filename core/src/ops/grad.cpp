@@ -47,41 +47,34 @@ void setupSGDVarUpdate(Op& op) {
 }  // namespace
 
 void define_ReluGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupActivationGrad;
 }
 void define_SigmoidGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupActivationGrad;
 }
 void define_TanhGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupActivationGrad;
 }
 void define_SoftmaxGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupSoftmaxGrad;
 }
 void define_LogSoftmaxGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupSoftmaxGrad;
 }
 void define_GcNllGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 3;
   d.setup = setupNllGrad;
 }
 void define_GcL1Grad(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupLossGrad;
 }
 void define_GcIdentityLossGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupLossGrad;
 }
 void define_SGDVarUpdate(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = optim::kSgdFirstScalar + 4;
-  d.minOutputs = d.maxOutputs = 0;
+  // The op list's input count must match the layout of ops/optim.hpp.
+  if (d.maxInputs != optim::kSgdFirstScalar + 4)
+    throw internal_error("SGDVarUpdate: the op list gives {} inputs, the layout has {}", d.maxInputs,
+                         optim::kSgdFirstScalar + 4);
   d.setup = setupSGDVarUpdate;
   d.foldable = false;
   d.sideEffect = true;

@@ -156,46 +156,33 @@ void setupDropoutGrad(Op& op) {
 }  // namespace
 
 void define_ConvDataGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupConvDataGrad;
 }
 void define_ConvWeightGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupConvWeightGrad;
 }
 void define_MaxPoolGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupMaxPoolGrad;
 }
 void define_AveragePoolGrad(OpDef& d) {
   d.setup = setupAveragePoolGrad;
 }
 void define_BatchNormGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 5;
-  d.minOutputs = 1;
-  d.maxOutputs = 3;
   d.setup = setupBatchNormGrad;
 }
 void define_LayerNormGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 3;
-  d.minOutputs = 1;
-  d.maxOutputs = 3;
   d.setup = setupLayerNormGrad;
 }
 void define_GatherGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupGatherGrad;
 }
 void define_SliceGrad(OpDef& d) {
   d.setup = setupSliceGrad;
 }
 void define_GeluGrad(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupGeluGrad;
 }
 void define_DropoutGrad(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = 4;
   d.setup = setupDropoutGrad;
 }
 

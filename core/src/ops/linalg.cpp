@@ -207,14 +207,10 @@ void setupDet(Op& op) {
 }  // namespace ops
 
 void define_Einsum(OpDef& d) {
-  d.minInputs = 1;
-  d.maxInputs = -1;
   d.setup = ops::setupEinsum;
-  d.sinceOpset = 12;
 }
 void define_Det(OpDef& d) {
   d.setup = ops::setupDet;
-  d.sinceOpset = 11;
 }
 
 }  // namespace popart

@@ -71,17 +71,10 @@ void setupOnnxLoss(Op& op) {
 }  // namespace
 
 void define_NegativeLogLikelihoodLoss(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = 3;
   d.setup = setupOnnxLoss;
-  d.sinceOpset = 12;
 }
 void define_SoftmaxCrossEntropyLoss(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = 3;
-  d.maxOutputs = 2;
   d.setup = setupOnnxLoss;
-  d.sinceOpset = 12;
 }
 
 namespace {
@@ -103,7 +96,6 @@ void gradIdentityLoss(GradCtx& c) {
 }  // namespace
 
 void define_GcNll(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupNll;
   d.grad = gradNll;
 }

@@ -119,13 +119,10 @@ void gradGemm(GradCtx& c) {
 }  // namespace
 
 void define_MatMul(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupMatMul;
   d.grad = gradMatMul;
 }
 void define_Gemm(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = 3;
   d.setup = setupGemm;
   d.grad = gradGemm;
 }

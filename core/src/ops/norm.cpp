@@ -158,27 +158,17 @@ void gradDropout(GradCtx& c) {
 }  // namespace
 
 void define_BatchNormalization(OpDef& d) {
-  d.minInputs = d.maxInputs = 5;
-  d.maxOutputs = 5;
   d.setup = setupBatchNorm;
   d.grad = gradBatchNorm;
 }
 void define_InstanceNormalization(OpDef& d) {
-  d.minInputs = d.maxInputs = 3;
   d.setup = setupInstanceNorm;
 }
 void define_LayerNormalization(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = 3;
-  d.maxOutputs = 3;
-  d.sinceOpset = 17;
   d.setup = setupLayerNorm;
   d.grad = gradLayerNorm;
 }
 void define_Dropout(OpDef& d) {
-  d.minInputs = 1;
-  d.maxInputs = 3;
-  d.maxOutputs = 2;
   d.setup = setupDropout;
   d.foldable = false;
   d.grad = gradDropout;

@@ -10,7 +10,7 @@
 
 namespace popart {
 
-#define POPART_OP(E, T, D, F) void define_##E(OpDef& d);
+#define POPART_OP(E, T, D, F, ...) void define_##E(OpDef& d);
 #include "oplist/ops.def"
 #undef POPART_OP
 
@@ -29,10 +29,13 @@ struct Entry {
   OpKind kind;
   const char* type;
   const char* domain;
+  const char* family;
+  int minInputs, maxInputs, minOutputs, maxOutputs, sinceOpset;
   void (*define)(OpDef&);
 };
 constexpr Entry kEntries[] = {
-#define POPART_OP(E, T, D, F) {OpKind::E, T, #D, &define_##E},
+#define POPART_OP(E, T, D, F, MinIn, MaxIn, MinOut, MaxOut, Since) \
+  {OpKind::E, T, #D, #F, MinIn, MaxIn, MinOut, MaxOut, Since, &define_##E},
 #include "oplist/ops.def"
 #undef POPART_OP
 };
@@ -48,8 +51,18 @@ struct Registry {
       d.kind = e.kind;
       d.type = e.type;
       d.domain = domainName(e.domain);
+      d.family = e.family;
+      d.minInputs = e.minInputs;
+      d.maxInputs = e.maxInputs;
+      d.minOutputs = e.minOutputs;
+      d.maxOutputs = e.maxOutputs;
+      d.sinceOpset = e.sinceOpset;
       e.define(d);
       if (!d.setup) throw internal_error("op {} has no setup", e.type);
+      // Arity and opset are the op list's: a definition may not change them.
+      if (d.minInputs != e.minInputs || d.maxInputs != e.maxInputs || d.minOutputs != e.minOutputs ||
+          d.maxOutputs != e.maxOutputs || d.sinceOpset != e.sinceOpset)
+        throw internal_error("define_{} changes the arity or opset the op list gives it (oplist/)", e.type);
       // Internal ops (gradients, weight updates) are made by autodiff and the optimizers, which
       // check their inputs; a model or the Builder cannot name them.
       if (d.domain != "internal") byName[{d.domain, d.type}] = defs.size();

@@ -100,9 +100,10 @@ void setupVarUpdate(Op& op, const std::vector<int>& scalarStates) {
 namespace {
 
 void defineVarUpdate(OpDef& d, int nScalars, void (*setup)(Op&)) {
-  d.minInputs = 2;
-  d.maxInputs = optim::firstScalarInput(d.kind) + nScalars;
-  d.minOutputs = d.maxOutputs = 0;
+  // The op list's input count must match the layout of ops/optim.hpp.
+  if (d.maxInputs != optim::firstScalarInput(d.kind) + nScalars)
+    throw internal_error("{}: the op list gives {} inputs, the layout has {}", d.type, d.maxInputs,
+                         optim::firstScalarInput(d.kind) + nScalars);
   d.setup = setup;
   d.foldable = false;
   d.sideEffect = true;
@@ -146,16 +147,12 @@ void define_AdaptiveVarUpdate(OpDef& d) {
 }
 
 void define_CopyVarUpdate(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
-  d.minOutputs = d.maxOutputs = 0;
   d.setup = setupCopyVarUpdate;
   d.foldable = false;
   d.sideEffect = true;
 }
 
 void define_AccumulationCounterIncrement(OpDef& d) {
-  d.minInputs = d.maxInputs = 1;
-  d.minOutputs = d.maxOutputs = 0;
   d.setup = setupCounter;
   d.foldable = false;
   d.sideEffect = true;

@@ -90,7 +90,6 @@ void gradGlobalMaxPool(GradCtx& c) {
 }  // namespace
 
 void define_MaxPool(OpDef& d) {
-  d.maxOutputs = 2;
   d.setup = setupPool;
   d.grad = gradMaxPool;
 }

@@ -241,44 +241,25 @@ void setupQLinearConv(Op& op) {
 }  // namespace
 
 void define_QuantizeLinear(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = 3;
   d.setup = setupQuantizeLinear;
-  d.sinceOpset = 10;
 }
 void define_DequantizeLinear(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = 3;
   d.setup = setupDequantizeLinear;
-  d.sinceOpset = 10;
 }
 void define_DynamicQuantizeLinear(OpDef& d) {
-  d.maxOutputs = 3;
   d.setup = setupDynamicQuantizeLinear;
-  d.sinceOpset = 11;
 }
 void define_MatMulInteger(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = 4;
   d.setup = setupMatMulInteger;
-  d.sinceOpset = 10;
 }
 void define_ConvInteger(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = 4;
   d.setup = setupConvInteger;
-  d.sinceOpset = 10;
 }
 void define_QLinearMatMul(OpDef& d) {
-  d.minInputs = d.maxInputs = 8;
   d.setup = setupQLinearMatMul;
-  d.sinceOpset = 10;
 }
 void define_QLinearConv(OpDef& d) {
-  d.minInputs = 8;
-  d.maxInputs = 9;
   d.setup = setupQLinearConv;
-  d.sinceOpset = 10;
 }
 
 }  // namespace popart

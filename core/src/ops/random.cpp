@@ -47,15 +47,12 @@ void randomDef(OpDef& d, void (*setup)(Op&)) {
 
 void define_Bernoulli(OpDef& d) {
   randomDef(d, setupBernoulli);
-  d.sinceOpset = 15;
 }
 void define_RandomUniform(OpDef& d) {
   randomDef(d, setupRandom);
-  d.minInputs = d.maxInputs = 0;
 }
 void define_RandomNormal(OpDef& d) {
   randomDef(d, setupRandom);
-  d.minInputs = d.maxInputs = 0;
 }
 void define_RandomUniformLike(OpDef& d) {
   randomDef(d, setupRandomLike);

@@ -68,8 +68,6 @@ void setupArg(Op& op) {
 }
 
 void reduceDef(OpDef& d) {
-  d.minInputs = 1;
-  d.maxInputs = 1;
   d.setup = setupReduce;
 }
 
@@ -106,7 +104,7 @@ void gradReduceMean(GradCtx& c) { gradReduceLinear(c, true); }
 
 }  // namespace
 
-void define_ReduceSum(OpDef& d) { reduceDef(d); d.maxInputs = 2; d.shapeInputsMask = 2; d.grad = gradReduceSum; }
+void define_ReduceSum(OpDef& d) { reduceDef(d); d.shapeInputsMask = 2; d.grad = gradReduceSum; }
 void define_ReduceMean(OpDef& d) { reduceDef(d); d.grad = gradReduceMean; }
 void define_ReduceMax(OpDef& d) { reduceDef(d); }
 void define_ReduceMin(OpDef& d) { reduceDef(d); }

@@ -82,15 +82,11 @@ void setupResize(Op& op) {
 }  // namespace
 
 void define_Resize(OpDef& d) {
-  d.maxInputs = 4;
   d.setup = setupResize;
-  d.sinceOpset = 10;
   d.shapeInputsMask = 0xe;
 }
 void define_Upsample(OpDef& d) {
-  d.maxInputs = 2;
   d.setup = setupResize;
-  d.sinceOpset = 7;
   d.shapeInputsMask = 2;
 }
 

@@ -167,24 +167,20 @@ RnnParams rnnParams(const Op& op, RnnCell cell) {
 
 namespace {
 
-void rnnDef(OpDef& d, int maxInputs, int maxOutputs, void (*setup)(Op&)) {
-  d.minInputs = 3;
-  d.maxInputs = maxInputs;
-  d.minOutputs = 0;
-  d.maxOutputs = maxOutputs;
+void rnnDef(OpDef& d, void (*setup)(Op&)) {
   d.setup = setup;
 }
 
 }  // namespace
 
 void define_RNN(OpDef& d) {
-  rnnDef(d, 6, 2, [](Op& op) { ops::setupRnn(op, ops::RnnCell::Rnn); });
+  rnnDef(d, [](Op& op) { ops::setupRnn(op, ops::RnnCell::Rnn); });
 }
 void define_LSTM(OpDef& d) {
-  rnnDef(d, 8, 3, [](Op& op) { ops::setupRnn(op, ops::RnnCell::Lstm); });
+  rnnDef(d, [](Op& op) { ops::setupRnn(op, ops::RnnCell::Lstm); });
 }
 void define_GRU(OpDef& d) {
-  rnnDef(d, 6, 2, [](Op& op) { ops::setupRnn(op, ops::RnnCell::Gru); });
+  rnnDef(d, [](Op& op) { ops::setupRnn(op, ops::RnnCell::Gru); });
 }
 
 }  // namespace popart

@@ -457,9 +457,7 @@ void setupSubsample(Op& op) {
   setOutput(op, 0, op.inType(0), out);
 }
 
-void view(OpDef& d, void (*setup)(Op&), int maxIn = 1) {
-  d.minInputs = 1;
-  d.maxInputs = maxIn;
+void view(OpDef& d, void (*setup)(Op&)) {
   d.setup = setup;
   d.view = ViewKind::Reshape;
 }
@@ -562,34 +560,32 @@ void gradDetach(GradCtx&) {}
 void define_Identity(OpDef& d) { view(d, setupIdentity); d.grad = gradView; }
 void define_GcDetach(OpDef& d) { view(d, setupIdentity); d.grad = gradDetach; }
 void define_GcNop(OpDef& d) { view(d, setupIdentity); d.foldable = false; d.grad = gradView; }
-void define_Reshape(OpDef& d) { view(d, setupReshape, 2); d.shapeInputsMask = 2; d.grad = gradView; }
+void define_Reshape(OpDef& d) { view(d, setupReshape); d.shapeInputsMask = 2; d.grad = gradView; }
 void define_GcReshape(OpDef& d) { view(d, setupGcReshape); d.grad = gradView; }
 void define_Flatten(OpDef& d) { view(d, setupFlatten); d.grad = gradView; }
-void define_Squeeze(OpDef& d) { view(d, setupSqueeze, 2); d.shapeInputsMask = 2; d.grad = gradView; }
-void define_Unsqueeze(OpDef& d) { view(d, setupUnsqueeze, 2); d.shapeInputsMask = 2; d.grad = gradView; }
+void define_Squeeze(OpDef& d) { view(d, setupSqueeze); d.shapeInputsMask = 2; d.grad = gradView; }
+void define_Unsqueeze(OpDef& d) { view(d, setupUnsqueeze); d.shapeInputsMask = 2; d.grad = gradView; }
 void define_Transpose(OpDef& d) { d.setup = setupTranspose; d.grad = gradTranspose; }
-void define_Concat(OpDef& d) { d.maxInputs = -1; d.setup = setupConcat; d.grad = gradConcat; }
+void define_Concat(OpDef& d) { d.setup = setupConcat; d.grad = gradConcat; }
 void define_Split(OpDef& d) {
-  d.maxInputs = 2; d.maxOutputs = -1; d.setup = setupSplit; d.shapeInputsMask = 2; d.grad = gradSplit;
+  d.setup = setupSplit; d.shapeInputsMask = 2; d.grad = gradSplit;
 }
-void define_Slice(OpDef& d) { d.maxInputs = 5; d.setup = setupSlice; d.shapeInputsMask = 0x1e; d.grad = gradSlice; }
+void define_Slice(OpDef& d) { d.setup = setupSlice; d.shapeInputsMask = 0x1e; d.grad = gradSlice; }
 void define_Expand(OpDef& d) {
-  d.minInputs = d.maxInputs = 2; d.setup = setupExpand; d.shapeInputsMask = 2; d.grad = gradExpand;
+ d.setup = setupExpand; d.shapeInputsMask = 2; d.grad = gradExpand;
 }
-void define_Tile(OpDef& d) { d.minInputs = 2; d.maxInputs = 3; d.setup = setupTile; d.shapeInputsMask = 2; }
-void define_Pad(OpDef& d) { d.maxInputs = 4; d.setup = setupPad; d.shapeInputsMask = 6; d.grad = gradPad; }
+void define_Tile(OpDef& d) {  d.setup = setupTile; d.shapeInputsMask = 2; }
+void define_Pad(OpDef& d) { d.setup = setupPad; d.shapeInputsMask = 6; d.grad = gradPad; }
 void define_ShapeOp(OpDef& d) { d.setup = setupShape; d.foldFromShapesOnly = true; }
 void define_Size(OpDef& d) { d.setup = setupSize; d.foldFromShapesOnly = true; }
 void define_Cast(OpDef& d) { d.setup = setupCast; d.grad = gradCast; }
 void define_CastLike(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupCastLike;
-  d.sinceOpset = 15;
   d.grad = gradCast;
 }
-void define_Constant(OpDef& d) { d.minInputs = d.maxInputs = 0; d.setup = setupConstant; }
+void define_Constant(OpDef& d) { d.setup = setupConstant; }
 void define_ConstantOfShape(OpDef& d) { d.setup = setupConstantOfShape; d.shapeInputsMask = 1; }
-void define_Range(OpDef& d) { d.minInputs = d.maxInputs = 3; d.setup = setupRange; d.shapeInputsMask = 7; }
+void define_Range(OpDef& d) { d.setup = setupRange; d.shapeInputsMask = 7; }
 void define_GcSubsample(OpDef& d) { d.setup = setupSubsample; }
 // clang-format on
 

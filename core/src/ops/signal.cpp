@@ -141,7 +141,6 @@ void setupMelWeightMatrix(Op& op) {
 
 void windowDef(OpDef& d) {
   d.setup = setupWindow;
-  d.sinceOpset = 17;
   d.shapeInputsMask = 1;
 }
 
@@ -157,22 +156,15 @@ void define_BlackmanWindow(OpDef& d) {
   windowDef(d);
 }
 void define_DFT(OpDef& d) {
-  d.maxInputs = 2;
   d.setup = setupDFT;
-  d.sinceOpset = 17;
   d.shapeInputsMask = 2;
 }
 void define_STFT(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = 4;
   d.setup = setupSTFT;
-  d.sinceOpset = 17;
   d.shapeInputsMask = 0xa;
 }
 void define_MelWeightMatrix(OpDef& d) {
-  d.minInputs = d.maxInputs = 5;
   d.setup = setupMelWeightMatrix;
-  d.sinceOpset = 17;
   d.shapeInputsMask = 3;
 }
 

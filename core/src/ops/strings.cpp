@@ -60,7 +60,6 @@ void setupStringNormalizer(Op& op) {
 
 void define_StringNormalizer(OpDef& d) {
   d.setup = setupStringNormalizer;
-  d.sinceOpset = 10;
   d.shapeInputsMask = 1;
 }
 

@@ -64,17 +64,12 @@ void setupOneHot(Op& op) {
 
 void define_EyeLike(OpDef& d) {
   d.setup = setupEyeLike;
-  d.sinceOpset = 9;
 }
 void define_Trilu(OpDef& d) {
-  d.maxInputs = 2;
   d.setup = setupTrilu;
-  d.sinceOpset = 14;
 }
 void define_CumSum(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = setupCumSum;
-  d.sinceOpset = 11;
 }
 void define_DepthToSpace(OpDef& d) {
   d.setup = setupDepthToSpace;
@@ -83,9 +78,7 @@ void define_SpaceToDepth(OpDef& d) {
   d.setup = setupSpaceToDepth;
 }
 void define_OneHot(OpDef& d) {
-  d.minInputs = d.maxInputs = 3;
   d.setup = setupOneHot;
-  d.sinceOpset = 9;
   d.shapeInputsMask = 2;
 }
 

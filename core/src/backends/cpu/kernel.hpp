@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "ir/op.hpp"
+#include "popart/error.hpp"
 
 namespace popart {
 namespace cpu {
@@ -70,6 +71,19 @@ inline const T* inPtr(const RunState& s, int slot) {
 template <typename T>
 inline T* outPtr(const RunState& s, int slot) {
   return static_cast<T*>(s.slots[slot]);
+}
+
+/// Bytes per element of input i.
+inline size_t elemSize(const Op& op, int i) {
+  return static_cast<size_t>(dataTypeSize(op.inType(i)));
+}
+
+/// For kernels that move bytes of numeric types only.
+inline void checkNotString(const Op& op) {
+  for (int i = 0; i < op.numInputs(); ++i) {
+    if (op.hasInput(i) && op.inType(i) == DataType::STRING)
+      throw error("{}: STRING tensors are not supported by this kernel", op.describe());
+  }
 }
 
 using KernelFactory = KernelFn (*)(const Op& op, KernelContext& kc);

@@ -6,13 +6,13 @@
 namespace popart {
 namespace cpu {
 
-#define POPART_OP(E, T, D, F) KernelFn makeCpuKernel_##E(const Op& op, KernelContext& kc);
+#define POPART_OP(E, T, D, F, ...) KernelFn makeCpuKernel_##E(const Op& op, KernelContext& kc);
 #include "oplist/ops.def"
 #undef POPART_OP
 
 KernelFactory kernelFactory(OpKind k) {
   static const std::array<KernelFactory, static_cast<size_t>(OpKind::N)> table{
-#define POPART_OP(E, T, D, F) &makeCpuKernel_##E,
+#define POPART_OP(E, T, D, F, ...) &makeCpuKernel_##E,
 #include "oplist/ops.def"
 #undef POPART_OP
   };

@@ -262,5 +262,32 @@ KernelFn makeCpuKernel_TopK(const Op& op, KernelContext& kc) {
   });
 }
 
+KernelFn makeCpuKernel_Gather(const Op& op, KernelContext& kc) {
+  checkNotString(op);
+  const Shape& data = op.inShape(0);
+  const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", 0), static_cast<int64_t>(data.size()));
+  int64_t outer = 1, inner = 1;
+  const int64_t n = data[static_cast<size_t>(axis)];
+  for (int64_t i = 0; i < axis; ++i) outer *= data[static_cast<size_t>(i)];
+  for (size_t i = static_cast<size_t>(axis) + 1; i < data.size(); ++i) inner *= data[i];
+  const int64_t nIdx = op.inInfo(1).nelms();
+  const size_t elem = elemSize(op, 0);
+  const bool idx64 = op.inType(1) == DataType::INT64;
+  const int x = kc.in(0), ix = kc.in(1), y = kc.out(0);
+  const std::string where = op.describe();
+  return [=](const RunState& s) {
+    const auto* src = static_cast<const unsigned char*>(s.slots[x]);
+    auto* dst = static_cast<unsigned char*>(s.slots[y]);
+    const size_t blk = static_cast<size_t>(inner) * elem;
+    for (int64_t k = 0; k < nIdx; ++k) {
+      int64_t i = idx64 ? inPtr<int64_t>(s, ix)[k] : inPtr<int32_t>(s, ix)[k];
+      if (i < 0) i += n;
+      if (i < 0 || i >= n) throw error("{}: index {} is out of range for axis {} of size {}", where, i, axis, n);
+      for (int64_t o = 0; o < outer; ++o)
+        std::memcpy(dst + static_cast<size_t>(o * nIdx + k) * blk, src + static_cast<size_t>(o * n + i) * blk, blk);
+    }
+  };
+}
+
 }  // namespace cpu
 }  // namespace popart

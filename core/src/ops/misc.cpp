@@ -1,7 +1,7 @@
 // Miscellaneous ops: LRN, ReverseSequence, MaxUnpool, Unique.
 #include "common/tensor_data.hpp"
 #include "ir/op_def.hpp"
-#include "ops/misc2_params.hpp"
+#include "ops/misc_params.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {
@@ -112,21 +112,14 @@ void define_LRN(OpDef& d) {
   d.setup = ops::setupLRN;
 }
 void define_ReverseSequence(OpDef& d) {
-  d.minInputs = d.maxInputs = 2;
   d.setup = ops::setupReverseSequence;
-  d.sinceOpset = 10;
 }
 void define_MaxUnpool(OpDef& d) {
-  d.minInputs = 2;
-  d.maxInputs = 3;
   d.setup = ops::setupMaxUnpool;
-  d.sinceOpset = 9;
   d.shapeInputsMask = 4;
 }
 void define_Unique(OpDef& d) {
-  d.maxOutputs = 4;
   d.setup = ops::setupUnique;
-  d.sinceOpset = 11;
   d.shapeInputsMask = 1;
 }
 

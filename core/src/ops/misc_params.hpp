@@ -1,5 +1,5 @@
-// Unique's algorithm, shared by shape inference (ops/misc2.cpp: the output sizes depend on the
-// values) and the CPU kernel (backends/cpu/kernels/misc2.cpp).
+// Unique's algorithm, shared by shape inference (ops/misc.cpp: the output sizes depend on the
+// values) and the CPU kernel (backends/cpu/kernels/misc.cpp).
 #pragma once
 
 #include <algorithm>

@@ -1,11 +1,11 @@
-// CPU kernels of the misc2 family: LRN, ReverseSequence, MaxUnpool, Unique.
+// CPU kernels of the misc family: LRN, ReverseSequence, MaxUnpool, Unique.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
-#include "ops/misc2_params.hpp"
+#include "ops/misc_params.hpp"
 
 namespace popart {
 namespace cpu {
