@@ -99,11 +99,7 @@ int64_t elems(const Shape& s) {
   return n;
 }
 
-std::map<TensorId, IArray&> refs(std::map<TensorId, NDArray>& m) {
-  std::map<TensorId, IArray&> r;
-  for (auto& kv : m) r.emplace(kv.first, kv.second);
-  return r;
-}
+using test::refs;
 
 /// An inference session over a Builder-made model whose float inputs stay in the caller's
 /// vectors (no copies of large arrays beyond the session's own).

@@ -16,11 +16,7 @@ namespace {
 
 using test::expectError;
 
-std::map<TensorId, IArray&> refs(std::map<TensorId, NDArray>& m) {
-  std::map<TensorId, IArray&> r;
-  for (auto& kv : m) r.emplace(kv.first, kv.second);
-  return r;
-}
+using test::refs;
 
 /// A softmax classifier without a loss: x [4, 3] -> probs [4, 5]; weight "w" [3, 5].
 struct Classifier {
@@ -215,8 +211,8 @@ ClipModel clipModel() {
   return m;
 }
 
-/// One step; returns the weights a and b after it.
-std::pair<std::vector<float>, std::vector<float>> clipStep(const Optimizer& opt) {
+/// A training session on clipModel() after one step with `opt`, its weights copied to the host.
+std::unique_ptr<TrainingSession> clipModelStep(const Optimizer& opt) {
   ClipModel m = clipModel();
   auto s = TrainingSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), m.loss, opt, test::cpu());
   s->prepareDevice();
@@ -225,6 +221,12 @@ std::pair<std::vector<float>, std::vector<float>> clipStep(const Optimizer& opt)
   StepIO io(refs(m.inputs), refs(out));
   s->run(io);
   s->weightsToHost();
+  return s;
+}
+
+/// One step; returns the weights a and b after it.
+std::pair<std::vector<float>, std::vector<float>> clipStep(const Optimizer& opt) {
+  auto s = clipModelStep(opt);
   std::vector<float> a(3), b(2);
   WeightsIO wio;
   wio.insert("a", MutableVoidData(a.data(), TensorInfo(DataType::FLOAT, {3})));
@@ -264,17 +266,10 @@ TEST(ClipNorm, SeparateGroupsAndLossScaling) {
 TEST(ClipNorm, AdamSeesTheClippedGradient) {
   // Adam's first step moves each weight by lr * g / (|g| + eps') ~ lr sign(g) whatever the scale,
   // so compare the first moment instead: Accl1___a = (1 - beta1) * clipped gradient.
-  ClipModel m = clipModel();
   Adam adam({{"defaultLearningRate", {0.01f, true}}, {"defaultBeta1", {0.5f, true}}}, AdamMode::Adam,
             WeightDecayMode::Decay, DataType::UNDEFINED, DataType::FLOAT, DataType::FLOAT,
             {ClipNormSettings::clipAllWeights(1.3f)});
-  auto s = TrainingSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), m.loss, adam, test::cpu());
-  s->prepareDevice();
-  s->weightsFromHost();
-  auto out = s->initAnchorArrays();
-  StepIO io(refs(m.inputs), refs(out));
-  s->run(io);
-  s->weightsToHost();
+  auto s = clipModelStep(adam);
   std::vector<float> m1(3);
   WeightsIO wio;
   wio.insert("Accl1___a", MutableVoidData(m1.data(), TensorInfo(DataType::FLOAT, {3})));

@@ -61,11 +61,7 @@ std::string quadModel(DataType t) {
   return b->getModelProto();
 }
 
-std::map<TensorId, IArray&> refs(std::map<TensorId, NDArray>& m) {
-  std::map<TensorId, IArray&> r;
-  for (auto& kv : m) r.emplace(kv.first, kv.second);
-  return r;
-}
+using test::refs;
 
 /// A training session on the quad model, fed by xValue.
 class Trainer {

@@ -135,9 +135,11 @@ inline int64_t convChunk(const ConvGeom& g) {
   return std::min(nc, g.outSize);
 }
 
-// Any spatial rank.
-template <typename T>
-inline void im2colNd(const T* x, T* col, const ConvGeom& g) {
+/// The im2col correspondence in any spatial rank: f(j, in) for each element j of the columns
+/// (row c * kSize + kernel position, column the output position), in that order, with `in` the
+/// offset of its input element in the group's input, or -1 where it falls in the padding.
+template <typename F>
+inline void forEachIm2colNd(const ConvGeom& g, F f) {
   const size_t r = g.in.size();
   std::vector<int64_t> kidx(r), oidx(r);
   for (int64_t c = 0; c < g.Cg; ++c) {
@@ -147,25 +149,31 @@ inline void im2colNd(const T* x, T* col, const ConvGeom& g) {
         kidx[i] = rem % g.k[i];
         rem /= g.k[i];
       }
-      T* row = col + (c * g.kSize + kk) * g.outSize;
+      const int64_t row = (c * g.kSize + kk) * g.outSize;
+      std::fill(oidx.begin(), oidx.end(), 0);
       for (int64_t o = 0; o < g.outSize; ++o) {
-        int64_t orem = o, inOff = 0;
+        int64_t inOff = 0, stride = 1;
         bool inside = true;
-        for (size_t i = r; i-- > 0;) {
-          oidx[i] = orem % g.out[i];
-          orem /= g.out[i];
-        }
-        int64_t stride = 1;
         for (size_t i = r; i-- > 0;) {
           const int64_t p = oidx[i] * g.s[i] - g.pb[i] + kidx[i] * g.d[i];
           if (p < 0 || p >= g.in[i]) inside = false;
           inOff += p * stride;
           stride *= g.in[i];
         }
-        row[o] = inside ? x[c * g.inSize + inOff] : T(0);
+        f(row + o, inside ? c * g.inSize + inOff : int64_t{-1});
+        for (size_t i = r; i-- > 0;) {
+          if (++oidx[i] < g.out[i]) break;
+          oidx[i] = 0;
+        }
       }
     }
   }
+}
+
+// Any spatial rank.
+template <typename T>
+inline void im2colNd(const T* x, T* col, const ConvGeom& g) {
+  forEachIm2colNd(g, [&](int64_t j, int64_t in) { col[j] = in >= 0 ? x[in] : T(0); });
 }
 
 }  // namespace cpu
