@@ -125,17 +125,8 @@ const TensorInfo& InputShapeInfo::get(const TensorId& id) const {
 }
 
 std::string reductionTypeToString(ReductionType r) {
-  switch (r) {
-    case ReductionType::Sum:
-      return "Sum";
-    case ReductionType::Mean:
-      return "Mean";
-    case ReductionType::NoReduction:
-      return "None";
-    default:
-      break;
-  }
-  throw error("invalid ReductionType");
+  // The spelling of the ONNX "reduction" attribute, "None" for NoReduction.
+  return r == ReductionType::NoReduction ? "None" : enumToString(r);
 }
 
 ReductionType reductionTypeFromString(const std::string& s) {

@@ -44,10 +44,7 @@ void depthwise2d(const float* x, const float* w, const float* bias, float* y, co
         for (int64_t kw = 0; kw < KW; ++kw) {
           const float wv = wc[kh * KW + kw];
           const int64_t off = kw * DW - PW;
-          int64_t owLo = off >= 0 ? 0 : (-off + SW - 1) / SW;
-          int64_t owHi = (W - off + SW - 1) / SW;
-          owLo = std::min(owLo, OW);
-          owHi = std::max(std::min(owHi, OW), owLo);
+          const auto [owLo, owHi] = insideColumns(off, SW, W, OW);
           if (SW == 1) {
             const float* xs = xr + off;
             for (int64_t ow = owLo; ow < owHi; ++ow) yr[ow] += wv * xs[ow];

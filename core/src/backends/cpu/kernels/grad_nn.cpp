@@ -43,8 +43,7 @@ void col2im2dRange(const T* col, T* x, const ConvGeom& g, int64_t p0, int64_t np
       for (int64_t kw = 0; kw < KW; ++kw) {
         const T* row = col + ((c * KH + kh) * KW + kw) * ldcol;
         const int64_t off = kw * DW - PW;
-        const int64_t owLo0 = std::min<int64_t>(off >= 0 ? 0 : (-off + SW - 1) / SW, OW);
-        const int64_t owHi0 = std::max(std::min<int64_t>((W - off + SW - 1) / SW, OW), owLo0);
+        const auto [owLo0, owHi0] = insideColumns(off, SW, W, OW);
         int64_t p = p0;
         while (p < p0 + np) {
           const int64_t oh = p / OW, ow0 = p % OW;
@@ -207,9 +206,9 @@ KernelFn maxPoolGrad2d(const PoolGradGeom& g, KernelContext& kc, int dy, int x, 
   std::vector<int64_t> owLo(static_cast<size_t>(geom.KW)), owHi(static_cast<size_t>(geom.KW));
   for (int64_t kw = 0; kw < geom.KW; ++kw) {
     const int64_t off = kw * geom.DW - geom.PW;
-    const int64_t lo = std::min<int64_t>(off >= 0 ? 0 : (-off + geom.SW - 1) / geom.SW, geom.OW);
-    owLo[static_cast<size_t>(kw)] = lo;
-    owHi[static_cast<size_t>(kw)] = std::max(std::min<int64_t>((geom.W - off + geom.SW - 1) / geom.SW, geom.OW), lo);
+    const ColumnRange cols = insideColumns(off, geom.SW, geom.W, geom.OW);
+    owLo[static_cast<size_t>(kw)] = cols.lo;
+    owHi[static_cast<size_t>(kw)] = cols.hi;
   }
   kc.needScratch(checkedProduct({geom.OW, static_cast<int64_t>(2 * sizeof(T) + sizeof(int64_t))}));
   return [=](const RunState& s) {
