@@ -81,7 +81,7 @@ inline double evalLoss(const Model& m, const std::map<TensorId, std::vector<doub
   s->weightsFromHost();
   auto anchors = s->initAnchorArrays();
   auto in = m.inputs;
-  StepIO stepio(refs(in), refs(anchors));
+  StepIO stepio(arrayRefs(in), arrayRefs(anchors));
   s->run(stepio);
   return anchors.at(m.loss).dataAs<double>()[0];
 }
@@ -98,7 +98,7 @@ inline std::map<TensorId, NDArray> trainingAnchors(const Model& m, const std::ve
   s->weightsFromHost();
   auto out = s->initAnchorArrays();
   auto in = m.inputs;
-  StepIO stepio(refs(in), refs(out));
+  StepIO stepio(arrayRefs(in), arrayRefs(out));
   s->run(stepio);
   return out;
 }

@@ -36,5 +36,15 @@ std::vector<double> randomDoubles(size_t n, uint32_t seed, double lo, double hi)
   return uniformReals(n, seed, lo, hi);
 }
 
+ReluModel reluModel(const Shape& shape) {
+  auto builder = Builder::create();
+  ReluModel m;
+  m.x = builder->addInputTensor(TensorInfo(DataType::FLOAT, shape), "x");
+  m.y = builder->aiOnnxOpset11().relu({m.x});
+  builder->addOutputTensor(m.y);
+  m.proto = builder->getModelProto();
+  return m;
+}
+
 }  // namespace test
 }  // namespace popart

@@ -16,8 +16,6 @@ namespace {
 
 using test::expectError;
 
-using test::refs;
-
 /// A softmax classifier without a loss: x [4, 3] -> probs [4, 5]; weight "w" [3, 5].
 struct Classifier {
   std::string proto;
@@ -48,7 +46,7 @@ std::vector<float> trainAndReadW(TrainingSession& s, std::map<TensorId, NDArray>
   s.prepareDevice();
   s.weightsFromHost();
   auto out = s.initAnchorArrays();
-  StepIO io(refs(in), refs(out));
+  StepIO io(arrayRefs(in), arrayRefs(out));
   for (int i = 0; i < steps; ++i) {
     s.run(io);
     if (losses && out.count(lossId)) losses->push_back(out.at(lossId).dataAs<float>()[0]);
@@ -96,7 +94,7 @@ TEST(LegacyLosses, BraceListAndInferenceSessionReturnsTheLoss) {
   inf->prepareDevice();
   auto out = inf->initAnchorArrays();
   auto in = classifierInputs(c, "labels");
-  StepIO io(refs(in), refs(out));
+  StepIO io(arrayRefs(in), arrayRefs(out));
   inf->run(io);
   const float* p = out.at(c.probs).dataAs<float>();
   const int32_t labels[4] = {0, 4, 2, 1};
@@ -127,7 +125,7 @@ TEST(LegacyLosses, L1AndIdentityLossesAreSummed) {
   auto out = s->initAnchorArrays();
   std::map<TensorId, NDArray> in;
   in.emplace(x, NDArray::fromVector(std::vector<float>{1.0f, -2.0f}, {2}));
-  StepIO io(refs(in), refs(out));
+  StepIO io(arrayRefs(in), arrayRefs(out));
   s->run(io);
   // w x = [0.5, -0.5]: l1 = 0.5 * (0.5 + 0.5), idl = 0.5 - 0.5.
   EXPECT_FLOAT_EQ(out.at("l1").dataAs<float>()[0], 0.5f);
@@ -218,7 +216,7 @@ std::unique_ptr<TrainingSession> clipModelStep(const Optimizer& opt) {
   s->prepareDevice();
   s->weightsFromHost();
   auto out = s->initAnchorArrays();
-  StepIO io(refs(m.inputs), refs(out));
+  StepIO io(arrayRefs(m.inputs), arrayRefs(out));
   s->run(io);
   s->weightsToHost();
   return s;
@@ -327,7 +325,7 @@ TEST(BatchNormTraining, RunningStatisticsAreWrittenBack) {
   s->prepareDevice();
   s->weightsFromHost();
   auto out = s->initAnchorArrays();
-  StepIO io(refs(in), refs(out));
+  StepIO io(arrayRefs(in), arrayRefs(out));
   double bm[2] = {0, 0}, bv[2] = {0, 0};
   for (int ch = 0; ch < 2; ++ch) {
     for (int n = 0; n < 4; ++n) {

@@ -442,7 +442,7 @@ std::vector<float> trainFloat(const std::string& proto, const TensorId& loss, st
   s->prepareDevice();
   s->weightsFromHost();
   auto anchors = s->initAnchorArrays();
-  StepIO io(refs(inputs), refs(anchors));
+  StepIO io(arrayRefs(inputs), arrayRefs(anchors));
   std::vector<float> losses;
   for (int i = 0; i < steps; ++i) {
     s->run(io);

@@ -61,8 +61,6 @@ std::string quadModel(DataType t) {
   return b->getModelProto();
 }
 
-using test::refs;
-
 /// A training session on the quad model, fed by xValue.
 class Trainer {
  public:
@@ -96,7 +94,7 @@ class Trainer {
       in.emplace(x, std::move(a));
     }
     anchors_ = s_->initAnchorArrays();
-    StepIO io(refs(in), refs(anchors_));
+    StepIO io(arrayRefs(in), arrayRefs(anchors_));
     s_->run(io);
     micro_ += n;
   }
@@ -370,7 +368,7 @@ TEST(OptimSGD, UpdateBeforePrepareDevice) {
   in.emplace("x1", NDArray::fromVector(xValue("x1", 0), {3}));
   in.emplace("x2", NDArray::fromVector(xValue("x2", 0), {3}));
   auto anchors = s->initAnchorArrays();
-  StepIO io(refs(in), refs(anchors));
+  StepIO io(arrayRefs(in), arrayRefs(anchors));
   s->run(io);
   Reference ref;
   ref.step(*o2);

@@ -105,7 +105,7 @@ float trainUnitGrad(const SGD& sgd, int runs, int batchesPerStep = 1) {
   in.emplace("x",
              NDArray::fromVector(std::vector<float>(static_cast<size_t>(batchesPerStep), 1.0f), {batchesPerStep, 1}));
   auto anchors = s->initAnchorArrays();
-  StepIO io(refs(in), refs(anchors));
+  StepIO io(arrayRefs(in), arrayRefs(anchors));
   for (int r = 0; r < runs; ++r) s->run(io);
   s->weightsToHost();
   float w = 0;
@@ -168,7 +168,7 @@ TEST(TrainingErrors, LossAndWeightsChecks) {
   std::map<TensorId, NDArray> in;
   in.emplace("x", NDArray::fromVector(std::vector<float>{1.0f}, {1}));
   auto anchors = s->initAnchorArrays();
-  StepIO io(refs(in), refs(anchors));
+  StepIO io(arrayRefs(in), arrayRefs(anchors));
   expectError([&] { s->run(io); }, {"Must call weightsFromHost before run"});
   // an op without a grad rule on the path to the loss
   auto b2 = Builder::create();
