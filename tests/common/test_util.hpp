@@ -42,6 +42,15 @@ std::map<TensorId, NDArray> runOnce(const std::string& model, const std::map<Ten
 
 /// Deterministic pseudo-random floats in [lo, hi).
 std::vector<float> randomFloats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
+/// y = Relu(x) (opset 11) with x a FLOAT input named "x" of `shape`.
+struct ReluModel {
+  std::string proto;
+  TensorId x, y;
+};
+ReluModel reluModel(const Shape& shape);
+
+/// The same in double precision.
+std::vector<double> randomDoubles(size_t n, uint32_t seed, double lo = -1.0, double hi = 1.0);
 
 }  // namespace test
 }  // namespace popart

@@ -82,20 +82,15 @@ TEST(FuzzRegressions, IntegerReductionsSaturate) {
 // A Sum anchor of a tensor with no elements copied its (empty) sum with memcpy into the null
 // buffer of an empty array.
 TEST(FuzzRegressions, EmptySumAnchor) {
-  auto builder = Builder::create();
-  auto ai = builder->aiOnnxOpset13();
-  const TensorId x = builder->addInputTensor(TensorInfo("FLOAT", {2, 0}), "x");
-  const TensorId y = ai.relu({x});
-  builder->addOutputTensor(y);
-  auto s = InferenceSession::createFromOnnxModel(builder->getModelProto(), DataFlow(2, {{y, AnchorReturnType("Sum")}}),
-                                                 test::cpu());
+  const test::ReluModel m = test::reluModel({2, 0});
+  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(2, {{m.y, AnchorReturnType("Sum")}}), test::cpu());
   s->prepareDevice();
   std::map<TensorId, NDArray> in;
-  in.emplace(x, NDArray(DataType::FLOAT, {2, 2, 0}));
+  in.emplace(m.x, NDArray(DataType::FLOAT, {2, 2, 0}));
   auto out = s->initAnchorArrays();
   StepIO io(arrayRefs(in), arrayRefs(out));
   s->run(io);
-  EXPECT_EQ(out.at(y).nelms(), 0u);
+  EXPECT_EQ(out.at(m.y).nelms(), 0u);
 }
 
 // A JS caller's numOutputs of 4294967295 made the Builder name four billion outputs (hours).

@@ -99,12 +99,6 @@ int64_t elems(const Shape& s) {
   return n;
 }
 
-std::map<TensorId, IArray&> refs(std::map<TensorId, NDArray>& m) {
-  std::map<TensorId, IArray&> r;
-  for (auto& kv : m) r.emplace(kv.first, kv.second);
-  return r;
-}
-
 /// An inference session over a Builder-made model whose float inputs stay in the caller's
 /// vectors (no copies of large arrays beyond the session's own).
 class Runner {
@@ -123,7 +117,7 @@ class Runner {
       wraps.emplace_back(kv.second->data(), session_->getInfo(kv.first));
       in.emplace(kv.first, wraps.back());
     }
-    StepIO io(in, refs(out_));
+    StepIO io(in, arrayRefs(out_));
     session_->run(io);
     return out_;
   }
@@ -588,7 +582,7 @@ TEST(ReductionAccuracy, BiasGradientOverManyPositions) {
   auto cv = makeData(static_cast<size_t>(elems(shape)), Data::Offset, 801);
   NDArrayWrapper<float> xw(xv.data(), shape), cw(cv.data(), shape);
   std::map<TensorId, IArray&> in{{x, xw}, {cin, cw}};
-  StepIO io(in, refs(out));
+  StepIO io(in, arrayRefs(out));
   s->run(io);
   const float* g = out.at(grad).dataAs<float>();
   for (int64_t c = 0; c < C; ++c) {

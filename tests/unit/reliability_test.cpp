@@ -157,14 +157,10 @@ TEST(MemoryLimit, PrepareRefusesAGraphOverTheLimit) {
 
 TEST(MemoryLimit, BigStreamedInputOverTheLimit) {
   // A Builder input of FLOAT [65536, 65536] (16 GiB): the output buffer cannot be planned.
-  auto builder = Builder::create();
-  auto ai = builder->aiOnnxOpset11();
-  const TensorId x = builder->addInputTensor(TensorInfo("FLOAT", {65536, 65536}), "x");
-  const TensorId y = ai.relu({x});
-  builder->addOutputTensor(y);
+  const test::ReluModel m = test::reluModel({65536, 65536});
   LimitGuard g(int64_t{2} << 30);
-  auto s = InferenceSession::createFromOnnxModel(builder->getModelProto(), DataFlow(1, {y}), test::cpu());
-  expectError([&] { s->prepareDevice(); }, {"16.00 GiB", "'" + y + "' FLOAT [65536 65536]"});
+  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), test::cpu());
+  expectError([&] { s->prepareDevice(); }, {"16.00 GiB", "'" + m.y + "' FLOAT [65536 65536]"});
   expectGoodModelRuns();
 }
 
@@ -188,13 +184,9 @@ TEST(MemoryLimit, ConstantFoldingOverTheLimit) {
 
 TEST(MemoryLimit, AnchorArraysNameTheAnchorAndFactors) {
   // batchesPerStep = 1e9 used to allocate until the process was killed.
-  auto builder = Builder::create();
-  auto ai = builder->aiOnnxOpset11();
-  const TensorId x = builder->addInputTensor(TensorInfo("FLOAT", {4, 8}), "x");
-  const TensorId y = ai.relu({x});
-  builder->addOutputTensor(y);
-  auto s = InferenceSession::createFromOnnxModel(builder->getModelProto(),
-                                                 DataFlow(1000000000, {{y, AnchorReturnType("All")}}), test::cpu());
+  const test::ReluModel m = test::reluModel({4, 8});
+  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1000000000, {{m.y, AnchorReturnType("All")}}),
+                                                 test::cpu());
   s->prepareDevice();
   LimitGuard g(int64_t{1} << 30);
   try {
@@ -203,7 +195,7 @@ TEST(MemoryLimit, AnchorArraysNameTheAnchorAndFactors) {
   } catch (const memory_allocation_err& e) {
     const std::string msg = e.what();
     for (const std::string& frag : std::vector<std::string>{
-             "The array for anchor '" + y + "'", "32000000000 elements of FLOAT", "anchor return type All",
+             "The array for anchor '" + m.y + "'", "32000000000 elements of FLOAT", "anchor return type All",
              "batchesPerStep (1000000000) * accumulationFactor (1) * replicationFactor (1) * elements per value (32, "
              "shape [4 8])",
              "119.21 GiB", "more than the memory limit of 1.00 GiB"})
@@ -307,16 +299,11 @@ TEST(FloatingPointChecks, NameTheFirstOpAndTensor) {
 }
 
 TEST(EngineOptions, UnknownKeysAndBadValues) {
-  auto builder = Builder::create();
-  auto ai = builder->aiOnnxOpset11();
-  const TensorId x = builder->addInputTensor(TensorInfo("FLOAT", {4}), "x");
-  const TensorId y = ai.relu({x});
-  builder->addOutputTensor(y);
+  const test::ReluModel m = test::reluModel({4});
   auto make = [&](const std::map<std::string, std::string>& eo) {
     SessionOptions o;
     o.engineOptions = eo;
-    return InferenceSession::createFromOnnxModel(builder->getModelProto(), DataFlow(1, {y}), test::cpu(),
-                                                 InputShapeInfo(), o);
+    return InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), test::cpu(), InputShapeInfo(), o);
   };
   expectError([&] { make({{"x", "1"}}); }, {"Unrecognised option 'x'"});
   expectError(

@@ -17,12 +17,33 @@ std::map<TensorId, NDArray> runOnce(const std::string& model, const std::map<Ten
   return out;
 }
 
-std::vector<float> randomFloats(size_t n, uint32_t seed, float lo, float hi) {
+namespace {
+template <typename T>
+std::vector<T> uniformReals(size_t n, uint32_t seed, T lo, T hi) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
+  std::uniform_real_distribution<T> d(lo, hi);
+  std::vector<T> v(n);
   for (auto& x : v) x = d(rng);
   return v;
+}
+}  // namespace
+
+std::vector<float> randomFloats(size_t n, uint32_t seed, float lo, float hi) {
+  return uniformReals(n, seed, lo, hi);
+}
+
+std::vector<double> randomDoubles(size_t n, uint32_t seed, double lo, double hi) {
+  return uniformReals(n, seed, lo, hi);
+}
+
+ReluModel reluModel(const Shape& shape) {
+  auto builder = Builder::create();
+  ReluModel m;
+  m.x = builder->addInputTensor(TensorInfo(DataType::FLOAT, shape), "x");
+  m.y = builder->aiOnnxOpset11().relu({m.x});
+  builder->addOutputTensor(m.y);
+  m.proto = builder->getModelProto();
+  return m;
 }
 
 }  // namespace test

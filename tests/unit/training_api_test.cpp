@@ -16,12 +16,6 @@ namespace {
 
 using test::expectError;
 
-std::map<TensorId, IArray&> refs(std::map<TensorId, NDArray>& m) {
-  std::map<TensorId, IArray&> r;
-  for (auto& kv : m) r.emplace(kv.first, kv.second);
-  return r;
-}
-
 /// A softmax classifier without a loss: x [4, 3] -> probs [4, 5]; weight "w" [3, 5].
 struct Classifier {
   std::string proto;
@@ -52,7 +46,7 @@ std::vector<float> trainAndReadW(TrainingSession& s, std::map<TensorId, NDArray>
   s.prepareDevice();
   s.weightsFromHost();
   auto out = s.initAnchorArrays();
-  StepIO io(refs(in), refs(out));
+  StepIO io(arrayRefs(in), arrayRefs(out));
   for (int i = 0; i < steps; ++i) {
     s.run(io);
     if (losses && out.count(lossId)) losses->push_back(out.at(lossId).dataAs<float>()[0]);
@@ -100,7 +94,7 @@ TEST(LegacyLosses, BraceListAndInferenceSessionReturnsTheLoss) {
   inf->prepareDevice();
   auto out = inf->initAnchorArrays();
   auto in = classifierInputs(c, "labels");
-  StepIO io(refs(in), refs(out));
+  StepIO io(arrayRefs(in), arrayRefs(out));
   inf->run(io);
   const float* p = out.at(c.probs).dataAs<float>();
   const int32_t labels[4] = {0, 4, 2, 1};
@@ -131,7 +125,7 @@ TEST(LegacyLosses, L1AndIdentityLossesAreSummed) {
   auto out = s->initAnchorArrays();
   std::map<TensorId, NDArray> in;
   in.emplace(x, NDArray::fromVector(std::vector<float>{1.0f, -2.0f}, {2}));
-  StepIO io(refs(in), refs(out));
+  StepIO io(arrayRefs(in), arrayRefs(out));
   s->run(io);
   // w x = [0.5, -0.5]: l1 = 0.5 * (0.5 + 0.5), idl = 0.5 - 0.5.
   EXPECT_FLOAT_EQ(out.at("l1").dataAs<float>()[0], 0.5f);
@@ -215,16 +209,22 @@ ClipModel clipModel() {
   return m;
 }
 
-/// One step; returns the weights a and b after it.
-std::pair<std::vector<float>, std::vector<float>> clipStep(const Optimizer& opt) {
+/// A training session on clipModel() after one step with `opt`, its weights copied to the host.
+std::unique_ptr<TrainingSession> clipModelStep(const Optimizer& opt) {
   ClipModel m = clipModel();
   auto s = TrainingSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), m.loss, opt, test::cpu());
   s->prepareDevice();
   s->weightsFromHost();
   auto out = s->initAnchorArrays();
-  StepIO io(refs(m.inputs), refs(out));
+  StepIO io(arrayRefs(m.inputs), arrayRefs(out));
   s->run(io);
   s->weightsToHost();
+  return s;
+}
+
+/// One step; returns the weights a and b after it.
+std::pair<std::vector<float>, std::vector<float>> clipStep(const Optimizer& opt) {
+  auto s = clipModelStep(opt);
   std::vector<float> a(3), b(2);
   WeightsIO wio;
   wio.insert("a", MutableVoidData(a.data(), TensorInfo(DataType::FLOAT, {3})));
@@ -264,17 +264,10 @@ TEST(ClipNorm, SeparateGroupsAndLossScaling) {
 TEST(ClipNorm, AdamSeesTheClippedGradient) {
   // Adam's first step moves each weight by lr * g / (|g| + eps') ~ lr sign(g) whatever the scale,
   // so compare the first moment instead: Accl1___a = (1 - beta1) * clipped gradient.
-  ClipModel m = clipModel();
   Adam adam({{"defaultLearningRate", {0.01f, true}}, {"defaultBeta1", {0.5f, true}}}, AdamMode::Adam,
             WeightDecayMode::Decay, DataType::UNDEFINED, DataType::FLOAT, DataType::FLOAT,
             {ClipNormSettings::clipAllWeights(1.3f)});
-  auto s = TrainingSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), m.loss, adam, test::cpu());
-  s->prepareDevice();
-  s->weightsFromHost();
-  auto out = s->initAnchorArrays();
-  StepIO io(refs(m.inputs), refs(out));
-  s->run(io);
-  s->weightsToHost();
+  auto s = clipModelStep(adam);
   std::vector<float> m1(3);
   WeightsIO wio;
   wio.insert("Accl1___a", MutableVoidData(m1.data(), TensorInfo(DataType::FLOAT, {3})));
@@ -332,7 +325,7 @@ TEST(BatchNormTraining, RunningStatisticsAreWrittenBack) {
   s->prepareDevice();
   s->weightsFromHost();
   auto out = s->initAnchorArrays();
-  StepIO io(refs(in), refs(out));
+  StepIO io(arrayRefs(in), arrayRefs(out));
   double bm[2] = {0, 0}, bv[2] = {0, 0};
   for (int ch = 0; ch < 2; ++ch) {
     for (int n = 0; n < 4; ++n) {

@@ -7,149 +7,12 @@
 #include <functional>
 #include <random>
 
-#include "common/test_util.hpp"
-#include "popart/sgd.hpp"
+#include "common/training_harness.hpp"
 
 namespace popart {
 namespace {
 
-std::vector<double> randomDoubles(size_t n, uint32_t seed, double lo = -1.0, double hi = 1.0) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> d(lo, hi);
-  std::vector<double> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-int64_t elems(const Shape& s) {
-  int64_t n = 1;
-  for (auto d : s) n *= d;
-  return n;
-}
-
-struct Model {
-  std::string proto;
-  TensorId loss;
-  std::vector<TensorId> weights;
-  std::map<TensorId, NDArray> inputs;
-};
-
-/// A model whose inputs (with their values), weights and scalar loss are added by the test
-/// (the harness of training_test.cpp, with the initial weight values kept).
-class ModelBuilder {
- public:
-  ModelBuilder() : b(Builder::create()) {}
-  TensorId input(const Shape& s, uint32_t seed, double lo = -1.0, double hi = 1.0) {
-    const TensorId id = b->addInputTensor(TensorInfo(DataType::DOUBLE, s));
-    inputs.emplace(id, NDArray::fromVector(randomDoubles(static_cast<size_t>(elems(s)), seed, lo, hi), s));
-    values[id] = inputs.at(id).toVector<double>();
-    return id;
-  }
-  TensorId weight(const Shape& s, uint32_t seed, double lo = -1.0, double hi = 1.0) {
-    const auto v = randomDoubles(static_cast<size_t>(elems(s)), seed, lo, hi);
-    const TensorId id = b->addInitializedInputTensor(ConstVoidData(v.data(), TensorInfo(DataType::DOUBLE, s)));
-    weights.push_back(id);
-    values[id] = v;
-    return id;
-  }
-  TensorId intInput(const std::vector<int32_t>& v, const Shape& s) {
-    const TensorId id = b->addInputTensor(TensorInfo(DataType::INT32, s));
-    inputs.emplace(id, NDArray::fromVector(v, s));
-    return id;
-  }
-  /// sum(t * c) for a random input c of t's shape: a loss whose gradient of t is c. `ai` is the
-  /// model's ai.onnx opset builder.
-  template <typename AI>
-  TensorId weightedSum(AI& ai, const TensorId& t, const Shape& s, uint32_t seed) {
-    const TensorId c = input(s, seed);
-    return b->aiGraphcoreOpset1().identityloss({ai.mul({t, c})}, ReductionType::Sum);
-  }
-  Model finish(const TensorId& loss) {
-    b->addOutputTensor(loss);
-    return Model{b->getModelProto(), loss, weights, inputs};
-  }
-  std::unique_ptr<Builder> b;
-  std::vector<TensorId> weights;
-  std::map<TensorId, NDArray> inputs;
-  std::map<TensorId, std::vector<double>> values;
-};
-
-std::map<TensorId, IArray&> refs(std::map<TensorId, NDArray>& m) {
-  std::map<TensorId, IArray&> r;
-  for (auto& kv : m) r.emplace(kv.first, kv.second);
-  return r;
-}
-
-/// The loss with the weights set to `w` (an inference session on the same model).
-double evalLoss(const Model& m, const std::map<TensorId, std::vector<double>>& w) {
-  SessionOptions o;
-  o.constantWeights = false;
-  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), test::cpu(), {}, o);
-  s->prepareDevice();
-  WeightsIO io;
-  std::map<TensorId, std::vector<double>> copy = w;
-  for (auto& kv : copy) io.insert(kv.first, MutableVoidData(kv.second.data(), s->getInfo(kv.first)));
-  s->writeWeights(io);
-  s->weightsFromHost();
-  auto anchors = s->initAnchorArrays();
-  auto in = m.inputs;
-  StepIO stepio(refs(in), refs(anchors));
-  s->run(stepio);
-  return anchors.at(m.loss).dataAs<double>()[0];
-}
-
-/// Runs a training session whose update does nothing (lr 0) once; returns its anchors (the
-/// loss, Gradient___w of every weight, and `extra`).
-std::map<TensorId, NDArray> trainingAnchors(const Model& m, const std::vector<TensorId>& extra = {}) {
-  std::vector<TensorId> anchors{m.loss};
-  for (const auto& w : m.weights) anchors.push_back(std::string(reservedGradientPrefix()) + w);
-  anchors.insert(anchors.end(), extra.begin(), extra.end());
-  SGD sgd({{"defaultLearningRate", {0.0f, false}}});
-  auto s = TrainingSession::createFromOnnxModel(m.proto, DataFlow(1, anchors), m.loss, sgd, test::cpu());
-  s->prepareDevice();
-  s->weightsFromHost();
-  auto out = s->initAnchorArrays();
-  auto in = m.inputs;
-  StepIO stepio(refs(in), refs(out));
-  s->run(stepio);
-  return out;
-}
-
-/// Gradient___w as doubles (FLOAT or DOUBLE).
-std::vector<double> gradOf(std::map<TensorId, NDArray>& anchors, const TensorId& w) {
-  const NDArray& a = anchors.at(std::string(reservedGradientPrefix()) + w);
-  if (a.info().dataType() == DataType::FLOAT) {
-    const auto v = a.toVector<float>();
-    return std::vector<double>(v.begin(), v.end());
-  }
-  return a.toVector<double>();
-}
-
-std::map<TensorId, std::vector<double>> initialWeights(const ModelBuilder& mb) {
-  std::map<TensorId, std::vector<double>> w;
-  for (const auto& id : mb.weights) w[id] = mb.values.at(id);
-  return w;
-}
-
-/// Compares autodiff's gradient of every weight element with a central difference.
-void checkGradients(ModelBuilder& mb, const TensorId& loss, double h = 1e-5, double tol = 1e-6) {
-  const Model m = mb.finish(loss);
-  auto anchors = trainingAnchors(m);
-  const double l = anchors.at(m.loss).dataAs<double>()[0];
-  const auto w0 = initialWeights(mb);
-  EXPECT_NEAR(l, evalLoss(m, w0), 1e-12 * (1 + std::fabs(l)));
-  for (const auto& id : m.weights) {
-    const auto g = gradOf(anchors, id);
-    ASSERT_EQ(g.size(), w0.at(id).size()) << id;
-    for (size_t i = 0; i < g.size(); ++i) {
-      auto wp = w0, wm = w0;
-      wp[id][i] += h;
-      wm[id][i] -= h;
-      const double fd = (evalLoss(m, wp) - evalLoss(m, wm)) / (2 * h);
-      EXPECT_NEAR(g[i], fd, tol * (1 + std::fabs(fd))) << "d loss / d " << id << "[" << i << "]";
-    }
-  }
-}
+using namespace test;
 
 template <typename T>
 TensorId constOf(Builder& b, const std::vector<T>& v, const Shape& s) {
@@ -579,7 +442,7 @@ std::vector<float> trainFloat(const std::string& proto, const TensorId& loss, st
   s->prepareDevice();
   s->weightsFromHost();
   auto anchors = s->initAnchorArrays();
-  StepIO io(refs(inputs), refs(anchors));
+  StepIO io(arrayRefs(inputs), arrayRefs(anchors));
   std::vector<float> losses;
   for (int i = 0; i < steps; ++i) {
     s->run(io);

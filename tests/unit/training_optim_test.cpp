@@ -61,12 +61,6 @@ std::string quadModel(DataType t) {
   return b->getModelProto();
 }
 
-std::map<TensorId, IArray&> refs(std::map<TensorId, NDArray>& m) {
-  std::map<TensorId, IArray&> r;
-  for (auto& kv : m) r.emplace(kv.first, kv.second);
-  return r;
-}
-
 /// A training session on the quad model, fed by xValue.
 class Trainer {
  public:
@@ -100,7 +94,7 @@ class Trainer {
       in.emplace(x, std::move(a));
     }
     anchors_ = s_->initAnchorArrays();
-    StepIO io(refs(in), refs(anchors_));
+    StepIO io(arrayRefs(in), arrayRefs(anchors_));
     s_->run(io);
     micro_ += n;
   }
@@ -192,6 +186,14 @@ void expectNear(const Vec& got, const Vec& want, double tol, const std::string& 
     EXPECT_NEAR(got[i], want[i], tol * (1.0 + std::fabs(want[i]))) << what << "[" << i << "]";
 }
 
+/// `steps` runs of the session and of the reference with optimizer `o`.
+void stepBoth(Trainer& tr, Reference& ref, const Optimizer& o, int steps = 1) {
+  for (int i = 0; i < steps; ++i) {
+    tr.step();
+    ref.step(o);
+  }
+}
+
 void expectWeights(Trainer& t, const Reference& r, double tol, const std::string& what) {
   for (const auto& id : kWeights) expectNear(t.read(id), r.w.at(id), tol, what + " " + id);
 }
@@ -205,8 +207,7 @@ void checkAgainstReference(DataType t, const std::vector<std::shared_ptr<Optimiz
   Reference ref(opts, bps);
   for (size_t i = 0; i < optimizers.size(); ++i) {
     if (i > 0) tr.session().updateOptimizerFromHost(optimizers[i].get());
-    tr.step();
-    ref.step(*optimizers[i]);
+    stepBoth(tr, ref, *optimizers[i]);
     expectWeights(tr, ref, tol, what + " step " + std::to_string(i + 1));
   }
 }
@@ -338,23 +339,19 @@ TEST(OptimSGD, LegacyUpdateOptimizerThenOptimizerFromHost) {
   auto o2 = sgd({{"defaultLearningRate", {0.4f, false}}});
   Trainer tr(DataType::DOUBLE, *o1);
   Reference ref;
-  tr.step();
-  ref.step(*o1);
+  stepBoth(tr, ref, *o1);
   // updateOptimizer alone changes the host values only: the device keeps lr 0.1, also through a
   // weightsToHost (read) in between.
   tr.session().updateOptimizer(o2.get());
   expectWeights(tr, ref, 1e-12, "after updateOptimizer");
-  tr.step();
-  ref.step(*o1);
+  stepBoth(tr, ref, *o1);
   expectWeights(tr, ref, 1e-12, "run before optimizerFromHost");
   tr.session().optimizerFromHost();
-  tr.step();
-  ref.step(*o2);
+  stepBoth(tr, ref, *o2);
   expectWeights(tr, ref, 1e-12, "run after optimizerFromHost");
   // weightsFromHost also sends the host values (lr 0.4).
   tr.session().weightsFromHost();
-  tr.step();
-  ref.step(*o2);
+  stepBoth(tr, ref, *o2);
   expectWeights(tr, ref, 1e-12, "after weightsFromHost");
 }
 
@@ -371,7 +368,7 @@ TEST(OptimSGD, UpdateBeforePrepareDevice) {
   in.emplace("x1", NDArray::fromVector(xValue("x1", 0), {3}));
   in.emplace("x2", NDArray::fromVector(xValue("x2", 0), {3}));
   auto anchors = s->initAnchorArrays();
-  StepIO io(refs(in), refs(anchors));
+  StepIO io(arrayRefs(in), arrayRefs(anchors));
   s->run(io);
   Reference ref;
   ref.step(*o2);
@@ -428,8 +425,7 @@ TEST(OptimErrors, UpdateOptimizerFromHostMismatches) {
   expectError([&] { s.updateOptimizer(&adam); }, {"Can not replace optimizer of type SGD"});
   // Nothing changed: training goes on with the first optimizer.
   Reference ref;
-  tr.step();
-  ref.step(*base);
+  stepBoth(tr, ref, *base);
   expectWeights(tr, ref, 2e-5, "after the failed replacements");
 }
 
@@ -509,10 +505,7 @@ TEST(OptimAdam, StateTensorsMatchTheReference) {
   auto o = adam(AdamMode::Adam, WeightDecayMode::Decay, 0.05f, 0.1f, 0.9f, 0.99f);
   Trainer tr(DataType::DOUBLE, *o);
   Reference ref;
-  for (int i = 0; i < 3; ++i) {
-    tr.step();
-    ref.step(*o);
-  }
+  stepBoth(tr, ref, *o, 3);
   expectNear(tr.read("Accl1___w1"), ref.adam["w1"].m, 1e-12, "m");
   expectNear(tr.read("Accl2___w1"), ref.adam["w1"].v, 1e-12, "v");
   EXPECT_EQ(tr.read("Step___w2"), Vec{3.0});
@@ -536,8 +529,7 @@ TEST(OptimAdam, ScaledOptimizerState) {
   checkAgainstReference(DataType::DOUBLE, {o, o, o}, 1e-12);
   Trainer tr(DataType::DOUBLE, *o);
   Reference ref;
-  tr.step();
-  ref.step(*o);
+  stepBoth(tr, ref, *o);
   Vec m = ref.adam["w1"].m, v = ref.adam["w1"].v;
   for (double& x : m) x *= 8.0;
   for (double& x : v) x *= 64.0;
@@ -594,10 +586,7 @@ TEST(OptimAdaptive, StateTensors) {
   auto o = adaptive(AdaptiveMode::CenteredRMSProp, WeightDecayMode::Decay, false, 0.05f, 0.1f, 0.9f, 0.5f, true);
   Trainer tr(DataType::DOUBLE, *o);
   Reference ref;
-  for (int i = 0; i < 3; ++i) {
-    tr.step();
-    ref.step(*o);
-  }
+  stepBoth(tr, ref, *o, 3);
   expectNear(tr.read("Accl1___w2"), ref.adaptive["w2"].v1, 1e-12, "v1");
   expectNear(tr.read("Accl2___w2"), ref.adaptive["w2"].v2, 1e-12, "v2");
   expectNear(tr.read("Accl3___w2"), ref.adaptive["w2"].v3, 1e-12, "v3");

@@ -4,135 +4,12 @@
 #include <functional>
 #include <random>
 
-#include "common/test_util.hpp"
-#include "popart/sgd.hpp"
+#include "common/training_harness.hpp"
 
 namespace popart {
 namespace {
 
-using test::expectError;
-
-std::vector<double> randomDoubles(size_t n, uint32_t seed, double lo = -1.0, double hi = 1.0) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> d(lo, hi);
-  std::vector<double> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-struct Model {
-  std::string proto;
-  TensorId loss;
-  std::vector<TensorId> weights;
-  std::map<TensorId, NDArray> inputs;
-};
-
-/// A model built by `make`, which adds inputs (recording their values), weights and returns the
-/// scalar loss.
-class ModelBuilder {
- public:
-  ModelBuilder() : b(Builder::create()) {}
-  TensorId input(const Shape& s, uint32_t seed, double lo = -1.0, double hi = 1.0) {
-    const TensorId id = b->addInputTensor(TensorInfo(DataType::DOUBLE, s));
-    inputs.emplace(id,
-                   NDArray::fromVector(
-                       randomDoubles(static_cast<size_t>(TensorInfo(DataType::DOUBLE, s).nelms()), seed, lo, hi), s));
-    return id;
-  }
-  TensorId weight(const Shape& s, uint32_t seed, double lo = -1.0, double hi = 1.0) {
-    const auto v = randomDoubles(static_cast<size_t>(TensorInfo(DataType::DOUBLE, s).nelms()), seed, lo, hi);
-    const TensorId id = b->addInitializedInputTensor(ConstVoidData(v.data(), TensorInfo(DataType::DOUBLE, s)));
-    weights.push_back(id);
-    return id;
-  }
-  TensorId intInput(const std::vector<int32_t>& v, const Shape& s) {
-    const TensorId id = b->addInputTensor(TensorInfo(DataType::INT32, s));
-    inputs.emplace(id, NDArray::fromVector(v, s));
-    return id;
-  }
-  Model finish(const TensorId& loss) {
-    b->addOutputTensor(loss);
-    return Model{b->getModelProto(), loss, weights, inputs};
-  }
-  std::unique_ptr<Builder> b;
-  std::vector<TensorId> weights;
-  std::map<TensorId, NDArray> inputs;
-};
-
-std::map<TensorId, IArray&> refs(std::map<TensorId, NDArray>& m) {
-  std::map<TensorId, IArray&> r;
-  for (auto& kv : m) r.emplace(kv.first, kv.second);
-  return r;
-}
-
-/// The loss with the weights set to `w` (an inference session on the same model).
-double evalLoss(const Model& m, const std::map<TensorId, std::vector<double>>& w) {
-  SessionOptions o;
-  o.constantWeights = false;
-  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), test::cpu(), {}, o);
-  s->prepareDevice();
-  WeightsIO io;
-  std::map<TensorId, std::vector<double>> copy = w;
-  for (auto& kv : copy) io.insert(kv.first, MutableVoidData(kv.second.data(), s->getInfo(kv.first)));
-  s->writeWeights(io);
-  s->weightsFromHost();
-  auto anchors = s->initAnchorArrays();
-  auto in = m.inputs;
-  StepIO stepio(refs(in), refs(anchors));
-  s->run(stepio);
-  return anchors.at(m.loss).dataAs<double>()[0];
-}
-
-/// Gradient___w of every weight from a training session whose update does nothing (lr 0).
-std::map<TensorId, std::vector<double>> autodiffGrads(const Model& m, double* lossOut = nullptr) {
-  std::vector<TensorId> anchors{m.loss};
-  for (const auto& w : m.weights) anchors.push_back(std::string(reservedGradientPrefix()) + w);
-  SGD sgd({{"defaultLearningRate", {0.0f, false}}});
-  auto s = TrainingSession::createFromOnnxModel(m.proto, DataFlow(1, anchors), m.loss, sgd, test::cpu());
-  s->prepareDevice();
-  s->weightsFromHost();
-  auto out = s->initAnchorArrays();
-  auto in = m.inputs;
-  StepIO stepio(refs(in), refs(out));
-  s->run(stepio);
-  std::map<TensorId, std::vector<double>> g;
-  for (const auto& w : m.weights) g[w] = out.at(std::string(reservedGradientPrefix()) + w).toVector<double>();
-  if (lossOut) *lossOut = out.at(m.loss).dataAs<double>()[0];
-  return g;
-}
-
-std::map<TensorId, std::vector<double>> initialWeights(const Model& m) {
-  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), test::cpu());
-  std::map<TensorId, std::vector<double>> w;
-  for (const auto& id : m.weights) {
-    std::vector<double> v(static_cast<size_t>(s->getInfo(id).nelms()));
-    WeightsIO io;
-    io.insert(id, MutableVoidData(v.data(), s->getInfo(id)));
-    s->prepareDevice();
-    s->readWeights(io);
-    w[id] = v;
-  }
-  return w;
-}
-
-/// Compares autodiff's gradient of every weight element with a central difference.
-void checkGradients(const Model& m, double h = 1e-5, double tol = 1e-6) {
-  double loss = 0;
-  const auto grads = autodiffGrads(m, &loss);
-  const auto w0 = initialWeights(m);
-  EXPECT_NEAR(loss, evalLoss(m, w0), 1e-12 * (1 + std::fabs(loss)));
-  for (const auto& id : m.weights) {
-    const auto& g = grads.at(id);
-    ASSERT_EQ(g.size(), w0.at(id).size()) << id;
-    for (size_t i = 0; i < g.size(); ++i) {
-      auto wp = w0, wm = w0;
-      wp[id][i] += h;
-      wm[id][i] -= h;
-      const double fd = (evalLoss(m, wp) - evalLoss(m, wm)) / (2 * h);
-      EXPECT_NEAR(g[i], fd, tol * (1 + std::fabs(fd))) << "d loss / d " << id << "[" << i << "]";
-    }
-  }
-}
+using namespace test;
 
 TEST(Autodiff, MatMulAddReluSigmoidTanhMul) {
   ModelBuilder mb;
@@ -143,7 +20,7 @@ TEST(Autodiff, MatMulAddReluSigmoidTanhMul) {
   const auto z = ai.sigmoid({ai.matmul({h, w2})});
   const auto t = ai.tanh({ai.mul({z, z})});
   const auto loss = mb.b->aiGraphcoreOpset1().identityloss({t}, ReductionType::Sum);
-  checkGradients(mb.finish(loss));
+  checkGradients(mb, loss);
 }
 
 TEST(Autodiff, GemmSoftmaxLogReduceMean) {
@@ -155,7 +32,7 @@ TEST(Autodiff, GemmSoftmaxLogReduceMean) {
   const auto y2 = ai.gemm({a, y}, 1.3f, 1.0f, 1, 0);             // a^T y: [4, 6]
   const auto p = ai.softmax({y2}, 0);                            // along axis 0
   const auto l = ai.reducemean({ai.neg({ai.log({p})})}, {}, 0);  // all axes
-  checkGradients(mb.finish(l));
+  checkGradients(mb, l);
 }
 
 TEST(Autodiff, SubDivExpSqrtTransposeReshapeReduceSumSum) {
@@ -170,7 +47,7 @@ TEST(Autodiff, SubDivExpSqrtTransposeReshapeReduceSumSum) {
   const std::vector<int64_t> axes{0};
   const auto s = ai.reducesum({r, ai.constant(ConstVoidData(axes.data(), TensorInfo(DataType::INT64, {1})))}, 0);
   const auto total = ai.sum({s, s, ai.mul({s, s})});
-  checkGradients(mb.finish(mb.b->aiGraphcoreOpset1().identityloss({total}, ReductionType::Mean)));
+  checkGradients(mb, mb.b->aiGraphcoreOpset1().identityloss({total}, ReductionType::Mean));
 }
 
 TEST(Autodiff, NllOnSoftmaxAndLogSoftmaxWithIgnoreIndex) {
@@ -184,7 +61,7 @@ TEST(Autodiff, NllOnSoftmaxAndLogSoftmaxWithIgnoreIndex) {
   const auto l1 = gc.nllloss({ai.softmax({logits}, 1), label}, ReductionType::Mean, 3);
   const auto l2 = gc.nllloss({ai.logsoftmax({logits}, 1), label}, ReductionType::Sum, nonstd::nullopt, true);
   const auto l3 = gc.l1loss({logits}, 0.25f, ReductionType::Mean);
-  checkGradients(mb.finish(ai.sum({l1, l2, l3})));
+  checkGradients(mb, ai.sum({l1, l2, l3}));
 }
 
 TEST(Autodiff, Opset11SoftmaxOverTrailingDimsAndFlatten) {
@@ -194,7 +71,7 @@ TEST(Autodiff, Opset11SoftmaxOverTrailingDimsAndFlatten) {
   const auto w = mb.weight({2, 3, 2}, 15);
   const auto p = ai.softmax({ai.mul({x, w})}, 1);  // over the last two dims together
   const auto f = ai.flatten({ai.mul({p, w})}, 1);
-  checkGradients(mb.finish(mb.b->aiGraphcoreOpset1().identityloss({f}, ReductionType::Sum)));
+  checkGradients(mb, mb.b->aiGraphcoreOpset1().identityloss({f}, ReductionType::Sum));
 }
 
 TEST(Autodiff, SharedWeightGradientsAreSummed) {
@@ -203,7 +80,7 @@ TEST(Autodiff, SharedWeightGradientsAreSummed) {
   const auto x = mb.input({3}, 16);
   const auto w = mb.weight({3}, 17);
   const auto y = ai.add({ai.mul({x, w}), ai.mul({w, w})});
-  checkGradients(mb.finish(mb.b->aiGraphcoreOpset1().identityloss({y}, ReductionType::Sum)));
+  checkGradients(mb, mb.b->aiGraphcoreOpset1().identityloss({y}, ReductionType::Sum));
 }
 
 // ------------------------------------------------------------------ SGD closed forms
@@ -228,7 +105,7 @@ float trainUnitGrad(const SGD& sgd, int runs, int batchesPerStep = 1) {
   in.emplace("x",
              NDArray::fromVector(std::vector<float>(static_cast<size_t>(batchesPerStep), 1.0f), {batchesPerStep, 1}));
   auto anchors = s->initAnchorArrays();
-  StepIO io(refs(in), refs(anchors));
+  StepIO io(arrayRefs(in), arrayRefs(anchors));
   for (int r = 0; r < runs; ++r) s->run(io);
   s->weightsToHost();
   float w = 0;
@@ -291,7 +168,7 @@ TEST(TrainingErrors, LossAndWeightsChecks) {
   std::map<TensorId, NDArray> in;
   in.emplace("x", NDArray::fromVector(std::vector<float>{1.0f}, {1}));
   auto anchors = s->initAnchorArrays();
-  StepIO io(refs(in), refs(anchors));
+  StepIO io(arrayRefs(in), arrayRefs(anchors));
   expectError([&] { s->run(io); }, {"Must call weightsFromHost before run"});
   // an op without a grad rule on the path to the loss
   auto b2 = Builder::create();

@@ -9,6 +9,7 @@
 #include "popart/inputshapeinfo.hpp"
 #include "popart/logging.hpp"
 #include "popart/op/loss.hpp"
+#include "popart/reflection.hpp"
 
 namespace popart {
 namespace {
@@ -27,20 +28,6 @@ AnchorReturnTypeId artFromString(const std::string& s) {
   throw error("Invalid anchor return type ID supplied: {}", s);
 }
 
-const char* artName(AnchorReturnTypeId id) {
-  switch (id) {
-    case AnchorReturnTypeId::All:
-      return "All";
-    case AnchorReturnTypeId::Final:
-      return "Final";
-    case AnchorReturnTypeId::Sum:
-      return "Sum";
-    case AnchorReturnTypeId::EveryN:
-      return "EveryN";
-  }
-  return "?";
-}
-
 }  // namespace
 
 AnchorReturnType::AnchorReturnType() = default;
@@ -48,7 +35,7 @@ AnchorReturnType::AnchorReturnType() = default;
 AnchorReturnType::AnchorReturnType(std::string artString, TileSet tileSet, ExchangeStrategy exchangeStrategy)
     : id_(artFromString(artString)), tileSet_(tileSet), exchangeStrategy_(exchangeStrategy) {
   if (id_ == AnchorReturnTypeId::EveryN) throw error("Must specify return period with option 'EVERYN'");
-  str_ = artName(id_);
+  str_ = enumToString(id_);
 }
 
 AnchorReturnType::AnchorReturnType(std::string artString, int returnPeriod, TileSet tileSet,
@@ -60,7 +47,7 @@ AnchorReturnType::AnchorReturnType(std::string artString, int returnPeriod, Tile
   if (id_ != AnchorReturnTypeId::EveryN)
     throw error("A return period should not be supplied for this anchor return type");
   if (returnPeriod <= 0) throw error("Anchor return period must be greater than zero");
-  str_ = artName(id_);
+  str_ = enumToString(id_);
 }
 
 int AnchorReturnType::rp() const {
@@ -138,17 +125,8 @@ const TensorInfo& InputShapeInfo::get(const TensorId& id) const {
 }
 
 std::string reductionTypeToString(ReductionType r) {
-  switch (r) {
-    case ReductionType::Sum:
-      return "Sum";
-    case ReductionType::Mean:
-      return "Mean";
-    case ReductionType::NoReduction:
-      return "None";
-    default:
-      break;
-  }
-  throw error("invalid ReductionType");
+  // The spelling of the ONNX "reduction" attribute, "None" for NoReduction.
+  return r == ReductionType::NoReduction ? "None" : enumToString(r);
 }
 
 ReductionType reductionTypeFromString(const std::string& s) {

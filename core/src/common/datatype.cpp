@@ -47,6 +47,13 @@ const TypeRow& row(DataType t) {
   return kTypes[i];
 }
 
+/// A name column of kTypes as strings, one per row.
+std::array<std::string, kTypes.size()> column(const char* TypeRow::*name) {
+  std::array<std::string, kTypes.size()> a;
+  for (size_t i = 0; i < kTypes.size(); ++i) a[i] = kTypes[i].*name;
+  return a;
+}
+
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
   return s;
@@ -55,20 +62,12 @@ std::string upper(std::string s) {
 }  // namespace
 
 const std::string& dataTypeToString(DataType t) {
-  static const auto names = [] {
-    std::array<std::string, kTypes.size()> a;
-    for (size_t i = 0; i < kTypes.size(); ++i) a[i] = kTypes[i].name;
-    return a;
-  }();
+  static const auto names = column(&TypeRow::name);
   return names[static_cast<size_t>(row(t).type)];
 }
 
 const std::string& dataTypeToLcaseString(DataType t) {
-  static const auto names = [] {
-    std::array<std::string, kTypes.size()> a;
-    for (size_t i = 0; i < kTypes.size(); ++i) a[i] = kTypes[i].lcase;
-    return a;
-  }();
+  static const auto names = column(&TypeRow::lcase);
   return names[static_cast<size_t>(row(t).type)];
 }
 

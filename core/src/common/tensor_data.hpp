@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/element_type.hpp"
 #include "popart/error.hpp"
 #include "popart/tensorinfo.hpp"
 
@@ -87,37 +89,7 @@ class TensorData {
 /// Usage: visitNumeric(info.dataType(), [&](auto tag) { using T = decltype(tag); ... });
 template <typename F>
 auto visitNumeric(DataType t, F&& f) {
-  switch (t) {
-    case DataType::FLOAT:
-      return f(float{});
-    case DataType::DOUBLE:
-      return f(double{});
-    case DataType::FLOAT16:
-      return f(float16_t{});
-    case DataType::BFLOAT16:
-      return f(bfloat16_t{});
-    case DataType::INT8:
-      return f(int8_t{});
-    case DataType::INT16:
-      return f(int16_t{});
-    case DataType::INT32:
-      return f(int32_t{});
-    case DataType::INT64:
-      return f(int64_t{});
-    case DataType::UINT8:
-      return f(uint8_t{});
-    case DataType::UINT16:
-      return f(uint16_t{});
-    case DataType::UINT32:
-      return f(uint32_t{});
-    case DataType::UINT64:
-      return f(uint64_t{});
-    case DataType::BOOL:
-      return f(bool{});
-    default:
-      break;
-  }
-  throw error("data type {} is not supported here", dataTypeToString(t));
+  return visitElementType<ElementTypes::NumericAndBool>(t, std::forward<F>(f), "data type {} is not supported here");
 }
 
 }  // namespace popart

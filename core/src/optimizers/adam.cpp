@@ -8,19 +8,7 @@
 namespace popart {
 
 std::ostream& operator<<(std::ostream& os, AdamMode m) {
-  switch (m) {
-    case AdamMode::Adam:
-      return os << "AdamMode::Adam";
-    case AdamMode::AdamNoBias:
-      return os << "AdamMode::AdamNoBias";
-    case AdamMode::AdaMax:
-      return os << "AdamMode::AdaMax";
-    case AdamMode::Lamb:
-      return os << "AdamMode::Lamb";
-    case AdamMode::LambNoBias:
-      return os << "AdamMode::LambNoBias";
-  }
-  return os << "AdamMode(" << static_cast<int>(m) << ")";
+  return optimizer_detail::printEnum(os, m);
 }
 
 const std::vector<std::string>& Adam::getAllowedKeys() {

@@ -9,17 +9,7 @@
 namespace popart {
 
 std::ostream& operator<<(std::ostream& os, AdaptiveMode m) {
-  switch (m) {
-    case AdaptiveMode::AdaGrad:
-      return os << "AdaptiveMode::AdaGrad";
-    case AdaptiveMode::RMSProp:
-      return os << "AdaptiveMode::RMSProp";
-    case AdaptiveMode::CenteredRMSProp:
-      return os << "AdaptiveMode::CenteredRMSProp";
-    case AdaptiveMode::AdaDelta:
-      return os << "AdaptiveMode::AdaDelta";
-  }
-  return os << "AdaptiveMode(" << static_cast<int>(m) << ")";
+  return optimizer_detail::printEnum(os, m);
 }
 
 const std::vector<std::string>& Adaptive::getAllowedKeys() {

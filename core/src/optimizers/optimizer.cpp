@@ -93,13 +93,7 @@ std::ostream& operator<<(std::ostream& os, OptimizerType t) {
 }
 
 std::ostream& operator<<(std::ostream& os, WeightDecayMode m) {
-  switch (m) {
-    case WeightDecayMode::Decay:
-      return os << "WeightDecayMode::Decay";
-    case WeightDecayMode::L2Regularization:
-      return os << "WeightDecayMode::L2Regularization";
-  }
-  return os << "WeightDecayMode(" << static_cast<int>(m) << ")";
+  return optimizer_detail::printEnum(os, m);
 }
 
 std::map<std::string, OptimizerValue> getOptMap(const std::map<std::string, std::pair<float, bool>>& m) {
@@ -156,40 +150,41 @@ std::string keyList(const std::vector<std::string>& keys) {
   os << ')';
   return os.str();
 }
+
+/// `defaults` (one per key of `keys`) overridden by `given`; unknown(key) throws for a key not
+/// in `keys`.
+template <typename V, typename F>
+std::map<std::string, OptimizerValue> overridden(const std::vector<std::string>& keys,
+                                                 const std::vector<OptimizerValue>& defaults,
+                                                 const std::map<std::string, V>& given, F unknown) {
+  POPART_ASSERT(keys.size() == defaults.size());
+  std::map<std::string, OptimizerValue> complete;
+  for (size_t i = 0; i < keys.size(); ++i) complete.emplace(keys[i], defaults[i]);
+  for (const auto& [key, value] : given) {
+    auto found = complete.find(key);
+    if (found == complete.end()) unknown(key);
+    found->second = OptimizerValue(value);
+  }
+  return complete;
+}
 }  // namespace
 
 std::map<std::string, OptimizerValue> completeDefaults(const std::string& optimizer,
                                                        const std::vector<std::string>& keys,
                                                        const std::vector<OptimizerValue>& defaults,
                                                        const std::map<std::string, OptimizerValue>& given) {
-  POPART_ASSERT(keys.size() == defaults.size());
-  std::map<std::string, OptimizerValue> complete;
-  for (size_t i = 0; i < keys.size(); ++i) complete.emplace(keys[i], defaults[i]);
-  for (const auto& [key, value] : given) {
-    auto found = complete.find(key);
-    if (found == complete.end()) {
-      throw error("Invalid {} key, {}, the allowed keys are {}", optimizer, key, keyList(keys));
-    }
-    found->second = value;
-  }
-  return complete;
+  return overridden(keys, defaults, given, [&](const std::string& key) {
+    throw error("Invalid {} key, {}, the allowed keys are {}", optimizer, key, keyList(keys));
+  });
 }
 
 std::map<std::string, OptimizerValue> completeSpecific(const std::string& optimizer,
                                                        const std::vector<std::string>& keys,
                                                        const std::vector<OptimizerValue>& defaults,
                                                        const std::map<std::string, std::pair<float, bool>>& given) {
-  POPART_ASSERT(keys.size() == defaults.size());
-  std::map<std::string, OptimizerValue> complete;
-  for (size_t i = 0; i < keys.size(); ++i) complete.emplace(keys[i], defaults[i]);
-  for (const auto& [key, value] : given) {
-    auto found = complete.find(key);
-    if (found == complete.end()) {
-      throw error("Invalid key {} in {}::insertSpecific. Permitted keys are {}", key, optimizer, keyList(keys));
-    }
-    found->second = OptimizerValue(value);
-  }
-  return complete;
+  return overridden(keys, defaults, given, [&](const std::string& key) {
+    throw error("Invalid key {} in {}::insertSpecific. Permitted keys are {}", key, optimizer, keyList(keys));
+  });
 }
 
 void throwAlreadySpecific(const TensorId& weightId) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "popart/datatype.hpp"
 #include "popart/names.hpp"
 #include "popart/optimizervalue.hpp"
+#include "popart/reflection.hpp"
 
 namespace popart {
 namespace optimizer_detail {
@@ -35,6 +37,16 @@ void checkStateType(const std::string& optimizer, const std::string& what, DataT
 
 /// The learning-rate checks shared by all optimizers: negative, or constant zero.
 void checkLearningRate(const std::string& optimizer, OptimizerValue lr);
+
+/// Prints "E::Value" by the enum table of popart/reflection.hpp, or "E(n)" for a value outside it.
+template <typename E>
+std::ostream& printEnum(std::ostream& os, E v) {
+  const char* name = EnumTraits<E>::name();
+  const std::vector<std::string>& values = enumInfo(name).values;
+  const int i = static_cast<int>(v);
+  if (i < 0 || i >= static_cast<int>(values.size())) return os << name << "(" << i << ")";
+  return os << name << "::" << values[static_cast<size_t>(i)];
+}
 
 }  // namespace optimizer_detail
 }  // namespace popart

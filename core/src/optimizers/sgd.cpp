@@ -11,13 +11,7 @@
 namespace popart {
 
 std::ostream& operator<<(std::ostream& os, SGDAccumulatorAndMomentum s) {
-  switch (s) {
-    case SGDAccumulatorAndMomentum::Combined:
-      return os << "SGDAccumulatorAndMomentum::Combined";
-    case SGDAccumulatorAndMomentum::Separate:
-      return os << "SGDAccumulatorAndMomentum::Separate";
-  }
-  return os << "SGDAccumulatorAndMomentum(" << static_cast<int>(s) << ")";
+  return optimizer_detail::printEnum(os, s);
 }
 
 const std::vector<std::string>& SGD::getAllowedKeys() {

@@ -8,35 +8,16 @@
 
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
+#include "popart/reflection.hpp"
 
 namespace popart {
 
 std::string toString(DeviceType t) {
-  switch (t) {
-    case DeviceType::IpuModel:
-      return "IpuModel";
-    case DeviceType::Cpu:
-      return "Cpu";
-    case DeviceType::Ipu:
-      return "Ipu";
-    case DeviceType::OfflineIpu:
-      return "OfflineIpu";
-    case DeviceType::Sim:
-      return "Sim";
-  }
-  return "?";
+  return enumToString(t);
 }
 
 std::string toString(DeviceConnectionType t) {
-  switch (t) {
-    case DeviceConnectionType::Always:
-      return "Always";
-    case DeviceConnectionType::OnDemand:
-      return "OnDemand";
-    case DeviceConnectionType::Never:
-      return "Never";
-  }
-  return "?";
+  return enumToString(t);
 }
 
 DeviceInfo::DeviceInfo(DeviceType type, DeviceConnectionType connection, std::map<std::string, std::string> options,

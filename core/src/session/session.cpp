@@ -230,26 +230,26 @@ void copyElements(void* dst, const void* src, const TensorInfo& info) {
   }
 }
 
+/// acc[i] += v[i] over n elements of type T, added in type A.
+template <typename T, typename A = T>
+void addElements(void* acc, const void* v, int64_t n) {
+  T* a = static_cast<T*>(acc);
+  const T* b = static_cast<const T*>(v);
+  for (int64_t i = 0; i < n; ++i) a[i] = T(static_cast<A>(a[i]) + static_cast<A>(b[i]));
+}
+
 void addInto(void* acc, const void* v, DataType t, int64_t n) {
   switch (t) {
     case DataType::FLOAT:
-      for (int64_t i = 0; i < n; ++i) static_cast<float*>(acc)[i] += static_cast<const float*>(v)[i];
-      break;
+      return addElements<float>(acc, v, n);
     case DataType::DOUBLE:
-      for (int64_t i = 0; i < n; ++i) static_cast<double*>(acc)[i] += static_cast<const double*>(v)[i];
-      break;
+      return addElements<double>(acc, v, n);
     case DataType::INT32:
-      for (int64_t i = 0; i < n; ++i) static_cast<int32_t*>(acc)[i] += static_cast<const int32_t*>(v)[i];
-      break;
+      return addElements<int32_t>(acc, v, n);
     case DataType::INT64:
-      for (int64_t i = 0; i < n; ++i) static_cast<int64_t*>(acc)[i] += static_cast<const int64_t*>(v)[i];
-      break;
+      return addElements<int64_t>(acc, v, n);
     case DataType::FLOAT16:
-      for (int64_t i = 0; i < n; ++i) {
-        auto* a = static_cast<float16_t*>(acc) + i;
-        *a = float16_t(static_cast<float>(*a) + static_cast<float>(static_cast<const float16_t*>(v)[i]));
-      }
-      break;
+      return addElements<float16_t, float>(acc, v, n);
     default:
       throw error("anchor return type Sum is not supported for {} tensors", dataTypeToString(t));
   }

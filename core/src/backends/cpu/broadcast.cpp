@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "popart/tensorinfo.hpp"
+
 namespace popart {
 namespace cpu {
 
@@ -101,6 +103,27 @@ void broadcastCopy(const void* in, const Shape& inShape, void* out, const Shape&
         std::memcpy(dst + (o + i) * static_cast<int64_t>(bytes), src + off[0] * static_cast<int64_t>(bytes), bytes);
     }
   });
+}
+
+BatchedMatMul batchedMatMul(Shape a, Shape b) {
+  if (a.size() == 1) a.insert(a.begin(), 1);
+  if (b.size() == 1) b.push_back(1);
+  BatchedMatMul m;
+  m.M = a[a.size() - 2];
+  m.K = a.back();
+  m.N = b.back();
+  const Shape batchA(a.begin(), a.end() - 2), batchB(b.begin(), b.end() - 2);
+  const Shape batch = npOut(batchA, batchB);
+  for (auto d : batch) m.nb *= d;
+  const BroadcastPlan p = makeBroadcastPlan(batch.empty() ? Shape{1} : batch,
+                                            {batchA.empty() ? Shape{1} : batchA, batchB.empty() ? Shape{1} : batchB});
+  forEachRun<2>(p, [&](int64_t, const int64_t* off, int64_t len, const int64_t* st) {
+    for (int64_t j = 0; j < len; ++j) {
+      m.offA.push_back(off[0] + j * st[0]);
+      m.offB.push_back(off[1] + j * st[1]);
+    }
+  });
+  return m;
 }
 
 }  // namespace cpu

@@ -49,5 +49,14 @@ void forEachRun(const BroadcastPlan& p, F&& f) {
 /// Copies `in` (shape inShape) broadcast into `out` (shape outShape); elements of `bytes` size.
 void broadcastCopy(const void* in, const Shape& inShape, void* out, const Shape& outShape, size_t bytes);
 
+/// A batched matrix product A [.., M, K] x B [.., K, N] (a 1-D A is [1, K], a 1-D B is [K, 1])
+/// with numpy broadcasting of the batch dimensions: for each of the nb output batches, the
+/// offsets (in matrices) of its A and B.
+struct BatchedMatMul {
+  int64_t M = 0, K = 0, N = 0, nb = 1;
+  std::vector<int64_t> offA, offB;
+};
+BatchedMatMul batchedMatMul(Shape a, Shape b);
+
 }  // namespace cpu
 }  // namespace popart

@@ -2,71 +2,48 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
+#include "common/element_type.hpp"
 #include "popart/error.hpp"
-#include "popart/half.hpp"
 #include "popart/tensorinfo.hpp"
 
 namespace popart {
 namespace cpu {
 
+inline constexpr const char* kNumericOnly = "element type {} is not supported by this kernel (numeric types only)";
+
 /// f(T{}) for the floating-point types.
 template <typename F>
 auto dispatchFloat(DataType t, F&& f) {
-  switch (t) {
-    case DataType::FLOAT:
-      return f(float{});
-    case DataType::DOUBLE:
-      return f(double{});
-    case DataType::FLOAT16:
-      return f(float16_t{});
-    case DataType::BFLOAT16:
-      return f(bfloat16_t{});
-    default:
-      break;
-  }
-  throw error("element type {} is not supported by this kernel (floating-point types only)", dataTypeToString(t));
+  return visitElementType<ElementTypes::Float>(
+      t, std::forward<F>(f), "element type {} is not supported by this kernel (floating-point types only)");
+}
+
+/// f(T{}) for FLOAT and DOUBLE (kernels built on gemm); for the 16-bit floating-point types, which
+/// their ops reject at setup, an empty result (KernelFn()).
+template <typename F>
+auto dispatchFloatOrDouble(DataType t, F&& f) {
+  return dispatchFloat(t, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+      return f(tag);
+    else
+      return decltype(f(float{})){};
+  });
 }
 
 /// f(T{}) for every numeric type (not BOOL).
 template <typename F>
 auto dispatchNumeric(DataType t, F&& f) {
-  switch (t) {
-    case DataType::FLOAT:
-      return f(float{});
-    case DataType::DOUBLE:
-      return f(double{});
-    case DataType::FLOAT16:
-      return f(float16_t{});
-    case DataType::BFLOAT16:
-      return f(bfloat16_t{});
-    case DataType::INT8:
-      return f(int8_t{});
-    case DataType::INT16:
-      return f(int16_t{});
-    case DataType::INT32:
-      return f(int32_t{});
-    case DataType::INT64:
-      return f(int64_t{});
-    case DataType::UINT8:
-      return f(uint8_t{});
-    case DataType::UINT16:
-      return f(uint16_t{});
-    case DataType::UINT32:
-      return f(uint32_t{});
-    case DataType::UINT64:
-      return f(uint64_t{});
-    default:
-      break;
-  }
-  throw error("element type {} is not supported by this kernel (numeric types only)", dataTypeToString(t));
+  return visitElementType<ElementTypes::Numeric>(t, std::forward<F>(f), kNumericOnly);
 }
 
 /// f(T{}) for numeric types and BOOL.
 template <typename F>
 auto dispatchAll(DataType t, F&& f) {
-  if (t == DataType::BOOL) return f(bool{});
-  return dispatchNumeric(t, std::forward<F>(f));
+  return visitElementType<ElementTypes::NumericAndBool>(t, std::forward<F>(f), kNumericOnly);
 }
 
 /// f(std::integral_constant<size_t, bytes>) by element size (for data movement).

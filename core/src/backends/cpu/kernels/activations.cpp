@@ -17,20 +17,6 @@ namespace popart {
 namespace cpu {
 namespace {
 
-template <typename F>
-KernelFn pointwise(const Op& op, KernelContext& kc, F f) {
-  const int x = kc.in(0), y = kc.out(0);
-  const int64_t n = op.inInfo(0).nelms();
-  return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
-    using T = decltype(tag);
-    return [=](const RunState& s) {
-      const T* a = inPtr<T>(s, x);
-      T* b = outPtr<T>(s, y);
-      for (int64_t i = 0; i < n; ++i) b[i] = static_cast<T>(f(static_cast<compute_t<T>>(a[i])));
-    };
-  });
-}
-
 /// Applies an Activation to FLOAT with Eigen where it vectorises, else elementwise.
 KernelFn activation(const Op& op, KernelContext& kc, const Activation& act) {
   if (op.inType(0) == DataType::FLOAT) {
@@ -38,7 +24,7 @@ KernelFn activation(const Op& op, KernelContext& kc, const Activation& act) {
     const int64_t n = op.inInfo(0).nelms();
     return [=](const RunState& s) { applyActivation(act, inPtr<float>(s, x), outPtr<float>(s, y), n); };
   }
-  return pointwise(op, kc, [act](auto v) { return act.scalar(v); });
+  return numericUnary(op, kc, [act](auto v) { return act.scalar(v); });
 }
 
 // Softmax family: for opset < 13 the input is coerced to 2-D [prod(d[:axis]), prod(d[axis:])];
@@ -129,17 +115,17 @@ KernelFn makeCpuKernel_LeakyRelu(const Op& op, KernelContext& kc) {
 }
 KernelFn makeCpuKernel_Elu(const Op& op, KernelContext& kc) {
   const double alpha = op.attrs.getFloat("alpha", 1.0f);
-  return pointwise(op, kc, [alpha](auto x) { return x > 0 ? x : static_cast<decltype(x)>(alpha * std::expm1(x)); });
+  return numericUnary(op, kc, [alpha](auto x) { return x > 0 ? x : static_cast<decltype(x)>(alpha * std::expm1(x)); });
 }
 KernelFn makeCpuKernel_Selu(const Op& op, KernelContext& kc) {
   const double alpha = op.attrs.getFloat("alpha", 1.67326319217681884765625f);
   const double gamma = op.attrs.getFloat("gamma", 1.05070102214813232421875f);
-  return pointwise(op, kc,
-                   [=](auto x) { return static_cast<decltype(x)>(x > 0 ? gamma * x : gamma * alpha * std::expm1(x)); });
+  return numericUnary(
+      op, kc, [=](auto x) { return static_cast<decltype(x)>(x > 0 ? gamma * x : gamma * alpha * std::expm1(x)); });
 }
 KernelFn makeCpuKernel_Celu(const Op& op, KernelContext& kc) {
   const double alpha = op.attrs.getFloat("alpha", 1.0f);
-  return pointwise(op, kc, [=](auto x) {
+  return numericUnary(op, kc, [=](auto x) {
     using T = decltype(x);
     return static_cast<T>(std::max<double>(0, x) + std::min<double>(0, alpha * std::expm1(x / alpha)));
   });
@@ -149,39 +135,39 @@ KernelFn makeCpuKernel_Sigmoid(const Op& op, KernelContext& kc) {
 }
 KernelFn makeCpuKernel_HardSigmoid(const Op& op, KernelContext& kc) {
   const double alpha = op.attrs.getFloat("alpha", 0.2f), beta = op.attrs.getFloat("beta", 0.5f);
-  return pointwise(op, kc,
-                   [=](auto x) { return static_cast<decltype(x)>(std::max(0.0, std::min(1.0, alpha * x + beta))); });
+  return numericUnary(op, kc,
+                      [=](auto x) { return static_cast<decltype(x)>(std::max(0.0, std::min(1.0, alpha * x + beta))); });
 }
 KernelFn makeCpuKernel_HardSwish(const Op& op, KernelContext& kc) {
-  return pointwise(op, kc,
-                   [](auto x) { return static_cast<decltype(x)>(x * std::max(0.0, std::min(1.0, x / 6.0 + 0.5))); });
+  return numericUnary(op, kc,
+                      [](auto x) { return static_cast<decltype(x)>(x * std::max(0.0, std::min(1.0, x / 6.0 + 0.5))); });
 }
 KernelFn makeCpuKernel_Tanh(const Op& op, KernelContext& kc) {
   return activation(op, kc, Activation::tanh());
 }
 KernelFn makeCpuKernel_Softplus(const Op& op, KernelContext& kc) {
-  return pointwise(op, kc, [](auto x) {
+  return numericUnary(op, kc, [](auto x) {
     using T = decltype(x);
     return static_cast<T>(x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)));
   });
 }
 KernelFn makeCpuKernel_Softsign(const Op& op, KernelContext& kc) {
-  return pointwise(op, kc, [](auto x) { return x / (1 + (x < 0 ? -x : x)); });
+  return numericUnary(op, kc, [](auto x) { return x / (1 + (x < 0 ? -x : x)); });
 }
 KernelFn makeCpuKernel_ThresholdedRelu(const Op& op, KernelContext& kc) {
   const double alpha = op.attrs.getFloat("alpha", 1.0f);
-  return pointwise(op, kc, [=](auto x) { return x > alpha ? x : decltype(x)(0); });
+  return numericUnary(op, kc, [=](auto x) { return x > alpha ? x : decltype(x)(0); });
 }
 KernelFn makeCpuKernel_GcGelu(const Op& op, KernelContext& kc) {
   return activation(op, kc, Activation::gelu());
 }
 KernelFn makeCpuKernel_GcSwish(const Op& op, KernelContext& kc) {
-  return pointwise(op, kc, [](auto x) { return static_cast<decltype(x)>(x / (1 + std::exp(-x))); });
+  return numericUnary(op, kc, [](auto x) { return static_cast<decltype(x)>(x / (1 + std::exp(-x))); });
 }
 
 KernelFn makeCpuKernel_Shrink(const Op& op, KernelContext& kc) {
   const double bias = op.attrs.getFloat("bias", 0.0f), lambd = op.attrs.getFloat("lambd", 0.5f);
-  return pointwise(op, kc, [=](auto x) {
+  return numericUnary(op, kc, [=](auto x) {
     using T = decltype(x);
     const double v = static_cast<double>(x);
     return static_cast<T>(v < -lambd ? v + bias : (v > lambd ? v - bias : 0.0));

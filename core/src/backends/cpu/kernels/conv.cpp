@@ -44,10 +44,7 @@ void depthwise2d(const float* x, const float* w, const float* bias, float* y, co
         for (int64_t kw = 0; kw < KW; ++kw) {
           const float wv = wc[kh * KW + kw];
           const int64_t off = kw * DW - PW;
-          int64_t owLo = off >= 0 ? 0 : (-off + SW - 1) / SW;
-          int64_t owHi = (W - off + SW - 1) / SW;
-          owLo = std::min(owLo, OW);
-          owHi = std::max(std::min(owHi, OW), owLo);
+          const auto [owLo, owHi] = insideColumns(off, SW, W, OW);
           if (SW == 1) {
             const float* xs = xr + off;
             for (int64_t ow = owLo; ow < owHi; ++ow) yr[ow] += wv * xs[ow];
@@ -304,120 +301,116 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
     default:  // Depthwise, PointwiseGemm: no scratch (Winograd returned above)
       break;
   }
-  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+  return dispatchFloatOrDouble(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
-      return KernelFn();
-    } else {
-      return [=](const RunState& s) {
-        const T* X = inPtr<T>(s, x);
-        const T* Wt = inPtr<T>(s, w);
-        const T* B = b >= 0 ? inPtr<T>(s, b) : nullptr;
-        T* Y = outPtr<T>(s, y);
-        if constexpr (std::is_same_v<T, float>) {
-          if (dw3x3) {
-            float* zeros = reinterpret_cast<float*>(s.scratch);  // shared scratch: clear it each run
-            std::fill(zeros, zeros + g.in[1], 0.0f);
-            // Channel ranges of every image as tasks on the thread pool (one task per image
-            // on one thread); each applies its own bias and activation.
-            const int64_t threads = getNumThreads();
-            const int64_t parts = std::min<int64_t>(g.C, threads > 1 ? 4 * threads : 1);
-            parallelFor(g.N * parts, [&](int64_t t) {
-              const int64_t n = t / parts, p = t % parts;
-              const int64_t c0 = g.C * p / parts, c1 = g.C * (p + 1) / parts;
-              const float* xn = X + (n * g.C + c0) * g.inSize;
-              float* yn = Y + (n * g.M + c0) * g.outSize;
-              const float* bn = B ? B + c0 : nullptr;
-              if (g.s[1] == 1)
-                depthwise3x3<1>(xn, Wt + c0 * 9, bn, yn, g, c1 - c0, zeros);
-              else
-                depthwise3x3<2>(xn, Wt + c0 * 9, bn, yn, g, c1 - c0, zeros);
-              if (act.kind != Activation::Kind::None) applyActivation(act, yn, yn, (c1 - c0) * g.outSize);
-            });
-            return;
-          }
-          if (dwPadded) {
-            for (int64_t n = 0; n < g.N; ++n)
-              depthwisePadded(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g,
-                              reinterpret_cast<float*>(s.scratch));
-            if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
-            return;
-          }
-          if (depthwise) {
-            for (int64_t n = 0; n < g.N; ++n) depthwise2d(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g);
-            if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
-            return;
-          }
+    return [=](const RunState& s) {
+      const T* X = inPtr<T>(s, x);
+      const T* Wt = inPtr<T>(s, w);
+      const T* B = b >= 0 ? inPtr<T>(s, b) : nullptr;
+      T* Y = outPtr<T>(s, y);
+      if constexpr (std::is_same_v<T, float>) {
+        if (dw3x3) {
+          float* zeros = reinterpret_cast<float*>(s.scratch);  // shared scratch: clear it each run
+          std::fill(zeros, zeros + g.in[1], 0.0f);
+          // Channel ranges of every image as tasks on the thread pool (one task per image
+          // on one thread); each applies its own bias and activation.
+          const int64_t threads = getNumThreads();
+          const int64_t parts = std::min<int64_t>(g.C, threads > 1 ? 4 * threads : 1);
+          parallelFor(g.N * parts, [&](int64_t t) {
+            const int64_t n = t / parts, p = t % parts;
+            const int64_t c0 = g.C * p / parts, c1 = g.C * (p + 1) / parts;
+            const float* xn = X + (n * g.C + c0) * g.inSize;
+            float* yn = Y + (n * g.M + c0) * g.outSize;
+            const float* bn = B ? B + c0 : nullptr;
+            if (g.s[1] == 1)
+              depthwise3x3<1>(xn, Wt + c0 * 9, bn, yn, g, c1 - c0, zeros);
+            else
+              depthwise3x3<2>(xn, Wt + c0 * 9, bn, yn, g, c1 - c0, zeros);
+            if (act.kind != Activation::Kind::None) applyActivation(act, yn, yn, (c1 - c0) * g.outSize);
+          });
+          return;
         }
-        T* col = reinterpret_cast<T*>(s.scratch);
-        const int64_t K = g.Cg * g.kSize;
-        if constexpr (std::is_same_v<T, float>) {
-          if (imgs > 1) {
-            const int64_t P = g.outSize;
-            float* cbuf = col + K * imgs * P;
-            for (int64_t n0 = 0; n0 < g.N; n0 += imgs) {
-              const int64_t ni = std::min(imgs, g.N - n0);
-              for (int64_t grp = 0; grp < g.G; ++grp) {
-                for (int64_t i = 0; i < ni; ++i)
-                  im2col2d(X + ((n0 + i) * g.C + grp * g.Cg) * g.inSize, col + i * P, g, ni * P);
-                BatchScatter sc{Y + (n0 * g.M + grp * g.Mg) * P, P, g.M * P, B ? B + grp * g.Mg : nullptr, act};
-                gemm(false, false, g.Mg, ni * P, K, 1.0f, Wt + grp * g.Mg * K, K, col, ni * P, 0.0f, cbuf, ni * P,
-                     GemmEpilogue{&BatchScatter::apply, &sc});
-              }
-            }
-            return;
-          }
+        if (dwPadded) {
+          for (int64_t n = 0; n < g.N; ++n)
+            depthwisePadded(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g,
+                            reinterpret_cast<float*>(s.scratch));
+          if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
+          return;
         }
-        for (int64_t n = 0; n < g.N; ++n) {
-          for (int64_t grp = 0; grp < g.G; ++grp) {
-            const T* xg = X + (n * g.C + grp * g.Cg) * g.inSize;
-            T* yg = Y + (n * g.M + grp * g.Mg) * g.outSize;
-            const T* wg = Wt + grp * g.Mg * K;
-            if constexpr (std::is_same_v<T, float>) {
-              // Bias and activation are applied by the GEMM epilogue, on C blocks still in cache.
-              BiasActivation epi;
-              epi.rowBias = B ? B + grp * g.Mg : nullptr;
-              epi.act = act;
-              const GemmEpilogue ge{&BiasActivation::apply, &epi};
-              if (pointwise) {
-                gemm(false, false, g.Mg, g.outSize, K, 1.0f, wg, K, xg, g.outSize, 0.0f, yg, g.outSize, ge);
-              } else if (g.in.size() == 2) {
-                const int64_t nc = convChunk(g);
-                for (int64_t p0 = 0; p0 < g.outSize; p0 += nc) {
-                  const int64_t np = std::min(nc, g.outSize - p0);
-                  if (np == g.outSize)
-                    im2col2d(xg, col, g);
-                  else
-                    im2col2dRange(xg, col, g, p0, np);
-                  gemm(false, false, g.Mg, np, K, 1.0f, wg, K, col, np, 0.0f, yg + p0, g.outSize, ge);
-                }
-              } else {
-                im2colNd(xg, col, g);
-                gemm(false, false, g.Mg, g.outSize, K, 1.0f, wg, K, col, g.outSize, 0.0f, yg, g.outSize, ge);
-              }
-              continue;
-            }
-            if (B) {
-              for (int64_t m = 0; m < g.Mg; ++m) {
-                const T bv = B[grp * g.Mg + m];
-                T* row = yg + m * g.outSize;
-                for (int64_t i = 0; i < g.outSize; ++i) row[i] = bv;
-              }
-            }
-            const T* rhs = xg;
-            if (!pointwise) {
-              if (g.in.size() == 2) {
-                im2col2d(xg, col, g);
-              } else {
-                im2colNd(xg, col, g);
-              }
-              rhs = col;
-            }
-            gemm(false, false, g.Mg, g.outSize, K, T(1), wg, K, rhs, g.outSize, B ? T(1) : T(0), yg, g.outSize);
-          }
+        if (depthwise) {
+          for (int64_t n = 0; n < g.N; ++n) depthwise2d(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g);
+          if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
+          return;
         }
-      };
-    }
+      }
+      T* col = reinterpret_cast<T*>(s.scratch);
+      const int64_t K = g.Cg * g.kSize;
+      if constexpr (std::is_same_v<T, float>) {
+        if (imgs > 1) {
+          const int64_t P = g.outSize;
+          float* cbuf = col + K * imgs * P;
+          for (int64_t n0 = 0; n0 < g.N; n0 += imgs) {
+            const int64_t ni = std::min(imgs, g.N - n0);
+            for (int64_t grp = 0; grp < g.G; ++grp) {
+              for (int64_t i = 0; i < ni; ++i)
+                im2col2d(X + ((n0 + i) * g.C + grp * g.Cg) * g.inSize, col + i * P, g, ni * P);
+              BatchScatter sc{Y + (n0 * g.M + grp * g.Mg) * P, P, g.M * P, B ? B + grp * g.Mg : nullptr, act};
+              gemm(false, false, g.Mg, ni * P, K, 1.0f, Wt + grp * g.Mg * K, K, col, ni * P, 0.0f, cbuf, ni * P,
+                   GemmEpilogue{&BatchScatter::apply, &sc});
+            }
+          }
+          return;
+        }
+      }
+      for (int64_t n = 0; n < g.N; ++n) {
+        for (int64_t grp = 0; grp < g.G; ++grp) {
+          const T* xg = X + (n * g.C + grp * g.Cg) * g.inSize;
+          T* yg = Y + (n * g.M + grp * g.Mg) * g.outSize;
+          const T* wg = Wt + grp * g.Mg * K;
+          if constexpr (std::is_same_v<T, float>) {
+            // Bias and activation are applied by the GEMM epilogue, on C blocks still in cache.
+            BiasActivation epi;
+            epi.rowBias = B ? B + grp * g.Mg : nullptr;
+            epi.act = act;
+            const GemmEpilogue ge{&BiasActivation::apply, &epi};
+            if (pointwise) {
+              gemm(false, false, g.Mg, g.outSize, K, 1.0f, wg, K, xg, g.outSize, 0.0f, yg, g.outSize, ge);
+            } else if (g.in.size() == 2) {
+              const int64_t nc = convChunk(g);
+              for (int64_t p0 = 0; p0 < g.outSize; p0 += nc) {
+                const int64_t np = std::min(nc, g.outSize - p0);
+                if (np == g.outSize)
+                  im2col2d(xg, col, g);
+                else
+                  im2col2dRange(xg, col, g, p0, np);
+                gemm(false, false, g.Mg, np, K, 1.0f, wg, K, col, np, 0.0f, yg + p0, g.outSize, ge);
+              }
+            } else {
+              im2colNd(xg, col, g);
+              gemm(false, false, g.Mg, g.outSize, K, 1.0f, wg, K, col, g.outSize, 0.0f, yg, g.outSize, ge);
+            }
+            continue;
+          }
+          if (B) {
+            for (int64_t m = 0; m < g.Mg; ++m) {
+              const T bv = B[grp * g.Mg + m];
+              T* row = yg + m * g.outSize;
+              for (int64_t i = 0; i < g.outSize; ++i) row[i] = bv;
+            }
+          }
+          const T* rhs = xg;
+          if (!pointwise) {
+            if (g.in.size() == 2) {
+              im2col2d(xg, col, g);
+            } else {
+              im2colNd(xg, col, g);
+            }
+            rhs = col;
+          }
+          gemm(false, false, g.Mg, g.outSize, K, T(1), wg, K, rhs, g.outSize, B ? T(1) : T(0), yg, g.outSize);
+        }
+      }
+    };
   });
 }
 
@@ -446,56 +439,52 @@ KernelFn makeCpuKernel_ConvTranspose(const Op& op, KernelContext& kc) {
   const int64_t elem = dataTypeSize(op.inType(0));
   kc.needScratch(checkedProduct({Mg, kSize, inSize, elem}));
   const int x = kc.in(0), w = kc.in(1), b = kc.in(2), y = kc.out(0);
-  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+  return dispatchFloatOrDouble(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
-      return KernelFn();
-    } else {
-      return [=](const RunState& s) {
-        const T* X = inPtr<T>(s, x);
-        const T* W = inPtr<T>(s, w);
-        const T* B = b >= 0 ? inPtr<T>(s, b) : nullptr;
-        T* Y = outPtr<T>(s, y);
-        T* col = reinterpret_cast<T*>(s.scratch);
-        std::vector<int64_t> kidx(r), ipos(r);
-        for (int64_t n = 0; n < N; ++n) {
-          for (int64_t g = 0; g < G; ++g) {
-            const T* xg = X + (n * C + g * Cg) * inSize;
-            const T* wg = W + g * Cg * Mg * kSize;
-            gemm(true, false, Mg * kSize, inSize, Cg, T(1), wg, Mg * kSize, xg, inSize, T(0), col, inSize);
-            T* yg = Y + (n * M + g * Mg) * outSize;
-            for (int64_t m = 0; m < Mg; ++m) {
-              const T bv = B ? B[g * Mg + m] : T(0);
-              for (int64_t i = 0; i < outSize; ++i) yg[m * outSize + i] = bv;
+    return [=](const RunState& s) {
+      const T* X = inPtr<T>(s, x);
+      const T* W = inPtr<T>(s, w);
+      const T* B = b >= 0 ? inPtr<T>(s, b) : nullptr;
+      T* Y = outPtr<T>(s, y);
+      T* col = reinterpret_cast<T*>(s.scratch);
+      std::vector<int64_t> kidx(r), ipos(r);
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t g = 0; g < G; ++g) {
+          const T* xg = X + (n * C + g * Cg) * inSize;
+          const T* wg = W + g * Cg * Mg * kSize;
+          gemm(true, false, Mg * kSize, inSize, Cg, T(1), wg, Mg * kSize, xg, inSize, T(0), col, inSize);
+          T* yg = Y + (n * M + g * Mg) * outSize;
+          for (int64_t m = 0; m < Mg; ++m) {
+            const T bv = B ? B[g * Mg + m] : T(0);
+            for (int64_t i = 0; i < outSize; ++i) yg[m * outSize + i] = bv;
+          }
+          for (int64_t row = 0; row < Mg * kSize; ++row) {
+            const int64_t m = row / kSize;
+            int64_t kk = row % kSize;
+            for (size_t d = r; d-- > 0;) {
+              kidx[d] = kk % kernel[d];
+              kk /= kernel[d];
             }
-            for (int64_t row = 0; row < Mg * kSize; ++row) {
-              const int64_t m = row / kSize;
-              int64_t kk = row % kSize;
-              for (size_t d = r; d-- > 0;) {
-                kidx[d] = kk % kernel[d];
-                kk /= kernel[d];
+            const T* crow = col + row * inSize;
+            std::fill(ipos.begin(), ipos.end(), 0);
+            for (int64_t p = 0; p < inSize; ++p) {
+              int64_t off = 0;
+              bool inside = true;
+              for (size_t d = 0; d < r; ++d) {
+                const int64_t o = ipos[d] * win.strides[d] - win.padBegin[d] + kidx[d] * win.dilations[d];
+                if (o < 0 || o >= win.outSpatial[d]) inside = false;
+                off = off * win.outSpatial[d] + o;
               }
-              const T* crow = col + row * inSize;
-              std::fill(ipos.begin(), ipos.end(), 0);
-              for (int64_t p = 0; p < inSize; ++p) {
-                int64_t off = 0;
-                bool inside = true;
-                for (size_t d = 0; d < r; ++d) {
-                  const int64_t o = ipos[d] * win.strides[d] - win.padBegin[d] + kidx[d] * win.dilations[d];
-                  if (o < 0 || o >= win.outSpatial[d]) inside = false;
-                  off = off * win.outSpatial[d] + o;
-                }
-                if (inside) yg[m * outSize + off] += crow[p];
-                for (size_t d = r; d-- > 0;) {
-                  if (++ipos[d] < win.inSpatial[d]) break;
-                  ipos[d] = 0;
-                }
+              if (inside) yg[m * outSize + off] += crow[p];
+              for (size_t d = r; d-- > 0;) {
+                if (++ipos[d] < win.inSpatial[d]) break;
+                ipos[d] = 0;
               }
             }
           }
         }
-      };
-    }
+      }
+    };
   });
 }
 

@@ -45,43 +45,14 @@ inline ConvGeom convGeom(const Op& op, const Shape& x, const Shape& w) {
   return g;
 }
 
-// col[(c, kh, kw), (oh, ow)] for one image and one group (2-D).
-template <typename T>
-inline void im2col2d(const T* x, T* col, const ConvGeom& g, int64_t ldcol = -1) {
-  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
-  const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], DH = g.d[0], DW = g.d[1];
-  const int64_t PH = g.pb[0], PW = g.pb[1];
-  for (int64_t c = 0; c < g.Cg; ++c) {
-    const T* xc = x + c * H * W;
-    for (int64_t kh = 0; kh < KH; ++kh) {
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        T* row = col + ((c * KH + kh) * KW + kw) * (ldcol < 0 ? OH * OW : ldcol);
-        // ow range whose input column is inside the image
-        const int64_t off = kw * DW - PW;
-        int64_t owLo = off >= 0 ? 0 : (-off + SW - 1) / SW;
-        int64_t owHi = (W - off + SW - 1) / SW;  // first ow with iw >= W
-        owLo = std::min(owLo, OW);
-        owHi = std::max(std::min(owHi, OW), owLo);
-        for (int64_t oh = 0; oh < OH; ++oh) {
-          const int64_t ih = oh * SH - PH + kh * DH;
-          T* r = row + oh * OW;
-          if (ih < 0 || ih >= H) {
-            std::memset(static_cast<void*>(r), 0, static_cast<size_t>(OW) * sizeof(T));
-            continue;
-          }
-          const T* xr = xc + ih * W;
-          for (int64_t ow = 0; ow < owLo; ++ow) r[ow] = T(0);
-          if (SW == 1) {
-            const T* src = xr + off;  // short rows: an inline loop beats a memcpy call
-            for (int64_t ow = owLo; ow < owHi; ++ow) r[ow] = src[ow];
-          } else {
-            for (int64_t ow = owLo; ow < owHi; ++ow) r[ow] = xr[ow * SW + off];
-          }
-          for (int64_t ow = owHi; ow < OW; ++ow) r[ow] = T(0);
-        }
-      }
-    }
-  }
+/// The output columns [lo, hi) of a row whose input column ow * SW + off lies inside [0, W),
+/// within [0, OW).
+struct ColumnRange {
+  int64_t lo, hi;
+};
+inline ColumnRange insideColumns(int64_t off, int64_t SW, int64_t W, int64_t OW) {
+  const int64_t lo = std::min<int64_t>(off >= 0 ? 0 : (-off + SW - 1) / SW, OW);
+  return {lo, std::max(std::min<int64_t>((W - off + SW - 1) / SW, OW), lo)};
 }
 
 // col[(c, kh, kw), p - p0] for the output positions p in [p0, p0 + np) of one image and one
@@ -98,8 +69,7 @@ inline void im2col2dRange(const T* x, T* col, const ConvGeom& g, int64_t p0, int
       for (int64_t kw = 0; kw < KW; ++kw) {
         T* row = col + ((c * KH + kh) * KW + kw) * ldcol;
         const int64_t off = kw * DW - PW;
-        const int64_t owLo0 = std::min<int64_t>(off >= 0 ? 0 : (-off + SW - 1) / SW, OW);
-        const int64_t owHi0 = std::max(std::min<int64_t>((W - off + SW - 1) / SW, OW), owLo0);
+        const auto [owLo0, owHi0] = insideColumns(off, SW, W, OW);
         int64_t p = p0;
         while (p < p0 + np) {
           const int64_t oh = p / OW, ow0 = p % OW;
@@ -127,6 +97,12 @@ inline void im2col2dRange(const T* x, T* col, const ConvGeom& g, int64_t p0, int
   }
 }
 
+// col[(c, kh, kw), (oh, ow)] for one image and one group (2-D): all its output positions.
+template <typename T>
+inline void im2col2d(const T* x, T* col, const ConvGeom& g, int64_t ldcol = -1) {
+  im2col2dRange(x, col, g, 0, g.outSize, ldcol);
+}
+
 /// Output positions per column chunk: the chunk's im2col block stays around 256 KiB.
 inline int64_t convChunk(const ConvGeom& g) {
   const int64_t K = g.Cg * g.kSize;
@@ -135,9 +111,11 @@ inline int64_t convChunk(const ConvGeom& g) {
   return std::min(nc, g.outSize);
 }
 
-// Any spatial rank.
-template <typename T>
-inline void im2colNd(const T* x, T* col, const ConvGeom& g) {
+/// The im2col correspondence in any spatial rank: f(j, in) for each element j of the columns
+/// (row c * kSize + kernel position, column the output position), in that order, with `in` the
+/// offset of its input element in the group's input, or -1 where it falls in the padding.
+template <typename F>
+inline void forEachIm2colNd(const ConvGeom& g, F f) {
   const size_t r = g.in.size();
   std::vector<int64_t> kidx(r), oidx(r);
   for (int64_t c = 0; c < g.Cg; ++c) {
@@ -147,25 +125,31 @@ inline void im2colNd(const T* x, T* col, const ConvGeom& g) {
         kidx[i] = rem % g.k[i];
         rem /= g.k[i];
       }
-      T* row = col + (c * g.kSize + kk) * g.outSize;
+      const int64_t row = (c * g.kSize + kk) * g.outSize;
+      std::fill(oidx.begin(), oidx.end(), 0);
       for (int64_t o = 0; o < g.outSize; ++o) {
-        int64_t orem = o, inOff = 0;
+        int64_t inOff = 0, stride = 1;
         bool inside = true;
-        for (size_t i = r; i-- > 0;) {
-          oidx[i] = orem % g.out[i];
-          orem /= g.out[i];
-        }
-        int64_t stride = 1;
         for (size_t i = r; i-- > 0;) {
           const int64_t p = oidx[i] * g.s[i] - g.pb[i] + kidx[i] * g.d[i];
           if (p < 0 || p >= g.in[i]) inside = false;
           inOff += p * stride;
           stride *= g.in[i];
         }
-        row[o] = inside ? x[c * g.inSize + inOff] : T(0);
+        f(row + o, inside ? c * g.inSize + inOff : int64_t{-1});
+        for (size_t i = r; i-- > 0;) {
+          if (++oidx[i] < g.out[i]) break;
+          oidx[i] = 0;
+        }
       }
     }
   }
+}
+
+// Any spatial rank.
+template <typename T>
+inline void im2colNd(const T* x, T* col, const ConvGeom& g) {
+  forEachIm2colNd(g, [&](int64_t j, int64_t in) { col[j] = in >= 0 ? x[in] : T(0); });
 }
 
 }  // namespace cpu

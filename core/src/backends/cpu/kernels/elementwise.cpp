@@ -65,16 +65,6 @@ KernelFn floatUnary(const Op& op, KernelContext& kc, F f, EigenUnary eu = EigenU
 }
 
 template <typename F>
-KernelFn numericUnary(const Op& op, KernelContext& kc, F f) {
-  const int x = kc.in(0), y = kc.out(0);
-  const int64_t n = op.inInfo(0).nelms();
-  return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
-    using T = decltype(tag);
-    return [=](const RunState& s) { mapElements(inPtr<T>(s, x), outPtr<T>(s, y), n, f); };
-  });
-}
-
-template <typename F>
 KernelFn floatPredicate(const Op& op, KernelContext& kc, F f) {
   const int x = kc.in(0), y = kc.out(0);
   const int64_t n = op.inInfo(0).nelms();

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "backends/cpu/broadcast.hpp"
+#include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
 
 // Marks a loop that should stay scalar: clang otherwise vectorises, interleaves and versions it.
@@ -35,6 +36,17 @@ inline void mapElements(const T* in, O* out, int64_t n, F f) {
     POPART_SCALAR_LOOP
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<O>(f(static_cast<C>(in[i])));
   }
+}
+
+/// y = f(x) elementwise (mapElements) for a numeric input 0 and an output 0 of its type.
+template <typename F>
+KernelFn numericUnary(const Op& op, KernelContext& kc, F f) {
+  const int x = kc.in(0), y = kc.out(0);
+  const int64_t n = op.inInfo(0).nelms();
+  return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) { mapElements(inPtr<T>(s, x), outPtr<T>(s, y), n, f); };
+  });
 }
 
 /// The element-type-independent part of a binary kernel: slots and the broadcast plan, built once

@@ -57,6 +57,42 @@ void apply(Red r, T& dst, T v) {
   }
 }
 
+/// A gather kernel: forEachCopy(indices, where, copy) calls copy(to, from, count) for each run of
+/// `count` elements copied from x[from..] to y[to..].
+template <typename F>
+KernelFn gatherKernel(const Op& op, KernelContext& kc, F forEachCopy) {
+  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
+  const int x = kc.in(0), ix = kc.in(1), y = kc.out(0);
+  const std::string where = op.describe();
+  return [=](const RunState& s) {
+    const auto* src = static_cast<const unsigned char*>(s.slots[x]);
+    auto* dst = static_cast<unsigned char*>(s.slots[y]);
+    forEachCopy(s.slots[ix], where, [&](int64_t to, int64_t from, int64_t count) {
+      std::memcpy(dst + static_cast<size_t>(to) * elem, src + static_cast<size_t>(from) * elem,
+                  static_cast<size_t>(count) * elem);
+    });
+  };
+}
+
+/// A scatter kernel: y = x, then each update u[k] combined into y[o] by the op's reduction for
+/// the (o, k) pairs that forEachUpdate(indices, where, f) passes to f.
+template <typename F>
+KernelFn scatterKernel(const Op& op, KernelContext& kc, F forEachUpdate) {
+  const Red red = reduction(op);
+  const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
+  const int x = kc.in(0), ix = kc.in(1), up = kc.in(2), y = kc.out(0);
+  const std::string where = op.describe();
+  return dispatchAll(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      if (s.slots[y] != s.slots[x]) std::memcpy(s.slots[y], s.slots[x], bytes);
+      T* out = outPtr<T>(s, y);
+      const T* u = inPtr<T>(s, up);
+      forEachUpdate(s.slots[ix], where, [&](int64_t o, int64_t k) { apply(red, out[o], u[k]); });
+    };
+  });
+}
+
 /// For every element of `idxShape` (row-major), the offset it addresses in a tensor of shape
 /// `dataShape` with dimension `axis` replaced by the index value: f(flat element, offset).
 template <typename F>
@@ -87,35 +123,17 @@ KernelFn makeCpuKernel_GatherElements(const Op& op, KernelContext& kc) {
   const Shape data = op.inShape(0), idx = op.inShape(1);
   const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", 0), static_cast<int64_t>(data.size()));
   const bool i64 = op.inType(1) == DataType::INT64;
-  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
-  const int x = kc.in(0), ix = kc.in(1), y = kc.out(0);
-  const std::string where = op.describe();
-  return [=](const RunState& s) {
-    const auto* src = static_cast<const unsigned char*>(s.slots[x]);
-    auto* dst = static_cast<unsigned char*>(s.slots[y]);
-    forEachAxisIndex(idx, data, axis, s.slots[ix], i64, where, [&](int64_t k, int64_t off) {
-      std::memcpy(dst + static_cast<size_t>(k) * elem, src + static_cast<size_t>(off) * elem, elem);
-    });
-  };
+  return gatherKernel(op, kc, [=](const void* indices, const std::string& where, auto copy) {
+    forEachAxisIndex(idx, data, axis, indices, i64, where, [&](int64_t k, int64_t off) { copy(k, off, 1); });
+  });
 }
 
 KernelFn makeCpuKernel_ScatterElements(const Op& op, KernelContext& kc) {
   const Shape data = op.inShape(0), idx = op.inShape(1);
   const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", 0), static_cast<int64_t>(data.size()));
   const bool i64 = op.inType(1) == DataType::INT64;
-  const Red red = reduction(op);
-  const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
-  const int x = kc.in(0), ix = kc.in(1), up = kc.in(2), y = kc.out(0);
-  const std::string where = op.describe();
-  return dispatchAll(op.inType(0), [&](auto tag) -> KernelFn {
-    using T = decltype(tag);
-    return [=](const RunState& s) {
-      if (s.slots[y] != s.slots[x]) std::memcpy(s.slots[y], s.slots[x], bytes);
-      T* out = outPtr<T>(s, y);
-      const T* u = inPtr<T>(s, up);
-      forEachAxisIndex(idx, data, axis, s.slots[ix], i64, where,
-                       [&](int64_t k, int64_t off) { apply(red, out[off], u[k]); });
-    };
+  return scatterKernel(op, kc, [=](const void* indices, const std::string& where, auto f) {
+    forEachAxisIndex(idx, data, axis, indices, i64, where, [&](int64_t k, int64_t off) { f(off, k); });
   });
 }
 
@@ -129,6 +147,14 @@ namespace {
 struct NdGeom {
   int64_t batches = 1, tuples = 1, k = 0, slice = 1, dataBatch = 1;
   std::vector<int64_t> dims, strides;  // the indexed data dims and their strides (in slices)
+
+  /// The offset (in slices) that the index tuple tup[0..k) addresses.
+  int64_t offset(const int64_t* tup, const std::string& where) const {
+    int64_t off = 0;
+    for (int64_t j = 0; j < k; ++j)
+      off += wrapIndex(tup[j], dims[static_cast<size_t>(j)], where) * strides[static_cast<size_t>(j)];
+    return off;
+  }
 };
 
 NdGeom ndGeom(const Shape& data, const Shape& idx, int64_t b) {
@@ -149,47 +175,25 @@ NdGeom ndGeom(const Shape& data, const Shape& idx, int64_t b) {
 
 KernelFn makeCpuKernel_GatherND(const Op& op, KernelContext& kc) {
   const NdGeom g = ndGeom(op.inShape(0), op.inShape(1), op.attrs.getInt("batch_dims", 0));
-  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
-  const int x = kc.in(0), ix = kc.in(1), y = kc.out(0);
-  const std::string where = op.describe();
-  return [=](const RunState& s) {
-    const auto* src = static_cast<const unsigned char*>(s.slots[x]);
-    auto* dst = static_cast<unsigned char*>(s.slots[y]);
-    const int64_t* idx = inPtr<int64_t>(s, ix);
+  return gatherKernel(op, kc, [=](const void* indices, const std::string& where, auto copy) {
+    const auto* idx = static_cast<const int64_t*>(indices);
     for (int64_t b = 0; b < g.batches; ++b) {
       for (int64_t t = 0; t < g.tuples; ++t) {
-        const int64_t* tup = idx + (b * g.tuples + t) * g.k;
-        int64_t off = 0;
-        for (int64_t j = 0; j < g.k; ++j)
-          off += wrapIndex(tup[j], g.dims[static_cast<size_t>(j)], where) * g.strides[static_cast<size_t>(j)];
-        std::memcpy(dst + static_cast<size_t>((b * g.tuples + t) * g.slice) * elem,
-                    src + static_cast<size_t>(b * g.dataBatch + off * g.slice) * elem,
-                    static_cast<size_t>(g.slice) * elem);
+        const int64_t off = g.offset(idx + (b * g.tuples + t) * g.k, where);
+        copy((b * g.tuples + t) * g.slice, b * g.dataBatch + off * g.slice, g.slice);
       }
     }
-  };
+  });
 }
 
 KernelFn makeCpuKernel_ScatterND(const Op& op, KernelContext& kc) {
   const NdGeom g = ndGeom(op.inShape(0), op.inShape(1), 0);
-  const Red red = reduction(op);
-  const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
-  const int x = kc.in(0), ix = kc.in(1), up = kc.in(2), y = kc.out(0);
-  const std::string where = op.describe();
-  return dispatchAll(op.inType(0), [&](auto tag) -> KernelFn {
-    using T = decltype(tag);
-    return [=](const RunState& s) {
-      if (s.slots[y] != s.slots[x]) std::memcpy(s.slots[y], s.slots[x], bytes);
-      T* out = outPtr<T>(s, y);
-      const T* u = inPtr<T>(s, up);
-      const int64_t* idx = inPtr<int64_t>(s, ix);
-      for (int64_t t = 0; t < g.tuples; ++t) {
-        int64_t off = 0;
-        for (int64_t j = 0; j < g.k; ++j)
-          off += wrapIndex(idx[t * g.k + j], g.dims[static_cast<size_t>(j)], where) * g.strides[static_cast<size_t>(j)];
-        for (int64_t e = 0; e < g.slice; ++e) apply(red, out[off * g.slice + e], u[t * g.slice + e]);
-      }
-    };
+  return scatterKernel(op, kc, [=](const void* indices, const std::string& where, auto f) {
+    const auto* idx = static_cast<const int64_t*>(indices);
+    for (int64_t t = 0; t < g.tuples; ++t) {
+      const int64_t off = g.offset(idx + t * g.k, where);
+      for (int64_t e = 0; e < g.slice; ++e) f(off * g.slice + e, t * g.slice + e);
+    }
   });
 }
 

@@ -4,6 +4,7 @@
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/gc_nll.hpp"
 #include "backends/cpu/kernels/optim_util.hpp"
 #include "ops/losses.hpp"
 #include "ops/op_util.hpp"
@@ -72,6 +73,30 @@ double lossGradAt(const T* dl, bool perElement, int64_t i) {
   return static_cast<double>(static_cast<compute_t<T>>(perElement ? dl[i] : dl[0]));
 }
 
+/// The gradient of an elementwise loss weight·sum(l(x)): dx[i] = dl'(x[i]) · weight · the
+/// incoming gradient (lossGradAt), with the weight divided by the element count for Mean.
+template <typename F>
+KernelFn elementwiseLossGrad(const Op& op, KernelContext& kc, double weight, F derivative) {
+  const int64_t n = op.inInfo(0).nelms();
+  const ReductionType red = ops::lossReduction(op);
+  const double scale = red == ReductionType::Mean ? weight / static_cast<double>(std::max<int64_t>(n, 1)) : weight;
+  const bool perElement = red == ReductionType::NoReduction;
+  const int x = kc.in(0), dl = kc.in(1), dx = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* X = inPtr<T>(s, x);
+      const T* DL = inPtr<T>(s, dl);
+      T* DX = outPtr<T>(s, dx);
+      for (int64_t i = 0; i < n; ++i) {
+        const double d = derivative(static_cast<double>(static_cast<CT>(X[i])));
+        DX[i] = static_cast<T>(static_cast<CT>(d * scale * lossGradAt(DL, perElement, i)));
+      }
+    };
+  });
+}
+
 }  // namespace
 
 KernelFn makeCpuKernel_ReluGrad(const Op& op, KernelContext& kc) {
@@ -91,85 +116,38 @@ KernelFn makeCpuKernel_LogSoftmaxGrad(const Op& op, KernelContext& kc) {
 }
 
 KernelFn makeCpuKernel_GcNllGrad(const Op& op, KernelContext& kc) {
-  const Shape& probs = op.inShape(0);
-  const int64_t C = probs.back();
-  const int64_t S = C ? op.inInfo(0).nelms() / C : 0;
-  const ReductionType red = ops::lossReduction(op);
-  const bool hasIgnore = op.attrs.has("ignoreIndex");
-  const int64_t ignore = op.attrs.getInt("ignoreIndex", -1);
-  const bool logProb = op.attrs.getInt("inputIsLogProbability", 0) != 0;
-  const bool perSample = red == ReductionType::NoReduction;
-  const DataType lt = op.inType(1);
-  const int p = kc.in(0), l = kc.in(1), dl = kc.in(2), dp = kc.out(0);
-  const std::string where = op.describe();
+  const GcNllArgs a(op, kc);
+  const bool perSample = a.red == ReductionType::NoReduction;
+  const int p = kc.in(0), dl = kc.in(2), dp = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     using CT = compute_t<T>;
-    const double eps = std::is_same_v<T, float16_t> ? 6.104e-5 : 1e-7;
+    constexpr double eps = GcNllArgs::eps<T>();
     return [=](const RunState& s) {
       const T* P = inPtr<T>(s, p);
       const T* DL = inPtr<T>(s, dl);
       T* DP = outPtr<T>(s, dp);
-      std::fill(DP, DP + S * C, static_cast<T>(CT(0)));
-      auto label = [&](int64_t i) -> int64_t {
-        return lt == DataType::INT64    ? inPtr<int64_t>(s, l)[i]
-               : lt == DataType::UINT32 ? static_cast<int64_t>(inPtr<uint32_t>(s, l)[i])
-                                        : inPtr<int32_t>(s, l)[i];
-      };
+      std::fill(DP, DP + a.S * a.C, static_cast<T>(CT(0)));
       int64_t counted = 0;
-      for (int64_t i = 0; i < S; ++i) counted += !(hasIgnore && label(i) == ignore);
-      const double scale = red == ReductionType::Mean ? (counted ? 1.0 / static_cast<double>(counted) : 0.0) : 1.0;
-      for (int64_t i = 0; i < S; ++i) {
-        const int64_t c = label(i);
-        if (hasIgnore && c == ignore) continue;
-        if (c < 0 || c >= C) throw error("{}: label {} of sample {} is out of range for {} classes", where, c, i, C);
+      for (int64_t i = 0; i < a.S; ++i) counted += !a.ignored(a.label(s, i));
+      const double scale = a.red == ReductionType::Mean ? (counted ? 1.0 / static_cast<double>(counted) : 0.0) : 1.0;
+      a.forEachLabelled(s, [&](int64_t i, int64_t c) {
         const double g = lossGradAt(DL, perSample, i) * scale;
-        const double v = static_cast<CT>(P[i * C + c]);
-        const double d = logProb ? -g : (v > eps ? -g / v : 0.0);
-        DP[i * C + c] = static_cast<T>(static_cast<CT>(d));
-      }
+        const double v = static_cast<CT>(P[i * a.C + c]);
+        const double d = a.logProb ? -g : (v > eps ? -g / v : 0.0);
+        DP[i * a.C + c] = static_cast<T>(static_cast<CT>(d));
+      });
     };
   });
 }
 
 KernelFn makeCpuKernel_GcL1Grad(const Op& op, KernelContext& kc) {
-  const int64_t n = op.inInfo(0).nelms();
-  const ReductionType red = ops::lossReduction(op);
   const double lambda = op.attrs.getFloat("lambda");
-  const double scale = red == ReductionType::Mean ? lambda / static_cast<double>(std::max<int64_t>(n, 1)) : lambda;
-  const bool perElement = red == ReductionType::NoReduction;
-  const int x = kc.in(0), dl = kc.in(1), dx = kc.out(0);
-  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
-    using T = decltype(tag);
-    using CT = compute_t<T>;
-    return [=](const RunState& s) {
-      const T* X = inPtr<T>(s, x);
-      const T* DL = inPtr<T>(s, dl);
-      T* DX = outPtr<T>(s, dx);
-      for (int64_t i = 0; i < n; ++i) {
-        const double v = static_cast<CT>(X[i]);
-        const double sign = v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0);
-        DX[i] = static_cast<T>(static_cast<CT>(sign * scale * lossGradAt(DL, perElement, i)));
-      }
-    };
-  });
+  return elementwiseLossGrad(op, kc, lambda, [](double v) { return v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0); });
 }
 
 KernelFn makeCpuKernel_GcIdentityLossGrad(const Op& op, KernelContext& kc) {
-  const int64_t n = op.inInfo(0).nelms();
-  const ReductionType red = ops::lossReduction(op);
-  const double scale = red == ReductionType::Mean ? 1.0 / static_cast<double>(std::max<int64_t>(n, 1)) : 1.0;
-  const bool perElement = red == ReductionType::NoReduction;
-  const int dl = kc.in(1), dx = kc.out(0);
-  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
-    using T = decltype(tag);
-    using CT = compute_t<T>;
-    return [=](const RunState& s) {
-      const T* DL = inPtr<T>(s, dl);
-      T* DX = outPtr<T>(s, dx);
-      for (int64_t i = 0; i < n; ++i) DX[i] = static_cast<T>(static_cast<CT>(scale * lossGradAt(DL, perElement, i)));
-    };
-  });
+  return elementwiseLossGrad(op, kc, 1.0, [](double) { return 1.0; });
 }
 
 // SGD with the compound scalars of popart/sgd.hpp (the reference: optimizers/optimizer_math):

@@ -17,6 +17,7 @@
 #include "backends/cpu/gemm.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/conv_im2col.hpp"
+#include "backends/cpu/kernels/dropout.hpp"
 #include "backends/cpu/winograd.hpp"
 #include "common/checked_size.hpp"
 #include "ops/op_util.hpp"
@@ -42,8 +43,7 @@ void col2im2dRange(const T* col, T* x, const ConvGeom& g, int64_t p0, int64_t np
       for (int64_t kw = 0; kw < KW; ++kw) {
         const T* row = col + ((c * KH + kh) * KW + kw) * ldcol;
         const int64_t off = kw * DW - PW;
-        const int64_t owLo0 = std::min<int64_t>(off >= 0 ? 0 : (-off + SW - 1) / SW, OW);
-        const int64_t owHi0 = std::max(std::min<int64_t>((W - off + SW - 1) / SW, OW), owLo0);
+        const auto [owLo0, owHi0] = insideColumns(off, SW, W, OW);
         int64_t p = p0;
         while (p < p0 + np) {
           const int64_t oh = p / OW, ow0 = p % OW;
@@ -69,34 +69,9 @@ void col2im2dRange(const T* col, T* x, const ConvGeom& g, int64_t p0, int64_t np
 /// The adjoint of im2colNd (any spatial rank): x += col2im(col).
 template <typename T>
 void col2imNd(const T* col, T* x, const ConvGeom& g) {
-  const size_t r = g.in.size();
-  std::vector<int64_t> kidx(r), oidx(r);
-  for (int64_t c = 0; c < g.Cg; ++c) {
-    for (int64_t kk = 0; kk < g.kSize; ++kk) {
-      int64_t rem = kk;
-      for (size_t i = r; i-- > 0;) {
-        kidx[i] = rem % g.k[i];
-        rem /= g.k[i];
-      }
-      const T* row = col + (c * g.kSize + kk) * g.outSize;
-      std::fill(oidx.begin(), oidx.end(), 0);
-      for (int64_t o = 0; o < g.outSize; ++o) {
-        int64_t inOff = 0, stride = 1;
-        bool inside = true;
-        for (size_t i = r; i-- > 0;) {
-          const int64_t p = oidx[i] * g.s[i] - g.pb[i] + kidx[i] * g.d[i];
-          if (p < 0 || p >= g.in[i]) inside = false;
-          inOff += p * stride;
-          stride *= g.in[i];
-        }
-        if (inside) x[c * g.inSize + inOff] += row[o];
-        for (size_t i = r; i-- > 0;) {
-          if (++oidx[i] < g.out[i]) break;
-          oidx[i] = 0;
-        }
-      }
-    }
-  }
+  forEachIm2colNd(g, [&](int64_t j, int64_t in) {
+    if (in >= 0) x[in] += col[j];
+  });
 }
 
 bool isPointwise(const ConvGeom& g) {
@@ -119,6 +94,23 @@ int64_t batchChunk(const ConvGeom& g) {
   const int64_t nq = std::max<int64_t>(256, (256 * 1024) / K) / 16 * 16;
   return std::min(nq, g.N * g.outSize);
 }
+
+/// How a conv gradient runs as GEMMs when not by Winograd: a pointwise conv needs no im2col; in
+/// 2-D, chunks of nc positions of all images; otherwise image by image over all P positions.
+/// Asks for the scratch: K x nc im2col columns and, in 2-D, an Mg x nc chunk of dY.
+struct ConvGradGemm {
+  bool pointwise, twoD;
+  int64_t K, P, nc;
+  ConvGradGemm(const Op& op, const ConvGeom& g, KernelContext& kc)
+      : pointwise(isPointwise(g)),
+        twoD(g.in.size() == 2 && !pointwise),
+        K(g.Cg * g.kSize),
+        P(g.outSize),
+        nc(twoD ? batchChunk(g) : P) {
+    const int64_t elem = dataTypeSize(op.inType(0));
+    if (!pointwise) kc.needScratch(checkedProduct({K + (twoD ? g.Mg : 0), nc, elem}));
+  }
+};
 
 /// Calls f(n, p, q, len) for each run of positions p..p+len of image n inside the chunk of
 /// batch positions [q0, q0 + nq); q is the run's offset within the chunk.
@@ -214,9 +206,9 @@ KernelFn maxPoolGrad2d(const PoolGradGeom& g, KernelContext& kc, int dy, int x, 
   std::vector<int64_t> owLo(static_cast<size_t>(geom.KW)), owHi(static_cast<size_t>(geom.KW));
   for (int64_t kw = 0; kw < geom.KW; ++kw) {
     const int64_t off = kw * geom.DW - geom.PW;
-    const int64_t lo = std::min<int64_t>(off >= 0 ? 0 : (-off + geom.SW - 1) / geom.SW, geom.OW);
-    owLo[static_cast<size_t>(kw)] = lo;
-    owHi[static_cast<size_t>(kw)] = std::max(std::min<int64_t>((geom.W - off + geom.SW - 1) / geom.SW, geom.OW), lo);
+    const ColumnRange cols = insideColumns(off, geom.SW, geom.W, geom.OW);
+    owLo[static_cast<size_t>(kw)] = cols.lo;
+    owHi[static_cast<size_t>(kw)] = cols.hi;
   }
   kc.needScratch(checkedProduct({geom.OW, static_cast<int64_t>(2 * sizeof(T) + sizeof(int64_t))}));
   return [=](const RunState& s) {
@@ -335,55 +327,48 @@ KernelFn makeCpuKernel_ConvDataGrad(const Op& op, KernelContext& kc) {
   const ConvGeom g = convGeom(op, op.attrs.getInts("x_shape"), op.inShape(1));
   if (winogradGradients(op, g) && g.pb[0] <= 2 && g.pb[1] <= 2)
     return winogradDataGrad(g, kc, kc.in(0), kc.in(1), kc.out(0));
-  const bool pointwise = isPointwise(g);
-  const bool twoD = g.in.size() == 2 && !pointwise;
-  const int64_t K = g.Cg * g.kSize, P = g.outSize;
-  const int64_t nc = twoD ? batchChunk(g) : P;
-  const int64_t elem = dataTypeSize(op.inType(0));
-  if (!pointwise) kc.needScratch(checkedProduct({K + (twoD ? g.Mg : 0), nc, elem}));
+  const ConvGradGemm plan(op, g, kc);
+  const bool pointwise = plan.pointwise, twoD = plan.twoD;
+  const int64_t K = plan.K, P = plan.P, nc = plan.nc;
   const int dy = kc.in(0), w = kc.in(1), dx = kc.out(0);
-  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+  return dispatchFloatOrDouble(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
-      return KernelFn();
-    } else {
-      return [=](const RunState& s) {
-        const T* DY = inPtr<T>(s, dy);
-        const T* Wt = inPtr<T>(s, w);
-        T* DX = outPtr<T>(s, dx);
-        T* col = reinterpret_cast<T*>(s.scratch);
-        if (twoD) {  // chunks of all images' positions: col = W_g^T dY_g, scattered back by col2im
-          T* dyc = col + K * nc;
-          std::fill(DX, DX + g.N * g.C * g.inSize, T(0));
-          for (int64_t grp = 0; grp < g.G; ++grp) {
-            const T* wg = Wt + grp * g.Mg * K;
-            for (int64_t q0 = 0; q0 < g.N * P; q0 += nc) {
-              const int64_t nq = std::min(nc, g.N * P - q0);
-              gatherRows(DY, g, grp, q0, nq, dyc);
-              gemm(true, false, K, nq, g.Mg, T(1), wg, K, dyc, nq, T(0), col, nq);
-              forEachImageRun(P, q0, nq, [&](int64_t n, int64_t p, int64_t q, int64_t len) {
-                col2im2dRange(col + q, DX + (n * g.C + grp * g.Cg) * g.inSize, g, p, len, nq);
-              });
-            }
-          }
-          return;
-        }
-        for (int64_t n = 0; n < g.N; ++n) {
-          for (int64_t grp = 0; grp < g.G; ++grp) {
-            const T* dyg = DY + (n * g.M + grp * g.Mg) * P;
-            const T* wg = Wt + grp * g.Mg * K;
-            T* dxg = DX + (n * g.C + grp * g.Cg) * g.inSize;
-            if (pointwise) {  // dX_g = W_g^T dY_g
-              gemm(true, false, K, P, g.Mg, T(1), wg, K, dyg, P, T(0), dxg, P);
-              continue;
-            }
-            std::fill(dxg, dxg + g.Cg * g.inSize, T(0));
-            gemm(true, false, K, P, g.Mg, T(1), wg, K, dyg, P, T(0), col, P);
-            col2imNd(col, dxg, g);
+    return [=](const RunState& s) {
+      const T* DY = inPtr<T>(s, dy);
+      const T* Wt = inPtr<T>(s, w);
+      T* DX = outPtr<T>(s, dx);
+      T* col = reinterpret_cast<T*>(s.scratch);
+      if (twoD) {  // chunks of all images' positions: col = W_g^T dY_g, scattered back by col2im
+        T* dyc = col + K * nc;
+        std::fill(DX, DX + g.N * g.C * g.inSize, T(0));
+        for (int64_t grp = 0; grp < g.G; ++grp) {
+          const T* wg = Wt + grp * g.Mg * K;
+          for (int64_t q0 = 0; q0 < g.N * P; q0 += nc) {
+            const int64_t nq = std::min(nc, g.N * P - q0);
+            gatherRows(DY, g, grp, q0, nq, dyc);
+            gemm(true, false, K, nq, g.Mg, T(1), wg, K, dyc, nq, T(0), col, nq);
+            forEachImageRun(P, q0, nq, [&](int64_t n, int64_t p, int64_t q, int64_t len) {
+              col2im2dRange(col + q, DX + (n * g.C + grp * g.Cg) * g.inSize, g, p, len, nq);
+            });
           }
         }
-      };
-    }
+        return;
+      }
+      for (int64_t n = 0; n < g.N; ++n) {
+        for (int64_t grp = 0; grp < g.G; ++grp) {
+          const T* dyg = DY + (n * g.M + grp * g.Mg) * P;
+          const T* wg = Wt + grp * g.Mg * K;
+          T* dxg = DX + (n * g.C + grp * g.Cg) * g.inSize;
+          if (pointwise) {  // dX_g = W_g^T dY_g
+            gemm(true, false, K, P, g.Mg, T(1), wg, K, dyg, P, T(0), dxg, P);
+            continue;
+          }
+          std::fill(dxg, dxg + g.Cg * g.inSize, T(0));
+          gemm(true, false, K, P, g.Mg, T(1), wg, K, dyg, P, T(0), col, P);
+          col2imNd(col, dxg, g);
+        }
+      }
+    };
   });
 }
 
@@ -391,51 +376,44 @@ KernelFn makeCpuKernel_ConvWeightGrad(const Op& op, KernelContext& kc) {
   requireConvType(op);
   const ConvGeom g = convGeom(op, op.inShape(1), op.attrs.getInts("w_shape"));
   if (winogradGradients(op, g)) return winogradWeightGrad(g, kc, kc.in(0), kc.in(1), kc.out(0));
-  const bool pointwise = isPointwise(g);
-  const bool twoD = g.in.size() == 2 && !pointwise;
-  const int64_t K = g.Cg * g.kSize, P = g.outSize;
-  const int64_t nc = twoD ? batchChunk(g) : P;
-  const int64_t elem = dataTypeSize(op.inType(0));
-  if (!pointwise) kc.needScratch(checkedProduct({K + (twoD ? g.Mg : 0), nc, elem}));
+  const ConvGradGemm plan(op, g, kc);
+  const bool pointwise = plan.pointwise, twoD = plan.twoD;
+  const int64_t K = plan.K, P = plan.P, nc = plan.nc;
   const int dy = kc.in(0), x = kc.in(1), dw = kc.out(0);
-  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+  return dispatchFloatOrDouble(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
-      return KernelFn();
-    } else {
-      return [=](const RunState& s) {
-        const T* DY = inPtr<T>(s, dy);
-        const T* X = inPtr<T>(s, x);
-        T* DW = outPtr<T>(s, dw);
-        T* col = reinterpret_cast<T*>(s.scratch);
-        std::fill(DW, DW + g.M * K, T(0));
-        for (int64_t grp = 0; grp < g.G; ++grp) {
-          T* dwg = DW + grp * g.Mg * K;
-          if (twoD) {  // chunks of all images' positions: dW_g += dY_g im2col(X_g)^T
-            T* dyc = col + K * nc;
-            for (int64_t q0 = 0; q0 < g.N * P; q0 += nc) {
-              const int64_t nq = std::min(nc, g.N * P - q0);
-              gatherRows(DY, g, grp, q0, nq, dyc);
-              forEachImageRun(P, q0, nq, [&](int64_t n, int64_t p, int64_t q, int64_t len) {
-                im2col2dRange(X + (n * g.C + grp * g.Cg) * g.inSize, col + q, g, p, len, nq);
-              });
-              gemm(false, true, g.Mg, K, nq, T(1), dyc, nq, col, nq, T(1), dwg, K);
-            }
+    return [=](const RunState& s) {
+      const T* DY = inPtr<T>(s, dy);
+      const T* X = inPtr<T>(s, x);
+      T* DW = outPtr<T>(s, dw);
+      T* col = reinterpret_cast<T*>(s.scratch);
+      std::fill(DW, DW + g.M * K, T(0));
+      for (int64_t grp = 0; grp < g.G; ++grp) {
+        T* dwg = DW + grp * g.Mg * K;
+        if (twoD) {  // chunks of all images' positions: dW_g += dY_g im2col(X_g)^T
+          T* dyc = col + K * nc;
+          for (int64_t q0 = 0; q0 < g.N * P; q0 += nc) {
+            const int64_t nq = std::min(nc, g.N * P - q0);
+            gatherRows(DY, g, grp, q0, nq, dyc);
+            forEachImageRun(P, q0, nq, [&](int64_t n, int64_t p, int64_t q, int64_t len) {
+              im2col2dRange(X + (n * g.C + grp * g.Cg) * g.inSize, col + q, g, p, len, nq);
+            });
+            gemm(false, true, g.Mg, K, nq, T(1), dyc, nq, col, nq, T(1), dwg, K);
+          }
+          continue;
+        }
+        for (int64_t n = 0; n < g.N; ++n) {
+          const T* dyg = DY + (n * g.M + grp * g.Mg) * P;
+          const T* xg = X + (n * g.C + grp * g.Cg) * g.inSize;
+          if (pointwise) {  // dW_g += dY_g X_g^T
+            gemm(false, true, g.Mg, K, P, T(1), dyg, P, xg, P, T(1), dwg, K);
             continue;
           }
-          for (int64_t n = 0; n < g.N; ++n) {
-            const T* dyg = DY + (n * g.M + grp * g.Mg) * P;
-            const T* xg = X + (n * g.C + grp * g.Cg) * g.inSize;
-            if (pointwise) {  // dW_g += dY_g X_g^T
-              gemm(false, true, g.Mg, K, P, T(1), dyg, P, xg, P, T(1), dwg, K);
-              continue;
-            }
-            im2colNd(xg, col, g);
-            gemm(false, true, g.Mg, K, P, T(1), dyg, P, col, P, T(1), dwg, K);
-          }
+          im2colNd(xg, col, g);
+          gemm(false, true, g.Mg, K, P, T(1), dyg, P, col, P, T(1), dwg, K);
         }
-      };
-    }
+      }
+    };
   });
 }
 
@@ -727,27 +705,18 @@ KernelFn makeCpuKernel_GeluGrad(const Op& op, KernelContext& kc) {
 // scale the kept ones by 1 / (1 - ratio); otherwise the op is the identity), with its mask.
 KernelFn makeCpuKernel_DropoutGrad(const Op& op, KernelContext& kc) {
   const int64_t n = op.inInfo(0).nelms();
-  const double attrRatio = op.attrs.getFloat("ratio", 0.5f);
-  const bool attrTraining = op.attrs.getInt("training", 0) != 0;
+  const DropoutRatio dropout{op.attrs.getFloat("ratio", 0.5f), op.attrs.getInt("training", 0) != 0, kc.in(2),
+                             op.hasInput(2) ? op.inType(2) : DataType::FLOAT, kc.in(3)};
   const DataType maskType = op.inType(1);
-  const DataType ratioType = op.hasInput(2) ? op.inType(2) : DataType::FLOAT;
-  const int dy = kc.in(0), mask = kc.in(1), ratioIn = kc.in(2), trainIn = kc.in(3), dx = kc.out(0);
+  const int dy = kc.in(0), mask = kc.in(1), dx = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     using CT = compute_t<T>;
     return [=](const RunState& s) {
       const T* DY = inPtr<T>(s, dy);
       T* DX = outPtr<T>(s, dx);
-      bool training = attrTraining;
-      if (trainIn >= 0) training = *inPtr<bool>(s, trainIn);
-      double ratio = attrRatio;
-      if (ratioIn >= 0) {
-        ratio = dispatchFloat(ratioType, [&](auto rt) {
-          using R = decltype(rt);
-          return static_cast<double>(static_cast<compute_t<R>>(*inPtr<R>(s, ratioIn)));
-        });
-      }
-      if (!training || ratio == 0.0) {
+      const double ratio = dropout.get(s);
+      if (ratio == 0.0) {
         if (DX != DY) std::memcpy(static_cast<void*>(DX), DY, static_cast<size_t>(n) * sizeof(T));
         return;
       }

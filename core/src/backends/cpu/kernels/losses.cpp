@@ -4,6 +4,7 @@
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/gc_nll.hpp"
 #include "common/checked_size.hpp"
 #include "ops/losses.hpp"
 
@@ -23,9 +24,23 @@ void reduceInto(const std::vector<double>& v, ReductionType r, double divisor, T
   out[0] = static_cast<T>(static_cast<compute_t<T>>(sum));
 }
 
-}  // namespace
-
-namespace {
+/// A loss of one term per element, term(x[i]), reduced by the op's reduction.
+template <typename F>
+KernelFn elementwiseLoss(const Op& op, KernelContext& kc, F term) {
+  const int64_t n = op.inInfo(0).nelms();
+  const ReductionType red = ops::lossReduction(op);
+  const int x = kc.in(0), y = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      const T* X = inPtr<T>(s, x);
+      std::vector<double> v(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i)
+        v[static_cast<size_t>(i)] = term(static_cast<double>(static_cast<compute_t<T>>(X[i])));
+      reduceInto(v, red, static_cast<double>(n), outPtr<T>(s, y));
+    };
+  });
+}
 
 // ONNX NegativeLogLikelihoodLoss on log-probabilities lp [N, C, D] (D = product of the extra
 // dims) with targets [N, D], optional weights [C], reduction mean / sum / none.
@@ -103,72 +118,32 @@ KernelFn makeCpuKernel_SoftmaxCrossEntropyLoss(const Op& op, KernelContext& kc) 
 }
 
 KernelFn makeCpuKernel_GcNll(const Op& op, KernelContext& kc) {
-  const Shape& probs = op.inShape(0);
-  const int64_t C = probs.back();
-  const int64_t S = C ? op.inInfo(0).nelms() / C : 0;
-  const ReductionType red = ops::lossReduction(op);
-  const bool hasIgnore = op.attrs.has("ignoreIndex");
-  const int64_t ignore = op.attrs.getInt("ignoreIndex", -1);
-  const bool logProb = op.attrs.getInt("inputIsLogProbability", 0) != 0;
-  const DataType lt = op.inType(1);
-  const int p = kc.in(0), l = kc.in(1), y = kc.out(0);
-  const std::string where = op.describe();
+  const GcNllArgs a(op, kc);
+  const int p = kc.in(0), y = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
-    const double eps = std::is_same_v<T, float16_t> ? 6.104e-5 : 1e-7;
+    constexpr double eps = GcNllArgs::eps<T>();
     return [=](const RunState& s) {
       const T* P = inPtr<T>(s, p);
-      std::vector<double> loss(static_cast<size_t>(S));
+      std::vector<double> loss(static_cast<size_t>(a.S));  // 0 for the ignored samples
       int64_t counted = 0;
-      for (int64_t i = 0; i < S; ++i) {
-        int64_t label = lt == DataType::INT64    ? inPtr<int64_t>(s, l)[i]
-                        : lt == DataType::UINT32 ? static_cast<int64_t>(inPtr<uint32_t>(s, l)[i])
-                                                 : inPtr<int32_t>(s, l)[i];
-        if (hasIgnore && label == ignore) {
-          loss[static_cast<size_t>(i)] = 0;
-          continue;
-        }
-        if (label < 0 || label >= C)
-          throw error("{}: label {} of sample {} is out of range for {} classes", where, label, i, C);
-        const double v = static_cast<double>(static_cast<compute_t<T>>(P[i * C + label]));
-        loss[static_cast<size_t>(i)] = logProb ? -v : -std::log(std::max(v, eps));
+      a.forEachLabelled(s, [&](int64_t i, int64_t c) {
+        const double v = static_cast<double>(static_cast<compute_t<T>>(P[i * a.C + c]));
+        loss[static_cast<size_t>(i)] = a.logProb ? -v : -std::log(std::max(v, eps));
         ++counted;
-      }
-      reduceInto(loss, red, static_cast<double>(counted), outPtr<T>(s, y));
+      });
+      reduceInto(loss, a.red, static_cast<double>(counted), outPtr<T>(s, y));
     };
   });
 }
 
 KernelFn makeCpuKernel_GcL1(const Op& op, KernelContext& kc) {
-  const int64_t n = op.inInfo(0).nelms();
   const double lambda = op.attrs.getFloat("lambda");
-  const ReductionType red = ops::lossReduction(op);
-  const int x = kc.in(0), y = kc.out(0);
-  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
-    using T = decltype(tag);
-    return [=](const RunState& s) {
-      const T* X = inPtr<T>(s, x);
-      std::vector<double> v(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i)
-        v[static_cast<size_t>(i)] = lambda * std::abs(static_cast<double>(static_cast<compute_t<T>>(X[i])));
-      reduceInto(v, red, static_cast<double>(n), outPtr<T>(s, y));
-    };
-  });
+  return elementwiseLoss(op, kc, [lambda](double v) { return lambda * std::abs(v); });
 }
 
 KernelFn makeCpuKernel_GcIdentityLoss(const Op& op, KernelContext& kc) {
-  const int64_t n = op.inInfo(0).nelms();
-  const ReductionType red = ops::lossReduction(op);
-  const int x = kc.in(0), y = kc.out(0);
-  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
-    using T = decltype(tag);
-    return [=](const RunState& s) {
-      const T* X = inPtr<T>(s, x);
-      std::vector<double> v(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<double>(static_cast<compute_t<T>>(X[i]));
-      reduceInto(v, red, static_cast<double>(n), outPtr<T>(s, y));
-    };
-  });
+  return elementwiseLoss(op, kc, [](double v) { return v; });
 }
 
 }  // namespace cpu

@@ -43,26 +43,10 @@ void anyGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, cons
 }  // namespace
 
 KernelFn makeCpuKernel_MatMul(const Op& op, KernelContext& kc) {
-  Shape a = op.inShape(0), b = op.inShape(1);
-  if (a.size() == 1) a.insert(a.begin(), 1);
-  if (b.size() == 1) b.push_back(1);
-  const int64_t M = a[a.size() - 2], K = a.back(), N = b.back();
-  const Shape batchA(a.begin(), a.end() - 2), batchB(b.begin(), b.end() - 2);
-  const Shape batch = npOut(batchA, batchB);
-  int64_t nb = 1;
-  for (auto d : batch) nb *= d;
-  // Batch offsets (in matrices) of A and B for every output batch index.
-  std::vector<int64_t> offA, offB;
-  {
-    const BroadcastPlan p = makeBroadcastPlan(batch.empty() ? Shape{1} : batch,
-                                              {batchA.empty() ? Shape{1} : batchA, batchB.empty() ? Shape{1} : batchB});
-    forEachRun<2>(p, [&](int64_t, const int64_t* off, int64_t len, const int64_t* st) {
-      for (int64_t j = 0; j < len; ++j) {
-        offA.push_back(off[0] + j * st[0]);
-        offB.push_back(off[1] + j * st[1]);
-      }
-    });
-  }
+  const BatchedMatMul mm = batchedMatMul(op.inShape(0), op.inShape(1));
+  const int64_t M = mm.M, K = mm.K, N = mm.N, nb = mm.nb;
+  const std::vector<int64_t>& offA = mm.offA;
+  const std::vector<int64_t>& offB = mm.offB;
   // B shared by every batch and A contiguous: one GEMM with M' = batch * M.
   bool foldBatch = true;
   for (size_t i = 0; i < offB.size(); ++i) {

@@ -5,6 +5,7 @@
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/dropout.hpp"
 #include "backends/cpu/kernels/sum.hpp"
 #include "ops/op_util.hpp"
 
@@ -130,27 +131,19 @@ KernelFn makeCpuKernel_LayerNormalization(const Op& op, KernelContext& kc) {
 
 KernelFn makeCpuKernel_Dropout(const Op& op, KernelContext& kc) {
   const int64_t n = op.inInfo(0).nelms();
-  const int x = kc.in(0), ratioIn = kc.in(1), trainIn = kc.in(2), y = kc.out(0), mask = kc.out(1);
-  const double attrRatio = op.opset() < 12 ? op.attrs.getFloat("ratio", 0.5f) : 0.5;
+  const int x = kc.in(0), y = kc.out(0), mask = kc.out(1);
+  const DropoutRatio dropout{op.opset() < 12 ? op.attrs.getFloat("ratio", 0.5f) : 0.5,
+                             op.opset() < 7 && op.attrs.getInt("is_test", 0) == 0, kc.in(1),
+                             op.hasInput(1) ? op.inType(1) : DataType::FLOAT, kc.in(2)};
   const bool maskBool = op.opset() >= 10;
-  const bool legacyTraining = op.opset() < 7 && op.attrs.getInt("is_test", 0) == 0;
-  const DataType ratioType = op.hasInput(1) ? op.inType(1) : DataType::FLOAT;
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     using CT = compute_t<T>;
     return [=](const RunState& s) {
       const T* X = inPtr<T>(s, x);
       T* Y = outPtr<T>(s, y);
-      bool training = legacyTraining;
-      if (trainIn >= 0) training = *inPtr<bool>(s, trainIn);
-      double ratio = attrRatio;
-      if (ratioIn >= 0) {
-        ratio = dispatchFloat(ratioType, [&](auto rt) {
-          using R = decltype(rt);
-          return static_cast<double>(static_cast<compute_t<R>>(*inPtr<R>(s, ratioIn)));
-        });
-      }
-      if (!training || ratio == 0.0) {
+      const double ratio = dropout.get(s);
+      if (ratio == 0.0) {
         if (X != Y) std::memcpy(static_cast<void*>(Y), X, static_cast<size_t>(n) * sizeof(T));
         if (mask >= 0) {
           if (maskBool)

@@ -103,34 +103,14 @@ void subtractZeroPoint(const RunState& s, int xs, DataType xt, int zps, const Ze
 }
 
 /// Batched integer matrix product with numpy broadcasting of the batch dimensions.
-struct IntMatMul {
-  int64_t M = 0, N = 0, K = 0, nb = 0;
-  std::vector<int64_t> offA, offB;  // per output batch, in matrices
+struct IntMatMul : BatchedMatMul {
   int64_t aN = 0, bN = 0, outN = 0;
 
-  IntMatMul(const Shape& a0, const Shape& b0) {
-    Shape a = a0, b = b0;
-    if (a.size() == 1) a.insert(a.begin(), 1);
-    if (b.size() == 1) b.push_back(1);
-    M = a[a.size() - 2];
-    K = a.back();
-    N = b.back();
-    const Shape batchA(a.begin(), a.end() - 2), batchB(b.begin(), b.end() - 2);
-    const Shape batch = npOut(batchA, batchB);
-    nb = 1;
-    for (auto d : batch) nb *= d;
-    const BroadcastPlan p = makeBroadcastPlan(batch.empty() ? Shape{1} : batch,
-                                              {batchA.empty() ? Shape{1} : batchA, batchB.empty() ? Shape{1} : batchB});
-    forEachRun<2>(p, [&](int64_t, const int64_t* off, int64_t len, const int64_t* st) {
-      for (int64_t j = 0; j < len; ++j) {
-        offA.push_back(off[0] + j * st[0]);
-        offB.push_back(off[1] + j * st[1]);
-      }
-    });
-    aN = TensorInfo(DataType::UINT8, a0).nelms();
-    bN = TensorInfo(DataType::UINT8, b0).nelms();
-    outN = nb * M * N;
-  }
+  IntMatMul(const Shape& a0, const Shape& b0)
+      : BatchedMatMul(batchedMatMul(a0, b0)),
+        aN(TensorInfo(DataType::UINT8, a0).nelms()),
+        bN(TensorInfo(DataType::UINT8, b0).nelms()),
+        outN(nb * M * N) {}
 
   void run(const int32_t* A, const int32_t* B, int32_t* C) const {
     for (size_t i = 0; i < offA.size(); ++i)
