@@ -2,9 +2,10 @@
 #pragma once
 /// \file devicemanager.hpp
 /// `DeviceManager` (a singleton) creates and acquires devices; `DeviceInfo` describes one.
-/// Here: a CPU device and an IPU-model device. Hardware IPUs need Graphcore's Poplar SDK, which
-/// this build does not have: `enumerateDevices` lists none and `acquire*` fail with a clear
-/// message. A backend for them plugs in behind the same interface.
+/// Here: a CPU device, an IPU-model device (the CPU's arithmetic for an emulated IPU target) and
+/// an offline IPU device (compile only). Hardware IPUs need Graphcore's Poplar SDK, which this
+/// build does not have: `enumerateDevices` lists none and `acquire*` fail with a clear message. A
+/// backend for them plugs in behind the same interface.
 
 #include <cstdint>
 #include <map>
@@ -22,6 +23,29 @@ enum class DeviceSelectionCriterion { First = 0, Random };
 std::string toString(DeviceType t);
 std::string toString(DeviceConnectionType t);
 
+/// The public figures of an IPU generation, which the IPU model emulates (docs/ipu-model.md gives
+/// the sources). Peak FLOP/s = tilesPerIpu * flopsPerTileCycle * clockHz.
+struct IpuTargetInfo {
+  std::string version;   ///< "ipu1", "ipu2", "ipu21" (the devices' `ipuVersion` option)
+  std::string product;   ///< the chip and its card
+  int tilesPerIpu;       ///< tiles on one chip
+  int64_t bytesPerTile;  ///< In-Processor-Memory (SRAM) per tile
+  double clockHz;
+  int flopsPerTileCycleFloat;  ///< FLOAT multiply-accumulate throughput (2 FLOPs per MAC)
+  int flopsPerTileCycleHalf;   ///< FLOAT16
+  int flopsPerTileCycleFp8;    ///< 0: no FP8
+  int workerContexts;          ///< hardware threads per tile
+  int exchangeBytesPerTileCycle;
+  int ipuLinksPerIpu;
+  double ipuLinkBytesPerSec;  ///< one link, one direction
+  double hostBytesPerSec;     ///< PCIe to the host, one direction
+  int syncCycles;             ///< a global (bulk-synchronous) sync, per superstep
+};
+/// Every IPU generation the model knows, oldest first.
+const std::vector<IpuTargetInfo>& ipuTargetList();
+/// The target of a version name; throws popart::error naming the known versions.
+const IpuTargetInfo& ipuTarget(const std::string& version);
+
 class DeviceInfo {
  public:
   DeviceInfo(DeviceType type, DeviceConnectionType connection, std::map<std::string, std::string> options, int id = 0);
@@ -37,6 +61,11 @@ class DeviceInfo {
   int getTilesPerIPU() const { return tilesPerIpu_; }
   int getTilesPerIpu() const { return tilesPerIpu_; }
   int getNumWorkerContexts() const { return numWorkerContexts_; }
+  /// The emulated chip (IPU-model and offline devices); throws for the CPU device.
+  const IpuTargetInfo& getTarget() const;
+  /// IPU model: whether the model compiles IPU code (the `compileIPUCode` option; the estimate of
+  /// code memory depends on it).
+  bool getCompileIPUCode() const { return compileIpuCode_; }
   std::vector<unsigned> getDriverIds() const { return {}; }
   const std::map<std::string, std::string>& getOptions() const { return options_; }
 
@@ -61,6 +90,7 @@ class DeviceInfo {
   int tilesPerIpu_ = 0;
   int numWorkerContexts_ = 1;
   std::string ipuVersion_;
+  bool compileIpuCode_ = true;
   bool attached_ = true;
 
   friend class DeviceManager;
@@ -75,13 +105,16 @@ class DeviceManager {
 
   /// The CPU device: the fastest way to run a model here.
   std::shared_ptr<DeviceInfo> createCpuDevice();
-  /// An IPU model: CPU arithmetic plus tile, memory and cycle modelling. Options: numIPUs,
-  /// tilesPerIPU (default 4), compileIPUCode, ipuVersion ("ipu1" | "ipu2", default "ipu2").
+  /// An IPU model: the CPU's arithmetic on an emulated IPU target. Options (strings or numbers
+  /// as strings): numIPUs (1), tilesPerIPU (4, as PopART: 1 .. the chip's tiles), compileIPUCode
+  /// ("true"), ipuVersion ("ipu1" | "ipu2" | "ipu21", default "ipu2").
   std::shared_ptr<DeviceInfo> createIpuModelDevice(std::map<std::string, std::string>& options);
   std::shared_ptr<DeviceInfo> createIpuModelDevice(const std::map<std::string, std::string>& options = {});
   /// A simulator device; not available in this build (throws).
   std::shared_ptr<DeviceInfo> createSimDevice(const std::map<std::string, std::string>& options = {});
-  /// A compile-only IPU device: sessions prepare and report, but `run` is refused.
+  /// A compile-only IPU device: sessions prepare and report, but `run` is refused. Options:
+  /// numIPUs (1), tilesPerIPU (the full chip), ipuVersion ("ipu2"), syncPattern ("Full" |
+  /// "SinglePipeline" | "ReplicaAndLadder"), gatewayMode ("false").
   std::shared_ptr<DeviceInfo> createOfflineIPUDevice(const std::map<std::string, std::string>& options = {});
 
   /// Hardware IPUs visible to this process: none in this build.

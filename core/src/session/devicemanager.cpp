@@ -28,6 +28,11 @@ std::string DeviceInfo::getVersion() const {
   return type_ == DeviceType::Cpu ? "cpu" : ipuVersion_;
 }
 
+const IpuTargetInfo& DeviceInfo::getTarget() const {
+  if (type_ == DeviceType::Cpu) throw error("The CPU device has no IPU target");
+  return ipuTarget(ipuVersion_);
+}
+
 std::string DeviceInfo::toString() const {
   std::ostringstream os;
   os << "Device Type:" << popart::toString(type_) << " Connection Type:" << popart::toString(connection_)
@@ -74,21 +79,99 @@ std::shared_ptr<DeviceInfo> DeviceManager::createIpuModelDevice(std::map<std::st
   return createIpuModelDevice(static_cast<const std::map<std::string, std::string>&>(options));
 }
 
+namespace {
+
+/// A device option's value, read as PopART does: strings holding numbers or booleans.
+class DeviceOptions {
+ public:
+  DeviceOptions(const std::map<std::string, std::string>& options, const char* call) : options_(options), call_(call) {}
+
+  int64_t integer(const std::string& key, int64_t dflt, int64_t lo, int64_t hi, const std::string& range) const {
+    auto it = options_.find(key);
+    if (it == options_.end()) return dflt;
+    const std::string& v = it->second;
+    size_t used = 0;
+    int64_t n = 0;
+    try {
+      n = std::stoll(v, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != v.size() || n < lo || n > hi)
+      throw error("{}: option '{}' must be an integer {} (got '{}')", call_, key, range, v);
+    return n;
+  }
+
+  bool boolean(const std::string& key, bool dflt) const {
+    auto it = options_.find(key);
+    if (it == options_.end()) return dflt;
+    std::string v = it->second;
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (v == "true" || v == "1") return true;
+    if (v == "false" || v == "0") return false;
+    throw error("{}: option '{}' must be true or false (got '{}')", call_, key, it->second);
+  }
+
+  std::string oneOf(const std::string& key, const std::string& dflt, const std::vector<std::string>& valid) const {
+    auto it = options_.find(key);
+    if (it == options_.end()) return dflt;
+    std::string list;
+    for (const auto& v : valid) {
+      if (v == it->second) return v;
+      list += (list.empty() ? "" : ", ") + v;
+    }
+    throw error("{}: option '{}' must be one of {} (got '{}')", call_, key, list, it->second);
+  }
+
+ private:
+  const std::map<std::string, std::string>& options_;
+  const char* call_;
+};
+
+std::vector<std::string> ipuVersions() {
+  std::vector<std::string> v;
+  for (const auto& t : ipuTargetList()) v.push_back(t.version);
+  return v;
+}
+
+/// numIPUs, ipuVersion and tilesPerIPU (default `dfltTiles`, 0: the whole chip).
+void readIpuShape(const DeviceOptions& o, int64_t dfltTiles, int& numIpus, int& tiles, std::string& version) {
+  version = o.oneOf("ipuVersion", "ipu2", ipuVersions());
+  const IpuTargetInfo& t = ipuTarget(version);
+  numIpus = static_cast<int>(o.integer("numIPUs", 1, 1, 1024, "from 1 to 1024"));
+  tiles =
+      static_cast<int>(o.integer("tilesPerIPU", dfltTiles ? dfltTiles : t.tilesPerIpu, 1, t.tilesPerIpu,
+                                 "from 1 to " + std::to_string(t.tilesPerIpu) + " (the tiles of an " + version + ")"));
+}
+
+}  // namespace
+
 std::shared_ptr<DeviceInfo> DeviceManager::createIpuModelDevice(const std::map<std::string, std::string>& options) {
   checkOptions(options, {"numIPUs", "tilesPerIPU", "compileIPUCode", "ipuVersion"}, "IpuModel");
-  throw error("The IPU-model device is not available in this build yet; use createCpuDevice()");
+  const DeviceOptions o(options, "createIpuModelDevice");
+  auto d = std::make_shared<DeviceInfo>(DeviceType::IpuModel, DeviceConnectionType::Always, options, nextId_++);
+  readIpuShape(o, 4, d->numIpus_, d->tilesPerIpu_, d->ipuVersion_);
+  d->compileIpuCode_ = o.boolean("compileIPUCode", true);
+  d->numWorkerContexts_ = d->getTarget().workerContexts;
+  return d;
 }
 
 std::shared_ptr<DeviceInfo> DeviceManager::createSimDevice(const std::map<std::string, std::string>& options) {
   checkOptions(options, {"numIPUs", "tilesPerIPU"}, "Sim");
   throw error(
       "The IPU simulator needs Graphcore's Poplar SDK, which this build does not have; use "
-      "createCpuDevice()");
+      "createIpuModelDevice() or createCpuDevice()");
 }
 
 std::shared_ptr<DeviceInfo> DeviceManager::createOfflineIPUDevice(const std::map<std::string, std::string>& options) {
   checkOptions(options, {"numIPUs", "tilesPerIPU", "ipuVersion", "syncPattern", "gatewayMode"}, "OfflineIpu");
-  throw error("The offline IPU device is not available in this build yet; use createCpuDevice()");
+  const DeviceOptions o(options, "createOfflineIPUDevice");
+  auto d = std::make_shared<DeviceInfo>(DeviceType::OfflineIpu, DeviceConnectionType::Never, options, nextId_++);
+  readIpuShape(o, 0, d->numIpus_, d->tilesPerIpu_, d->ipuVersion_);
+  o.oneOf("syncPattern", "Full", {"Full", "SinglePipeline", "ReplicaAndLadder"});
+  o.boolean("gatewayMode", false);
+  d->numWorkerContexts_ = d->getTarget().workerContexts;
+  return d;
 }
 
 std::vector<std::shared_ptr<DeviceInfo>> DeviceManager::enumerateDevices(SyncPattern, int, DeviceType,

@@ -157,19 +157,4 @@ std::unique_ptr<Executable> CpuBackend::compile(Ir& ir) {
 
 }  // namespace cpu
 
-std::unique_ptr<Backend> createBackend(const DeviceInfo& device) {
-  switch (device.getType()) {
-    case DeviceType::Cpu:
-      return std::make_unique<cpu::CpuBackend>();
-    default:
-      break;
-  }
-  throw error("No backend for {} devices in this build", toString(device.getType()));
-}
-
-const ConstEvaluator& hostConstEvaluator() {
-  static const cpu::CpuConstEvaluator evaluator;
-  return evaluator;
-}
-
 }  // namespace popart

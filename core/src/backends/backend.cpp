@@ -1,0 +1,28 @@
+// The backend of each device type, and the host's constant folding.
+#include "backends/backend.hpp"
+
+#include "backends/cpu/cpu_backend.hpp"
+#include "backends/ipu_model/ipu_model_backend.hpp"
+#include "popart/error.hpp"
+
+namespace popart {
+
+std::unique_ptr<Backend> createBackend(const DeviceInfo& device) {
+  switch (device.getType()) {
+    case DeviceType::Cpu:
+      return std::make_unique<cpu::CpuBackend>();
+    case DeviceType::IpuModel:
+    case DeviceType::OfflineIpu:
+      return std::make_unique<ipu_model::IpuModelBackend>(device);
+    default:
+      break;
+  }
+  throw error("No backend for {} devices in this build", toString(device.getType()));
+}
+
+const ConstEvaluator& hostConstEvaluator() {
+  static const cpu::CpuConstEvaluator evaluator;
+  return evaluator;
+}
+
+}  // namespace popart

@@ -1,0 +1,34 @@
+// The IPU generations the IPU model emulates: public figures, one row each. Sources and how each
+// figure is derived: docs/ipu-model.md.
+#include <string>
+#include <vector>
+
+#include "popart/devicemanager.hpp"
+#include "popart/error.hpp"
+
+namespace popart {
+
+const std::vector<IpuTargetInfo>& ipuTargetList() {
+  // clang-format off
+  static const std::vector<IpuTargetInfo> targets = {
+      // version, product, tiles, bytes/tile, clock, FLOPs/tile-cycle f32 f16 f8, workers,
+      // exchange B/tile-cycle, IPU-Links, link B/s, host B/s, sync cycles
+      {"ipu1", "Colossus Mk1 GC2 (C2 card)", 1216, 256 * 1024, 1.6e9, 16, 64, 0, 6, 4, 3, 64e9, 32e9, 200},
+      {"ipu2", "Colossus Mk2 GC200 (IPU-M2000)", 1472, 624 * 1024, 1.33e9, 32, 128, 0, 6, 4, 10, 32e9, 32e9, 200},
+      {"ipu21", "Colossus Mk2 with FP8 (C600 card)", 1472, 624 * 1024, 1.486e9, 32, 128, 256, 6, 4, 10, 32e9, 32e9,
+       200},
+  };
+  // clang-format on
+  return targets;
+}
+
+const IpuTargetInfo& ipuTarget(const std::string& version) {
+  std::string known;
+  for (const auto& t : ipuTargetList()) {
+    if (t.version == version) return t;
+    known += (known.empty() ? "" : ", ") + t.version;
+  }
+  throw error("Unknown IPU version '{}' (known: {})", version, known);
+}
+
+}  // namespace popart
