@@ -1,5 +1,5 @@
 // The device backend interface: what a session needs from a device. The CPU backend implements
-// it; a planned IPU-model backend would wrap it, and a Poplar backend implement it on a Poplar host.
+// it; the IPU-model backend wraps it; a Poplar backend would implement it on a Poplar host.
 #pragma once
 
 #include <cstdint>
