@@ -235,6 +235,82 @@ TEST(FuzzRegressions, ScanAttributes) {
   s->prepareDevice();
 }
 
+// An opset-8 Scan whose state had another batch size than its scan input ([1, 2] and [4, 3, 2])
+// read and wrote the state for 4 batch elements: a heap overflow (the test command's fuzz run).
+TEST(FuzzRegressions, ScanBatchMismatch) {
+  auto model = [](int64_t stateBatch) {
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(8);
+    auto* g = m.mutable_graph();
+    g->set_name("g");
+    auto typed = [](onnx::ValueInfoProto* vi, const char* name, const std::vector<int64_t>& dims) {
+      vi->set_name(name);
+      auto* tt = vi->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(onnx::TensorProto::FLOAT);
+      for (auto d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+    };
+    typed(g->add_input(), "initial", {stateBatch, 2});
+    typed(g->add_input(), "x", {4, 3, 2});
+    g->add_output()->set_name("y");
+    g->add_output()->set_name("z");
+    auto* n = g->add_node();
+    n->set_op_type("Scan");
+    n->set_name("Scan_batch");
+    n->add_input("");
+    n->add_input("initial");
+    n->add_input("x");
+    n->add_output("y");
+    n->add_output("z");
+    auto* a = n->add_attribute();
+    a->set_name("num_scan_inputs");
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(1);
+    auto* body = n->add_attribute();
+    body->set_name("body");
+    body->set_type(onnx::AttributeProto::GRAPH);
+    auto* bg = body->mutable_g();
+    bg->set_name("body");
+    typed(bg->add_input(), "sum_in", {2});
+    typed(bg->add_input(), "next", {2});
+    bg->add_output()->set_name("sum_out");
+    bg->add_output()->set_name("scan_out");
+    auto* add = bg->add_node();
+    add->set_op_type("Add");
+    add->add_input("sum_in");
+    add->add_input("next");
+    add->add_output("sum_out");
+    auto* id = bg->add_node();
+    id->set_op_type("Identity");
+    id->add_input("sum_out");
+    id->add_output("scan_out");
+    std::string bytes;
+    m.SerializeToString(&bytes);
+    return bytes;
+  };
+  expectError(
+      [&] {
+        InferenceSession::createFromOnnxModel(model(1), DataFlow(1, std::vector<TensorId>{"y", "z"}), test::cpu());
+      },
+      {"Scan_batch", "input 1 ('initial') is FLOAT [1 2]",
+       "Scan (opset 8) inputs after sequence_lens must all start with the batch dimension 4"});
+  // With matching batches it runs: each batch element's state sums its 3 steps.
+  auto s = InferenceSession::createFromOnnxModel(model(4), DataFlow(1, {"y"}), test::cpu());
+  s->prepareDevice();
+  std::vector<float> init(8, 0.0f), x(24);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  std::map<TensorId, NDArray> ins;
+  ins.emplace("initial", NDArray::fromVector(init, {4, 2}));
+  ins.emplace("x", NDArray::fromVector(x, {4, 3, 2}));
+  auto out = s->initAnchorArrays();
+  StepIO io(arrayRefs(ins), arrayRefs(out));
+  s->run(io);
+  const auto y = out.at("y").toVector<float>();
+  ASSERT_EQ(y.size(), 8u);
+  EXPECT_EQ(y[0], 0.0f + 2 + 4);     // batch 0, element 0: x[0][t][0] for t = 0..2
+  EXPECT_EQ(y[7], 19.0f + 21 + 23);  // batch 3, element 1
+}
+
 // BOOL bytes other than 0 and 1 (raw_data 0x07 in a model, 7 in a user's array) were read as C++
 // bools, which is undefined behaviour: the model's are made 0/1 at import, the user's are refused.
 TEST(FuzzRegressions, BoolBytes) {

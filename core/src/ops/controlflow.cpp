@@ -44,6 +44,15 @@ ScanParams scanParams(const Op& op) {
   if (p.batched) {
     p.batch = p.numScanInputs ? op.inShape(p.firstScanInput)[0] : (p.numStates ? op.inShape(first)[0] : 1);
     if (op.hasInput(0)) throw error("Scan (opset 8) with sequence_lens is not supported: give full-length sequences");
+    // Every state and scan input starts with the same batch dimension.
+    for (int i = first; i < formal; ++i) {
+      const Shape& s = op.inShape(i);
+      if (s.empty() || s[0] != p.batch)
+        throw error(
+            "input {} ('{}') is {}, but Scan (opset 8) inputs after sequence_lens must all start with the "
+            "batch dimension {}",
+            i, op.input(i)->id, op.inInfo(i).toString(), p.batch);
+    }
   }
   return p;
 }
