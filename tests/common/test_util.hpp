@@ -36,9 +36,11 @@ inline std::shared_ptr<DeviceInfo> cpu() {
   return DeviceManager::createDeviceManager().createCpuDevice();
 }
 
-/// Runs a model once (batchesPerStep 1) with float inputs; returns every anchor.
+/// Runs a model once (batchesPerStep `bps`) with float inputs on `device` (nullptr: a CPU
+/// device); returns every anchor.
 std::map<TensorId, NDArray> runOnce(const std::string& model, const std::map<TensorId, NDArray>& inputs,
-                                    const std::vector<TensorId>& anchors, const SessionOptions& opts = {}, int bps = 1);
+                                    const std::vector<TensorId>& anchors, const SessionOptions& opts = {}, int bps = 1,
+                                    std::shared_ptr<DeviceInfo> device = nullptr);
 
 /// Deterministic pseudo-random floats in [lo, hi).
 std::vector<float> randomFloats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);

@@ -162,53 +162,80 @@ TEST(FuzzRegressions, AxisOfAScalar) {
   }
 }
 
-/// y = Scan(x) with the body y_t = Identity(x_t) and the given attributes.
-std::string scanModel(int opset, const std::vector<int64_t>& inShape, int64_t numScanInputs,
-                      const std::vector<int64_t>& scanInputAxes) {
+// Small ONNX models written directly (the Builder checks what these tests feed the importer).
+
+/// A model at ai.onnx `opset` with an empty graph "g".
+onnx::ModelProto modelAt(int opset) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(opset);
-  auto* g = m.mutable_graph();
-  g->set_name("g");
-  auto typed = [](onnx::ValueInfoProto* vi, const char* name, const std::vector<int64_t>& dims) {
-    vi->set_name(name);
-    auto* tt = vi->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(onnx::TensorProto::FLOAT);
-    auto* shape = tt->mutable_shape();  // present even for a scalar
-    for (auto d : dims) shape->add_dim()->set_dim_value(d);
-  };
-  typed(g->add_input(), "x", inShape);
-  g->add_output()->set_name("y");
+  m.mutable_graph()->set_name("g");
+  return m;
+}
+
+/// A FLOAT value of the given dims (the shape is present even for a scalar).
+void floatValue(onnx::ValueInfoProto* vi, const std::string& name, const std::vector<int64_t>& dims) {
+  vi->set_name(name);
+  auto* tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* shape = tt->mutable_shape();
+  for (auto d : dims) shape->add_dim()->set_dim_value(d);
+}
+
+onnx::NodeProto* addNode(onnx::GraphProto* g, const std::string& type, const std::vector<std::string>& inputs,
+                         const std::vector<std::string>& outputs, const std::string& name = "") {
   auto* n = g->add_node();
-  n->set_op_type("Scan");
-  n->set_name("Scan_fuzz");
-  if (opset < 9) n->add_input("");  // sequence_lens
-  n->add_input("x");
-  n->add_output("y");
+  n->set_op_type(type);
+  if (!name.empty()) n->set_name(name);
+  for (const auto& i : inputs) n->add_input(i);
+  for (const auto& o : outputs) n->add_output(o);
+  return n;
+}
+
+void intAttr(onnx::NodeProto* n, const std::string& name, int64_t v) {
   auto* a = n->add_attribute();
-  a->set_name("num_scan_inputs");
+  a->set_name(name);
   a->set_type(onnx::AttributeProto::INT);
-  a->set_i(numScanInputs);
+  a->set_i(v);
+}
+
+/// A GRAPH attribute `name` of `n`; returns its (empty) graph, named `name`.
+onnx::GraphProto* graphAttr(onnx::NodeProto* n, const std::string& name) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  a->mutable_g()->set_name(name);
+  return a->mutable_g();
+}
+
+std::string bytesOf(const onnx::ModelProto& m) {
+  std::string bytes;
+  m.SerializeToString(&bytes);
+  return bytes;
+}
+
+/// y = Scan(x) with the body y_t = Identity(x_t) and the given attributes.
+std::string scanModel(int opset, const std::vector<int64_t>& inShape, int64_t numScanInputs,
+                      const std::vector<int64_t>& scanInputAxes) {
+  onnx::ModelProto m = modelAt(opset);
+  auto* g = m.mutable_graph();
+  floatValue(g->add_input(), "x", inShape);
+  g->add_output()->set_name("y");
+  std::vector<std::string> inputs{"x"};
+  if (opset < 9) inputs.insert(inputs.begin(), "");  // sequence_lens
+  auto* n = addNode(g, "Scan", inputs, {"y"}, "Scan_fuzz");
+  intAttr(n, "num_scan_inputs", numScanInputs);
   if (!scanInputAxes.empty()) {
     auto* axes = n->add_attribute();
     axes->set_name("scan_input_axes");
     axes->set_type(onnx::AttributeProto::INTS);
     for (auto v : scanInputAxes) axes->add_ints(v);
   }
-  auto* body = n->add_attribute();
-  body->set_name("body");
-  body->set_type(onnx::AttributeProto::GRAPH);
-  auto* bg = body->mutable_g();
-  bg->set_name("body");
-  bg->add_input()->set_name("xt");
-  bg->add_output()->set_name("yt");
-  auto* id = bg->add_node();
-  id->set_op_type("Identity");
-  id->add_input("xt");
-  id->add_output("yt");
-  std::string bytes;
-  m.SerializeToString(&bytes);
-  return bytes;
+  auto* body = graphAttr(n, "body");
+  body->add_input()->set_name("xt");
+  body->add_output()->set_name("yt");
+  addNode(body, "Identity", {"xt"}, {"yt"});
+  return bytesOf(m);
 }
 
 // Scan's num_scan_inputs sized a vector (a negative count threw std::length_error), its
@@ -239,54 +266,22 @@ TEST(FuzzRegressions, ScanAttributes) {
 // read and wrote the state for 4 batch elements: a heap overflow (the test command's fuzz run).
 TEST(FuzzRegressions, ScanBatchMismatch) {
   auto model = [](int64_t stateBatch) {
-    onnx::ModelProto m;
-    m.set_ir_version(8);
-    m.add_opset_import()->set_version(8);
+    onnx::ModelProto m = modelAt(8);
     auto* g = m.mutable_graph();
-    g->set_name("g");
-    auto typed = [](onnx::ValueInfoProto* vi, const char* name, const std::vector<int64_t>& dims) {
-      vi->set_name(name);
-      auto* tt = vi->mutable_type()->mutable_tensor_type();
-      tt->set_elem_type(onnx::TensorProto::FLOAT);
-      for (auto d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-    };
-    typed(g->add_input(), "initial", {stateBatch, 2});
-    typed(g->add_input(), "x", {4, 3, 2});
+    floatValue(g->add_input(), "initial", {stateBatch, 2});
+    floatValue(g->add_input(), "x", {4, 3, 2});
     g->add_output()->set_name("y");
     g->add_output()->set_name("z");
-    auto* n = g->add_node();
-    n->set_op_type("Scan");
-    n->set_name("Scan_batch");
-    n->add_input("");
-    n->add_input("initial");
-    n->add_input("x");
-    n->add_output("y");
-    n->add_output("z");
-    auto* a = n->add_attribute();
-    a->set_name("num_scan_inputs");
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(1);
-    auto* body = n->add_attribute();
-    body->set_name("body");
-    body->set_type(onnx::AttributeProto::GRAPH);
-    auto* bg = body->mutable_g();
-    bg->set_name("body");
-    typed(bg->add_input(), "sum_in", {2});
-    typed(bg->add_input(), "next", {2});
-    bg->add_output()->set_name("sum_out");
-    bg->add_output()->set_name("scan_out");
-    auto* add = bg->add_node();
-    add->set_op_type("Add");
-    add->add_input("sum_in");
-    add->add_input("next");
-    add->add_output("sum_out");
-    auto* id = bg->add_node();
-    id->set_op_type("Identity");
-    id->add_input("sum_out");
-    id->add_output("scan_out");
-    std::string bytes;
-    m.SerializeToString(&bytes);
-    return bytes;
+    auto* n = addNode(g, "Scan", {"", "initial", "x"}, {"y", "z"}, "Scan_batch");
+    intAttr(n, "num_scan_inputs", 1);
+    auto* body = graphAttr(n, "body");
+    floatValue(body->add_input(), "sum_in", {2});
+    floatValue(body->add_input(), "next", {2});
+    body->add_output()->set_name("sum_out");
+    body->add_output()->set_name("scan_out");
+    addNode(body, "Add", {"sum_in", "next"}, {"sum_out"});
+    addNode(body, "Identity", {"sum_out"}, {"scan_out"});
+    return bytesOf(m);
   };
   expectError(
       [&] {

@@ -115,7 +115,7 @@ TEST(OfflineIpuDevice, CompilesButDoesNotRun) {
   expectError([&] { s->run(io); }, {"Offline IPU device is not configured for execution"});
 }
 
-/// A small CNN with BatchNormalization and a Gemm head.
+/// A small CNN: Conv + Relu, GlobalAveragePool, a MatMul head; weights "w" and "g".
 struct Cnn {
   std::string proto;
   TensorId x, y;
@@ -140,14 +140,9 @@ Cnn cnn() {
 }
 
 std::vector<float> infer(const Cnn& m, std::shared_ptr<DeviceInfo> device) {
-  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), std::move(device));
-  s->prepareDevice();
   std::map<TensorId, NDArray> ins;
   ins.emplace(m.x, NDArray::fromVector(test::randomFloats(2 * 3 * 8 * 8, 3), {2, 3, 8, 8}));
-  auto out = s->initAnchorArrays();
-  StepIO io(arrayRefs(ins), arrayRefs(out));
-  s->run(io);
-  return out.at(m.y).toVector<float>();
+  return test::runOnce(m.proto, ins, {m.y}, {}, 1, std::move(device)).at(m.y).toVector<float>();
 }
 
 TEST(IpuModelDevice, SameOutputsAsTheCpuDevice) {

@@ -6,9 +6,10 @@ namespace popart {
 namespace test {
 
 std::map<TensorId, NDArray> runOnce(const std::string& model, const std::map<TensorId, NDArray>& inputs,
-                                    const std::vector<TensorId>& anchors, const SessionOptions& opts, int bps) {
-  auto session = InferenceSession::createFromOnnxModel(model, DataFlow(bps, anchors, AnchorReturnType("All")), cpu(),
-                                                       InputShapeInfo(), opts);
+                                    const std::vector<TensorId>& anchors, const SessionOptions& opts, int bps,
+                                    std::shared_ptr<DeviceInfo> device) {
+  auto session = InferenceSession::createFromOnnxModel(model, DataFlow(bps, anchors, AnchorReturnType("All")),
+                                                       device ? std::move(device) : cpu(), InputShapeInfo(), opts);
   session->prepareDevice();
   auto out = session->initAnchorArrays();
   std::map<TensorId, NDArray> in = inputs;

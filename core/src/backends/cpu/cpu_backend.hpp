@@ -16,10 +16,8 @@ class CpuConstEvaluator : public ConstEvaluator {
 class CpuBackend : public Backend {
  public:
   std::unique_ptr<Executable> compile(Ir& ir) override;
-  const ConstEvaluator& constEvaluator() const override { return evaluator_; }
-
- private:
-  CpuConstEvaluator evaluator_;
+  /// The host's evaluator (hostConstEvaluator(): the CPU kernels, no state of its own).
+  const ConstEvaluator& constEvaluator() const override { return hostConstEvaluator(); }
 };
 
 }  // namespace cpu

@@ -15,7 +15,7 @@ class IpuModelBackend : public Backend {
  public:
   explicit IpuModelBackend(const DeviceInfo& device);
   std::unique_ptr<Executable> compile(Ir& ir) override;
-  const ConstEvaluator& constEvaluator() const override { return cpu_.constEvaluator(); }
+  const ConstEvaluator& constEvaluator() const override { return hostConstEvaluator(); }
 
  private:
   const DeviceInfo& device_;
