@@ -8,6 +8,7 @@ pkgs=(
   # build
   cmake ninja-build g++ pkg-config
   libprotobuf-dev protobuf-compiler libeigen3-dev libonnx-dev zlib1g-dev
+  nlohmann-json3-dev  # the profiling reports (JSON, CBOR), native and wasm
   libgtest-dev libgmock-dev
   # tests: references and conformance data
   python3 python3-numpy python3-onnx python3-torch python3-torchvision python3-sklearn

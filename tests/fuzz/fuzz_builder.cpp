@@ -678,7 +678,7 @@ class Harness {
     s->weightsFromHost();
     fuzz::runWithSmallInputs(*s);
     s->weightsToHost();
-    s->getSummaryReport();
+    s->getExecutionReport();
   }
 
   void step() {

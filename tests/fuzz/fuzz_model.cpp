@@ -89,17 +89,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   AnchorReturnTypeMap arts;
   for (const auto& id : ids) arts.emplace(id, art == "EveryN" ? AnchorReturnType(art, bps) : AnchorReturnType(art));
 
+  // Half the inputs run on the IPU model (the CPU's kernels plus the tile / memory / cycle model
+  // and its reports), half on the CPU device.
+  const bool ipu = ((h >> 3) & 1) != 0;
+  auto& dm = DeviceManager::createDeviceManager();
   std::unique_ptr<InferenceSession> s;
   if (!fuzz::guarded("InferenceSession::createFromOnnxModel", [&] {
         s = InferenceSession::createFromOnnxModel(bytes, DataFlow(bps, arts),
-                                                  DeviceManager::createDeviceManager().createCpuDevice());
+                                                  ipu ? dm.createIpuModelDevice() : dm.createCpuDevice());
       }))
     return 0;
   if (!fuzz::guarded("prepareDevice", [&] { s->prepareDevice(); })) return 0;
   bool ran = false;
   fuzz::guarded("run", [&] {
     ran = fuzz::runWithSmallInputs(*s);
-    s->getSummaryReport();
+    if (ipu) {
+      s->getSummaryReport(false);
+      s->getGraphReport(true);
+    }
+    s->getExecutionReport();
     s->modelToHostBytes();
   });
   if (!ran || !hasFloatInitializer(m)) return 0;

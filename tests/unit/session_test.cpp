@@ -202,7 +202,13 @@ TEST(SessionInfo, GetInfoAndIds) {
   EXPECT_FALSE(s->hasInfo("nope"));
   expectError([&] { s->getInfo("nope"); }, {"no tensor 'nope'"});
   s->prepareDevice();
-  EXPECT_NE(s->getSummaryReport().find("Device: CPU"), std::string::npos);
+  // The CPU device reports only when profiling is on (PopART's message otherwise).
+  expectError([&] { s->getSummaryReport(); }, {"Profiling is disabled for current device type."});
+  SessionOptions o;
+  o.engineOptions["debug.instrument"] = "true";
+  auto p = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), test::cpu(), InputShapeInfo(), o);
+  p->prepareDevice();
+  EXPECT_NE(p->getSummaryReport().find("Device: CPU"), std::string::npos);
 }
 
 TEST(SessionInfo, StepIOCallback) {

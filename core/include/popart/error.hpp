@@ -40,6 +40,22 @@ class memory_allocation_err : public error {
   using error::error;
 };
 
+/// `prepareDevice` on an IPU device whose tiles cannot hold the program (an offline IPU, or the IPU
+/// model with the engine option `debug.allowOutOfMemory` = `false`). The message names the worst
+/// tiles and the largest tensors on them; the summary report has the whole memory picture.
+class OutOfMemoryException : public memory_allocation_err {
+ public:
+  OutOfMemoryException(const std::string& what, std::string summaryReport, std::string profilePath = "")
+      : memory_allocation_err(what), summary_(std::move(summaryReport)), profilePath_(std::move(profilePath)) {}
+  const std::string& getSummaryReport() const { return summary_; }
+  /// Where autoReport wrote the reports ("" when it did not).
+  const std::string& getProfilePath() const { return profilePath_; }
+
+ private:
+  std::string summary_;
+  std::string profilePath_;
+};
+
 /// Thrown when `popart::Patterns` names a pattern that does not exist.
 class pattern_error : public error {
  public:

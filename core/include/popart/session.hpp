@@ -21,6 +21,7 @@
 #include "popart/op/loss.hpp"
 #include "popart/optimizer.hpp"
 #include "popart/patterns.hpp"
+#include "popart/report.hpp"
 #include "popart/sessionoptions.hpp"
 #include "popart/stepio.hpp"
 #include "popart/tensorinfo.hpp"
@@ -110,8 +111,27 @@ class Session {
   /// (popart/memorylimit.hpp).
   std::map<TensorId, TensorInfo> getAnchorArrayInfos() const;
 
-  /// A text summary of the prepared session (schedule, memory, timings of the last run).
+  /// Poplar's text summary on an IPU device (IPU model, offline IPU): the target, the graph, the
+  /// memory by category and by tile (tiles out of memory), and the execution (cycles per
+  /// micro-batch, the runs, the top ops); reportOptions {"showExecutionSteps": "true"} adds the
+  /// program. On the CPU device: the host time per op when profiling is on (engine option
+  /// autoReport.all or debug.instrument = "true"), else PopART's error "Profiling is disabled for
+  /// current device type.". resetProfile forgets the runs reported so far.
   std::string getSummaryReport(bool resetProfile = true) const;
+  /// The profile as a C++ object: `compilation` (target, memory, ops, tensors) and `execution`
+  /// (the runs since the last reset). IPU devices; the CPU device with profiling on (runs only).
+  report::Report getReport() const;
+  /// The graph report as JSON (or CBOR bytes): the schema in docs/ipu-model.md, with PopART's
+  /// `memory.byTile.total` (one entry per tile).
+  std::string getGraphReport(bool useCbor = false) const;
+  /// The execution report as JSON (or CBOR bytes): `runs[i].name` (the run's debugName),
+  /// `simulation.cycles`, `simulation.steps[i].cycles`. The CPU device without profiling:
+  /// {"profilerMode":"NONE"}. resetProfile forgets the runs reported.
+  std::string getExecutionReport(bool useCbor = false, bool resetProfile = true);
+  /// The IPU model's cycles of the last run: `id` "" for the whole device, "inner_ipu_<i>" for
+  /// IPU i (SessionOptions::hardwareInstrumentations with Inner). Needs
+  /// instrumentWithHardwareCycleCounter and a run.
+  uint64_t getCycleCount(const std::string& id = "") const;
   void setRandomSeed(uint64_t seed);
   uint64_t getRandomSeed() const { return randomSeed_; }
 
@@ -149,6 +169,14 @@ class Session {
   std::unique_ptr<Executable> executable_;
   bool engineLoaded_ = false;
   bool weightsFromHostCalled_ = false;
+  /// Runs since the last resetProfile (IPU devices, or the CPU with profiling on).
+  mutable std::vector<report::Run> runs_;
+  bool hasRun_ = false;
+  report::Run lastRun_;
+  /// After prepareDevice and each run with autoReport.all: writes the reports to
+  /// <autoReport.directory or .>/<session name>/. Returns the directory ("" when not enabled).
+  std::string writeAutoReports() const;
+  void checkReportable() const;
   uint64_t randomSeed_ = 0;
 };
 

@@ -1,8 +1,10 @@
 // The backend of each device type, and the host's constant folding.
 #include "backends/backend.hpp"
 
+#include <cstdlib>
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/ipu_model/ipu_model_backend.hpp"
+
 #include "popart/error.hpp"
 
 namespace popart {
@@ -18,6 +20,15 @@ std::unique_ptr<Backend> createBackend(const DeviceInfo& device) {
       break;
   }
   throw error("No backend for {} devices in this build", toString(device.getType()));
+}
+
+bool profilingEnabled(const SessionOptions& options) {
+  for (const char* key : {"autoReport.all", "debug.instrument"}) {
+    auto it = options.engineOptions.find(key);
+    if (it != options.engineOptions.end() && it->second == "true") return true;
+  }
+  const char* env = std::getenv("POPART_PROFILE");
+  return env && std::string(env) == "1";
 }
 
 const ConstEvaluator& hostConstEvaluator() {

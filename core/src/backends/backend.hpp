@@ -9,6 +9,7 @@
 
 #include "popart/devicemanager.hpp"
 #include "popart/names.hpp"
+#include "popart/report.hpp"
 #include "popart/session.hpp"
 
 namespace popart {
@@ -36,9 +37,17 @@ class Executable {
   virtual const void* tensorData(const TensorId& id) const = 0;
   virtual void setRandomSeed(uint64_t seed) = 0;
   virtual SessionMemoryStats memoryStats() const = 0;
-  /// Text for Session::getSummaryReport.
+  /// Text for Session::getSummaryReport on devices without a compilation profile (the CPU).
   virtual std::string summary() const = 0;
+  /// The IPU model's layout of the program (nullptr: the device has no such model).
+  virtual const report::Compilation* compilation() const { return nullptr; }
+  /// False for compile-only devices (offline IPUs): no buffers, nothing runs.
+  virtual bool canExecute() const { return true; }
 };
+
+/// Whether the user asked for profiling: engine options `autoReport.all` or `debug.instrument`
+/// = "true", or the environment variable POPART_PROFILE=1 (host time per op on the CPU).
+bool profilingEnabled(const SessionOptions& options);
 
 class Backend {
  public:

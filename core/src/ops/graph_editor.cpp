@@ -18,7 +18,11 @@ GradCtx::GradCtx(Graph& graph, const Op& op, std::vector<Tensor*> outGrads, std:
     : GraphEditor(graph, op.name() + "/grad"),
       op_(op),
       outGrads_(std::move(outGrads)),
-      needsInGrad_(std::move(needsInGrad)) {}
+      needsInGrad_(std::move(needsInGrad)) {
+  // The gradient ops run where their forward op does (PopART places them the same way).
+  for (const char* k : {sVirtualGraphAttribute, sPipelineStageAttribute})
+    if (op.attrs.has(k)) placement_.set(k, op.attrs.getInt(k));
+}
 
 Tensor* GradCtx::outGrad(int i) const {
   return i >= 0 && i < static_cast<int>(outGrads_.size()) ? outGrads_[static_cast<size_t>(i)] : nullptr;
@@ -42,6 +46,8 @@ std::vector<Tensor*> GraphEditor::add(OpKind kind, const std::vector<Tensor*>& i
   const std::string base = prefix_ + "/" + def.type;
   Op& op = graph_.addOp(def, base, def.domain == "ai.onnx" ? opset : 1);
   op.attrs = attrs;
+  for (const auto& kv : placement_.all())
+    if (!op.attrs.has(kv.first)) op.attrs.set(kv.first, kv.second);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i]) op.connectInput(static_cast<int>(i), inputs[i]);
   }

@@ -37,6 +37,10 @@ class GraphEditor {
   Tensor* reshape(Tensor* g, const Shape& shape);
   Graph& graph() { return graph_; }
 
+ protected:
+  /// Placement annotations (virtualGraph, pipelineStage) every added op gets.
+  Attributes placement_;
+
  private:
   Graph& graph_;
   std::string prefix_;

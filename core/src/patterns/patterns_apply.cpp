@@ -14,6 +14,16 @@
 namespace popart {
 namespace {
 
+/// Whether two ops have the same IPU placement (virtualGraph and pipelineStage annotations): a
+/// fusion never merges ops of different IPUs or stages.
+bool samePlacement(const Op& a, const Op& b) {
+  for (const char* k : {sVirtualGraphAttribute, sPipelineStageAttribute}) {
+    if (a.attrs.has(k) != b.attrs.has(k)) return false;
+    if (a.attrs.has(k) && a.attrs.getInt(k) != b.attrs.getInt(k)) return false;
+  }
+  return true;
+}
+
 bool isKept(const Ir& ir, const Tensor* t) {
   if (ir.dataFlow().isAnchored(t->id)) return true;
   const auto& outs = ir.mainGraph().outputIds;
@@ -117,7 +127,7 @@ int fuseActivations(Ir& ir) {
     if (!p || x->consumers.size() != 1 || isKept(ir, x) || x->info.dataType() != DataType::FLOAT) continue;
     const bool addRelu = p->kind() == OpKind::Add && kind == "Relu" && p->outInfo(0).dataType() == DataType::FLOAT;
     if (p->kind() != OpKind::Conv && p->kind() != OpKind::Gemm && p->kind() != OpKind::MatMul && !addRelu) continue;
-    if (p->attrs.has("__act")) continue;
+    if (p->attrs.has("__act") || !samePlacement(*p, *act)) continue;
     p->attrs.set("__act", kind);
     p->attrs.set("__act_a", a);
     p->attrs.set("__act_b", b);
@@ -205,8 +215,13 @@ int fuseLayerNorms(Ir& ir) {
     Tensor* beta = otherInput(addB, mul->output(0));
     if (!beta || beta->info.shape() != Shape{c} || beta->info.dataType() != DataType::FLOAT) continue;
     Tensor* y = addB->output(0);
+    bool placed = true;
+    for (Op* op : {sub, pw, rm2, addEps, sq, div, mul, addB}) placed = placed && samePlacement(*rm1, *op);
+    if (!placed) continue;
 
     Op& ln = g.addOp(*lnDef, rm1->name() + "/LayerNormalization", 17);
+    for (const char* k : {sVirtualGraphAttribute, sPipelineStageAttribute})  // its placement
+      if (rm1->attrs.has(k)) ln.attrs.set(k, rm1->attrs.getInt(k));
     ln.attrs.set("axis", int64_t(-1));
     ln.attrs.set("epsilon", static_cast<float>(eps));
     ln.connectInput(0, x);

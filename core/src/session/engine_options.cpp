@@ -10,8 +10,10 @@ namespace popart {
 const std::vector<EngineOptionDef>& engineOptionDefs() {
   static const std::vector<EngineOptionDef> defs{
       {"debug.instrument", "bool", true, "Host time per op in the summary report (also POPART_PROFILE=1)."},
-      {"autoReport.all", "bool", false, "Poplar: write every profiling report."},
-      {"autoReport.directory", "string", false, "Poplar: where automatic reports are written."},
+      {"autoReport.all", "bool", true,
+       "Profiling on: the reports (summary.txt, graph.json, execution.json) written after prepareDevice and each run; "
+       "on the CPU device, host time per op."},
+      {"autoReport.directory", "string", true, "Where autoReport.all writes: <directory>/<session name>/ (default .)."},
       {"autoReport.outputGraphProfile", "bool", false, "Poplar: write the graph profile."},
       {"autoReport.outputExecutionProfile", "bool", false, "Poplar: write the execution profile."},
       {"autoReport.outputArchive", "bool", false, "Poplar: write the profile archive."},
@@ -19,7 +21,8 @@ const std::vector<EngineOptionDef>& engineOptionDefs() {
       {"autoReport.outputDebugInfo", "bool", false, "Poplar: write the debug information."},
       {"autoReport.executionProfileProgramRunCount", "int", false, "Poplar: program runs to profile."},
       {"autoReport.streamAtEachRun", "bool", false, "Poplar: stream the profile at each run."},
-      {"debug.allowOutOfMemory", "bool", false, "Poplar: compile a graph that does not fit tile memory."},
+      {"debug.allowOutOfMemory", "bool", true,
+       "IPU devices: compile a graph that does not fit tile memory (default: true on the IPU model, false offline)."},
       {"debug.instrumentCompute", "bool", false, "Poplar: instrument compute sets."},
       {"debug.instrumentExternalExchange", "bool", false, "Poplar: instrument host exchanges."},
       {"debug.instrumentControlFlow", "bool", false, "Poplar: instrument control flow."},

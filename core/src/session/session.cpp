@@ -3,11 +3,15 @@
 #include "popart/session.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
 #include "backends/backend.hpp"
+#include "backends/ipu_model/ipu_model.hpp"
+#include "backends/ipu_model/report_text.hpp"
 #include "common/checked_size.hpp"
 #include "ir/ir.hpp"
 #include "onnx.pb.h"
@@ -18,6 +22,7 @@
 #include "popart/logging.hpp"
 #include "session/engine_options.hpp"
 #include "session/losses.hpp"
+#include "session/report_json.hpp"
 
 namespace popart {
 
@@ -47,6 +52,7 @@ void Session::prepareDevice(bool loadEngine) {
   // Weights start out as in the model; a training session still requires weightsFromHost().
   executable_->weightsFromHost();
   logging::session::info("Graph compiled");
+  writeAutoReports();
   if (loadEngine) loadEngineAndConnectStreams();
 }
 
@@ -292,6 +298,7 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
     if (ir_->dataFlow().art(e.id).id() == AnchorReturnTypeId::Sum)
       sums[e.id].assign(static_cast<size_t>(rf), TensorData(e.info));
   }
+  const auto started = std::chrono::steady_clock::now();
   int64_t micro = 0;
   const int64_t totalMicro = bps * af;
   for (int64_t b = 0; b < bps; ++b) {
@@ -349,6 +356,21 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
     }
   }
   if (!debugName.empty()) logging::session::debug("run '{}' done", debugName);
+
+  // The profile: the IPU model's cycles for this run, or the host time on a profiled CPU.
+  if (const report::Compilation* c = executable_->compilation()) {
+    lastRun_ = ipu_model::modelRun(*c, bps, af);
+  } else {
+    lastRun_ = report::Run{};
+    lastRun_.microBatches = totalMicro;
+    lastRun_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+  lastRun_.name = debugName;
+  hasRun_ = true;
+  if (executable_->compilation() || profilingEnabled(o)) {
+    runs_.push_back(lastRun_);
+    writeAutoReports();
+  }
 }
 
 std::string Session::saveModelBytes() {
@@ -422,9 +444,93 @@ std::vector<TensorId> Session::getAllTensorIds() const {
   return v;
 }
 
-std::string Session::getSummaryReport(bool) const {
+void Session::checkReportable() const {
   if (!executable_) throw error("Session must have been prepared before a report can be fetched");
-  return executable_->summary();
+  if (!executable_->compilation() && !profilingEnabled(ir_->options()))
+    throw error(
+        "Profiling is disabled for current device type. (The IPU model and offline IPU devices report memory and "
+        "cycles; on the CPU device set the engine option autoReport.all or debug.instrument to \"true\" for the host "
+        "time per op.)");
+}
+
+std::string Session::getSummaryReport(bool resetProfile) const {
+  checkReportable();
+  std::string text;
+  if (const report::Compilation* c = executable_->compilation()) {
+    auto it = ir_->options().reportOptions.find("showExecutionSteps");
+    const bool steps = it != ir_->options().reportOptions.end() && it->second == "true";
+    text = ipu_model::summaryText({*c, {runs_, 0}}, steps);
+  } else {
+    text = executable_->summary();
+  }
+  if (resetProfile) runs_.clear();
+  return text;
+}
+
+report::Report Session::getReport() const {
+  checkReportable();
+  report::Report r;
+  if (const report::Compilation* c = executable_->compilation()) r.compilation = *c;
+  r.execution.runs = runs_;
+  for (const report::Run& run : runs_) r.execution.totalCycles += run.cycles;
+  return r;
+}
+
+std::string Session::getGraphReport(bool useCbor) const {
+  checkReportable();
+  const report::Compilation* c = executable_->compilation();
+  return graphReportJson(c ? *c : report::Compilation{}, useCbor);
+}
+
+std::string Session::getExecutionReport(bool useCbor, bool resetProfile) {
+  if (!executable_) throw error("Session must have been prepared before a report can be fetched");
+  if (!executable_->compilation() && !profilingEnabled(ir_->options())) return noProfileJson(useCbor);
+  const std::string s = executionReportJson(getReport(), useCbor);
+  if (resetProfile) runs_.clear();
+  return s;
+}
+
+uint64_t Session::getCycleCount(const std::string& id) const {
+  if (!hasRun_) throw error("Must call run before getCycleCount.");
+  const SessionOptions& o = ir_->options();
+  if (!o.instrumentWithHardwareCycleCounter)
+    throw error("SessionOption 'instrumentWithHardwareCycleCounter' must be set to true in order to measure cycles.");
+  const report::Compilation* c = executable_->compilation();
+  if (!c)
+    throw error("getCycleCount: the {} device has no cycle counter (the IPU model counts cycles)",
+                toString(device_->getType()));
+  const bool outer = o.hardwareInstrumentations.count(Instrumentation::Outer) != 0;
+  const bool inner = o.hardwareInstrumentations.count(Instrumentation::Inner) != 0;
+  if (id.empty() && outer) return static_cast<uint64_t>(lastRun_.cycles);
+  const std::string prefix = "inner_ipu_";
+  if (inner && id.rfind(prefix, 0) == 0) {
+    const std::string n = id.substr(prefix.size());
+    const bool digits = !n.empty() && n.size() < 6 && n.find_first_not_of("0123456789") == std::string::npos;
+    const size_t ipu = digits ? std::stoul(n) : c->cycles.perIpu.size();
+    if (ipu < c->cycles.perIpu.size() && c->cycles.perMicroBatch > 0) {
+      // IPU i's share of the run: its part of each micro-batch's program.
+      const double share = static_cast<double>(c->cycles.perIpu[ipu]) / static_cast<double>(c->cycles.perMicroBatch);
+      return static_cast<uint64_t>(share * static_cast<double>(lastRun_.cycles));
+    }
+  }
+  throw error(
+      "Invalid id for cycle counter, '{}'. Make sure you have set SessionOption::hardwareInstrumentations correctly.",
+      id);
+}
+
+std::string Session::writeAutoReports() const {
+  const auto& eo = ir_->options().engineOptions;
+  auto all = eo.find("autoReport.all");
+  if (all == eo.end() || all->second != "true" || !executable_) return "";
+  auto d = eo.find("autoReport.directory");
+  const std::filesystem::path dir = std::filesystem::path(d == eo.end() || d->second.empty() ? "." : d->second) / name_;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw error("autoReport.directory: cannot create '{}': {}", dir.string(), ec.message());
+  writeFileAtomically((dir / "summary.txt").string(), getSummaryReport(false));
+  if (executable_->compilation()) writeFileAtomically((dir / "graph.json").string(), getGraphReport(false));
+  writeFileAtomically((dir / "execution.json").string(), executionReportJson(getReport(), false));
+  return dir.string();
 }
 
 void Session::setRandomSeed(uint64_t seed) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -24,10 +23,8 @@ namespace {
 class CpuExecutable : public Executable {
  public:
   explicit CpuExecutable(Ir& ir) : ir_(ir) {
-    // Per-op timing: engineOptions {"debug.instrument": "true"} or POPART_PROFILE=1.
-    auto it = ir.options().engineOptions.find("debug.instrument");
-    bool profile = (it != ir.options().engineOptions.end() && it->second == "true");
-    if (const char* env = std::getenv("POPART_PROFILE")) profile = profile || std::string(env) == "1";
+    // Per-op timing when the user asked for profiling (profilingEnabled).
+    const bool profile = profilingEnabled(ir.options());
     std::vector<const Tensor*> anchors;
     for (const auto& id : ir.dataFlow().anchors()) anchors.push_back(&ir.mainGraph().getTensor(id));
     program_ = std::make_unique<Program>(ir.mainGraph(), ir.schedule(), anchors, profile);

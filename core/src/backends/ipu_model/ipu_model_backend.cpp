@@ -1,48 +1,48 @@
 // The IPU-model backend (ipu_model_backend.hpp).
 #include "backends/ipu_model/ipu_model_backend.hpp"
 
-#include <sstream>
-
+#include "backends/ipu_model/ipu_model.hpp"
+#include "backends/ipu_model/report_text.hpp"
+#include "ir/ir.hpp"
+#include "popart/error.hpp"
 #include "popart/logging.hpp"
 
 namespace popart {
 namespace ipu_model {
 namespace {
 
-/// The CPU executable, described as the emulated target.
+/// The CPU executable (absent on offline devices) plus the IPU model's layout of the program.
 class IpuModelExecutable : public Executable {
  public:
-  IpuModelExecutable(const DeviceInfo& device, std::unique_ptr<Executable> cpu)
-      : device_(device), cpu_(std::move(cpu)) {}
+  IpuModelExecutable(report::Compilation c, std::unique_ptr<Executable> cpu)
+      : compilation_(std::move(c)), cpu_(std::move(cpu)) {}
 
-  void weightsFromHost() override { cpu_->weightsFromHost(); }
-  void weightsToHost() override { cpu_->weightsToHost(); }
-  void tensorsFromHost(const std::vector<TensorId>& ids) override { cpu_->tensorsFromHost(ids); }
-  void setInput(const TensorId& id, const void* data) override { cpu_->setInput(id, data); }
-  void execute() override { cpu_->execute(); }
-  const void* tensorData(const TensorId& id) const override { return cpu_->tensorData(id); }
-  void setRandomSeed(uint64_t seed) override { cpu_->setRandomSeed(seed); }
-  SessionMemoryStats memoryStats() const override { return cpu_->memoryStats(); }
-
-  std::string summary() const override {
-    const IpuTargetInfo& t = device_.getTarget();
-    const int64_t tiles = static_cast<int64_t>(device_.getNumIpus()) * device_.getTilesPerIPU();
-    std::ostringstream os;
-    os << "Target:\n"
-       << "  Device:                 " << toString(device_.getType()) << " (" << t.version << ", " << t.product << ")\n"
-       << "  Number of IPUs:         " << device_.getNumIpus() << "\n"
-       << "  Tiles per IPU:          " << device_.getTilesPerIPU() << " of " << t.tilesPerIpu << "\n"
-       << "  Total tiles:            " << tiles << "\n"
-       << "  Memory per tile:        " << t.bytesPerTile << " bytes\n"
-       << "  Total memory:           " << tiles * t.bytesPerTile << " bytes\n"
-       << "  Clock:                  " << t.clockHz / 1e9 << " GHz\n"
-       << "  Worker contexts:        " << t.workerContexts << " per tile\n\n"
-       << cpu_->summary();
-    return os.str();
+  void weightsFromHost() override {
+    if (cpu_) cpu_->weightsFromHost();
   }
+  void weightsToHost() override {
+    if (cpu_) cpu_->weightsToHost();
+  }
+  void tensorsFromHost(const std::vector<TensorId>& ids) override {
+    if (cpu_) cpu_->tensorsFromHost(ids);
+  }
+  void setInput(const TensorId& id, const void* data) override { live().setInput(id, data); }
+  void execute() override { live().execute(); }
+  const void* tensorData(const TensorId& id) const override { return live().tensorData(id); }
+  void setRandomSeed(uint64_t seed) override {
+    if (cpu_) cpu_->setRandomSeed(seed);
+  }
+  SessionMemoryStats memoryStats() const override { return cpu_ ? cpu_->memoryStats() : SessionMemoryStats{}; }
+  std::string summary() const override { return summaryText({compilation_, {}}, false); }
+  const report::Compilation* compilation() const override { return &compilation_; }
+  bool canExecute() const override { return cpu_ != nullptr; }
 
  private:
-  const DeviceInfo& device_;
+  Executable& live() const {
+    if (!cpu_) throw error("Offline IPU device is not configured for execution");
+    return *cpu_;
+  }
+  report::Compilation compilation_;
   std::unique_ptr<Executable> cpu_;
 };
 
@@ -54,7 +54,19 @@ std::unique_ptr<Executable> IpuModelBackend::compile(Ir& ir) {
   const IpuTargetInfo& t = device_.getTarget();
   logging::devicex::info("Compiling for {} ({}): {} IPU(s) x {} tiles", toString(device_.getType()), t.version,
                          device_.getNumIpus(), device_.getTilesPerIPU());
-  return std::make_unique<IpuModelExecutable>(device_, cpu_.compile(ir));
+  report::Compilation c = modelCompilation(ir, device_);
+  if (!c.memory.outOfMemoryTiles.empty()) {
+    const auto& eo = ir.options().engineOptions;
+    auto it = eo.find("debug.allowOutOfMemory");
+    const bool offline = device_.getType() == DeviceType::OfflineIpu;
+    const bool allow = it != eo.end() ? it->second == "true" : !offline;
+    const std::string msg = outOfMemoryMessage(c);
+    if (!allow) throw OutOfMemoryException(msg, summaryText({c, {}}, false));
+    logging::devicex::warn("{} (the IPU model compiles and runs anyway)", msg);
+  }
+  std::unique_ptr<Executable> cpu;
+  if (device_.canRun()) cpu = cpu_.compile(ir);
+  return std::make_unique<IpuModelExecutable>(std::move(c), std::move(cpu));
 }
 
 }  // namespace ipu_model

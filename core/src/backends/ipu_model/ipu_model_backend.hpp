@@ -1,6 +1,6 @@
 // The IPU-model backend: a model runs with the CPU backend's kernels (the same outputs as the CPU
-// device), lowered for an emulated IPU target (popart/devicemanager.hpp: IpuTargetInfo). The
-// tile mapping, memory and cycle modelling build on this (docs/ipu-model.md says what exists).
+// device) and is laid out on an emulated IPU target by the IPU model (ipu_model.hpp): tile
+// mapping, memory per tile, cycles. Offline IPUs compile (the same model) but never run.
 #pragma once
 
 #include <memory>
@@ -14,6 +14,8 @@ namespace ipu_model {
 class IpuModelBackend : public Backend {
  public:
   explicit IpuModelBackend(const DeviceInfo& device);
+  /// Models the program; over tile memory, throws OutOfMemoryException on an offline IPU or with
+  /// the engine option debug.allowOutOfMemory = "false", else logs a warning and goes on.
   std::unique_ptr<Executable> compile(Ir& ir) override;
   const ConstEvaluator& constEvaluator() const override { return hostConstEvaluator(); }
 

@@ -1,0 +1,135 @@
+// Copyright (c) the popart-runtime authors. Public header.
+#pragma once
+/// \file report.hpp
+/// The profile of a session on the IPU model (or an offline IPU): where each tensor lives on the
+/// tiles, the memory of every tile, the estimated cycles of every op, and the runs. This is what
+/// `Session::getReport()` returns; `getGraphReport` / `getExecutionReport` serialize it to JSON or
+/// CBOR (the schema is in docs/ipu-model.md) and `getSummaryReport` prints it in Poplar's layout.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "popart/names.hpp"
+
+namespace popart {
+namespace report {
+
+/// The machine compiled for.
+struct Target {
+  std::string type;          ///< "IpuModel" or "OfflineIpu"
+  std::string architecture;  ///< "ipu1", "ipu2", "ipu21"
+  std::string product;
+  int numIpus = 0;
+  int tilesPerIpu = 0;
+  int64_t numTiles = 0;  ///< numIpus x tilesPerIpu
+  int replicas = 1;      ///< replicated graphs: each holds numIpus / replicas IPUs
+  int64_t bytesPerTile = 0;
+  int64_t totalMemory = 0;  ///< numTiles x bytesPerTile
+  double clockHz = 0;
+  int workerContexts = 0;
+};
+
+/// Where a tensor lives: `numTiles` consecutive tiles of IPU `ipu` from `firstTile` (a tile index
+/// within the IPU), `bytesPerTile[k]` on tile firstTile + k.
+struct TileMapping {
+  int ipu = 0;
+  int64_t firstTile = 0;
+  std::vector<int64_t> bytesPerTile;
+};
+
+/// Memory categories (Poplar's report groups memory the same way).
+enum class MemoryCategory { Variable, Constant, Activation, Code, VertexState, Exchange, N };
+const char* memoryCategoryName(MemoryCategory c);  ///< "variables", "constants", ...
+
+struct Tensor {
+  TensorId id;
+  std::string dtype;
+  std::vector<int64_t> shape;
+  int64_t bytes = 0;
+  std::string kind;  ///< "variable", "constant", "stream" (a model input), "activation"
+  MemoryCategory category = MemoryCategory::Activation;
+  TileMapping mapping;
+  /// Activations: the schedule indices of the producer and the last reader (inclusive); the
+  /// whole program for variables and constants (0, numOps - 1). A view's bytes are its root's.
+  int liveFrom = 0;
+  int liveTo = 0;
+  bool view = false;  ///< aliases another tensor (a reshape): no bytes of its own
+};
+
+struct Op {
+  std::string name;  ///< the node name given in the model (or made by the IR)
+  std::string type;
+  int ipu = 0;
+  int pipelineStage = -1;  ///< -1: not pipelined
+  int64_t flops = 0;
+  int64_t exchangeBytes = 0;  ///< bytes received from other tiles (or IPUs) before the compute
+  int64_t computeCycles = 0;
+  int64_t exchangeCycles = 0;
+  int64_t syncCycles = 0;
+  int64_t cycles = 0;  ///< sync + exchange + compute
+  int64_t firstTile = 0;
+  int64_t numTiles = 0;
+};
+
+/// Memory of every tile: `byTile[c][t]` is category c's bytes on global tile t (IPU t /
+/// tilesPerIpu); activations count their peak over the schedule on that tile.
+struct Memory {
+  std::vector<std::vector<int64_t>> byCategoryByTile;  ///< [MemoryCategory][tile]
+  std::vector<int64_t> byTileTotal;                    ///< sum over the categories
+  int64_t total = 0;
+  int64_t maxTileBytes = 0;
+  int64_t maxTile = 0;
+  std::vector<int64_t> outOfMemoryTiles;  ///< tiles over the target's bytesPerTile
+};
+
+/// The cycle model of one micro-batch (one execution of the program) and of the host transfers.
+struct Cycles {
+  int64_t perMicroBatch = 0;   ///< the program (every op, inter-IPU copies)
+  int64_t interIpuCopies = 0;  ///< part of perMicroBatch: copies over IPU-Links
+  int64_t hostToDevicePerMicroBatch = 0;
+  int64_t deviceToHostPerMicroBatch = 0;
+  /// Pipelining: per stage, the cycles of its ops (plus its outgoing copy) per micro-batch.
+  std::vector<int64_t> stageCycles;
+  /// One IPU's share of perMicroBatch, per IPU.
+  std::vector<int64_t> perIpu;
+};
+
+struct Compilation {
+  Target target;
+  Memory memory;
+  Cycles cycles;
+  std::vector<Op> ops;  ///< in schedule order
+  std::vector<Tensor> tensors;
+  bool pipelined = false;
+  std::string schedule;  ///< the program listing (Ir::scheduleText)
+};
+
+/// One `run` of the session.
+struct Step {
+  int64_t cycles = 0;  ///< one batch: its micro-batches, host transfers and syncs
+};
+struct Run {
+  std::string name;  ///< the debugName given to run()
+  int64_t microBatches = 0;
+  int64_t cycles = 0;
+  /// Pipelined runs: the fill (first micro-batch through every stage), the steady state and the
+  /// drain, in cycles (sum = the run's program cycles).
+  int64_t pipelineFillCycles = 0, pipelineSteadyCycles = 0, pipelineDrainCycles = 0;
+  std::vector<Step> steps;
+  double seconds = 0;  ///< cycles at the target's clock
+};
+
+struct Execution {
+  std::vector<Run> runs;
+  int64_t totalCycles = 0;
+};
+
+struct Report {
+  Compilation compilation;
+  Execution execution;
+};
+
+}  // namespace report
+}  // namespace popart

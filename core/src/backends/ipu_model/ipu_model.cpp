@@ -1,0 +1,747 @@
+// The IPU model (ipu_model.hpp). The order of the work: place every op on an IPU (and pipeline
+// stage), map every tensor onto tiles, sweep the schedule for each tile's peak of live
+// activations, then cost every op as one bulk-synchronous superstep (sync, exchange, compute).
+#include "backends/ipu_model/ipu_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+
+#include "common/checked_size.hpp"
+#include "ir/ir.hpp"
+#include "onnx.pb.h"
+#include "popart/error.hpp"
+#include "popart/logging.hpp"
+#include "popart/names.hpp"
+
+namespace popart {
+namespace ipu_model {
+namespace {
+
+using report::MemoryCategory;
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return b <= 0 ? 0 : (a + b - 1) / b;
+}
+
+/// Ops whose work is multiply-accumulates on the AMP units: cost from their MACs.
+bool isContraction(const std::string& type) {
+  static const std::set<std::string> k = {
+      "MatMul", "Gemm", "Conv",          "ConvTranspose", "ConvDataGrad", "ConvWeightGrad", "LSTM",
+      "GRU",    "RNN",  "MatMulInteger", "QLinearMatMul", "ConvInteger",  "QLinearConv",    "Einsum"};
+  return k.count(type) != 0;
+}
+
+/// Vector-op cost per element, in worker instructions (transcendentals are library calls).
+int elementCost(const Op& op) {
+  static const std::set<std::string> transcendental = {"Exp",
+                                                       "Log",
+                                                       "Tanh",
+                                                       "Sigmoid",
+                                                       "Erf",
+                                                       "Gelu",
+                                                       "GeluGrad",
+                                                       "Softmax",
+                                                       "LogSoftmax",
+                                                       "Pow",
+                                                       "Sin",
+                                                       "Cos",
+                                                       "Tan",
+                                                       "Asin",
+                                                       "Acos",
+                                                       "Atan",
+                                                       "Sinh",
+                                                       "Cosh",
+                                                       "Asinh",
+                                                       "Acosh",
+                                                       "Atanh",
+                                                       "Softplus",
+                                                       "Elu",
+                                                       "Selu",
+                                                       "Celu",
+                                                       "Mish",
+                                                       "SoftmaxGrad",
+                                                       "LogSoftmaxGrad",
+                                                       "SigmoidGrad",
+                                                       "TanhGrad",
+                                                       "HardSwish",
+                                                       "Softsign",
+                                                       "ThresholdedRelu"};
+  const std::string& f = op.def().family;
+  if (transcendental.count(op.type())) return 8;
+  if (op.type() == "Sqrt" || op.type() == "Reciprocal" || op.type() == "Div") return 4;
+  if (f == "norm" || f == "grad_nn") return 8;
+  if (f == "losses" || f == "random") return 4;
+  if (f == "optim" || op.type() == "SGDVarUpdate") return std::max(2, op.numInputs());
+  return 1;
+}
+
+bool isDataMovement(const Op& op) {
+  const std::string& f = op.def().family;
+  return f == "shape" || f == "tensor" || f == "gather" || f == "controlflow" || f == "strings";
+}
+
+/// FLOPs of an op (2 per multiply-accumulate for contractions).
+int64_t opFlops(const Op& op) {
+  auto nel = [](const Tensor* t) { return t ? t->info.nelms() : 0; };
+  const std::string& ty = op.type();
+  const Tensor* out = op.hasOutput(0) ? op.output(0) : nullptr;
+  int64_t macs = 0;
+  if ((ty == "MatMul" || ty == "MatMulInteger" || ty == "QLinearMatMul") && op.hasInput(0)) {
+    const Shape& a = op.inShape(0);
+    macs = checkedProduct({nel(out), a.empty() ? 1 : a.back()});
+  } else if (ty == "Gemm" && op.hasInput(0)) {
+    const Shape& a = op.inShape(0);
+    const int64_t kdim = a.size() == 2 ? (op.attrs.getInt("transA", 0) ? a[0] : a[1]) : 1;
+    macs = checkedProduct({nel(out), kdim});
+  } else if ((ty == "Conv" || ty == "ConvInteger" || ty == "QLinearConv" || ty == "ConvDataGrad") && op.hasInput(1)) {
+    // Conv: out x (C/g x kernel); ConvDataGrad (gradOut, W): gradOut x (C/g x kernel).
+    const Tensor* w = op.input(ty == "QLinearConv" ? 3 : 1);
+    const Shape& ws = w->info.shape();
+    int64_t perOut = 1;
+    for (size_t i = 1; i < ws.size(); ++i) perOut = checkedProduct({perOut, ws[i]});
+    macs = checkedProduct({ty == "ConvDataGrad" ? nel(op.input(0)) : nel(out), perOut});
+  } else if (ty == "ConvTranspose" && op.hasInput(1)) {
+    const Shape& ws = op.inShape(1);
+    int64_t perIn = 1;
+    for (size_t i = 1; i < ws.size(); ++i) perIn = checkedProduct({perIn, ws[i]});
+    macs = checkedProduct({nel(op.input(0)), perIn});
+  } else if (ty == "ConvWeightGrad" && out) {
+    const Shape& ws = out->info.shape();
+    int64_t perOut = 1;
+    for (size_t i = 1; i < ws.size(); ++i) perOut = checkedProduct({perOut, ws[i]});
+    macs = checkedProduct({nel(op.input(0)), perOut});
+  } else if ((ty == "LSTM" || ty == "GRU" || ty == "RNN") && op.hasInput(2)) {
+    const Shape& x = op.inShape(0);
+    const int64_t steps = x.size() >= 2 ? checkedProduct({x[0], x[1]}) : 1;
+    macs = checkedProduct({steps, nel(op.input(1)) + nel(op.input(2))});
+  } else if (ty == "Einsum") {
+    int64_t in = 0;
+    for (const Tensor* t : op.inputs()) in = std::max(in, nel(t));
+    macs = std::max(in, nel(out));
+  }
+  if (isContraction(ty)) return checkedProduct({2, macs});
+  if (isDataMovement(op) || op.def().view != ViewKind::None) return 0;
+  int64_t elems = nel(out);
+  for (const Tensor* t : op.inputs()) elems = std::max(elems, nel(t));
+  return checkedProduct({elems, elementCost(op)});
+}
+
+/// The layout of a tensor on one IPU's `tiles` tiles (docs/ipu-model.md, "Tile mapping"):
+/// n = ceil(bytes / minBytesPerTile) tiles (1 .. tiles); whole rows (the first dimension) per
+/// tile when there are at least n rows, else elements; a tensor over every tile starts at tile 0,
+/// smaller ones at the IPU's cursor, which advances by n (deterministic, balanced).
+report::TileMapping mapTensor(const TensorInfo& info, int ipu, int64_t tiles, int64_t& cursor,
+                              const ModelConstants& k) {
+  report::TileMapping m;
+  m.ipu = ipu;
+  const int64_t bytes = info.dataType() == DataType::STRING ? 0 : info.nbytes();
+  const int64_t n = std::clamp<int64_t>(ceilDiv(bytes, k.minBytesPerTile), 1, tiles);
+  if (n == tiles) {
+    m.firstTile = 0;
+  } else {
+    m.firstTile = cursor % (tiles - n + 1);
+    cursor = (cursor + n) % tiles;
+  }
+  m.bytesPerTile.assign(static_cast<size_t>(n), 0);
+  const Shape& s = info.shape();
+  const int64_t rows = s.empty() ? 1 : s[0];
+  const int64_t elemBytes = info.dataType() == DataType::STRING ? 0 : info.getDataTypeSize();
+  if (rows >= n && rows > 0) {
+    const int64_t rowBytes = bytes / rows;
+    for (int64_t t = 0; t < n; ++t)
+      m.bytesPerTile[static_cast<size_t>(t)] = (rows / n + (t < rows % n ? 1 : 0)) * rowBytes;
+  } else {
+    const int64_t nel = info.nelms();
+    const int64_t per = ceilDiv(nel, n);
+    int64_t left = nel;
+    for (int64_t t = 0; t < n; ++t) {
+      const int64_t e = std::min(per, left);
+      m.bytesPerTile[static_cast<size_t>(t)] = e * elemBytes;
+      left -= e;
+    }
+  }
+  return m;
+}
+
+bool sameLayout(const report::TileMapping& a, const report::TileMapping& b) {
+  return a.ipu == b.ipu && a.firstTile == b.firstTile && a.bytesPerTile.size() == b.bytesPerTile.size();
+}
+
+std::string kindName(TensorKind k) {
+  switch (k) {
+    case TensorKind::Stream:
+      return "stream";
+    case TensorKind::Variable:
+      return "variable";
+    case TensorKind::Const:
+      return "constant";
+    case TensorKind::ActGrad:
+      break;
+  }
+  return "activation";
+}
+
+/// Whether `t` aliases its producer's input (the CPU backend's rule: a reshape-like view of the
+/// same bytes has no buffer of its own).
+const Tensor* viewSource(const Tensor* t) {
+  if (t->kind != TensorKind::ActGrad) return nullptr;
+  const Op* p = t->producer;
+  if (p && p->def().view == ViewKind::Reshape && p->hasInput(0) && p->output(0) == t &&
+      p->inInfo(0).nbytes() == t->info.nbytes())
+    return p->input(0);
+  return nullptr;
+}
+
+class Modeller {
+ public:
+  Modeller(const Ir& ir, const DeviceInfo& device, const ModelConstants& k)
+      : ir_(ir), device_(device), target_(device.getTarget()), k_(k), sched_(ir.schedule()) {}
+
+  report::Compilation run() {
+    fillTarget();
+    placeOps();
+    mapTensors();
+    memory();
+    cycles();
+    c_.schedule = ir_.scheduleText();
+    return std::move(c_);
+  }
+
+ private:
+  // ---------------------------------------------------------------- target
+  void fillTarget() {
+    report::Target& t = c_.target;
+    t.type = device_.getType() == DeviceType::OfflineIpu ? "OfflineIpu" : "IpuModel";
+    t.architecture = target_.version;
+    t.product = target_.product;
+    t.numIpus = device_.getNumIpus();
+    t.tilesPerIpu = device_.getTilesPerIPU();
+    t.numTiles = static_cast<int64_t>(t.numIpus) * t.tilesPerIpu;
+    t.bytesPerTile = target_.bytesPerTile;
+    t.totalMemory = t.numTiles * t.bytesPerTile;
+    t.clockHz = target_.clockHz;
+    t.workerContexts = target_.workerContexts;
+    const int64_t rf = ir_.options().getReplicationFactor();
+    if (t.numIpus % rf != 0)
+      throw error("The device has {} IPU(s), which the replication factor {} does not divide", t.numIpus, rf);
+    ipusPerReplica_ = static_cast<int>(t.numIpus / rf);
+    replicas_ = static_cast<int>(rf);
+    t.replicas = replicas_;
+  }
+
+  // ---------------------------------------------------------------- placement
+  void placeOps() {
+    const SessionOptions& o = ir_.options();
+    const VirtualGraphMode mode = o.virtualGraphMode;
+    if (mode == VirtualGraphMode::ExecutionPhases)
+      throw error("virtualGraphMode ExecutionPhases is not modelled by the IPU model (use Manual or Auto)");
+    if (mode == VirtualGraphMode::Off && ipusPerReplica_ > 1)
+      throw error(
+          "The device has {} IPU(s) per replica but virtualGraphMode is Off: place the ops with virtualGraphMode "
+          "Manual (Builder.virtualGraph) or Auto, or replicate the graph (replicatedGraphCount = numIPUs)",
+          ipusPerReplica_);
+    std::set<std::string> modelNodes;
+    for (const auto& n : ir_.model().graph().node())
+      if (!n.name().empty()) modelNodes.insert(n.name());
+    ipuOf_.assign(sched_.size(), 0);
+    stageOf_.assign(sched_.size(), -1);
+    for (size_t i = 0; i < sched_.size(); ++i) index_[sched_[i]] = static_cast<int>(i);
+
+    if (mode == VirtualGraphMode::Manual) {
+      bool any = false;
+      for (const Op* op : sched_) any = any || op->attrs.has(sVirtualGraphAttribute);
+      if (!any)
+        throw error("virtualGraphMode is Manual but no op has a virtualGraph annotation (Builder.virtualGraph)");
+      for (size_t i = 0; i < sched_.size(); ++i) {
+        const Op* op = sched_[i];
+        if (op->attrs.has(sVirtualGraphAttribute)) {
+          const int64_t v = op->attrs.getInt(sVirtualGraphAttribute);
+          if (v < 0 || v >= ipusPerReplica_)
+            throw error("{} has virtualGraph {}, but the device has {} IPU(s) per replica (0 .. {})", op->describe(), v,
+                        ipusPerReplica_, ipusPerReplica_ - 1);
+          ipuOf_[i] = static_cast<int>(v);
+        } else if (modelNodes.count(op->name())) {
+          throw error("{} has no virtualGraph annotation: virtualGraphMode Manual needs one on every op of the model",
+                      op->describe());
+        } else {
+          ipuOf_[i] = inheritedIpu(i);
+        }
+      }
+    } else if (mode == VirtualGraphMode::Auto && ipusPerReplica_ > 1) {
+      autoSplit(modelNodes);
+    }
+
+    c_.pipelined = o.enablePipelining;
+    if (c_.pipelined) {
+      if (ipusPerReplica_ < 2)
+        throw error("Pipelining requires more than 1 IPU and virtualGraphMode other than Off (the device has {})",
+                    ipusPerReplica_);
+      for (size_t i = 0; i < sched_.size(); ++i) {
+        const Op* op = sched_[i];
+        if (op->attrs.has(sPipelineStageAttribute)) {
+          const int64_t s = op->attrs.getInt(sPipelineStageAttribute);
+          if (s < 0 || s > 1023) throw error("{} has pipelineStage {}: stages are 0 .. 1023", op->describe(), s);
+          stageOf_[i] = static_cast<int>(s);
+        } else {
+          stageOf_[i] = ipuOf_[i];  // PopART: without annotations, a pipeline stage per IPU
+        }
+      }
+    }
+  }
+
+  /// An op the IR added (gradients, updates) without an annotation: the IPU of the weight it
+  /// updates or reads, else the latest IPU among its inputs' producers, else IPU 0.
+  int inheritedIpu(size_t i) {
+    const Op* op = sched_[i];
+    int best = -1;
+    for (const Tensor* t : op->inputs()) {
+      if (!t) continue;
+      if (t->kind == TensorKind::Variable) {
+        for (const Op* c : t->consumers) {
+          auto it = index_.find(c);
+          if (it != index_.end() && static_cast<size_t>(it->second) < i) return ipuOf_[static_cast<size_t>(it->second)];
+        }
+      }
+      if (t->producer) {
+        auto it = index_.find(t->producer);
+        if (it != index_.end() && static_cast<size_t>(it->second) < i)
+          best = std::max(best, ipuOf_[static_cast<size_t>(it->second)]);
+      }
+    }
+    return std::max(best, 0);
+  }
+
+  /// Auto: the model's ops in schedule order split into ipusPerReplica contiguous groups of about
+  /// equal bytes (weights they read plus outputs); ops the IR added follow inheritedIpu.
+  void autoSplit(const std::set<std::string>& modelNodes) {
+    std::vector<int64_t> w(sched_.size(), 0);
+    std::set<const Tensor*> counted;
+    int64_t total = 0;
+    for (size_t i = 0; i < sched_.size(); ++i) {
+      const Op* op = sched_[i];
+      if (!modelNodes.count(op->name())) continue;
+      for (const Tensor* t : op->inputs())
+        if (t && (t->kind == TensorKind::Variable || t->kind == TensorKind::Const) && counted.insert(t).second)
+          w[i] += t->info.dataType() == DataType::STRING ? 0 : t->info.nbytes();
+      for (const Tensor* t : op->outputs())
+        if (t && t->info.dataType() != DataType::STRING) w[i] += t->info.nbytes();
+      total += w[i];
+    }
+    int64_t acc = 0;
+    for (size_t i = 0; i < sched_.size(); ++i) {
+      if (!modelNodes.count(sched_[i]->name())) {
+        ipuOf_[i] = inheritedIpu(i);
+        continue;
+      }
+      // The IPU whose share of the total the op's midpoint falls in.
+      const double mid = static_cast<double>(acc) + static_cast<double>(w[i]) / 2;
+      acc += w[i];
+      int ipu = total > 0 ? static_cast<int>(mid * ipusPerReplica_ / static_cast<double>(total)) : 0;
+      ipuOf_[i] = std::clamp(ipu, 0, ipusPerReplica_ - 1);
+    }
+  }
+
+  // ---------------------------------------------------------------- tensors
+  int tensorIpu(const Tensor* t) {
+    if (t->producer) {
+      auto it = index_.find(t->producer);
+      if (it != index_.end()) return ipuOf_[static_cast<size_t>(it->second)];
+    }
+    for (const Op* c : t->consumers) {  // streams, weights, constants: their first reader's IPU
+      auto it = index_.find(c);
+      if (it != index_.end()) return ipuOf_[static_cast<size_t>(it->second)];
+    }
+    return 0;
+  }
+
+  void addTensor(const Tensor* t) {
+    if (tensorIndex_.count(t)) return;
+    const Tensor* src = viewSource(t);
+    if (src) addTensor(src);
+    report::Tensor r;
+    r.id = t->id;
+    r.dtype = dataTypeToString(t->info.dataType());
+    r.shape = t->info.shape();
+    r.bytes = t->info.dataType() == DataType::STRING ? 0 : t->info.nbytes();
+    // The model's initializers are the device's variables (weights), whether or not this session
+    // trains them; other constants (folded, made by the IR) are constants.
+    const bool weight = t->kind == TensorKind::Variable || (t->kind == TensorKind::Const && ir_.isInitializer(t->id));
+    r.kind = weight ? "variable" : kindName(t->kind);
+    r.category = weight                         ? MemoryCategory::Variable
+                 : t->kind == TensorKind::Const ? MemoryCategory::Constant
+                                                : MemoryCategory::Activation;
+    if (src) {
+      const report::Tensor& root = c_.tensors[tensorIndex_.at(src)];
+      r.view = true;
+      r.category = root.category;
+      r.mapping = root.mapping;
+    } else {
+      const int ipu = tensorIpu(t);
+      r.mapping = mapTensor(t->info, ipu, device_.getTilesPerIPU(), cursor_[ipu], k_);
+    }
+    tensorIndex_[t] = c_.tensors.size();
+    c_.tensors.push_back(std::move(r));
+    irTensors_.push_back(t);
+  }
+
+  void mapTensors() {
+    // Weights and constants first (they stay for the whole program), then streams and
+    // activations in schedule order; a view takes its source's mapping.
+    for (const Op* op : sched_)
+      for (const Tensor* t : op->inputs())
+        if (t && (t->kind == TensorKind::Variable || t->kind == TensorKind::Const)) addTensor(t);
+    for (const Op* op : sched_) {
+      for (const Tensor* t : op->inputs())
+        if (t) addTensor(t);
+      for (const Tensor* t : op->outputs())
+        if (t) addTensor(t);
+    }
+    for (const TensorId& id : ir_.dataFlow().anchors())
+      if (const Tensor* t = ir_.mainGraph().tensor(id)) addTensor(t);
+
+    // Liveness (schedule indices), views extending their root's.
+    const int n = static_cast<int>(sched_.size());
+    const int lastIndex = std::max(n - 1, 0);
+    std::vector<int> first(c_.tensors.size(), n), last(c_.tensors.size(), -1);
+    auto root = [&](size_t ti) {
+      const Tensor* t = irTensors_[ti];
+      while (const Tensor* s = viewSource(t)) t = s;
+      return tensorIndex_.at(t);
+    };
+    for (int i = 0; i < n; ++i) {
+      const Op* op = sched_[static_cast<size_t>(i)];
+      for (const Tensor* t : op->outputs()) {
+        if (!t) continue;
+        const size_t ti = tensorIndex_.at(t), r = root(ti);
+        for (size_t x : {ti, r}) {
+          first[x] = std::min(first[x], i);
+          last[x] = std::max(last[x], i);
+        }
+      }
+      for (const Tensor* t : op->inputs()) {
+        if (!t) continue;
+        const size_t ti = tensorIndex_.at(t), r = root(ti);
+        for (size_t x : {ti, r}) {
+          if (irTensors_[x]->kind == TensorKind::Stream) first[x] = std::min(first[x], 0);
+          last[x] = std::max(last[x], i);
+        }
+      }
+    }
+    for (const TensorId& id : ir_.dataFlow().anchors()) {
+      if (const Tensor* t = ir_.mainGraph().tensor(id)) {
+        const size_t ti = tensorIndex_.at(t);
+        last[ti] = last[root(ti)] = lastIndex;
+      }
+    }
+    for (size_t ti = 0; ti < c_.tensors.size(); ++ti) {
+      report::Tensor& r = c_.tensors[ti];
+      if (r.category != MemoryCategory::Activation) {
+        r.liveFrom = 0;
+        r.liveTo = lastIndex;
+      } else {
+        r.liveFrom = std::min(first[ti], last[ti] < 0 ? lastIndex : last[ti]);
+        r.liveTo = std::max(last[ti], r.liveFrom);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- memory
+  int64_t globalTile(int ipu, int64_t tile) const {
+    return static_cast<int64_t>(ipu) * device_.getTilesPerIPU() + tile;
+  }
+
+  void memory() {
+    const int64_t tilesPerIpu = device_.getTilesPerIPU();
+    const int64_t tiles = static_cast<int64_t>(ipusPerReplica_) * tilesPerIpu;
+    const size_t nc = static_cast<size_t>(MemoryCategory::N);
+    std::vector<std::vector<int64_t>> by(nc, std::vector<int64_t>(static_cast<size_t>(tiles), 0));
+    auto cat = [&](MemoryCategory m) -> std::vector<int64_t>& { return by[static_cast<size_t>(m)]; };
+
+    // Variables and constants: always there.
+    for (const report::Tensor& r : c_.tensors) {
+      if (r.view || r.category == MemoryCategory::Activation) continue;
+      for (size_t k = 0; k < r.mapping.bytesPerTile.size(); ++k)
+        cat(r.category)[static_cast<size_t>(
+            globalTile(r.mapping.ipu, r.mapping.firstTile + static_cast<int64_t>(k)))] += r.mapping.bytesPerTile[k];
+    }
+    // Activations: each tile's peak over the schedule (outputs are allocated while the op's
+    // inputs are still live; buffers are freed after their last reader).
+    const int n = static_cast<int>(sched_.size());
+    std::vector<std::vector<size_t>> starts(static_cast<size_t>(n) + 1), ends(static_cast<size_t>(n) + 1);
+    for (size_t ti = 0; ti < c_.tensors.size(); ++ti) {
+      const report::Tensor& r = c_.tensors[ti];
+      if (r.view || r.category != MemoryCategory::Activation) continue;
+      starts[static_cast<size_t>(std::clamp(r.liveFrom, 0, n))].push_back(ti);
+      ends[static_cast<size_t>(std::clamp(r.liveTo, 0, n))].push_back(ti);
+    }
+    std::vector<int64_t> live(static_cast<size_t>(tiles), 0);
+    std::vector<int64_t>& peak = cat(MemoryCategory::Activation);
+    for (int i = 0; i <= n; ++i) {
+      for (size_t ti : starts[static_cast<size_t>(i)]) {
+        const report::TileMapping& m = c_.tensors[ti].mapping;
+        for (size_t k = 0; k < m.bytesPerTile.size(); ++k) {
+          const size_t g = static_cast<size_t>(globalTile(m.ipu, m.firstTile + static_cast<int64_t>(k)));
+          live[g] += m.bytesPerTile[k];
+          peak[g] = std::max(peak[g], live[g]);
+        }
+      }
+      for (size_t ti : ends[static_cast<size_t>(i)]) {
+        const report::TileMapping& m = c_.tensors[ti].mapping;
+        for (size_t k = 0; k < m.bytesPerTile.size(); ++k)
+          live[static_cast<size_t>(globalTile(m.ipu, m.firstTile + static_cast<int64_t>(k)))] -= m.bytesPerTile[k];
+      }
+    }
+    // Code, vertex state and exchange buffers per op (on the tiles it computes on).
+    std::vector<std::set<std::string>> types(static_cast<size_t>(tiles));
+    std::vector<int64_t> supersteps(static_cast<size_t>(ipusPerReplica_), 0);
+    for (size_t i = 0; i < sched_.size(); ++i) {
+      const OpPlan& p = plan(i);
+      if (p.view) continue;
+      ++supersteps[static_cast<size_t>(p.ipu)];
+      const int64_t recvPerTile = std::min(ceilDiv(p.exchangeBytes, p.numTiles), k_.maxExchangeBufferBytes);
+      for (int64_t t = 0; t < p.numTiles; ++t) {
+        const size_t g = static_cast<size_t>(globalTile(p.ipu, p.firstTile + t));
+        if (device_.getCompileIPUCode() && types[g].insert(sched_[i]->type()).second)
+          cat(MemoryCategory::Code)[g] +=
+              isContraction(sched_[i]->type()) ? k_.codeBytesContraction : k_.codeBytesOther;
+        cat(MemoryCategory::VertexState)[g] +=
+            k_.vertexStateBytes + k_.vertexStateBytesPerOperand * (sched_[i]->numInputs() + sched_[i]->numOutputs());
+        cat(MemoryCategory::Exchange)[g] = std::max(cat(MemoryCategory::Exchange)[g], recvPerTile);
+      }
+    }
+    if (device_.getCompileIPUCode()) {
+      for (int64_t g = 0; g < tiles; ++g)
+        cat(MemoryCategory::Code)[static_cast<size_t>(g)] +=
+            k_.controlBytesPerSuperstep * supersteps[static_cast<size_t>(g / tilesPerIpu)];
+    }
+    // Replicas hold the same program: the per-tile figures repeat for each.
+    report::Memory& mem = c_.memory;
+    mem.byCategoryByTile.assign(nc, {});
+    for (size_t cI = 0; cI < nc; ++cI) {
+      auto& v = mem.byCategoryByTile[cI];
+      v.reserve(static_cast<size_t>(tiles * replicas_));
+      for (int r = 0; r < replicas_; ++r) v.insert(v.end(), by[cI].begin(), by[cI].end());
+    }
+    const size_t all = static_cast<size_t>(tiles * replicas_);
+    mem.byTileTotal.assign(all, 0);
+    for (size_t g = 0; g < all; ++g) {
+      for (size_t cI = 0; cI < nc; ++cI) mem.byTileTotal[g] += mem.byCategoryByTile[cI][g];
+      mem.total += mem.byTileTotal[g];
+      if (mem.byTileTotal[g] > mem.maxTileBytes) {
+        mem.maxTileBytes = mem.byTileTotal[g];
+        mem.maxTile = static_cast<int64_t>(g);
+      }
+      if (mem.byTileTotal[g] > target_.bytesPerTile) mem.outOfMemoryTiles.push_back(static_cast<int64_t>(g));
+    }
+  }
+
+  // ---------------------------------------------------------------- cycles
+  struct OpPlan {
+    bool view = false;
+    int ipu = 0;
+    int64_t firstTile = 0, numTiles = 1;
+    int64_t exchangeBytes = 0;                                 // from other tiles of the same IPU
+    std::vector<std::pair<const Tensor*, int>> fromOtherIpus;  // tensor, source IPU
+  };
+
+  /// Which tiles an op computes on and what it must receive (memoised).
+  const OpPlan& plan(size_t i) {
+    auto it = plans_.find(i);
+    if (it != plans_.end()) return it->second;
+    OpPlan p;
+    const Op* op = sched_[i];
+    p.ipu = ipuOf_[i];
+    p.view = op->def().view == ViewKind::Reshape && op->hasOutput(0) && viewSource(op->output(0)) != nullptr;
+    // The op spreads over the tiles of its largest operand (its output, or an input for
+    // reductions and contractions with a small result).
+    const report::Tensor* widest = nullptr;
+    auto consider = [&](const Tensor* t) {
+      if (!t) return;
+      const report::Tensor& r = c_.tensors[tensorIndex_.at(t)];
+      if (r.mapping.ipu != p.ipu) return;
+      if (!widest || r.mapping.bytesPerTile.size() > widest->mapping.bytesPerTile.size()) widest = &r;
+    };
+    if (op->hasOutput(0)) consider(op->output(0));
+    for (const Tensor* t : op->inputs()) consider(t);
+    if (widest) {
+      p.firstTile = widest->mapping.firstTile;
+      p.numTiles = static_cast<int64_t>(widest->mapping.bytesPerTile.size());
+    }
+    const report::Tensor* out = op->hasOutput(0) ? &c_.tensors[tensorIndex_.at(op->output(0))] : nullptr;
+    const bool contraction = isContraction(op->type());
+    std::set<const Tensor*> seen;
+    for (const Tensor* t : op->inputs()) {
+      if (!t || !seen.insert(t).second) continue;
+      const report::Tensor& r = c_.tensors[tensorIndex_.at(t)];
+      if (r.mapping.ipu != p.ipu) p.fromOtherIpus.push_back({t, r.mapping.ipu});
+      if (p.view) continue;
+      int64_t bytes = 0;
+      if (contraction) {
+        bytes = checkedProduct({r.bytes, static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(p.numTiles))))});
+      } else if (out && sameLayout(r.mapping, out->mapping) && t->info.nelms() == op->outInfo(0).nelms()) {
+        bytes = 0;  // elementwise on the same tiles
+      } else if (out && t->info.nelms() < op->outInfo(0).nelms()) {
+        bytes = std::min(checkedProduct({r.bytes, p.numTiles}), out->bytes);  // broadcast
+      } else if (r.mapping.ipu == p.ipu && r.mapping.firstTile == p.firstTile &&
+                 static_cast<int64_t>(r.mapping.bytesPerTile.size()) == p.numTiles && out) {
+        bytes = std::min(r.bytes, checkedProduct({out->bytes, p.numTiles}));  // a reduction: partials
+      } else {
+        bytes = r.bytes;  // rearranged
+      }
+      p.exchangeBytes += bytes;
+    }
+    return plans_.emplace(i, std::move(p)).first->second;
+  }
+
+  int flopsPerTileCycle(DataType t) const {
+    switch (t) {
+      case DataType::FLOAT16:
+      case DataType::BFLOAT16:
+        return target_.flopsPerTileCycleHalf;
+      case DataType::FLOAT8_143:
+      case DataType::FLOAT8_152:
+        return target_.flopsPerTileCycleFp8 > 0 ? target_.flopsPerTileCycleFp8 : target_.flopsPerTileCycleHalf;
+      default:
+        return target_.flopsPerTileCycleFloat;
+    }
+  }
+
+  void cycles() {
+    const int workers = std::max(1, target_.workerContexts);
+    const double linkBytesPerCycle = target_.ipuLinksPerIpu * target_.ipuLinkBytesPerSec / target_.clockHz;
+    const double hostBytesPerCycle = target_.hostBytesPerSec / target_.clockHz;
+    report::Cycles& cy = c_.cycles;
+    cy.perIpu.assign(static_cast<size_t>(ipusPerReplica_), 0);
+    std::set<std::pair<const Tensor*, int>> copied;  // (tensor, destination IPU)
+    int maxStage = -1;
+    for (int s : stageOf_) maxStage = std::max(maxStage, s);
+    if (c_.pipelined) cy.stageCycles.assign(static_cast<size_t>(maxStage + 1), 0);
+
+    for (size_t i = 0; i < sched_.size(); ++i) {
+      const Op* op = sched_[i];
+      const OpPlan& p = plan(i);
+      report::Op r;
+      r.name = op->name();
+      r.type = op->type();
+      r.ipu = p.ipu;
+      r.pipelineStage = stageOf_[i];
+      r.firstTile = p.firstTile;
+      r.numTiles = p.numTiles;
+      // Inputs on another IPU: copied over IPU-Links once per (tensor, IPU), a superstep each.
+      int64_t copyCycles = 0;
+      for (const auto& [t, from] : p.fromOtherIpus) {
+        if (!copied.insert({t, p.ipu}).second) continue;
+        const int64_t b = t->info.dataType() == DataType::STRING ? 0 : t->info.nbytes();
+        copyCycles += target_.syncCycles + static_cast<int64_t>(std::ceil(static_cast<double>(b) / linkBytesPerCycle));
+      }
+      cy.interIpuCopies += copyCycles;
+      if (!p.view) {
+        r.flops = opFlops(*op);
+        r.exchangeBytes = p.exchangeBytes;
+        r.syncCycles = target_.syncCycles;
+        r.exchangeCycles = ceilDiv(ceilDiv(p.exchangeBytes, p.numTiles), target_.exchangeBytesPerTileCycle);
+        const DataType dt = op->hasInput(0) ? op->inType(0) : DataType::FLOAT;
+        int64_t compute = 0;
+        if (isContraction(op->type())) {
+          const double perTile = static_cast<double>(r.flops) / static_cast<double>(p.numTiles);
+          compute = static_cast<int64_t>(std::ceil(perTile / (flopsPerTileCycle(dt) * k_.ampEfficiency)));
+        } else if (isDataMovement(*op)) {
+          int64_t bytes = 0;
+          for (const Tensor* t : op->outputs())
+            if (t && t->info.dataType() != DataType::STRING) bytes += t->info.nbytes();
+          compute = ceilDiv(ceilDiv(bytes, p.numTiles), k_.copyBytesPerTileCycle);
+        } else {
+          // Each of the tile's workers takes 1/workers of its elements; a worker issues one
+          // instruction every `workers` cycles (the barrel), each on one vector of elements.
+          const int64_t elemBytes = std::max<int64_t>(1, TensorInfo(dt, Shape{}).getDataTypeSize());
+          const int64_t vec = std::max<int64_t>(1, k_.vectorBytes / elemBytes);
+          const int64_t perTile = ceilDiv(r.flops, p.numTiles);
+          compute = workers * ceilDiv(ceilDiv(perTile, workers), vec);
+        }
+        r.computeCycles = compute + k_.computeSetOverheadCycles;
+        r.cycles = r.syncCycles + r.exchangeCycles + r.computeCycles;
+      }
+      r.cycles += copyCycles;
+      r.exchangeCycles += copyCycles;
+      cy.perMicroBatch += r.cycles;
+      cy.perIpu[static_cast<size_t>(p.ipu)] += r.cycles;
+      if (c_.pipelined) cy.stageCycles[static_cast<size_t>(std::max(r.pipelineStage, 0))] += r.cycles;
+      c_.ops.push_back(std::move(r));
+    }
+    // Host transfers per micro-batch: the inputs in, the anchors returned at every micro-batch
+    // out (Final / Sum / EveryN anchors are counted at every micro-batch too: an upper bound).
+    int64_t in = 0, out = 0;
+    for (const TensorId& id : ir_.streamInputIds())
+      if (const Tensor* t = ir_.mainGraph().tensor(id))
+        if (t->info.dataType() != DataType::STRING) in += t->info.nbytes();
+    for (const TensorId& id : ir_.dataFlow().anchors())
+      if (const Tensor* t = ir_.mainGraph().tensor(id))
+        if (t->info.dataType() != DataType::STRING) out += t->info.nbytes();
+    auto hostCycles = [&](int64_t b) {
+      return b == 0 ? 0
+                    : target_.syncCycles + static_cast<int64_t>(std::ceil(static_cast<double>(b) / hostBytesPerCycle));
+    };
+    cy.hostToDevicePerMicroBatch = hostCycles(in);
+    cy.deviceToHostPerMicroBatch = hostCycles(out);
+  }
+
+  const Ir& ir_;
+  const DeviceInfo& device_;
+  const IpuTargetInfo& target_;
+  ModelConstants k_;
+  const std::vector<Op*>& sched_;
+  report::Compilation c_;
+  int ipusPerReplica_ = 1, replicas_ = 1;
+  std::vector<int> ipuOf_, stageOf_;
+  std::map<const Op*, int> index_;
+  std::map<const Tensor*, size_t> tensorIndex_;
+  std::vector<const Tensor*> irTensors_;
+  std::map<int, int64_t> cursor_;
+  std::map<size_t, OpPlan> plans_;
+};
+
+}  // namespace
+
+report::Compilation modelCompilation(const Ir& ir, const DeviceInfo& device, const ModelConstants& k) {
+  return Modeller(ir, device, k).run();
+}
+
+report::Run modelRun(const report::Compilation& c, int64_t batches, int64_t microBatchesPerBatch) {
+  report::Run run;
+  const report::Cycles& cy = c.cycles;
+  const int64_t io = cy.hostToDevicePerMicroBatch + cy.deviceToHostPerMicroBatch;
+  run.microBatches = batches * microBatchesPerBatch;
+  if (c.pipelined && !cy.stageCycles.empty()) {
+    // Pipeline cycle j (0 .. N + S - 2) runs the stages s with 0 <= j - s < N in parallel; it
+    // takes its slowest active stage plus a sync. The first S - 1 are the fill, the last S - 1
+    // the drain (docs/ipu-model.md, "Pipelining").
+    const int64_t n = run.microBatches, s = static_cast<int64_t>(cy.stageCycles.size());
+    const int64_t sync = c.ops.empty() ? 0 : c.ops.front().syncCycles;
+    for (int64_t j = 0; j < n + s - 1; ++j) {
+      int64_t slowest = 0;
+      for (int64_t st = 0; st < s; ++st)
+        if (j - st >= 0 && j - st < n) slowest = std::max(slowest, cy.stageCycles[static_cast<size_t>(st)]);
+      const int64_t t = slowest + sync;
+      if (j < s - 1)
+        run.pipelineFillCycles += t;
+      else if (j >= n)
+        run.pipelineDrainCycles += t;
+      else
+        run.pipelineSteadyCycles += t;
+    }
+    run.cycles = run.pipelineFillCycles + run.pipelineSteadyCycles + run.pipelineDrainCycles + run.microBatches * io;
+    // The batches share the step's pipeline: each gets an equal share of it.
+    for (int64_t b = 0; b < batches; ++b) run.steps.push_back({batches > 0 ? run.cycles / batches : 0});
+  } else {
+    for (int64_t b = 0; b < batches; ++b) run.steps.push_back({microBatchesPerBatch * (cy.perMicroBatch + io)});
+    for (const report::Step& st : run.steps) run.cycles += st.cycles;
+  }
+  run.seconds = c.target.clockHz > 0 ? static_cast<double>(run.cycles) / c.target.clockHz : 0;
+  return run;
+}
+
+}  // namespace ipu_model
+}  // namespace popart
