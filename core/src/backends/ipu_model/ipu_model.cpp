@@ -572,6 +572,16 @@ class Modeller {
     }
     const report::Tensor* out = op->hasOutput(0) ? &c_.tensors[tensorIndex_.at(op->output(0))] : nullptr;
     const bool contraction = isContraction(op->type());
+    // A contraction keeps its largest input where it is (the weights, mapped by rows over the
+    // tiles: "stationary") and moves the others to the ceil(sqrt(n)) tiles of each block row,
+    // then reduces the partial sums of the output the same way (docs/ipu-model.md, "Exchange").
+    const int64_t fan = static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(p.numTiles))));
+    const Tensor* stationary = nullptr;
+    if (contraction) {
+      for (const Tensor* t : op->inputs())
+        if (t && (!stationary || t->info.nbytes() >= stationary->info.nbytes())) stationary = t;
+      if (out) p.exchangeBytes += checkedProduct({out->bytes, fan - 1});
+    }
     std::set<const Tensor*> seen;
     for (const Tensor* t : op->inputs()) {
       if (!t || !seen.insert(t).second) continue;
@@ -579,8 +589,13 @@ class Modeller {
       if (r.mapping.ipu != p.ipu) p.fromOtherIpus.push_back({t, r.mapping.ipu});
       if (p.view) continue;
       int64_t bytes = 0;
-      if (contraction) {
-        bytes = checkedProduct({r.bytes, static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(p.numTiles))))});
+      if (contraction && t == stationary) {
+        // In place when it spans the op's tiles, else laid out once.
+        const bool inPlace = r.mapping.ipu == p.ipu && r.mapping.firstTile == p.firstTile &&
+                             static_cast<int64_t>(r.mapping.bytesPerTile.size()) == p.numTiles;
+        bytes = inPlace ? 0 : r.bytes;
+      } else if (contraction) {
+        bytes = checkedProduct({r.bytes, fan});
       } else if (out && sameLayout(r.mapping, out->mapping) && t->info.nelms() == op->outInfo(0).nelms()) {
         bytes = 0;  // elementwise on the same tiles
       } else if (out && t->info.nelms() < op->outInfo(0).nelms()) {
