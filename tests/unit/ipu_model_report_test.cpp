@@ -127,6 +127,7 @@ TEST(IpuModelMemory, OfflineDeviceThrowsOutOfMemoryNamingTheLargestTensor) {
     EXPECT_NE(msg.find("of 638,976"), std::string::npos) << msg;
     EXPECT_NE(e.getSummaryReport().find("Memory Usage:"), std::string::npos);
     EXPECT_NE(e.getSummaryReport().find("Tiles out of memory:"), std::string::npos);
+    EXPECT_EQ(e.getProfilePath(), "");  // no autoReport
   }
   // The IPU model refuses too when the user asks it to.
   SessionOptions o;
@@ -138,6 +139,21 @@ TEST(IpuModelMemory, OfflineDeviceThrowsOutOfMemoryNamingTheLargestTensor) {
   auto s3 = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), d, InputShapeInfo(), o);
   s3->prepareDevice();
   EXPECT_FALSE(s3->getReport().compilation.memory.outOfMemoryTiles.empty());
+  // With autoReport.all the summary is written and the exception names it.
+  SessionOptions a;
+  a.engineOptions["autoReport.all"] = "true";
+  a.engineOptions["autoReport.directory"] = std::string(POPART_TEST_TMPDIR) + "/oom_report";
+  auto s4 = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), d, InputShapeInfo(), a, Patterns(),
+                                                  "oom_session");
+  try {
+    s4->prepareDevice();
+    ADD_FAILURE() << "prepareDevice did not throw";
+  } catch (const OutOfMemoryException& e) {
+    EXPECT_NE(e.getProfilePath().find("oom_report/oom_session/summary.txt"), std::string::npos) << e.getProfilePath();
+    std::ifstream f(e.getProfilePath());
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, e.getSummaryReport());
+  }
 }
 
 TEST(IpuModelMemory, TileTotalsAddUpToTheMemoryPlan) {

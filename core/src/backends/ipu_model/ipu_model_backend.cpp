@@ -1,9 +1,12 @@
 // The IPU-model backend (ipu_model_backend.hpp).
 #include "backends/ipu_model/ipu_model_backend.hpp"
 
+#include <filesystem>
+
 #include "backends/ipu_model/ipu_model.hpp"
 #include "backends/ipu_model/report_text.hpp"
 #include "ir/ir.hpp"
+#include "onnx/model_io.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 
@@ -61,7 +64,25 @@ std::unique_ptr<Executable> IpuModelBackend::compile(Ir& ir) {
     const bool offline = device_.getType() == DeviceType::OfflineIpu;
     const bool allow = it != eo.end() ? it->second == "true" : !offline;
     const std::string msg = outOfMemoryMessage(c);
-    if (!allow) throw OutOfMemoryException(msg, summaryText({c, {}}, false));
+    if (!allow) {
+      // With autoReport.all the summary is also written where the session's reports go, and the
+      // exception's getProfilePath() names it.
+      const std::string summary = summaryText({c, {}}, false);
+      std::string path;
+      auto all = eo.find("autoReport.all");
+      if (all != eo.end() && all->second == "true") {
+        auto d = eo.find("autoReport.directory");
+        const std::filesystem::path dir =
+            std::filesystem::path(d == eo.end() || d->second.empty() ? "." : d->second) / ir.sessionName();
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (!ec) {
+          path = std::filesystem::absolute(dir / "summary.txt").string();
+          writeFileAtomically(path, summary);
+        }
+      }
+      throw OutOfMemoryException(msg, summary, path);
+    }
     logging::devicex::warn("{} (the IPU model compiles and runs anyway)", msg);
   }
   std::unique_ptr<Executable> cpu;
