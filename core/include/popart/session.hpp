@@ -7,6 +7,7 @@
 /// so graph errors surface there; `prepareDevice` lowers it onto the device; `run` executes one
 /// step of `batchesPerStep` batches.
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -169,8 +170,10 @@ class Session {
   std::unique_ptr<Executable> executable_;
   bool engineLoaded_ = false;
   bool weightsFromHostCalled_ = false;
-  /// Runs since the last resetProfile (IPU devices, or the CPU with profiling on).
-  mutable std::vector<report::Run> runs_;
+  /// Runs since the last resetProfile (IPU devices, or the CPU with profiling on); the most recent
+  /// kMaxProfiledRuns are kept.
+  static constexpr size_t kMaxProfiledRuns = 10000;
+  mutable std::deque<report::Run> runs_;
   bool hasRun_ = false;
   report::Run lastRun_;
   /// After prepareDevice and each run with autoReport.all: writes the reports to

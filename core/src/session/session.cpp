@@ -368,6 +368,13 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
   lastRun_.name = debugName;
   hasRun_ = true;
   if (executable_->compilation() || profilingEnabled(o)) {
+    if (runs_.size() == kMaxProfiledRuns) {
+      runs_.pop_front();
+      logging::session::warn(
+          "the profile keeps the last {} runs: call getExecutionReport / getSummaryReport "
+          "(resetProfile) to collect them",
+          kMaxProfiledRuns);
+    }
     runs_.push_back(lastRun_);
     writeAutoReports();
   }
@@ -459,7 +466,7 @@ std::string Session::getSummaryReport(bool resetProfile) const {
   if (const report::Compilation* c = executable_->compilation()) {
     auto it = ir_->options().reportOptions.find("showExecutionSteps");
     const bool steps = it != ir_->options().reportOptions.end() && it->second == "true";
-    text = ipu_model::summaryText({*c, {runs_, 0}}, steps);
+    text = ipu_model::summaryText({*c, {{runs_.begin(), runs_.end()}, 0}}, steps);
   } else {
     text = executable_->summary();
   }
@@ -471,7 +478,7 @@ report::Report Session::getReport() const {
   checkReportable();
   report::Report r;
   if (const report::Compilation* c = executable_->compilation()) r.compilation = *c;
-  r.execution.runs = runs_;
+  r.execution.runs.assign(runs_.begin(), runs_.end());
   for (const report::Run& run : runs_) r.execution.totalCycles += run.cycles;
   return r;
 }
