@@ -104,10 +104,6 @@ class AiOnnx:
     def getOpsetVersion(self):
         return self._opset
 
-    # PopART's Python helpers for control flow: the ops themselves take Builder subgraphs.
-    def logical_if(self, args, num_outputs, else_branch, then_branch, debugContext=""):
-        return self.__getattr__("logical_if")(args, num_outputs, else_branch, then_branch, debugContext)
-
 
 def _graphcore_method(builder, name, op_type, min_in, max_in, attrs, doc):
     params = [inspect.Parameter("args", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
@@ -212,7 +208,7 @@ class Builder:
 
     def add(self, a, b, debugContext=""):
         """poponnx's builder.add(a, b): aiOnnx.add([a, b])."""
-        return self.aiOnnx.add([a, b], debugContext)
+        return self.aiOnnx.add([a, b], debugContext=debugContext)
 
     def createSubgraphBuilder(self):
         sub = Builder(_impl=self._impl.createSubgraphBuilder())
@@ -229,8 +225,8 @@ class Builder:
     def reshape_const(self, aiOnnx, args, shape, debugContext=""):
         """PopART's helper: Reshape by a constant shape."""
         import numpy as np
-        s = aiOnnx.constant(np.array(shape, dtype=np.int64), debugContext + "_const")
-        return aiOnnx.reshape([args[0], s], debugContext)
+        s = aiOnnx.constant(np.array(shape, dtype=np.int64), debugContext=debugContext + "_const")
+        return aiOnnx.reshape([args[0], s], debugContext=debugContext)
 
     # ------------------------------------------------------------------ introspection
     def getModelProto(self, humanReadable=False):
