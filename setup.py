@@ -29,7 +29,7 @@ class CMakeBuild(build_ext):
             cfg += ["-G", "Ninja"]
         subprocess.check_call(cfg)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2")
-        subprocess.check_call(["cmake", "--build", build_dir, "--target", "popart_py", "-j", jobs])
+        subprocess.check_call(["cmake", "--build", build_dir, "--target", "popart_py", "popart_py_stubs", "-j", jobs])
         out = os.path.dirname(os.path.abspath(self.get_ext_fullpath(ext.name)))
         os.makedirs(out, exist_ok=True)
         for f in glob.glob(os.path.join(build_dir, "python", "popart", "*")):
