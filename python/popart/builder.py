@@ -354,3 +354,16 @@ class Builder:
 
     def excludePatterns(self, nodeOutputName, patternNames):
         self._impl.excludePatterns(nodeOutputName, patternNames)
+
+
+def _add_cpp_docs():
+    """The public C++ header's /// comments (Builder.<method>) for the methods without a docstring."""
+    docs = _popart._cppDocs
+    for name, f in list(vars(Builder).items()):
+        if callable(f) and not name.startswith("_") and not getattr(f, "__doc__", None):
+            d = docs.get("Builder." + name)
+            if d:
+                f.__doc__ = d
+
+
+_add_cpp_docs()

@@ -242,8 +242,7 @@ void bindSession(py::module_& m) {
           "writeWeights", [](PySession& p, const PyWeightsIO& w) { p.s().writeWeights(w); }, release())
       .def(
           "run", [](PySession& p, IStepIO& io, const std::string& debugName) { p.s().run(io, debugName); },
-          py::arg("stepio"), py::arg("debugName") = "", release(),
-          "Runs one step: batchesPerStep batches (each accumulationFactor micro-batches).")
+          py::arg("stepio"), py::arg("debugName") = "", release())
       .def(
           "modelToHost", [](PySession& p, const std::string& fn) { p.s().modelToHost(fn); }, release())
       .def("modelToHostBytes",
