@@ -5,7 +5,9 @@ Offline with Debian's pip and setuptools: there is no pyproject.toml, so pip bui
 setuptools already installed and downloads nothing. On Debian's system Python add
 --break-system-packages (PEP 668), or install into a venv made with --system-site-packages (it
 needs NumPy, and python3-onnx to generate the Builder's op table, from the system).
-Environment: POPART_PIP_BUILD_DIR (default build/pip), CMAKE_BUILD_PARALLEL_LEVEL (default 2).
+Environment: POPART_PIP_BUILD_DIR (default build/pip; an existing build tree configured with the
+module, such as build/ci, is built as it is, not reconfigured), CMAKE_BUILD_PARALLEL_LEVEL
+(default 2).
 """
 import glob
 import os
@@ -25,9 +27,13 @@ class CMakeBuild(build_ext):
         cfg = ["cmake", "-S", ROOT, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release", "-DPOPART_BUILD_TESTS=OFF",
                "-DPOPART_BUILD_TOOLS=OFF", "-DPOPART_INSTALL=OFF", "-DPOPART_BUILD_PYTHON=ON",
                "-DPOPART_PYTHON=" + sys.executable]
-        if shutil.which("ninja") and not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
-            cfg += ["-G", "Ninja"]
-        subprocess.check_call(cfg)
+        cache = os.path.join(build_dir, "CMakeCache.txt")
+        if os.path.exists(cache) and "POPART_BUILD_PYTHON:BOOL=ON" in open(cache).read():
+            pass  # a configured tree with the module (e.g. build/ci): build the target there as it is
+        else:
+            if shutil.which("ninja") and not os.path.exists(cache):
+                cfg += ["-G", "Ninja"]
+            subprocess.check_call(cfg)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2")
         subprocess.check_call(["cmake", "--build", build_dir, "--target", "popart_py", "popart_py_stubs", "-j", jobs])
         out = os.path.dirname(os.path.abspath(self.get_ext_fullpath(ext.name)))
