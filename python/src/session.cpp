@@ -4,6 +4,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <mutex>
 
 #include "py_common.hpp"
 
@@ -154,7 +155,27 @@ class PySession {
   }
   bool isLegacy() const { return legacy_ != nullptr; }
 
+  /// Held while the core works on this session with the GIL released: a second call meanwhile
+  /// (another thread, or a PyStepIOCallback callback calling back into the session) is an error,
+  /// not a data race.
+  class Busy {
+   public:
+    explicit Busy(PySession& p) : p_(p) {
+      if (!p_.busy_.try_lock())
+        throw error(
+            "This session is already busy (a call from another thread, or from a PyStepIOCallback "
+            "callback, while it runs); calls on one session must not overlap");
+    }
+    ~Busy() { p_.busy_.unlock(); }
+    Busy(const Busy&) = delete;
+    Busy& operator=(const Busy&) = delete;
+
+   private:
+    PySession& p_;
+  };
+
  private:
+  std::mutex busy_;
   std::unique_ptr<Session> owned_;
   std::unique_ptr<LegacySession> legacy_;
   Session* s_;
@@ -224,29 +245,64 @@ void bindSession(py::module_& m) {
            py::arg("inputShapeInfo"), py::arg("userOptions"), py::arg("patterns"), py::arg("name"), py::arg("loss"),
            py::arg("losses"), py::arg("optimizer"))
       .def(
-          "prepareDevice", [](PySession& p, bool load) { p.s().prepareDevice(load); }, py::arg("loadEngine") = true,
+          "prepareDevice",
+          [](PySession& p, bool load) {
+            const PySession::Busy busy(p);
+            p.s().prepareDevice(load);
+          },
+          py::arg("loadEngine") = true, release())
+      .def(
+          "loadEngineAndConnectStreams",
+          [](PySession& p) {
+            const PySession::Busy busy(p);
+            p.s().loadEngineAndConnectStreams();
+          },
           release())
       .def(
-          "loadEngineAndConnectStreams", [](PySession& p) { p.s().loadEngineAndConnectStreams(); }, release())
+          "weightsFromHost",
+          [](PySession& p) {
+            const PySession::Busy busy(p);
+            p.s().weightsFromHost();
+          },
+          release())
       .def(
-          "weightsFromHost", [](PySession& p) { p.s().weightsFromHost(); }, release())
-      .def(
-          "weightsToHost", [](PySession& p) { p.s().weightsToHost(); }, release())
+          "weightsToHost",
+          [](PySession& p) {
+            const PySession::Busy busy(p);
+            p.s().weightsToHost();
+          },
+          release())
       .def("readWeights",
            [](PySession& p, const PyWeightsIO& w) {
+             const PySession::Busy busy(p);
              w.checkWriteable();
              py::gil_scoped_release nogil;
              p.s().readWeights(w);
            })
       .def(
-          "writeWeights", [](PySession& p, const PyWeightsIO& w) { p.s().writeWeights(w); }, release())
+          "writeWeights",
+          [](PySession& p, const PyWeightsIO& w) {
+            const PySession::Busy busy(p);
+            p.s().writeWeights(w);
+          },
+          release())
       .def(
-          "run", [](PySession& p, IStepIO& io, const std::string& debugName) { p.s().run(io, debugName); },
+          "run",
+          [](PySession& p, IStepIO& io, const std::string& debugName) {
+            const PySession::Busy busy(p);
+            p.s().run(io, debugName);
+          },
           py::arg("stepio"), py::arg("debugName") = "", release())
       .def(
-          "modelToHost", [](PySession& p, const std::string& fn) { p.s().modelToHost(fn); }, release())
+          "modelToHost",
+          [](PySession& p, const std::string& fn) {
+            const PySession::Busy busy(p);
+            p.s().modelToHost(fn);
+          },
+          release())
       .def("modelToHostBytes",
            [](PySession& p) {
+             const PySession::Busy busy(p);
              std::string b;
              {
                py::gil_scoped_release nogil;
@@ -257,6 +313,7 @@ void bindSession(py::module_& m) {
       .def(
           "resetHostWeights",
           [](PySession& p, py::object model, bool ignore) {
+            const PySession::Busy busy(p);
             const std::string s = modelArg(model);
             py::gil_scoped_release nogil;
             p.s().resetHostWeights(s, ignore);
@@ -298,11 +355,16 @@ void bindSession(py::module_& m) {
            })
       // training
       .def(
-          "updateOptimizerFromHost", [](PySession& p, const Optimizer& o) { p.training().updateOptimizerFromHost(&o); },
+          "updateOptimizerFromHost",
+          [](PySession& p, const Optimizer& o) {
+            const PySession::Busy busy(p);
+            p.training().updateOptimizerFromHost(&o);
+          },
           release())
       .def(
           "updateOptimizer",
           [](PySession& p, const Optimizer& o) {
+            const PySession::Busy busy(p);
             if (p.isLegacy())
               p.legacy("updateOptimizer").updateOptimizer(&o);
             else
@@ -312,6 +374,7 @@ void bindSession(py::module_& m) {
       .def(
           "optimizerFromHost",
           [](PySession& p) {
+            const PySession::Busy busy(p);
             if (p.isLegacy())
               p.legacy("optimizerFromHost").optimizerFromHost();
             else
@@ -321,16 +384,41 @@ void bindSession(py::module_& m) {
       .def("getOptimizerTensorIds", [](PySession& p) { return p.training().getOptimizerTensorIds(); })
       // poponnx's Session
       .def(
-          "train", [](PySession& p, IStepIO& io) { p.legacy("train").train(io); }, release())
+          "train",
+          [](PySession& p, IStepIO& io) {
+            const PySession::Busy busy(p);
+            p.legacy("train").train(io);
+          },
+          release())
       .def(
-          "evaluate", [](PySession& p, IStepIO& io) { p.legacy("evaluate").evaluate(io); }, release())
+          "evaluate",
+          [](PySession& p, IStepIO& io) {
+            const PySession::Busy busy(p);
+            p.legacy("evaluate").evaluate(io);
+          },
+          release())
       .def(
-          "infer", [](PySession& p, IStepIO& io) { p.legacy("infer").infer(io); }, release())
+          "infer",
+          [](PySession& p, IStepIO& io) {
+            const PySession::Busy busy(p);
+            p.legacy("infer").infer(io);
+          },
+          release())
       .def("_isLegacy", &PySession::isLegacy)
       .def(
-          "_legacyPrepareDevice", [](PySession& p) { p.legacy("prepareDevice").prepareDevice(); }, release())
+          "_legacyPrepareDevice",
+          [](PySession& p) {
+            const PySession::Busy busy(p);
+            p.legacy("prepareDevice").prepareDevice();
+          },
+          release())
       .def(
-          "_legacyWeightsFromHost", [](PySession& p) { p.legacy("weightsFromHost").weightsFromHost(); }, release());
+          "_legacyWeightsFromHost",
+          [](PySession& p) {
+            const PySession::Busy busy(p);
+            p.legacy("weightsFromHost").weightsFromHost();
+          },
+          release());
 }
 
 }  // namespace py_bind

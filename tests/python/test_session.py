@@ -410,3 +410,38 @@ def test_gil_is_released_while_the_core_runs(popart, cpu):
     t.join()
     if elapsed > 0.05:  # the other thread ran while the session did
         assert during >= 5, (elapsed, during)
+
+
+def test_overlapping_calls_are_an_error(popart, cpu):
+    proto, x, y, o = add_model(popart)
+    s = popart.InferenceSession(proto, popart.DataFlow(1, {o: popart.AnchorReturnType("All")}), cpu)
+    s.prepareDevice()
+    out = np.zeros((2, 3), np.float32)
+    plain = popart.PyStepIO({x: rand(2, 3), y: rand(2, 3)}, s.initAnchorArrays())
+
+    def reenter(tid, prefetch):
+        s.run(plain)  # back into the session while it runs
+
+    cb = popart.PyStepIOCallback(reenter, lambda t: None, lambda t: out, lambda t: None)
+    with pytest.raises(popart.popart_exception, match="already busy"):
+        s.run(cb)
+    s.run(plain)  # released after the error
+
+    # Many threads on one session: each call runs whole or is refused, never a crash.
+    errors, done = [], []
+
+    def worker():
+        for _ in range(50):
+            try:
+                s.run(plain)
+                done.append(1)
+            except popart.popart_exception as e:
+                assert "already busy" in str(e)
+                errors.append(1)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(done) + len(errors) == 200 and done
