@@ -9,7 +9,7 @@ from ._popart import (  # noqa: F401
     Adam, Adaptive, AnchorReturnType, ClipNormSettings, ConstSGD, DataFlow, DeviceInfo, DeviceManager,
     IdentityLoss, InputShapeInfo, IStepIO, L1Loss, Logger, Loss, NllLoss, Optimizer, OptimizerValue,
     OptimizerValueMap, OutOfMemoryException, Patterns, PyStepIO, PyStepIOCallback, PyWeightsIO, SGD, TensorInfo,
-    getLogger, getMemoryLimit, getNumThreads, popart_exception, popart_internal_exception, popart_runtime_error,
+    getLogger, getMemoryLimit, getNumThreads, ipuTarget, ipuTargetList, popart_exception, popart_internal_exception, popart_runtime_error,
     poplar_exception, reservedAccl1Prefix, reservedAccl2Prefix, reservedAccl3Prefix, reservedAcclPrefix,
     reservedAccumPrefix, reservedGradientPrefix, reservedLossScalingPrefix, reservedStepPrefix,
     reservedUpdatedVarPrefix, setMemoryLimit, setNumThreads)

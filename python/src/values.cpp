@@ -56,6 +56,25 @@ std::map<std::string, std::string> deviceOptions(const py::dict& d) {
   return m;
 }
 
+py::dict targetDict(const IpuTargetInfo& t) {
+  py::dict d;
+  d["version"] = t.version;
+  d["product"] = t.product;
+  d["tilesPerIpu"] = t.tilesPerIpu;
+  d["bytesPerTile"] = t.bytesPerTile;
+  d["clockHz"] = t.clockHz;
+  d["flopsPerTileCycleFloat"] = t.flopsPerTileCycleFloat;
+  d["flopsPerTileCycleHalf"] = t.flopsPerTileCycleHalf;
+  d["flopsPerTileCycleFp8"] = t.flopsPerTileCycleFp8;
+  d["workerContexts"] = t.workerContexts;
+  d["exchangeBytesPerTileCycle"] = t.exchangeBytesPerTileCycle;
+  d["ipuLinksPerIpu"] = t.ipuLinksPerIpu;
+  d["ipuLinkBytesPerSec"] = t.ipuLinkBytesPerSec;
+  d["hostBytesPerSec"] = t.hostBytesPerSec;
+  d["syncCycles"] = t.syncCycles;
+  return d;
+}
+
 py::object optionalDevice(std::shared_ptr<DeviceInfo> d) {
   if (!d) return py::none();
   return py::cast(std::move(d));
@@ -255,6 +274,9 @@ void bindValues(py::module_& m) {
       .def_property_readonly("numWorkerContexts", &DeviceInfo::getNumWorkerContexts)
       .def_property_readonly("isAttached", &DeviceInfo::isAttached)
       .def_property_readonly("options", &DeviceInfo::getOptions)
+      .def_property_readonly("compileIPUCode", &DeviceInfo::getCompileIPUCode)
+      .def_property_readonly("canRun", &DeviceInfo::canRun)
+      .def_property_readonly("target", [](const DeviceInfo& d) { return targetDict(d.getTarget()); })
       .def("attach", &DeviceInfo::attach)
       .def("detach", &DeviceInfo::detach)
       .def("tryAttachUntilTimeout", &DeviceInfo::tryAttachUntilTimeout)
@@ -319,6 +341,13 @@ void bindValues(py::module_& m) {
           },
           py::arg("id"), py::arg("pattern") = "Full", py::arg("connectionType") = "Always")
       .def("setOnDemandAttachTimeout", &DM::setOnDemandAttachTimeout);
+
+  m.def("ipuTargetList", [] {
+    py::list l;
+    for (const auto& t : ipuTargetList()) l.append(targetDict(t));
+    return l;
+  });
+  m.def("ipuTarget", [](const std::string& v) { return targetDict(ipuTarget(v)); });
 
   // ------------------------------------------------------------------ optimizers
   py::class_<OptimizerValue>(m, "OptimizerValue")

@@ -322,7 +322,13 @@ def test_devices(popart):
     assert dm.tryAcquireAvailableDevice(1) is None and dm.tryAcquireDeviceById(0) is None
     assert dm.enumerateDevices() == []
     off = dm.createOfflineIPUDevice({"numIPUs": 1, "tilesPerIPU": 4})
-    assert off.type == popart.DeviceType.OfflineIpu
+    assert off.type == popart.DeviceType.OfflineIpu and not off.canRun
+    assert ipu.target["version"] == "ipu2" and ipu.target == popart.ipuTarget("ipu2")
+    assert [t["version"] for t in popart.ipuTargetList()][:2] == ["ipu1", "ipu2"]
+    with pytest.raises(popart.popart_exception, match="ipu7"):
+        popart.ipuTarget("ipu7")
+    with pytest.raises(popart.popart_exception):
+        cpu.target
 
 
 def test_ipu_model_runs_like_cpu(popart):
