@@ -42,7 +42,11 @@ def _onnx_method(builder, opset, name, schema):
     if op_type != "Constant":
         params.append(inspect.Parameter("args", inspect.Parameter.POSITIONAL_OR_KEYWORD))
     if variadic:
-        params.append(inspect.Parameter("num_outputs", inspect.Parameter.POSITIONAL_OR_KEYWORD))
+        # num_outputs defaults to 1 when every later parameter has a default (dropout, topk, ...),
+        # as scripts often leave it out; before a required attribute it must be given.
+        later_required = any(required for _, _, required, _ in attrs)
+        params.append(inspect.Parameter("num_outputs", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                        default=_NO_DEFAULT if later_required else 1))
     for a_name, a_type, required, default in attrs:
         dflt = _NO_DEFAULT if required else (default if default is not None else None)
         params.append(inspect.Parameter(_pname(a_name), inspect.Parameter.POSITIONAL_OR_KEYWORD, default=dflt))

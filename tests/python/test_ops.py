@@ -162,3 +162,7 @@ def test_opset_versions_and_names(popart):
     with pytest.raises(RuntimeError, match="already defined as 9"):
         b.aiOnnxOpset11
     assert "Adds ONNX Relu (version 6)" in b.aiOnnxOpset9.relu.__doc__
+    out, mask = b.aiOnnx.dropout([x], 2, 0.5)  # num_outputs before the attributes
+    assert isinstance(b.aiOnnx.dropout([x], ratio=0.1), list)  # num_outputs defaults to 1
+    with pytest.raises(TypeError, match="num_outputs"):
+        b.aiOnnx.maxpool([x], kernel_shape=[2, 2])  # required before kernel_shape
