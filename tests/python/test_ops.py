@@ -166,3 +166,34 @@ def test_opset_versions_and_names(popart):
     assert isinstance(b.aiOnnx.dropout([x], ratio=0.1), list)  # num_outputs defaults to 1
     with pytest.raises(TypeError, match="num_outputs"):
         b.aiOnnx.maxpool([x], kernel_shape=[2, 2])  # required before kernel_shape
+
+
+def test_node_attributes_and_annotations(popart):
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [2, 2], "x")
+    with b.virtualGraph(1), b.pipelineStage(2):
+        r = b.aiOnnx.relu([x])
+    assert b.getVirtualGraph(r) == 1 and b.getPipelineStage(r) == 2
+    n = b.aiOnnx.neg([x])
+    assert not b.nodeHasAttribute("__ipu_number", [n])
+    b.virtualGraph(n, 3)
+    assert b.getInt64NodeAttribute("__ipu_number", [n]) == 3
+    b.addNodeAttribute("test", [1.5, 2.5], {n})
+    assert b.getFloatVectorNodeAttribute("test", [n]) == [1.5, 2.5]
+    with pytest.raises(popart.popart_exception, match="Node already has attribute test"):
+        b.addNodeAttribute("test", 1, {n})
+    b.addNodeAttribute("s", "v", [n])
+    assert b.getStringNodeAttribute("s", [n]) == "v"
+    b.removeNodeAttribute("s", [n])
+    with pytest.raises(popart.popart_exception, match="Node does not have an attribute s"):
+        b.getStringNodeAttribute("s", [n])
+    assert {"test", "__ipu_number"} <= set(b.getAllNodeAttributeNames([n]))
+    b.setAvailableMemoryProportion(r, 0.3)
+    b.setPartialsType(r, "HALF")
+    b.recomputeOutputInBackwardPass(r)
+    w = b.addInitializedInputTensor(np.ones(2, np.float32), "w")
+    assert b.getTrainableTensorIds() == [w] and b.isInitializer(w)
+    assert b.getTensorShape(r) == [2, 2] and b.getTensorDtypeString(r) == "float32"
+    import onnx
+    m = onnx.load_from_string(b.getModelProto())
+    assert any(a.name == "__ipu_number" for node in m.graph.node for a in node.attribute)
