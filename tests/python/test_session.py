@@ -451,3 +451,24 @@ def test_overlapping_calls_are_an_error(popart, cpu):
     for t in threads:
         t.join()
     assert len(done) + len(errors) == 200 and done
+
+
+def test_patterns_and_options_reach_the_session(popart, cpu):
+    proto, x, y, o = add_model(popart)
+    df = popart.DataFlow(1, [o])
+    with pytest.raises(popart.popart_exception, match="must be enabled"):
+        popart.InferenceSession(proto, df, cpu, patterns=popart.Patterns(["PreUniRepl"]))
+    p = popart.Patterns(["PreUniRepl"]).enableRuntimeAsserts(False)
+    popart.InferenceSession(proto, df, cpu, patterns=p).prepareDevice()
+    popart.InferenceSession(proto, df, cpu, patterns=popart.Patterns(popart.PatternsLevel.NoPatterns),
+                            userOptions=popart.SessionOptions(constantWeights=False), name="mine")
+    opts = popart.SessionOptions()
+    opts.enableGradientAccumulation = False
+    opts.accumulationFactor = 4
+    b = popart.Builder()
+    xi = b.addInputTensor("FLOAT", [2], "xi")
+    w = b.addInitializedInputTensor(np.ones(2, np.float32))
+    loss = b.aiGraphcore.l1loss([b.aiOnnx.mul([xi, w])], 0.1)
+    with pytest.raises(popart.popart_exception, match="enableGradientAccumulation is false, but accumulationFactor > 1"):
+        popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [loss]), loss, popart.ConstSGD(0.1), cpu,
+                               userOptions=opts)
