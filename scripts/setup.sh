@@ -13,6 +13,9 @@ pkgs=(
   # tests: references and conformance data
   python3 python3-numpy python3-onnx python3-torch python3-torchvision python3-sklearn
   libopenblas0-openmp libonnx-testdata
+  # the Python module (python/): pybind11, the Python headers, pytest, and pip + setuptools for
+  # `pip install .` (offline: no build isolation is needed, as there is no pyproject.toml)
+  pybind11-dev python3-dev python3-pytest python3-setuptools python3-pip python3-numpy python3-venv
   # sanitizers (clang runtime for LeakSanitizer is part of gcc's libasan here)
   clang-format
   # fuzzing (scripts/fuzz.sh): clang with libFuzzer and its sanitizer runtimes (-fsanitize=fuzzer)

@@ -29,6 +29,14 @@ step "native tests"
 mkdir -p build/ci/tests/tmp
 POPART_ZOO_DIR="$ROOT/build/zoo" ctest --test-dir build/ci --output-on-failure -j"$JOBS"
 
+step "Python package: pip install, offline, into a venv (from the -Werror build tree), then its README example"
+rm -rf build/venv
+/usr/bin/python3 -m venv --system-site-packages build/venv
+POPART_PIP_BUILD_DIR="$ROOT/build/ci" build/venv/bin/pip install --no-index --quiet .
+sed -n '/^```python/,/^```$/p' README.md | sed '1d;$d' >build/venv/readme_example.py
+(cd build/venv && bin/python -c "import popart, sys; assert popart.__file__.startswith(sys.prefix), popart.__file__" &&
+  bin/python readme_example.py >/dev/null)
+
 step "wasm builds (-Werror; single-threaded and pthreads)"
 scripts/build_wasm.sh -DPOPART_WERROR=ON
 

@@ -1,0 +1,40 @@
+"""popart: PopART's Python API over the popart-runtime core (CPU and IPU-model devices).
+
+A PopART script runs as written: Builder, InferenceSession / TrainingSession, DataFlow,
+PyStepIO, optimizers, SessionOptions, DeviceManager, ... The extension (popart._popart) marshals
+values; every behaviour, table and message is the C++ core's."""
+from . import _popart
+from ._enums import ENUMS as _ENUMS
+from ._popart import (  # noqa: F401
+    Adam, Adaptive, AnchorReturnType, ClipNormSettings, ConstSGD, DataFlow, DeviceInfo, DeviceManager,
+    IdentityLoss, InputShapeInfo, IStepIO, L1Loss, Logger, Loss, NllLoss, Optimizer, OptimizerValue,
+    OptimizerValueMap, OutOfMemoryException, Patterns, PyStepIO, PyStepIOCallback, PyWeightsIO, SGD, TensorInfo,
+    getLogger, getMemoryLimit, getNumThreads, ipuTarget, ipuTargetList, popart_exception, popart_internal_exception, popart_runtime_error,
+    poplar_exception, reservedAccl1Prefix, reservedAccl2Prefix, reservedAccl3Prefix, reservedAcclPrefix,
+    reservedAccumPrefix, reservedGradientPrefix, reservedLossScalingPrefix, reservedStepPrefix,
+    reservedUpdatedVarPrefix, setMemoryLimit, setNumThreads)
+from .builder import AiGraphcore, AiOnnx, Builder  # noqa: F401
+from .options import SessionOptions  # noqa: F401
+from .session import InferenceSession, Session, TrainingSession  # noqa: F401
+
+globals().update(_ENUMS)  # ReductionType, VirtualGraphMode, PatternsLevel, DeviceType, ...
+
+# Older spellings the seeds use.
+error = popart_exception
+StepIO = PyStepIO
+AnchorReturnType.ALL = AnchorReturnType("All")  # poponnx: AnchorReturnType.ALL
+AnchorReturnType.FINAL = AnchorReturnType("Final")
+AnchorReturnType.SUM = AnchorReturnType("Sum")
+# PopART's name for RecomputationType.None, which Python cannot spell.
+RecomputationType.NoRecompute = RecomputationType["None"]  # noqa: F821
+
+
+def _oom_summary(self):
+    """The message: which tile or allocation did not fit (the IPU model's memory report)."""
+    return self.args[0] if self.args else ""
+
+
+OutOfMemoryException.getSummaryReport = _oom_summary
+OutOfMemoryException.getProfilePath = lambda self: ""
+
+__version__ = "0.1.0"

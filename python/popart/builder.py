@@ -1,0 +1,373 @@
+"""popart.Builder: PopART's Python Builder over the core's Builder. The aiOnnxOpsetN methods come
+from the generated ONNX op table (_onnx_ops.py, the same generator as the C++ and JS methods);
+aiGraphcore's from the core's Graphcore op table (graphcoreOpList()). Nothing is listed by hand."""
+import contextlib
+import inspect
+import keyword
+
+from . import _popart
+from ._onnx_ops import FIRST_OPSET, LAST_OPSET, ONNX_OPS
+
+_DEFAULT_ONNX_OPSET = 10  # PopART's default ai.onnx opset
+_NO_DEFAULT = inspect.Parameter.empty
+
+
+def _pname(name):
+    """A Python parameter name for an attribute: `lambda` is spelled `lambda_` (keywords cannot be
+    parameter names; `**{"lambda": v}` works too)."""
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+def _bind(sig, args, kwargs, where):
+    for k in list(kwargs):
+        if keyword.iskeyword(k):
+            kwargs[k + "_"] = kwargs.pop(k)
+    try:
+        return sig.bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError("%s%s: %s" % (where, sig, e)) from None
+
+
+def _schema(versions, opset):
+    best = None
+    for v in versions:
+        if v[0] <= opset:
+            best = v
+    return best
+
+
+def _onnx_method(builder, opset, name, schema):
+    since, op_type, deprecated, variadic, nout, min_in, max_in, attrs = schema
+    params = []
+    if op_type != "Constant":
+        params.append(inspect.Parameter("args", inspect.Parameter.POSITIONAL_OR_KEYWORD))
+    if variadic:
+        # num_outputs defaults to 1 when every later parameter has a default (dropout, topk, ...),
+        # as scripts often leave it out; before a required attribute it must be given.
+        later_required = any(required for _, _, required, _ in attrs)
+        params.append(inspect.Parameter("num_outputs", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                        default=_NO_DEFAULT if later_required else 1))
+    for a_name, a_type, required, default in attrs:
+        dflt = _NO_DEFAULT if required else (default if default is not None else None)
+        params.append(inspect.Parameter(_pname(a_name), inspect.Parameter.POSITIONAL_OR_KEYWORD, default=dflt))
+    params.append(inspect.Parameter("debugContext", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=""))
+    sig = inspect.Signature(params)
+    impl = builder._impl
+    multi = variadic or nout > 1
+
+    def method(*args, **kwargs):
+        bound = _bind(sig, args, kwargs, "aiOnnxOpset%d.%s" % (opset, name))
+        bound.apply_defaults()
+        a = bound.arguments
+        inputs = a.get("args", [])
+        if isinstance(inputs, str):
+            raise TypeError("aiOnnxOpset%d.%s: args must be a list of tensor ids, got the string %r" %
+                            (opset, name, inputs))
+        n_out = a["num_outputs"] if variadic else nout
+        attr_list = []
+        for a_name, a_type, required, _ in attrs:
+            v = a[_pname(a_name)]
+            if v is None or (not required and isinstance(v, (list, tuple)) and len(v) == 0):
+                continue
+            attr_list.append((a_name, a_type, v))
+        dc = a["debugContext"]
+        out = impl.op("ai.onnx", opset, op_type, inputs, n_out, attr_list, dc if isinstance(dc, str) else str(dc),
+                      min_in, max_in)
+        return out if multi else out[0]
+
+    method.__name__ = name
+    method.__qualname__ = "AiOnnxOpset%d.%s" % (opset, name)
+    method.__signature__ = sig
+    method.__doc__ = "Adds ONNX %s (version %d). https://onnx.ai/onnx/operators/onnx__%s.html" % (
+        op_type, since, op_type)
+    return method
+
+
+class AiOnnx:
+    """The ai.onnx ops of one opset (builder.aiOnnxOpset11, builder.aiOnnx): methods generated from
+    the ONNX schemas for every op the runtime supports."""
+
+    def __init__(self, builder, opset):
+        builder._impl.useOpset("ai.onnx", opset)  # fixes the model's ai.onnx opset (errors on a clash)
+        self._builder = builder
+        self._opset = opset
+
+    def __getattr__(self, name):
+        versions = ONNX_OPS.get(name)
+        schema = _schema(versions, self._opset) if versions else None
+        if schema is None or schema[2]:
+            raise AttributeError("aiOnnxOpset%d has no op '%s'%s" % (
+                self._opset, name, "" if not versions else " (not in this opset)"))
+        m = _onnx_method(self._builder, self._opset, name, schema)
+        setattr(self, name, m)  # cached on the instance
+        return m
+
+    def __dir__(self):
+        return sorted(n for n, v in ONNX_OPS.items() if (_schema(v, self._opset) or (0, 0, True))[2] is False)
+
+    def getOpsetVersion(self):
+        return self._opset
+
+
+def _graphcore_method(builder, name, op_type, min_in, max_in, attrs, doc):
+    params = [inspect.Parameter("args", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    for a_name, a_type, enum_name, required, has_default, default, _ in attrs:
+        dflt = _NO_DEFAULT if required else (default if has_default else None)
+        params.append(inspect.Parameter(_pname(a_name), inspect.Parameter.POSITIONAL_OR_KEYWORD, default=dflt))
+    params.append(inspect.Parameter("debugContext", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=""))
+    sig = inspect.Signature(params)
+    impl = builder._impl
+    names = [a[0] for a in attrs]
+
+    def method(*args, **kwargs):
+        a = _bind(sig, args, kwargs, "aiGraphcore.%s" % name).arguments
+        dc = a.get("debugContext", "")
+        return impl.graphcore(name, a["args"], {k: a[_pname(k)] for k in names if _pname(k) in a},
+                              dc if isinstance(dc, str) else str(dc))
+
+    method.__name__ = name
+    method.__qualname__ = "AiGraphcoreOpset1." + name
+    method.__signature__ = sig
+    method.__doc__ = doc
+    return method
+
+
+class AiGraphcore:
+    """Graphcore's ops (domain ai.graphcore, version 1), from the core's table."""
+
+    _TABLE = None
+
+    def __init__(self, builder):
+        if AiGraphcore._TABLE is None:
+            AiGraphcore._TABLE = {op[0]: op for op in _popart._graphcoreOps()}
+        for name, op in AiGraphcore._TABLE.items():
+            setattr(self, name, _graphcore_method(builder, *op))
+
+    def getOpsetVersion(self):
+        return 1
+
+
+class Builder:
+    """Builds an ONNX model: popart.Builder(modelProtoOrFilename=None, opsets=None)."""
+
+    def __init__(self, modelProtoOrFilename=None, opsets=None, _impl=None):
+        self._impl = _impl if _impl is not None else _popart._Builder(modelProtoOrFilename)
+        self._opsets = dict(opsets or {})
+        self._onnx = {}
+        self._graphcore = None
+
+    # ------------------------------------------------------------------ opsets
+    def _aiOnnx(self, version):
+        if version not in self._onnx:
+            if not FIRST_OPSET <= version <= LAST_OPSET:
+                raise AttributeError("aiOnnxOpset%d: supported ai.onnx opsets are %d..%d" %
+                                     (version, FIRST_OPSET, LAST_OPSET))
+            self._onnx[version] = AiOnnx(self, version)
+        return self._onnx[version]
+
+    @property
+    def aiOnnx(self):
+        """The ai.onnx ops at the model's opset (opsets["ai.onnx"], else the opset already used, else 10)."""
+        v = self._opsets.get("ai.onnx")
+        if v is None:
+            v = self._impl.getOnnxOpsetVersion() or _DEFAULT_ONNX_OPSET
+        return self._aiOnnx(int(v))
+
+    @property
+    def aiGraphcore(self):
+        if self._graphcore is None:
+            self._graphcore = AiGraphcore(self)
+        return self._graphcore
+
+    aiGraphcoreOpset1 = aiGraphcore
+
+    def __getattr__(self, name):
+        if name.startswith("aiOnnxOpset") and name[len("aiOnnxOpset"):].isdigit():
+            return self._aiOnnx(int(name[len("aiOnnxOpset"):]))
+        raise AttributeError("'Builder' object has no attribute '%s'" % name)
+
+    # ------------------------------------------------------------------ tensors
+    def addInputTensor(self, tensorInfo, shape=None, debugContext=""):
+        """addInputTensor(TensorInfo) or addInputTensor("FLOAT", [shape]) (also with a name)."""
+        if isinstance(tensorInfo, _popart.TensorInfo):
+            if shape is not None and isinstance(shape, str) and not debugContext:
+                debugContext, shape = shape, None  # addInputTensor(info, "name")
+            if shape is not None:
+                raise TypeError("addInputTensor(TensorInfo, debugContext=''): unexpected shape argument")
+            return self._impl.addInputTensor(tensorInfo, None, debugContext)
+        return self._impl.addInputTensor(tensorInfo, shape, debugContext)
+
+    def addUntypedInputTensor(self, debugContext=""):
+        return self._impl.addUntypedInputTensor(debugContext)
+
+    def addInputTensorFromParentGraph(self, tensorId):
+        self._impl.addInputTensorFromParentGraph(tensorId)
+
+    def addInitializedInputTensor(self, initVal, debugContext=""):
+        """A weight initialised from a NumPy array (copied)."""
+        return self._impl.addInitializedInputTensor(initVal, debugContext)
+
+    def addOutputTensor(self, outputName):
+        self._impl.addOutputTensor(outputName)
+
+    def add(self, a, b, debugContext=""):
+        """poponnx's builder.add(a, b): aiOnnx.add([a, b])."""
+        return self.aiOnnx.add([a, b], debugContext=debugContext)
+
+    def createSubgraphBuilder(self):
+        sub = Builder(_impl=self._impl.createSubgraphBuilder())
+        sub._parent = self
+        return sub
+
+    def setGraphName(self, name):
+        self._impl.setGraphName(name)
+
+    def customOp(self, opName, opVersion, domain, inputs, attributes=None, numOutputs=1, name=""):
+        out = self._impl.customOp(opName, opVersion, domain, inputs, attributes or {}, numOutputs, name)
+        return out
+
+    def reshape_const(self, aiOnnx, args, shape, debugContext=""):
+        """PopART's helper: Reshape by a constant shape."""
+        import numpy as np
+        s = aiOnnx.constant(np.array(shape, dtype=np.int64), debugContext=debugContext + "_const")
+        return aiOnnx.reshape([args[0], s], debugContext=debugContext)
+
+    # ------------------------------------------------------------------ introspection
+    def getModelProto(self, humanReadable=False):
+        """The serialized ONNX ModelProto (bytes)."""
+        return self._impl.getModelProto(humanReadable)
+
+    def saveModelProto(self, filename):
+        self._impl.saveModelProto(filename)
+
+    def getInputTensorIds(self):
+        return self._impl.getInputTensorIds()
+
+    def getOutputTensorIds(self):
+        return self._impl.getOutputTensorIds()
+
+    def getValueTensorIds(self):
+        return self._impl.getValueTensorIds()
+
+    def getTrainableTensorIds(self):
+        return self._impl.getTrainableTensorIds()
+
+    def getTensorShape(self, tensorId):
+        return self._impl.getTensorShape(tensorId)
+
+    def getTensorDtypeString(self, tensorId):
+        return self._impl.getTensorDtypeString(tensorId)
+
+    def isInitializer(self, tensorId):
+        return self._impl.isInitializer(tensorId)
+
+    def hasValueInfo(self, tensorId):
+        return self._impl.hasValueInfo(tensorId)
+
+    # ------------------------------------------------------------------ node attributes
+    def addNodeAttribute(self, attributeName, attributeValue, nodeOutputNames):
+        self._impl.addNodeAttribute(attributeName, attributeValue, nodeOutputNames)
+
+    def nodeHasAttribute(self, attributeName, nodeOutputNames):
+        return self._impl.nodeHasAttribute(attributeName, nodeOutputNames)
+
+    def getInt64NodeAttribute(self, attributeName, nodeOutputNames):
+        return self._impl.getInt64NodeAttribute(attributeName, nodeOutputNames)
+
+    def getInt64VectorNodeAttribute(self, attributeName, nodeOutputNames):
+        return self._impl.getInt64VectorNodeAttribute(attributeName, nodeOutputNames)
+
+    def getFloatNodeAttribute(self, attributeName, nodeOutputNames):
+        return self._impl.getFloatNodeAttribute(attributeName, nodeOutputNames)
+
+    def getFloatVectorNodeAttribute(self, attributeName, nodeOutputNames):
+        return self._impl.getFloatVectorNodeAttribute(attributeName, nodeOutputNames)
+
+    def getStringNodeAttribute(self, attributeName, nodeOutputNames):
+        return self._impl.getStringNodeAttribute(attributeName, nodeOutputNames)
+
+    def getStringVectorNodeAttribute(self, attributeName, nodeOutputNames):
+        return self._impl.getStringVectorNodeAttribute(attributeName, nodeOutputNames)
+
+    def removeNodeAttribute(self, attributeName, nodeOutputNames):
+        self._impl.removeNodeAttribute(attributeName, nodeOutputNames)
+
+    def getAllNodeAttributeNames(self, nodeOutputNames):
+        return self._impl.getAllNodeAttributeNames(nodeOutputNames)
+
+    # ------------------------------------------------------------------ scopes and IPU annotations
+    @contextlib.contextmanager
+    def nameScope(self, name):
+        self._impl.pushNameScope(name)
+        try:
+            yield
+        finally:
+            self._impl.popNameScope()
+
+    def getNameScope(self, name=""):
+        return self._impl.getNameScope(name)
+
+    @contextlib.contextmanager
+    def _scoped(self, attr, value):
+        prev = self._impl.getAttributeInt(attr)
+        self._impl.setAttributeInt(attr, int(value))
+        try:
+            yield
+        finally:
+            if prev is None:
+                self._impl.clearAttribute(attr)
+            else:
+                self._impl.setAttributeInt(attr, prev)
+
+    def virtualGraph(self, arg0, value=None):
+        """virtualGraph(ids, value) annotates nodes; `with builder.virtualGraph(value):` scopes."""
+        if value is None:
+            return self._scoped("__ipu_number", arg0)
+        self._impl.virtualGraph(arg0, value)
+
+    def pipelineStage(self, arg0, value=None):
+        if value is None:
+            return self._scoped("__pipeline_stage", arg0)
+        self._impl.pipelineStage(arg0, value)
+
+    def executionPhase(self, arg0, value=None):
+        if value is None:
+            return self._scoped("__execution_phase", arg0)
+        self._impl.executionPhase(arg0, value)
+
+    def schedulePriority(self, value):
+        return self._scoped("__schedule_priority", value)
+
+    def getVirtualGraph(self, nodeOutputName):
+        return self._impl.getVirtualGraph(nodeOutputName)
+
+    def getPipelineStage(self, nodeOutputName):
+        return self._impl.getPipelineStage(nodeOutputName)
+
+    def recomputeOutputInBackwardPass(self, nodeOutputNames, value=1):
+        self._impl.recomputeOutputInBackwardPass(nodeOutputNames, int(value))
+
+    def setAvailableMemoryProportion(self, nodeOutputNames, availableMemoryProportion):
+        self._impl.setAvailableMemoryProportion(nodeOutputNames, availableMemoryProportion)
+
+    def setPartialsType(self, nodeOutputName, partialsType):
+        self._impl.setPartialsType(nodeOutputName, partialsType)
+
+    def setSerializeMatMul(self, nodeOutputNames, mode, factor=0, keep_precision=False):
+        self._impl.setSerializeMatMul(nodeOutputNames, mode, factor, keep_precision)
+
+    def excludePatterns(self, nodeOutputName, patternNames):
+        self._impl.excludePatterns(nodeOutputName, patternNames)
+
+
+def _add_cpp_docs():
+    """The public C++ header's /// comments (Builder.<method>) for the methods without a docstring."""
+    docs = _popart._cppDocs
+    for name, f in list(vars(Builder).items()):
+        if callable(f) and not name.startswith("_") and not getattr(f, "__doc__", None):
+            d = docs.get("Builder." + name)
+            if d:
+                f.__doc__ = d
+
+
+_add_cpp_docs()

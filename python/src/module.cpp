@@ -1,0 +1,124 @@
+// popart._popart: the pybind11 extension behind the `popart` Python package (python/popart/).
+// It marshals Python values to the core's types and back; every behaviour and message is the
+// core's. C++ exceptions become PopART's Python exception classes carrying the same message.
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "py_common.hpp"
+#include "python_docs.gen.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+/// PopART's exception classes, created once (the module keeps them alive for the process).
+PyObject* gPopartException = nullptr;
+PyObject* gInternalException = nullptr;
+PyObject* gRuntimeError = nullptr;
+PyObject* gOutOfMemory = nullptr;
+PyObject* gPoplarException = nullptr;
+
+PyObject* newException(py::module_& m, const char* name, PyObject* base, const char* doc) {
+  const std::string full = std::string("popart.") + name;
+  PyObject* e = PyErr_NewExceptionWithDoc(full.c_str(), doc, base, nullptr);
+  if (!e) throw py::error_already_set();
+  m.add_object(name, py::handle(e));  // the module holds a reference; gX keeps the one made here
+  return e;
+}
+
+const char* cppDoc(const std::string& key) {
+  for (const auto& d : popart::py_bind::kCppDocs)
+    if (key == d.key) return d.doc;
+  return nullptr;
+}
+
+/// Appends the public headers' `///` comments (python_docs.gen.hpp) to the docstrings of the
+/// bound methods, after pybind11's signature line, and gives undocumented classes theirs.
+void addCppDocs(py::module_& m) {
+  static const std::map<std::string, std::vector<std::string>> classes{
+      {"_Session", {"Session", "TrainingSession", "InferenceSession", "LegacySession"}},
+      {"_Builder", {"Builder"}},
+      {"_SessionOptions", {"SessionOptions"}},
+      {"TensorInfo", {"TensorInfo"}},
+      {"DataFlow", {"DataFlow"}},
+      {"AnchorReturnType", {"AnchorReturnType"}},
+      {"InputShapeInfo", {"InputShapeInfo"}},
+      {"Patterns", {"Patterns"}},
+      {"DeviceInfo", {"DeviceInfo"}},
+      {"DeviceManager", {"DeviceManager"}},
+      {"Optimizer", {"Optimizer"}},
+      {"SGD", {"SGD", "Optimizer"}},
+      {"ConstSGD", {"ConstSGD", "SGD", "Optimizer"}},
+      {"Adam", {"Adam", "Optimizer"}},
+      {"Adaptive", {"Adaptive", "Optimizer"}},
+      {"OptimizerValue", {"OptimizerValue"}},
+      {"OptimizerValueMap", {"OptimizerValueMap"}},
+      {"ClipNormSettings", {"ClipNormSettings"}},
+      {"Logger", {"Logger"}},
+      {"IStepIO", {"IStepIO"}},
+  };
+  for (const auto& kv : classes) {
+    py::object cls = m.attr(kv.first.c_str());
+    for (py::handle n : py::reinterpret_steal<py::list>(PyObject_Dir(cls.ptr()))) {
+      const auto name = n.cast<std::string>();
+      if (name.rfind("_", 0) == 0) continue;
+      py::object f = cls.attr(name.c_str());
+      if (PyInstanceMethod_Check(f.ptr()))
+        f = py::reinterpret_borrow<py::object>(PyInstanceMethod_GET_FUNCTION(f.ptr()));
+      if (!PyCFunction_Check(f.ptr())) continue;
+      for (const auto& cpp : kv.second) {
+        const char* doc = cppDoc(cpp + "." + name);
+        if (!doc) continue;
+        auto* fo = reinterpret_cast<PyCFunctionObject*>(f.ptr());
+        const char* old = fo->m_ml->ml_doc;
+        if (old && std::strstr(old, doc)) break;  // inherited: already there
+        const std::string s = std::string(old ? old : "") + "\n\n" + doc;
+        fo->m_ml->ml_doc = strdup(s.c_str());  // pybind11 strdup'ed the old one and frees this one
+        std::free(const_cast<char*>(old));
+        break;
+      }
+    }
+    const char* cdoc = cppDoc(kv.second.front());
+    if (cdoc && (!py::hasattr(cls, "__doc__") || cls.attr("__doc__").is_none())) cls.attr("__doc__") = cdoc;
+  }
+  py::dict all;
+  for (const auto& d : popart::py_bind::kCppDocs) all[d.key] = d.doc;
+  m.attr("_cppDocs") = all;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_popart, m) {
+  m.doc() = "PopART's Python API over the popart-runtime core (CPU and IPU-model devices).";
+  gPopartException = newException(m, "popart_exception", PyExc_RuntimeError,
+                                  "An error of the runtime (popart::error): bad input, a call in the wrong order, an "
+                                  "unsupported feature. The message is in args[0].");
+  gInternalException =
+      newException(m, "popart_internal_exception", gPopartException, "A broken invariant of the runtime (a bug).");
+  gRuntimeError = newException(m, "popart_runtime_error", gPopartException, "An error raised while a session runs.");
+  gOutOfMemory = newException(m, "OutOfMemoryException", gPopartException,
+                              "The device cannot hold the graph, or an allocation is over the memory limit.");
+  gPoplarException = newException(m, "poplar_exception", PyExc_RuntimeError,
+                                  "Poplar's errors; this runtime has no Poplar, so nothing raises it (kept so that "
+                                  "`except popart.poplar_exception` works).");
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const popart::memory_allocation_err& e) {
+      PyErr_SetString(gOutOfMemory, e.what());
+    } catch (const popart::internal_error& e) {
+      PyErr_SetString(gInternalException, e.what());
+    } catch (const popart::runtime_error& e) {
+      PyErr_SetString(gRuntimeError, e.what());
+    } catch (const popart::error& e) {
+      PyErr_SetString(gPopartException, e.what());
+    }
+  });
+  popart::py_bind::bindValues(m);
+  popart::py_bind::bindBuilder(m);
+  popart::py_bind::bindSession(m);
+  addCppDocs(m);
+}

@@ -1,0 +1,517 @@
+// Value classes of the Python module: TensorInfo, AnchorReturnType, DataFlow, InputShapeInfo,
+// SessionOptions (through the core's option table), Patterns, devices, optimizers, the pre-1.2
+// loss objects, logging and the core's tables. Marshalling only.
+#include <sstream>
+
+#include "popart/threads.hpp"
+#include "py_common.hpp"
+
+namespace popart {
+namespace py_bind {
+
+namespace {
+
+Shape toShape(py::handle h, const std::string& what) {
+  Shape s;
+  if (py::isinstance<py::str>(h) || !py::isinstance<py::iterable>(h))
+    throw error("{} must be a list of integers, got {}", what, py::repr(h).cast<std::string>());
+  for (py::handle e : py::reinterpret_borrow<py::iterable>(h)) {
+    if (py::isinstance<py::bool_>(e) || !(py::isinstance<py::int_>(e) || py::hasattr(e, "__index__")))
+      throw error("{} must be a list of integers; element {} is {}", what, s.size(), py::repr(e).cast<std::string>());
+    s.push_back(e.cast<int64_t>());
+  }
+  return s;
+}
+
+/// {key: (value, isConst)} -> the optimizer constructors' map. PopART requires tuples.
+std::map<std::string, std::pair<float, bool>> optimizerMap(const py::dict& d, const std::string& what) {
+  std::map<std::string, std::pair<float, bool>> m;
+  for (auto kv : d) {
+    const auto key = py::str(kv.first).cast<std::string>();
+    if (!py::isinstance<py::tuple>(kv.second) || py::len(kv.second) != 2)
+      throw error("A value in the optimizer map must be a py::tuple (value, isConst): {}['{}'] is {}", what, key,
+                  py::repr(kv.second).cast<std::string>());
+    auto t = py::reinterpret_borrow<py::tuple>(kv.second);
+    if (!py::isinstance<py::bool_>(t[1]))
+      throw error("{}['{}']: isConst must be a bool, got {}", what, key, py::repr(t[1]).cast<std::string>());
+    m[key] = {t[0].cast<float>(), t[1].cast<bool>()};
+  }
+  return m;
+}
+
+std::vector<ClipNormSettings> clipNorms(py::handle h) {
+  std::vector<ClipNormSettings> out;
+  if (h.is_none()) return out;
+  for (py::handle e : py::reinterpret_borrow<py::iterable>(h)) out.push_back(e.cast<ClipNormSettings>());
+  return out;
+}
+
+std::map<std::string, std::string> deviceOptions(const py::dict& d) {
+  std::map<std::string, std::string> m;
+  for (auto kv : d) {
+    py::handle v = kv.second;
+    m[py::str(kv.first).cast<std::string>()] =
+        py::isinstance<py::bool_>(v) ? (v.cast<bool>() ? "true" : "false") : py::str(v).cast<std::string>();
+  }
+  return m;
+}
+
+py::dict targetDict(const IpuTargetInfo& t) {
+  py::dict d;
+  d["version"] = t.version;
+  d["product"] = t.product;
+  d["tilesPerIpu"] = t.tilesPerIpu;
+  d["bytesPerTile"] = t.bytesPerTile;
+  d["clockHz"] = t.clockHz;
+  d["flopsPerTileCycleFloat"] = t.flopsPerTileCycleFloat;
+  d["flopsPerTileCycleHalf"] = t.flopsPerTileCycleHalf;
+  d["flopsPerTileCycleFp8"] = t.flopsPerTileCycleFp8;
+  d["workerContexts"] = t.workerContexts;
+  d["exchangeBytesPerTileCycle"] = t.exchangeBytesPerTileCycle;
+  d["ipuLinksPerIpu"] = t.ipuLinksPerIpu;
+  d["ipuLinkBytesPerSec"] = t.ipuLinkBytesPerSec;
+  d["hostBytesPerSec"] = t.hostBytesPerSec;
+  d["syncCycles"] = t.syncCycles;
+  return d;
+}
+
+py::object optionalDevice(std::shared_ptr<DeviceInfo> d) {
+  if (!d) return py::none();
+  return py::cast(std::move(d));
+}
+
+}  // namespace
+
+void bindValues(py::module_& m) {
+  // ------------------------------------------------------------------ the core's tables
+  m.def("_enums", [] {
+    py::dict d;
+    for (const auto& e : allEnums()) d[py::str(e.name)] = py::make_tuple(e.values, e.doc);
+    return d;
+  });
+  m.def("_dataTypes", [] {
+    std::vector<std::string> v;
+    for (int t = 0; t <= static_cast<int>(DataType::UNDEFINED); ++t)
+      v.push_back(dataTypeToString(static_cast<DataType>(t)));
+    return v;
+  });
+  m.def("_sessionOptionsList", [] {
+    py::list l;
+    for (const auto& o : SessionOptions::list())
+      l.append(py::make_tuple(o.name, o.type, o.enumName, pyFromOptionValue(o.defaultValue), o.doc));
+    return l;
+  });
+  m.def("_optimizerParams", [] {
+    py::list l;
+    for (const auto& p : optimizerParamList())
+      l.append(py::make_tuple(p.optimizer, p.key, p.defaultValue, p.defaultIsConst, p.doc));
+    return l;
+  });
+  m.def("_patternList", [] {
+    py::list l;
+    for (const auto& p : patternList()) l.append(py::make_tuple(p.name, p.defaultState, p.rewrite, p.doc));
+    return l;
+  });
+  m.def("_graphcoreOps", [] {
+    py::list l;
+    for (const auto& op : graphcoreOpList()) {
+      py::list attrs;
+      for (const auto& a : op.attrs)
+        attrs.append(py::make_tuple(a.name, a.type, a.enumName, a.required, a.hasDefault,
+                                    a.hasDefault ? pyFromOptionValue(a.defaultValue) : py::none(), a.doc));
+      l.append(py::make_tuple(op.method, op.opType, op.minInputs, op.maxInputs, attrs, op.doc));
+    }
+    return l;
+  });
+
+  // ------------------------------------------------------------------ TensorInfo
+  py::class_<TensorInfo>(m, "TensorInfo", "A tensor's element type and shape.")
+      .def(py::init([](py::object dtype, py::object shape) {
+             if (py::isinstance<py::array>(dtype) && shape.is_none()) {
+               auto a = py::reinterpret_borrow<py::array>(dtype);
+               return TensorInfo(dataTypeOf(a.dtype(), "TensorInfo array"), Shape(a.shape(), a.shape() + a.ndim()));
+             }
+             if (shape.is_none()) throw error("TensorInfo(dtype, shape): the shape is missing");
+             return TensorInfo(toDataType(dtype, "TensorInfo data type"), toShape(shape, "TensorInfo shape"));
+           }),
+           py::arg("dataType"), py::arg("shape") = py::none(),
+           "TensorInfo(\"FLOAT\", [1, 2]), TensorInfo(np.float32, [1, 2]) or TensorInfo(ndarray).")
+      .def("shape", [](const TensorInfo& t) { return t.shape(); })
+      .def("rank", &TensorInfo::rank)
+      .def("nelms", &TensorInfo::nelms)
+      .def("nbytes", &TensorInfo::nbytes)
+      .def("dim", &TensorInfo::dim)
+      .def("data_type", &TensorInfo::data_type, "\"FLOAT\", \"INT32\", ...")
+      .def("data_type_lcase", &TensorInfo::data_type_lcase, "\"float32\", \"int32\", ...")
+      .def("__eq__", [](const TensorInfo& a, const TensorInfo& b) { return a == b; })
+      .def("__ne__", [](const TensorInfo& a, const TensorInfo& b) { return a != b; })
+      .def("__str__", &TensorInfo::toString)
+      .def("__repr__", [](const TensorInfo& t) { return "TensorInfo(" + t.toString() + ")"; });
+
+  // ------------------------------------------------------------------ DataFlow
+  py::class_<AnchorReturnType>(m, "AnchorReturnType",
+                               "How an anchor is returned: \"All\", \"EveryN\" (with a period), \"Final\" or \"Sum\".")
+      .def(py::init([](const std::string& s, py::object rp, py::object tileSet, py::object exchange) {
+             const auto ts = tileSet.is_none() ? TileSet::Compute : toEnum<TileSet>(tileSet, "tileSet");
+             const auto es = exchange.is_none() ? ExchangeStrategy::JustInTime
+                                                : toEnum<ExchangeStrategy>(exchange, "exchangeStrategy");
+             if (rp.is_none()) return AnchorReturnType(s, ts, es);
+             return AnchorReturnType(s, rp.cast<int>(), ts, es);
+           }),
+           py::arg("anchorReturnTypeString"), py::arg("returnPeriod") = py::none(), py::arg("tileSet") = py::none(),
+           py::arg("exchangeStrategy") = py::none())
+      .def("id", [](const AnchorReturnType& a) { return pyEnum("AnchorReturnTypeId", enumToString(a.id())); })
+      .def("rp", &AnchorReturnType::rp)
+      .def("str", &AnchorReturnType::str)
+      .def("tileSet", [](const AnchorReturnType& a) { return pyEnum("TileSet", enumToString(a.tileSet())); })
+      .def("exchangeStrategy",
+           [](const AnchorReturnType& a) { return pyEnum("ExchangeStrategy", enumToString(a.exchangeStrategy())); })
+      .def("__repr__", [](const AnchorReturnType& a) { return "AnchorReturnType(\"" + a.str() + "\")"; });
+
+  py::class_<DataFlow>(m, "DataFlow", "Batches per step and the anchors (tensors returned to the host).")
+      .def(py::init<>())
+      .def(py::init([](int bps, py::object anchors, py::object art) {
+             if (anchors.is_none()) return DataFlow(bps);
+             if (py::isinstance<py::dict>(anchors)) {
+               if (!art.is_none())
+                 throw error("DataFlow(batchesPerStep, {id: AnchorReturnType}) takes no third argument");
+               AnchorReturnTypeMap am;
+               for (auto kv : py::reinterpret_borrow<py::dict>(anchors))
+                 am.emplace(kv.first.cast<std::string>(), kv.second.cast<AnchorReturnType>());
+               return DataFlow(bps, am);
+             }
+             const auto ids = toStrings(anchors, "DataFlow anchor ids");
+             return art.is_none() ? DataFlow(bps, ids) : DataFlow(bps, ids, art.cast<AnchorReturnType>());
+           }),
+           py::arg("batchesPerStep"), py::arg("anchorTensors") = py::none(), py::arg("anchorReturnType") = py::none(),
+           "DataFlow(bps, {id: AnchorReturnType}) or DataFlow(bps, [ids], AnchorReturnType(\"All\")).")
+      .def(py::init([](int bps, int batchSize, py::object ids, const AnchorReturnType& art) {
+             return DataFlow(bps, batchSize, toStrings(ids, "DataFlow anchor ids"), art);
+           }),
+           py::arg("batchesPerStep"), py::arg("batchSize"), py::arg("anchorIds"), py::arg("anchorReturnType"),
+           "poponnx's DataFlow(batchesPerStep, batchSize, [ids], art); batchSize is not used.")
+      .def("batchesPerStep", &DataFlow::batchesPerStep)
+      .def("anchors", &DataFlow::anchors)
+      .def("art", &DataFlow::art)
+      .def("isAnchored", &DataFlow::isAnchored)
+      .def("nAnchors", &DataFlow::nAnchors)
+      .def("setBatchesPerStep", &DataFlow::setBatchesPerStep);
+
+  py::class_<InputShapeInfo>(m, "InputShapeInfo", "Per-input TensorInfo overrides; they win over the model's shapes.")
+      .def(py::init<>())
+      .def("add", &InputShapeInfo::add)
+      .def("get", &InputShapeInfo::get)
+      .def("has", &InputShapeInfo::has);
+
+  // ------------------------------------------------------------------ SessionOptions (the table)
+  py::class_<SessionOptions>(m, "_SessionOptions")
+      .def(py::init<>())
+      .def("set",
+           [](SessionOptions& o, const std::string& name, py::handle v) {
+             for (const auto& info : SessionOptions::list()) {
+               if (info.name == name) return o.set(name, optionValueFrom(v, info.type, "SessionOptions." + name));
+             }
+             o.set(name, optionValueFrom(v, "", name));  // the core's "no option" error
+           })
+      .def("get", [](const SessionOptions& o, const std::string& name) { return pyFromOptionValue(o.get(name)); })
+      .def("enableExplicitIR", &SessionOptions::enableExplicitIR)
+      .def("getAccumulationFactor", &SessionOptions::getAccumulationFactor)
+      .def("getReplicationFactor", &SessionOptions::getReplicationFactor)
+      .def("getGlobalReplicationFactor", &SessionOptions::getGlobalReplicationFactor)
+      .def("__copy__", [](const SessionOptions& o) { return SessionOptions(o); });
+
+  // ------------------------------------------------------------------ Patterns
+  py::class_<Patterns>(m, "Patterns", "The graph rewrites a session applies, by level or by name.")
+      .def(py::init([](py::object arg) {
+             if (arg.is_none()) return Patterns();
+             if (py::isinstance<py::list>(arg) || py::isinstance<py::tuple>(arg))
+               return Patterns(toStrings(arg, "Patterns names"));
+             return Patterns(toEnum<PatternsLevel>(arg, "Patterns level"));
+           }),
+           py::arg("patterns") = py::none())
+      .def_static("create", [](py::object names) { return Patterns(toStrings(names, "Patterns names")); })
+      .def_static("getAllPatternNames", &Patterns::getAllPatternNames)
+      .def("isPatternEnabled", &Patterns::isPatternEnabled)
+      .def("enablePattern", &Patterns::enablePattern, py::return_value_policy::reference_internal)
+      .def("getEnabledPatternNames", &Patterns::getEnabledPatternNames)
+      .def("enableRuntimeAsserts", &Patterns::enableRuntimeAsserts, py::return_value_policy::reference_internal)
+      .def_property_readonly("runtimeAssertsOn", &Patterns::getRuntimeAssertsOn)
+      .def("level", [](const Patterns& p) { return pyEnum("PatternsLevel", enumToString(p.level())); })
+      .def_property("InPlace", &Patterns::isInPlaceEnabled, &Patterns::enableInPlace)
+      .def_property("UpdateInplacePrioritiesForIpu", &Patterns::isUpdateInplacePrioritiesForIpuEnabled,
+                    &Patterns::enableUpdateInplacePrioritiesForIpu)
+      .def_property("PreUniRepl", &Patterns::isPreUniReplEnabled, &Patterns::enablePreUniRepl)
+      .def_property("PostNRepl", &Patterns::isPostNReplEnabled, &Patterns::enablePostNRepl)
+      .def_property("SoftMaxGradDirect", &Patterns::isSoftMaxGradDirectEnabled, &Patterns::enableSoftMaxGradDirect)
+      .def_property("NlllWithSoftMaxGradDirect", &Patterns::isNlllWithSoftMaxGradDirectEnabled,
+                    &Patterns::enableNlllWithSoftMaxGradDirect)
+      .def_property("OpToIdentity", &Patterns::isOpToIdentityEnabled, &Patterns::enableOpToIdentity)
+      .def_property("SubtractArg1GradOp", &Patterns::isSubtractArg1GradOpEnabled, &Patterns::enableSubtractArg1GradOp)
+      .def_property("MulArgGradOp", &Patterns::isMulArgGradOpEnabled, &Patterns::enableMulArgGradOp)
+      .def_property("MatMulOp", &Patterns::isMatMulOpEnabled, &Patterns::enableMatMulOp)
+      .def_property("MatMulLhsGradOp", &Patterns::isMatMulLhsGradOpEnabled, &Patterns::enableMatMulLhsGradOp)
+      .def_property("MatMulRhsGradOp", &Patterns::isMatMulRhsGradOpEnabled, &Patterns::enableMatMulRhsGradOp)
+      .def("__repr__", [](const Patterns& p) {
+        std::ostringstream os;
+        os << p;
+        return os.str();
+      });
+
+  // ------------------------------------------------------------------ devices
+  py::class_<DeviceInfo, std::shared_ptr<DeviceInfo>>(m, "DeviceInfo", "A device a session runs on.")
+      .def_property_readonly("type",
+                             [](const DeviceInfo& d) { return pyEnum("DeviceType", enumToString(d.getType())); })
+      .def_property_readonly(
+          "connectionType",
+          [](const DeviceInfo& d) { return pyEnum("DeviceConnectionType", enumToString(d.getConnectionType())); })
+      .def_property_readonly("version", &DeviceInfo::getVersion)
+      .def_property_readonly("ipuVersion", &DeviceInfo::getIpuVersion)
+      .def_property_readonly("id", &DeviceInfo::getId)
+      .def_property_readonly("numIpus", &DeviceInfo::getNumIpus)
+      .def_property_readonly("tilesPerIPU", &DeviceInfo::getTilesPerIPU)
+      .def_property_readonly("tilesPerIpu", &DeviceInfo::getTilesPerIpu)
+      .def_property_readonly("driverIds", &DeviceInfo::getDriverIds)
+      .def_property_readonly("numWorkerContexts", &DeviceInfo::getNumWorkerContexts)
+      .def_property_readonly("isAttached", &DeviceInfo::isAttached)
+      .def_property_readonly("options", &DeviceInfo::getOptions)
+      .def_property_readonly("compileIPUCode", &DeviceInfo::getCompileIPUCode)
+      .def_property_readonly("canRun", &DeviceInfo::canRun)
+      .def_property_readonly("target", [](const DeviceInfo& d) { return targetDict(d.getTarget()); })
+      .def("attach", &DeviceInfo::attach)
+      .def("detach", &DeviceInfo::detach)
+      .def("tryAttachUntilTimeout", &DeviceInfo::tryAttachUntilTimeout)
+      .def("__enter__", [](std::shared_ptr<DeviceInfo> d) { return d; })
+      .def("__exit__", [](DeviceInfo& d, py::args) { d.detach(); })
+      .def("__str__", &DeviceInfo::toString)
+      .def("__repr__", [](const DeviceInfo& d) { return "<popart.DeviceInfo " + d.toString() + ">"; });
+
+  using DM = DeviceManager;
+  py::class_<DM, std::unique_ptr<DM, py::nodelete>>(m, "DeviceManager", "The process-wide device manager.")
+      .def(py::init([] { return std::unique_ptr<DM, py::nodelete>(&DM::createDeviceManager()); }))
+      .def("createCpuDevice", &DM::createCpuDevice)
+      .def(
+          "createIpuModelDevice", [](DM& dm, const py::dict& o) { return dm.createIpuModelDevice(deviceOptions(o)); },
+          py::arg("options") = py::dict())
+      .def(
+          "createSimDevice", [](DM& dm, const py::dict& o) { return dm.createSimDevice(deviceOptions(o)); },
+          py::arg("options") = py::dict())
+      .def(
+          "createOfflineIPUDevice",
+          [](DM& dm, const py::dict& o) { return dm.createOfflineIPUDevice(deviceOptions(o)); },
+          py::arg("options") = py::dict())
+      .def(
+          "enumerateDevices",
+          [](DM& dm, py::object pattern, int numIpus, py::object type, py::object conn, int tiles) {
+            return dm.enumerateDevices(toEnum<SyncPattern>(pattern, "pattern"), numIpus,
+                                       toEnum<DeviceType>(type, "deviceType"),
+                                       toEnum<DeviceConnectionType>(conn, "connectionType"), tiles);
+          },
+          py::arg("pattern") = "Full", py::arg("numIpus") = 1, py::arg("deviceType") = "Ipu",
+          py::arg("connectionType") = "Always", py::arg("tilesPerIPU") = 0)
+      .def(
+          "acquireAvailableDevice",
+          [](DM& dm, int numIpus, int tiles, py::object pattern, py::object conn, py::object sel) {
+            return dm.acquireAvailableDevice(numIpus, tiles, toEnum<SyncPattern>(pattern, "pattern"),
+                                             toEnum<DeviceConnectionType>(conn, "connectionType"),
+                                             sel.cast<std::string>() == "Random" ? DeviceSelectionCriterion::Random
+                                                                                 : DeviceSelectionCriterion::First);
+          },
+          py::arg("numIpus") = 1, py::arg("tilesPerIpu") = 0, py::arg("pattern") = "Full",
+          py::arg("connectionType") = "Always", py::arg("selectionCriterion") = "First")
+      .def(
+          "tryAcquireAvailableDevice",
+          [](DM& dm, int numIpus, int tiles, py::object pattern, py::object conn) {
+            return optionalDevice(dm.tryAcquireAvailableDevice(numIpus, tiles, toEnum<SyncPattern>(pattern, "pattern"),
+                                                               toEnum<DeviceConnectionType>(conn, "connectionType")));
+          },
+          py::arg("numIpus") = 1, py::arg("tilesPerIpu") = 0, py::arg("pattern") = "Full",
+          py::arg("connectionType") = "Always")
+      .def(
+          "acquireDeviceById",
+          [](DM& dm, int id, py::object pattern, py::object conn) {
+            return dm.acquireDeviceById(id, toEnum<SyncPattern>(pattern, "pattern"),
+                                        toEnum<DeviceConnectionType>(conn, "connectionType"));
+          },
+          py::arg("id"), py::arg("pattern") = "Full", py::arg("connectionType") = "Always")
+      .def(
+          "tryAcquireDeviceById",
+          [](DM& dm, int id, py::object pattern, py::object conn) {
+            return optionalDevice(dm.tryAcquireDeviceById(id, toEnum<SyncPattern>(pattern, "pattern"),
+                                                          toEnum<DeviceConnectionType>(conn, "connectionType")));
+          },
+          py::arg("id"), py::arg("pattern") = "Full", py::arg("connectionType") = "Always")
+      .def("setOnDemandAttachTimeout", &DM::setOnDemandAttachTimeout);
+
+  m.def("ipuTargetList", [] {
+    py::list l;
+    for (const auto& t : ipuTargetList()) l.append(targetDict(t));
+    return l;
+  });
+  m.def("ipuTarget", [](const std::string& v) { return targetDict(ipuTarget(v)); });
+
+  // ------------------------------------------------------------------ optimizers
+  py::class_<OptimizerValue>(m, "OptimizerValue")
+      .def(py::init<float, bool>(), py::arg("val") = 0.0f, py::arg("isConst") = true)
+      .def("val", &OptimizerValue::val)
+      .def("isConst", &OptimizerValue::isConst)
+      .def("__repr__", [](const OptimizerValue& v) {
+        return format("OptimizerValue({}, {})", v.val(), v.isConst() ? "True" : "False");
+      });
+  py::class_<OptimizerValueMap>(m, "OptimizerValueMap")
+      .def("getDefault", &OptimizerValueMap::getDefault)
+      .def("get", &OptimizerValueMap::get)
+      .def("hasSpecific", [](const OptimizerValueMap& o, const std::string& id) { return o.hasSpecific(id); });
+
+  py::class_<ClipNormSettings>(m, "ClipNormSettings", "Gradient clipping by global norm over a group of weights.")
+      .def(py::init([](py::object ids, float maxNorm) {
+             return ClipNormSettings(toStrings(ids, "ClipNormSettings weightIds"), maxNorm);
+           }),
+           py::arg("weightIds"), py::arg("maxNorm"))
+      .def_static("clipWeights",
+                  [](py::object ids, float maxNorm) {
+                    return ClipNormSettings::clipWeights(toStrings(ids, "ClipNormSettings weightIds"), maxNorm);
+                  })
+      .def_static("clipAllWeights", &ClipNormSettings::clipAllWeights)
+      .def_property_readonly("weightIds", &ClipNormSettings::getWeightIds)
+      .def_property_readonly("maxNorm", &ClipNormSettings::getMaxNorm);
+
+  py::class_<Optimizer>(m, "Optimizer")
+      .def("type_s", &Optimizer::type_s)
+      .def("getLossScalingVal", &Optimizer::getLossScalingVal)
+      .def("lossScaling", &Optimizer::lossScaling)
+      .def("getClipNormSettings", &Optimizer::getClipNormSettings);
+
+  py::class_<SGD, Optimizer>(m, "SGD", "Stochastic gradient descent with momentum, dampening, weight decay, nesterov.")
+      .def(py::init([](py::object values, py::object clip, py::object accMm, py::object accumType, py::object accl1Type,
+                       const std::string& debugContext) {
+             if (py::isinstance<py::float_>(values) || py::isinstance<py::int_>(values))
+               return SGD(values.cast<double>());  // early PopART's SGD(learningRate)
+             if (!py::isinstance<py::dict>(values))
+               throw error("SGD takes a dict {key: (value, isConst)} (or a learning rate), got {}",
+                           py::repr(values).cast<std::string>());
+             return SGD(optimizerMap(values, "SGD"), clipNorms(clip),
+                        toEnum<SGDAccumulatorAndMomentum>(accMm, "accumulatorAndMomentum"),
+                        toDataType(accumType, "accumType"), toDataType(accl1Type, "accl1Type"), debugContext);
+           }),
+           py::arg("values") = py::dict(), py::arg("clip_norm_settings") = py::list(),
+           py::arg("accumulatorAndMomentum") = "Combined", py::arg("accumType") = "UNDEFINED",
+           py::arg("accl1Type") = "UNDEFINED", py::arg("debugContext") = "sgd")
+      .def("insertSpecific",
+           [](SGD& o, const std::string& id, const py::dict& d) { o.insertSpecific(id, optimizerMap(d, "SGD")); })
+      .def("learningRates", &SGD::learningRates)
+      .def("weightDecays", &SGD::weightDecays)
+      .def("momentums", &SGD::momentums)
+      .def("dampenings", &SGD::dampenings)
+      .def("velocityScalings", &SGD::velocityScalings)
+      .def("nesterov", &SGD::nesterov)
+      .def("hasSpecific", [](const SGD& o, const std::string& id) { return o.hasSpecific(id); });
+
+  py::class_<ConstSGD, SGD>(m, "ConstSGD", "SGD with a constant learning rate, weight decay and loss scaling.")
+      .def(
+          py::init([](float lr, float wd, float ls, py::object clip) { return ConstSGD(lr, wd, ls, clipNorms(clip)); }),
+          py::arg("learning_rate"), py::arg("weight_decay") = 0.0f, py::arg("loss_scaling") = 1.0f,
+          py::arg("clip_norm_settings") = py::list());
+
+  py::class_<Adam, Optimizer>(m, "Adam", "Adam, AdamNoBias, AdaMax, Lamb, LambNoBias (mode).")
+      .def(py::init([](const py::dict& values, py::object mode, py::object wdm, py::object accumType,
+                       py::object accl1Type, py::object accl2Type, py::object clip, bool scaled,
+                       const std::string& debugContext) {
+             return Adam(optimizerMap(values, "Adam"), toEnum<AdamMode>(mode, "mode"),
+                         toEnum<WeightDecayMode>(wdm, "weight_decay_mode"), toDataType(accumType, "accum_type"),
+                         toDataType(accl1Type, "accl1_type"), toDataType(accl2Type, "accl2_type"), clipNorms(clip),
+                         scaled, debugContext);
+           }),
+           py::arg("values") = py::dict(), py::arg("mode") = "Adam", py::arg("weight_decay_mode") = "Decay",
+           py::arg("accum_type") = "UNDEFINED", py::arg("accl1_type") = "FLOAT", py::arg("accl2_type") = "FLOAT",
+           py::arg("clip_norm_settings") = py::list(), py::arg("scaled_optimizer_state") = false,
+           py::arg("debugContext") = "adam")
+      .def("insertSpecific",
+           [](Adam& o, const std::string& id, const py::dict& d) { o.insertSpecific(id, optimizerMap(d, "Adam")); })
+      .def("learningRates", &Adam::learningRates)
+      .def("weightDecays", &Adam::weightDecays)
+      .def("beta1s", &Adam::beta1s)
+      .def("beta2s", &Adam::beta2s)
+      .def("epss", &Adam::epss)
+      .def("maxWeightNorms", &Adam::maxWeightNorms);
+
+  py::class_<Adaptive, Optimizer>(m, "Adaptive", "AdaGrad, RMSProp, CenteredRMSProp, AdaDelta (mode).")
+      .def(py::init([](const py::dict& values, py::object mode, py::object wdm, py::object accumType,
+                       py::object accl1Type, py::object accl2Type, py::object accl3Type, bool tf,
+                       const std::string& debugContext) {
+             return Adaptive(optimizerMap(values, "Adaptive"), toEnum<AdaptiveMode>(mode, "mode"),
+                             toEnum<WeightDecayMode>(wdm, "weight_decay_mode"), toDataType(accumType, "accum_type"),
+                             toDataType(accl1Type, "accl1_type"), toDataType(accl2Type, "accl2_type"),
+                             toDataType(accl3Type, "accl3_type"), tf, debugContext);
+           }),
+           py::arg("values") = py::dict(), py::arg("mode") = "RMSProp", py::arg("weight_decay_mode") = "Decay",
+           py::arg("accum_type") = "UNDEFINED", py::arg("accl1_type") = "FLOAT", py::arg("accl2_type") = "FLOAT",
+           py::arg("accl3_type") = "UNDEFINED", py::arg("rmsprop_tf_variant") = false,
+           py::arg("debugContext") = "adaptive")
+      .def("insertSpecific", [](Adaptive& o, const std::string& id,
+                                const py::dict& d) { o.insertSpecific(id, optimizerMap(d, "Adaptive")); })
+      .def("learningRates", &Adaptive::learningRates)
+      .def("weightDecays", &Adaptive::weightDecays)
+      .def("alphas", &Adaptive::alphas)
+      .def("momentums", &Adaptive::momentums)
+      .def("epss", &Adaptive::epss);
+
+  // ------------------------------------------------------------------ pre-1.2 losses
+  py::class_<Loss>(m, "Loss")
+      .def("getInputs", &Loss::getInputs)
+      .def("output", &Loss::output)
+      .def("getReductionType",
+           [](const Loss& l) { return pyEnum("ReductionType", enumToString(l.getReductionType())); });
+  py::class_<NllLoss, Loss>(m, "NllLoss", "Pre-1.2 loss object: negative log likelihood (Sum reduction by default).")
+      .def(py::init([](const std::string& probs, const std::string& label, const std::string& output,
+                       py::object ignoreIndex, py::object reduction, bool logProb) {
+             const auto r = toEnum<ReductionType>(reduction, "reduction");
+             if (ignoreIndex.is_none()) {
+               if (logProb) return NllLoss(probs, label, output, -1, r, true);  // no sample has label -1
+               return NllLoss(probs, label, output, r);
+             }
+             return NllLoss(probs, label, output, ignoreIndex.cast<int>(), r, logProb);
+           }),
+           py::arg("probs"), py::arg("label"), py::arg("output"), py::arg("ignoreIndex") = py::none(),
+           py::arg("reduction") = "Sum", py::arg("inputIsLogProbability") = false);
+  py::class_<L1Loss, Loss>(m, "L1Loss", "Pre-1.2 loss object: lambda * |x| (Sum reduction by default).")
+      .def(py::init([](const std::string& in, const std::string& out, float lambda, py::object reduction) {
+             return L1Loss(in, out, lambda, toEnum<ReductionType>(reduction, "reduction"));
+           }),
+           py::arg("input"), py::arg("output"), py::arg("lambda"), py::arg("reduction") = "Sum");
+  py::class_<IdentityLoss, Loss>(m, "IdentityLoss", "Pre-1.2 loss object: the input itself (Sum reduction by default).")
+      .def(py::init([](const std::string& in, const std::string& out, py::object reduction) {
+             return IdentityLoss(in, out, toEnum<ReductionType>(reduction, "reduction"));
+           }),
+           py::arg("input"), py::arg("output"), py::arg("reduction") = "Sum");
+
+  // ------------------------------------------------------------------ logging, prefixes, threads
+  py::class_<Logger>(m, "Logger")
+      .def("setLevel", &Logger::setLevel)
+      .def("debug", &Logger::debug)
+      .def("info", &Logger::info)
+      .def("warn", &Logger::warn)
+      .def("error", &Logger::error)
+      .def("critical", &Logger::critical)
+      .def("name", &Logger::name);
+  m.def("getLogger", &getLogger, py::arg("name") = "all", "A logger of a module (\"all\": every module).");
+  m.def("_getLogLevel", [](const std::string& module) {
+    return logging::levelToString(logging::getLogLevel(logging::moduleFromString(module)));
+  });
+  m.def("_setLogDestination", &logging::setLogDestination);
+  m.def("reservedGradientPrefix", &reservedGradientPrefix);
+  m.def("reservedAccumPrefix", &reservedAccumPrefix);
+  m.def("reservedAcclPrefix", &reservedAcclPrefix);
+  m.def("reservedAccl1Prefix", &reservedAccl1Prefix);
+  m.def("reservedAccl2Prefix", &reservedAccl2Prefix);
+  m.def("reservedAccl3Prefix", &reservedAccl3Prefix);
+  m.def("reservedStepPrefix", &reservedStepPrefix);
+  m.def("reservedLossScalingPrefix", &reservedLossScalingPrefix);
+  m.def("reservedUpdatedVarPrefix", &reservedUpdatedVarPrefix);
+  m.def("setNumThreads", &setNumThreads, "Threads the kernels may use (POPART_NUM_THREADS).");
+  m.def("getNumThreads", &getNumThreads);
+  m.def("setMemoryLimit", &setMemoryLimit, "Bytes any one allocation sized from a model may take (0: default).");
+  m.def("getMemoryLimit", &getMemoryLimit);
+}
+
+}  // namespace py_bind
+}  // namespace popart
