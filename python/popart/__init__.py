@@ -30,11 +30,17 @@ RecomputationType.NoRecompute = RecomputationType["None"]  # noqa: F821
 
 
 def _oom_summary(self):
-    """The message: which tile or allocation did not fit (the IPU model's memory report)."""
-    return self.args[0] if self.args else ""
+    """The IPU model's summary report (memory by tile); for a host allocation over the memory
+    limit, the message."""
+    return getattr(self, "_summaryReport", self.args[0] if self.args else "")
+
+
+def _oom_profile_path(self):
+    """Where autoReport.all wrote the summary report, or ""."""
+    return getattr(self, "_profilePath", "")
 
 
 OutOfMemoryException.getSummaryReport = _oom_summary
-OutOfMemoryException.getProfilePath = lambda self: ""
+OutOfMemoryException.getProfilePath = _oom_profile_path
 
 __version__ = "0.1.0"

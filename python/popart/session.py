@@ -1,7 +1,34 @@
 """InferenceSession, TrainingSession and poponnx's Session: PopART's Python constructors (keyword
 names, the older dataFeed / losses forms) over the core's sessions, and initAnchorArrays."""
+import json
+
 from . import _popart
 from .options import SessionOptions
+
+
+class _Node:
+    """A JSON object with attribute access (lists of objects become lists of _Node)."""
+
+    def __init__(self, d):
+        for k, v in d.items():
+            setattr(self, k, _node(v))
+
+    def __repr__(self):
+        return "Report(" + ", ".join(sorted(vars(self))) + ")"
+
+
+def _node(v):
+    if isinstance(v, dict):
+        return _Node(v)
+    if isinstance(v, list):
+        return [_node(x) for x in v]
+    return v
+
+
+class _Report:
+    def __init__(self, graph, execution):
+        self.compilation = _node(graph)
+        self.execution = _node(execution)
 
 
 def _options(userOptions):
@@ -38,6 +65,13 @@ class _SessionMixin:
     @property
     def accumulationFactor(self):
         return self._accumulationFactor()
+
+    def getReport(self):
+        """The profile as an object (PopART 3.x's pva Report): `compilation` is the graph report
+        (`compilation.target.totalMemory`, `.architecture`, `compilation.memory.byTile.total`, ...)
+        and `execution` the execution report (`execution.runs[i].name`, `.cycles`), as the core
+        writes them (docs/ipu-model.md); the runs are not reset."""
+        return _Report(json.loads(self.getGraphReport()), json.loads(self.getExecutionReport(False, False)))
 
     def getTensorIds(self):
         return self.getAllTensorIds()

@@ -107,6 +107,12 @@ PYBIND11_MODULE(_popart, m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const popart::OutOfMemoryException& e) {
+      // The exception object carries the core's summary report and profile path.
+      py::object exc = py::reinterpret_borrow<py::object>(gOutOfMemory)(e.what());
+      exc.attr("_summaryReport") = e.getSummaryReport();
+      exc.attr("_profilePath") = e.getProfilePath();
+      PyErr_SetObject(gOutOfMemory, exc.ptr());
     } catch (const popart::memory_allocation_err& e) {
       PyErr_SetString(gOutOfMemory, e.what());
     } catch (const popart::internal_error& e) {

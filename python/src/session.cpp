@@ -336,6 +336,26 @@ void bindSession(py::module_& m) {
       .def(
           "getSummaryReport", [](PySession& p, bool reset) { return p.s().getSummaryReport(reset); },
           py::arg("resetProfile") = true)
+      // The reports: JSON text, or CBOR as bytes (the core's documents: docs/ipu-model.md).
+      .def(
+          "getGraphReport",
+          [](PySession& p, bool cbor) -> py::object {
+            std::string r = p.s().getGraphReport(cbor);
+            if (cbor) return py::bytes(r);
+            return py::str(r);
+          },
+          py::arg("useCbor") = false)
+      .def(
+          "getExecutionReport",
+          [](PySession& p, bool cbor, bool reset) -> py::object {
+            std::string r = p.s().getExecutionReport(cbor, reset);
+            if (cbor) return py::bytes(r);
+            return py::str(r);
+          },
+          py::arg("useCbor") = false, py::arg("resetProfile") = true)
+      .def(
+          "getCycleCount", [](PySession& p, const std::string& id) { return p.s().getCycleCount(id); },
+          py::arg("id") = "")
       .def("setRandomSeed", [](PySession& p, uint64_t seed) { p.s().setRandomSeed(seed); })
       .def("getRandomSeed", [](PySession& p) { return p.s().getRandomSeed(); })
       .def("isPrepared", [](PySession& p) { return p.s().isPrepared(); })

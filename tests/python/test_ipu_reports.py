@@ -1,0 +1,127 @@
+"""The IPU model's reports from Python: the same cases as tests/unit/ipu_model_report_test.cpp
+(out of memory, JSON / CBOR reports, run names, resetProfile, cycle counters, PopART's errors)."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import popart
+
+
+def mlp(rows=4, k=64, hidden=32, n=8):
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [rows, k]), "x")
+    rng = np.random.default_rng(1)
+    w1 = b.addInitializedInputTensor(rng.uniform(-0.1, 0.1, (k, hidden)).astype(np.float32), "w1")
+    w2 = b.addInitializedInputTensor(rng.uniform(-0.1, 0.1, (hidden, n)).astype(np.float32), "w2")
+    y = b.aiOnnx.matmul([b.aiOnnx.relu([b.aiOnnx.matmul([x, w1], "mm1")]), w2], "mm2")
+    b.addOutputTensor(y)
+    return b.getModelProto(), x, y
+
+
+def session(proto, y, device, bps=1, opts=None):
+    s = popart.InferenceSession(fnModel=proto, dataFlow=popart.DataFlow(bps, [y]), deviceInfo=device,
+                                userOptions=opts or popart.SessionOptions())
+    s.prepareDevice()
+    return s
+
+
+def run(s, x, rows=4, k=64, bps=1, name=""):
+    shape = [bps, rows, k] if bps > 1 else [rows, k]
+    inputs = {x: np.ones(shape, dtype=np.float32)}
+    anchors = s.initAnchorArrays()
+    s.run(popart.PyStepIO(inputs, anchors), name)
+    return anchors
+
+
+def ipu_model(tiles, ipus=1):
+    return popart.DeviceManager().createIpuModelDevice({"tilesPerIPU": tiles, "numIPUs": ipus})
+
+
+def test_out_of_memory_on_four_tiles_and_fits_the_chip():
+    proto, x, y = mlp(4, 1024, 1024, 16)
+    small = session(proto, y, ipu_model(4))  # the IPU model prepares anyway
+    g = json.loads(small.getGraphReport())
+    assert len(g["memory"]["outOfMemoryTiles"]) == 4
+    assert "Tiles out of memory:" in small.getSummaryReport()
+    full = session(proto, y, ipu_model(1472))
+    assert json.loads(full.getGraphReport())["memory"]["outOfMemoryTiles"] == []
+
+    offline = popart.DeviceManager().createOfflineIPUDevice({"tilesPerIPU": 4})
+    s = popart.InferenceSession(fnModel=proto, dataFlow=popart.DataFlow(1, [y]), deviceInfo=offline)
+    with pytest.raises(popart.OutOfMemoryException) as e:
+        s.prepareDevice()
+    assert "Out of memory: Cannot fit all variable data onto one or more tiles" in str(e.value)
+    assert "'w1' (variable" in str(e.value)
+    assert "Memory Usage:" in e.value.getSummaryReport()
+    assert e.value.getProfilePath() == ""
+
+
+def test_graph_report_schema_and_cbor():
+    proto, x, y = mlp()
+    s = session(proto, y, ipu_model(16))
+    g = json.loads(s.getGraphReport())
+    assert len(g["memory"]["byTile"]["total"]) == 16
+    assert g["target"]["architecture"] == "ipu2"
+    cbor = s.getGraphReport(useCbor=True)
+    assert isinstance(cbor, bytes) and len(cbor) > 0
+    # CBOR (RFC 8949): a map (major type 5) at the top.
+    assert cbor[0] >> 5 == 5
+
+
+def test_execution_report_runs_reset_and_get_report():
+    proto, x, y = mlp()
+    s = session(proto, y, ipu_model(16), bps=2)
+    run(s, x, bps=2, name="first")
+    run(s, x, bps=2, name="second")
+    e = json.loads(s.getExecutionReport(resetProfile=False))
+    assert [r["name"] for r in e["runs"]] == ["first", "second"]
+    assert e["simulation"]["cycles"] == sum(r["cycles"] for r in e["runs"])
+    r = s.getReport()
+    assert r.compilation.target.totalMemory == 16 * 624 * 1024
+    assert r.compilation.target.architecture == "ipu2"
+    assert r.execution.runs[1].name == "second"
+    assert len(json.loads(s.getExecutionReport())["runs"]) == 2
+    assert json.loads(s.getExecutionReport())["runs"] == []
+
+
+def test_cycles_linear_in_batches_per_step_and_counter():
+    proto, x, y = mlp()
+    opts = popart.SessionOptions()
+    opts.instrumentWithHardwareCycleCounter = True
+    one = session(proto, y, ipu_model(1472), 1, opts)
+    three = session(proto, y, ipu_model(1472), 3, opts)
+    with pytest.raises(popart.popart_exception, match="Must call run before getCycleCount"):
+        one.getCycleCount()
+    run(one, x)
+    run(three, x, bps=3)
+    assert three.getCycleCount() == 3 * one.getCycleCount() > 0
+    with pytest.raises(popart.popart_exception, match="Invalid id for cycle counter, 'inner_ipu_0'"):
+        one.getCycleCount("inner_ipu_0")
+
+
+def test_cpu_device_errors_and_profiling(tmp_path):
+    proto, x, y = mlp()
+    s = popart.InferenceSession(fnModel=proto, dataFlow=popart.DataFlow(1, [y]),
+                                deviceInfo=popart.DeviceManager().createCpuDevice())
+    with pytest.raises(popart.popart_exception, match="Session must have been prepared before a report can be fetched"):
+        s.getSummaryReport()
+    s.prepareDevice()
+    with pytest.raises(popart.popart_exception, match="Profiling is disabled for current device type."):
+        s.getSummaryReport()
+    assert json.loads(s.getExecutionReport()) == {"profilerMode": "NONE"}
+    run(s, x)
+    with pytest.raises(popart.popart_exception, match="SessionOption 'instrumentWithHardwareCycleCounter' must be"):
+        s.getCycleCount()
+
+    opts = popart.SessionOptions()
+    opts.engineOptions = {"autoReport.all": "true", "autoReport.directory": str(tmp_path)}
+    p = popart.InferenceSession(fnModel=proto, dataFlow=popart.DataFlow(1, [y]), deviceInfo=ipu_model(8),
+                                userOptions=opts, name="py_session")
+    p.prepareDevice()
+    run(p, x, name="py_run")
+    for f in ("summary.txt", "graph.json", "execution.json"):
+        assert os.path.exists(tmp_path / "py_session" / f), f
+    with open(tmp_path / "py_session" / "execution.json") as f:
+        assert json.load(f)["runs"][0]["name"] == "py_run"
