@@ -122,6 +122,33 @@ TEST(CliReport, SeveralIpusAndBatchesPerStep) {
   EXPECT_EQ(e["runs"][0]["microBatches"], 3);
 }
 
+TEST(CliReport, VirtualGraphAnnotationsPlaceOpsManually) {
+  // Two MatMuls annotated for IPUs 1 and 0 (against the schedule's order, which Auto would not do).
+  const std::string dir = tmpDir("manual");
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2, 4}), "x");
+  std::vector<float> w(16, 0.5f);
+  const TensorId wi = b->addInitializedInputTensor(ConstVoidData(w.data(), TensorInfo("FLOAT", {4, 4})), "w");
+  const TensorId a = ai.matmul({x, wi}, "first");
+  b->virtualGraph(a, 1);
+  const TensorId y = ai.matmul({a, wi}, "second");
+  b->virtualGraph(y, 0);
+  b->addOutputTensor(y);
+  std::ofstream(dir + "/vg.onnx", std::ios::binary) << b->getModelProto();
+  const Result r = report("vg.onnx --num-ipus 2 --tiles 4 --run", dir);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const json g = json::parse(readFile(dir + "/vg.report.json"));
+  std::map<std::string, int> ipuOf;  // the second node is named "second_1" (names are unique)
+  for (const json& op : g["ops"]) ipuOf[op["name"].get<std::string>().substr(0, 5)] = op["ipu"].get<int>();
+  EXPECT_EQ(ipuOf["first"], 1) << g["ops"].dump();
+  EXPECT_EQ(ipuOf["secon"], 0) << g["ops"].dump();
+  EXPECT_NE(r.output.find("Inter-IPU copies:"), std::string::npos) << r.output;
+  // On one IPU (virtualGraphMode Off) the annotations are not used.
+  const Result one = report("vg.onnx --num-ipus 1", dir);
+  EXPECT_EQ(one.status, 0) << one.output;
+}
+
 TEST(CliReport, DynamicInputFixedWithShape) {
   const std::string dir = tmpDir("dynamic");
   writeMatMulModel(dir + "/dyn.onnx", 4, 8, true);
