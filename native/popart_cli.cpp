@@ -2,6 +2,8 @@
 //   popart demo [--zoo DIR]        build a graph with the Builder, import a real model, run both
 //   popart info MODEL              inputs, outputs, opsets and ops of an ONNX model
 //   popart run MODEL [options]     run inference on the CPU device and report outputs and timing
+//   popart report MODEL [options]  compile for an IPU model (or an offline IPU): the summary report,
+//                                  the graph and execution reports (memory per tile, cycles)
 //   popart ops                     the ONNX ops this runtime supports
 #include <algorithm>
 #include <chrono>
@@ -51,8 +53,105 @@ int usage() {
                "       popart info MODEL.onnx\n"
                "       popart run MODEL.onnx [--input NAME=FILE.bin]... [--reference FILE.bin] [--bps N]\n"
                "                             [--iterations N] [--shape NAME=d0,d1,...]\n"
-               "       popart ops\n";
+               "       popart report MODEL.onnx [--device ipu1|ipu2|ipu21] [--offline] [--tiles N] [--num-ipus N]\n"
+               "                                [--bps N] [--shape NAME=d0,d1,...] [--run] [--show-steps]\n"
+               "                                [--json FILE] [--execution-json FILE] [--cbor FILE]\n"
+               "       popart ops\n"
+               "\n"
+               "report: compiles MODEL for an IPU model of --tiles tiles per IPU (default: the whole chip of\n"
+               "  --device, default ipu2), or with --offline for an offline IPU (compiles like hardware, never\n"
+               "  runs), prints the summary report and writes the graph report (--json, default\n"
+               "  <MODEL name>.report.json in the current directory; --cbor also writes it as CBOR) and the\n"
+               "  execution report (--execution-json, default <MODEL name>.execution.json). --run first runs\n"
+               "  one step on deterministic inputs (uniform in [-1, 1), seed 7) so that the execution report\n"
+               "  has a run. --num-ipus N > 1 splits the model over N IPUs (virtualGraphMode Manual when the\n"
+               "  model has virtualGraph annotations, else Auto). --bps (or --batches-per-step) sets\n"
+               "  batchesPerStep; --shape fixes a dynamic input shape; --show-steps lists the program.\n"
+               "  Exit status: 0 done, 1 error, 2 bad usage, 3 out of tile memory on an offline IPU.\n";
   return 2;
+}
+
+/// An integer option value >= lo, or an error naming the flag.
+int64_t intArg(const std::string& flag, const std::string& v, int64_t lo) {
+  size_t used = 0;
+  int64_t n = 0;
+  try {
+    n = std::stoll(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != v.size() || n < lo) throw popart::error("{} wants an integer >= {} (got '{}')", flag, lo, v);
+  return n;
+}
+
+/// `--shape NAME=d0,d1,...` into `shapes`, with the element type the model declares for NAME
+/// (FLOAT if it declares none).
+void addShapeArg(popart::InputShapeInfo& shapes, const std::string& kv, const onnx::ModelProto& m) {
+  const auto eq = kv.find('=');
+  if (eq == std::string::npos) throw popart::error("--shape wants NAME=d0,d1,... (got '{}')", kv);
+  const std::string name = kv.substr(0, eq);
+  popart::Shape s;
+  std::stringstream ss(kv.substr(eq + 1));
+  std::string d;
+  while (std::getline(ss, d, ',')) s.push_back(intArg("--shape " + name, d, 0));
+  popart::DataType dt = popart::DataType::FLOAT;
+  bool found = false;
+  for (const auto& vi : m.graph().input()) {
+    if (vi.name() != name) continue;
+    found = true;
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().elem_type() != 0)
+      dt = popart::dataTypeFromOnnx(vi.type().tensor_type().elem_type());
+  }
+  if (!found) throw popart::error("--shape: the model has no input '{}'", name);
+  shapes.add(name, popart::TensorInfo(dt, s));
+}
+
+/// Every model input (not an initializer) with a dynamic dimension must be in `shapes`: an error
+/// that names the input and the flag otherwise.
+void checkDynamicInputs(const onnx::ModelProto& m, const popart::InputShapeInfo& shapes) {
+  std::set<std::string> inits;
+  for (const auto& t : m.graph().initializer()) inits.insert(t.name());
+  for (const auto& vi : m.graph().input()) {
+    if (inits.count(vi.name()) || shapes.has(vi.name())) continue;
+    bool ok = false;
+    std::string txt;
+    popart::infoFromValueInfo(vi, &ok, &txt);
+    if (!ok)
+      throw popart::error("input '{}' has the shape {}: give it with --shape {}=d0,d1,...", vi.name(), txt, vi.name());
+  }
+}
+
+/// One step's inputs for `session`: each of the model's inputs that is not an initializer, shaped
+/// [bps] + its shape when bps > 1. FLOAT inputs come from `given`, else are uniform in [-1, 1)
+/// (seed 7: the same values on every call); other types are zeros.
+std::map<std::string, popart::NDArray> stepInputs(const popart::Session& session, const onnx::ModelProto& m, int bps,
+                                                  const std::map<std::string, std::vector<float>>& given, bool quiet) {
+  std::set<std::string> inits;
+  for (const auto& t : m.graph().initializer()) inits.insert(t.name());
+  std::map<std::string, popart::NDArray> in;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (const auto& vi : m.graph().input()) {
+    if (inits.count(vi.name())) continue;
+    const popart::TensorInfo info = session.getInfo(vi.name());
+    popart::Shape s = info.shape();
+    if (bps > 1) s.insert(s.begin(), bps);
+    popart::NDArray a(info.dataType(), s);
+    auto it = given.find(vi.name());
+    if (info.dataType() != popart::DataType::FLOAT) {
+      // Non-float inputs: zeros.
+    } else if (it != given.end()) {
+      if (static_cast<int64_t>(it->second.size()) != static_cast<int64_t>(a.nelms()))
+        throw popart::error("input '{}' needs {} values, the file has {}", vi.name(), a.nelms(), it->second.size());
+      std::memcpy(a.data(), it->second.data(), a.nelms() * 4);
+    } else {
+      float* p = a.dataAs<float>();
+      for (size_t i = 0; i < a.nelms(); ++i) p[i] = dist(rng);
+      if (!quiet) std::cout << "  (input '" << vi.name() << "' is random uniform in [-1, 1))\n";
+    }
+    in.emplace(vi.name(), std::move(a));
+  }
+  return in;
 }
 
 int cmdInfo(const std::string& path) {
@@ -97,11 +196,9 @@ struct RunResult {
   popart::SessionMemoryStats mem;
 };
 
-RunResult runModel(const std::string& model, std::map<std::string, std::vector<float>> inputs,
-                   const popart::InputShapeInfo& shapes, int bps, int iterations, bool quiet) {
-  const onnx::ModelProto m = popart::loadModel(model);
-  std::set<std::string> inits;
-  for (const auto& t : m.graph().initializer()) inits.insert(t.name());
+RunResult runModel(const std::string& model, const onnx::ModelProto& m,
+                   const std::map<std::string, std::vector<float>>& inputs, const popart::InputShapeInfo& shapes,
+                   int bps, int iterations, bool quiet) {
   std::vector<popart::TensorId> outIds;
   for (const auto& o : m.graph().output()) outIds.push_back(o.name());
   auto device = popart::DeviceManager::createDeviceManager().createCpuDevice();
@@ -114,29 +211,7 @@ RunResult runModel(const std::string& model, std::map<std::string, std::vector<f
   session->prepareDevice();
   r.prepareMs = msSince(t0);
   r.mem = session->getMemoryStats();
-  std::map<std::string, popart::NDArray> in;
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (const auto& vi : m.graph().input()) {
-    if (inits.count(vi.name())) continue;
-    const popart::TensorInfo info = session->getInfo(vi.name());
-    popart::Shape s = info.shape();
-    if (bps > 1) s.insert(s.begin(), bps);
-    popart::NDArray a(info.dataType(), s);
-    auto it = inputs.find(vi.name());
-    if (info.dataType() != popart::DataType::FLOAT) {
-      // Non-float inputs: zeros unless given (as float values, converted).
-    } else if (it != inputs.end()) {
-      if (static_cast<int64_t>(it->second.size()) != static_cast<int64_t>(a.nelms()))
-        throw popart::error("input '{}' needs {} values, the file has {}", vi.name(), a.nelms(), it->second.size());
-      std::memcpy(a.data(), it->second.data(), a.nelms() * 4);
-    } else {
-      float* p = a.dataAs<float>();
-      for (size_t i = 0; i < a.nelms(); ++i) p[i] = dist(rng);
-      if (!quiet) std::cout << "  (input '" << vi.name() << "' is random uniform in [-1, 1))\n";
-    }
-    in.emplace(vi.name(), std::move(a));
-  }
+  std::map<std::string, popart::NDArray> in = stepInputs(*session, m, bps, inputs, quiet);
   r.anchors = session->initAnchorArrays();
   popart::StepIO stepio(popart::arrayRefs(in), popart::arrayRefs(r.anchors));
   std::vector<double> times;
@@ -161,7 +236,7 @@ int cmdRun(int argc, char** argv) {
   if (argc < 1) return usage();
   const std::string model = argv[0];
   std::map<std::string, std::string> files;
-  popart::InputShapeInfo shapes;
+  std::vector<std::string> shapeArgs;
   std::string reference;
   int bps = 1, iterations = 1;
   for (int i = 1; i < argc; ++i) {
@@ -176,31 +251,28 @@ int cmdRun(int argc, char** argv) {
       if (eq == std::string::npos) throw popart::error("--input wants NAME=FILE.bin");
       files[kv.substr(0, eq)] = kv.substr(eq + 1);
     } else if (a == "--shape") {
-      const std::string kv = next();
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos) throw popart::error("--shape wants NAME=d0,d1,...");
-      popart::Shape s;
-      std::stringstream ss(kv.substr(eq + 1));
-      std::string d;
-      while (std::getline(ss, d, ',')) s.push_back(std::stoll(d));
-      shapes.add(kv.substr(0, eq), popart::TensorInfo(popart::DataType::FLOAT, s));
+      shapeArgs.push_back(next());
     } else if (a == "--reference") {
       reference = next();
     } else if (a == "--bps") {
-      bps = std::stoi(next());
+      bps = static_cast<int>(intArg(a, next(), 1));
     } else if (a == "--iterations") {
-      iterations = std::stoi(next());
+      iterations = static_cast<int>(intArg(a, next(), 1));
     } else {
       return usage();
     }
   }
+  const onnx::ModelProto m = popart::loadModel(model);
+  popart::InputShapeInfo shapes;
+  for (const std::string& kv : shapeArgs) addShapeArg(shapes, kv, m);
+  checkDynamicInputs(m, shapes);
   std::map<std::string, std::vector<float>> inputs;
   for (const auto& kv : files) {
     std::ifstream f(kv.second, std::ios::binary | std::ios::ate);
     if (!f) throw popart::error("cannot open '{}'", kv.second);
     inputs[kv.first] = readFloats(kv.second, static_cast<int64_t>(f.tellg()) / 4);
   }
-  RunResult r = runModel(model, inputs, shapes, bps, iterations, false);
+  RunResult r = runModel(model, m, inputs, shapes, bps, iterations, false);
   std::cout << "session created in " << r.createMs << " ms, device prepared in " << r.prepareMs << " ms\n"
             << "activation memory " << r.mem.activationArenaBytes / 1024 << " KiB ("
             << r.mem.activationTotalBytes / 1024 << " KiB without reuse), constants " << r.mem.constantBytes / 1024
@@ -220,6 +292,143 @@ int cmdRun(int argc, char** argv) {
     }
     std::cout << "\n";
   }
+  return 0;
+}
+
+/// Writes `bytes` to `path`, or throws naming it.
+void writeFile(const std::string& path, const std::string& bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw popart::error("cannot write '{}'", path);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!f) throw popart::error("cannot write '{}'", path);
+}
+
+/// "dir/resnet18.onnx" -> "resnet18".
+std::string modelStem(const std::string& path) {
+  std::string s = path.substr(path.find_last_of('/') + 1);
+  const auto dot = s.rfind('.');
+  if (dot != std::string::npos && dot > 0) s.resize(dot);
+  return s.empty() ? "model" : s;
+}
+
+bool hasVirtualGraphAnnotations(const onnx::ModelProto& m) {
+  for (const auto& n : m.graph().node())
+    for (const auto& a : n.attribute())
+      if (a.name() == popart::sVirtualGraphAttribute) return true;
+  return false;
+}
+
+/// `popart report MODEL [options]` (usage() has the options).
+int cmdReport(int argc, char** argv) {
+  if (argc < 1 || std::string(argv[0]).rfind("--", 0) == 0) return usage();
+  const std::string model = argv[0];
+  std::string version = "ipu2", jsonPath, executionPath, cborPath;
+  std::vector<std::string> shapeArgs;
+  bool offline = false, runOnce = false, showSteps = false;
+  int64_t tiles = 0, ipus = 1, bps = 1;  // tiles 0: the whole chip
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw popart::error("{} needs a value", a);
+      return argv[++i];
+    };
+    if (a == "--offline") {
+      offline = true;
+    } else if (a == "--run") {
+      runOnce = true;
+    } else if (a == "--show-steps") {
+      showSteps = true;
+    } else if (a == "--device") {
+      version = next();
+    } else if (a == "--tiles") {
+      tiles = intArg(a, next(), 1);
+    } else if (a == "--num-ipus") {
+      ipus = intArg(a, next(), 1);
+    } else if (a == "--bps" || a == "--batches-per-step") {
+      bps = intArg(a, next(), 1);
+    } else if (a == "--shape") {
+      shapeArgs.push_back(next());
+    } else if (a == "--json") {
+      jsonPath = next();
+    } else if (a == "--execution-json") {
+      executionPath = next();
+    } else if (a == "--cbor") {
+      cborPath = next();
+    } else {
+      std::cerr << "popart report: unknown option '" << a << "'\n";
+      return usage();
+    }
+  }
+
+  // The device, checked here so that the messages name the CLI's flags.
+  const popart::IpuTargetInfo* target = nullptr;
+  std::string known;
+  for (const popart::IpuTargetInfo& t : popart::ipuTargetList()) {
+    if (t.version == version) target = &t;
+    known += (known.empty() ? "" : ", ") + t.version;
+  }
+  if (!target)
+    throw popart::error(
+        "unknown device '{}' for --device: the IPU versions are {} (--offline for an offline IPU; `popart run` runs "
+        "on the CPU device)",
+        version, known);
+  if (tiles == 0) tiles = target->tilesPerIpu;
+  if (tiles > target->tilesPerIpu)
+    throw popart::error("--tiles must be from 1 to {} (the tiles of an {}), got {}", target->tilesPerIpu, version,
+                        tiles);
+  if (offline && runOnce)
+    throw popart::error("--run needs the IPU model: an offline IPU compiles but never runs (drop --offline or --run)");
+  if (!popart::isExistingFile(model)) throw popart::error("model file '{}' not found", model);
+
+  const onnx::ModelProto m = popart::loadModel(model);
+  popart::InputShapeInfo shapes;
+  for (const std::string& kv : shapeArgs) addShapeArg(shapes, kv, m);
+  checkDynamicInputs(m, shapes);
+  const std::map<std::string, std::string> deviceOptions{
+      {"numIPUs", std::to_string(ipus)}, {"tilesPerIPU", std::to_string(tiles)}, {"ipuVersion", version}};
+  auto& dm = popart::DeviceManager::createDeviceManager();
+  auto device = offline ? dm.createOfflineIPUDevice(deviceOptions) : dm.createIpuModelDevice(deviceOptions);
+  popart::SessionOptions options;
+  if (ipus > 1)
+    options.virtualGraphMode =
+        hasVirtualGraphAnnotations(m) ? popart::VirtualGraphMode::Manual : popart::VirtualGraphMode::Auto;
+  if (showSteps) options.reportOptions["showExecutionSteps"] = "true";
+  std::vector<popart::TensorId> outIds;
+  for (const auto& o : m.graph().output()) outIds.push_back(o.name());
+  auto session = popart::InferenceSession::createFromOnnxModel(
+      model, popart::DataFlow(static_cast<int>(bps), outIds, popart::AnchorReturnType("All")), device, shapes, options);
+  std::cout << "popart report: " << model << " on " << (offline ? "an offline IPU" : "the IPU model") << " (" << version
+            << ", " << ipus << " IPU(s) x " << tiles << " tiles)\n\n";
+  try {
+    session->prepareDevice();
+  } catch (const popart::OutOfMemoryException& e) {
+    std::cout << e.getSummaryReport();
+    std::cerr << "error: " << e.what() << "\n";
+    return 3;
+  }
+  if (runOnce) {
+    std::map<std::string, popart::NDArray> in = stepInputs(*session, m, static_cast<int>(bps), {}, true);
+    auto anchors = session->initAnchorArrays();
+    popart::StepIO stepio(popart::arrayRefs(in), popart::arrayRefs(anchors));
+    session->run(stepio, "run");
+  }
+  std::cout << session->getSummaryReport(false);
+  const popart::report::Memory& mem = session->getReport().compilation.memory;
+
+  const std::string stem = modelStem(model);
+  if (jsonPath.empty()) jsonPath = stem + ".report.json";
+  if (executionPath.empty()) executionPath = stem + ".execution.json";
+  writeFile(jsonPath, session->getGraphReport(false));
+  std::cout << "\ngraph report: " << jsonPath << "\n";
+  if (!cborPath.empty()) {
+    writeFile(cborPath, session->getGraphReport(true));
+    std::cout << "graph report (CBOR): " << cborPath << "\n";
+  }
+  writeFile(executionPath, session->getExecutionReport(false, true));
+  std::cout << "execution report: " << executionPath << (runOnce ? " (1 run)" : " (no run: --run adds one)") << "\n";
+  if (!mem.outOfMemoryTiles.empty())
+    std::cout << "does not fit: " << mem.outOfMemoryTiles.size()
+              << " tile(s) over their memory (the IPU model compiles and runs anyway; an offline IPU refuses it)\n";
   return 0;
 }
 
@@ -285,7 +494,7 @@ int cmdDemo(const std::string& zoo) {
     const auto inInfo = popart::infoFromValueInfo(mm.graph().input(0), &okShape, nullptr);
     std::map<std::string, std::vector<float>> inputs{
         {mm.graph().input(0).name(), readFloats(base + ".input.bin", inInfo.nelms())}};
-    RunResult r = runModel(base + ".onnx", inputs, {}, 1, 10, true);
+    RunResult r = runModel(base + ".onnx", mm, inputs, {}, 1, 10, true);
     const popart::NDArray& out = r.anchors.begin()->second;
     const auto ref = readFloats(base + ".output.bin", static_cast<int64_t>(out.nelms()));
     const double diff = maxAbsDiff(out.dataAs<float>(), ref.data(), ref.size());
@@ -310,6 +519,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "info" && argc == 3) return cmdInfo(argv[2]);
     if (cmd == "run") return cmdRun(argc - 2, argv + 2);
+    if (cmd == "report") return cmdReport(argc - 2, argv + 2);
     if (cmd == "ops") return cmdOps();
     if (cmd == "demo") {
       std::string zoo = "build/zoo";

@@ -6,6 +6,9 @@
 // bar). Because 10 small steps move a weight little compared with its size, the update itself is
 // also checked: ||(w_ours - w0) - (w_torch - w0)||_2 <= 1e-3 · ||w_torch - w0||_2. The loss of
 // every step matches PyTorch's within 1e-5 relative.
+//
+// The same steps on the IPU model (1,472 tiles) give the CPU device's losses and weights bit for
+// bit (IpuModelTraining): it runs the CPU kernels.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -88,12 +91,20 @@ double norm2(const std::vector<double>& v) {
 
 using Case = std::pair<std::string, std::string>;  // (model, optimizer)
 
-class TrainingVsPyTorch : public ::testing::TestWithParam<Case> {};
+/// A training session of a case, prepared with its initial weights, and its run: every step in
+/// one run (batchesPerStep = steps, one update per batch).
+struct Trained {
+  std::unique_ptr<TrainingSession> session;
+  TensorId loss;
+  std::map<TensorId, NDArray> anchors;
+  int steps = 0;
+};
 
-TEST_P(TrainingVsPyTorch, WeightsAfterTenSteps) {
-  const std::string dir = refsDir() + "/" + GetParam().first, opt = GetParam().second;
+Trained train(const Case& c, std::shared_ptr<DeviceInfo> device) {
+  const std::string dir = refsDir() + "/" + c.first, opt = c.second;
   const auto modelCfg = readKeyValues(dir + "/model.txt");
-  const int steps = std::stoi(modelCfg.at("steps"));
+  Trained t;
+  t.steps = std::stoi(modelCfg.at("steps"));
   const int64_t batch = std::stoll(modelCfg.at("batch"));
 
   // The loss on top of the imported forward graph.
@@ -101,43 +112,60 @@ TEST_P(TrainingVsPyTorch, WeightsAfterTenSteps) {
   const TensorId label = builder->addInputTensor(TensorInfo(DataType::INT32, {batch}), "label");
   TensorId probs = "output";
   if (modelCfg.at("head") == "logits") probs = builder->aiOnnxOpset13().softmax({probs}, 1);
-  const TensorId loss = builder->aiGraphcoreOpset1().nllloss({probs, label}, ReductionType::Mean);
-  builder->addOutputTensor(loss);
+  t.loss = builder->aiGraphcoreOpset1().nllloss({probs, label}, ReductionType::Mean);
+  builder->addOutputTensor(t.loss);
 
   const auto optimizer = makeOptimizer(readKeyValues(dir + "/" + opt + ".txt"));
-  auto session =
-      TrainingSession::createFromOnnxModel(builder->getModelProto(), DataFlow(steps, {{loss, AnchorReturnType("All")}}),
-                                           loss, *optimizer, DeviceManager::createDeviceManager().createCpuDevice());
-  session->prepareDevice();
-  session->weightsFromHost();
+  t.session = TrainingSession::createFromOnnxModel(builder->getModelProto(),
+                                                   DataFlow(t.steps, {{t.loss, AnchorReturnType("All")}}), t.loss,
+                                                   *optimizer, std::move(device));
+  t.session->prepareDevice();
+  t.session->weightsFromHost();
 
-  // All steps in one run: batchesPerStep = steps, one update per batch.
-  Shape xShape = session->getInfo("input").shape();
-  xShape.insert(xShape.begin(), steps);
+  Shape xShape = t.session->getInfo("input").shape();
+  xShape.insert(xShape.begin(), t.steps);
   std::map<TensorId, NDArray> inputs;
   inputs.emplace("input", NDArray::fromVector(readRaw<float>(dir + "/x.bin"), xShape));
-  inputs.emplace(label, NDArray::fromVector(readRaw<int32_t>(dir + "/labels.bin"), {steps, batch}));
-  auto anchors = session->initAnchorArrays();
-  StepIO stepio(arrayRefs(inputs), arrayRefs(anchors));
-  session->run(stepio);
+  inputs.emplace(label, NDArray::fromVector(readRaw<int32_t>(dir + "/labels.bin"), {t.steps, batch}));
+  t.anchors = t.session->initAnchorArrays();
+  StepIO stepio(arrayRefs(inputs), arrayRefs(t.anchors));
+  t.session->run(stepio);
+  t.session->weightsToHost();
+  return t;
+}
+
+/// The trained values of the weights `ids`.
+std::map<TensorId, std::vector<float>> readTrained(Session& s, const std::vector<TensorId>& ids) {
+  std::map<TensorId, std::vector<float>> w;
+  WeightsIO io;
+  for (const TensorId& id : ids) {
+    w[id].resize(static_cast<size_t>(s.getInfo(id).nelms()));
+    io.insert(id, MutableVoidData(w[id].data(), s.getInfo(id)));
+  }
+  s.readWeights(io);
+  return w;
+}
+
+class TrainingVsPyTorch : public ::testing::TestWithParam<Case> {};
+
+TEST_P(TrainingVsPyTorch, WeightsAfterTenSteps) {
+  const std::string dir = refsDir() + "/" + GetParam().first, opt = GetParam().second;
+  Trained t = train(GetParam(), DeviceManager::createDeviceManager().createCpuDevice());
 
   const auto torchLoss = readRaw<float>(dir + "/" + opt + ".loss.bin");
-  ASSERT_EQ(torchLoss.size(), static_cast<size_t>(steps));
-  const float* ourLoss = anchors.at(loss).dataAs<float>();
-  for (int s = 0; s < steps; ++s)
+  ASSERT_EQ(torchLoss.size(), static_cast<size_t>(t.steps));
+  const float* ourLoss = t.anchors.at(t.loss).dataAs<float>();
+  for (int s = 0; s < t.steps; ++s)
     EXPECT_NEAR(ourLoss[s], torchLoss[s], 1e-5 * std::fabs(torchLoss[s])) << "loss of step " << s;
 
-  session->weightsToHost();
   const auto w0 = initializers(dir + "/model.onnx");
   const auto wTorch = initializers(dir + "/" + opt + ".final.onnx");
   ASSERT_EQ(w0.size(), wTorch.size());
   for (const auto& kv : wTorch) {
     const TensorId& id = kv.first;
     const std::vector<float>& ref = kv.second;
-    std::vector<float> ours(ref.size());
-    WeightsIO io;
-    io.insert(id, MutableVoidData(ours.data(), session->getInfo(id)));
-    session->readWeights(io);
+    const std::vector<float> ours = readTrained(*t.session, {id}).at(id);
+    ASSERT_EQ(ours.size(), ref.size()) << id;
     std::vector<double> ref64(ref.size()), diff(ref.size()), step(ref.size());
     for (size_t i = 0; i < ref.size(); ++i) {
       ref64[i] = ref[i];
@@ -156,6 +184,28 @@ INSTANTIATE_TEST_SUITE_P(ZooModels, TrainingVsPyTorch,
                          ::testing::Values(Case{"mlp", "sgd"}, Case{"mlp", "adam"}, Case{"mlp", "adamw"},
                                            Case{"cnn_small", "sgd"}, Case{"cnn_small", "adam"},
                                            Case{"cnn_small", "adamw"}),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.first + "_" + i.param.second; });
+
+// The IPU model runs the CPU kernels: the same ten steps give the CPU device's losses and weights
+// bit for bit (docs/ipu-model.md).
+class IpuModelTraining : public ::testing::TestWithParam<Case> {};
+
+TEST_P(IpuModelTraining, SameWeightsAsTheCpuDevice) {
+  auto& dm = DeviceManager::createDeviceManager();
+  Trained cpu = train(GetParam(), dm.createCpuDevice());
+  Trained ipu = train(GetParam(), dm.createIpuModelDevice({{"tilesPerIPU", "1472"}}));
+  EXPECT_EQ(cpu.anchors.at(cpu.loss).toVector<float>(), ipu.anchors.at(ipu.loss).toVector<float>());
+  std::vector<TensorId> ids;
+  for (const auto& kv : initializers(refsDir() + "/" + GetParam().first + "/model.onnx")) ids.push_back(kv.first);
+  ASSERT_FALSE(ids.empty());
+  const auto wCpu = readTrained(*cpu.session, ids), wIpu = readTrained(*ipu.session, ids);
+  for (const TensorId& id : ids) EXPECT_EQ(wCpu.at(id), wIpu.at(id)) << id;
+  // The IPU model's compilation is there too (1,472 tiles).
+  EXPECT_EQ(ipu.session->getReport().compilation.memory.byTileTotal.size(), 1472u);
+}
+
+INSTANTIATE_TEST_SUITE_P(ZooModels, IpuModelTraining,
+                         ::testing::Values(Case{"mlp", "sgd"}, Case{"cnn_small", "sgd"}, Case{"cnn_small", "adam"}),
                          [](const ::testing::TestParamInfo<Case>& i) { return i.param.first + "_" + i.param.second; });
 
 }  // namespace

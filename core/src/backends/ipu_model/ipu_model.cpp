@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "common/checked_size.hpp"
 #include "ir/ir.hpp"
@@ -198,7 +200,13 @@ const Tensor* viewSource(const Tensor* t) {
 class Modeller {
  public:
   Modeller(const Ir& ir, const DeviceInfo& device, const ModelConstants& k)
-      : ir_(ir), device_(device), target_(device.getTarget()), k_(k), sched_(ir.schedule()) {}
+      : ir_(ir),
+        device_(device),
+        target_(device.getTarget()),
+        k_(k),
+        sched_(ir.schedule()),
+        plans_(sched_.size()),
+        planned_(sched_.size(), 0) {}
 
   report::Compilation run() {
     fillTarget();
@@ -368,7 +376,7 @@ class Modeller {
     r.bytes = t->info.dataType() == DataType::STRING ? 0 : t->info.nbytes();
     // The model's initializers are the device's variables (weights), whether or not this session
     // trains them; other constants (folded, made by the IR) are constants.
-    const bool weight = t->kind == TensorKind::Variable || (t->kind == TensorKind::Const && ir_.isInitializer(t->id));
+    const bool weight = t->kind == TensorKind::Variable || (t->kind == TensorKind::Const && initializers_.count(t->id));
     r.kind = weight ? "variable" : kindName(t->kind);
     r.category = weight                         ? MemoryCategory::Variable
                  : t->kind == TensorKind::Const ? MemoryCategory::Constant
@@ -388,6 +396,7 @@ class Modeller {
   }
 
   void mapTensors() {
+    initializers_.insert(ir_.initializerIds().begin(), ir_.initializerIds().end());
     // Weights and constants first (they stay for the whole program), then streams and
     // activations in schedule order; a view takes its source's mapping.
     for (const Op* op : sched_)
@@ -479,42 +488,67 @@ class Modeller {
     }
     std::vector<int64_t> live(static_cast<size_t>(tiles), 0);
     std::vector<int64_t>& peak = cat(MemoryCategory::Activation);
+    // (A mapping covers consecutive tiles: plain loops over pointers, which the compiler
+    // vectorises.)
     for (int i = 0; i <= n; ++i) {
       for (size_t ti : starts[static_cast<size_t>(i)]) {
         const report::TileMapping& m = c_.tensors[ti].mapping;
-        for (size_t k = 0; k < m.bytesPerTile.size(); ++k) {
-          const size_t g = static_cast<size_t>(globalTile(m.ipu, m.firstTile + static_cast<int64_t>(k)));
-          live[g] += m.bytesPerTile[k];
-          peak[g] = std::max(peak[g], live[g]);
+        const int64_t* __restrict b = m.bytesPerTile.data();
+        int64_t* __restrict lv = live.data() + globalTile(m.ipu, m.firstTile);
+        int64_t* __restrict pk = peak.data() + globalTile(m.ipu, m.firstTile);
+        for (size_t k = 0, nk = m.bytesPerTile.size(); k < nk; ++k) {
+          lv[k] += b[k];
+          pk[k] = std::max(pk[k], lv[k]);
         }
       }
       for (size_t ti : ends[static_cast<size_t>(i)]) {
         const report::TileMapping& m = c_.tensors[ti].mapping;
-        for (size_t k = 0; k < m.bytesPerTile.size(); ++k)
-          live[static_cast<size_t>(globalTile(m.ipu, m.firstTile + static_cast<int64_t>(k)))] -= m.bytesPerTile[k];
+        const int64_t* __restrict b = m.bytesPerTile.data();
+        int64_t* __restrict lv = live.data() + globalTile(m.ipu, m.firstTile);
+        for (size_t k = 0, nk = m.bytesPerTile.size(); k < nk; ++k) lv[k] -= b[k];
       }
     }
-    // Code, vertex state and exchange buffers per op (on the tiles it computes on).
-    std::vector<std::set<std::string>> types(static_cast<size_t>(tiles));
+    // Code, vertex state and exchange buffers per op (on the tiles it computes on). Code: each
+    // vertex type once per tile that runs it (`hasCode[type][tile]`: one map lookup per op, not
+    // per tile).
+    const bool code = device_.getCompileIPUCode();
+    std::map<std::string, std::vector<char>> hasCode;
+    std::vector<int64_t>& codeBytes = cat(MemoryCategory::Code);
+    std::vector<int64_t>& vertexBytes = cat(MemoryCategory::VertexState);
+    std::vector<int64_t>& exchangeBytes = cat(MemoryCategory::Exchange);
     std::vector<int64_t> supersteps(static_cast<size_t>(ipusPerReplica_), 0);
     for (size_t i = 0; i < sched_.size(); ++i) {
       const OpPlan& p = plan(i);
       if (p.view) continue;
+      const Op* op = sched_[i];
       ++supersteps[static_cast<size_t>(p.ipu)];
       const int64_t recvPerTile = std::min(ceilDiv(p.exchangeBytes, p.numTiles), k_.maxExchangeBufferBytes);
+      const int64_t vertex = k_.vertexStateBytes + k_.vertexStateBytesPerOperand * (op->numInputs() + op->numOutputs());
+      const int64_t codePerTile = isContraction(op->type()) ? k_.codeBytesContraction : k_.codeBytesOther;
+      std::vector<char>* typeOn = nullptr;
+      if (code) {
+        typeOn = &hasCode[op->type()];
+        if (typeOn->empty()) typeOn->assign(static_cast<size_t>(tiles), 0);
+      }
+      const int64_t g0 = globalTile(p.ipu, p.firstTile);
+      int64_t* __restrict vb = vertexBytes.data() + g0;
+      int64_t* __restrict xb = exchangeBytes.data() + g0;
       for (int64_t t = 0; t < p.numTiles; ++t) {
-        const size_t g = static_cast<size_t>(globalTile(p.ipu, p.firstTile + t));
-        if (device_.getCompileIPUCode() && types[g].insert(sched_[i]->type()).second)
-          cat(MemoryCategory::Code)[g] +=
-              isContraction(sched_[i]->type()) ? k_.codeBytesContraction : k_.codeBytesOther;
-        cat(MemoryCategory::VertexState)[g] +=
-            k_.vertexStateBytes + k_.vertexStateBytesPerOperand * (sched_[i]->numInputs() + sched_[i]->numOutputs());
-        cat(MemoryCategory::Exchange)[g] = std::max(cat(MemoryCategory::Exchange)[g], recvPerTile);
+        vb[t] += vertex;
+        xb[t] = std::max(xb[t], recvPerTile);
+      }
+      if (typeOn) {
+        char* __restrict on = typeOn->data() + g0;
+        int64_t* __restrict cb = codeBytes.data() + g0;
+        for (int64_t t = 0; t < p.numTiles; ++t) {
+          cb[t] += on[t] ? 0 : codePerTile;
+          on[t] = 1;
+        }
       }
     }
-    if (device_.getCompileIPUCode()) {
+    if (code) {
       for (int64_t g = 0; g < tiles; ++g)
-        cat(MemoryCategory::Code)[static_cast<size_t>(g)] +=
+        codeBytes[static_cast<size_t>(g)] +=
             k_.controlBytesPerSuperstep * supersteps[static_cast<size_t>(g / tilesPerIpu)];
     }
     // Replicas hold the same program: the per-tile figures repeat for each.
@@ -549,8 +583,7 @@ class Modeller {
 
   /// Which tiles an op computes on and what it must receive (memoised).
   const OpPlan& plan(size_t i) {
-    auto it = plans_.find(i);
-    if (it != plans_.end()) return it->second;
+    if (planned_[i]) return plans_[i];
     OpPlan p;
     const Op* op = sched_[i];
     p.ipu = ipuOf_[i];
@@ -608,7 +641,9 @@ class Modeller {
       }
       p.exchangeBytes += bytes;
     }
-    return plans_.emplace(i, std::move(p)).first->second;
+    planned_[i] = 1;
+    plans_[i] = std::move(p);
+    return plans_[i];
   }
 
   int flopsPerTileCycle(DataType t) const {
@@ -711,11 +746,13 @@ class Modeller {
   report::Compilation c_;
   int ipusPerReplica_ = 1, replicas_ = 1;
   std::vector<int> ipuOf_, stageOf_;
-  std::map<const Op*, int> index_;
-  std::map<const Tensor*, size_t> tensorIndex_;
+  std::unordered_map<const Op*, int> index_;
+  std::unordered_map<const Tensor*, size_t> tensorIndex_;
+  std::unordered_set<TensorId> initializers_;  // Ir::initializerIds, for lookups
   std::vector<const Tensor*> irTensors_;
   std::map<int, int64_t> cursor_;
-  std::map<size_t, OpPlan> plans_;
+  std::vector<OpPlan> plans_;  // plan(i), made on first use
+  std::vector<char> planned_;
 };
 
 }  // namespace
