@@ -2,6 +2,7 @@
 only edits: pretrained=False, and doc 003's two non-running lines, each said in its file), then
 checked: anchors, shapes and losses as the text describes them, outputs against PyTorch.
 poponnx's scripts (docs 002, 003) `import poponnx`: that name is this module."""
+import json
 import os
 import runpy
 import sys
@@ -221,5 +222,17 @@ def test_doc004_fragments(popart):
     session.weightsFromHost()
     session.run(stepio)
     np.testing.assert_allclose(anchors[o], data_a + data_b - 0.3, rtol=1e-5)
-    report = session.getSummaryReport()
-    assert isinstance(report, str) and report
+    # "Retrieving profiling reports": PopART's CPU device has no profile; the IPU model has all three.
+    with pytest.raises(popart.popart_exception, match="Profiling is disabled for current device type."):
+        session.getSummaryReport()
+    ipu = popart.TrainingSession(builder.getModelProto(), popart.DataFlow(1, {o: popart.AnchorReturnType("ALL")}),
+                                 loss, popart.SGD(learningRate[0]),
+                                 popart.DeviceManager().createIpuModelDevice({"tilesPerIPU": 16}))
+    ipu.prepareDevice()
+    ipu.weightsFromHost()
+    ipu.run(popart.PyStepIO({'a': data_a, 'b': data_b}, ipu.initAnchorArrays()), "step")
+    report = ipu.getSummaryReport(resetProfile=False)
+    assert "Memory Usage:" in report and "step:" in report
+    assert len(json.loads(ipu.getGraphReport())["memory"]["byTile"]["total"]) == 16
+    assert isinstance(ipu.getGraphReport(True), bytes)
+    assert json.loads(ipu.getExecutionReport())["runs"][0]["name"] == "step"
