@@ -70,6 +70,7 @@ namespace {
 struct LastError {
   std::string message;
   std::string summaryReport;  ///< OutOfMemoryException::getSummaryReport()
+  std::string profilePath;    ///< OutOfMemoryException::getProfilePath()
   bool outOfMemory = false;
 };
 LastError& lastError() {
@@ -93,6 +94,7 @@ auto guarded(F&& f) -> decltype(f()) {
   } catch (const OutOfMemoryException& e) {
     lastError().message = e.what();
     lastError().summaryReport = e.getSummaryReport();
+    lastError().profilePath = e.getProfilePath();
     lastError().outOfMemory = true;
   } catch (const std::exception& e) {
     lastError().message = e.what();
@@ -107,13 +109,16 @@ auto guarded(F&& f) -> decltype(f()) {
   }
 }
 
-/// null, or {message, summaryReport?}: the JS layer throws an Error with these fields.
+/// null, or {message, summaryReport?, profilePath?}: the JS layer throws an Error with these fields.
 val takeError() {
   if (!hasError()) return val::null();
   hasError() = false;
   val e = val::object();
   e.set("message", lastError().message);
-  if (lastError().outOfMemory) e.set("summaryReport", lastError().summaryReport);
+  if (lastError().outOfMemory) {
+    e.set("summaryReport", lastError().summaryReport);
+    e.set("profilePath", lastError().profilePath);
+  }
   lastError() = LastError{};
   return e;
 }

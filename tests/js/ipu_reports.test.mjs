@@ -117,6 +117,7 @@ test('an offline IPU throws OutOfMemoryException: a JS Error with the core\'s me
   assert.match(e.summaryReport, /Memory Usage:/);
   assert.match(e.summaryReport, /Tiles out of memory: +4 \(worst: tile/);
   assert.match(e.summaryReport, /Tiles per IPU: +4\n/);
+  assert.equal(e.profilePath, '');  // no autoReport
   stillWorks();
   // The IPU model refuses too when asked to; an offline device may be told to compile anyway.
   expectOutOfMemory(() => session(m, ipuModel(4), { options: { engineOptions: { 'debug.allowOutOfMemory': 'false' } } }),

@@ -649,6 +649,8 @@ export interface Report {
  */
 export interface OutOfMemoryError extends Error {
   summaryReport: string;
+  /** Where autoReport wrote the summary ("" when it did not): OutOfMemoryException::getProfilePath(). */
+  profilePath: string;
 }
 
 /**

@@ -178,7 +178,7 @@ function writeFileAtomic(path, bytes) {
 }
 
 /// The JS Error for a failure reported by the module's takeError(): the C++ message, and the
-/// exception's own fields (an OutOfMemoryException's `summaryReport`).
+/// exception's own fields (an OutOfMemoryException's `summaryReport` and `profilePath`).
 function errorFrom({ message, ...fields }) {
   return Object.assign(new Error(message), fields);
 }
