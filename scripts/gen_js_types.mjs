@@ -46,8 +46,9 @@ export function generatedBlocks(popart) {
     return `  /** ${op.doc} (${op.opType}${defaults.length ? `; ${defaults.join(', ')}` : ''}) */\n` +
            `  ${op.method}(${params.join(', ')}): TensorId;`;
   }).join('\n');
+  const categories = `export type MemoryCategoryName = ${union(popart.memoryCategories)};`;
   return { 'enum types': types, 'SessionOptions fields': options, 'enum objects': members,
-           'aiGraphcore methods': methods };
+           'aiGraphcore methods': methods, 'memory categories': categories };
 }
 
 /// `text` with each generated block replaced.

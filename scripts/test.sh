@@ -41,6 +41,8 @@ step "wasm builds (-Werror; single-threaded and pthreads)"
 scripts/build_wasm.sh -DPOPART_WERROR=ON
 
 step "JS tests (node:test against the wasm package)"
+# tests/browser's packages: Playwright for the browser tests, cbor-x for the JS report tests.
+(cd tests/browser && npm ci --no-audit --no-fund --silent)
 POPART_ZOO_DIR="$ROOT/build/zoo" node --test tests/js/
 
 step "JS tests again on modules with a 512 MiB maximum memory (the out-of-memory paths)"
@@ -54,7 +56,6 @@ node build/wasm/tests/popart_conformance_wasm.cjs --data /usr/share/libonnx-test
   --expected tests/conformance/expected_pass.txt --failures tests/conformance/known_failures.txt | tail -8
 
 step "browser tests (headless Chromium: page + module Web Worker)"
-(cd tests/browser && npm ci --no-audit --no-fund --silent)
 POPART_ZOO_DIR="$ROOT/build/zoo" node tests/browser/check.mjs
 
 # One clang build with ASan + UBSan (and libFuzzer's coverage hooks) serves both the sanitizer

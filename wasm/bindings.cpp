@@ -18,20 +18,63 @@
 #include <type_traits>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "popart/popart.hpp"
 #include "popart/threads.hpp"
 
 using emscripten::val;
 
+// report::Report to JSON with the structs' own field names, so Session.getReport() in JS mirrors
+// the C++ struct (popart/report.hpp) field for field: a field added there is listed here too (and
+// in index.d.ts's Report). The graph and execution reports (getGraphReport / getExecutionReport)
+// are the core's own documents, with PopART's key names.
+namespace popart {
+namespace report {
+
+void to_json(nlohmann::json& j, MemoryCategory c) {
+  j = memoryCategoryName(c);
+}
+void from_json(const nlohmann::json& j, MemoryCategory& c) {
+  for (int k = 0; k < static_cast<int>(MemoryCategory::N); ++k)
+    if (j == memoryCategoryName(static_cast<MemoryCategory>(k))) c = static_cast<MemoryCategory>(k);
+}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Target, type, architecture, product, numIpus, tilesPerIpu, numTiles, replicas,
+                                   bytesPerTile, totalMemory, clockHz, workerContexts)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TileMapping, ipu, firstTile, bytesPerTile)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Tensor, id, dtype, shape, bytes, kind, category, mapping, liveFrom, liveTo, view)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Op, name, type, ipu, pipelineStage, flops, exchangeBytes, computeCycles,
+                                   exchangeCycles, syncCycles, cycles, firstTile, numTiles)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Memory, byCategoryByTile, byTileTotal, total, maxTileBytes, maxTile,
+                                   outOfMemoryTiles)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Cycles, perMicroBatch, interIpuCopies, hostToDevicePerMicroBatch,
+                                   deviceToHostPerMicroBatch, stageCycles, perIpu)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Compilation, target, memory, cycles, ops, tensors, pipelined, schedule)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Step, cycles)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Run, name, microBatches, cycles, pipelineFillCycles, pipelineSteadyCycles,
+                                   pipelineDrainCycles, steps, seconds)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Execution, runs, totalCycles)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Report, compilation, execution)
+
+}  // namespace report
+}  // namespace popart
+
 namespace popart {
 namespace wasm {
 namespace {
 
-/// The message of the last failed call, taken by the JS layer (takeError) right after each call.
-/// No exception ever crosses into JS: a JS throw through wasm frames would skip C++ destructors
-/// (leaking what they own), so errors are reported through this slot instead.
-std::string& lastError() {
-  static std::string e;
+/// The last failed call, taken by the JS layer (takeError) right after each call: the message and
+/// the exception's own fields (OutOfMemoryException's summary report). No exception ever crosses
+/// into JS: a JS throw through wasm frames would skip C++ destructors (leaking what they own), so
+/// errors are reported through this slot instead.
+struct LastError {
+  std::string message;
+  std::string summaryReport;  ///< OutOfMemoryException::getSummaryReport()
+  std::string profilePath;    ///< OutOfMemoryException::getProfilePath()
+  bool outOfMemory = false;
+};
+LastError& lastError() {
+  static LastError e;
   return e;
 }
 bool& hasError() {
@@ -45,13 +88,18 @@ auto guarded(F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const std::bad_alloc&) {
-    lastError() =
+    lastError().message =
         format("out of memory: the WebAssembly module could not allocate more memory (heap {} bytes; memory limit {})",
                emscripten_get_heap_size(), describeMemoryLimit());
+  } catch (const OutOfMemoryException& e) {
+    lastError().message = e.what();
+    lastError().summaryReport = e.getSummaryReport();
+    lastError().profilePath = e.getProfilePath();
+    lastError().outOfMemory = true;
   } catch (const std::exception& e) {
-    lastError() = e.what();
+    lastError().message = e.what();
   } catch (...) {
-    lastError() = "unknown C++ exception";
+    lastError().message = "unknown C++ exception";
   }
   hasError() = true;
   if constexpr (std::is_same_v<R, val>) {
@@ -61,13 +109,18 @@ auto guarded(F&& f) -> decltype(f()) {
   }
 }
 
+/// null, or {message, summaryReport?, profilePath?}: the JS layer throws an Error with these fields.
 val takeError() {
   if (!hasError()) return val::null();
   hasError() = false;
-  val msg(lastError());
-  lastError().clear();
-  lastError().shrink_to_fit();
-  return msg;
+  val e = val::object();
+  e.set("message", lastError().message);
+  if (lastError().outOfMemory) {
+    e.set("summaryReport", lastError().summaryReport);
+    e.set("profilePath", lastError().profilePath);
+  }
+  lastError() = LastError{};
+  return e;
 }
 
 // ---------------------------------------------------------------- conversions
@@ -181,6 +234,26 @@ std::string bytesFrom(const val& src) {
 val u8Copy(const void* bytes, std::size_t n) {
   val view(emscripten::typed_memory_view(n, static_cast<const unsigned char*>(bytes)));
   return val::global("Uint8Array").new_(view);  // copies out of the wasm heap
+}
+
+/// A report from the core: JSON text as a string, CBOR bytes as a Uint8Array.
+val reportJs(const std::string& s, bool cbor) {
+  return cbor ? u8Copy(s.data(), s.size()) : val(s);
+}
+
+/// Installs `fn(path, bytes: Uint8Array) -> null | message` (index.mjs: Node's fs, or nothing
+/// written in a browser) as the writer of autoReport's files; undefined restores the core's.
+void setFileWriter(const val& fn) {
+  guarded([&] {
+    if (isUndef(fn)) {
+      report::setFileWriter({});
+      return;
+    }
+    report::setFileWriter([fn](const std::string& path, const std::string& bytes) {
+      const val failed = fn(path, u8Copy(bytes.data(), bytes.size()));
+      if (!isUndef(failed)) throw error(failed.as<std::string>());
+    });
+  });
 }
 
 /// Copies `n` bytes from the wasm heap into the JS TypedArray `dst` (byte-wise view of it).
@@ -454,6 +527,14 @@ val sessionOptionsList() {
       return e;
     });
   });
+}
+
+/// The names of report::MemoryCategory, in its order.
+val memoryCategories() {
+  val a = val::array();
+  for (int k = 0; k < static_cast<int>(report::MemoryCategory::N); ++k)
+    a.set(k, std::string(report::memoryCategoryName(static_cast<report::MemoryCategory>(k))));
+  return a;
 }
 
 /// {EnumName: [value names]} of every public enum.
@@ -1174,6 +1255,20 @@ class SessionJs {
   std::string getSummaryReport(bool reset) {
     return guarded([&] { return s_->getSummaryReport(reset); });
   }
+  /// report::Report as a plain object with the struct's field names (its JSON, parsed).
+  val getReport() {
+    return guarded([&] { return val::global("JSON").call<val>("parse", nlohmann::json(s_->getReport()).dump()); });
+  }
+  /// JSON text, or a Uint8Array of CBOR bytes.
+  val getGraphReport(bool cbor) {
+    return guarded([&] { return reportJs(s_->getGraphReport(cbor), cbor); });
+  }
+  val getExecutionReport(bool cbor, bool reset) {
+    return guarded([&] { return reportJs(s_->getExecutionReport(cbor, reset), cbor); });
+  }
+  double getCycleCount(const std::string& id) {
+    return guarded([&] { return static_cast<double>(s_->getCycleCount(id)); });
+  }
   void setRandomSeed(const val& seed) {
     guarded([&] { s_->setRandomSeed(static_cast<uint64_t>(toInt(seed, "setRandomSeed seed", 0))); });
   }
@@ -1207,6 +1302,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   using popart::wasm::SessionJs;
   namespace w = popart::wasm;
   function("takeError", &w::takeError);
+  function("setFileWriter", &w::setFileWriter);
   function("tensorInfo", &w::tensorInfo);
   function("checkAnchorReturnType", &w::checkAnchorReturnType);
   function("checkDataFlow", &w::checkDataFlow);
@@ -1227,6 +1323,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("sessionOptionsDefaults", &w::sessionOptionsDefaults);
   function("sessionOptionsList", &w::sessionOptionsList);
   function("enums", &w::enumsJs);
+  function("memoryCategories", &w::memoryCategories);
   function("optimizerParams", &w::optimizerParamsJs);
   function("patternList", &w::patternListJs);
   function("graphcoreOps", &w::graphcoreOpsJs);
@@ -1293,6 +1390,10 @@ EMSCRIPTEN_BINDINGS(popart) {
       .function("anchorIds", &SessionJs::anchorIds)
       .function("anchorArrayInfos", &SessionJs::anchorArrayInfos)
       .function("getSummaryReport", &SessionJs::getSummaryReport)
+      .function("getReport", &SessionJs::getReport)
+      .function("getGraphReport", &SessionJs::getGraphReport)
+      .function("getExecutionReport", &SessionJs::getExecutionReport)
+      .function("getCycleCount", &SessionJs::getCycleCount)
       .function("setRandomSeed", &SessionJs::setRandomSeed)
       .function("isPrepared", &SessionJs::isPrepared)
       .function("getDevice", &SessionJs::getDevice)

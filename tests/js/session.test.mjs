@@ -176,7 +176,9 @@ test('weights: readWeights, writeWeights, modelToHost, resetHostWeights', () => 
 
 test('session introspection', () => {
   const m = addModel(popart);
-  const s = new popart.InferenceSession(m.proto, new popart.DataFlow(1, [m.out]), cpu(popart));
+  // debug.instrument: the CPU device's summary report (host time per op) needs profiling on.
+  const s = new popart.InferenceSession(m.proto, new popart.DataFlow(1, [m.out]), cpu(popart), undefined,
+                                        { engineOptions: { 'debug.instrument': 'true' } });
   assert.ok(!s.isPrepared());
   s.prepareDevice();
   assert.ok(s.isPrepared());

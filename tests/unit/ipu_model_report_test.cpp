@@ -473,6 +473,31 @@ TEST(IpuModelReports, AutoReportWritesTheReports) {
   EXPECT_EQ(e["runs"][0]["name"], "step_one");
 }
 
+TEST(IpuModelReports, AutoReportGoesThroughTheFileWriter) {
+  // The WebAssembly module has no file system: its JS layer installs a writer (Node's fs).
+  struct RestoreWriter {
+    ~RestoreWriter() { report::setFileWriter({}); }  // the file system again, whatever happens
+  } restore;
+  std::map<std::string, std::string> written;
+  report::setFileWriter([&](const std::string& path, const std::string& bytes) { written[path] = bytes; });
+  const Mlp m = mlp(4, 16, 16, 4);
+  SessionOptions o;
+  o.engineOptions["autoReport.all"] = "true";
+  o.engineOptions["autoReport.directory"] = "not/on/disk";
+  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), ipuModel(8), InputShapeInfo(), o);
+  s->prepareDevice();
+  const std::string base = (std::filesystem::path("not/on/disk") / "inference").string();
+  for (const char* f : {"summary.txt", "graph.json", "execution.json"})
+    EXPECT_EQ(written.count((std::filesystem::path(base) / f).string()), 1u) << f;
+  EXPECT_FALSE(std::filesystem::exists("not/on/disk"));
+  EXPECT_EQ(json::parse(written.at((std::filesystem::path(base) / "graph.json").string())),
+            json::parse(s->getGraphReport()));
+  // A writer's error is prepareDevice's / run's.
+  report::setFileWriter([](const std::string& path, const std::string&) { throw error("cannot write '{}'", path); });
+  auto s2 = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), ipuModel(8), InputShapeInfo(), o);
+  expectError([&] { s2->prepareDevice(); }, {"cannot write '", "summary.txt'"});
+}
+
 TEST(IpuModelReports, CpuDeviceAndCallOrderErrors) {
   const Mlp m = mlp(4, 16, 16, 4);
   auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), test::cpu());

@@ -492,12 +492,165 @@ export interface Session extends Disposable {
   getAnchorShape(id: TensorId): Shape;
   initAnchorArrays(): Record<TensorId, NDArray>;
   run(stepio: PyStepIO, debugName?: string): void;
+  /**
+   * Poplar's text summary on an IPU device (IPU model, offline IPU); on the CPU device only with
+   * profiling on (engine option autoReport.all or debug.instrument = "true"), else the core's
+   * "Profiling is disabled for current device type.". resetProfile forgets the runs reported.
+   */
   getSummaryReport(resetProfile?: boolean): string;
+  /** The profile as a plain object with report::Report's fields (popart/report.hpp). */
+  getReport(): Report;
+  /**
+   * The graph report (target, memory by tile and category, ops, tensors with their tile mapping):
+   * JSON text, or with useCbor the same document as CBOR bytes.
+   */
+  getGraphReport(useCbor?: false): string;
+  getGraphReport(useCbor: true): Uint8Array;
+  getGraphReport(useCbor?: boolean): string | Uint8Array;
+  /**
+   * The execution report (`runs[i].name`, `simulation.cycles`, `simulation.steps[i].cycles`): JSON
+   * text or CBOR bytes; `{"profilerMode":"NONE"}` on the CPU device without profiling.
+   * resetProfile (default true) forgets the runs reported.
+   */
+  getExecutionReport(useCbor?: false, resetProfile?: boolean): string;
+  getExecutionReport(useCbor: true, resetProfile?: boolean): Uint8Array;
+  getExecutionReport(useCbor?: boolean, resetProfile?: boolean): string | Uint8Array;
+  /**
+   * The IPU model's cycles of the last run: id "" (default) the whole device, "inner_ipu_<i>" IPU i.
+   * Needs SessionOptions instrumentWithHardwareCycleCounter (and hardwareInstrumentations Inner
+   * for the per-IPU ids) and a run; otherwise the core's error.
+   */
+  getCycleCount(id?: string): number;
   setRandomSeed(seed: Int): void;
   isPrepared(): boolean;
   /** The session's device (the CPU device when it was made without one). */
   getDevice(): DeviceInfo;
   getMemoryStats(): { weightBytes: number; activationArenaBytes: number };
+}
+
+/** The machine compiled for (report::Target). */
+export interface ReportTarget {
+  /** "IpuModel" or "OfflineIpu" ("" on the CPU device). */
+  type: string;
+  /** "ipu1", "ipu2" or "ipu21". */
+  architecture: string;
+  product: string;
+  numIpus: number;
+  tilesPerIpu: number;
+  /** numIpus x tilesPerIpu. */
+  numTiles: number;
+  replicas: number;
+  bytesPerTile: number;
+  /** numTiles x bytesPerTile. */
+  totalMemory: number;
+  clockHz: number;
+  workerContexts: number;
+}
+
+/** Memory category names (popart.memoryCategories), in the order of byCategoryByTile. */
+// BEGIN generated: memory categories (node scripts/gen_js_types.mjs; checked by tests/js/reflection.test.mjs)
+export type MemoryCategoryName = 'variables' | 'constants' | 'activations' | 'code' | 'vertexState' | 'exchange';
+// END generated: memory categories
+
+/** A tensor of the program and where it lives (report::Tensor). */
+export interface ReportTensor {
+  id: TensorId;
+  dtype: string;
+  shape: number[];
+  bytes: number;
+  /** "variable", "constant", "stream" (a model input) or "activation". */
+  kind: string;
+  category: MemoryCategoryName;
+  /** `bytesPerTile[k]` bytes on tile firstTile + k of IPU `ipu`. */
+  mapping: { ipu: number; firstTile: number; bytesPerTile: number[] };
+  /** Schedule indices of the producer and the last reader (the whole program for weights). */
+  liveFrom: number;
+  liveTo: number;
+  /** Aliases another tensor (a reshape): no bytes of its own. */
+  view: boolean;
+}
+
+/** An op of the schedule with its cycle estimate (report::Op). */
+export interface ReportOp {
+  name: string;
+  type: string;
+  ipu: number;
+  /** -1: not pipelined. */
+  pipelineStage: number;
+  flops: number;
+  exchangeBytes: number;
+  computeCycles: number;
+  exchangeCycles: number;
+  syncCycles: number;
+  /** sync + exchange + compute. */
+  cycles: number;
+  firstTile: number;
+  numTiles: number;
+}
+
+/** One run() (report::Run). */
+export interface ReportRun {
+  /** The debugName given to run(). */
+  name: string;
+  microBatches: number;
+  cycles: number;
+  /** Pipelined runs: fill, steady state and drain in cycles. */
+  pipelineFillCycles: number;
+  pipelineSteadyCycles: number;
+  pipelineDrainCycles: number;
+  /** One entry per batch. */
+  steps: { cycles: number }[];
+  /** cycles at the target's clock (host time on a profiled CPU session). */
+  seconds: number;
+}
+
+/** Session.getReport(): report::Report (popart/report.hpp) field for field; 64-bit counts as Numbers. */
+export interface Report {
+  compilation: {
+    target: ReportTarget;
+    memory: {
+      /** [category][global tile], categories in MemoryCategoryName's order. */
+      byCategoryByTile: number[][];
+      /** One entry per tile: the sum over the categories. */
+      byTileTotal: number[];
+      total: number;
+      maxTileBytes: number;
+      maxTile: number;
+      /** Tiles over the target's bytesPerTile. */
+      outOfMemoryTiles: number[];
+    };
+    cycles: {
+      perMicroBatch: number;
+      interIpuCopies: number;
+      hostToDevicePerMicroBatch: number;
+      deviceToHostPerMicroBatch: number;
+      /** Pipelining: per stage, its cycles per micro-batch. */
+      stageCycles: number[];
+      perIpu: number[];
+    };
+    /** In schedule order. */
+    ops: ReportOp[];
+    tensors: ReportTensor[];
+    pipelined: boolean;
+    /** The program listing. */
+    schedule: string;
+  };
+  execution: {
+    /** The runs since the last resetProfile. */
+    runs: ReportRun[];
+    totalCycles: number;
+  };
+}
+
+/**
+ * An OutOfMemoryException from the core (prepareDevice on an offline IPU, or on the IPU model with
+ * engine option debug.allowOutOfMemory = "false"): the message names the worst tiles and their
+ * largest tensors; summaryReport is the whole summary report.
+ */
+export interface OutOfMemoryError extends Error {
+  summaryReport: string;
+  /** Where autoReport wrote the summary ("" when it did not): OutOfMemoryException::getProfilePath(). */
+  profilePath: string;
 }
 
 /**
@@ -711,6 +864,8 @@ export interface Popart {
   // END generated: enum objects
   /** {EnumName: [value names]} of every public enum. */
   enumValues: Record<string, string[]>;
+  /** The reports' memory categories, in the order of getReport()'s compilation.memory.byCategoryByTile. */
+  memoryCategories: readonly MemoryCategoryName[];
   /** Every optimizer hyper-parameter key with its default (SGD({...}), Adam({...}), Adaptive({...}), insertSpecific). */
   optimizerParams(): Array<{ optimizer: 'SGD' | 'Adam' | 'Adaptive'; key: string; default: number; isConst: boolean; doc: string }>;
   getLogger(module?: string): Logger;

@@ -177,14 +177,40 @@ function writeFileAtomic(path, bytes) {
   }
 }
 
+/// The JS Error for a failure reported by the module's takeError(): the C++ message, and the
+/// exception's own fields (an OutOfMemoryException's `summaryReport` and `profilePath`).
+function errorFrom({ message, ...fields }) {
+  return Object.assign(new Error(message), fields);
+}
+
+/// Writes one of the core's autoReport files (engine option autoReport.all) with Node's fs, the
+/// directory created; returns null, or the failure's message for the core to throw. A browser
+/// has no file system: nothing is written there, the reports are read through the API.
+function writeReportFile(path, bytes) {
+  if (!isNode) return null;
+  try {
+    nodeModule('fs').mkdirSync(nodeModule('path').dirname(path), { recursive: true });
+  } catch (e) {
+    return `cannot write '${path}': ${e.message}`;
+  }
+  try {
+    writeFileAtomic(path, bytes);
+    return null;
+  } catch (e) {
+    return e.message;
+  }
+}
+
 /// Builds the API object over one instantiated module `raw`.
 function makeApi(raw) {
   // Every C++ entry point reports a failure through takeError(); `checked` turns it into a JS
   // Error with the C++ message, right after the call.
   const check = () => {
     const e = raw.takeError();
-    if (e !== null) throw new Error(e);
+    if (e !== null) throw errorFrom(e);
   };
+  raw.setFileWriter(writeReportFile);
+  check();
   // A WebAssembly trap (RuntimeError: a bug in the runtime, never bad input, which the core
   // reports as errors) can leave the module's memory inconsistent: every later call then fails
   // with this message instead of with unrelated faults.
@@ -709,6 +735,15 @@ function makeApi(raw) {
       return out;
     }
     getSummaryReport(resetProfile = true) { return this.handle.getSummaryReport(!!resetProfile); }
+    /// The profile as a plain object: report::Report's fields (popart/report.hpp).
+    getReport() { return this.handle.getReport(); }
+    /// JSON text, or with useCbor a Uint8Array of CBOR bytes (the same document).
+    getGraphReport(useCbor = false) { return this.handle.getGraphReport(!!useCbor); }
+    getExecutionReport(useCbor = false, resetProfile = true) {
+      return this.handle.getExecutionReport(!!useCbor, !!resetProfile);
+    }
+    /// The IPU model's cycles of the last run ("" the device, "inner_ipu_<i>" IPU i).
+    getCycleCount(id = '') { return this.handle.getCycleCount(String(id)); }
     setRandomSeed(seed) { this.handle.setRandomSeed(seed); }
     isPrepared() { return this.handle.isPrepared(); }
     /// The session's device (the CPU device when it was made without one).
@@ -1104,6 +1139,9 @@ function makeApi(raw) {
     ...enums,
     /// {EnumName: [value names]} of every public enum (the core's table).
     enumValues: Object.freeze(M.enums()),
+    /// The memory categories of the reports, in the order of getReport()'s
+    /// compilation.memory.byCategoryByTile (the core's names).
+    memoryCategories: Object.freeze(M.memoryCategories()),
     /// Every optimizer hyper-parameter key: {optimizer, key, default, isConst, doc}.
     optimizerParams: () => M.optimizerParams(),
     /// Bytes allocated on the wasm heap (for leak checks).
@@ -1168,7 +1206,7 @@ export async function createPopart(options = {}) {
     if (maximumMemory !== undefined) {
       api.module.setModuleMaximumMemory(Math.floor(maximumMemory / 65536) * 65536);
       const e = api.module.takeError();
-      if (e !== null) throw new Error(e);
+      if (e !== null) throw errorFrom(e);
     }
     return api;
   };

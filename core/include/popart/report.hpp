@@ -7,6 +7,7 @@
 /// CBOR (the schema is in docs/ipu-model.md) and `getSummaryReport` prints it in Poplar's layout.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -130,6 +131,15 @@ struct Report {
   Compilation compilation;
   Execution execution;
 };
+
+/// Writes one file of the engine option autoReport.all: `path` is <autoReport.directory>/<session
+/// name>/<file> (summary.txt, graph.json, execution.json), `bytes` its contents. The writer creates
+/// the directory and throws popart::error when it cannot write. The default writes to the file
+/// system; the WebAssembly module, which has no file system of its own, installs one that writes
+/// through Node's `fs` (and, in a browser, writes nothing: the reports are read through the API).
+using FileWriter = std::function<void(const std::string& path, const std::string& bytes)>;
+/// Replaces the writer of every session of the process; an empty function restores the default.
+void setFileWriter(FileWriter writer);
 
 }  // namespace report
 }  // namespace popart

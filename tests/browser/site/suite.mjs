@@ -67,6 +67,28 @@ export async function runSuite() {
   check('64 MiB module: allocation failure is an error', msg.includes('out of host memory'), msg);
   check('64 MiB module works after running out', goodRun(small));
 
+  // Issue 10: the IPU model's reports; autoReport.all writes nothing in a browser (no file
+  // system) and the reports are read through the API; CBOR as bytes.
+  {
+    const rb = new popart.Builder();
+    const rx = rb.addInputTensor('FLOAT', [2, 3], 'x');
+    const ry = rb.aiOnnx.relu([rx]);
+    rb.addOutputTensor(ry);
+    const rs = new popart.InferenceSession(rb.getModelProto(), new popart.DataFlow(1, [ry]),
+                                           popart.DeviceManager().createIpuModelDevice(), undefined,
+                                           { engineOptions: { 'autoReport.all': 'true', 'autoReport.directory': '/r' } });
+    rb.dispose();
+    msg = errorOf(() => {
+      rs.prepareDevice();
+      rs.run(new popart.PyStepIO({ [rx]: new Float32Array(6) }, rs.initAnchorArrays()), 'browser_run');
+    });
+    const r = msg ? null : rs.getReport();
+    check('IPU model reports with autoReport.all', r && r.compilation.target.numTiles === 4 &&
+          r.execution.runs[0].name === 'browser_run' && rs.getGraphReport(true) instanceof Uint8Array &&
+          /Memory Usage:/.test(rs.getSummaryReport()), msg || JSON.stringify(r?.compilation.target));
+    rs.dispose();
+  }
+
   const [model, input, ref] = await Promise.all(['mlp.onnx', 'mlp.input.bin', 'mlp.output.bin']
     .map((f) => fetch(`/zoo/${f}`).then((r) => r.arrayBuffer())));
   const m = new popart.InferenceSession(new Uint8Array(model), new popart.DataFlow(1, ['output']),
