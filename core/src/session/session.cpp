@@ -12,6 +12,7 @@
 #include "backends/backend.hpp"
 #include "backends/ipu_model/ipu_model.hpp"
 #include "backends/ipu_model/report_text.hpp"
+#include "backends/report_files.hpp"
 #include "common/checked_size.hpp"
 #include "ir/ir.hpp"
 #include "onnx.pb.h"
@@ -525,39 +526,14 @@ uint64_t Session::getCycleCount(const std::string& id) const {
       id);
 }
 
-namespace {
-
-report::FileWriter& userFileWriter() {
-  static report::FileWriter w;
-  return w;
-}
-
-/// The default report::FileWriter: the file system, the directory created, the file written atomically.
-void writeToFileSystem(const std::string& path, const std::string& bytes) {
-  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw error("autoReport.directory: cannot create '{}': {}", dir.string(), ec.message());
-  writeFileAtomically(path, bytes);
-}
-
-}  // namespace
-
-void report::setFileWriter(FileWriter writer) {
-  userFileWriter() = std::move(writer);
-}
-
 std::string Session::writeAutoReports() const {
-  const auto& eo = ir_->options().engineOptions;
-  auto all = eo.find("autoReport.all");
-  if (all == eo.end() || all->second != "true" || !executable_) return "";
-  auto d = eo.find("autoReport.directory");
-  const std::filesystem::path dir = std::filesystem::path(d == eo.end() || d->second.empty() ? "." : d->second) / name_;
-  const report::FileWriter write = userFileWriter() ? userFileWriter() : report::FileWriter(writeToFileSystem);
-  write((dir / "summary.txt").string(), getSummaryReport(false));
-  if (executable_->compilation()) write((dir / "graph.json").string(), getGraphReport(false));
-  write((dir / "execution.json").string(), executionReportJson(getReport(), false));
-  return dir.string();
+  const std::string dir = autoReportDirectory(ir_->options(), name_);
+  if (dir.empty() || !executable_) return "";
+  const std::filesystem::path d(dir);
+  writeReportFile((d / "summary.txt").string(), getSummaryReport(false));
+  if (executable_->compilation()) writeReportFile((d / "graph.json").string(), getGraphReport(false));
+  writeReportFile((d / "execution.json").string(), executionReportJson(getReport(), false));
+  return dir;
 }
 
 void Session::setRandomSeed(uint64_t seed) {

@@ -5,8 +5,8 @@
 
 #include "backends/ipu_model/ipu_model.hpp"
 #include "backends/ipu_model/report_text.hpp"
+#include "backends/report_files.hpp"
 #include "ir/ir.hpp"
-#include "onnx/model_io.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 
@@ -69,16 +69,16 @@ std::unique_ptr<Executable> IpuModelBackend::compile(Ir& ir) {
       // exception's getProfilePath() names it.
       const std::string summary = summaryText({c, {}}, false);
       std::string path;
-      auto all = eo.find("autoReport.all");
-      if (all != eo.end() && all->second == "true") {
-        auto d = eo.find("autoReport.directory");
-        const std::filesystem::path dir =
-            std::filesystem::path(d == eo.end() || d->second.empty() ? "." : d->second) / ir.sessionName();
+      const std::string dir = autoReportDirectory(ir.options(), ir.sessionName());
+      if (!dir.empty()) {
         std::error_code ec;
-        std::filesystem::create_directories(dir, ec);
-        if (!ec) {
-          path = std::filesystem::absolute(dir / "summary.txt").string();
-          writeFileAtomically(path, summary);
+        const std::filesystem::path abs = std::filesystem::absolute(dir, ec);
+        path = ((ec ? std::filesystem::path(dir) : abs) / "summary.txt").string();
+        try {
+          writeReportFile(path, summary);
+        } catch (const error& e) {
+          logging::devicex::warn("the out-of-memory summary was not written: {}", e.what());
+          path.clear();
         }
       }
       throw OutOfMemoryException(msg, summary, path);
