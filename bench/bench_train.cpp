@@ -64,8 +64,10 @@ int trainMain(int argc, char** argv) {
     builder->addOutputTensor(loss);
     const popart::SGD sgd({{"defaultLearningRate", {lr, true}}, {"defaultMomentum", {momentum, true}}});
     auto device = popart::DeviceManager::createDeviceManager().createCpuDevice();
+    popart::SessionOptions opts;
+    if (report) opts.engineOptions["debug.instrument"] = "true";  // the CPU's summary: host time per op
     auto session = popart::TrainingSession::createFromOnnxModel(builder->getModelProto(), popart::DataFlow(1, {loss}),
-                                                                loss, sgd, device);
+                                                                loss, sgd, device, popart::InputShapeInfo(), opts);
     const auto t1 = Clock::now();
     session->prepareDevice();
     session->weightsFromHost();

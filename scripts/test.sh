@@ -41,7 +41,7 @@ step "wasm builds (-Werror; single-threaded and pthreads)"
 scripts/build_wasm.sh -DPOPART_WERROR=ON
 
 step "JS tests (node:test against the wasm package)"
-# tests/browser's packages: Playwright for the browser tests, cbor-x for the JS report tests.
+# tests/browser's packages: Playwright for the browser tests, cborg (CBOR) for the JS report tests.
 (cd tests/browser && npm ci --no-audit --no-fund --silent)
 POPART_ZOO_DIR="$ROOT/build/zoo" node --test tests/js/
 

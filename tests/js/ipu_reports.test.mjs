@@ -6,12 +6,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createPopart, expectError, cpu, ROOT, TMP } from './helpers.mjs';
 
-// cbor-x comes with tests/browser's packages (scripts/test.sh runs `npm ci` there first).
-const { decode: decodeCbor } = createRequire(path.join(ROOT, 'tests/browser/package.json'))('cbor-x');
+// cborg (a pure-JS CBOR codec) comes with tests/browser's packages (scripts/test.sh runs `npm ci`
+// there first); it is an ES module, imported by path.
+const { decode: decodeCbor } = await import(
+  pathToFileURL(path.join(ROOT, 'tests/browser/node_modules/cborg/cborg.js')).href);
 
 const popart = await createPopart();
 const dm = () => popart.DeviceManager();
