@@ -64,7 +64,7 @@ POPART_ZOO_DIR="$ROOT/build/zoo" node tests/browser/check.mjs
 step "ASan + UBSan build (clang, preset fuzz: the tests and the libFuzzer harnesses)"
 cmake --preset fuzz >/dev/null
 cmake --build build/fuzz -j"$JOBS" --target popart_unit_tests popart_zoo_tests popart_zoo_ir_tests popart_seed_tests popart_conformance \
-  popart_cli popart_training_ref_tests example_train_digits popart_fuzz_model popart_fuzz_builder
+  popart_cli popart_cli_tests popart_training_ref_tests example_train_digits popart_fuzz_model popart_fuzz_builder
 
 step "ASan + UBSan tests"
 mkdir -p build/fuzz/tests/tmp
