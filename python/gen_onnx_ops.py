@@ -31,7 +31,6 @@ def main():
     sys.path.insert(0, os.path.dirname(os.path.abspath(args.gen_builder)))
     import gen_builder as g  # noqa: E402
     import onnx
-    from onnx import defs
 
     ops = g.read_ops(args.ops)
     g.check_arity(ops)
@@ -41,26 +40,8 @@ def main():
              "#         [(attr, type, required, default), ...]), ...]  (attributes in parameter order)",
              "FIRST_OPSET = %d" % g.FIRST_OPSET, "LAST_OPSET = %d" % g.LAST_OPSET, "ONNX_OPS = {"]
     for op_type in sorted(ops):
-        seen = set()
         versions = []
-        for v in range(g.FIRST_OPSET, g.LAST_OPSET + 1):
-            try:
-                schema = defs.get_schema(op_type, v, "")
-            except Exception:
-                continue
-            if schema.since_version in seen:
-                continue
-            seen.add(schema.since_version)
-            attrs = [g.Attr(k, a) for k, a in sorted(schema.attributes.items()) if k not in g.SKIP_ATTRS]
-            attrs = [a for a in attrs if a.supported() and not (op_type == "Constant" and a.name != "value")]
-            if op_type == "Constant":
-                for a in attrs:
-                    a.required = True
-            attrs = [a for a in attrs if a.required] + [a for a in attrs if not a.required]
-            multi = schema.max_output > 1
-            variadic = multi and schema.min_output != schema.max_output
-            nout = schema.max_output if multi and not variadic else 1
-            max_in = schema.max_input if schema.max_input < 2 ** 30 else -1
+        for schema, attrs, variadic, nout, max_in in g.builder_versions(op_type):
             ap_ = []
             for a in attrs:
                 t = "dtype" if (op_type == "Cast" and a.name == "to") else g.JS_TYPES[a.type]

@@ -235,6 +235,32 @@ def js_value(v):
     return str(v)
 
 
+def builder_versions(op_type):
+    """The schema versions of `op_type` in opsets FIRST_OPSET..LAST_OPSET as the Builder exposes
+    them: (schema, attributes in parameter order (required first), variadic outputs, number of
+    outputs, maximum inputs or -1). The JS and Python op tables are both written from this."""
+    seen = set()
+    for v in range(FIRST_OPSET, LAST_OPSET + 1):
+        try:
+            schema = defs.get_schema(op_type, v, "")
+        except Exception:
+            continue
+        if schema.since_version in seen:
+            continue
+        seen.add(schema.since_version)
+        attrs = [Attr(k, a) for k, a in sorted(schema.attributes.items()) if k not in SKIP_ATTRS]
+        attrs = [a for a in attrs if a.supported() and not (op_type == "Constant" and a.name != "value")]
+        if op_type == "Constant":
+            for a in attrs:
+                a.required = True
+        attrs = [a for a in attrs if a.required] + [a for a in attrs if not a.required]
+        multi = schema.max_output > 1
+        variadic = multi and schema.min_output != schema.max_output
+        nout = schema.max_output if multi and not variadic else 1
+        max_in = schema.max_input if schema.max_input < 2 ** 30 else -1
+        yield schema, attrs, variadic, nout, max_in
+
+
 def write_js(ops, path):
     """The JS Builder's op table: for every op, its schema versions in opsets 6..17 with the
     same parameter order as the C++ methods, so `aiOnnxOpsetN.<op>(args, ...)` matches C++."""
@@ -244,26 +270,8 @@ def write_js(ops, path):
              "export const FIRST_OPSET = %d;" % FIRST_OPSET, "export const LAST_OPSET = %d;" % LAST_OPSET,
              "export const ONNX_OPS = {"]
     for op_type in sorted(ops):
-        seen = set()
         versions = []
-        for v in range(FIRST_OPSET, LAST_OPSET + 1):
-            try:
-                schema = defs.get_schema(op_type, v, "")
-            except Exception:
-                continue
-            if schema.since_version in seen:
-                continue
-            seen.add(schema.since_version)
-            attrs = [Attr(k, a) for k, a in sorted(schema.attributes.items()) if k not in SKIP_ATTRS]
-            attrs = [a for a in attrs if a.supported() and not (op_type == "Constant" and a.name != "value")]
-            if op_type == "Constant":
-                for a in attrs:
-                    a.required = True
-            attrs = [a for a in attrs if a.required] + [a for a in attrs if not a.required]
-            multi = schema.max_output > 1
-            variadic = multi and schema.min_output != schema.max_output
-            nout = schema.max_output if multi and not variadic else 1
-            max_in = schema.max_input if schema.max_input < 2 ** 30 else -1
+        for schema, attrs, variadic, nout, max_in in builder_versions(op_type):
             ajs = []
             for a in attrs:
                 t = "dtype" if (op_type == "Cast" and a.name == "to") else JS_TYPES[a.type]
