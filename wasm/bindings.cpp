@@ -53,7 +53,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Compilation, target, memory, cycles, ops, ten
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Step, cycles)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Run, name, microBatches, cycles, pipelineFillCycles, pipelineSteadyCycles,
                                    pipelineDrainCycles, steps, seconds)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Execution, runs, totalCycles)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(HostOp, name, type, calls, seconds)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Execution, runs, totalCycles, hostOps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Report, compilation, execution)
 
 }  // namespace report
@@ -534,6 +535,25 @@ val memoryCategories() {
   val a = val::array();
   for (int k = 0; k < static_cast<int>(report::MemoryCategory::N); ++k)
     a.set(k, std::string(report::memoryCategoryName(static_cast<report::MemoryCategory>(k))));
+  return a;
+}
+
+/// The IPU generations the devices model (the core's ipuTargetList: public figures of the chips).
+val ipuTargetsJs() {
+  val a = val::array();
+  const auto& list = ipuTargetList();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const IpuTargetInfo& t = list[i];
+    val o = val::object();
+    o.set("version", t.version);
+    o.set("product", t.product);
+    o.set("tilesPerIpu", t.tilesPerIpu);
+    o.set("bytesPerTile", static_cast<double>(t.bytesPerTile));
+    o.set("clockHz", t.clockHz);
+    o.set("workerContexts", t.workerContexts);
+    o.set("ipuLinksPerIpu", t.ipuLinksPerIpu);
+    a.set(i, o);
+  }
   return a;
 }
 
@@ -1324,6 +1344,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("sessionOptionsList", &w::sessionOptionsList);
   function("enums", &w::enumsJs);
   function("memoryCategories", &w::memoryCategories);
+  function("ipuTargets", &w::ipuTargetsJs);
   function("optimizerParams", &w::optimizerParamsJs);
   function("patternList", &w::patternListJs);
   function("graphcoreOps", &w::graphcoreOpsJs);

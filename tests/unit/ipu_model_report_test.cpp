@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <set>
 
 #include "common/test_util.hpp"
 
@@ -521,6 +522,22 @@ TEST(IpuModelReports, CpuDeviceAndCallOrderErrors) {
   const json e = json::parse(p->getExecutionReport());
   EXPECT_EQ(e["runs"][0]["name"], "cpu_run");
   EXPECT_GT(e["runs"][0]["seconds"].get<double>(), 0.0);
+  // The measured host time of every scheduled op: inside the run's time, one call per micro-batch.
+  ASSERT_TRUE(e.contains("hostOps"));
+  const report::Report r = p->getReport();
+  ASSERT_EQ(e["hostOps"].size(), r.execution.hostOps.size());
+  ASSERT_GE(r.execution.hostOps.size(), 2u);
+  double sum = 0;
+  std::set<std::string> types;
+  for (const report::HostOp& op : r.execution.hostOps) {
+    EXPECT_FALSE(op.name.empty());
+    EXPECT_EQ(op.calls, 1);
+    EXPECT_GE(op.seconds, 0.0);
+    sum += op.seconds;
+    types.insert(op.type);
+  }
+  EXPECT_LE(sum, e["runs"][0]["seconds"].get<double>());
+  EXPECT_TRUE(types.count("MatMul") || types.count("Gemm")) << e["hostOps"].dump();
 }
 
 TEST(IpuModelReports, TrainingOnTwoIpusPlacesTheBackwardPass) {

@@ -639,6 +639,8 @@ export interface Report {
     /** The runs since the last resetProfile. */
     runs: ReportRun[];
     totalCycles: number;
+    /** CPU device with profiling on: measured host time per scheduled op since prepareDevice. */
+    hostOps: Array<{ name: string; type: string; calls: number; seconds: number }>;
   };
 }
 
@@ -866,6 +868,9 @@ export interface Popart {
   enumValues: Record<string, string[]>;
   /** The reports' memory categories, in the order of getReport()'s compilation.memory.byCategoryByTile. */
   memoryCategories: readonly MemoryCategoryName[];
+  /** The IPU generations the IPU-model and offline devices model (the core's ipuTargetList). */
+  ipuTargets(): Array<{ version: string; product: string; tilesPerIpu: number; bytesPerTile: number; clockHz: number;
+                        workerContexts: number; ipuLinksPerIpu: number }>;
   /** Every optimizer hyper-parameter key with its default (SGD({...}), Adam({...}), Adaptive({...}), insertSpecific). */
   optimizerParams(): Array<{ optimizer: 'SGD' | 'Adam' | 'Adaptive'; key: string; default: number; isConst: boolean; doc: string }>;
   getLogger(module?: string): Logger;

@@ -1142,6 +1142,9 @@ function makeApi(raw) {
     /// The memory categories of the reports, in the order of getReport()'s
     /// compilation.memory.byCategoryByTile (the core's names).
     memoryCategories: Object.freeze(M.memoryCategories()),
+    /// The IPU generations the IPU-model and offline devices model (the core's ipuTargetList):
+    /// [{version, product, tilesPerIpu, bytesPerTile, clockHz, workerContexts, ipuLinksPerIpu}].
+    ipuTargets: () => M.ipuTargets(),
     /// Every optimizer hyper-parameter key: {optimizer, key, default, isConst, doc}.
     optimizerParams: () => M.optimizerParams(),
     /// Bytes allocated on the wasm heap (for leak checks).

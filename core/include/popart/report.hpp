@@ -122,9 +122,19 @@ struct Run {
   double seconds = 0;  ///< cycles at the target's clock
 };
 
+/// The CPU device with profiling on (engine option debug.instrument or autoReport.all): the
+/// measured host time of one scheduled op, summed over every micro-batch run since prepareDevice.
+struct HostOp {
+  std::string name;  ///< the op's name (the node name given in the model, or made by the IR)
+  std::string type;
+  int64_t calls = 0;  ///< micro-batches executed
+  double seconds = 0;
+};
+
 struct Execution {
   std::vector<Run> runs;
   int64_t totalCycles = 0;
+  std::vector<HostOp> hostOps;  ///< CPU device, profiled: schedule order; empty on the IPU model
 };
 
 struct Report {

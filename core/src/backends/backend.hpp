@@ -41,6 +41,8 @@ class Executable {
   virtual std::string summary() const = 0;
   /// The IPU model's layout of the program (nullptr: the device has no such model).
   virtual const report::Compilation* compilation() const { return nullptr; }
+  /// Measured host time per scheduled op (devices that run on the host with profiling on).
+  virtual std::vector<report::HostOp> hostOps() const { return {}; }
   /// False for compile-only devices (offline IPUs): no buffers, nothing runs.
   virtual bool canExecute() const { return true; }
 };

@@ -112,6 +112,13 @@ std::string executionReportJson(const report::Report& r, bool cbor) {
     micro += run.microBatches;
   }
   j["runs"] = std::move(runs);
+  if (!r.execution.hostOps.empty()) {
+    // The CPU device: measured host time per op (totals since prepareDevice).
+    json ops = json::array();
+    for (const report::HostOp& o : r.execution.hostOps)
+      ops.push_back({{"name", o.name}, {"type", o.type}, {"calls", o.calls}, {"seconds", o.seconds}});
+    j["hostOps"] = std::move(ops);
+  }
   if (!c.target.type.empty()) {
     // Poplar's simulation block: the total, and each program step (an op of the micro-batch
     // program) with its cycles summed over every micro-batch executed.

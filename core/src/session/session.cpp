@@ -467,7 +467,7 @@ std::string Session::getSummaryReport(bool resetProfile) const {
   if (const report::Compilation* c = executable_->compilation()) {
     auto it = ir_->options().reportOptions.find("showExecutionSteps");
     const bool steps = it != ir_->options().reportOptions.end() && it->second == "true";
-    text = ipu_model::summaryText({*c, {{runs_.begin(), runs_.end()}, 0}}, steps);
+    text = ipu_model::summaryText({*c, {{runs_.begin(), runs_.end()}, 0, {}}}, steps);
   } else {
     text = executable_->summary();
   }
@@ -481,6 +481,7 @@ report::Report Session::getReport() const {
   if (const report::Compilation* c = executable_->compilation()) r.compilation = *c;
   r.execution.runs.assign(runs_.begin(), runs_.end());
   for (const report::Run& run : runs_) r.execution.totalCycles += run.cycles;
+  r.execution.hostOps = executable_->hostOps();
   return r;
 }
 

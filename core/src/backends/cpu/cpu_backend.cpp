@@ -77,6 +77,8 @@ class CpuExecutable : public Executable {
 
   SessionMemoryStats memoryStats() const override { return program_->stats(); }
 
+  std::vector<report::HostOp> hostOps() const override { return program_->hostOps(runs_); }
+
   std::string summary() const override {
     const SessionMemoryStats& st = program_->stats();
     std::ostringstream os;

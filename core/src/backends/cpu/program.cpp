@@ -308,6 +308,15 @@ void Program::run(std::mt19937_64& rng) {
   lastRunUs_ = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
+std::vector<report::HostOp> Program::hostOps(int64_t runs) const {
+  std::vector<report::HostOp> v;
+  if (!profile_) return v;
+  v.reserve(steps_.size());
+  for (size_t i = 0; i < steps_.size(); ++i)
+    v.push_back({stepOps_[i]->name(), stepOps_[i]->type(), runs, opUs_[i] * 1e-6});
+  return v;
+}
+
 std::string Program::profileText(int64_t runs) const {
   if (!profile_ || runs <= 0) return "";
   std::ostringstream os;

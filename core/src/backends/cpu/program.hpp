@@ -14,6 +14,7 @@
 #include "common/aligned_buffer.hpp"
 #include "ir/graph.hpp"
 #include "passes/memory_plan.hpp"
+#include "popart/report.hpp"
 #include "popart/session.hpp"
 
 namespace popart {
@@ -45,6 +46,8 @@ class Program {
   size_t numKernels() const { return steps_.size(); }
   size_t scratchBytes() const { return scratch_.size(); }
   std::string profileText(int64_t runs) const;
+  /// With profiling: every step's op and its measured time over `runs` micro-batches.
+  std::vector<report::HostOp> hostOps(int64_t runs) const;
   double lastRunUs() const { return lastRunUs_; }
 
  private:
