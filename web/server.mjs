@@ -68,26 +68,29 @@ export function resolveRequest(root, rawUrl) {
   return { status: 200, file: real, size: stat.size };
 }
 
-/// Starts serving `root`; resolves to the listening http.Server (127.0.0.1 only).
-export function startServer({ root, port = 8080, host = '127.0.0.1', log = false }) {
+/// Starts serving `root`; resolves to the listening http.Server (127.0.0.1 only). `isolate: false`
+/// leaves out the cross-origin isolation headers, as a plain static host would (the browser tests
+/// check the page's single-threaded fallback with it).
+export function startServer({ root, port = 8080, host = '127.0.0.1', log = false, isolate = true }) {
   const realRoot = fs.realpathSync(root);
+  const headers = isolate ? ISOLATION_HEADERS : { 'X-Content-Type-Options': 'nosniff' };
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { Allow: 'GET, HEAD', ...ISOLATION_HEADERS }).end();
+      res.writeHead(405, { Allow: 'GET, HEAD', ...headers }).end();
       return;
     }
     const r = resolveRequest(realRoot, req.url);
     if (log) console.log(`${r.status} ${req.method} ${req.url}`);
     if (r.status !== 200) {
       const text = { 400: 'bad request', 403: 'forbidden', 404: 'not found' }[r.status];
-      res.writeHead(r.status, { 'Content-Type': 'text/plain; charset=utf-8', ...ISOLATION_HEADERS }).end(text);
+      res.writeHead(r.status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers }).end(text);
       return;
     }
     res.writeHead(200, {
       'Content-Type': TYPES[path.extname(r.file).toLowerCase()] ?? 'application/octet-stream',
       'Content-Length': r.size,
       'Cache-Control': 'no-cache',
-      ...ISOLATION_HEADERS,
+      ...headers,
     });
     if (req.method === 'HEAD') {
       res.end();

@@ -1,0 +1,463 @@
+// The page: state (mirrored in the URL hash), the runtime worker, opening models, and the views.
+// Views are modules with one entry point each; they talk through `app` (state + events), not to
+// each other.
+import './style.css';
+import { RuntimeClient } from './rpc.js';
+import { GraphView } from './graph/graph-view.js';
+import { renderSummary, renderNode, renderSearch } from './model-panels.js';
+import { createRunPanel } from './run-panel.js';
+import { createTrainPanel } from './train-panel.js';
+import { createReportsPanel } from './reports-panel.js';
+import { setupTabs } from './util.js';
+
+const $ = (id) => document.getElementById(id);
+const scriptStartMs = performance.now();  // since navigation start
+window.__popartTimings = { scriptStartMs };
+let openStarted = performance.now();
+
+// ------------------------------------------------------------------ state + URL hash
+
+const DEFAULTS = { example: 'digits', device: 'cpu', tiles: '', ipus: '1', tab: 'tab-run' };
+
+function readHash() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  const s = { ...DEFAULTS };
+  for (const k of ['example', 'device', 'tiles', 'ipus', 'tab', 'url', 'node']) if (p.has(k)) s[k] = p.get(k);
+  return s;
+}
+
+export const app = {
+  state: readHash(),
+  runtime: null,
+  runtimeInfo: null,
+  model: null,        // {name, bytes, description, example?}
+  listeners: new Map(),
+  on(ev, fn) {
+    if (!this.listeners.has(ev)) this.listeners.set(ev, []);
+    this.listeners.get(ev).push(fn);
+  },
+  emit(ev, data) {
+    for (const fn of this.listeners.get(ev) ?? []) fn(data);
+  },
+  set(patch) {
+    Object.assign(this.state, patch);
+    const p = new URLSearchParams();
+    for (const [k, v] of Object.entries(this.state)) {
+      if (v !== undefined && v !== null && v !== '' && v !== DEFAULTS[k]) p.set(k, v);
+    }
+    const hash = p.toString();
+    if (location.hash.slice(1) !== hash) history.replaceState(null, '', hash ? `#${hash}` : location.pathname + location.search);
+  },
+  device() {
+    const d = this.state.device;
+    if (d === 'cpu') return { type: 'cpu' };
+    const offline = d.startsWith('offline-');
+    const version = offline ? d.slice(8) : d;
+    const options = { ipuVersion: version, numIPUs: Number(this.state.ipus || 1) };
+    const target = (this.runtimeInfo?.deviceTargets ?? []).find((t) => t.version === version || t.name === version);
+    const tiles = Number(this.state.tiles || target?.tilesPerIpu || 0);
+    if (tiles) options.tilesPerIPU = tiles;
+    return { type: offline ? 'offlineIpu' : 'ipuModel', options };
+  },
+};
+window.popartApp = app;  // for the browser tests and the console
+
+// ------------------------------------------------------------------ busy, errors, progress
+
+let busyFlags = { runtime: false, layout: false, train: false };
+export function setBusy(key, on) {
+  busyFlags[key] = on;
+  document.body.dataset.busy = String(Object.values(busyFlags).some(Boolean));
+}
+app.setBusy = setBusy;
+
+export function showError(e, context = '') {
+  const banner = $('error-banner');
+  const text = (context ? `${context}: ` : '') + (e?.message ?? String(e));
+  banner.querySelector('.banner-text').textContent = text;
+  banner.hidden = false;
+  console.warn('[popart web]', text);
+}
+export function clearError() {
+  $('error-banner').hidden = true;
+}
+app.showError = showError;
+app.clearError = clearError;
+$('error-banner').querySelector('.banner-close').addEventListener('click', clearError);
+
+let progressCancel = null;
+export function showProgress(text, cancel = null) {
+  const p = $('progress');
+  p.querySelector('.progress-text').textContent = text;
+  p.querySelector('.progress-cancel').hidden = !cancel;
+  progressCancel = cancel;
+  p.hidden = false;
+}
+export function hideProgress() {
+  $('progress').hidden = true;
+  progressCancel = null;
+}
+app.showProgress = showProgress;
+app.hideProgress = hideProgress;
+$('progress').querySelector('.progress-cancel').addEventListener('click', () => progressCancel?.());
+
+// ------------------------------------------------------------------ theme
+
+function applyTheme(t) {
+  if (t) document.documentElement.dataset.theme = t;
+  else delete document.documentElement.dataset.theme;
+}
+function currentTheme() {
+  return document.documentElement.dataset.theme ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+}
+function toggleTheme() {
+  const next = currentTheme() === 'dark' ? 'light' : 'dark';
+  applyTheme(next);
+  try { localStorage.setItem('popart.theme', next); } catch { /* private mode */ }
+  $('theme-toggle').setAttribute('aria-pressed', String(next === 'dark'));
+  app.emit('theme', next);
+}
+$('theme-toggle').addEventListener('click', toggleTheme);
+$('theme-toggle').setAttribute('aria-pressed', String(currentTheme() === 'dark'));
+
+// ------------------------------------------------------------------ graph
+
+const graph = new GraphView($('graph-host'), {
+  layoutWorkerUrl: new URL('./layout-worker.js', import.meta.url).href,
+  onSelectNode: (name) => selectNode(name, { fromGraph: true }),
+  onProgress: (p) => {
+    if (p.stage === 'layout' && p.elapsedMs > 400) showProgress(`Laying out the graph… ${(p.elapsedMs / 1000).toFixed(1)} s`, () => graph.cancel());
+  },
+});
+app.graph = graph;
+$('graph-fit').addEventListener('click', () => graph.fit());
+$('graph-zoom-in').addEventListener('click', () => graph.zoomBy(1.25));
+$('graph-zoom-out').addEventListener('click', () => graph.zoomBy(0.8));
+$('export-svg').addEventListener('click', () => {
+  if (!app.model) return;
+  const svg = graph.exportSvg();
+  import('./util.js').then(({ download }) => download(`${baseName()}.svg`, svg, 'image/svg+xml'));
+});
+$('export-png').addEventListener('click', async () => {
+  if (!app.model) return;
+  const blob = await graph.exportPng(2);
+  const { download } = await import('./util.js');
+  download(`${baseName()}.png`, blob);
+});
+function baseName() {
+  return (app.model?.name ?? 'model').replace(/\.onnx$/i, '').replace(/[^\w.-]+/g, '_');
+}
+
+function selectNode(name, { fromGraph = false } = {}) {
+  if (!app.model) return;
+  const node = app.model.description.nodes.find((n) => n.name === name);
+  renderNode($('node-panel'), app.model.description, node ?? null, name, { onSelect: (n) => selectNode(n) });
+  if (name) sideTabs.select('tab-node');
+  if (!fromGraph && name) graph.select(name);
+  app.set({ node: name ?? '' });
+  app.emit('node', name);
+}
+app.selectNode = selectNode;
+
+// ------------------------------------------------------------------ opening models
+
+let openSeq = 0;
+async function showModel(result) {
+  const seq = ++openSeq;
+  app.model = { name: result.name, bytes: result.bytes, description: result.description, example: result.example };
+  document.title = `${result.name} — popart`;
+  renderSummary($('model-summary'), result.description, { name: result.name, bytes: result.bytes, describeMs: result.describeMs });
+  renderNode($('node-panel'), result.description, null);
+  renderSearch($('search-results'), []);
+  $('search-box').value = '';
+  sideTabs.select('tab-summary');
+  app.emit('model', app.model);
+  setBusy('layout', true);
+  const graphStart = performance.now();
+  try {
+    await graph.setModel(result.description);
+    if (seq !== openSeq) return;
+    const now = performance.now();
+    window.__popartTimings.lastOpen = { describeMs: result.describeMs ?? 0, graphMs: now - graphStart, totalMs: now - openStarted };
+    window.__popartTimings.firstGraphMs ??= now;
+    app.emit('graph-ready', app.model);
+    if (app.state.node) selectNode(app.state.node);
+  } catch (e) {
+    if (e.name !== 'AbortError') showError(e, 'Graph layout');
+    else if (seq === openSeq) showError(new Error('Layout cancelled: the model is open, but its graph is not drawn. Choose it again to retry.'));
+  } finally {
+    if (seq === openSeq) {
+      setBusy('layout', false);
+      hideProgress();
+    }
+  }
+}
+
+async function openBytes(bytes, name, started = performance.now()) {
+  clearError();
+  openStarted = started;
+  showProgress(`Opening ${name}…`);
+  try {
+    const r = await app.runtime.request('openModel', { bytes, name }, { transfer: [bytes] });
+    hideProgress();
+    await showModel({ ...r, name });
+    return true;
+  } catch (e) {
+    hideProgress();
+    showError(e, `Cannot open ${name}`);
+    return false;
+  }
+}
+app.openBytes = openBytes;
+
+async function openFile(file) {
+  if (!file) return;
+  app.set({ example: 'file', url: '' });
+  $('example-select').value = 'file';
+  const buf = await file.arrayBuffer();
+  await openBytes(buf, file.name);
+}
+
+async function openExample(id) {
+  clearError();
+  openStarted = performance.now();
+  app.set({ example: id, url: '' });
+  if (id === 'digits' || id === 'chain') {
+    showProgress(id === 'digits' ? 'Building the digits CNN with the Builder…' : 'Generating a 2,000-node graph…');
+    try {
+      const r = await app.runtime.request('buildExample', { kind: id === 'digits' ? 'digits-cnn' : 'chain', n: 2000 });
+      hideProgress();
+      await showModel(r);
+    } catch (e) {
+      hideProgress();
+      showError(e, 'Cannot build the example');
+    }
+    return;
+  }
+  const ex = examples.find((e) => e.id === id);
+  if (!ex) {
+    showError(new Error(`unknown example '${id}'`));
+    return;
+  }
+  showProgress(`Loading ${ex.title}…`);
+  try {
+    const res = await fetch(ex.file);
+    if (!res.ok) throw new Error(`${ex.file}: HTTP ${res.status}`);
+    await openBytes(await res.arrayBuffer(), `${id}.onnx`, openStarted);
+  } catch (e) {
+    hideProgress();
+    showError(e, `Cannot load ${ex.title}`);
+  }
+}
+
+async function openUrl(url) {
+  clearError();
+  let u;
+  try {
+    u = new URL(url, location.href);
+  } catch {
+    showError(new Error(`'${url}' is not a URL`));
+    return;
+  }
+  if (u.origin !== location.origin) {
+    showError(new Error(`#url= loads same-origin files only; ${u.origin} is another origin (download the file and open it instead)`));
+    return;
+  }
+  app.set({ url, example: 'file' });
+  showProgress(`Fetching ${u.pathname}…`);
+  try {
+    const res = await fetch(u);
+    if (!res.ok) throw new Error(`HTTP ${res.status} for ${u.pathname}`);
+    await openBytes(await res.arrayBuffer(), u.pathname.split('/').pop() || 'model.onnx');
+  } catch (e) {
+    hideProgress();
+    showError(e, 'Cannot load the URL');
+  }
+}
+
+$('open-file').addEventListener('change', (e) => {
+  openFile(e.target.files[0]);
+  e.target.value = '';
+});
+
+// Drag-and-drop anywhere on the page.
+let dragDepth = 0;
+window.addEventListener('dragenter', (e) => {
+  if (![...(e.dataTransfer?.types ?? [])].includes('Files')) return;
+  e.preventDefault();
+  ++dragDepth;
+  $('drop-overlay').hidden = false;
+});
+window.addEventListener('dragover', (e) => e.preventDefault());
+window.addEventListener('dragleave', () => {
+  dragDepth = Math.max(0, dragDepth - 1);
+  if (!dragDepth) $('drop-overlay').hidden = true;
+});
+window.addEventListener('drop', (e) => {
+  e.preventDefault();
+  dragDepth = 0;
+  $('drop-overlay').hidden = true;
+  const files = [...(e.dataTransfer?.files ?? [])];
+  const model = files.find((f) => /\.onnx$/i.test(f.name)) ?? files[0];
+  if (!model) return;
+  if (!/\.onnx$/i.test(model.name) && /\.(npy|npz|csv)$/i.test(model.name)) {
+    app.emit('data-file', model);  // the Train / Run panels take data files
+    return;
+  }
+  openFile(model);
+});
+
+// ------------------------------------------------------------------ search
+
+let searchTimer = null;
+$('search-box').addEventListener('input', (e) => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => {
+    const q = e.target.value.trim();
+    const hits = q && app.model ? graph.find(q) : [];
+    graph.highlight(hits.map((r) => r.node).filter(Boolean));
+    renderSearch($('search-results'), hits, { onSelect: (hit) => selectNode(hit.node) });
+  }, 120);
+});
+
+// ------------------------------------------------------------------ examples and devices
+
+let examples = [];
+async function fillExamples() {
+  try {
+    const res = await fetch('examples.json');
+    examples = res.ok ? await res.json() : [];
+  } catch {
+    examples = [];
+  }
+  const sel = $('example-select');
+  sel.replaceChildren();
+  const add = (value, text) => sel.append(new Option(text, value));
+  add('digits', 'Digits CNN (built in the page; trains)');
+  for (const e of examples) add(e.id, e.title);
+  add('chain', 'Generated graph (2,000 nodes)');
+  add('file', 'Your file…');
+  sel.value = app.state.example === 'file' ? 'file' : app.state.example;
+  sel.addEventListener('change', () => {
+    if (sel.value === 'file') $('open-file').click();
+    else openExample(sel.value);
+  });
+}
+
+function fillDevices(info) {
+  const sel = $('device-select');
+  sel.replaceChildren(new Option('CPU', 'cpu'));
+  const targets = info.deviceTargets ?? [];
+  for (const t of targets) sel.append(new Option(`IPU model — ${t.version} (${t.product ?? t.name ?? ''})`, t.version));
+  for (const t of targets) sel.append(new Option(`Offline IPU — ${t.version} (compile only)`, `offline-${t.version}`));
+  if (![...sel.options].some((o) => o.value === app.state.device)) app.set({ device: 'cpu' });
+  sel.value = app.state.device;
+  const opts = $('device-options');
+  const render = () => {
+    opts.replaceChildren();
+    if (app.state.device === 'cpu') return;
+    const version = app.state.device.replace(/^offline-/, '');
+    const t = targets.find((x) => x.version === version);
+    const tiles = document.createElement('input');
+    Object.assign(tiles, { type: 'number', min: 1, max: t?.tilesPerIpu ?? 1472, value: app.state.tiles || t?.tilesPerIpu || 1472, id: 'device-tiles' });
+    tiles.setAttribute('aria-label', 'Tiles per IPU');
+    tiles.dataset.testid = 'device-tiles';
+    tiles.addEventListener('change', () => app.set({ tiles: tiles.value }));
+    const ipus = document.createElement('input');
+    Object.assign(ipus, { type: 'number', min: 1, max: 64, value: app.state.ipus || 1, id: 'device-ipus' });
+    ipus.setAttribute('aria-label', 'Number of IPUs');
+    ipus.dataset.testid = 'device-ipus';
+    ipus.addEventListener('change', () => app.set({ ipus: ipus.value }));
+    const l1 = document.createElement('label');
+    l1.className = 'inline';
+    l1.append('Tiles', tiles);
+    const l2 = document.createElement('label');
+    l2.className = 'inline';
+    l2.append('IPUs', ipus);
+    opts.append(l1, l2);
+  };
+  sel.addEventListener('change', () => {
+    app.set({ device: sel.value, tiles: '' });
+    render();
+    app.emit('device', app.device());
+  });
+  render();
+}
+
+// ------------------------------------------------------------------ tabs and keyboard
+
+const sideTabs = setupTabs(document.querySelector('.sidebar .tabs'));
+const workTabs = setupTabs(document.querySelector('.work .tabs'), (id) => {
+  app.set({ tab: id });
+  document.body.classList.toggle('wide-work', id === 'tab-reports');
+  app.emit('tab', id);
+});
+app.workTabs = workTabs;
+
+$('help-button').addEventListener('click', () => $('help-dialog').showModal());
+window.addEventListener('keydown', (e) => {
+  const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName) || e.target.isContentEditable;
+  if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'o') {
+    e.preventDefault();
+    $('open-file').click();
+    return;
+  }
+  if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f') {
+    e.preventDefault();
+    sideTabs.select('tab-search');
+    $('search-box').focus();
+    return;
+  }
+  if (e.key === 'Escape' && progressCancel) {
+    progressCancel();
+    return;
+  }
+  if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.key === '?') $('help-dialog').showModal();
+  else if (e.key === '/') {
+    e.preventDefault();
+    sideTabs.select('tab-search');
+    $('search-box').focus();
+  } else if (e.key === 't' || e.key === 'T') toggleTheme();
+  else if (e.key === '1') workTabs.select('tab-run');
+  else if (e.key === '2') workTabs.select('tab-train');
+  else if (e.key === '3') workTabs.select('tab-reports');
+  else if (e.key === 'r' || e.key === 'R') app.emit('shortcut-run');
+  else if (e.key === ' ' && app.state.tab === 'tab-train' && !/^(BUTTON)$/.test(e.target.tagName)) {
+    e.preventDefault();
+    app.emit('shortcut-train-toggle');
+  } else return;
+});
+
+// ------------------------------------------------------------------ start
+
+async function start() {
+  const t0 = performance.now();
+  app.runtime = new RuntimeClient(new URL('./runtime-worker.js', import.meta.url).href, { onBusy: (b) => setBusy('runtime', b) });
+  createRunPanel($('panel-run'), app);
+  createTrainPanel($('panel-train'), app);
+  createReportsPanel($('panel-reports'), app);
+  workTabs.select(app.state.tab || 'tab-run');
+  const examplesReady = fillExamples();
+  try {
+    app.runtimeInfo = await app.runtime.request('init', {});
+  } catch (e) {
+    showError(e, 'The runtime did not start');
+    return;
+  }
+  const info = app.runtimeInfo;
+  $('runtime-status').textContent = info.isolated
+    ? `WebAssembly, ${info.threads} thread${info.threads > 1 ? 's' : ''}`
+    : 'WebAssembly, 1 thread (the page is not cross-origin isolated: single-threaded module)';
+  $('runtime-status').dataset.threads = String(info.threads);
+  $('runtime-status').dataset.isolated = String(info.isolated);
+  fillDevices(info);
+  app.emit('runtime', info);
+  await examplesReady;
+  if (app.state.url) await openUrl(app.state.url);
+  else if (app.state.example && app.state.example !== 'file') await openExample(app.state.example);
+  else await openExample('digits');
+  Object.assign(window.__popartTimings, { interactiveMs: performance.now() - t0, runtimeStartMs: info.startMs });
+  document.body.dataset.ready = 'true';
+}
+start();

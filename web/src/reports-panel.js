@@ -1,0 +1,66 @@
+// The Reports panel: fetches the profiling reports of the last session from the runtime worker
+// (summary text, graph and execution reports as JSON) and hands them to the ReportsView; keeps a
+// second report for side-by-side comparison; an out-of-memory prepare shows what did not fit.
+import { ReportsView } from './reports/reports-view.js';
+import { h } from './util.js';
+
+export function createReportsPanel(el, app) {
+  const refresh = h('button.primary', { type: 'button', testid: 'report-refresh' }, 'Get the report');
+  const pin = h('button', { type: 'button', testid: 'report-compare', disabled: true }, 'Keep as B (compare)');
+  const unpin = h('button', { type: 'button', testid: 'report-compare-clear', hidden: true }, 'Clear B');
+  const note = h('p.muted', { 'aria-live': 'polite' }, 'Run or train the model, then get its report. Choose an IPU model device for memory and cycles; the CPU device reports the measured host time per op.');
+  const host = h('div.reports-host');
+  el.append(h('h2', {}, 'Reports'), h('div.button-row', {}, refresh, pin, unpin), note, host);
+  const view = new ReportsView(host, {
+    onSelectOp: ({ nodeName }) => { if (nodeName) app.selectNode(nodeName); },
+    onSelectTile: () => {},
+  });
+  app.reports = view;
+  let current = null;
+  let label = '';
+
+  function deviceLabel(d) {
+    if (!d || d.type === 'cpu') return 'CPU';
+    return `${d.type === 'offlineIpu' ? 'offline ' : ''}${d.options.ipuVersion}, ${d.options.tilesPerIPU ?? '?'} tiles × ${d.options.numIPUs ?? 1} IPU`;
+  }
+
+  async function fetchReport() {
+    try {
+      const r = await app.runtime.request('report', {});
+      const hostTimes = r.execution?.hostOps ?? null;
+      current = { label, summary: r.summary, graph: r.graph, execution: r.execution, hostTimes };
+      app.lastReport = r;
+      view.setReport('A', current);
+      pin.disabled = false;
+      note.textContent = `Report A: ${label}.`;
+    } catch (e) {
+      app.showError(e, 'Report');
+    }
+  }
+  refresh.addEventListener('click', fetchReport);
+  pin.addEventListener('click', () => {
+    if (!current) return;
+    view.setReport('B', { ...current, label: `B: ${current.label}` });
+    unpin.hidden = false;
+    note.textContent = `Comparing: A is the next report you get (change the device or tiles and run again); B is ${current.label}.`;
+  });
+  unpin.addEventListener('click', () => {
+    view.clear('B');
+    unpin.hidden = true;
+  });
+  app.on('session', ({ kind, device }) => {
+    label = `${app.model?.name ?? 'model'} — ${kind} on ${deviceLabel(device)}`;
+    if (app.state.tab === 'tab-reports' || device.type !== 'cpu') fetchReport();
+  });
+  app.on('oom', ({ error, summary, device }) => {
+    label = `${app.model?.name ?? 'model'} on ${deviceLabel(device)} (out of memory)`;
+    current = { label, summary, graph: null, execution: null, error };
+    view.setReport('A', current);
+    app.workTabs.select('tab-reports');
+    note.textContent = 'The model does not fit: the report shows what did not fit.';
+  });
+  app.on('model', () => {
+    current = null;
+    pin.disabled = true;
+  });
+}

@@ -1,0 +1,209 @@
+// The Run panel: DataFlow (batchesPerStep, anchors and their return types), inputs (random /
+// zeros / ones / a .npy / an image), then an InferenceSession in the runtime worker; outputs with
+// statistics, top-k for class vectors, images for image-shaped tensors, .npy downloads; latency
+// (median of repeated runs) and the module's memory.
+import { h, clear, formatBytes, formatMs, formatNumber, shapeText, download } from './util.js';
+import { statistics, toNpy, parseNpy, ARRAYS } from './tensors.js';
+
+const ART = ['All', 'EveryN', 'Final', 'Sum'];
+const IMAGENET = { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] };
+
+/// An image file -> Float32Array [1, C, H, W], resized (canvas) and normalised (ImageNet mean/std
+/// for 3 channels, [0, 1] for 1 channel).
+async function imageToTensor(file, shape) {
+  const [, c, hgt, wid] = shape;
+  const bmp = await createImageBitmap(file);
+  const canvas = new OffscreenCanvas(wid, hgt);
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(bmp, 0, 0, wid, hgt);
+  const px = ctx.getImageData(0, 0, wid, hgt).data;
+  const out = new Float32Array(c * hgt * wid);
+  for (let y = 0; y < hgt; ++y) {
+    for (let x = 0; x < wid; ++x) {
+      const p = (y * wid + x) * 4;
+      if (c === 1) out[y * wid + x] = (px[p] + px[p + 1] + px[p + 2]) / (3 * 255);
+      else for (let k = 0; k < c; ++k) out[k * hgt * wid + y * wid + x] = (px[p + k] / 255 - IMAGENET.mean[k % 3]) / IMAGENET.std[k % 3];
+    }
+  }
+  return out;
+}
+
+function outputImage(o) {
+  // [N, C, H, W] with C 1 or 3 and H, W >= 4: draw the first image (min-max scaled).
+  const s = o.shape;
+  if (s.length !== 4 || !(s[1] === 1 || s[1] === 3) || s[2] < 4 || s[3] < 4 || !(o.data instanceof Float32Array)) return null;
+  const [, c, hh, ww] = s;
+  let min = Infinity, max = -Infinity;
+  const n = c * hh * ww;
+  for (let i = 0; i < n; ++i) { min = Math.min(min, o.data[i]); max = Math.max(max, o.data[i]); }
+  const canvas = h('canvas', { width: ww, height: hh, 'aria-label': `${o.name} as an image`, role: 'img' });
+  canvas.style.width = `${Math.min(256, ww * Math.max(1, Math.floor(128 / ww)))}px`;
+  const ctx = canvas.getContext('2d');
+  const img = ctx.createImageData(ww, hh);
+  for (let i = 0; i < hh * ww; ++i) {
+    for (let k = 0; k < 3; ++k) img.data[i * 4 + k] = (255 * (o.data[(c === 3 ? k : 0) * hh * ww + i] - min)) / (max - min || 1);
+    img.data[i * 4 + 3] = 255;
+  }
+  ctx.putImageData(img, 0, 0);
+  return canvas;
+}
+
+function topK(o, k = 5) {
+  // A class vector: [C] or [1, C] (or [N, C]: the first row), C from 2 to 100,000.
+  const s = o.shape;
+  const c = s[s.length - 1];
+  if (!(s.length === 1 || s.length === 2) || c < 2 || c > 100000 || !(o.data instanceof Float32Array || o.data instanceof Float64Array)) return null;
+  const row = Array.from(o.data.subarray(0, c)).map((v, i) => [v, i]).sort((a, b) => b[0] - a[0]).slice(0, k);
+  const max = Math.max(...row.map((r) => Math.abs(r[0])), 1e-12);
+  return h('table.data.topk', { dataset: { testid: 'topk' } },
+    h('caption', {}, `Top ${row.length} of ${c} classes${s.length === 2 && s[0] > 1 ? ' (first row)' : ''}`),
+    h('tbody', {}, row.map(([v, i]) => h('tr', {}, h('td.num', {}, `#${i}`), h('td.num', {}, formatNumber(v, 4)),
+      h('td', { style: { width: '50%' } }, h('div.bar', { style: { width: `${(100 * Math.abs(v)) / max}%` } }))))));
+}
+
+export function createRunPanel(el, app) {
+  const form = h('div');
+  const out = h('div', { testid: 'run-output', 'aria-live': 'polite' });
+  const runBtn = h('button.primary', { type: 'button', testid: 'run-button' }, 'Run');
+  const cancelBtn = h('button', { type: 'button', hidden: true }, 'Cancel');
+  const bps = h('input', { type: 'number', min: 1, max: 1024, value: 1, id: 'run-bps', 'aria-label': 'batchesPerStep' });
+  const repeats = h('input', { type: 'number', min: 1, max: 100, value: 5, id: 'run-repeats', 'aria-label': 'Repeated runs for the latency' });
+  const inputsEl = h('div');
+  const anchorsEl = h('div');
+  let inputData = {};  // name -> {mode, data?}
+  let lastOutputs = null;
+  let current = null;
+
+  el.append(
+    h('h2', {}, 'Run'),
+    h('div.form', {},
+      h('label', { for: 'run-bps' }, 'batchesPerStep'), bps,
+      h('label', { for: 'run-repeats' }, 'Repeats (latency)'), repeats),
+    h('h3', {}, 'Inputs'), inputsEl,
+    h('h3', {}, 'Anchors'), anchorsEl,
+    h('div.button-row', {}, runBtn, cancelBtn),
+    out);
+
+  function renderForm(model) {
+    clear(inputsEl);
+    clear(anchorsEl);
+    inputData = {};
+    const d = model.description;
+    const tm = new Map(d.tensors.map((t) => [t.name, t]));
+    for (const name of d.inputs) {
+      const t = tm.get(name);
+      const shape = t?.shape ?? [];
+      const isImage = t?.dtype === 'FLOAT' && shape.length === 4 && shape[1] === 3 || (shape.length === 4 && shape[1] === 1 && t?.dtype === 'FLOAT');
+      const mode = h('select', { 'aria-label': `Input ${name}`, dataset: { input: name } },
+        new Option('random', 'random'), new Option('zeros', 'zeros'), new Option('ones', 'ones'), new Option('.npy file…', 'npy'),
+        isImage ? new Option('image file…', 'image') : null);
+      const file = h('input', { type: 'file', hidden: true, 'aria-label': `File for input ${name}`, dataset: { inputFile: name } });
+      const note = h('span.muted', {});
+      inputData[name] = { mode: 'random' };
+      mode.addEventListener('change', () => {
+        if (mode.value === 'npy' || mode.value === 'image') {
+          file.accept = mode.value === 'npy' ? '.npy' : 'image/*';
+          file.hidden = false;
+          file.click();
+        } else {
+          file.hidden = true;
+          inputData[name] = { mode: mode.value };
+          note.textContent = '';
+        }
+      });
+      file.addEventListener('change', async () => {
+        const f = file.files[0];
+        if (!f) return;
+        try {
+          if (mode.value === 'npy') {
+            const a = parseNpy(await f.arrayBuffer(), f.name);
+            if (a.dtype !== t.dtype) throw new Error(`${f.name} holds ${a.dtype}; input '${name}' is ${t.dtype}`);
+            inputData[name] = { mode: 'data', data: a.data };
+            note.textContent = `${f.name}: ${a.dtype} ${shapeText(a.shape)}`;
+          } else {
+            const shape1 = [1, ...shape.slice(1)];
+            inputData[name] = { mode: 'data', data: await imageToTensor(f, shape1) };
+            note.textContent = `${f.name}: resized to ${shape[2]}×${shape[3]}, normalised`;
+          }
+          app.clearError();
+        } catch (e) {
+          app.showError(e, `Input '${name}'`);
+        }
+      });
+      inputsEl.append(h('div.form', {}, h('label', {}, h('span.mono', {}, name), h('br'), h('span.muted', {}, `${t?.dtype} ${shapeText(shape)}`)),
+        h('div', {}, mode, ' ', file, ' ', note)));
+    }
+    for (const name of d.outputs) {
+      const on = h('input', { type: 'checkbox', checked: true, 'aria-label': `Anchor ${name}`, dataset: { anchor: name } });
+      const art = h('select', { 'aria-label': `Return type of ${name}`, dataset: { art: name } }, ART.map((a) => new Option(a, a)));
+      const n = h('input', { type: 'number', min: 1, value: 1, hidden: true, 'aria-label': `N of EveryN for ${name}`, style: { width: '4em' } });
+      art.addEventListener('change', () => { n.hidden = art.value !== 'EveryN'; });
+      anchorsEl.append(h('div', { style: { margin: '3px 0' } }, on, ' ', h('span.mono', {}, name), ' ', art, ' ', n));
+      anchorsEl.lastChild._get = () => (on.checked ? { name, art: art.value, period: Number(n.value) } : null);
+    }
+  }
+
+  function renderOutputs(r) {
+    clear(out);
+    const dev = app.device();
+    out.append(h('div.figures', {},
+      h('div.figure', {}, h('span.value', { dataset: { testid: 'latency' } }, r.latency ? formatMs(r.latency.medianMs) : '—'),
+        h('span.label', {}, `median of ${r.latency?.runs ?? 0} runs`)),
+      h('div.figure', {}, h('span.value', {}, formatMs(r.prepareMs)), h('span.label', {}, 'prepare')),
+      h('div.figure', {}, h('span.value', {}, formatBytes(r.heapInUse)), h('span.label', {}, 'wasm heap in use')),
+      h('div.figure', {}, h('span.value', {}, dev.type === 'cpu' ? 'CPU' : `${dev.options.ipuVersion} model`), h('span.label', {}, 'device'))));
+    if (r.offline) out.append(h('p', {}, 'Compiled for an offline IPU: nothing runs; the Reports tab shows memory and cycles.'));
+    lastOutputs = r.outputs;
+    for (const o of r.outputs) {
+      const s = statistics(o.data);
+      const box = h('div.output', { dataset: { output: o.name } },
+        h('div', {}, h('strong.mono', {}, o.name), ' ', h('span.muted', {}, `${o.dtype} ${shapeText(o.shape)}`), ' ',
+          h('button', { type: 'button', onclick: () => download(`${o.name.replace(/[^\w.-]+/g, '_')}.npy`, toNpy(o.dtype, o.shape, o.data)) }, 'Download .npy')),
+        h('table.data', { dataset: { stats: o.name } },
+          h('thead', {}, h('tr', {}, ['min', 'max', 'mean', 'std', 'zeros', 'NaN'].map((k) => h('th.num', {}, k)))),
+          h('tbody', {}, h('tr', {}, [s.min, s.max, s.mean, s.std].map((v) => h('td.num', {}, formatNumber(v))),
+            h('td.num', {}, s.zeros), h('td.num', {}, s.nans)))),
+        topK(o), outputImage(o),
+        h('details', {}, h('summary', {}, 'First values'), h('pre.mono', {}, Array.from(o.data.subarray(0, 64)).map((v) => formatNumber(Number(v), 6)).join('  '))));
+      out.append(box);
+    }
+  }
+
+  async function run() {
+    if (!app.model || current) return;
+    app.clearError();
+    const anchors = [...anchorsEl.children].map((c) => c._get()).filter(Boolean);
+    runBtn.disabled = true;
+    cancelBtn.hidden = false;
+    clear(out).append(h('p.muted', {}, 'Preparing…'));
+    current = app.runtime.request('run', {
+      device: app.device(), bps: Number(bps.value) || 1, repeats: Number(repeats.value) || 1, anchors, inputs: inputData,
+    }, { onProgress: (p) => { clear(out).append(h('p.muted', {}, p.message)); } });
+    try {
+      const r = await current;
+      app.lastRun = r;
+      renderOutputs(r);
+      app.emit('session', { kind: 'inference', device: app.device() });
+    } catch (e) {
+      clear(out);
+      if (e.name === 'AbortError') out.append(h('p.muted', {}, 'Cancelled.'));
+      else {
+        app.showError(e, 'Run');
+        if (e.summaryReport) app.emit('oom', { error: e.message, summary: e.summaryReport, device: app.device() });
+      }
+    } finally {
+      current = null;
+      runBtn.disabled = false;
+      cancelBtn.hidden = true;
+    }
+  }
+  runBtn.addEventListener('click', run);
+  cancelBtn.addEventListener('click', () => current?.cancel());
+  app.on('shortcut-run', run);
+  app.on('model', (m) => {
+    renderForm(m);
+    clear(out);
+    lastOutputs = null;
+  });
+  return { run, outputs: () => lastOutputs };
+}

@@ -1,0 +1,446 @@
+// The runtime's Web Worker: owns the wasm module, the model, the inference session and the
+// training loop, so the UI thread never waits for the core. Protocol (see web/src/rpc.js):
+//   in:  {id, op, args}            out: {id, kind: 'progress', data} (any number)
+//                                       {id, kind: 'result', value} | {id, kind: 'error', error}
+//   in:  {cancel: id}              marks request `id` cancelled (checked between steps)
+// The training loop runs as one long request ('train') that yields between steps, so 'trainControl'
+// messages (pause / resume / step / stop / learning rate) arrive while it runs.
+import { createPopart, MAX_THREADS } from './pkg/index.mjs';
+import { buildDigitsCnn, buildChain, appendLoss } from './models.js';
+import { randomInputs } from './tensors.js';
+
+let popart = null;
+let threads = 1;
+let model = null;       // {bytes: Uint8Array, name, description}
+let infer = null;       // {session, key, inputs, anchors}
+let trainer = null;     // the training state (see train())
+const cancelled = new Set();
+
+const ops = {};
+
+function post(id, kind, payload, transfer = []) {
+  self.postMessage({ id, kind, ...payload }, transfer);
+}
+
+function errorPayload(e) {
+  const err = { name: e?.name ?? 'Error', message: String(e?.message ?? e) };
+  if (e?.summaryReport) err.summaryReport = e.summaryReport;
+  if (e?.profilePath) err.profilePath = e.profilePath;
+  if (e?.report) err.report = e.report;
+  return err;
+}
+
+self.onmessage = async (ev) => {
+  const msg = ev.data;
+  if (msg.cancel !== undefined) {
+    cancelled.add(msg.cancel);
+    return;
+  }
+  const { id, op, args } = msg;
+  const fn = ops[op];
+  if (!fn) {
+    post(id, 'error', { error: { name: 'Error', message: `runtime worker: unknown request '${op}'` } });
+    return;
+  }
+  try {
+    const out = await fn(args ?? {}, (data) => post(id, 'progress', { data }), () => cancelled.has(id));
+    const { value, transfer } = out && out.__transfer ? out : { value: out, transfer: [] };
+    post(id, 'result', { value }, transfer);
+  } catch (e) {
+    post(id, 'error', { error: errorPayload(e) });
+  } finally {
+    cancelled.delete(id);
+  }
+};
+
+const withTransfer = (value, transfer) => ({ __transfer: true, value, transfer });
+const yieldToEvents = () => new Promise((r) => setTimeout(r, 0));
+
+// ------------------------------------------------------------------ start-up
+
+ops.init = async ({ threads: wanted }) => {
+  const t0 = performance.now();
+  const isolated = self.crossOriginIsolated === true;
+  const hc = self.navigator?.hardwareConcurrency ?? 1;
+  threads = isolated ? Math.max(1, Math.min(wanted ?? hc, MAX_THREADS)) : 1;
+  popart = await createPopart({ threads });
+  return {
+    threads, isolated, maxThreads: isolated ? MAX_THREADS : 1, hardwareConcurrency: hc,
+    startMs: performance.now() - t0,
+    optimizerParams: popart.optimizerParams(),
+    enumValues: popart.enumValues,
+    memoryCategories: popart.memoryCategories,
+    deviceTargets: popart.ipuTargets ? popart.ipuTargets() : null,
+    deviceOptions: popart.deviceOptions ? popart.deviceOptions() : null,
+  };
+};
+
+ops.setThreads = ({ threads: n }) => {
+  popart.setNumThreads(n);
+  threads = n;
+  return popart.getNumThreads();
+};
+
+// ------------------------------------------------------------------ models
+
+function describe(bytes, inputShapes) {
+  return popart.describeModel(bytes, inputShapes ? { inputShapes } : {});
+}
+
+function setModel(bytes, name, extra = {}) {
+  disposeInference();
+  disposeTrainer();
+  const t0 = performance.now();
+  const description = describe(bytes);
+  model = { bytes, name, description, ...extra };
+  return { name, bytes: bytes.length, description, describeMs: performance.now() - t0, ...extra };
+}
+
+ops.openModel = ({ bytes, name }) => {
+  const u8 = new Uint8Array(bytes);
+  if (u8.length === 0) throw new Error(`'${name}' is empty (0 bytes): not an ONNX model`);
+  return setModel(u8, name);
+};
+
+ops.buildExample = ({ kind, n }) => {
+  if (kind === 'digits-cnn') {
+    const built = buildDigitsCnn(popart);
+    return setModel(built.bytes, 'digits CNN (built with the Builder)', { example: built.meta });
+  }
+  if (kind === 'chain') {
+    const built = buildChain(popart, n ?? 2000);
+    return setModel(built.bytes, `generated ${built.meta.nodes}-node graph`, { example: built.meta });
+  }
+  throw new Error(`unknown example '${kind}'`);
+};
+
+ops.modelBytes = () => {
+  if (!model) throw new Error('no model is open');
+  const copy = model.bytes.slice();
+  return withTransfer({ name: model.name, bytes: copy.buffer }, [copy.buffer]);
+};
+
+// ------------------------------------------------------------------ devices and sessions
+
+function makeDevice(spec) {
+  const dm = popart.DeviceManager();
+  if (!spec || spec.type === 'cpu') return dm.createCpuDevice();
+  const options = { ...(spec.options ?? {}) };
+  if (spec.type === 'ipuModel') return dm.createIpuModelDevice(options);
+  if (spec.type === 'offlineIpu') return dm.createOfflineIPUDevice(options);
+  throw new Error(`unknown device type '${spec.type}'`);
+}
+
+function sessionOptions(spec, extra = {}) {
+  const o = new popart.SessionOptions();
+  // Profiling: the IPU model always profiles; on the CPU device debug.instrument adds the host
+  // time per op to the summary report.
+  o.engineOptions = { ...(o.engineOptions ?? {}), 'debug.instrument': 'true' };
+  if (spec?.type !== 'cpu' && spec?.options?.numIPUs > 1) o.virtualGraphMode = 'Auto';
+  if (spec?.allowOutOfMemory === false) o.engineOptions['debug.allowOutOfMemory'] = 'false';
+  Object.assign(o, extra);
+  return o;
+}
+
+function disposeInference() {
+  if (infer) {
+    try { infer.session.dispose(); } catch { /* already gone */ }
+    infer = null;
+  }
+}
+
+function tensorInfoOf(name) {
+  const t = model.description.tensors.find((x) => x.name === name);
+  if (!t) throw new Error(`the model has no tensor '${name}'`);
+  return t;
+}
+
+function inputShapeInfo(shapes) {
+  if (!shapes || Object.keys(shapes).length === 0) return undefined;
+  const isi = new popart.InputShapeInfo();
+  for (const [name, s] of Object.entries(shapes)) isi.add(name, new popart.TensorInfo(s.dtype, s.shape));
+  return isi;
+}
+
+/// Builds the step's input arrays: random / zeros / ones, or data the page sent (a .npy or an image).
+function stepInputs(specs, bps, infos) {
+  const inputs = {};
+  for (const name of model.description.inputs) {
+    const info = infos[name];
+    const spec = specs?.[name] ?? { mode: 'random' };
+    const n = info.elements * bps;
+    if (spec.mode === 'data') {
+      const arr = spec.data;
+      if (arr.length !== info.elements && arr.length !== n) {
+        throw new Error(`input '${name}': the data has ${arr.length} values; ${info.dtype} ${JSON.stringify(info.shape)} ` +
+                        `needs ${info.elements} (one micro-batch) or ${n} (batchesPerStep = ${bps})`);
+      }
+      if (arr.length === n) inputs[name] = arr;
+      else {
+        const rep = new arr.constructor(n);
+        for (let b = 0; b < bps; ++b) rep.set(arr, b * info.elements);
+        inputs[name] = rep;
+      }
+    } else {
+      inputs[name] = randomInputs(info.dtype, n, spec.mode, 1234);
+    }
+  }
+  return inputs;
+}
+
+ops.run = async ({ device, bps = 1, anchors, inputs: inputSpecs, repeats = 5, inputShapes }, progress, isCancelled) => {
+  if (!model) throw new Error('open a model first');
+  disposeInference();
+  const t0 = performance.now();
+  const art = {};
+  for (const a of anchors ?? model.description.outputs.map((name) => ({ name, art: 'All' }))) {
+    art[a.name] = a.art === 'EveryN' ? popart.AnchorReturnType('EveryN', a.period ?? 1) : popart.AnchorReturnType(a.art);
+  }
+  progress({ stage: 'prepare', message: 'Preparing the session…' });
+  const session = new popart.InferenceSession({
+    fnModel: model.bytes,
+    dataFlow: new popart.DataFlow(bps, art),
+    deviceInfo: makeDevice(device),
+    userOptions: sessionOptions(device),
+    inputShapeInfo: inputShapeInfo(inputShapes),
+  });
+  infer = { session, device };
+  try {
+    session.prepareDevice();
+  } catch (e) {
+    // Out of memory on an IPU: keep the session's summary and the graph report of what did not fit.
+    if (e.summaryReport) e.report = { summary: e.summaryReport };
+    throw e;
+  }
+  const prepareMs = performance.now() - t0;
+  const infos = {};
+  for (const name of model.description.inputs) {
+    const ti = session.getInfo(name);
+    infos[name] = { dtype: ti.dtype, shape: ti.shape(), elements: ti.nelms() };
+  }
+  const inputs = stepInputs(inputSpecs, bps, infos);
+  const anchorsOut = session.initAnchorArrays();
+  const stepio = new popart.PyStepIO(inputs, anchorsOut);
+  if (device?.type === 'offlineIpu') {
+    return { prepareMs, offline: true, outputs: [], latency: null };
+  }
+  const times = [];
+  for (let i = 0; i < Math.max(1, repeats); ++i) {
+    if (isCancelled()) throw Object.assign(new Error('run cancelled'), { name: 'AbortError' });
+    const s = performance.now();
+    session.run(stepio);
+    times.push(performance.now() - s);
+    progress({ stage: 'run', message: `Run ${i + 1} of ${repeats}`, done: i + 1, total: repeats });
+    await yieldToEvents();
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  const outputs = [];
+  const transfer = [];
+  for (const [name, arr] of Object.entries(anchorsOut)) {
+    const data = arr.data.slice();
+    outputs.push({ name, dtype: arr.dtype, shape: arr.shape, data });
+    transfer.push(data.buffer);
+  }
+  return withTransfer({
+    prepareMs, latency: { medianMs: sorted[Math.floor(sorted.length / 2)], minMs: sorted[0], runs: times.length, bps },
+    outputs, inputInfos: infos, heapBytes: popart.module.HEAP8.length, heapInUse: popart.heapInUse(),
+  }, transfer);
+};
+
+/// The reports of the last session that ran (inference or training).
+ops.report = () => {
+  const s = trainer?.session ?? infer?.session;
+  if (!s) throw new Error('run or train a model first: the reports describe a prepared session');
+  const out = { summary: null, graph: null, execution: null };
+  out.summary = s.getSummaryReport(false);
+  try { out.graph = JSON.parse(s.getGraphReport()); } catch (e) { out.graphError = e.message; }
+  try { out.execution = JSON.parse(s.getExecutionReport(false, false)); } catch (e) { out.executionError = e.message; }
+  return out;
+};
+
+// ------------------------------------------------------------------ training
+
+function disposeTrainer() {
+  if (trainer) {
+    try { trainer.session.dispose(); } catch { /* already gone */ }
+    trainer = null;
+  }
+}
+
+function optimizerFrom(spec) {
+  const p = spec.params ?? {};
+  const v = (x, c = false) => [Number(x), c];
+  if (spec.type === 'sgd') {
+    return new popart.SGD({ defaultLearningRate: v(p.learningRate ?? 0.05), defaultMomentum: v(p.momentum ?? 0.9),
+                            defaultWeightDecay: v(p.weightDecay ?? 0) });
+  }
+  if (spec.type === 'adam') {
+    return new popart.Adam({ defaultLearningRate: v(p.learningRate ?? 0.005), defaultBeta1: v(p.beta1 ?? 0.9),
+                             defaultBeta2: v(p.beta2 ?? 0.999), defaultEps: v(p.eps ?? 1e-6),
+                             defaultWeightDecay: v(p.weightDecay ?? 0) }, p.mode ?? 'Adam');
+  }
+  if (spec.type === 'adaptive') {
+    return new popart.Adaptive({ defaultLearningRate: v(p.learningRate ?? 0.01), defaultAlpha: v(p.alpha ?? 0.99),
+                                 defaultEps: v(p.eps ?? 1e-6), defaultMomentum: v(p.momentum ?? 0) }, p.mode ?? 'RMSProp');
+  }
+  throw new Error(`unknown optimizer '${spec.type}'`);
+}
+
+/// Sets up a TrainingSession for the open model: appends the loss if asked, prepares, uploads the
+/// weights. `data` = {x: Float32Array [n, features], y: Int32Array|Float32Array [n], n}.
+function setupTraining({ loss, optimizer, batchSize, device, data }) {
+  disposeTrainer();
+  disposeInference();
+  const prepared = appendLoss(popart, model, loss, batchSize, data);
+  const bps = Math.max(1, Math.floor(data.n / batchSize));
+  const art = { [prepared.loss]: popart.AnchorReturnType('All') };
+  if (prepared.probs) art[prepared.probs] = popart.AnchorReturnType('All');
+  const t0 = performance.now();
+  const session = new popart.TrainingSession({
+    fnModel: prepared.bytes,
+    dataFlow: new popart.DataFlow(bps, art),
+    loss: prepared.loss,
+    optimizer: optimizerFrom(optimizer),
+    deviceInfo: makeDevice(device),
+    userOptions: sessionOptions(device),
+    inputShapeInfo: inputShapeInfo(prepared.inputShapes),
+  });
+  session.prepareDevice();
+  session.weightsFromHost();
+  const anchors = session.initAnchorArrays();
+  return { session, prepared, bps, anchors, optimizer, prepareMs: performance.now() - t0, step: 0, samples: 0,
+           state: 'paused', data, batchSize, order: null, lossHistory: [] };
+}
+
+function shuffled(n, seed) {
+  const idx = new Uint32Array(n);
+  for (let i = 0; i < n; ++i) idx[i] = i;
+  let s = seed >>> 0 || 1;
+  for (let i = n - 1; i > 0; --i) {
+    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    const j = s % (i + 1);
+    [idx[i], idx[j]] = [idx[j], idx[i]];
+  }
+  return idx;
+}
+
+/// One `run`: batchesPerStep batches of a shuffled epoch; returns the step's figures.
+function trainStep(t) {
+  const { data, batchSize, bps, prepared } = t;
+  const per = data.features;
+  const count = bps * batchSize;
+  const order = shuffled(data.n, 1 + t.step);
+  const x = new Float32Array(count * per);
+  const y = new (prepared.labelArray ?? Int32Array)(count * (prepared.labelWidth ?? 1));
+  const lw = prepared.labelWidth ?? 1;
+  for (let i = 0; i < count; ++i) {
+    const k = order[i % data.n];
+    x.set(data.x.subarray(k * per, (k + 1) * per), i * per);
+    for (let j = 0; j < lw; ++j) y[i * lw + j] = data.y[k * lw + j];
+  }
+  const inputs = { [prepared.input]: x };
+  if (prepared.label) inputs[prepared.label] = y;
+  const s = performance.now();
+  t.session.run(new popart.PyStepIO(inputs, t.anchors));
+  const ms = performance.now() - s;
+  const losses = t.anchors[prepared.loss].data;
+  let lossSum = 0;
+  for (const v of losses) lossSum += v;
+  let accuracy = null;
+  if (prepared.probs && prepared.classes) {
+    const probs = t.anchors[prepared.probs].data;
+    const c = prepared.classes;
+    let correct = 0;
+    for (let i = 0; i < count; ++i) {
+      let best = 0;
+      for (let j = 1; j < c; ++j) if (probs[i * c + j] > probs[i * c + best]) best = j;
+      if (best === y[i]) ++correct;
+    }
+    accuracy = correct / count;
+  }
+  t.step += 1;
+  t.samples += count;
+  const figures = { step: t.step, loss: lossSum / losses.length, accuracy, stepMs: ms, samplesPerSec: count / (ms / 1000),
+                    samples: t.samples };
+  t.lossHistory.push(figures.loss);
+  return figures;
+}
+
+let control = { pending: [], wake: null };
+function nextControl() {
+  return new Promise((resolve) => {
+    if (control.pending.length) resolve(control.pending.shift());
+    else control.wake = resolve;
+  });
+}
+ops.trainControl = ({ action, value }) => {
+  if (!trainer) throw new Error('training has not started');
+  if (action === 'learningRate') {
+    // updateOptimizerFromHost with the same optimizer type and the new rate.
+    const spec = { ...trainer.optimizer, params: { ...trainer.optimizer.params, learningRate: value } };
+    trainer.session.updateOptimizerFromHost(optimizerFrom(spec));
+    trainer.optimizer = spec;
+    return { learningRate: value };
+  }
+  const c = { action };
+  if (control.wake) {
+    const w = control.wake;
+    control.wake = null;
+    w(c);
+  } else control.pending.push(c);
+  return { action };
+};
+
+/// The training request: lives until 'stop'. Each step posts a progress event with its figures.
+ops.train = async (args, progress, isCancelled) => {
+  if (!model) throw new Error('open a model first');
+  progress({ stage: 'prepare', message: 'Preparing the training session…' });
+  control = { pending: [], wake: null };
+  trainer = setupTraining(args);
+  const t = trainer;
+  progress({ stage: 'ready', prepareMs: t.prepareMs, bps: t.bps, batchSize: t.batchSize, loss: t.prepared.loss });
+  let running = args.autostart !== false;
+  const maxSteps = args.maxSteps ?? Infinity;
+  for (;;) {
+    if (isCancelled()) break;
+    let c = control.pending.shift();
+    if (!c && !running) c = await nextControl();
+    if (c) {
+      if (c.action === 'stop') break;
+      if (c.action === 'pause') { running = false; progress({ stage: 'paused', step: t.step }); continue; }
+      if (c.action === 'resume') { running = true; }
+      if (c.action === 'step') {
+        progress({ stage: 'step', ...trainStep(t) });
+        await yieldToEvents();
+        continue;
+      }
+    }
+    if (!running) continue;
+    progress({ stage: 'step', ...trainStep(t) });
+    if (t.step >= maxSteps) { running = false; progress({ stage: 'paused', step: t.step, reason: 'maxSteps' }); }
+    await yieldToEvents();
+  }
+  progress({ stage: 'stopped', step: t.step });
+  return { steps: t.step, samples: t.samples };
+};
+
+ops.trainedModel = () => {
+  const s = trainer?.session;
+  if (!s) throw new Error('train the model first');
+  const bytes = s.modelToHost();
+  const u8 = bytes instanceof Uint8Array ? bytes.slice() : new Uint8Array(bytes);
+  return withTransfer({ bytes: u8.buffer, name: model.name }, [u8.buffer]);
+};
+
+ops.resetTraining = () => {
+  disposeTrainer();
+  return true;
+};
+
+ops.evaluate = () => {
+  // Accuracy of the current weights over the whole training set (one pass, no updates).
+  const t = trainer;
+  if (!t) throw new Error('train the model first');
+  return { step: t.step, losses: t.lossHistory.slice(-1)[0] ?? null };
+};
+

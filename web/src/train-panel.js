@@ -1,0 +1,321 @@
+// The Train panel: a loss (nllloss / l1loss / identityloss appended with the Builder, or a scalar
+// already in the model), an optimizer with its hyper-parameters, a batch size and data (the
+// built-in digits, or a .npy / .npz / CSV file); Start / Pause / Step / Stop / Reset; live charts
+// of loss, accuracy, step time and samples per second (each also as a table); the learning rate
+// changed while training (updateOptimizerFromHost); the trained model (modelToHost) as .onnx.
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { h, clear, formatMs, formatNumber, download } from './util.js';
+import { parseNpy, parseNpz, parseCsv } from './tensors.js';
+
+async function loadDigits() {
+  const [meta, bin] = await Promise.all([fetch('data/digits.json').then((r) => r.json()),
+                                         fetch('data/digits.bin').then((r) => r.arrayBuffer())]);
+  const u8 = new Uint8Array(bin);
+  const n = meta.count;
+  const x = new Float32Array(n * 64);
+  for (let i = 0; i < n * 64; ++i) x[i] = u8[i] / meta.maxValue;
+  const y = new Int32Array(n);
+  for (let i = 0; i < n; ++i) y[i] = u8[n * 64 + i];
+  return { x, y, n, features: 64, name: `digits (${n} images, 8×8)` };
+}
+
+async function loadDataFile(file) {
+  const buf = await file.arrayBuffer();
+  if (/\.csv$/i.test(file.name)) return { ...parseCsv(new TextDecoder().decode(buf), file.name), name: file.name };
+  if (/\.npz$/i.test(file.name)) {
+    const arrays = await parseNpz(buf, file.name);
+    const x = arrays.x ?? arrays.X ?? arrays.data ?? arrays.arr_0;
+    const y = arrays.y ?? arrays.Y ?? arrays.labels ?? arrays.label ?? arrays.arr_1;
+    if (!x || !y) throw new Error(`${file.name} needs arrays 'x' and 'y' (or arr_0 and arr_1); it has ${Object.keys(arrays).join(', ')}`);
+    const n = x.shape[0];
+    if (y.shape[0] !== n) throw new Error(`${file.name}: x has ${n} samples, y has ${y.shape[0]}`);
+    return { x: Float32Array.from(x.data, Number), y: Int32Array.from(y.data, Number), n, features: x.data.length / n, name: file.name };
+  }
+  if (/\.npy$/i.test(file.name)) {
+    // One array [n, features + 1]: the last column is the label.
+    const a = parseNpy(buf, file.name);
+    if (a.shape.length !== 2 || a.shape[1] < 2) throw new Error(`${file.name}: a .npy for training is [samples, features + label]; got [${a.shape}]`);
+    const [n, w] = a.shape;
+    const x = new Float32Array(n * (w - 1));
+    const y = new Int32Array(n);
+    for (let i = 0; i < n; ++i) {
+      for (let j = 0; j < w - 1; ++j) x[i * (w - 1) + j] = Number(a.data[i * w + j]);
+      y[i] = Number(a.data[i * w + w - 1]);
+    }
+    return { x, y, n, features: w - 1, name: file.name };
+  }
+  throw new Error(`${file.name}: training data is a .csv, .npy or .npz file`);
+}
+
+function chartColor(name) {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#2463eb';
+}
+
+/// A live line chart (uPlot) with a table alternative.
+function liveChart(container, { title, testid, series, yLabel }) {
+  const box = h('div.chart', { testid, role: 'img', 'aria-label': `${title}: no data yet` });
+  const table = h('table.data', {}, h('thead', {}, h('tr', {}, h('th.num', {}, 'step'), series.map((s) => h('th.num', {}, s.label)))), h('tbody'));
+  container.append(h('h3', {}, title), box, h('details', {}, h('summary', {}, `${title} as a table`), table));
+  const data = [[], ...series.map(() => [])];
+  let plot = null;
+  const make = () => {
+    plot?.destroy();
+    const width = Math.max(240, box.clientWidth || 360);
+    const axis = { stroke: chartColor('--muted'), grid: { stroke: chartColor('--border'), width: 1 }, ticks: { stroke: chartColor('--border') } };
+    plot = new uPlot({
+      width, height: 150, legend: { show: true }, cursor: { drag: { x: true, y: false } },
+      scales: { x: { time: false } },
+      axes: [{ ...axis, label: 'step' }, { ...axis, label: yLabel, size: 56 }],
+      series: [{ label: 'step' }, ...series.map((s) => ({ label: s.label, stroke: chartColor(s.color), width: 2, points: { show: false } }))],
+    }, data, box);
+  };
+  return {
+    push(x, ys) {
+      data[0].push(x);
+      ys.forEach((v, i) => data[i + 1].push(v));
+      if (!plot) make();
+      else plot.setData(data);
+      const last = ys.map((v, i) => `${series[i].label} ${formatNumber(v)}`).join(', ');
+      box.setAttribute('aria-label', `${title}: ${data[0].length} steps, latest ${last}`);
+      box.dataset.points = String(data[0].length);
+      table.tBodies[0].append(h('tr', {}, h('td.num', {}, x), ys.map((v) => h('td.num', {}, formatNumber(v)))));
+    },
+    reset() {
+      data.forEach((a) => { a.length = 0; });
+      plot?.destroy();
+      plot = null;
+      box.dataset.points = '0';
+      box.setAttribute('aria-label', `${title}: no data yet`);
+      clear(table.tBodies[0]);
+    },
+    redraw() { if (plot) make(); },
+    data,
+  };
+}
+
+export function createTrainPanel(el, app) {
+  const lossSel = h('select', { id: 'train-loss', 'aria-label': 'Loss' },
+    new Option('nllloss (class probabilities + labels)', 'nllloss'), new Option('l1loss (λ·|x|)', 'l1loss'),
+    new Option('identityloss (a scalar output)', 'identityloss'), new Option('a scalar loss in the model', 'existing'));
+  const lossOut = h('select', { id: 'train-loss-output', 'aria-label': 'Tensor the loss applies to' });
+  const optSel = h('select', { id: 'train-optimizer', 'aria-label': 'Optimizer' },
+    new Option('SGD with momentum', 'sgd'), new Option('Adam', 'adam'), new Option('Adaptive (RMSProp)', 'adaptive'));
+  const lr = h('input', { type: 'number', id: 'train-lr', step: 'any', min: 0, value: 0.05, 'aria-label': 'Learning rate' });
+  const p2 = h('input', { type: 'number', id: 'train-p2', step: 'any', value: 0.9, 'aria-label': 'Momentum' });
+  const p2Label = h('label', { for: 'train-p2' }, 'Momentum');
+  const batch = h('input', { type: 'number', id: 'train-batch', min: 1, max: 4096, value: 32, 'aria-label': 'Batch size' });
+  const dataSel = h('select', { id: 'train-data', 'aria-label': 'Training data' }, new Option('Handwritten digits (built in)', 'digits'),
+    new Option('A .csv / .npy / .npz file…', 'file'));
+  const dataFile = h('input', { type: 'file', accept: '.csv,.npy,.npz', hidden: true, 'aria-label': 'Training data file', dataset: { testid: 'train-data-file' } });
+  const dataNote = h('span.muted');
+  const btn = (label, testid, cls = '') => h(`button${cls}`, { type: 'button', testid }, label);
+  const start = btn('Start', 'train-start', '.primary');
+  const pause = btn('Pause', 'train-pause');
+  const step = btn('Step', 'train-step');
+  const stop = btn('Stop', 'train-stop');
+  const reset = btn('Reset', 'train-reset');
+  const liveLr = h('input', { type: 'number', step: 'any', min: 0, value: 0.05, 'aria-label': 'Learning rate while training', id: 'train-live-lr' });
+  const applyLr = h('button', { type: 'button', testid: 'train-apply-lr' }, 'Set');
+  const dl = h('button', { type: 'button', testid: 'download-model', disabled: true }, 'Download trained model (.onnx)');
+  const status = h('p.muted', { 'aria-live': 'polite' }, 'Not started.');
+  const acc = h('span.value', { testid: 'train-accuracy' }, '—');
+  const lossNow = h('span.value', { dataset: { testid: 'train-loss-value' } }, '—');
+  const stepNow = h('span.value', {}, '0');
+  const charts = h('div');
+  el.append(
+    h('h2', {}, 'Train'),
+    h('div.form', {},
+      h('label', { for: 'train-loss' }, 'Loss'), h('div', {}, lossSel, ' ', lossOut),
+      h('label', { for: 'train-optimizer' }, 'Optimizer'), optSel,
+      h('label', { for: 'train-lr' }, 'Learning rate'), lr,
+      p2Label, p2,
+      h('label', { for: 'train-batch' }, 'Batch size'), batch,
+      h('label', { for: 'train-data' }, 'Data'), h('div', {}, dataSel, ' ', dataFile, ' ', dataNote)),
+    h('div.button-row', { role: 'group', 'aria-label': 'Training controls' }, start, pause, step, stop, reset),
+    h('div.button-row', {}, h('label.inline', { for: 'train-live-lr' }, 'Learning rate now'), liveLr, applyLr),
+    status,
+    h('div.figures', {},
+      h('div.figure', {}, stepNow, h('span.label', {}, 'steps (epochs)')),
+      h('div.figure', {}, lossNow, h('span.label', {}, 'loss')),
+      h('div.figure', {}, acc, h('span.label', {}, 'training accuracy'))),
+    charts,
+    h('div.button-row', {}, dl));
+  const lossChart = liveChart(charts, { title: 'Loss', testid: 'loss-chart', series: [{ label: 'loss', color: '--chart-1' }], yLabel: 'loss' });
+  const accChart = liveChart(charts, { title: 'Training accuracy', testid: 'accuracy-chart', series: [{ label: 'accuracy %', color: '--chart-3' }], yLabel: '%' });
+  const timeChart = liveChart(charts, { title: 'Step time', testid: 'step-time-chart', series: [{ label: 'ms', color: '--chart-2' }], yLabel: 'ms' });
+  const rateChart = liveChart(charts, { title: 'Samples per second', testid: 'samples-chart', series: [{ label: 'samples/s', color: '--chart-4' }], yLabel: 'samples/s' });
+  const allCharts = [lossChart, accChart, timeChart, rateChart];
+  app.on('theme', () => allCharts.forEach((c) => c.redraw()));
+
+  let data = null;
+  let job = null;       // the pending 'train' request
+  let running = false;
+  let started = false;
+
+  function setRunning(on) {
+    running = on;
+    app.setBusy('train', on);
+    start.textContent = started ? 'Resume' : 'Start';
+    start.disabled = on;
+    pause.disabled = !on;
+    stop.disabled = !started;
+    dl.disabled = !started;
+  }
+  setRunning(false);
+
+  optSel.addEventListener('change', () => {
+    const t = optSel.value;
+    lr.value = t === 'sgd' ? 0.05 : t === 'adam' ? 0.005 : 0.002;
+    p2Label.textContent = t === 'sgd' ? 'Momentum' : t === 'adam' ? 'β1' : 'α (decay)';
+    p2.value = t === 'sgd' ? 0.9 : t === 'adam' ? 0.9 : 0.99;
+    liveLr.value = lr.value;
+  });
+  lr.addEventListener('change', () => { liveLr.value = lr.value; });
+  dataSel.addEventListener('change', () => {
+    if (dataSel.value === 'file') dataFile.click();
+    else { data = null; dataNote.textContent = ''; }
+  });
+  async function takeFile(f) {
+    try {
+      data = await loadDataFile(f);
+      dataSel.value = 'file';
+      dataNote.textContent = `${data.name}: ${data.n} samples × ${data.features} features`;
+      app.clearError();
+    } catch (e) {
+      app.showError(e, 'Training data');
+    }
+  }
+  dataFile.addEventListener('change', () => dataFile.files[0] && takeFile(dataFile.files[0]));
+  app.on('data-file', (f) => { app.workTabs.select('tab-train'); takeFile(f); });
+
+  function onModel(m) {
+    stopJob();
+    clear(lossOut);
+    const d = m.description;
+    const digits = m.example?.kind === 'digits-cnn';
+    for (const o of d.outputs) lossOut.append(new Option(o, o));
+    lossSel.disabled = lossOut.disabled = digits;
+    if (digits) {
+      lossSel.value = 'nllloss';
+      batch.disabled = false;
+    } else {
+      const inT = d.tensors.find((t) => t.name === d.inputs[0]);
+      if (Array.isArray(inT?.shape) && typeof inT.shape[0] === 'number') batch.value = inT.shape[0];
+    }
+    status.textContent = digits ? 'Ready: the digits CNN with nllloss on its softmax output. Press Start.' : 'Ready. Choose a loss and data, then Start.';
+  }
+  app.on('model', onModel);
+
+  app.trainHistory = [];
+  function resetFigures() {
+    app.trainHistory.length = 0;
+    allCharts.forEach((c) => c.reset());
+    acc.textContent = '—';
+    lossNow.textContent = '—';
+    stepNow.textContent = '0';
+  }
+
+  async function begin(autostart) {
+    if (!app.model) return;
+    app.clearError();
+    if (!data) {
+      if (dataSel.value === 'file') { app.showError(new Error('choose a data file first')); return; }
+      data = await loadDigits();
+      dataNote.textContent = data.name;
+    }
+    resetFigures();
+    started = true;
+    setRunning(autostart);
+    status.textContent = 'Preparing the training session…';
+    const opt = optSel.value;
+    const params = { learningRate: Number(lr.value) };
+    if (opt === 'sgd') params.momentum = Number(p2.value);
+    if (opt === 'adam') params.beta1 = Number(p2.value);
+    if (opt === 'adaptive') params.alpha = Number(p2.value);
+    const copy = { x: data.x.slice(), y: data.y.slice(), n: data.n, features: data.features };
+    job = app.runtime.request('train', {
+      autostart,
+      loss: { kind: lossSel.value, output: lossOut.value || undefined, tensor: lossOut.value || undefined },
+      optimizer: { type: opt, params }, batchSize: Number(batch.value), device: app.device(), data: copy,
+    }, { quiet: true, transfer: [copy.x.buffer, copy.y.buffer], onProgress: onProgress });
+    job.then(() => finish(), (e) => {
+      finish();
+      app.showError(e, 'Training');
+      if (e.summaryReport) app.emit('oom', { error: e.message, summary: e.summaryReport, device: app.device() });
+    });
+  }
+
+  function onProgress(p) {
+    if (p.stage === 'ready') {
+      status.textContent = `Training: ${p.bps} batches of ${p.batchSize} per step; prepared in ${formatMs(p.prepareMs)}.`;
+      app.emit('session', { kind: 'training', device: app.device() });
+    } else if (p.stage === 'step') {
+      app.trainHistory.push(p);
+      stepNow.textContent = String(p.step);
+      lossNow.textContent = formatNumber(p.loss, 4);
+      lossChart.push(p.step, [p.loss]);
+      if (p.accuracy !== null && p.accuracy !== undefined) {
+        acc.textContent = `${(100 * p.accuracy).toFixed(1)}%`;
+        acc.dataset.value = String(p.accuracy);
+        accChart.push(p.step, [100 * p.accuracy]);
+      }
+      timeChart.push(p.step, [p.stepMs]);
+      rateChart.push(p.step, [p.samplesPerSec]);
+      status.textContent = `Step ${p.step}: loss ${formatNumber(p.loss, 4)}, ${formatMs(p.stepMs)} per step, ${Math.round(p.samplesPerSec)} samples/s.`;
+    } else if (p.stage === 'paused') {
+      setRunning(false);
+      status.textContent = `Paused after step ${p.step}.`;
+    }
+  }
+
+  function finish() {
+    job = null;
+    setRunning(false);
+    status.textContent = `Stopped after ${stepNow.textContent} steps.`;
+    dl.disabled = !started;
+  }
+
+  function control(action, value) {
+    return app.runtime.request('trainControl', { action, value }, { quiet: true }).catch((e) => app.showError(e, 'Training'));
+  }
+  function stopJob() {
+    if (job) control('stop');
+    started = false;
+    setRunning(false);
+  }
+
+  start.addEventListener('click', () => {
+    if (!job) begin(true);
+    else { setRunning(true); control('resume'); }
+  });
+  pause.addEventListener('click', () => { if (job) { control('pause'); setRunning(false); } });
+  step.addEventListener('click', () => {
+    if (!job) begin(false).then(() => control('step'));
+    else control('step');
+  });
+  stop.addEventListener('click', () => { if (job) control('stop'); });
+  reset.addEventListener('click', async () => {
+    if (job) await control('stop');
+    await app.runtime.request('resetTraining', {}, { quiet: true });
+    started = false;
+    setRunning(false);
+    resetFigures();
+    status.textContent = 'Reset: the next Start begins from the initial weights.';
+  });
+  applyLr.addEventListener('click', async () => {
+    if (!job) { lr.value = liveLr.value; return; }
+    const r = await control('learningRate', Number(liveLr.value));
+    if (r) status.textContent = `Learning rate set to ${r.learningRate} (updateOptimizerFromHost).`;
+  });
+  dl.addEventListener('click', async () => {
+    try {
+      const r = await app.runtime.request('trainedModel', {});
+      download(`${(app.model?.name ?? 'model').replace(/\.onnx$/i, '').replace(/[^\w.-]+/g, '_')}.trained.onnx`, r.bytes);
+    } catch (e) {
+      app.showError(e, 'Download');
+    }
+  });
+  app.on('shortcut-train-toggle', () => (running ? pause.click() : start.click()));
+  return { loss: lossChart };
+}
