@@ -289,15 +289,20 @@ export class GraphView {
     const { width, height } = this._size;
     const css = this._exportCss();
     const bg = this._var('--bg') || '#ffffff';
-    const clone = this._viewport.cloneNode(true);
-    clone.removeAttribute('transform');
-    for (const el of clone.querySelectorAll('.gv-cull, .gv-selected, .gv-hl, .gv-adj')) el.classList.remove('gv-cull', 'gv-selected', 'gv-hl', 'gv-adj');
-    for (const el of clone.querySelectorAll('[tabindex]')) el.removeAttribute('tabindex');
-    const defs = this._svg.querySelector('defs').cloneNode(true);
-    const ser = new XMLSerializer();
+    // Built from the model, not cloned from the DOM: off-screen shells are filled, and the
+    // selection, highlight, culling and tab stops are left out.
+    const parts = [];
+    for (const e of this._edges) parts.push(`<g class="gv-edge" data-tensor="${esc(e.tensor)}">${this._edgeInner(e)}</g>`);
+    const edges = parts.join('');
+    parts.length = 0;
+    for (const b of this._boxes) {
+      const kindAttr = b.kind === 'node' ? '' : ` data-kind="${b.kind}"`;
+      parts.push(`<g class="gv-node gv-k-${b.kind}" data-testid="graph-node" data-node-name="${esc(b.name)}"${kindAttr} transform="translate(${r1(b.x)},${r1(b.y)})">${this._boxInner(b)}</g>`);
+    }
+    const defs = new XMLSerializer().serializeToString(this._svg.querySelector('defs'));
     const w = Math.ceil(width), h = Math.ceil(height);
     return `<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="${SVGNS}" class="gv-svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}">` +
-      `<style>${css}</style><rect width="${w}" height="${h}" fill="${esc(bg)}"/>${ser.serializeToString(defs)}${ser.serializeToString(clone)}</svg>`;
+      `<style><![CDATA[\n${css.replace(/]]>/g, ']] >')}\n]]></style><rect width="${w}" height="${h}" fill="${esc(bg)}"/>${defs}<g class="gv-edges">${edges}</g><g class="gv-nodes">${parts.join('')}</g></svg>`;
   }
 
   /// The whole graph as a PNG (scale 2 by default; reduced so the bitmap stays within the
@@ -416,24 +421,31 @@ export class GraphView {
   }
 
   _measure() {
-    const canvas = (this._mctx ??= document.createElement('canvas').getContext('2d'));
+    const ctx = (this._mctx ??= document.createElement('canvas').getContext('2d'));
     const font = this._var('--font') || 'sans-serif';
     const mono = this._var('--mono') || 'monospace';
-    const cache = new Map();
-    const width = (f, s) => {
-      const key = f + '\u0000' + s;
-      let w = cache.get(key);
-      if (w === undefined) {
-        canvas.font = f;
-        w = canvas.measureText(s).width;
-        cache.set(key, w);
-      }
-      return w;
+    // Grouped by font: setting ctx.font parses a CSS font, so it is set once per font.
+    const fonts = new Map();
+    const want = (f, text) => {
+      let m = fonts.get(f);
+      if (!m) fonts.set(f, (m = new Map()));
+      m.set(text, 0);
     };
+    const fTitle = `600 12px ${font}`, fName = `10px ${font}`, fSubMono = `10px ${mono}`, fKey = `600 10px ${mono}`, fVal = `10px ${mono}`;
     for (const b of this._boxes) {
-      let w = width(`600 12px ${font}`, b.title);
-      if (b.sub) w = Math.max(w, width(`10px ${b.kind === 'node' ? font : mono}`, b.sub));
-      for (const r of b.rows) w = Math.max(w, width(`600 10px ${mono}`, r.k) + 6 + width(`10px ${mono}`, r.v));
+      want(fTitle, b.title);
+      if (b.sub) want(b.kind === 'node' ? fName : fSubMono, b.sub);
+      for (const r of b.rows) { want(fKey, r.k); want(fVal, r.v); }
+    }
+    for (const [f, m] of fonts) {
+      ctx.font = f;
+      for (const text of m.keys()) m.set(text, ctx.measureText(text).width);
+    }
+    const width = (f, text) => fonts.get(f).get(text);
+    for (const b of this._boxes) {
+      let w = width(fTitle, b.title);
+      if (b.sub) w = Math.max(w, width(b.kind === 'node' ? fName : fSubMono, b.sub));
+      for (const r of b.rows) w = Math.max(w, width(fKey, r.k) + 6 + width(fVal, r.v));
       b.width = Math.ceil(Math.max(56, w + 20));
       b.height = 8 + 15 + (b.sub ? 13 : 0) + (b.rows.length ? 4 + b.rows.length * 13 : 0) + 6;
     }
@@ -528,12 +540,19 @@ export class GraphView {
     this._cancelBtn.hidden = true;
   }
 
-  _boxSvg(b, culled) {
-    const w = b.width, h = b.height, cx = r1(w / 2);
-    const cls = `gv-node gv-k-${b.kind}${culled ? ' gv-cull' : ''}`;
+  /// A box's markup. A culled box is an empty shell (its testid, name and ARIA attributes, no
+  /// content) that _reveal fills the first time it comes into view.
+  _boxSvg(b, culled, extraClass = '') {
+    const cls = `gv-node gv-k-${b.kind}${culled ? ' gv-cull' : ''}${extraClass}`;
     const kindAttr = b.kind === 'node' ? '' : ` data-kind="${b.kind}"`;
-    let s = `<g class="${cls}" data-testid="graph-node" data-node-name="${esc(b.name)}"${kindAttr} role="button" tabindex="-1" aria-label="${esc(b.aria)}" transform="translate(${r1(b.x)},${r1(b.y)})">`;
-    s += `<title>${esc(b.kind === 'node' ? `${b.title} ${b.name}` : b.aria)}</title>`;
+    b.filled = !culled;
+    return `<g class="${cls}" data-testid="graph-node" data-node-name="${esc(b.name)}"${kindAttr} role="button" tabindex="-1" aria-label="${esc(b.aria)}" transform="translate(${r1(b.x)},${r1(b.y)})">` +
+      (culled ? '' : this._boxInner(b)) + '</g>';
+  }
+
+  _boxInner(b) {
+    const w = b.width, h = b.height, cx = r1(w / 2);
+    let s = `<title>${esc(b.kind === 'node' ? `${b.title} ${b.name}` : b.aria)}</title>`;
     s += `<rect class="gv-box" width="${w}" height="${h}" rx="5"/>`;
     let y = 8 + 11;
     s += `<text class="gv-op" x="${cx}" y="${y}" text-anchor="middle">${esc(b.title)}</text>`;
@@ -551,7 +570,7 @@ export class GraphView {
         s += `<text class="gv-row" x="8" y="${y - 2}"><tspan class="gv-row-k">${esc(r.k)}</tspan> ${esc(r.v)}</text>`;
       }
     }
-    return s + '</g>';
+    return s;
   }
 
   _edgePath(p) {
@@ -568,12 +587,13 @@ export class GraphView {
     return d;
   }
 
-  /// The point halfway along a polyline.
-  _midpoint(p) {
+  /// The point halfway along a polyline, or at most `max` from its start (so the label of a long
+  /// skip edge stays next to its source instead of behind the boxes it passes).
+  _midpoint(p, max = 30) {
     const n = p.length / 2;
     let total = 0;
     for (let i = 1; i < n; i++) total += Math.hypot(p[2 * i] - p[2 * i - 2], p[2 * i + 1] - p[2 * i - 1]);
-    let half = total / 2;
+    let half = Math.min(total / 2, max);
     for (let i = 1; i < n; i++) {
       const seg = Math.hypot(p[2 * i] - p[2 * i - 2], p[2 * i + 1] - p[2 * i - 1]);
       if (half <= seg && seg > 0) {
@@ -586,11 +606,28 @@ export class GraphView {
   }
 
   _edgeSvg(e, culled) {
+    e.filled = !culled;
+    return `<g class="gv-edge${culled ? ' gv-cull' : ''}" data-tensor="${esc(e.tensor)}" data-from="${esc(this._boxes[e.from].name)}" data-to="${esc(this._boxes[e.to].name)}">` +
+      (culled ? '' : this._edgeInner(e)) + '</g>';
+  }
+
+  _edgeInner(e) {
     const p = e.points;
     const m = this._midpoint(p);
-    return `<g class="gv-edge${culled ? ' gv-cull' : ''}" data-tensor="${esc(e.tensor)}" data-from="${esc(this._boxes[e.from].name)}" data-to="${esc(this._boxes[e.to].name)}">` +
-      `<path class="gv-edge-path" d="${this._edgePath(p)}" marker-end="url(#gv-arrow-${this._uid})"/>` +
-      `<text class="gv-edge-label" x="${r1(m.x + 5)}" y="${r1(m.y + 3)}">${esc(e.label)}</text></g>`;
+    // An edge leaving to the left gets its label on its left.
+    const left = p.length >= 2 && m.x < p[0] - 4;
+    return `<path class="gv-edge-path" d="${this._edgePath(p)}" marker-end="url(#gv-arrow-${this._uid})"/>` +
+      `<text class="gv-edge-label" x="${r1(left ? m.x - 5 : m.x + 5)}" y="${r1(m.y + 3)}"${left ? ' text-anchor="end"' : ''}>${esc(e.label)}</text>`;
+  }
+
+  /// Shows a culled box or edge, filling a shell on its first showing.
+  _reveal(item, isEdge) {
+    if (!item.filled) {
+      item.el.insertAdjacentHTML('beforeend', isEdge ? this._edgeInner(item) : this._boxInner(item));
+      item.filled = true;
+    }
+    item.culled = false;
+    item.el.classList.remove('gv-cull');
   }
 
   async _draw(token) {
@@ -603,14 +640,14 @@ export class GraphView {
         x0 = Math.min(x0, p[i]); x1 = Math.max(x1, p[i]);
         y0 = Math.min(y0, p[i + 1]); y1 = Math.max(y1, p[i + 1]);
       }
-      e.bbox = { x0, y0, x1: x1 + 120, y1 };  // + room for the label
+      e.bbox = { x0: x0 - 120, y0, x1: x1 + 120, y1 };  // + room for the label
     }
     // Inserted into the live document chunk by chunk: building detached and attaching at once
     // measured one 1.1 s task for 2,000 nodes; chunks keep every task short.
     const nodesG = this._nodesG, edgesG = this._edgesG;
     const jobs = [
-      [this._boxes, nodesG, (b) => this._boxSvg(b, cullOn && !this._boxVisible(b, vis)), (b, el) => { b.el = el; b.culled = el.classList.contains('gv-cull'); }],
-      [this._edges, edgesG, (e) => this._edgeSvg(e, cullOn && !this._edgeVisible(e, vis)), (e, el) => { e.el = el; e.culled = el.classList.contains('gv-cull'); }],
+      [this._boxes, nodesG, (b) => this._boxSvg(b, cullOn && !this._boxVisible(b, vis)), (b, el) => { b.el = el; b.culled = !b.filled; }],
+      [this._edges, edgesG, (e) => this._edgeSvg(e, cullOn && !this._edgeVisible(e, vis)), (e, el) => { e.el = el; e.culled = !e.filled; }],
     ];
     for (const [items, parent, html, bind] of jobs) {
       let i = 0;
@@ -692,11 +729,13 @@ export class GraphView {
     const v = this._visibleRect();
     for (const b of this._boxes) {
       const hide = !this._boxVisible(b, v) && b.key !== this._roving && b.key !== this._selected;
-      if (hide !== b.culled) { b.culled = hide; b.el.classList.toggle('gv-cull', hide); }
+      if (hide === b.culled) continue;
+      if (hide) { b.culled = true; b.el.classList.add('gv-cull'); } else this._reveal(b, false);
     }
     for (const e of this._edges) {
       const hide = !this._edgeVisible(e, v);
-      if (hide !== e.culled) { e.culled = hide; e.el.classList.toggle('gv-cull', hide); }
+      if (hide === e.culled) continue;
+      if (hide) { e.culled = true; e.el.classList.add('gv-cull'); } else this._reveal(e, true);
     }
   }
 
@@ -748,7 +787,7 @@ export class GraphView {
     }
     this._roving = box.key;
     box.el.tabIndex = 0;
-    if (box.culled) { box.culled = false; box.el.classList.remove('gv-cull'); }
+    if (box.culled) this._reveal(box, false);
   }
 
   _focusBox(box) {
