@@ -33,6 +33,7 @@ export async function bundleFixture(out) {
     nodePaths: [path.join(root, 'web/node_modules')],
   });
   fs.copyFileSync(path.join(here, 'fixtures/graph.html'), path.join(out, 'index.html'));
+  fs.copyFileSync(path.join(here, 'fixtures/slow-layout-worker.js'), path.join(out, 'slow-layout-worker.js'));
   return out;
 }
 
@@ -189,6 +190,10 @@ test('2,000-node graph lays out without freezing the page; minimap shown', async
   const n = await page.evaluate(() => document.querySelectorAll('[data-testid="graph-node"]:not([data-kind])').length);
   assert.equal(n, 2000);
   assert.ok(await page.isVisible('[data-testid="graph-minimap"]'), 'minimap visible');
+  await page.screenshot({ path: path.join(shots, 'graph-2000-top.png') });
+  // Every node exists as an element (off-screen ones as empty shells, display: none).
+  const shells = await page.evaluate(() => document.querySelectorAll('[data-testid="graph-node"].gv-cull').length);
+  console.log(`# 2000 nodes: ${shells} boxes off screen (culled) after drawing`);
   // Interaction stays quick: zoom, fit, pan through the minimap.
   const t = await page.evaluate(() => {
     const t0 = performance.now();
@@ -203,7 +208,20 @@ test('2,000-node graph lays out without freezing the page; minimap shown', async
   await page.mouse.click(mm.x + mm.width / 2, mm.y + mm.height * 0.8);
   const afterT = await page.evaluate(() => window.view.transform);
   assert.notDeepEqual(afterT, before, 'minimap click moves the view');
-  await page.screenshot({ path: path.join(shots, 'graph-2000.png') });
+  await page.screenshot({ path: path.join(shots, 'graph-2000-moved.png') });
+  // select() from outside centres a far node and reveals it.
+  const far = await page.evaluate(() => window.view.find('Relu').filter((f) => f.kind === 'node').at(-20).name);
+  await page.evaluate((n) => window.view.select(n), far);
+  const sel = await page.evaluate((n) => {
+    const el = document.querySelector(`[data-node-name="${n}"]`);
+    const r = el.getBoundingClientRect();
+    return { cls: el.getAttribute('class'), cx: r.left + r.width / 2, cy: r.top + r.height / 2, text: el.textContent };
+  }, far);
+  assert.match(sel.cls, /gv-selected/);
+  assert.doesNotMatch(sel.cls, /gv-cull/);
+  assert.match(sel.text, /Relu/);
+  assert.ok(Math.abs(sel.cx - 600) < 5 && Math.abs(sel.cy - 400) < 5, JSON.stringify(sel));
+  assert.equal(await page.evaluate(() => window.view.select('no such node')), false);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -230,17 +248,23 @@ test('cancel: the layout rejects with AbortError, the view stays usable', async 
   assert.equal(r.nodes, 30);
   assert.ok(r.stages.includes('cancelled'));
 
-  // The in-view Cancel button appears for a slow layout (after 2.5 s) and cancels it.
-  const big = await page.evaluate(() => {
-    window.__slow = window.view.setModel(window.makeChain(6000)).then(() => 'done', (e) => e.name);
-    return true;
+  // The in-view Cancel button appears when the layout is slow (after 2.5 s; a worker that never
+  // answers stands in for a huge graph) and cancels it.
+  const t0 = Date.now();
+  await page.evaluate(() => {
+    window.view.layoutWorkerUrl = new URL('./slow-layout-worker.js', location.href);
+    window.__slow = window.view.setModel(window.makeChain(50)).then(() => 'done', (e) => e.name);
   });
-  assert.ok(big);
   await page.waitForSelector('[data-testid="layout-cancel"]', { state: 'visible', timeout: 15000 });
+  const shownAfter = Date.now() - t0;
+  assert.ok(shownAfter >= 2400, `Cancel shown after ${shownAfter} ms`);
   const text = await page.textContent('.gv-overlay');
-  assert.match(text, /taking a while/);
+  assert.match(text, /Layout is taking a while/);
+  await page.screenshot({ path: path.join(shots, 'graph-layout-cancel.png') });
   await page.click('[data-testid="layout-cancel"]');
   assert.equal(await page.evaluate(() => window.__slow), 'AbortError');
+  assert.equal(await page.isVisible('[data-testid="layout-cancel"]'), false);
+  await page.evaluate(() => { window.view.layoutWorkerUrl = new URL('./layout-worker.js', location.href); });
   await page.evaluate(() => window.view.setModel(window.makeChain(12)));
   assert.equal(await page.evaluate(() => document.querySelectorAll('[data-testid="graph-node"]:not([data-kind])').length), 12);
   assert.deepEqual(page.errors, []);

@@ -56,7 +56,7 @@ export class GraphView {
     this.container = container;
     this.onSelectNode = onSelectNode;
     this.onProgress = onProgress;
-    this.layoutWorkerUrl = layoutWorkerUrl ?? new URL('./layout-worker.js', import.meta.url);
+    this._workerUrl = layoutWorkerUrl ?? new URL('./layout-worker.js', import.meta.url);
     this._uid = ++instances;
     this._worker = null;
     this._reqId = 0;
@@ -122,6 +122,16 @@ export class GraphView {
   }
 
   // ---------------------------------------------------------------- public API
+
+  /// The layout worker's script; setting it replaces an idle worker (the next layout uses it).
+  get layoutWorkerUrl() { return this._workerUrl; }
+  set layoutWorkerUrl(url) {
+    this._workerUrl = url;
+    if (!this._pending) {
+      this._worker?.terminate();
+      this._worker = null;
+    }
+  }
 
   /// The current pan/zoom: {x, y, k} (screen = graph * k + (x, y)).
   get transform() { return { ...this._t }; }
@@ -220,8 +230,9 @@ export class GraphView {
   /// onSelectNode; null clears the selection.
   select(name) {
     const box = name === null || name === undefined ? null : this._find(name);
+    if (!box && name !== null && name !== undefined) return false;  // unknown: nothing changes
     this._select(box, { center: true, notify: true });
-    return !!box || name === null;
+    return true;
   }
 
   /// Marks the given nodes (names as in select) with the highlight style; [] clears.
@@ -365,6 +376,7 @@ export class GraphView {
         const label = names?.[i] ?? (t.split(/[/.:]/).filter(Boolean).pop() ?? t).slice(0, 14);
         rows.push({ k: label, v: tt ? formatShape(tt.shape) : '?', tensor: t });
       });
+      for (const g of n.subgraphs ?? []) rows.push({ k: 'graph', v: `${g.name || 'body'}: ${g.nodes?.length ?? 0} nodes`, tensor: '' });
       let shown = rows;
       if (rows.length > MAX_ROWS) shown = [...rows.slice(0, MAX_ROWS - 1), { k: '…', v: `${rows.length - MAX_ROWS + 1} more`, tensor: '' }];
       add({
@@ -475,7 +487,7 @@ export class GraphView {
 
   _ensureWorker() {
     if (this._worker) return this._worker;
-    const w = new Worker(this.layoutWorkerUrl, { type: 'module', name: 'graph-layout' });
+    const w = new Worker(this._workerUrl, { type: 'module', name: 'graph-layout' });
     w.onmessage = (ev) => {
       const m = ev.data;
       if (!this._pending || m.id !== this._pending.id) return;
@@ -875,7 +887,11 @@ export class GraphView {
           const g = d.target.closest?.('.gv-node');
           const box = g ? this._byKey.get(this._keyOf(g)) : null;
           this._select(box, { center: false, notify: true });
-          if (box) box.el.focus({ preventScroll: true });
+          if (box) {
+            this._pointerFocus = true;
+            box.el.focus({ preventScroll: true });
+            this._pointerFocus = false;
+          }
           else this.container.focus({ preventScroll: true });
         }
       }
@@ -897,7 +913,7 @@ export class GraphView {
       if (!g) return;
       const b = this._byKey.get(this._keyOf(g));
       if (b && b.key !== this._roving) this._setRoving(b);
-      if (b) this._ensureVisible(b);
+      if (b && !this._pointerFocus) this._ensureVisible(b);
     });
     // The minimap: click or drag centres the view there.
     let mmDrag = false;
