@@ -497,6 +497,8 @@ export class ReportsView {
       onHover: () => chart.draw(),
       draw: (ctx, g) => {
         const h = heightFor();
+        const L0 = layout(g);
+        Object.assign(host.dataset, { cell: L0.c, cols, perIpu: per, gridLeft: L0.pos(0).x, gridTop: L0.pos(0).y, blockHeight: rowsPer * L0.c + gap });
         if (h !== chart.opts.height) { chart.opts.height = h; chart.draw(); return; }
         const { c, pos } = layout(g);
         const accent = chart.color('--chart-1');
