@@ -134,8 +134,11 @@ export class CanvasChart {
     ctx.fillStyle = this.color('--muted');
     ctx.textAlign = 'center';
     ctx.textBaseline = 'top';
-    const ticks = niceTicks(Math.max(1, n - 1), Math.max(2, Math.floor(g.width / 70))).filter((t) => t <= n - 1);
-    for (const t of ticks) ctx.fillText(String(Math.round(t)), x(t), g.top + g.height + 4);
+    const want = Math.max(2, Math.floor(g.width / 70));
+    const raw = Math.max(1, (n - 1) / want);
+    const mag = 10 ** Math.floor(Math.log10(raw));
+    const step = Math.max(1, [1, 2, 5, 10].map((m) => m * mag).find((v) => v >= raw) ?? raw);
+    for (let t = 0; t <= n - 1; t += step) ctx.fillText(String(t), x(t), g.top + g.height + 4);
     if (title) {
       ctx.textAlign = 'right';
       ctx.fillText(title, g.left + g.width, g.top + g.height + 17);

@@ -396,6 +396,8 @@ export class ReportsView {
         const y = chart.yAxis(ctx, g, yMax, byteTicks(yMax, 5), fmtBytes);
         const w = g.width / tm.n;
         const x = (t) => g.left + t * w;
+        const bw = w > 4 ? Math.min(w - 1, 56) : Math.max(w, 0.6);   // bar width (few tiles: not wall to wall)
+        const bx = (t) => x(t) + (w - bw) / 2;
         // Stacked categories.
         const base = new Float64Array(tm.n);
         CATEGORIES.forEach((c, k) => {
@@ -404,7 +406,7 @@ export class ReportsView {
           for (let t = 0; t < tm.n; ++t) {
             if (!v[t]) continue;
             const y0 = y(base[t]), y1 = y(base[t] + v[t]);
-            ctx.fillRect(x(t) + (w > 4 ? 0.5 : 0), y1, Math.max(w - (w > 4 ? 1 : 0), 0.6), y0 - y1);
+            ctx.fillRect(bx(t), y1, bw, y0 - y1);
             base[t] += v[t];
           }
         });
@@ -424,8 +426,8 @@ export class ReportsView {
         if (tm.oom.size) {
           ctx.fillStyle = chart.color('--danger');
           for (const t of tm.oom) {
-            ctx.fillRect(x(t), y(tm.total[t]) - 3, Math.max(w, 1), 3);
-            ctx.fillRect(x(t), g.top + g.height + 1, Math.max(w, 1.5), 3);
+            ctx.fillRect(bx(t), y(tm.total[t]) - 3, Math.max(bw, 1), 3);
+            ctx.fillRect(bx(t), g.top + g.height + 1, Math.max(bw, 1.5), 3);
           }
         }
         // Capacity line.
@@ -438,16 +440,22 @@ export class ReportsView {
         ctx.lineTo(g.left + g.width, yc);
         ctx.stroke();
         ctx.setLineDash([]);
+        const capText = `tile capacity ${fmtBytes(tm.capacity)}`;
+        const tw = ctx.measureText(capText).width;
+        ctx.fillStyle = withAlpha(chart.color('--bg'), 0.85);
+        ctx.fillRect(g.left + g.width - tw - 10, yc - 15, tw + 8, 13);
         ctx.fillStyle = chart.color('--fg');
         ctx.textAlign = 'right';
-        ctx.fillText(`tile capacity ${fmtBytes(tm.capacity)}`, g.left + g.width - 4, yc - 6);
+        ctx.fillText(capText, g.left + g.width - 6, yc - 8);
         ctx.textAlign = 'left';
-        // Hover / selection.
-        for (const [t, cls] of [[chart.hover, '--muted'], [this.selectedTile[s], '--focus']]) {
+        // Hover / selection: a band over the tile's slot.
+        for (const [t, cls, a] of [[chart.hover, '--muted', 0.25], [this.selectedTile[s], '--focus', 0.35]]) {
           if (t < 0) continue;
+          ctx.fillStyle = withAlpha(chart.color(cls), a);
+          ctx.fillRect(x(t) - (w < 3 ? 1 : 0), g.top, Math.max(w, 3), g.height);
           ctx.strokeStyle = chart.color(cls);
-          ctx.lineWidth = 2;
-          ctx.strokeRect(x(t) - 1, g.top, Math.max(w, 2) + 2, g.height);
+          ctx.lineWidth = 1;
+          ctx.strokeRect(x(t) - (w < 3 ? 1 : 0) + 0.5, g.top + 0.5, Math.max(w, 3) - 1, g.height - 1);
         }
         chart.xAxis(ctx, g, tm.n, (t) => x(t) + w / 2, 'tile');
         host.dataset.selectedTile = String(this.selectedTile[s]);
@@ -465,7 +473,8 @@ export class ReportsView {
     const cols = per <= 16 ? per : per <= 256 ? 32 : 64;
     const rowsPer = Math.ceil(per / cols);
     const labelW = blocks > 1 ? 44 : 0;
-    const cellFor = (g) => Math.max(4, Math.min(22, Math.floor((g.width - labelW) / cols)));
+    const maxCell = per <= 16 ? 36 : 16;
+    const cellFor = (g) => Math.max(4, Math.min(maxCell, Math.floor((g.width - labelW) / cols)));
     const gap = 8;
     const layout = (g) => {
       const c = cellFor(g);
@@ -473,7 +482,7 @@ export class ReportsView {
     };
     const heightFor = () => {
       const w = host.clientWidth || 600;
-      const c = Math.max(4, Math.min(22, Math.floor((w - 24 - labelW) / cols)));
+      const c = Math.max(4, Math.min(maxCell, Math.floor((w - 24 - labelW) / cols)));
       return blocks * (rowsPer * c + gap) + 34;
     };
     const chart = new CanvasChart(host, {
@@ -521,20 +530,28 @@ export class ReportsView {
           ctx.lineWidth = 2;
           ctx.strokeRect(p.x - 1, p.y - 1, c + 1, c + 1);
         }
-        // Colour scale.
+        // Colour scale: 0 B [ramp] capacity  [red] over capacity.
         const y0 = g.top + g.height + 10;
         const sw = Math.min(160, g.width / 3);
+        ctx.textBaseline = 'middle';
+        ctx.fillStyle = chart.color('--muted');
+        let xx = g.left;
+        ctx.fillText('0 B', xx, y0 + 5);
+        xx += ctx.measureText('0 B').width + 6;
         for (let i = 0; i < sw; ++i) {
           ctx.fillStyle = withAlpha(accent, 0.08 + (0.92 * i) / sw);
-          ctx.fillRect(g.left + 50 + i, y0, 1, 10);
+          ctx.fillRect(xx + i, y0, 1, 10);
         }
-        ctx.fillStyle = danger;
-        ctx.fillRect(g.left + 56 + sw, y0, 10, 10);
+        xx += sw + 6;
         ctx.fillStyle = chart.color('--muted');
-        ctx.textBaseline = 'top';
-        ctx.fillText('0 B', g.left + 20, y0);
-        ctx.fillText(`${fmtBytes(tm.capacity)} (capacity)`, g.left + 50 + sw - 40, y0 + 12 > g.H - 10 ? y0 : y0 + 12);
-        ctx.fillText('over capacity', g.left + 70 + sw, y0);
+        const capLabel = `${fmtBytes(tm.capacity)} (tile capacity)`;
+        ctx.fillText(capLabel, xx, y0 + 5);
+        xx += ctx.measureText(capLabel).width + 14;
+        ctx.fillStyle = danger;
+        ctx.fillRect(xx, y0, 10, 10);
+        ctx.fillStyle = chart.color('--muted');
+        ctx.fillText('over capacity (out of memory)', xx + 16, y0 + 5);
+        ctx.textBaseline = 'alphabetic';
       },
     });
     this.charts.push(chart);
@@ -693,8 +710,10 @@ export class ReportsView {
                 { key: 'flops', label: 'FLOPs', num: true });
       return cols;
     }
-    cols.push({ key: 'ipu', label: 'IPU', num: true }, { key: 'stage', label: 'Stage', num: true, fmt: (v) => (v < 0 ? '–' : String(v)) },
-              { key: 'cycles', label: 'Cycles', num: true }, { key: 'share', label: '% cycles', num: true, fmt: (v) => `${v.toFixed(1)}%` },
+    const g = (this.slots.A ?? this.slots.B).graph;
+    if (g.target.numIPUs > 1) cols.push({ key: 'ipu', label: 'IPU', num: true });
+    if (g.graph?.pipelined) cols.push({ key: 'stage', label: 'Stage', num: true, fmt: (v) => (v < 0 ? '–' : String(v)) });
+    cols.push({ key: 'cycles', label: 'Cycles', num: true }, { key: 'share', label: '% cycles', num: true, fmt: (v) => `${v.toFixed(1)}%` },
               { key: 'computeCycles', label: 'Compute', num: true }, { key: 'exchangeCycles', label: 'Exchange', num: true },
               { key: 'syncCycles', label: 'Sync', num: true }, { key: 'flops', label: 'FLOPs', num: true },
               { key: 'exchangeBytes', label: 'Exchange bytes', num: true }, { key: 'numTiles', label: 'Tiles', num: true },
@@ -805,7 +824,10 @@ export class ReportsView {
       more.addEventListener('click', () => { this.showAll = true; this.#drawTable(); });
       parts.push(more);
     }
+    const keep = this.tableHost.scrollTop;
     this.tableHost.replaceChildren(...parts);
+    this.tableHost.scrollTop = this.showAll && this.lastSort === `${key}${dir}${this.grouped}` ? keep : 0;
+    this.lastSort = `${key}${dir}${this.grouped}`;
     this.#refreshSelection();
   }
 
