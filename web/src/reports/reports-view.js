@@ -398,6 +398,17 @@ export class ReportsView {
         const x = (t) => g.left + t * w;
         const bw = w > 4 ? Math.min(w - 1, 56) : Math.max(w, 0.6);   // bar width (few tiles: not wall to wall)
         const bx = (t) => x(t) + (w - bw) / 2;
+        // Hover / selection: a band behind the tile's bar.
+        for (const [t, cls, a] of [[chart.hover, '--muted', 0.18], [this.selectedTile[s], '--focus', 0.3]]) {
+          if (t < 0) continue;
+          const bandW = w > 4 ? bw + 10 : Math.max(w, 3);
+          const bandX = w > 4 ? bx(t) - 5 : x(t) - (w < 3 ? 1 : 0);
+          ctx.fillStyle = withAlpha(chart.color(cls), a);
+          ctx.fillRect(bandX, g.top, bandW, g.height);
+          ctx.strokeStyle = chart.color(cls);
+          ctx.lineWidth = 1;
+          ctx.strokeRect(bandX + 0.5, g.top + 0.5, bandW - 1, g.height - 1);
+        }
         // Stacked categories.
         const base = new Float64Array(tm.n);
         CATEGORIES.forEach((c, k) => {
@@ -448,15 +459,6 @@ export class ReportsView {
         ctx.textAlign = 'right';
         ctx.fillText(capText, g.left + g.width - 6, yc - 8);
         ctx.textAlign = 'left';
-        // Hover / selection: a band over the tile's slot.
-        for (const [t, cls, a] of [[chart.hover, '--muted', 0.25], [this.selectedTile[s], '--focus', 0.35]]) {
-          if (t < 0) continue;
-          ctx.fillStyle = withAlpha(chart.color(cls), a);
-          ctx.fillRect(x(t) - (w < 3 ? 1 : 0), g.top, Math.max(w, 3), g.height);
-          ctx.strokeStyle = chart.color(cls);
-          ctx.lineWidth = 1;
-          ctx.strokeRect(x(t) - (w < 3 ? 1 : 0) + 0.5, g.top + 0.5, Math.max(w, 3) - 1, g.height - 1);
-        }
         chart.xAxis(ctx, g, tm.n, (t) => x(t) + w / 2, 'tile');
         host.dataset.selectedTile = String(this.selectedTile[s]);
       },
@@ -876,7 +878,8 @@ export class ReportsView {
               if (!v) continue;
               ctx.fillStyle = chart.color(SPLIT_COLORS[k]);
               const y0 = y(b), y1 = y(b + v);
-              ctx.fillRect(g.left + i * w + (w > 4 ? 0.5 : 0), y1, Math.max(w - (w > 4 ? 1 : 0), 0.6), y0 - y1);
+              const bw = w > 4 ? Math.min(w - 1, 56) : Math.max(w, 0.6);
+              ctx.fillRect(g.left + i * w + (w - bw) / 2, y1, bw, y0 - y1);
               b += v;
             }
             if (sel.has(i) || chart.hover === i) {
@@ -905,7 +908,7 @@ export class ReportsView {
     }
     const anyPipe = runs.some((x) => x.pipeline);
     box.append(el('table', { class: 'rv-table', 'data-testid': 'runs-table' },
-      el('thead', {}, el('tr', {}, ['Run', 'Micro-batches', 'Cycles', 'Modelled time', ...(anyPipe ? ['Fill', 'Steady', 'Drain'] : [])].map((h) => el('th', { scope: 'col', text: h })))),
+      el('thead', {}, el('tr', {}, ['Run', 'Micro-batches', 'Cycles', 'Modelled time', ...(anyPipe ? ['Fill', 'Steady', 'Drain'] : [])].map((h, i) => el('th', { scope: 'col', class: i ? 'num' : '', text: h })))),
       el('tbody', {}, runs.map((x, i) => el('tr', {}, el('th', { scope: 'row', text: x.name || `run ${i}` }), el('td', { class: 'num', text: fmtInt(x.microBatches) }),
         el('td', { class: 'num', text: fmtInt(x.cycles) }), el('td', { class: 'num', text: fmtSeconds(x.seconds) }),
         ...(anyPipe ? ['fill', 'steady', 'drain'].map((k) => el('td', { class: 'num', text: x.pipeline ? fmtInt(x.pipeline[k]) : '–' })) : []))))));
@@ -945,7 +948,7 @@ export class ReportsView {
       col.append(chart);
       const t = el('table', { class: 'rv-table', 'data-testid': 'host-time-table', 'data-slot': s },
         el('caption', { text: `Host time per op (${list.length} ops, sorted, measured)` }),
-        el('thead', {}, el('tr', {}, ['Op', 'Type', 'Time', 'Share'].map((h) => el('th', { scope: 'col', text: h })))),
+        el('thead', {}, el('tr', {}, ['Op', 'Type', 'Time', 'Share'].map((h, i) => el('th', { scope: 'col', class: i > 1 ? 'num' : '', text: h })))),
         el('tbody', {}, list.map((x) => el('tr', { tabindex: '0', 'data-op-name': x.name, onclick: () => this.cb.onSelectOp?.({ opName: x.name, nodeName: x.name }),
                                                    onkeydown: (e) => { if (e.key === 'Enter') this.cb.onSelectOp?.({ opName: x.name, nodeName: x.name }); } },
           el('th', { scope: 'row', class: 'rv-name', text: x.name }), el('td', { text: x.type }), el('td', { class: 'num', text: fmtSeconds(x.seconds) }),
