@@ -232,6 +232,26 @@ test('op table: sort by cycles; group by ONNX node sums the cycles; a row select
   if (shownAll) assert.equal(sum(groupCycles), sum(g.ops.map((o) => o.cycles)));
   await shot(page, 'ops-grouped');
 
+  // Large reports stay fast: setReport (resnet18 training: 184 ops, 252 tensors, 1,472 tiles) and
+  // each tab drawn well under a second.
+  const times = await page.evaluate(async () => {
+    const r = window.__reports.A;
+    const out = {};
+    let t0 = performance.now();
+    window.__view.setReport('A', r);
+    out.setReport = performance.now() - t0;
+    for (const t of ['memory', 'liveness', 'operations', 'execution', 'summary']) {
+      t0 = performance.now();
+      document.querySelector(`[role=tab][data-tab="${t}"]`).click();
+      out[t] = performance.now() - t0;
+    }
+    return out;
+  });
+  for (const [k, v] of Object.entries(times)) assert.ok(v < 1500, `${k}: ${v.toFixed(0)} ms`);
+  console.log(`resnet18 report: ${Object.entries(times).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(', ')}`);
+  await tab(page, 'operations');
+  await page.getByTestId('op-group-toggle').check();
+
   // Ungrouped again; click the op row: onSelectOp with its name; the liveness chart marks its step.
   await page.getByTestId('op-group-toggle').uncheck();
   const target = g.ops.findIndex((o) => o.name === '/layer2/layer2.0/conv1/Conv');

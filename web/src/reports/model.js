@@ -196,9 +196,10 @@ export function memoryInsight(graph) {
            maxPercent: tm.capacity ? (100 * graph.memory.maxTileBytes) / tm.capacity : 0 };
 }
 
+const INT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 export function fmtInt(v) {
   if (v === undefined || v === null || Number.isNaN(v)) return '–';
-  return Math.round(v).toLocaleString('en-US');
+  return INT.format(Math.round(v));
 }
 
 /// Bytes in B / KB / MB / GB (1 KB = 1,024 B, as the summary report).

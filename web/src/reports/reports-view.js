@@ -35,12 +35,13 @@ function el(tag, attrs = {}, ...children) {
 }
 
 /// A <details> holding a data table: every chart's table alternative.
-function dataTable(summary, headers, rows, { cap = 0, testid } = {}) {
+function dataTable(summary, headers, makeRows, { cap = 0, testid } = {}) {
   const d = el('details', { class: 'rv-data', 'data-testid': testid });
   d.append(el('summary', { text: summary }));
   const build = () => {
     if (d.dataset.built) return;
     d.dataset.built = '1';
+    const rows = typeof makeRows === 'function' ? makeRows() : makeRows;
     const table = el('table', { class: 'rv-table' });
     table.append(el('thead', {}, el('tr', {}, headers.map((h) => el('th', { scope: 'col', text: h })))));
     const tb = el('tbody');
@@ -364,7 +365,7 @@ export class ReportsView {
       this.#tileInfo(info, r, s, this.selectedTile[s]);
       col.append(this.#fullest(r));
       col.append(dataTable(`Table: memory per tile (${fmtInt(tm.n)} tiles)`, ['Tile', ...CATEGORIES.map((c) => CATEGORY_LABELS[c]), 'Total', '% of capacity', 'Out of memory'],
-        tm.total.map((tot, t) => [t, ...tm.byCategory.map((v) => fmtInt(v[t])), fmtInt(tot), `${((100 * tot) / tm.capacity).toFixed(1)}%`, tm.oom.has(t) ? 'yes' : '']),
+        () => tm.total.map((tot, t) => [t, ...tm.byCategory.map((v) => fmtInt(v[t])), fmtInt(tot), `${((100 * tot) / tm.capacity).toFixed(1)}%`, tm.oom.has(t) ? 'yes' : '']),
         { cap: 256, testid: 'tile-memory-table' }));
     });
   }
@@ -671,7 +672,7 @@ export class ReportsView {
       this.charts.push(chart);
       chart.draw();
       col.append(dataTable(`Table: bytes live per step (${L.steps} steps)`, ['Step', 'Op', 'Type', 'Live bytes', 'Always live', 'Not always live'],
-        r.rows.map((op, i) => [i, op.name, op.type, fmtInt(L.total[i]), fmtInt(L.always), fmtInt(L.notAlways[i])]), { cap: 300, testid: 'liveness-table' }));
+        () => r.rows.map((op, i) => [i, op.name, op.type, fmtInt(L.total[i]), fmtInt(L.always), fmtInt(L.notAlways[i])]), { cap: 300, testid: 'liveness-table' }));
     });
   }
 
@@ -808,7 +809,8 @@ export class ReportsView {
       for (const c of cols) {
         const v = x[c.key];
         const text = c.fmt ? (v === undefined ? '–' : c.fmt(v)) : c.num ? fmtInt(v) : String(v ?? '');
-        tr.append(c.key === 'name' ? el('th', { scope: 'row', class: 'rv-name', title: v, 'data-col': c.key, text }) : el('td', { class: c.num ? 'num' : '', 'data-col': c.key, 'data-value': typeof v === 'number' ? v : undefined, text }));
+        const cls = `${c.num ? 'num' : ''}${c.key === 'ratio' && v > 1.005 ? ' rv-up' : c.key === 'ratio' && v < 0.995 ? ' rv-down' : ''}`;
+        tr.append(c.key === 'name' ? el('th', { scope: 'row', class: 'rv-name', title: v, 'data-col': c.key, text }) : el('td', { class: cls, 'data-col': c.key, 'data-value': typeof v === 'number' ? v : undefined, text }));
       }
       const act = () => this.#selectOp(slot, x, true);
       tr.addEventListener('click', act);
@@ -894,7 +896,7 @@ export class ReportsView {
       this.charts.push(chart);
       chart.draw();
       col.append(dataTable(`Table: cycles per step (${steps.length} steps)`, ['Step', 'Op', 'Type', 'Compute', 'Exchange', 'Sync', 'Copies', 'Total'],
-        steps.map((x, i) => [i, x.name, x.type, fmtInt(x.compute), fmtInt(x.exchange), fmtInt(x.sync), fmtInt(x.other), fmtInt(x.cycles)]), { cap: 300, testid: 'execution-table' }));
+        () => steps.map((x, i) => [i, x.name, x.type, fmtInt(x.compute), fmtInt(x.exchange), fmtInt(x.sync), fmtInt(x.other), fmtInt(x.cycles)]), { cap: 300, testid: 'execution-table' }));
       col.append(this.#runs(r));
     });
   }
