@@ -86,12 +86,12 @@ test('summary text and the fit banner (resnet18 training, ipu2, 1,472 tiles)', a
   assert.match(text, /Tiles per IPU: +1,472/);
   assert.equal(await page.getByTestId('report-oom-banner').count(), 0);
   assert.match(await page.locator('.rv-banner-ok').textContent(), /Fits/);
+  await shot(page, 'summary');
   // Keyboard: the tabs are a tablist; arrow keys move between them.
   await page.focus('[role=tab][aria-selected=true]');
   await page.keyboard.press('ArrowRight');
   assert.equal(await page.locator('[role=tab][aria-selected=true]').getAttribute('data-tab'), 'memory');
   assert.equal(await page.locator('[role=tabpanel][data-panel=memory]').isVisible(), true);
-  await shot(page, 'summary');
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -157,6 +157,10 @@ test('tile memory chart: 1,472 tiles, the capacity line; click a tile lists its 
   assert.equal(await info.getAttribute('data-tile'), '1471');
   await clickCell(page, tile);
   await clickItem(page, chart, tile, 1472);
+  // The heat grid's scale: capacity by default, the fullest tile when asked.
+  assert.equal(Number(await page.getByTestId('tile-heat-grid').getAttribute('data-scale-max')), r.graph.target.bytesPerTile);
+  await page.getByTestId('heat-relative').check();
+  assert.equal(Number(await page.getByTestId('tile-heat-grid').getAttribute('data-scale-max')), r.graph.memory.maxTileBytes);
   await shot(page, 'memory');
   assert.deepEqual(page.errors, []);
   await page.close();

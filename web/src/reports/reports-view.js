@@ -349,10 +349,19 @@ export class ReportsView {
       const chart = this.#tileChart(host, r, s, yMax);
       const info = el('div', { class: 'rv-tile-info', 'data-testid': 'tile-tensors', 'data-slot': s, 'aria-live': 'polite' });
       const heatHost = el('div', { 'data-testid': 'tile-heat-grid', 'data-slot': s });
+      const rel = el('input', { type: 'checkbox', 'data-testid': 'heat-relative', id: `${this.id}-rel-${s}` });
+      rel.checked = !!this.heatRelative;
       col.append(info,
-        el('h4', {}, 'Tile heat grid ', el('span', { class: 'rv-muted rv-small', text: '(logical layout, not the physical floor plan)' })),
+        el('div', { class: 'rv-heat-head' },
+          el('h4', {}, 'Tile heat grid ', el('span', { class: 'rv-muted rv-small', text: '(logical layout, not the physical floor plan)' })),
+          el('label', { class: 'rv-check rv-small', for: rel.id }, rel, ' Colour scale up to the fullest tile (shows imbalance)')),
         heatHost);
       const heat = this.#heatGrid(heatHost, r, s);
+      rel.addEventListener('change', () => {
+        this.heatRelative = rel.checked;
+        for (const x of this.root.querySelectorAll('[data-testid=heat-relative]')) x.checked = rel.checked;
+        this.#redrawCharts();
+      });
       const select = (t) => {
         this.selectedTile[s] = t;
         chart.draw();
@@ -516,9 +525,11 @@ export class ReportsView {
         const accent = chart.color('--chart-1');
         const danger = chart.color('--danger');
         const empty = chart.color('--bg-2');
+        const scaleMax = this.heatRelative ? Math.max(1, Math.min(tm.max, tm.capacity)) : tm.capacity;
+        host.dataset.scaleMax = String(scaleMax);
         for (let t = 0; t < tm.n; ++t) {
           const p = pos(t);
-          const f = tm.total[t] / tm.capacity;
+          const f = tm.total[t] > tm.capacity ? 2 : tm.total[t] / scaleMax;
           ctx.fillStyle = empty;
           ctx.fillRect(p.x, p.y, c - 1, c - 1);
           ctx.fillStyle = f > 1 ? danger : withAlpha(accent, 0.08 + 0.92 * Math.min(1, f));
@@ -547,7 +558,7 @@ export class ReportsView {
         }
         xx += sw + 6;
         ctx.fillStyle = chart.color('--muted');
-        const capLabel = `${fmtBytes(tm.capacity)} (tile capacity)`;
+        const capLabel = scaleMax === tm.capacity ? `${fmtBytes(tm.capacity)} (tile capacity)` : `${fmtBytes(scaleMax)} (fullest tile; capacity ${fmtBytes(tm.capacity)})`;
         ctx.fillText(capLabel, xx, y0 + 5);
         xx += ctx.measureText(capLabel).width + 14;
         ctx.fillStyle = danger;
