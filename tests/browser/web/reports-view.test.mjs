@@ -161,6 +161,7 @@ test('tile memory chart: 1,472 tiles, the capacity line; click a tile lists its 
   assert.equal(Number(await page.getByTestId('tile-heat-grid').getAttribute('data-scale-max')), r.graph.target.bytesPerTile);
   await page.getByTestId('heat-relative').check();
   assert.equal(Number(await page.getByTestId('tile-heat-grid').getAttribute('data-scale-max')), r.graph.memory.maxTileBytes);
+  assert.equal(Number(await page.getByTestId('tile-heat-grid').getAttribute('data-scale-min')), Math.min(...r.graph.memory.byTile.total));
   await shot(page, 'memory');
   assert.deepEqual(page.errors, []);
   await page.close();

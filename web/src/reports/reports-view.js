@@ -354,7 +354,7 @@ export class ReportsView {
       col.append(info,
         el('div', { class: 'rv-heat-head' },
           el('h4', {}, 'Tile heat grid ', el('span', { class: 'rv-muted rv-small', text: '(logical layout, not the physical floor plan)' })),
-          el('label', { class: 'rv-check rv-small', for: rel.id }, rel, ' Colour scale up to the fullest tile (shows imbalance)')),
+          el('label', { class: 'rv-check rv-small', for: rel.id }, rel, ' Colour scale from the emptiest to the fullest tile (shows imbalance)')),
         heatHost);
       const heat = this.#heatGrid(heatHost, r, s);
       rel.addEventListener('change', () => {
@@ -525,11 +525,15 @@ export class ReportsView {
         const accent = chart.color('--chart-1');
         const danger = chart.color('--danger');
         const empty = chart.color('--bg-2');
-        const scaleMax = this.heatRelative ? Math.max(1, Math.min(tm.max, tm.capacity)) : tm.capacity;
+        // Relative: from the emptiest tile to the fullest one under capacity (shows imbalance).
+        const under = tm.total.filter((v) => v <= tm.capacity);
+        const scaleMin = this.heatRelative && under.length ? Math.min(...under) : 0;
+        const scaleMax = this.heatRelative && under.length ? Math.max(scaleMin + 1, ...under) : tm.capacity;
+        host.dataset.scaleMin = String(scaleMin);
         host.dataset.scaleMax = String(scaleMax);
         for (let t = 0; t < tm.n; ++t) {
           const p = pos(t);
-          const f = tm.total[t] > tm.capacity ? 2 : tm.total[t] / scaleMax;
+          const f = tm.total[t] > tm.capacity ? 2 : (tm.total[t] - scaleMin) / (scaleMax - scaleMin);
           ctx.fillStyle = empty;
           ctx.fillRect(p.x, p.y, c - 1, c - 1);
           ctx.fillStyle = f > 1 ? danger : withAlpha(accent, 0.08 + 0.92 * Math.min(1, f));
@@ -550,8 +554,9 @@ export class ReportsView {
         ctx.textBaseline = 'middle';
         ctx.fillStyle = chart.color('--muted');
         let xx = g.left;
-        ctx.fillText('0 B', xx, y0 + 5);
-        xx += ctx.measureText('0 B').width + 6;
+        const minLabel = scaleMin ? `${fmtBytes(scaleMin)} (emptiest tile)` : '0 B';
+        ctx.fillText(minLabel, xx, y0 + 5);
+        xx += ctx.measureText(minLabel).width + 6;
         for (let i = 0; i < sw; ++i) {
           ctx.fillStyle = withAlpha(accent, 0.08 + (0.92 * i) / sw);
           ctx.fillRect(xx + i, y0, 1, 10);
