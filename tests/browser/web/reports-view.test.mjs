@@ -303,6 +303,10 @@ test('liveness: the peak equals the maximum computed from the tensors', async ()
     const firstRow = await page.locator('[data-testid=liveness-table] tbody tr').first().locator('td').nth(2).textContent();
     assert.equal(Number(firstRow.replace(/,/g, '')), live[0], name);
     if (name === 'resnet18_ipu2') {
+      // "Include always-live memory" off: the chart shows the activations alone; same peak step.
+      await page.getByTestId('liveness-include-always').uncheck();
+      assert.equal(await page.getByTestId('liveness-chart').getAttribute('data-peak-step'), d.peakStep);
+      assert.ok(!/Always live \(/.test(await page.locator('[data-panel=liveness] .rv-legend').textContent()));
       await page.hover('[data-testid=liveness-chart] canvas');
       await clickItem(page, '[data-testid=liveness-chart]', Number(d.peakStep), S);
       await page.mouse.move(0, 0);

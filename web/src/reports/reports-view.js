@@ -620,9 +620,20 @@ export class ReportsView {
 
   #fillLiveness(panel) {
     const present = this.#present().filter((s) => this.slots[s].graph);
-    const yMax = Math.max(...present.map((s) => this.slots[s].live.peakBytes)) * 1.1 || 1;
-    panel.append(this.#legend([['Always live (variables, constants)', '--chart-4'], ['Not always live (activations, streams)', '--chart-3']],
-      [['Peak', '--danger', 'mark'], ['Selected op', '--focus', 'line']]));
+    const inc = this.includeAlwaysLive !== false;
+    const yMax = Math.max(...present.map((s) => (inc ? this.slots[s].live.peakBytes : Math.max(...this.slots[s].live.notAlways, 1)))) * 1.1 || 1;
+    const box = el('input', { type: 'checkbox', id: `${this.id}-always`, 'data-testid': 'liveness-include-always' });
+    box.checked = inc;
+    box.addEventListener('change', () => {
+      this.includeAlwaysLive = box.checked;
+      for (const c of this.charts) c.dispose();
+      this.charts = [];
+      this.panel_liveness.replaceChildren();
+      this.#render();
+    });
+    panel.append(el('div', { class: 'rv-controls' }, el('label', { class: 'rv-check', for: box.id }, box, ' Include always-live memory (variables, constants)')),
+      this.#legend([...(inc ? [['Always live (variables, constants)', '--chart-4']] : []), ['Not always live (activations, streams)', '--chart-3']],
+        [['Peak', '--danger', 'mark'], ['Selected op', '--focus', 'line']]));
     this.#columns(panel, (col, r, s) => {
       if (!r.graph) return;
       const L = r.live;
@@ -657,8 +668,9 @@ export class ReportsView {
             ctx.lineWidth = 1.5;
             ctx.stroke();
           };
-          area((i) => L.total[i], '--chart-3', 0.35);
-          area(() => L.always, '--chart-4', 0.45);
+          const base = inc ? L.always : 0;
+          area((i) => L.notAlways[i] + base, '--chart-3', 0.35);
+          if (inc) area(() => L.always, '--chart-4', 0.45);
           // Selected op's steps.
           const sel = this.selectedOp?.steps ?? [];
           ctx.fillStyle = withAlpha(chart.color('--focus'), 0.3);
@@ -672,7 +684,7 @@ export class ReportsView {
           host.dataset.selectedStep = sel.length ? String(sel[0]) : '-1';
           host.dataset.selectedSteps = sel.join(',');
           // Peak marker.
-          const px = x(L.peakStep) + w / 2, py = y(L.peakBytes);
+          const px = x(L.peakStep) + w / 2, py = y(L.notAlways[L.peakStep] + base);
           ctx.fillStyle = chart.color('--danger');
           ctx.beginPath(); ctx.moveTo(px, py - 2); ctx.lineTo(px - 6, py - 11); ctx.lineTo(px + 6, py - 11); ctx.closePath(); ctx.fill();
           ctx.textAlign = px > g.left + g.width - 120 ? 'right' : 'left';
@@ -722,6 +734,7 @@ export class ReportsView {
       { key: 'type', label: grouped ? 'Op types' : 'Type', text: true },
     ];
     if (grouped) cols.push({ key: 'ops', label: 'Ops', num: true });
+    if (!compare) cols.push({ key: grouped ? 'kinds' : 'kind', label: 'Pass', text: true, title: 'forward, backward (autodiff) or optimizer' });
     if (compare) {
       cols.push({ key: 'cyclesA', label: 'Cycles A', num: true }, { key: 'cyclesB', label: 'Cycles B', num: true },
                 { key: 'ratio', label: 'B / A', num: true, fmt: (v) => (v === undefined || !isFinite(v) ? '–' : `×${v.toFixed(2)}`) },
@@ -806,6 +819,8 @@ export class ReportsView {
     const shown = this.showAll ? rows : rows.slice(0, ROW_CAP);
     const table = el('table', { class: 'rv-table rv-ops', 'data-testid': 'op-table', 'data-rows': total, 'data-grouped': String(this.grouped),
                                 'aria-label': `Operations${this.grouped ? ' grouped by ONNX node' : ''}: ${total} rows` });
+    const slotsWithRows = this.#present().filter((q) => this.slots[q].rows);
+    table.append(el('caption', { text: slotsWithRows.map((q) => `${slotsWithRows.length > 1 ? `${q}: ` : ''}${this.slots[q].rows.length} ops, ${fmtInt(this.slots[q].split.totals.cycles)} cycles per micro-batch, ${fmtInt(this.slots[q].rows.reduce((a, x) => a + x.flops, 0))} FLOPs`).join(' · ') + (f ? ` · ${total} rows match “${this.filter.trim()}”` : '') }));
     const head = el('tr');
     for (const c of cols) {
       const sorted = c.key === key;
