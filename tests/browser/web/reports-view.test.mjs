@@ -384,6 +384,16 @@ test('compare mode: ipu1 vs ipu2 side by side, one y scale, A/B op columns and t
   await shot(page, 'compare-ops');
   await tab(page, 'liveness');
   assert.equal(await page.getByTestId('liveness-chart').count(), 2);
+  // Mixed pairs: a CPU report beside an IPU one, an error-only report (no graph) beside another.
+  await page.evaluate((r) => window.__view.setReport('A', r), fx.cnn_small_cpu);
+  await page.evaluate((r) => window.__view.setReport('B', r), fx.cnn_small_oom);
+  for (const t of ['summary', 'memory', 'liveness', 'operations', 'execution', 'host']) await tab(page, t);
+  assert.equal(Number(await page.getByTestId('op-table').getAttribute('data-rows')), fx.cnn_small_oom.graph.ops.length);
+  await page.evaluate(() => window.__view.setReport('A', { label: 'error only', summary: 'Memory Usage: ...', graph: null, execution: null,
+                                                             error: 'Out of memory: ... 3 of 4 tiles are over their 638,976 bytes' }));
+  assert.match(await page.locator('[data-testid=report-oom-banner][data-slot=A]').textContent(), /3 of 4 tiles out of memory/);
+  await tab(page, 'memory');
+  await page.evaluate((r) => { window.__view.setReport('A', r.A); window.__view.setReport('B', r.B); }, { A, B });
   // clear('B') leaves A alone.
   await page.evaluate(() => window.__view.clear('B'));
   assert.equal(await page.getByTestId('report-summary').count(), 1);

@@ -688,7 +688,7 @@ export class ReportsView {
           ctx.fillStyle = chart.color('--danger');
           ctx.beginPath(); ctx.moveTo(px, py - 2); ctx.lineTo(px - 6, py - 11); ctx.lineTo(px + 6, py - 11); ctx.closePath(); ctx.fill();
           ctx.textAlign = px > g.left + g.width - 120 ? 'right' : 'left';
-          ctx.fillText(`peak ${fmtBytes(L.peakBytes)} @ step ${L.peakStep}`, px + (ctx.textAlign === 'right' ? -8 : 8), Math.max(g.top + 8, py - 14));
+          ctx.fillText(inc ? `peak ${fmtBytes(L.peakBytes)} @ step ${L.peakStep}` : `peak ${fmtBytes(L.notAlways[L.peakStep])} not always live @ step ${L.peakStep}`, px + (ctx.textAlign === 'right' ? -8 : 8), Math.max(g.top + 8, py - 14));
           ctx.textAlign = 'left';
           if (chart.hover >= 0) {
             ctx.strokeStyle = chart.color('--muted'); ctx.lineWidth = 1;
@@ -742,7 +742,7 @@ export class ReportsView {
                 { key: 'flops', label: 'FLOPs', num: true });
       return cols;
     }
-    const g = (this.slots.A ?? this.slots.B).graph;
+    const g = (this.slots.A?.graph ? this.slots.A : this.slots.B).graph;
     if (g.target.numIPUs > 1) cols.push({ key: 'ipu', label: 'IPU', num: true });
     if (g.graph?.pipelined) cols.push({ key: 'stage', label: 'Stage', num: true, fmt: (v) => (v < 0 ? '–' : String(v)) });
     cols.push({ key: 'cycles', label: 'Cycles', num: true }, { key: 'share', label: '% cycles', num: true, fmt: (v) => `${v.toFixed(1)}%` },
@@ -834,7 +834,7 @@ export class ReportsView {
       head.append(el('th', { scope: 'col', class: c.num ? 'num' : '', 'aria-sort': sorted ? (dir > 0 ? 'ascending' : 'descending') : 'none', 'data-col': c.key }, b));
     }
     const tbody = el('tbody');
-    const slot = this.#present()[0];
+    const slot = this.#present().find((q) => this.slots[q].rows);
     for (const x of shown) {
       const tr = el('tr', { tabindex: '0', 'data-op-name': x.opName ?? x.name, 'data-node': x.node, 'data-steps': x.steps.join(','), 'data-key': x.key });
       for (const c of cols) {
