@@ -1,0 +1,451 @@
+// The reports views (web/src/reports) in headless Chromium, on reports the wasm package makes
+// (make-report-fixtures.mjs: resnet18 training on 1,472 tiles, cnn_small out of memory on 4
+// tiles, mlp on ipu1 vs ipu2, a 2-IPU pipeline, the CPU device's host times). Every figure the
+// page shows is checked against the report JSON, computed here independently of the view's code.
+// Screenshots go to build/web-tests/.
+// Usage: node --test tests/browser/web/reports-view.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { makeFixtures } from './make-report-fixtures.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(here, '../../..');
+const SHOTS = path.join(ROOT, 'build/web-tests');
+const { startServer } = await import(pathToFileURL(path.join(ROOT, 'web/server.mjs')).href);
+const esbuild = (await import(pathToFileURL(path.join(ROOT, 'web/node_modules/esbuild/lib/main.js')).href)).default;
+
+let server, browser, base, dir;
+const fx = {};
+
+before(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reports-view-'));
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await makeFixtures(path.join(dir, 'fixtures'));
+  for (const f of fs.readdirSync(path.join(dir, 'fixtures'))) fx[f.replace(/\.json$/, '')] = JSON.parse(fs.readFileSync(path.join(dir, 'fixtures', f), 'utf8'));
+  await esbuild.build({
+    entryPoints: [path.join(here, 'fixtures/reports-fixture.js')], bundle: true, format: 'esm', outdir: dir,
+    logLevel: 'warning', target: 'es2022',
+  });
+  fs.copyFileSync(path.join(here, 'fixtures/reports.html'), path.join(dir, 'reports.html'));
+  fs.copyFileSync(path.join(ROOT, 'web/src/theme.css'), path.join(dir, 'theme.css'));
+  server = await startServer({ root: dir, port: 0 });
+  base = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function open(query, { width = 1400, height = 1000, theme } = {}) {
+  const page = await browser.newPage({ viewport: { width, height }, colorScheme: theme === 'dark' ? 'dark' : 'light' });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(`${base}/reports.html?${query}${theme ? `&theme=${theme}` : ''}`);
+  await page.waitForFunction(() => window.__ready === true, null, { timeout: 30000 });
+  page.errors = errors;
+  return page;
+}
+const tab = (page, id) => page.click(`[role=tab][data-tab="${id}"]`);
+const shot = (page, name, opts = {}) => page.screenshot({ path: path.join(SHOTS, `reports-${name}.png`), fullPage: true, ...opts });
+const sum = (v) => v.reduce((a, b) => a + b, 0);
+
+/// Clicks the chart at the centre of item i of n (a tile or a step).
+async function clickItem(page, chart, i, n) {
+  const box = await page.locator(chart).locator('canvas').boundingBox();
+  const d = await page.locator(chart).evaluate((e) => ({ ...e.dataset }));
+  const x = Number(d.plotLeft) + ((i + 0.5) / n) * Number(d.plotWidth);
+  const y = Number(d.plotTop) + Number(d.plotHeight) - 4;
+  await page.mouse.click(box.x + x, box.y + y);
+}
+
+/// Clicks tile t's cell in the heat grid (one IPU).
+async function clickCell(page, t) {
+  const grid = page.getByTestId('tile-heat-grid');
+  const box = await grid.locator('canvas').boundingBox();
+  const d = await grid.evaluate((e) => ({ ...e.dataset }));
+  const c = Number(d.cell), cols = Number(d.cols);
+  await page.mouse.click(box.x + Number(d.gridLeft) + (t % cols + 0.5) * c, box.y + Number(d.gridTop) + (Math.floor(t / cols) + 0.5) * c);
+}
+
+test('summary text and the fit banner (resnet18 training, ipu2, 1,472 tiles)', async () => {
+  const page = await open('a=resnet18_ipu2');
+  const text = await page.getByTestId('report-summary').textContent();
+  assert.equal(text, fx.resnet18_ipu2.summary);
+  assert.match(text, /Tiles per IPU: +1,472/);
+  assert.equal(await page.getByTestId('report-oom-banner').count(), 0);
+  assert.match(await page.locator('.rv-banner-ok').textContent(), /Fits/);
+  await shot(page, 'summary');
+  // Keyboard: the tabs are a tablist; arrow keys move between them.
+  await page.focus('[role=tab][aria-selected=true]');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.locator('[role=tab][aria-selected=true]').getAttribute('data-tab'), 'memory');
+  assert.equal(await page.locator('[role=tabpanel][data-panel=memory]').isVisible(), true);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('tile memory chart: 1,472 tiles, the capacity line; click a tile lists its tensors', async () => {
+  const r = fx.resnet18_ipu2;
+  const page = await open('a=resnet18_ipu2');
+  await tab(page, 'memory');
+  const chart = '[data-testid=tile-memory-chart]';
+  const d = await page.locator(chart).evaluate((e) => ({ ...e.dataset }));
+  assert.equal(Number(d.tiles), 1472);
+  assert.equal(Number(d.tiles), r.graph.memory.byTile.total.length);
+  assert.equal(Number(d.capacity), r.graph.target.bytesPerTile);
+  assert.equal(d.oomTiles, '');
+  // The capacity line is drawn: its label in the canvas's aria summary and the y scale covers it.
+  assert.ok(Number(d.yMax) >= r.graph.target.bytesPerTile);
+  const label = await page.locator(`${chart} canvas`).getAttribute('aria-label');
+  assert.match(label, /1,472 tiles/);
+  assert.equal(await page.locator(`${chart} canvas`).getAttribute('role'), 'img');
+  // Pixels: the dashed capacity line crosses the plot at y(capacity).
+  const capPixel = await page.locator(chart).evaluate((e) => {
+    const c = e.querySelector('canvas');
+    const ctx = c.getContext('2d');
+    const dpr = c.width / c.clientWidth;
+    const top = Number(e.dataset.plotTop), h = Number(e.dataset.plotHeight), left = Number(e.dataset.plotLeft), w = Number(e.dataset.plotWidth);
+    const y = top + h - (Number(e.dataset.capacity) / Number(e.dataset.yMax)) * h;
+    let painted = 0;
+    for (let x = left; x < left + w; x += 3) {
+      const p = ctx.getImageData(Math.round(x * dpr), Math.round((Math.round(y) + 0.5) * dpr), 1, 1).data;
+      if (p[3] > 0) ++painted;
+    }
+    return painted / Math.floor(w / 3);
+  });
+  assert.ok(capPixel > 0.4, `capacity line painted on ${capPixel} of the plot width`);
+
+  // With 1,472 tiles a bar is under a pixel wide: a click picks the tile under the pointer (+-1);
+  // the heat grid (a cell per tile) picks exactly.
+  await clickItem(page, chart, 700, 1472);
+  const info = page.getByTestId('tile-tensors');
+  assert.ok(Math.abs(Number(await info.getAttribute('data-tile')) - 700) <= 1);
+  assert.equal(await page.locator(chart).getAttribute('data-selected-tile'), await info.getAttribute('data-tile'));
+  const tile = r.graph.memory.maxTile;
+  await clickCell(page, tile);
+  assert.equal(await info.getAttribute('data-tile'), String(tile));
+  const ids = await page.locator('[data-testid=tile-tensor-table] tbody tr').evaluateAll((rows) => rows.map((x) => x.dataset.tensor));
+  const expected = r.graph.tensors.filter((t) => {
+    const i = tile - (t.ipu * r.graph.target.tilesPerIPU + t.firstTile);
+    return i >= 0 && i < t.bytesPerTile.length && (t.bytesPerTile[i] > 0 || t.view);
+  }).map((t) => t.id);
+  assert.ok(expected.length > 0);
+  assert.deepEqual([...ids].sort(), [...expected].sort());
+  const ev = await page.evaluate(() => window.__events);
+  assert.deepEqual(ev.at(-1), { type: 'tile', tile });
+  // The heat grid selects too; it is labelled as a logical layout.
+  assert.match(await page.locator('[data-panel=memory]').textContent(), /logical layout, not the physical floor plan/);
+  await clickCell(page, 7);
+  assert.equal(await info.getAttribute('data-tile'), '7');
+  assert.deepEqual((await page.evaluate(() => window.__events)).at(-1), { type: 'tile', tile: 7 });
+  // Keyboard on the chart: End then Enter selects the last tile.
+  await page.focus(`${chart} canvas`);
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  assert.equal(await info.getAttribute('data-tile'), '1471');
+  await clickCell(page, tile);
+  await clickItem(page, chart, tile, 1472);
+  // The heat grid's scale: capacity by default, the fullest tile when asked.
+  assert.equal(Number(await page.getByTestId('tile-heat-grid').getAttribute('data-scale-max')), r.graph.target.bytesPerTile);
+  await page.getByTestId('heat-relative').check();
+  assert.equal(Number(await page.getByTestId('tile-heat-grid').getAttribute('data-scale-max')), r.graph.memory.maxTileBytes);
+  assert.equal(Number(await page.getByTestId('tile-heat-grid').getAttribute('data-scale-min')), Math.min(...r.graph.memory.byTile.total));
+  await shot(page, 'memory');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('out of memory (cnn_small training on 4 tiles): banner, OOM tiles marked, the error', async () => {
+  const r = fx.cnn_small_oom;
+  assert.ok(r.error && r.graph.memory.outOfMemoryTiles.length === 4);
+  const page = await open('a=cnn_small_oom');
+  const banner = page.getByTestId('report-oom-banner');
+  const pct = (100 * r.graph.memory.total / r.graph.target.totalMemory).toFixed(1);
+  assert.match(await banner.textContent(), new RegExp(`4 of 4 tiles out of memory.*${pct.replace('.', '\\.')}% of IPU memory used`));
+  assert.match(await page.locator('[data-panel=summary]').textContent(), /Out of memory: Cannot fit all variable data/);
+  await shot(page, 'oom-summary');
+  await tab(page, 'memory');
+  const d = await page.getByTestId('tile-memory-chart').evaluate((e) => ({ ...e.dataset }));
+  assert.equal(Number(d.tiles), 4);
+  assert.equal(d.oomTiles, r.graph.memory.outOfMemoryTiles.join(','));
+  // The OOM marks are painted in --danger under the axis for every tile.
+  const marks = await page.getByTestId('tile-memory-chart').evaluate((e) => {
+    const c = e.querySelector('canvas');
+    const ctx = c.getContext('2d');
+    const dpr = c.width / c.clientWidth;
+    const danger = getComputedStyle(e).getPropertyValue('--danger').trim();
+    const rgb = [1, 3, 5].map((i) => parseInt(danger.slice(i, i + 2), 16));
+    const y = Number(e.dataset.plotTop) + Number(e.dataset.plotHeight) + 2.5;
+    return [0, 1, 2, 3].map((t) => {
+      const x = Number(e.dataset.plotLeft) + (t + 0.5) / 4 * Number(e.dataset.plotWidth);
+      const p = ctx.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data;
+      return Math.abs(p[0] - rgb[0]) + Math.abs(p[1] - rgb[1]) + Math.abs(p[2] - rgb[2]) < 30;
+    });
+  });
+  assert.deepEqual(marks, [true, true, true, true]);
+  await clickItem(page, '[data-testid=tile-memory-chart]', 1, 4);
+  assert.match(await page.getByTestId('tile-tensors').textContent(), /out of memory/);
+  await shot(page, 'oom-memory');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('op table: sort by cycles; group by ONNX node sums the cycles; a row selects the op and its liveness step', async () => {
+  const g = fx.resnet18_ipu2.graph;
+  const page = await open('a=resnet18_ipu2');
+  await tab(page, 'operations');
+  const table = page.getByTestId('op-table');
+  assert.equal(await table.evaluate((e) => e.tagName), 'TABLE');
+  assert.equal(Number(await table.getAttribute('data-rows')), g.ops.length);
+  await page.click('[data-testid=op-table] [data-sort=cycles]');
+  const cycles = await page.locator('[data-testid=op-table] tbody td[data-col=cycles]').evaluateAll((c) => c.map((x) => Number(x.dataset.value)));
+  const want = g.ops.map((o) => o.cycles).sort((a, b) => b - a);
+  assert.deepEqual(cycles, want.slice(0, cycles.length));
+  assert.equal(await page.locator('[data-testid=op-table] th[data-col=cycles]').getAttribute('aria-sort'), 'descending');
+  const first = await page.locator('[data-testid=op-table] tbody tr').first().getAttribute('data-op-name');
+  assert.equal(first, g.ops.reduce((a, b) => (b.cycles > a.cycles ? b : a)).name);
+  // "Show all": 184 ops, 150 drawn first.
+  if (g.ops.length > 150) {
+    assert.equal(await page.locator('[data-testid=op-table] tbody tr').count(), 150);
+    await page.getByTestId('op-table-show-all').click();
+    assert.equal(await page.locator('[data-testid=op-table] tbody tr').count(), g.ops.length);
+  }
+
+  // Group by ONNX node: independently, `<node>/grad/...` and the node's own op make one group.
+  await page.getByTestId('op-group-toggle').check();
+  const node = '/layer4/layer4.1/conv2/Conv';
+  const expected = sum(g.ops.filter((o) => o.name === node || o.name.startsWith(`${node}/grad/`)).map((o) => o.cycles));
+  const row = page.locator(`[data-testid=op-table] tbody tr[data-node="${node}"]`);
+  assert.equal(Number(await row.locator('td[data-col=cycles]').getAttribute('data-value')), expected);
+  assert.equal(Number(await row.locator('td[data-col=ops]').getAttribute('data-value')),
+               g.ops.filter((o) => o.name === node || o.name.startsWith(`${node}/grad/`)).length);
+  // Every op is in exactly one group: the groups' cycles add up to the ops'.
+  const groupCycles = await page.locator('[data-testid=op-table] tbody td[data-col=cycles]').evaluateAll((c) => c.map((x) => Number(x.dataset.value)));
+  const shownAll = Number(await page.getByTestId('op-table').getAttribute('data-rows')) === groupCycles.length;
+  if (shownAll) assert.equal(sum(groupCycles), sum(g.ops.map((o) => o.cycles)));
+  await shot(page, 'ops-grouped');
+
+  // Large reports stay fast: setReport (resnet18 training: 184 ops, 252 tensors, 1,472 tiles) and
+  // each tab drawn well under a second.
+  const times = await page.evaluate(async () => {
+    const r = window.__reports.A;
+    const out = {};
+    let t0 = performance.now();
+    window.__view.setReport('A', r);
+    out.setReport = performance.now() - t0;
+    for (const t of ['memory', 'liveness', 'operations', 'execution', 'summary']) {
+      t0 = performance.now();
+      document.querySelector(`[role=tab][data-tab="${t}"]`).click();
+      out[t] = performance.now() - t0;
+    }
+    return out;
+  });
+  for (const [k, v] of Object.entries(times)) assert.ok(v < 1500, `${k}: ${v.toFixed(0)} ms`);
+  console.log(`resnet18 report: ${Object.entries(times).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(', ')}`);
+  await tab(page, 'operations');
+  await page.getByTestId('op-group-toggle').check();
+
+  // Ungrouped again; click the op row: onSelectOp with its name; the liveness chart marks its step.
+  await page.getByTestId('op-group-toggle').uncheck();
+  const target = g.ops.findIndex((o) => o.name === '/layer2/layer2.0/conv1/Conv');
+  assert.ok(target >= 0);
+  await page.locator(`[data-testid=op-table] tbody tr[data-key="#${target}"]`).click();
+  const ev = await page.evaluate(() => window.__events.at(-1));
+  assert.deepEqual(ev, { type: 'op', opName: '/layer2/layer2.0/conv1/Conv', nodeName: '/layer2/layer2.0/conv1/Conv' });
+  assert.equal(await page.locator('[data-testid=op-table] tbody tr.rv-selected').getAttribute('data-op-name'), '/layer2/layer2.0/conv1/Conv');
+  await shot(page, 'ops');
+  await tab(page, 'liveness');
+  assert.equal(await page.getByTestId('liveness-chart').getAttribute('data-selected-step'), String(target));
+  // highlightOp from the page (the graph view's selection) marks it without calling back.
+  const n = await page.evaluate(() => window.__events.length);
+  assert.equal(await page.evaluate(() => window.__view.highlightOp('/layer1/layer1.0/conv1/Conv')), true);
+  assert.equal(await page.getByTestId('liveness-chart').getAttribute('data-selected-step'),
+               String(g.ops.findIndex((o) => o.name === '/layer1/layer1.0/conv1/Conv')));
+  assert.equal(await page.evaluate(() => window.__events.length), n);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('liveness: the peak equals the maximum computed from the tensors', async () => {
+  for (const name of ['resnet18_ipu2', 'mlp_ipu2', 'cnn_small_oom']) {
+    const g = fx[name].graph;
+    const S = g.ops.length;
+    const live = new Array(S).fill(0);
+    for (const t of g.tensors) {
+      if (t.view) continue;
+      for (let s = 0; s < S; ++s) {
+        if (t.kind === 'variable' || t.kind === 'constant' || (s >= t.liveFrom && s <= t.liveTo)) live[s] += t.bytes;
+      }
+    }
+    const peak = Math.max(...live);
+    const page = await open(`a=${name}`);
+    await tab(page, 'liveness');
+    const d = await page.getByTestId('liveness-chart').evaluate((e) => ({ ...e.dataset }));
+    assert.equal(Number(d.steps), S, name);
+    assert.equal(Number(d.peakBytes), peak, name);
+    assert.equal(live[Number(d.peakStep)], peak, name);
+    assert.equal(live.indexOf(peak), Number(d.peakStep), name);
+    // Table alternative: one row per step with the live bytes.
+    await page.locator('[data-testid=liveness-table] > summary').click();
+    await page.locator('[data-testid=liveness-table] tbody tr').first().waitFor();
+    const firstRow = await page.locator('[data-testid=liveness-table] tbody tr').first().locator('td').nth(2).textContent();
+    assert.equal(Number(firstRow.replace(/,/g, '')), live[0], name);
+    if (name === 'resnet18_ipu2') {
+      // "Include always-live memory" off: the chart shows the activations alone; same peak step.
+      await page.getByTestId('liveness-include-always').uncheck();
+      assert.equal(await page.getByTestId('liveness-chart').getAttribute('data-peak-step'), d.peakStep);
+      assert.ok(!/Always live \(/.test(await page.locator('[data-panel=liveness] .rv-legend').textContent()));
+      await page.hover('[data-testid=liveness-chart] canvas');
+      await clickItem(page, '[data-testid=liveness-chart]', Number(d.peakStep), S);
+      await page.mouse.move(0, 0);
+      await shot(page, 'liveness');
+    }
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+});
+
+test('execution: compute + exchange + sync per step add up to the ops\' cycles; runs; pipeline', async () => {
+  const r = fx.resnet18_ipu2;
+  const page = await open('a=resnet18_ipu2');
+  await tab(page, 'execution');
+  const d = await page.getByTestId('execution-chart').evaluate((e) => ({ ...e.dataset }));
+  const ops = r.graph.ops;
+  assert.equal(Number(d.compute), sum(ops.map((o) => o.computeCycles)));
+  assert.equal(Number(d.exchange), sum(ops.map((o) => o.exchangeCycles)));
+  assert.equal(Number(d.sync), sum(ops.map((o) => o.syncCycles)));
+  assert.equal(Number(d.compute) + Number(d.exchange) + Number(d.sync) + Number(d.other), sum(ops.map((o) => o.cycles)));
+  assert.equal(sum(ops.map((o) => o.cycles)), r.graph.cycles.perMicroBatch);
+  const totals = await page.getByTestId('execution-totals').textContent();
+  assert.ok(totals.includes(r.graph.cycles.perMicroBatch.toLocaleString('en-US')));
+  assert.ok(totals.includes(`${r.graph.cycles.hostToDevicePerMicroBatch.toLocaleString('en-US')} in`));
+  const runs = await page.getByTestId('runs-table').textContent();
+  assert.ok(runs.includes(r.execution.runs[0].cycles.toLocaleString('en-US')));
+  await page.locator('[data-testid=execution-table] > summary').click();
+  await page.locator('[data-testid=execution-table] tbody tr').first().waitFor();
+  assert.equal(await page.locator('[data-testid=execution-table] tbody tr').count(), Math.min(300, ops.length));
+  await shot(page, 'execution');
+  await page.close();
+
+  const p = fx.mlp_pipelined;
+  const pp = await open('a=mlp_pipelined');
+  await tab(pp, 'execution');
+  const run = p.execution.runs[0];
+  assert.ok(run.pipeline);
+  const bar = pp.getByTestId('pipeline-bar');
+  assert.match(await bar.getAttribute('aria-label'), new RegExp(`fill ${run.pipeline.fill.toLocaleString('en-US')}, steady state ${run.pipeline.steady.toLocaleString('en-US')}, drain ${run.pipeline.drain.toLocaleString('en-US')}`));
+  assert.match(await pp.getByTestId('execution-totals').textContent(), /Per pipeline stage/);
+  await tab(pp, 'memory');
+  assert.equal(Number(await pp.getByTestId('tile-memory-chart').getAttribute('data-tiles')), 128);
+  await tab(pp, 'execution');
+  await shot(pp, 'pipelined');
+  assert.deepEqual(pp.errors, []);
+  await pp.close();
+});
+
+test('compare mode: ipu1 vs ipu2 side by side, one y scale, A/B op columns and the totals diff', async () => {
+  const A = fx.mlp_ipu1, B = fx.mlp_ipu2;
+  const page = await open('a=mlp_ipu1&b=mlp_ipu2');
+  const summaries = page.getByTestId('report-summary');
+  assert.equal(await summaries.count(), 2);
+  assert.equal(await summaries.nth(0).textContent(), A.summary);
+  assert.equal(await summaries.nth(1).textContent(), B.summary);
+  const diff = await page.getByTestId('report-diff').textContent();
+  assert.ok(diff.includes(A.graph.cycles.perMicroBatch.toLocaleString('en-US')));
+  assert.ok(diff.includes(B.graph.cycles.perMicroBatch.toLocaleString('en-US')));
+  await shot(page, 'compare-summary');
+  await tab(page, 'memory');
+  const charts = page.getByTestId('tile-memory-chart');
+  assert.equal(await charts.count(), 2);
+  const [ya, yb] = await charts.evaluateAll((e) => e.map((x) => x.dataset.yMax));
+  assert.equal(ya, yb);
+  assert.ok(Number(ya) >= Math.max(A.graph.target.bytesPerTile, B.graph.target.bytesPerTile));
+  await shot(page, 'compare-memory');
+  await tab(page, 'operations');
+  const heads = await page.locator('[data-testid=op-table] thead th').allTextContents();
+  for (const h of ['Cycles A', 'Cycles B', 'B / A']) assert.ok(heads.some((x) => x.includes(h)), h);
+  const row = page.locator('[data-testid=op-table] tbody tr[data-key="/0/Gemm"]');
+  const a0 = A.graph.ops.find((o) => o.name === '/0/Gemm').cycles, b0 = B.graph.ops.find((o) => o.name === '/0/Gemm').cycles;
+  assert.equal(Number(await row.locator('td[data-col=cyclesA]').getAttribute('data-value')), a0);
+  assert.equal(Number(await row.locator('td[data-col=cyclesB]').getAttribute('data-value')), b0);
+  assert.ok(Math.abs(Number(await row.locator('td[data-col=ratio]').getAttribute('data-value')) - b0 / a0) < 1e-9);
+  await shot(page, 'compare-ops');
+  await tab(page, 'liveness');
+  assert.equal(await page.getByTestId('liveness-chart').count(), 2);
+  // Mixed pairs: a CPU report beside an IPU one, an error-only report (no graph) beside another.
+  await page.evaluate((r) => window.__view.setReport('A', r), fx.cnn_small_cpu);
+  await page.evaluate((r) => window.__view.setReport('B', r), fx.cnn_small_oom);
+  for (const t of ['summary', 'memory', 'liveness', 'operations', 'execution', 'host']) await tab(page, t);
+  assert.equal(Number(await page.getByTestId('op-table').getAttribute('data-rows')), fx.cnn_small_oom.graph.ops.length);
+  await page.evaluate(() => window.__view.setReport('A', { label: 'error only', summary: 'Memory Usage: ...', graph: null, execution: null,
+                                                             error: 'Out of memory: ... 3 of 4 tiles are over their 638,976 bytes' }));
+  assert.match(await page.locator('[data-testid=report-oom-banner][data-slot=A]').textContent(), /3 of 4 tiles out of memory/);
+  await tab(page, 'memory');
+  await page.evaluate((r) => { window.__view.setReport('A', r.A); window.__view.setReport('B', r.B); }, { A, B });
+  // clear('B') leaves A alone.
+  await page.evaluate(() => window.__view.clear('B'));
+  assert.equal(await page.getByTestId('report-summary').count(), 1);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('CPU device: measured host time per op, sorted, as a chart and a table', async () => {
+  const r = fx.cnn_small_cpu;
+  const page = await open('a=cnn_small_cpu');
+  await tab(page, 'host');
+  assert.match(await page.locator('[data-panel=host]').textContent(), /not modelled IPU cycles/);
+  const names = await page.locator('[data-testid=host-time-table] tbody tr').evaluateAll((x) => x.map((e) => e.dataset.opName));
+  const want = [...r.summary.matchAll(/^\s+([0-9.]+)\s+node '([^']+)'/gm)].map((m) => [Number(m[1]), m[2]]).sort((a, b) => b[0] - a[0]).map((m) => m[1]);
+  assert.ok(want.length > 0);
+  assert.deepEqual(names, want);
+  assert.equal(await page.getByTestId('host-time-chart').getAttribute('role'), 'img');
+  // hostTimes given by the page take precedence.
+  await page.evaluate(() => window.__view.setReport('A', { label: 'given', summary: 'x', hostTimes: [
+    { name: 'a', type: 'Add', seconds: 1e-6 }, { name: 'b', type: 'Conv', seconds: 3e-6 }] }));
+  assert.deepEqual(await page.locator('[data-testid=host-time-table] tbody tr').evaluateAll((x) => x.map((e) => e.dataset.opName)), ['b', 'a']);
+  await page.evaluate((rr) => window.__view.setReport('A', rr), r);
+  await tab(page, 'host');
+  await shot(page, 'cpu');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('every chart has a table alternative and an aria-label; dark theme', async () => {
+  const page = await open('a=resnet18_ipu2', { theme: 'dark' });
+  for (const t of ['memory', 'liveness', 'execution']) {
+    await tab(page, t);
+    const canvases = page.locator(`[data-panel=${t}] canvas`);
+    for (let i = 0; i < await canvases.count(); ++i) {
+      assert.equal(await canvases.nth(i).getAttribute('role'), 'img');
+      assert.ok((await canvases.nth(i).getAttribute('aria-label')).length > 40);
+    }
+    assert.ok(await page.locator(`[data-panel=${t}] details.rv-data`).count() >= 1, t);
+  }
+  await tab(page, 'memory');
+  await page.locator('[data-testid=tile-memory-table] > summary').click();
+  await page.locator('[data-testid=tile-memory-table] tbody tr').first().waitFor();
+  assert.equal(await page.locator('[data-testid=tile-memory-table] tbody tr').count(), 256);
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(bg, 'rgb(21, 24, 30)');
+  await page.locator('[data-testid=tile-memory-table] > summary').click();
+  await clickCell(page, fx.resnet18_ipu2.graph.memory.maxTile);
+  await shot(page, 'dark-memory');
+  await tab(page, 'liveness');
+  await shot(page, 'dark-liveness');
+  await tab(page, 'operations');
+  await shot(page, 'dark-ops', { fullPage: false });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
