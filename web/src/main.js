@@ -198,6 +198,7 @@ async function openBytes(bytes, name, started = performance.now()) {
   openStarted = started;
   showProgress(`Opening ${name}…`);
   try {
+    app.source = { kind: 'bytes', bytes: bytes.slice(0), name };  // kept for a runtime restart
     const r = await app.runtime.request('openModel', { bytes, name }, { transfer: [bytes] });
     hideProgress();
     await showModel({ ...r, name });
@@ -225,7 +226,8 @@ async function openExample(id) {
   if (id === 'digits' || id === 'chain') {
     showProgress(id === 'digits' ? 'Building the digits CNN with the Builder…' : 'Generating a 2,000-node graph…');
     try {
-      const r = await app.runtime.request('buildExample', { kind: id === 'digits' ? 'digits-cnn' : 'chain', n: 2000 });
+      app.source = { kind: 'example', example: id === 'digits' ? 'digits-cnn' : 'chain' };
+      const r = await app.runtime.request('buildExample', { kind: app.source.example, n: 2000 });
       hideProgress();
       await showModel(r);
     } catch (e) {
@@ -431,9 +433,25 @@ window.addEventListener('keydown', (e) => {
 
 // ------------------------------------------------------------------ start
 
+function newRuntime() {
+  return new RuntimeClient(new URL('./runtime-worker.js', import.meta.url).href, { onBusy: (b) => setBusy('runtime', b) });
+}
+
+/// Cancels whatever the runtime is doing by restarting its worker (a prepare cannot be interrupted
+/// inside the core), then opens the same model again; the views keep what they show.
+app.restartRuntime = async () => {
+  app.runtime.terminate();
+  app.runtime = newRuntime();
+  app.emit('runtime-restart');
+  app.runtimeInfo = await app.runtime.request('init', {});
+  const src = app.source;
+  if (src?.kind === 'bytes') await app.runtime.request('openModel', { bytes: src.bytes.slice(0), name: src.name });
+  else if (src?.kind === 'example') await app.runtime.request('buildExample', { kind: src.example, n: 2000 });
+};
+
 async function start() {
   const t0 = performance.now();
-  app.runtime = new RuntimeClient(new URL('./runtime-worker.js', import.meta.url).href, { onBusy: (b) => setBusy('runtime', b) });
+  app.runtime = newRuntime();
   createRunPanel($('panel-run'), app);
   createTrainPanel($('panel-train'), app);
   createReportsPanel($('panel-reports'), app);

@@ -2,6 +2,7 @@
 // (summary text, graph and execution reports as JSON) and hands them to the ReportsView; keeps a
 // second report for side-by-side comparison; an out-of-memory prepare shows what did not fit.
 import { ReportsView } from './reports/reports-view.js';
+import './reports/reports.css';
 import { h } from './util.js';
 
 export function createReportsPanel(el, app) {

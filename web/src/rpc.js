@@ -47,7 +47,13 @@ export class RuntimeClient {
     this.onBusy(busy);
   }
 
+  /// Stops the worker at once (a prepare in the core cannot be interrupted otherwise): every
+  /// pending request fails with an AbortError. The client is unusable afterwards.
   terminate() {
     this.worker.terminate();
+    const err = Object.assign(new Error('cancelled: the runtime was restarted'), { name: 'AbortError' });
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+    this._busy();
   }
 }

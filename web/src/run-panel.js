@@ -73,6 +73,7 @@ export function createRunPanel(el, app) {
   let inputData = {};  // name -> {mode, data?}
   let lastOutputs = null;
   let current = null;
+  let preparing = false;
 
   el.append(
     h('h2', {}, 'Run'),
@@ -178,7 +179,8 @@ export function createRunPanel(el, app) {
     clear(out).append(h('p.muted', {}, 'Preparing…'));
     current = app.runtime.request('run', {
       device: app.device(), bps: Number(bps.value) || 1, repeats: Number(repeats.value) || 1, anchors, inputs: inputData,
-    }, { onProgress: (p) => { clear(out).append(h('p.muted', {}, p.message)); } });
+    }, { onProgress: (p) => { preparing = p.stage === 'prepare'; clear(out).append(h('p.muted', {}, p.message)); } });
+    preparing = true;
     try {
       const r = await current;
       app.lastRun = r;
@@ -193,12 +195,19 @@ export function createRunPanel(el, app) {
       }
     } finally {
       current = null;
+      preparing = false;
       runBtn.disabled = false;
       cancelBtn.hidden = true;
     }
   }
   runBtn.addEventListener('click', run);
-  cancelBtn.addEventListener('click', () => current?.cancel());
+  // Cancel: between repeated runs the worker stops by itself; during a prepare (which the core
+  // cannot interrupt) the runtime worker is restarted.
+  cancelBtn.addEventListener('click', () => {
+    if (!current) return;
+    if (preparing) app.restartRuntime().catch((e) => app.showError(e, 'Restarting the runtime'));
+    else current.cancel();
+  });
   app.on('shortcut-run', run);
   app.on('model', (m) => {
     renderForm(m);

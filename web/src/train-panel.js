@@ -241,6 +241,7 @@ export function createTrainPanel(el, app) {
     }, { quiet: true, transfer: [copy.x.buffer, copy.y.buffer], onProgress: onProgress });
     job.then(() => finish(), (e) => {
       finish();
+      if (e.name === 'AbortError') return;
       app.showError(e, 'Training');
       if (e.summaryReport) app.emit('oom', { error: e.message, summary: e.summaryReport, device: app.device() });
     });
