@@ -74,7 +74,7 @@ try {
   await page.waitForFunction(() => document.body.dataset.busy === 'false' && window.popartApp.model?.example, null, { timeout: 120000 });
   await page.click('#tab-train');
   await page.click('[data-testid="train-start"]');
-  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="loss-chart"]').dataset.points) >= n, steps, { timeout: 300000 });
+  await page.waitForFunction((n) => window.popartApp.trainHistory.length >= n, steps, { timeout: 300000 });
   await page.click('[data-testid="train-pause"]');
   const pageSteps = await page.evaluate(() => window.popartApp.trainHistory.map((s) => s.stepMs));
   const threads = await page.evaluate(() => window.popartApp.runtimeInfo.threads);

@@ -130,9 +130,6 @@ const graph = new GraphView($('graph-host'), {
   },
 });
 app.graph = graph;
-$('graph-fit').addEventListener('click', () => graph.fit());
-$('graph-zoom-in').addEventListener('click', () => graph.zoomBy(1.25));
-$('graph-zoom-out').addEventListener('click', () => graph.zoomBy(0.8));
 $('export-svg').addEventListener('click', () => {
   if (!app.model) return;
   const svg = graph.exportSvg();
@@ -391,7 +388,11 @@ function fillDevices(info) {
 const sideTabs = setupTabs(document.querySelector('.sidebar .tabs'));
 const workTabs = setupTabs(document.querySelector('.work .tabs'), (id) => {
   app.set({ tab: id });
-  document.body.classList.toggle('wide-work', id === 'tab-reports');
+  const wide = id === 'tab-reports';
+  if (document.body.classList.contains('wide-work') !== wide) {
+    document.body.classList.toggle('wide-work', wide);
+    if (app.model) requestAnimationFrame(() => graph.fit());  // the graph's column changed width
+  }
   app.emit('tab', id);
 });
 app.workTabs = workTabs;

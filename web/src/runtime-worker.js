@@ -360,7 +360,7 @@ function trainStep(t) {
   }
   t.step += 1;
   t.samples += count;
-  const figures = { step: t.step, loss: lossSum / losses.length, accuracy, stepMs: ms, samplesPerSec: count / (ms / 1000),
+  const figures = { step: t.step, loss: lossSum / losses.length, batchLosses: Array.from(losses), accuracy, stepMs: ms, samplesPerSec: count / (ms / 1000),
                     samples: t.samples };
   t.lossHistory.push(figures.loss);
   return figures;

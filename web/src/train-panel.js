@@ -53,9 +53,9 @@ function chartColor(name) {
 }
 
 /// A live line chart (uPlot) with a table alternative.
-function liveChart(container, { title, testid, series, yLabel }) {
+function liveChart(container, { title, testid, series, yLabel, xLabel = 'step' }) {
   const box = h('div.chart', { testid, role: 'img', 'aria-label': `${title}: no data yet` });
-  const table = h('table.data', {}, h('thead', {}, h('tr', {}, h('th.num', {}, 'step'), series.map((s) => h('th.num', {}, s.label)))), h('tbody'));
+  const table = h('table.data', {}, h('thead', {}, h('tr', {}, h('th.num', {}, xLabel), series.map((s) => h('th.num', {}, s.label)))), h('tbody'));
   container.append(h('h3', {}, title), box, h('details', {}, h('summary', {}, `${title} as a table`), table));
   const data = [[], ...series.map(() => [])];
   let plot = null;
@@ -66,8 +66,8 @@ function liveChart(container, { title, testid, series, yLabel }) {
     plot = new uPlot({
       width, height: 150, legend: { show: true }, cursor: { drag: { x: true, y: false } },
       scales: { x: { time: false } },
-      axes: [{ ...axis, label: 'step' }, { ...axis, label: yLabel, size: 56 }],
-      series: [{ label: 'step' }, ...series.map((s) => ({ label: s.label, stroke: chartColor(s.color), width: 2, points: { show: false } }))],
+      axes: [{ ...axis, label: xLabel }, { ...axis, label: yLabel, size: 56 }],
+      series: [{ label: xLabel }, ...series.map((s) => ({ label: s.label, stroke: chartColor(s.color), width: 2, points: { show: false } }))],
     }, data, box);
   };
   return {
@@ -77,7 +77,7 @@ function liveChart(container, { title, testid, series, yLabel }) {
       if (!plot) make();
       else plot.setData(data);
       const last = ys.map((v, i) => `${series[i].label} ${formatNumber(v)}`).join(', ');
-      box.setAttribute('aria-label', `${title}: ${data[0].length} steps, latest ${last}`);
+      box.setAttribute('aria-label', `${title}: ${data[0].length} points, latest ${last}`);
       box.dataset.points = String(data[0].length);
       table.tBodies[0].append(h('tr', {}, h('td.num', {}, x), ys.map((v) => h('td.num', {}, formatNumber(v)))));
     },
@@ -141,7 +141,8 @@ export function createTrainPanel(el, app) {
       h('div.figure', {}, acc, h('span.label', {}, 'training accuracy'))),
     charts,
     h('div.button-row', {}, dl));
-  const lossChart = liveChart(charts, { title: 'Loss', testid: 'loss-chart', series: [{ label: 'loss', color: '--chart-1' }], yLabel: 'loss' });
+  const lossChart = liveChart(charts, { title: 'Loss (every batch)', testid: 'loss-chart', series: [{ label: 'loss', color: '--chart-1' }],
+                                        yLabel: 'loss', xLabel: 'epoch' });
   const accChart = liveChart(charts, { title: 'Training accuracy', testid: 'accuracy-chart', series: [{ label: 'accuracy %', color: '--chart-3' }], yLabel: '%' });
   const timeChart = liveChart(charts, { title: 'Step time', testid: 'step-time-chart', series: [{ label: 'ms', color: '--chart-2' }], yLabel: 'ms' });
   const rateChart = liveChart(charts, { title: 'Samples per second', testid: 'samples-chart', series: [{ label: 'samples/s', color: '--chart-4' }], yLabel: 'samples/s' });
@@ -255,7 +256,10 @@ export function createTrainPanel(el, app) {
       app.trainHistory.push(p);
       stepNow.textContent = String(p.step);
       lossNow.textContent = formatNumber(p.loss, 4);
-      lossChart.push(p.step, [p.loss]);
+      // The loss of every batch (x in epochs: batch i of step s at s - 1 + (i + 1) / n).
+      const n = p.batchLosses?.length ?? 0;
+      if (n > 1) p.batchLosses.forEach((l, i) => lossChart.push(Number((p.step - 1 + (i + 1) / n).toFixed(4)), [l]));
+      else lossChart.push(p.step, [p.loss]);
       if (p.accuracy !== null && p.accuracy !== undefined) {
         acc.textContent = `${(100 * p.accuracy).toFixed(1)}%`;
         acc.dataset.value = String(p.accuracy);

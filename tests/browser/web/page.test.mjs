@@ -219,8 +219,10 @@ test('train: the digits CNN reaches >= 95% training accuracy in the page; pause,
   const losses = await page.$$eval(`${byId('loss-chart')} ~ details table tbody tr td:nth-child(2)`, (els) => els.map((e) => Number(e.textContent)));
   assert.ok(losses[losses.length - 1] < losses[0], `loss fell: ${losses[0]} -> ${losses[losses.length - 1]}`);
   // Step once while paused, change the learning rate (updateOptimizerFromHost).
+  const steps = await page.evaluate(() => window.popartApp.trainHistory.length);
   await page.click(byId('train-step'));
-  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="loss-chart"]').dataset.points) === n + 1, points);
+  await page.waitForFunction((n) => window.popartApp.trainHistory.length === n + 1, steps);
+  assert.ok(Number(await page.getAttribute(byId('loss-chart'), 'data-points')) > points, 'Step adds the batch losses');
   await page.fill('#train-live-lr', '0.01');
   await page.click(byId('train-apply-lr'));
   await page.waitForFunction(() => /updateOptimizerFromHost/.test(document.getElementById('panel-train').textContent));
