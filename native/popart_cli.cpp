@@ -1,6 +1,7 @@
 // `popart`: the native command line.
 //   popart demo [--zoo DIR]        build a graph with the Builder, import a real model, run both
-//   popart info MODEL              inputs, outputs, opsets and ops of an ONNX model
+//   popart info MODEL [--json]     inputs, outputs (inferred shapes), opsets, parameters and ops of
+//                                  an ONNX model (popart::describeModel); --json: the whole description
 //   popart run MODEL [options]     run inference on the CPU device and report outputs and timing
 //   popart report MODEL [options]  compile for an IPU model (or an offline IPU): the summary report,
 //                                  the graph and execution reports (memory per tile, cycles)
@@ -22,6 +23,7 @@
 #include "ir/op_def.hpp"
 #include "onnx.pb.h"
 #include "onnx/model_io.hpp"
+#include "popart/describe.hpp"
 #include "popart/popart.hpp"
 
 namespace {
@@ -50,7 +52,7 @@ std::string shapeStr(const popart::Shape& s) {
 
 int usage() {
   std::cerr << "usage: popart demo [--zoo DIR]\n"
-               "       popart info MODEL.onnx\n"
+               "       popart info MODEL.onnx [--json]\n"
                "       popart run MODEL.onnx [--input NAME=FILE.bin]... [--reference FILE.bin] [--bps N]\n"
                "                             [--iterations N] [--shape NAME=d0,d1,...]\n"
                "       popart report MODEL.onnx [--device ipu1|ipu2|ipu21] [--offline] [--tiles N] [--num-ipus N]\n"
@@ -154,39 +156,50 @@ std::map<std::string, popart::NDArray> stepInputs(const popart::Session& session
   return in;
 }
 
-int cmdInfo(const std::string& path) {
-  const onnx::ModelProto m = popart::loadModel(path);
-  const auto& g = m.graph();
-  std::cout << "model " << path << " (ir_version " << m.ir_version() << ", producer '" << m.producer_name() << "')\n";
-  for (const auto& o : m.opset_import())
-    std::cout << "  opset " << (o.domain().empty() ? "ai.onnx" : o.domain()) << " " << o.version() << "\n";
-  std::set<std::string> inits;
-  int64_t params = 0;
-  for (const auto& t : g.initializer()) {
-    inits.insert(t.name());
-    int64_t n = 1;
-    for (auto d : t.dims()) n *= d;
-    params += n;
+/// "FLOAT [1 3 224 224]", symbolic dimensions by name, unknown ones as '?'.
+std::string describedShape(const popart::TensorDescription& t) {
+  std::string s = t.dtype.empty() ? "?" : t.dtype;
+  if (!t.shape) return s + " [?]";
+  s += " [";
+  for (size_t i = 0; i < t.shape->size(); ++i) {
+    const auto& d = (*t.shape)[i];
+    s += (i ? " " : "") + (d.known() ? std::to_string(d.value) : d.param.empty() ? "?" : d.param);
   }
-  for (const auto& vi : g.input()) {
-    if (inits.count(vi.name())) continue;
-    bool ok;
-    std::string txt;
-    const auto info = popart::infoFromValueInfo(vi, &ok, &txt);
-    std::cout << "  input  " << vi.name() << " " << (ok ? info.toString() : txt) << "\n";
+  return s + "]";
+}
+
+/// `popart info MODEL [--json]`: the core's describeModel, as text or as its JSON document.
+int cmdInfo(const std::string& path, bool json) {
+  const popart::ModelDescription d = popart::describeModel(path);
+  if (json) {
+    std::cout << popart::toJson(d) << "\n";
+    return 0;
   }
-  for (const auto& vi : g.output()) {
-    bool ok;
-    std::string txt;
-    const auto info = popart::infoFromValueInfo(vi, &ok, &txt);
-    std::cout << "  output " << vi.name() << " " << (ok ? info.toString() : txt) << "\n";
+  const auto& g = d.graph;
+  std::cout << "model " << path << " (ir_version " << d.irVersion << ", producer '" << d.producerName
+            << (d.producerVersion.empty() ? "" : " " + d.producerVersion) << "', " << d.modelBytes << " bytes)\n";
+  for (const auto& o : d.opsets) std::cout << "  opset " << o.first << " " << o.second << "\n";
+  std::map<std::string, const popart::TensorDescription*> tensors;
+  size_t initializers = 0;
+  for (const auto& t : g.tensors) {
+    tensors[t.name] = &t;
+    initializers += t.kind == popart::TensorRole::Initializer ? 1 : 0;
   }
-  std::map<std::string, int> ops;
-  for (const auto& n : g.node()) ops[n.op_type()]++;
-  std::cout << "  " << g.node_size() << " nodes, " << g.initializer_size() << " initializers (" << params
-            << " parameters)\n  ops:";
-  for (const auto& kv : ops) std::cout << " " << kv.first << "x" << kv.second;
+  for (const auto& id : g.inputs) std::cout << "  input  " << id << " " << describedShape(*tensors.at(id)) << "\n";
+  for (const auto& id : g.outputs) {
+    const auto& t = *tensors.at(id);
+    std::cout << "  output " << id << " " << describedShape(t) << " (" << popart::shapeSourceName(t.shapeSource)
+              << ")\n";
+  }
+  std::cout << "  " << g.nodes.size() << " nodes, " << initializers << " initializers (" << d.parameterCount
+            << " parameters, " << d.parameterBytes << " bytes)\n  ops:";
+  for (const auto& kv : d.opHistogram) std::cout << " " << kv.first << " x" << kv.second;
   std::cout << "\n";
+  if (d.shapeInferenceOk) {
+    std::cout << "  shape inference: ok\n";
+  } else {
+    std::cout << "  shape inference: failed: " << d.shapeInferenceMessage << "\n";
+  }
   return 0;
 }
 
@@ -488,7 +501,7 @@ int cmdDemo(const std::string& zoo) {
     }
     ++found;
     std::cout << "-- " << name << "\n";
-    cmdInfo(base + ".onnx");
+    cmdInfo(base + ".onnx", false);
     const auto mm = popart::loadModel(base + ".onnx");
     bool okShape;
     const auto inInfo = popart::infoFromValueInfo(mm.graph().input(0), &okShape, nullptr);
@@ -517,7 +530,9 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage();
   const std::string cmd = argv[1];
   try {
-    if (cmd == "info" && argc == 3) return cmdInfo(argv[2]);
+    if (cmd == "info" && argc == 3) return cmdInfo(argv[2], false);
+    if (cmd == "info" && argc == 4 && std::string(argv[3]) == "--json") return cmdInfo(argv[2], true);
+    if (cmd == "info" && argc == 4 && std::string(argv[2]) == "--json") return cmdInfo(argv[3], true);
     if (cmd == "run") return cmdRun(argc - 2, argv + 2);
     if (cmd == "report") return cmdReport(argc - 2, argv + 2);
     if (cmd == "ops") return cmdOps();

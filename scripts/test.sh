@@ -21,6 +21,7 @@ cmake --build build/ci -j"$JOBS"
 
 step "reference zoo (PyTorch exports)"
 /usr/bin/python3 tests/zoo/make_zoo.py build/zoo
+/usr/bin/python3 tests/zoo/make_describe_refs.py build/zoo  # describeModel's references (onnx + NumPy)
 
 step "training references (PyTorch: 10 SGD / Adam / AdamW steps on mlp and cnn_small)"
 /usr/bin/python3 tests/training/make_training_refs.py build/training_refs
@@ -63,7 +64,7 @@ POPART_ZOO_DIR="$ROOT/build/zoo" node tests/browser/check.mjs
 # (The gcc preset native-asan is there for local runs.)
 step "ASan + UBSan build (clang, preset fuzz: the tests and the libFuzzer harnesses)"
 cmake --preset fuzz >/dev/null
-cmake --build build/fuzz -j"$JOBS" --target popart_unit_tests popart_zoo_tests popart_zoo_ir_tests popart_seed_tests popart_conformance \
+cmake --build build/fuzz -j"$JOBS" --target popart_unit_tests popart_zoo_tests popart_zoo_ir_tests popart_zoo_describe_tests popart_seed_tests popart_conformance \
   popart_cli popart_cli_tests popart_training_ref_tests example_train_digits popart_fuzz_model popart_fuzz_builder
 
 step "ASan + UBSan tests"

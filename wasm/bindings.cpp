@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "popart/describe.hpp"
 #include "popart/popart.hpp"
 #include "popart/threads.hpp"
 
@@ -384,6 +385,26 @@ InputShapeInfo inputShapeInfoFrom(const val& spec) {
     isi.add(id, TensorInfo(e["dtype"].as<std::string>(), toInts(e["shape"], "InputShapeInfo '" + id + "' shape")));
   }
   return isi;
+}
+
+/// describeModel(bytes, {id: {dtype?, shape}}, histogramBins): the core's JSON text (index.mjs
+/// parses it). A missing dtype is UNDEFINED, which the core replaces with the model's type.
+std::string describeModelJs(const val& model, const val& shapes, const val& bins) {
+  return guarded([&] {
+    InputShapeInfo isi;
+    if (!isUndef(shapes)) {
+      for (const auto& id : toStrings(val::global("Object").call<val>("keys", shapes))) {
+        const val e = shapes[id];
+        const std::string what = "describeModel inputShapes '" + id + "'";
+        if (isUndef(e) || typeOf(e) != "object") throw error("{} must be {{dtype?, shape}}, got {}", what, describe(e));
+        const DataType t = isUndef(e["dtype"]) ? DataType::UNDEFINED : dataTypeFromString(e["dtype"].as<std::string>());
+        isi.add(id, TensorInfo(t, toInts(e["shape"], what + " shape")));
+      }
+    }
+    DescribeOptions o;
+    if (!isUndef(bins)) o.histogramBins = toInt32(bins, "describeModel histogramBins", 1);
+    return toJson(describeModel(bytesFrom(model), isi, o));
+  });
 }
 
 // ---------------------------------------------------------------- reflection (the core's tables)
@@ -1350,6 +1371,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("graphcoreOps", &w::graphcoreOpsJs);
   function("enumerateDevices", &w::enumerateDevices);
   function("getNumThreads", &w::getNumThreads);
+  function("describeModel", &w::describeModelJs);
 
   class_<BuilderJs>("BuilderHandle")
       .class_function("create", &BuilderJs::create, allow_raw_pointers())

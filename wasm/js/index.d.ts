@@ -766,6 +766,101 @@ export interface Logger {
   getLevel(): string;
 }
 
+/** One dimension of a described shape: a number, a symbolic name (dim_param), or null (unknown). */
+export type DescribedDim = number | string | null;
+
+/** Statistics of a numeric initializer or Constant output, in double precision over the finite values. */
+export interface TensorStats {
+  count: number;
+  min: number | null;
+  max: number | null;
+  mean: number | null;
+  /** Population standard deviation. */
+  std: number | null;
+  zeros: number;
+  nans: number;
+  infs: number;
+  /** numpy.histogram(finite values, bins, range=(min, max)); null when there is no finite value. */
+  histogram: { min: number; max: number; counts: number[] } | null;
+}
+
+export interface TensorDescription {
+  name: string;
+  kind: 'input' | 'initializer' | 'constant' | 'activation' | 'output';
+  dtype: DataTypeName | null;
+  /** null when even the rank is unknown. */
+  shape: DescribedDim[] | null;
+  /** 'inferred': the runtime's own shape inference; 'file': what the model file says. */
+  shapeSource: 'inferred' | 'file' | 'unknown';
+  elements: number | null;
+  bytes: number | null;
+  /** Name of the producing node, '' for none. */
+  producer: string;
+  consumers: string[];
+  stats: TensorStats | null;
+}
+
+/** A TENSOR attribute's summary (values when it has at most 16 elements). */
+export interface TensorSummary { dtype: string; shape: number[]; elements: number; values?: number[] | string[] }
+
+export interface AttributeDescription {
+  name: string;
+  /** The ONNX AttributeType name: 'INT', 'FLOATS', 'TENSOR', 'GRAPH', ... */
+  type: string;
+  value: number | string | number[] | string[] | TensorSummary | TensorSummary[] | { graph: string; nodes: number }
+         | { graph: string; nodes: number }[] | null;
+}
+
+export interface NodeDescription {
+  /** Unique in its graph: the ONNX name, or `<opType>_<index>` when that is empty or repeated. */
+  name: string;
+  opType: string;
+  domain: string;
+  opset: number;
+  attributes: AttributeDescription[];
+  inputs: string[];
+  outputs: string[];
+  /** The bodies of GRAPH / GRAPHS attributes (If, Loop, Scan), in attribute order. */
+  subgraphs?: GraphDescription[];
+}
+
+export interface GraphDescription {
+  name: string;
+  inputs: string[];
+  outputs: string[];
+  nodes: NodeDescription[];
+  tensors: TensorDescription[];
+}
+
+/** popart.describeModel's result (the core's toJson of popart::ModelDescription). */
+export interface ModelDescription {
+  irVersion: number;
+  producerName: string;
+  producerVersion: string;
+  graphName: string;
+  docString: string;
+  modelBytes: number;
+  opsets: { domain: string; version: number }[];
+  /** Graph inputs that are not initializers. */
+  inputs: string[];
+  outputs: string[];
+  parameterCount: number;
+  parameterBytes: number;
+  /** Nodes per op type, most frequent first. */
+  opHistogram: Record<string, number>;
+  /** ok false: the runtime's error (an unknown op, a shape error, ...); tensors keep the file's shapes. */
+  shapeInference: { ok: boolean; message: string };
+  nodes: NodeDescription[];
+  tensors: TensorDescription[];
+}
+
+export interface DescribeOptions {
+  /** Input shapes that override the model's (as InputShapeInfo does for sessions); dtype defaults to the model's. */
+  inputShapes?: Record<TensorId, { dtype?: DataTypeName | string; shape: Int[] } | TensorInfo> | InputShapeInfo;
+  /** Bins of each histogram (1 to 65536). Default: 32. */
+  histogramBins?: Int;
+}
+
 export interface Popart {
   TensorInfo: new (dtype: DataTypeName | NDArray | TypedArray, shape?: Int[]) => TensorInfo;
   NDArray: typeof NDArray;
@@ -830,6 +925,9 @@ export interface Popart {
                  mode?: 'AdaGrad' | 'RMSProp' | 'CenteredRMSProp' | 'AdaDelta',
                  weightDecayMode?: 'Decay' | 'L2Regularization', rmspropTFVariant?: boolean) => Optimizer;
   PyStepIO: new (inputs: Record<TensorId, ArrayLike>, outputs: Record<TensorId, NDArray | TypedArray>) => PyStepIO;
+  /** The model (bytes, or a file path in Node) as data: nodes, tensors with the runtime's inferred
+   *  types and shapes, initializer statistics. Throws for unreadable or corrupt models. */
+  describeModel(model: Uint8Array | ArrayBuffer | string, options?: DescribeOptions): ModelDescription;
   StepIO: new (inputs: Record<TensorId, ArrayLike>, outputs: Record<TensorId, NDArray | TypedArray>) => PyStepIO;
   /** The public enums as objects of their value names (popart.VirtualGraphMode.Manual === 'Manual'). */
   // BEGIN generated: enum objects (node scripts/gen_js_types.mjs; checked by tests/js/reflection.test.mjs)

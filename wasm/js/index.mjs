@@ -1119,6 +1119,34 @@ function makeApi(raw) {
   function Session(...args) { return new LegacySession(...args); }
   Session.prototype = LegacySession.prototype;
 
+  // ------------------------------------------------------------ describing a model
+
+  /// describeModel(bytesOrPath, {inputShapes?, histogramBins?}): the core's description of the
+  /// model (popart/describe.hpp) as a plain object: nodes, tensors with the runtime's inferred
+  /// types and shapes, initializer statistics. inputShapes maps input names to {dtype?, shape}
+  /// or TensorInfo (or is an InputShapeInfo); a missing dtype keeps the model's.
+  function describeModel(model, options = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw new Error(`describeModel: options must be an object {inputShapes?, histogramBins?}, got ${describe(options)}`);
+    }
+    for (const k of Object.keys(options)) {
+      if (k !== 'inputShapes' && k !== 'histogramBins') {
+        throw new Error(`describeModel: unknown option '${k}' (the options are inputShapes and histogramBins)`);
+      }
+    }
+    let shapes = options.inputShapes;
+    if (shapes instanceof InputShapeInfo) {
+      shapes = shapes._spec();
+    } else if (shapes !== undefined && shapes !== null) {
+      if (typeof shapes !== 'object') {
+        throw new Error(`describeModel: inputShapes must be an object {name: {dtype?, shape}}, got ${describe(shapes)}`);
+      }
+      shapes = Object.fromEntries(Object.entries(shapes).map(([id, v]) =>
+        [id, v instanceof TensorInfo ? { dtype: v.data_type(), shape: v.shape() } : v]));
+    }
+    return JSON.parse(M.describeModel(modelBytes(model, 'describeModel'), shapes ?? undefined, options.histogramBins));
+  }
+
   // ------------------------------------------------------------ logging
 
   const loggerCache = new Map();
@@ -1135,7 +1163,7 @@ function makeApi(raw) {
   return {
     TensorInfo, NDArray, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, SessionOptions,
     DeviceManager, DeviceInfo, Builder, InferenceSession, TrainingSession, Session, PyStepIO, StepIO: PyStepIO, getLogger,
-    Optimizer, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss,
+    Optimizer, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, describeModel,
     ...enums,
     /// {EnumName: [value names]} of every public enum (the core's table).
     enumValues: Object.freeze(M.enums()),
