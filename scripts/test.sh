@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: set-up, format check, warnings-as-errors native build, unit + zoo + ONNX conformance
-# tests, the WebAssembly build with the JS test suites (Node), then the native tests again under
+# tests, the WebAssembly build with the JS test suites (Node), the page's browser tests (headless
+# Chromium), then the native tests again under
 # AddressSanitizer + UndefinedBehaviorSanitizer (clang), and a short run of the libFuzzer harnesses
 # from that same build.
 set -euo pipefail
@@ -58,6 +59,11 @@ node build/wasm/tests/popart_conformance_wasm.cjs --data /usr/share/libonnx-test
 
 step "browser tests (headless Chromium: page + module Web Worker)"
 POPART_ZOO_DIR="$ROOT/build/zoo" node tests/browser/check.mjs
+
+step "the page (web/): bundled with esbuild into build/web, then its browser tests (server, graph and reports views, every feature end to end)"
+(cd web && npm ci --no-audit --no-fund --silent)
+node web/build.mjs --zoo build/zoo
+POPART_ZOO_DIR="$ROOT/build/zoo" node --test --test-concurrency=1 tests/browser/web/
 
 # One clang build with ASan + UBSan (and libFuzzer's coverage hooks) serves both the sanitizer
 # run of the native tests and the fuzzers: building the core twice cost ten minutes of CI.
