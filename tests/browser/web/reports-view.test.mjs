@@ -128,11 +128,24 @@ test('tile memory chart: 1,472 tiles, the capacity line; click a tile lists its 
   assert.ok(capPixel > 0.4, `capacity line painted on ${capPixel} of the plot width`);
 
   // With 1,472 tiles a bar is under a pixel wide: a click picks the tile under the pointer (+-1);
-  // the heat grid (a cell per tile) picks exactly.
+  // zoomed in (the wheel) or in the heat grid (a cell per tile) it picks exactly.
   await clickItem(page, chart, 700, 1472);
   const info = page.getByTestId('tile-tensors');
   assert.ok(Math.abs(Number(await info.getAttribute('data-tile')) - 700) <= 1);
   assert.equal(await page.locator(chart).getAttribute('data-selected-tile'), await info.getAttribute('data-tile'));
+  for (let i = 0; i < 8; ++i) await page.mouse.wheel(0, -100);
+  const zoomed = await page.locator(chart).evaluate((e) => ({ from: Number(e.dataset.viewFrom), to: Number(e.dataset.viewTo) }));
+  assert.ok(zoomed.to - zoomed.from < 200 && zoomed.from <= 700 && zoomed.to > 700, JSON.stringify(zoomed));
+  {
+    const box = await page.locator(chart).locator('canvas').boundingBox();
+    const d = await page.locator(chart).evaluate((e) => ({ ...e.dataset }));
+    const span = zoomed.to - zoomed.from;
+    await page.mouse.click(box.x + Number(d.plotLeft) + ((702 - zoomed.from + 0.5) / span) * Number(d.plotWidth), box.y + Number(d.plotTop) + Number(d.plotHeight) - 4);
+  }
+  assert.equal(await info.getAttribute('data-tile'), '702');
+  await shot(page, 'memory-zoomed', { fullPage: false });
+  await page.getByTestId('tile-zoom-reset').click();
+  assert.equal(await page.locator(chart).getAttribute('data-view-to'), '1472');
   const tile = r.graph.memory.maxTile;
   await clickCell(page, tile);
   assert.equal(await info.getAttribute('data-tile'), String(tile));

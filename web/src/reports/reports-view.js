@@ -94,6 +94,7 @@ export class ReportsView {
     this.showAll = false;
     this.selectedOp = null;       // { slot, steps: [..], name, node }
     this.selectedTile = { A: -1, B: -1 };
+    this.tileZoom = { A: null, B: null };
     this.charts = [];
     this.root = el('div', { class: 'rv', 'data-testid': 'reports-view' });
     container.append(this.root);
@@ -109,6 +110,7 @@ export class ReportsView {
     if (slot !== 'A' && slot !== 'B') throw new Error(`ReportsView.setReport: slot must be 'A' or 'B', got ${slot}`);
     this.slots[slot] = report ? prepare(report) : null;
     this.selectedTile[slot] = -1;
+    this.tileZoom[slot] = null;
     this.selectedOp = null;
     this.#render();
   }
@@ -394,8 +396,21 @@ export class ReportsView {
       height: 260,
       label: `Memory per tile, ${r.label ?? s}: ${fmtInt(tm.n)} tiles, fullest tile ${g0.memory.maxTile} with ${fmtBytes(tm.max)} of ${fmtBytes(tm.capacity)} capacity; ${tm.oom.size} tiles out of memory. The table below has the figures.`,
       count: () => tm.n,
-      hit: (x, y, g) => (x < g.left || x > g.left + g.width ? -1 : Math.min(tm.n - 1, Math.floor(((x - g.left) / g.width) * tm.n))),
-      position: (i, g) => ({ x: g.left + ((i + 0.5) / tm.n) * g.width, y: g.top + 10 }),
+      hit: (x, y, g) => {
+        if (x < g.left || x > g.left + g.width) return -1;
+        const { from, to } = view();
+        return Math.min(to - 1, from + Math.floor(((x - g.left) / g.width) * (to - from)));
+      },
+      position: (i, g) => {
+        let { from, to } = view();
+        if (i < from || i >= to) {   // keyboard moved out of the zoomed range: follow it
+          const span = to - from;
+          from = Math.max(0, Math.min(tm.n - span, i - Math.floor(span / 2)));
+          this.tileZoom[s] = { from, to: from + span };
+          chart.draw();
+        }
+        return { x: g.left + ((i - from + 0.5) / (to - from)) * g.width, y: g.top + 10 };
+      },
       onHover: () => chart.draw(),
       tooltip: (t) => {
         const rows = CATEGORIES.map((c, k) => `<tr><td><i class="rv-swatch" style="background:var(${CATEGORY_COLORS[c]})"></i>${CATEGORY_LABELS[c]}</td><td class="num">${fmtBytes(tm.byCategory[k][t])}</td></tr>`).join('');
@@ -404,8 +419,17 @@ export class ReportsView {
       },
       draw: (ctx, g) => {
         const y = chart.yAxis(ctx, g, yMax, byteTicks(yMax, 5), fmtBytes);
-        const w = g.width / tm.n;
-        const x = (t) => g.left + t * w;
+        const { from, to } = view();
+        host.dataset.viewFrom = String(from);
+        host.dataset.viewTo = String(to);
+        zoomBar.hidden = from === 0 && to === tm.n;
+        zoomText.textContent = `Tiles ${from}–${to - 1} of ${tm.n}`;
+        ctx.save();
+        ctx.beginPath();
+        ctx.rect(g.left, 0, g.width, g.H);
+        ctx.clip();
+        const w = g.width / (to - from);
+        const x = (t) => g.left + (t - from) * w;
         const bw = w > 4 ? Math.min(w - 1, 56) : Math.max(w, 0.6);   // bar width (few tiles: not wall to wall)
         const bx = (t) => x(t) + (w - bw) / 2;
         // Hover / selection: a band behind the tile's bar.
@@ -469,9 +493,42 @@ export class ReportsView {
         ctx.textAlign = 'right';
         ctx.fillText(capText, g.left + g.width - 6, yc - 8);
         ctx.textAlign = 'left';
-        chart.xAxis(ctx, g, tm.n, (t) => x(t) + w / 2, 'tile');
+        ctx.restore();
+        chart.xAxisRange(ctx, g, from, to, (t) => x(t) + w / 2, from === 0 && to === tm.n ? 'tile (wheel or +/- to zoom)' : 'tile');
         host.dataset.selectedTile = String(this.selectedTile[s]);
       },
+    });
+    // Zoom: the wheel (or + / - on the focused chart) around the pointer; double-click or the
+    // button resets. Few tiles need no zoom.
+    const view = () => this.tileZoom[s] ?? { from: 0, to: tm.n };
+    const zoomText = el('span', { class: 'rv-muted rv-small' });
+    const zoomBar = el('div', { class: 'rv-zoom' }, zoomText, el('button', { type: 'button', class: 'rv-more', 'data-testid': 'tile-zoom-reset',
+      text: 'Reset zoom', onclick: () => { this.tileZoom[s] = null; chart.draw(); } }));
+    zoomBar.hidden = true;
+    host.after(zoomBar);
+    const zoom = (factor, t) => {
+      const { from, to } = view();
+      const span = to - from;
+      const next = Math.max(Math.min(16, tm.n), Math.min(tm.n, Math.round(span * factor)));
+      if (next === span) return;
+      const f = (t - from) / span;
+      const nf = Math.max(0, Math.min(tm.n - next, Math.round(t - f * next)));
+      this.tileZoom[s] = { from: nf, to: nf + next };
+      chart.draw();
+    };
+    chart.canvas.addEventListener('wheel', (e) => {
+      if (tm.n <= 16 || !chart.g) return;
+      const rect = chart.canvas.getBoundingClientRect();
+      const t = chart.opts.hit(Math.max(chart.g.left, Math.min(chart.g.left + chart.g.width, e.clientX - rect.left)), 0, chart.g);
+      if (t < 0) return;
+      e.preventDefault();
+      zoom(e.deltaY < 0 ? 0.7 : 1 / 0.7, t);
+    }, { passive: false });
+    chart.canvas.addEventListener('dblclick', () => { this.tileZoom[s] = null; chart.draw(); });
+    chart.canvas.addEventListener('keydown', (e) => {
+      if (e.key !== '+' && e.key !== '=' && e.key !== '-') return;
+      const { from, to } = view();
+      zoom(e.key === '-' ? 1 / 0.7 : 0.7, chart.focusIndex >= 0 ? chart.focusIndex : Math.floor((from + to) / 2));
     });
     this.charts.push(chart);
     chart.draw();
