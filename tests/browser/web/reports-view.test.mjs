@@ -281,6 +281,10 @@ test('op table: sort by cycles; group by ONNX node sums the cycles; a row select
   await shot(page, 'ops');
   await tab(page, 'liveness');
   assert.equal(await page.getByTestId('liveness-chart').getAttribute('data-selected-step'), String(target));
+  // The tensors live at that step (not always live), from the JSON.
+  const liveIds = await page.locator('[data-testid=liveness-step-tensors] tbody tr').evaluateAll((x) => x.map((e) => e.dataset.tensor));
+  const wantLive = g.tensors.filter((t) => !t.view && (t.kind === 'activation' || t.kind === 'stream') && t.liveFrom <= target && target <= t.liveTo).map((t) => t.id);
+  assert.deepEqual([...liveIds].sort(), [...wantLive].sort());
   // highlightOp from the page (the graph view's selection) marks it without calling back.
   const n = await page.evaluate(() => window.__events.length);
   assert.equal(await page.evaluate(() => window.__view.highlightOp('/layer1/layer1.0/conv1/Conv')), true);

@@ -169,7 +169,31 @@ export class ReportsView {
   }
 
   #redrawCharts() {
+    for (const box of this.root.querySelectorAll('[data-testid=liveness-step-tensors]')) this.#stepTensors(box);
     for (const c of this.charts) c.draw();
+  }
+
+  /// The not-always-live tensors at the selected op's (first) step, largest first.
+  #stepTensors(box) {
+    const r = this.slots[box.dataset.slot];
+    const step = this.selectedOp?.steps?.[0];
+    box.replaceChildren();
+    if (!r?.graph || step === undefined || step >= r.live.steps) {
+      box.dataset.step = '-1';
+      box.append(el('p', { class: 'rv-muted rv-small', text: 'Select a step (click the chart, or an op in the Operations table) to list the tensors live there.' }));
+      return;
+    }
+    box.dataset.step = String(step);
+    const live = (r.graph.tensors ?? []).filter((t) => !t.view && t.kind !== 'variable' && t.kind !== 'constant' && t.liveFrom <= step && step <= t.liveTo)
+      .sort((a, b) => b.bytes - a.bytes || (a.id < b.id ? -1 : 1));
+    const sumBytes = live.reduce((a, t) => a + t.bytes, 0);
+    box.append(el('table', { class: 'rv-table' },
+      el('caption', { text: `Step ${step} (${r.rows[step].name}): ${live.length} tensors not always live, ${fmtBytes(sumBytes)}` }),
+      el('thead', {}, el('tr', {}, ['Tensor', 'Kind', 'Type', 'Shape', 'Bytes', 'Live (steps)'].map((h, i) => el('th', { scope: 'col', class: i >= 4 ? 'num' : '', text: h })))),
+      el('tbody', {}, live.slice(0, 100).map((t) => el('tr', { 'data-tensor': t.id },
+        el('th', { scope: 'row', class: 'rv-name', title: t.id, text: t.id }), el('td', { text: t.kind }), el('td', { text: t.dtype }),
+        el('td', { text: `[${(t.shape ?? []).join(', ')}]` }), el('td', { class: 'num', text: fmtInt(t.bytes) }),
+        el('td', { class: 'num', text: `${t.liveFrom}–${t.liveTo}` }))))));
   }
 
   #render() {
@@ -756,6 +780,7 @@ export class ReportsView {
       });
       this.charts.push(chart);
       chart.draw();
+      col.append(el('div', { class: 'rv-step-tensors', 'data-testid': 'liveness-step-tensors', 'data-slot': s, 'aria-live': 'polite' }));
       col.append(dataTable(`Table: bytes live per step (${L.steps} steps)`, ['Step', 'Op', 'Type', 'Live bytes', 'Always live', 'Not always live'],
         () => r.rows.map((op, i) => [i, op.name, op.type, fmtInt(L.total[i]), fmtInt(L.always), fmtInt(L.notAlways[i])]), { cap: 300, testid: 'liveness-table' }));
     });
