@@ -326,6 +326,7 @@ test('liveness: the peak equals the maximum computed from the tensors', async ()
       assert.ok(!/Always live \(/.test(await page.locator('[data-panel=liveness] .rv-legend').textContent()));
       await page.hover('[data-testid=liveness-chart] canvas');
       await clickItem(page, '[data-testid=liveness-chart]', Number(d.peakStep), S);
+      assert.equal(await page.getByTestId('liveness-step-tensors').getAttribute('data-step'), d.peakStep);
       await page.mouse.move(0, 0);
       await shot(page, 'liveness');
     }

@@ -169,7 +169,6 @@ export class ReportsView {
   }
 
   #redrawCharts() {
-    for (const box of this.root.querySelectorAll('[data-testid=liveness-step-tensors]')) this.#stepTensors(box);
     for (const c of this.charts) c.draw();
   }
 
@@ -805,6 +804,7 @@ export class ReportsView {
       tr.classList.toggle('rv-selected', on);
       tr.setAttribute('aria-selected', String(on));
     }
+    for (const box of this.root.querySelectorAll('[data-testid=liveness-step-tensors]')) this.#stepTensors(box);
     for (const c of this.charts) c.draw();
   }
 
