@@ -320,7 +320,7 @@ export class ReportsView {
       col.append(el('pre', { class: 'rv-pre rv-summary', 'data-testid': 'report-summary', 'data-slot': s, tabindex: '0',
                              'aria-label': `Summary report ${r.label ?? s}`, text: r.summary ?? '(no summary report)' }));
     });
-    if (this.#present().length === 2) panel.append(this.#diffTable());
+    if (this.#present().length === 2) panel.prepend(this.#diffTable());
   }
 
   #diffTable() {
@@ -343,6 +343,7 @@ export class ReportsView {
         metric('Tiles', (r) => r.graph?.target.numTiles),
         metric('Memory used', (r) => r.graph?.memory.total, fmtBytes),
         metric('Fullest tile', (r) => r.graph?.memory.maxTileBytes, fmtBytes),
+        metric('Fullest tile, % of its capacity', (r) => r.insight?.maxPercent, (v) => `${v.toFixed(1)}%`),
         metric('Tiles out of memory', (r) => r.graph?.memory.outOfMemoryTiles.length),
         metric('Peak live bytes', (r) => r.live?.peakBytes, fmtBytes),
         metric('Cycles per micro-batch', (r) => r.graph?.cycles.perMicroBatch),
