@@ -433,6 +433,15 @@ test('CPU device: measured host time per op, sorted, as a chart and a table', as
   await page.evaluate(() => window.__view.setReport('A', { label: 'given', summary: 'x', hostTimes: [
     { name: 'a', type: 'Add', seconds: 1e-6 }, { name: 'b', type: 'Conv', seconds: 3e-6 }] }));
   assert.deepEqual(await page.locator('[data-testid=host-time-table] tbody tr').evaluateAll((x) => x.map((e) => e.dataset.opName)), ['b', 'a']);
+  // The core's CPU execution report (execution.hostOps: totals over the calls since prepare).
+  await page.evaluate(() => window.__view.setReport('A', { label: 'hostOps', summary: 'x', execution: { profilerMode: 'CPU', runs: [],
+    hostOps: [{ name: '/a/Add', type: 'Add', calls: 4, seconds: 2e-5 }, { name: '/c/Conv/grad/ConvDataGrad', type: 'ConvDataGrad', calls: 4, seconds: 8e-4 }] } }));
+  assert.deepEqual(await page.locator('[data-testid=host-time-table] tbody tr').evaluateAll((x) => x.map((e) => e.dataset.opName)),
+                   ['/c/Conv/grad/ConvDataGrad', '/a/Add']);
+  assert.match(await page.locator('[data-testid=host-time-table] thead').textContent(), /Calls.*Per call/);
+  assert.match(await page.locator('[data-testid=host-time-table] tbody tr').first().textContent(), /200\.00 µs/);   // per call
+  await page.locator('[data-testid=host-time-table] tbody tr').first().click();
+  assert.deepEqual(await page.evaluate(() => window.__events.at(-1)), { type: 'op', opName: '/c/Conv/grad/ConvDataGrad', nodeName: '/c/Conv' });
   await page.evaluate((rr) => window.__view.setReport('A', rr), r);
   await tab(page, 'host');
   await shot(page, 'cpu');

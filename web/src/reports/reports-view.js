@@ -4,7 +4,7 @@
 // (docs/ipu-model.md "Report schema"). API and field use: web/src/reports/README.md.
 import {
   CATEGORIES, CATEGORY_LABELS, opRows, groupRows, liveness, tensorsOnTile, tileMemory, executionSplit,
-  hostTimesFromSummary, memoryInsight, globalTile, fmtInt, fmtBytes, fmtShort, fmtSeconds,
+  hostTimesFromSummary, memoryInsight, makeGrouper, fmtInt, fmtBytes, fmtShort, fmtSeconds,
 } from './model.js';
 import { CanvasChart, byteTicks, niceTicks, withAlpha } from './charts.js';
 
@@ -74,6 +74,7 @@ function prepare(report) {
     r.split = executionSplit(r.graph);
     r.insight = memoryInsight(r.graph);
   }
+  if (!r.hostTimes && r.execution?.hostOps?.length) r.hostTimes = r.execution.hostOps;   // the core's CPU execution report
   if (!r.hostTimes && r.execution?.profilerMode === 'CPU') {
     const h = hostTimesFromSummary(r.summary);
     if (h.length) r.hostTimes = h;
@@ -1048,12 +1049,17 @@ export class ReportsView {
   // ------------------------------------------------------------------ CPU host time
 
   #fillHost(panel) {
-    panel.append(el('p', { class: 'rv-note', text: 'Measured wall-clock time per op on this machine (the CPU device running in this page), per micro-batch: not modelled IPU cycles, and it varies from run to run.' }));
+    panel.append(el('p', { class: 'rv-note', text: 'Measured wall-clock time per op on this machine (the CPU device running in this page): not modelled IPU cycles, and it varies from run to run.' }));
     this.#columns(panel, (col, r, s) => {
       const list = [...(r.hostTimes ?? [])].sort((a, b) => b.seconds - a.seconds);
       if (!list.length) { col.append(el('p', { class: 'rv-empty', text: 'No host times (CPU device with profiling on only).' })); return; }
+      const hasCalls = list.some((x) => typeof x.calls === 'number');
+      const group = makeGrouper(list, []);
       const sum = list.reduce((a, b) => a + b.seconds, 0) || 1;
       const max = list[0].seconds || 1;
+      col.append(el('p', { class: 'rv-muted rv-small', text: hasCalls
+        ? `Total time of each op over its calls since the session was prepared (${fmtInt(Math.max(...list.map((x) => x.calls ?? 0)))} calls at most); per call = total / calls.`
+        : 'Time per micro-batch of the slowest ops (from the summary report).' }));
       const chart = el('ol', { class: 'rv-bars rv-host', role: 'img', 'data-testid': 'host-time-chart', 'data-slot': s,
                                'aria-label': `Measured host time per op, ${r.label ?? s}: ${list.length} ops, slowest ${list[0].name} ${fmtSeconds(list[0].seconds)}; total ${fmtSeconds(sum)}. The table below has the figures.` });
       for (const x of list.slice(0, 25)) {
@@ -1061,13 +1067,19 @@ export class ReportsView {
           el('span', { class: 'rv-bar-track' }, el('span', { class: 'rv-bar', style: `width:${(100 * x.seconds) / max}%` })),
           el('span', { class: 'rv-bar-value', text: `${fmtSeconds(x.seconds)} (${((100 * x.seconds) / sum).toFixed(1)}%)` })));
       }
+      if (list.length > 25) chart.append(el('li', { class: 'rv-muted rv-small', text: `… ${list.length - 25} more ops in the table` }));
       col.append(chart);
+      const heads = ['Op', 'Type', ...(hasCalls ? ['Calls', 'Total time', 'Per call'] : ['Time']), 'Share'];
+      const select = (x) => this.cb.onSelectOp?.({ opName: x.name, nodeName: group(x).key });
       const t = el('table', { class: 'rv-table', 'data-testid': 'host-time-table', 'data-slot': s },
         el('caption', { text: `Host time per op (${list.length} ops, sorted, measured)` }),
-        el('thead', {}, el('tr', {}, ['Op', 'Type', 'Time', 'Share'].map((h, i) => el('th', { scope: 'col', class: i > 1 ? 'num' : '', text: h })))),
-        el('tbody', {}, list.map((x) => el('tr', { tabindex: '0', 'data-op-name': x.name, onclick: () => this.cb.onSelectOp?.({ opName: x.name, nodeName: x.name }),
-                                                   onkeydown: (e) => { if (e.key === 'Enter') this.cb.onSelectOp?.({ opName: x.name, nodeName: x.name }); } },
-          el('th', { scope: 'row', class: 'rv-name', text: x.name }), el('td', { text: x.type }), el('td', { class: 'num', text: fmtSeconds(x.seconds) }),
+        el('thead', {}, el('tr', {}, heads.map((h, i) => el('th', { scope: 'col', class: i > 1 ? 'num' : '', text: h })))),
+        el('tbody', {}, list.map((x) => el('tr', { tabindex: '0', 'data-op-name': x.name, 'data-seconds': x.seconds, onclick: () => select(x),
+                                                   onkeydown: (e) => { if (e.key === 'Enter') select(x); } },
+          el('th', { scope: 'row', class: 'rv-name', text: x.name }), el('td', { text: x.type ?? '' }),
+          ...(hasCalls ? [el('td', { class: 'num', text: fmtInt(x.calls) }), el('td', { class: 'num', text: fmtSeconds(x.seconds) }),
+                          el('td', { class: 'num', text: x.calls ? fmtSeconds(x.seconds / x.calls) : '–' })]
+                       : [el('td', { class: 'num', text: fmtSeconds(x.seconds) })]),
           el('td', { class: 'num', text: `${((100 * x.seconds) / sum).toFixed(1)}%` })))));
       col.append(t);
       const runs = r.execution?.runs ?? [];
