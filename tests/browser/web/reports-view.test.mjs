@@ -367,6 +367,7 @@ test('execution: compute + exchange + sync per step add up to the ops\' cycles; 
   assert.match(await pp.getByTestId('execution-totals').textContent(), /Per pipeline stage/);
   await tab(pp, 'memory');
   assert.equal(Number(await pp.getByTestId('tile-memory-chart').getAttribute('data-tiles')), 128);
+  await shot(pp, 'pipelined-memory');
   await tab(pp, 'execution');
   await shot(pp, 'pipelined');
   assert.deepEqual(pp.errors, []);

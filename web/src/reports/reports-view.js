@@ -689,7 +689,9 @@ export class ReportsView {
     const box = el('div', { class: 'rv-fullest' }, el('h4', { text: 'Fullest tiles' }));
     const ul = el('ol', { class: 'rv-bars' });
     for (const [t, b] of tm.fullest) {
-      ul.append(el('li', {}, el('span', { class: 'rv-bar-label', text: `tile ${t}` }),
+      const per = r.graph.target.tilesPerIPU;
+      const ipuText = tm.n > per ? ` (IPU ${Math.floor(t / per)})` : '';
+      ul.append(el('li', {}, el('span', { class: 'rv-bar-label', text: `tile ${t}${ipuText}` }),
         el('span', { class: 'rv-bar-track' }, el('span', { class: `rv-bar${b > tm.capacity ? ' rv-bar-oom' : ''}`, style: `width:${(100 * b) / max}%` }),
           el('span', { class: 'rv-bar-cap', style: `left:${(100 * tm.capacity) / max}%` })),
         el('span', { class: 'rv-bar-value', text: `${fmtBytes(b)} (${((100 * b) / tm.capacity).toFixed(0)}%)` })));
