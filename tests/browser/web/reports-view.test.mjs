@@ -128,11 +128,24 @@ test('tile memory chart: 1,472 tiles, the capacity line; click a tile lists its 
   assert.ok(capPixel > 0.4, `capacity line painted on ${capPixel} of the plot width`);
 
   // With 1,472 tiles a bar is under a pixel wide: a click picks the tile under the pointer (+-1);
-  // the heat grid (a cell per tile) picks exactly.
+  // zoomed in (the wheel) or in the heat grid (a cell per tile) it picks exactly.
   await clickItem(page, chart, 700, 1472);
   const info = page.getByTestId('tile-tensors');
   assert.ok(Math.abs(Number(await info.getAttribute('data-tile')) - 700) <= 1);
   assert.equal(await page.locator(chart).getAttribute('data-selected-tile'), await info.getAttribute('data-tile'));
+  for (let i = 0; i < 8; ++i) await page.mouse.wheel(0, -100);
+  const zoomed = await page.locator(chart).evaluate((e) => ({ from: Number(e.dataset.viewFrom), to: Number(e.dataset.viewTo) }));
+  assert.ok(zoomed.to - zoomed.from < 200 && zoomed.from <= 700 && zoomed.to > 700, JSON.stringify(zoomed));
+  {
+    const box = await page.locator(chart).locator('canvas').boundingBox();
+    const d = await page.locator(chart).evaluate((e) => ({ ...e.dataset }));
+    const span = zoomed.to - zoomed.from;
+    await page.mouse.click(box.x + Number(d.plotLeft) + ((702 - zoomed.from + 0.5) / span) * Number(d.plotWidth), box.y + Number(d.plotTop) + Number(d.plotHeight) - 4);
+  }
+  assert.equal(await info.getAttribute('data-tile'), '702');
+  await shot(page, 'memory-zoomed', { fullPage: false });
+  await page.getByTestId('tile-zoom-reset').click();
+  assert.equal(await page.locator(chart).getAttribute('data-view-to'), '1472');
   const tile = r.graph.memory.maxTile;
   await clickCell(page, tile);
   assert.equal(await info.getAttribute('data-tile'), String(tile));
@@ -268,6 +281,10 @@ test('op table: sort by cycles; group by ONNX node sums the cycles; a row select
   await shot(page, 'ops');
   await tab(page, 'liveness');
   assert.equal(await page.getByTestId('liveness-chart').getAttribute('data-selected-step'), String(target));
+  // The tensors live at that step (not always live), from the JSON.
+  const liveIds = await page.locator('[data-testid=liveness-step-tensors] tbody tr').evaluateAll((x) => x.map((e) => e.dataset.tensor));
+  const wantLive = g.tensors.filter((t) => !t.view && (t.kind === 'activation' || t.kind === 'stream') && t.liveFrom <= target && target <= t.liveTo).map((t) => t.id);
+  assert.deepEqual([...liveIds].sort(), [...wantLive].sort());
   // highlightOp from the page (the graph view's selection) marks it without calling back.
   const n = await page.evaluate(() => window.__events.length);
   assert.equal(await page.evaluate(() => window.__view.highlightOp('/layer1/layer1.0/conv1/Conv')), true);
@@ -309,6 +326,7 @@ test('liveness: the peak equals the maximum computed from the tensors', async ()
       assert.ok(!/Always live \(/.test(await page.locator('[data-panel=liveness] .rv-legend').textContent()));
       await page.hover('[data-testid=liveness-chart] canvas');
       await clickItem(page, '[data-testid=liveness-chart]', Number(d.peakStep), S);
+      assert.equal(await page.getByTestId('liveness-step-tensors').getAttribute('data-step'), d.peakStep);
       await page.mouse.move(0, 0);
       await shot(page, 'liveness');
     }
@@ -349,6 +367,7 @@ test('execution: compute + exchange + sync per step add up to the ops\' cycles; 
   assert.match(await pp.getByTestId('execution-totals').textContent(), /Per pipeline stage/);
   await tab(pp, 'memory');
   assert.equal(Number(await pp.getByTestId('tile-memory-chart').getAttribute('data-tiles')), 128);
+  await shot(pp, 'pipelined-memory');
   await tab(pp, 'execution');
   await shot(pp, 'pipelined');
   assert.deepEqual(pp.errors, []);
@@ -407,7 +426,10 @@ test('CPU device: measured host time per op, sorted, as a chart and a table', as
   await tab(page, 'host');
   assert.match(await page.locator('[data-panel=host]').textContent(), /not modelled IPU cycles/);
   const names = await page.locator('[data-testid=host-time-table] tbody tr').evaluateAll((x) => x.map((e) => e.dataset.opName));
-  const want = [...r.summary.matchAll(/^\s+([0-9.]+)\s+node '([^']+)'/gm)].map((m) => [Number(m[1]), m[2]]).sort((a, b) => b[0] - a[0]).map((m) => m[1]);
+  // A package with the core's execution.hostOps lists every op; an older one the summary's slowest.
+  const want = r.execution.hostOps?.length
+    ? [...r.execution.hostOps].sort((a, b) => b.seconds - a.seconds).map((o) => o.name)
+    : [...r.summary.matchAll(/^\s+([0-9.]+)\s+node '([^']+)'/gm)].map((m) => [Number(m[1]), m[2]]).sort((a, b) => b[0] - a[0]).map((m) => m[1]);
   assert.ok(want.length > 0);
   assert.deepEqual(names, want);
   assert.equal(await page.getByTestId('host-time-chart').getAttribute('role'), 'img');
@@ -415,6 +437,15 @@ test('CPU device: measured host time per op, sorted, as a chart and a table', as
   await page.evaluate(() => window.__view.setReport('A', { label: 'given', summary: 'x', hostTimes: [
     { name: 'a', type: 'Add', seconds: 1e-6 }, { name: 'b', type: 'Conv', seconds: 3e-6 }] }));
   assert.deepEqual(await page.locator('[data-testid=host-time-table] tbody tr').evaluateAll((x) => x.map((e) => e.dataset.opName)), ['b', 'a']);
+  // The core's CPU execution report (execution.hostOps: totals over the calls since prepare).
+  await page.evaluate(() => window.__view.setReport('A', { label: 'hostOps', summary: 'x', execution: { profilerMode: 'CPU', runs: [],
+    hostOps: [{ name: '/a/Add', type: 'Add', calls: 4, seconds: 2e-5 }, { name: '/c/Conv/grad/ConvDataGrad', type: 'ConvDataGrad', calls: 4, seconds: 8e-4 }] } }));
+  assert.deepEqual(await page.locator('[data-testid=host-time-table] tbody tr').evaluateAll((x) => x.map((e) => e.dataset.opName)),
+                   ['/c/Conv/grad/ConvDataGrad', '/a/Add']);
+  assert.match(await page.locator('[data-testid=host-time-table] thead').textContent(), /Calls.*Per call/);
+  assert.match(await page.locator('[data-testid=host-time-table] tbody tr').first().textContent(), /200\.00 µs/);   // per call
+  await page.locator('[data-testid=host-time-table] tbody tr').first().click();
+  assert.deepEqual(await page.evaluate(() => window.__events.at(-1)), { type: 'op', opName: '/c/Conv/grad/ConvDataGrad', nodeName: '/c/Conv' });
   await page.evaluate((rr) => window.__view.setReport('A', rr), r);
   await tab(page, 'host');
   await shot(page, 'cpu');

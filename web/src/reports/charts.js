@@ -128,6 +128,24 @@ export class CanvasChart {
     return y;
   }
 
+  /// X axis labels for integer positions from..to-1.
+  xAxisRange(ctx, g, from, to, x, title) {
+    ctx.save();
+    ctx.fillStyle = this.color('--muted');
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'top';
+    const want = Math.max(2, Math.floor(g.width / 70));
+    const raw = Math.max(1, (to - 1 - from) / want);
+    const mag = 10 ** Math.floor(Math.log10(raw));
+    const step = Math.max(1, [1, 2, 5, 10].map((m) => m * mag).find((v) => v >= raw) ?? raw);
+    for (let t = Math.ceil(from / step) * step; t <= to - 1; t += step) ctx.fillText(String(t), x(t), g.top + g.height + 4);
+    if (title) {
+      ctx.textAlign = 'right';
+      ctx.fillText(title, g.left + g.width, g.top + g.height + 17);
+    }
+    ctx.restore();
+  }
+
   /// X axis labels for integer positions 0..n-1 (about `count` of them).
   xAxis(ctx, g, n, x, title) {
     ctx.save();

@@ -4,7 +4,7 @@
 // (docs/ipu-model.md "Report schema"). API and field use: web/src/reports/README.md.
 import {
   CATEGORIES, CATEGORY_LABELS, opRows, groupRows, liveness, tensorsOnTile, tileMemory, executionSplit,
-  hostTimesFromSummary, memoryInsight, globalTile, fmtInt, fmtBytes, fmtShort, fmtSeconds,
+  hostTimesFromSummary, memoryInsight, makeGrouper, fmtInt, fmtBytes, fmtShort, fmtSeconds,
 } from './model.js';
 import { CanvasChart, byteTicks, niceTicks, withAlpha } from './charts.js';
 
@@ -74,6 +74,7 @@ function prepare(report) {
     r.split = executionSplit(r.graph);
     r.insight = memoryInsight(r.graph);
   }
+  if (!r.hostTimes && r.execution?.hostOps?.length) r.hostTimes = r.execution.hostOps;   // the core's CPU execution report
   if (!r.hostTimes && r.execution?.profilerMode === 'CPU') {
     const h = hostTimesFromSummary(r.summary);
     if (h.length) r.hostTimes = h;
@@ -94,6 +95,7 @@ export class ReportsView {
     this.showAll = false;
     this.selectedOp = null;       // { slot, steps: [..], name, node }
     this.selectedTile = { A: -1, B: -1 };
+    this.tileZoom = { A: null, B: null };
     this.charts = [];
     this.root = el('div', { class: 'rv', 'data-testid': 'reports-view' });
     container.append(this.root);
@@ -109,6 +111,7 @@ export class ReportsView {
     if (slot !== 'A' && slot !== 'B') throw new Error(`ReportsView.setReport: slot must be 'A' or 'B', got ${slot}`);
     this.slots[slot] = report ? prepare(report) : null;
     this.selectedTile[slot] = -1;
+    this.tileZoom[slot] = null;
     this.selectedOp = null;
     this.#render();
   }
@@ -168,6 +171,29 @@ export class ReportsView {
 
   #redrawCharts() {
     for (const c of this.charts) c.draw();
+  }
+
+  /// The not-always-live tensors at the selected op's (first) step, largest first.
+  #stepTensors(box) {
+    const r = this.slots[box.dataset.slot];
+    const step = this.selectedOp?.steps?.[0];
+    box.replaceChildren();
+    if (!r?.graph || step === undefined || step >= r.live.steps) {
+      box.dataset.step = '-1';
+      box.append(el('p', { class: 'rv-muted rv-small', text: 'Select a step (click the chart, or an op in the Operations table) to list the tensors live there.' }));
+      return;
+    }
+    box.dataset.step = String(step);
+    const live = (r.graph.tensors ?? []).filter((t) => !t.view && t.kind !== 'variable' && t.kind !== 'constant' && t.liveFrom <= step && step <= t.liveTo)
+      .sort((a, b) => b.bytes - a.bytes || (a.id < b.id ? -1 : 1));
+    const sumBytes = live.reduce((a, t) => a + t.bytes, 0);
+    box.append(el('table', { class: 'rv-table' },
+      el('caption', { text: `Step ${step} (${r.rows[step].name}): ${live.length} tensors not always live, ${fmtBytes(sumBytes)}` }),
+      el('thead', {}, el('tr', {}, ['Tensor', 'Kind', 'Type', 'Shape', 'Bytes', 'Live (steps)'].map((h, i) => el('th', { scope: 'col', class: i >= 4 ? 'num' : '', text: h })))),
+      el('tbody', {}, live.slice(0, 100).map((t) => el('tr', { 'data-tensor': t.id },
+        el('th', { scope: 'row', class: 'rv-name', title: t.id, text: t.id }), el('td', { text: t.kind }), el('td', { text: t.dtype }),
+        el('td', { text: `[${(t.shape ?? []).join(', ')}]` }), el('td', { class: 'num', text: fmtInt(t.bytes) }),
+        el('td', { class: 'num', text: `${t.liveFrom}–${t.liveTo}` }))))));
   }
 
   #render() {
@@ -295,7 +321,7 @@ export class ReportsView {
       col.append(el('pre', { class: 'rv-pre rv-summary', 'data-testid': 'report-summary', 'data-slot': s, tabindex: '0',
                              'aria-label': `Summary report ${r.label ?? s}`, text: r.summary ?? '(no summary report)' }));
     });
-    if (this.#present().length === 2) panel.append(this.#diffTable());
+    if (this.#present().length === 2) panel.prepend(this.#diffTable());
   }
 
   #diffTable() {
@@ -318,6 +344,7 @@ export class ReportsView {
         metric('Tiles', (r) => r.graph?.target.numTiles),
         metric('Memory used', (r) => r.graph?.memory.total, fmtBytes),
         metric('Fullest tile', (r) => r.graph?.memory.maxTileBytes, fmtBytes),
+        metric('Fullest tile, % of its capacity', (r) => r.insight?.maxPercent, (v) => `${v.toFixed(1)}%`),
         metric('Tiles out of memory', (r) => r.graph?.memory.outOfMemoryTiles.length),
         metric('Peak live bytes', (r) => r.live?.peakBytes, fmtBytes),
         metric('Cycles per micro-batch', (r) => r.graph?.cycles.perMicroBatch),
@@ -394,8 +421,21 @@ export class ReportsView {
       height: 260,
       label: `Memory per tile, ${r.label ?? s}: ${fmtInt(tm.n)} tiles, fullest tile ${g0.memory.maxTile} with ${fmtBytes(tm.max)} of ${fmtBytes(tm.capacity)} capacity; ${tm.oom.size} tiles out of memory. The table below has the figures.`,
       count: () => tm.n,
-      hit: (x, y, g) => (x < g.left || x > g.left + g.width ? -1 : Math.min(tm.n - 1, Math.floor(((x - g.left) / g.width) * tm.n))),
-      position: (i, g) => ({ x: g.left + ((i + 0.5) / tm.n) * g.width, y: g.top + 10 }),
+      hit: (x, y, g) => {
+        if (x < g.left || x > g.left + g.width) return -1;
+        const { from, to } = view();
+        return Math.min(to - 1, from + Math.floor(((x - g.left) / g.width) * (to - from)));
+      },
+      position: (i, g) => {
+        let { from, to } = view();
+        if (i < from || i >= to) {   // keyboard moved out of the zoomed range: follow it
+          const span = to - from;
+          from = Math.max(0, Math.min(tm.n - span, i - Math.floor(span / 2)));
+          this.tileZoom[s] = { from, to: from + span };
+          chart.draw();
+        }
+        return { x: g.left + ((i - from + 0.5) / (to - from)) * g.width, y: g.top + 10 };
+      },
       onHover: () => chart.draw(),
       tooltip: (t) => {
         const rows = CATEGORIES.map((c, k) => `<tr><td><i class="rv-swatch" style="background:var(${CATEGORY_COLORS[c]})"></i>${CATEGORY_LABELS[c]}</td><td class="num">${fmtBytes(tm.byCategory[k][t])}</td></tr>`).join('');
@@ -404,8 +444,17 @@ export class ReportsView {
       },
       draw: (ctx, g) => {
         const y = chart.yAxis(ctx, g, yMax, byteTicks(yMax, 5), fmtBytes);
-        const w = g.width / tm.n;
-        const x = (t) => g.left + t * w;
+        const { from, to } = view();
+        host.dataset.viewFrom = String(from);
+        host.dataset.viewTo = String(to);
+        zoomBar.hidden = from === 0 && to === tm.n;
+        zoomText.textContent = `Tiles ${from}–${to - 1} of ${tm.n}`;
+        ctx.save();
+        ctx.beginPath();
+        ctx.rect(g.left, 0, g.width, g.H);
+        ctx.clip();
+        const w = g.width / (to - from);
+        const x = (t) => g.left + (t - from) * w;
         const bw = w > 4 ? Math.min(w - 1, 56) : Math.max(w, 0.6);   // bar width (few tiles: not wall to wall)
         const bx = (t) => x(t) + (w - bw) / 2;
         // Hover / selection: a band behind the tile's bar.
@@ -469,9 +518,42 @@ export class ReportsView {
         ctx.textAlign = 'right';
         ctx.fillText(capText, g.left + g.width - 6, yc - 8);
         ctx.textAlign = 'left';
-        chart.xAxis(ctx, g, tm.n, (t) => x(t) + w / 2, 'tile');
+        ctx.restore();
+        chart.xAxisRange(ctx, g, from, to, (t) => x(t) + w / 2, from === 0 && to === tm.n ? 'tile (wheel or +/- to zoom)' : 'tile');
         host.dataset.selectedTile = String(this.selectedTile[s]);
       },
+    });
+    // Zoom: the wheel (or + / - on the focused chart) around the pointer; double-click or the
+    // button resets. Few tiles need no zoom.
+    const view = () => this.tileZoom[s] ?? { from: 0, to: tm.n };
+    const zoomText = el('span', { class: 'rv-muted rv-small' });
+    const zoomBar = el('div', { class: 'rv-zoom' }, zoomText, el('button', { type: 'button', class: 'rv-more', 'data-testid': 'tile-zoom-reset',
+      text: 'Reset zoom', onclick: () => { this.tileZoom[s] = null; chart.draw(); } }));
+    zoomBar.hidden = true;
+    host.after(zoomBar);
+    const zoom = (factor, t) => {
+      const { from, to } = view();
+      const span = to - from;
+      const next = Math.max(Math.min(16, tm.n), Math.min(tm.n, Math.round(span * factor)));
+      if (next === span) return;
+      const f = (t - from) / span;
+      const nf = Math.max(0, Math.min(tm.n - next, Math.round(t - f * next)));
+      this.tileZoom[s] = { from: nf, to: nf + next };
+      chart.draw();
+    };
+    chart.canvas.addEventListener('wheel', (e) => {
+      if (tm.n <= 16 || !chart.g) return;
+      const rect = chart.canvas.getBoundingClientRect();
+      const t = chart.opts.hit(Math.max(chart.g.left, Math.min(chart.g.left + chart.g.width, e.clientX - rect.left)), 0, chart.g);
+      if (t < 0) return;
+      e.preventDefault();
+      zoom(e.deltaY < 0 ? 0.7 : 1 / 0.7, t);
+    }, { passive: false });
+    chart.canvas.addEventListener('dblclick', () => { this.tileZoom[s] = null; chart.draw(); });
+    chart.canvas.addEventListener('keydown', (e) => {
+      if (e.key !== '+' && e.key !== '=' && e.key !== '-') return;
+      const { from, to } = view();
+      zoom(e.key === '-' ? 1 / 0.7 : 0.7, chart.focusIndex >= 0 ? chart.focusIndex : Math.floor((from + to) / 2));
     });
     this.charts.push(chart);
     chart.draw();
@@ -607,7 +689,9 @@ export class ReportsView {
     const box = el('div', { class: 'rv-fullest' }, el('h4', { text: 'Fullest tiles' }));
     const ul = el('ol', { class: 'rv-bars' });
     for (const [t, b] of tm.fullest) {
-      ul.append(el('li', {}, el('span', { class: 'rv-bar-label', text: `tile ${t}` }),
+      const per = r.graph.target.tilesPerIPU;
+      const ipuText = tm.n > per ? ` (IPU ${Math.floor(t / per)})` : '';
+      ul.append(el('li', {}, el('span', { class: 'rv-bar-label', text: `tile ${t}${ipuText}` }),
         el('span', { class: 'rv-bar-track' }, el('span', { class: `rv-bar${b > tm.capacity ? ' rv-bar-oom' : ''}`, style: `width:${(100 * b) / max}%` }),
           el('span', { class: 'rv-bar-cap', style: `left:${(100 * tm.capacity) / max}%` })),
         el('span', { class: 'rv-bar-value', text: `${fmtBytes(b)} (${((100 * b) / tm.capacity).toFixed(0)}%)` })));
@@ -699,6 +783,7 @@ export class ReportsView {
       });
       this.charts.push(chart);
       chart.draw();
+      col.append(el('div', { class: 'rv-step-tensors', 'data-testid': 'liveness-step-tensors', 'data-slot': s, 'aria-live': 'polite' }));
       col.append(dataTable(`Table: bytes live per step (${L.steps} steps)`, ['Step', 'Op', 'Type', 'Live bytes', 'Always live', 'Not always live'],
         () => r.rows.map((op, i) => [i, op.name, op.type, fmtInt(L.total[i]), fmtInt(L.always), fmtInt(L.notAlways[i])]), { cap: 300, testid: 'liveness-table' }));
     });
@@ -723,6 +808,7 @@ export class ReportsView {
       tr.classList.toggle('rv-selected', on);
       tr.setAttribute('aria-selected', String(on));
     }
+    for (const box of this.root.querySelectorAll('[data-testid=liveness-step-tensors]')) this.#stepTensors(box);
     for (const c of this.charts) c.draw();
   }
 
@@ -965,12 +1051,17 @@ export class ReportsView {
   // ------------------------------------------------------------------ CPU host time
 
   #fillHost(panel) {
-    panel.append(el('p', { class: 'rv-note', text: 'Measured wall-clock time per op on this machine (the CPU device running in this page), per micro-batch: not modelled IPU cycles, and it varies from run to run.' }));
+    panel.append(el('p', { class: 'rv-note', text: 'Measured wall-clock time per op on this machine (the CPU device running in this page): not modelled IPU cycles, and it varies from run to run.' }));
     this.#columns(panel, (col, r, s) => {
       const list = [...(r.hostTimes ?? [])].sort((a, b) => b.seconds - a.seconds);
       if (!list.length) { col.append(el('p', { class: 'rv-empty', text: 'No host times (CPU device with profiling on only).' })); return; }
+      const hasCalls = list.some((x) => typeof x.calls === 'number');
+      const group = makeGrouper(list, []);
       const sum = list.reduce((a, b) => a + b.seconds, 0) || 1;
       const max = list[0].seconds || 1;
+      col.append(el('p', { class: 'rv-muted rv-small', text: hasCalls
+        ? `Total time of each op over its calls since the session was prepared (${fmtInt(Math.max(...list.map((x) => x.calls ?? 0)))} calls at most); per call = total / calls.`
+        : 'Time per micro-batch of the slowest ops (from the summary report).' }));
       const chart = el('ol', { class: 'rv-bars rv-host', role: 'img', 'data-testid': 'host-time-chart', 'data-slot': s,
                                'aria-label': `Measured host time per op, ${r.label ?? s}: ${list.length} ops, slowest ${list[0].name} ${fmtSeconds(list[0].seconds)}; total ${fmtSeconds(sum)}. The table below has the figures.` });
       for (const x of list.slice(0, 25)) {
@@ -978,13 +1069,19 @@ export class ReportsView {
           el('span', { class: 'rv-bar-track' }, el('span', { class: 'rv-bar', style: `width:${(100 * x.seconds) / max}%` })),
           el('span', { class: 'rv-bar-value', text: `${fmtSeconds(x.seconds)} (${((100 * x.seconds) / sum).toFixed(1)}%)` })));
       }
+      if (list.length > 25) chart.append(el('li', { class: 'rv-muted rv-small', text: `… ${list.length - 25} more ops in the table` }));
       col.append(chart);
+      const heads = ['Op', 'Type', ...(hasCalls ? ['Calls', 'Total time', 'Per call'] : ['Time']), 'Share'];
+      const select = (x) => this.cb.onSelectOp?.({ opName: x.name, nodeName: group(x).key });
       const t = el('table', { class: 'rv-table', 'data-testid': 'host-time-table', 'data-slot': s },
         el('caption', { text: `Host time per op (${list.length} ops, sorted, measured)` }),
-        el('thead', {}, el('tr', {}, ['Op', 'Type', 'Time', 'Share'].map((h, i) => el('th', { scope: 'col', class: i > 1 ? 'num' : '', text: h })))),
-        el('tbody', {}, list.map((x) => el('tr', { tabindex: '0', 'data-op-name': x.name, onclick: () => this.cb.onSelectOp?.({ opName: x.name, nodeName: x.name }),
-                                                   onkeydown: (e) => { if (e.key === 'Enter') this.cb.onSelectOp?.({ opName: x.name, nodeName: x.name }); } },
-          el('th', { scope: 'row', class: 'rv-name', text: x.name }), el('td', { text: x.type }), el('td', { class: 'num', text: fmtSeconds(x.seconds) }),
+        el('thead', {}, el('tr', {}, heads.map((h, i) => el('th', { scope: 'col', class: i > 1 ? 'num' : '', text: h })))),
+        el('tbody', {}, list.map((x) => el('tr', { tabindex: '0', 'data-op-name': x.name, 'data-seconds': x.seconds, onclick: () => select(x),
+                                                   onkeydown: (e) => { if (e.key === 'Enter') select(x); } },
+          el('th', { scope: 'row', class: 'rv-name', text: x.name }), el('td', { text: x.type ?? '' }),
+          ...(hasCalls ? [el('td', { class: 'num', text: fmtInt(x.calls) }), el('td', { class: 'num', text: fmtSeconds(x.seconds) }),
+                          el('td', { class: 'num', text: x.calls ? fmtSeconds(x.seconds / x.calls) : '–' })]
+                       : [el('td', { class: 'num', text: fmtSeconds(x.seconds) })]),
           el('td', { class: 'num', text: `${((100 * x.seconds) / sum).toFixed(1)}%` })))));
       col.append(t);
       const runs = r.execution?.runs ?? [];
