@@ -190,19 +190,27 @@ async function showModel(result) {
   }
 }
 
+/// Cancel for a load: the core describes a model in one call, so the runtime worker restarts
+/// (and reopens the model that was open before).
+function cancelLoad() {
+  app.restartRuntime().catch((e) => showError(e, 'Restarting the runtime'));
+}
+
 async function openBytes(bytes, name, started = performance.now()) {
   clearError();
   openStarted = started;
-  showProgress(`Opening ${name}…`);
+  showProgress(`Opening ${name}…`, cancelLoad);
   try {
-    app.source = { kind: 'bytes', bytes: bytes.slice(0), name };  // kept for a runtime restart
+    const source = { kind: 'bytes', bytes: bytes.slice(0), name };  // kept for a runtime restart
     const r = await app.runtime.request('openModel', { bytes, name }, { transfer: [bytes] });
+    app.source = source;
     hideProgress();
     await showModel({ ...r, name });
     return true;
   } catch (e) {
     hideProgress();
-    showError(e, `Cannot open ${name}`);
+    if (e.name === 'AbortError') showError(new Error(`Opening ${name} was cancelled; the previous model stays open.`));
+    else showError(e, `Cannot open ${name}`);
     return false;
   }
 }
@@ -221,15 +229,17 @@ async function openExample(id) {
   openStarted = performance.now();
   app.set({ example: id, url: '' });
   if (id === 'digits' || id === 'chain') {
-    showProgress(id === 'digits' ? 'Building the digits CNN with the Builder…' : 'Generating a 2,000-node graph…');
+    showProgress(id === 'digits' ? 'Building the digits CNN with the Builder…' : 'Generating a 2,000-node graph…', cancelLoad);
     try {
-      app.source = { kind: 'example', example: id === 'digits' ? 'digits-cnn' : 'chain' };
-      const r = await app.runtime.request('buildExample', { kind: app.source.example, n: 2000 });
+      const source = { kind: 'example', example: id === 'digits' ? 'digits-cnn' : 'chain' };
+      const r = await app.runtime.request('buildExample', { kind: source.example, n: 2000 });
+      app.source = source;
       hideProgress();
       await showModel(r);
     } catch (e) {
       hideProgress();
-      showError(e, 'Cannot build the example');
+      if (e.name === 'AbortError') showError(new Error('Cancelled; the previous model stays open.'));
+      else showError(e, 'Cannot build the example');
     }
     return;
   }

@@ -68,6 +68,8 @@ export function createRunPanel(el, app) {
   const cancelBtn = h('button', { type: 'button', hidden: true }, 'Cancel');
   const bps = h('input', { type: 'number', min: 1, max: 1024, value: 1, id: 'run-bps', 'aria-label': 'batchesPerStep' });
   const repeats = h('input', { type: 'number', min: 1, max: 100, value: 5, id: 'run-repeats', 'aria-label': 'Repeated runs for the latency' });
+  const threads = h('select', { id: 'run-threads', 'aria-label': 'Threads', dataset: { testid: 'threads-select' } }, new Option('1', '1'));
+  const threadsNote = h('span.muted');
   const inputsEl = h('div');
   const anchorsEl = h('div');
   let inputData = {};  // name -> {mode, data?}
@@ -79,7 +81,8 @@ export function createRunPanel(el, app) {
     h('h2', {}, 'Run'),
     h('div.form', {},
       h('label', { for: 'run-bps' }, 'batchesPerStep'), bps,
-      h('label', { for: 'run-repeats' }, 'Repeats (latency)'), repeats),
+      h('label', { for: 'run-repeats' }, 'Repeats (latency)'), repeats,
+      h('label', { for: 'run-threads' }, 'Threads'), h('div', {}, threads, ' ', threadsNote)),
     h('h3', {}, 'Inputs'), inputsEl,
     h('h3', {}, 'Anchors'), anchorsEl,
     h('div.button-row', {}, runBtn, cancelBtn),
@@ -151,7 +154,10 @@ export function createRunPanel(el, app) {
       h('div.figure', {}, h('span.value', { dataset: { testid: 'latency' } }, r.latency ? formatMs(r.latency.medianMs) : '—'),
         h('span.label', {}, `median of ${r.latency?.runs ?? 0} runs`)),
       h('div.figure', {}, h('span.value', {}, formatMs(r.prepareMs)), h('span.label', {}, 'prepare')),
+      r.memory ? h('div.figure', {}, h('span.value', { dataset: { testid: 'session-memory' } }, formatBytes(r.memory.weightBytes + r.memory.activationArenaBytes)),
+        h('span.label', {}, `session: weights ${formatBytes(r.memory.weightBytes)} + activations ${formatBytes(r.memory.activationArenaBytes)}`)) : null,
       h('div.figure', {}, h('span.value', {}, formatBytes(r.heapInUse)), h('span.label', {}, 'wasm heap in use')),
+      h('div.figure', {}, h('span.value', {}, String(r.threads ?? 1)), h('span.label', {}, 'threads')),
       h('div.figure', {}, h('span.value', {}, dev.type === 'cpu' ? 'CPU' : `${dev.options.ipuVersion} model`), h('span.label', {}, 'device'))));
     if (r.offline) out.append(h('p', {}, 'Compiled for an offline IPU: nothing runs; the Reports tab shows memory and cycles.'));
     lastOutputs = r.outputs;
@@ -209,6 +215,21 @@ export function createRunPanel(el, app) {
     else current.cancel();
   });
   app.on('shortcut-run', run);
+  app.on('runtime', (info) => {
+    clear(threads);
+    for (let t = 1; t <= info.maxThreads; ++t) threads.append(new Option(String(t), String(t)));
+    threads.value = String(info.threads);
+    threads.disabled = info.maxThreads <= 1;
+    threadsNote.textContent = info.isolated ? `(pthread build; ${info.hardwareConcurrency} cores)`
+                                            : 'single-threaded: the page is not cross-origin isolated';
+  });
+  threads.addEventListener('change', async () => {
+    try {
+      await app.runtime.request('setThreads', { threads: Number(threads.value) });
+    } catch (e) {
+      app.showError(e, 'Threads');
+    }
+  });
   app.on('model', (m) => {
     renderForm(m);
     clear(out);

@@ -244,6 +244,7 @@ ops.run = async ({ device, bps = 1, anchors, inputs: inputSpecs, repeats = 5, in
   return withTransfer({
     prepareMs, latency: { medianMs: sorted[Math.floor(sorted.length / 2)], minMs: sorted[0], runs: times.length, bps },
     outputs, inputInfos: infos, heapBytes: popart.module.HEAP8.length, heapInUse: popart.heapInUse(),
+    memory: session.getMemoryStats(), threads: popart.getNumThreads(),
   }, transfer);
 };
 
@@ -267,23 +268,15 @@ function disposeTrainer() {
   }
 }
 
+/// {type: 'SGD' | 'Adam' | 'Adaptive', params: {key: value} (keys of the core's optimizerParams
+/// table), mode} -> the optimizer. Every value is non-const, so updateOptimizerFromHost can change it.
 function optimizerFrom(spec) {
-  const p = spec.params ?? {};
-  const v = (x, c = false) => [Number(x), c];
-  if (spec.type === 'sgd') {
-    return new popart.SGD({ defaultLearningRate: v(p.learningRate ?? 0.05), defaultMomentum: v(p.momentum ?? 0.9),
-                            defaultWeightDecay: v(p.weightDecay ?? 0) });
-  }
-  if (spec.type === 'adam') {
-    return new popart.Adam({ defaultLearningRate: v(p.learningRate ?? 0.005), defaultBeta1: v(p.beta1 ?? 0.9),
-                             defaultBeta2: v(p.beta2 ?? 0.999), defaultEps: v(p.eps ?? 1e-6),
-                             defaultWeightDecay: v(p.weightDecay ?? 0) }, p.mode ?? 'Adam');
-  }
-  if (spec.type === 'adaptive') {
-    return new popart.Adaptive({ defaultLearningRate: v(p.learningRate ?? 0.01), defaultAlpha: v(p.alpha ?? 0.99),
-                                 defaultEps: v(p.eps ?? 1e-6), defaultMomentum: v(p.momentum ?? 0) }, p.mode ?? 'RMSProp');
-  }
-  throw new Error(`unknown optimizer '${spec.type}'`);
+  const params = {};
+  for (const [k, v] of Object.entries(spec.params ?? {})) params[k] = [Number(v), false];
+  if (spec.type === 'SGD') return new popart.SGD(params);
+  if (spec.type === 'Adam') return new popart.Adam(params, spec.mode ?? 'Adam');
+  if (spec.type === 'Adaptive') return new popart.Adaptive(params, spec.mode ?? 'RMSProp');
+  throw new Error(`unknown optimizer '${spec.type}' (SGD, Adam or Adaptive)`);
 }
 
 /// Sets up a TrainingSession for the open model: appends the loss if asked, prepares, uploads the
@@ -377,7 +370,7 @@ ops.trainControl = ({ action, value }) => {
   if (!trainer) throw new Error('training has not started');
   if (action === 'learningRate') {
     // updateOptimizerFromHost with the same optimizer type and the new rate.
-    const spec = { ...trainer.optimizer, params: { ...trainer.optimizer.params, learningRate: value } };
+    const spec = { ...trainer.optimizer, params: { ...trainer.optimizer.params, defaultLearningRate: value } };
     trainer.session.updateOptimizerFromHost(optimizerFrom(spec));
     trainer.optimizer = spec;
     return { learningRate: value };

@@ -100,10 +100,10 @@ export function createTrainPanel(el, app) {
     new Option('identityloss (a scalar output)', 'identityloss'), new Option('a scalar loss in the model', 'existing'));
   const lossOut = h('select', { id: 'train-loss-output', 'aria-label': 'Tensor the loss applies to' });
   const optSel = h('select', { id: 'train-optimizer', 'aria-label': 'Optimizer' },
-    new Option('SGD with momentum', 'sgd'), new Option('Adam', 'adam'), new Option('Adaptive (RMSProp)', 'adaptive'));
-  const lr = h('input', { type: 'number', id: 'train-lr', step: 'any', min: 0, value: 0.05, 'aria-label': 'Learning rate' });
-  const p2 = h('input', { type: 'number', id: 'train-p2', step: 'any', value: 0.9, 'aria-label': 'Momentum' });
-  const p2Label = h('label', { for: 'train-p2' }, 'Momentum');
+    new Option('SGD (with momentum)', 'SGD'), new Option('Adam', 'Adam'), new Option('Adaptive', 'Adaptive'));
+  const modeSel = h('select', { id: 'train-mode', 'aria-label': 'Optimizer mode', hidden: true });
+  const paramsEl = h('div.form', { dataset: { testid: 'optimizer-params' } });
+  const lr = { value: 0.05 };  // the learning-rate input, set by renderParams
   const batch = h('input', { type: 'number', id: 'train-batch', min: 1, max: 4096, value: 32, 'aria-label': 'Batch size' });
   const dataSel = h('select', { id: 'train-data', 'aria-label': 'Training data' }, new Option('Handwritten digits (built in)', 'digits'),
     new Option('A .csv / .npy / .npz file…', 'file'));
@@ -127,11 +127,10 @@ export function createTrainPanel(el, app) {
     h('h2', {}, 'Train'),
     h('div.form', {},
       h('label', { for: 'train-loss' }, 'Loss'), h('div', {}, lossSel, ' ', lossOut),
-      h('label', { for: 'train-optimizer' }, 'Optimizer'), optSel,
-      h('label', { for: 'train-lr' }, 'Learning rate'), lr,
-      p2Label, p2,
+      h('label', { for: 'train-optimizer' }, 'Optimizer'), h('div', {}, optSel, ' ', modeSel),
       h('label', { for: 'train-batch' }, 'Batch size'), batch,
       h('label', { for: 'train-data' }, 'Data'), h('div', {}, dataSel, ' ', dataFile, ' ', dataNote)),
+    h('details', { open: true }, h('summary', {}, 'Hyper-parameters (the core\'s optimizer table)'), paramsEl),
     h('div.button-row', { role: 'group', 'aria-label': 'Training controls' }, start, pause, step, stop, reset),
     h('div.button-row', {}, h('label.inline', { for: 'train-live-lr' }, 'Learning rate now'), liveLr, applyLr),
     status,
@@ -165,14 +164,38 @@ export function createTrainPanel(el, app) {
   }
   setRunning(false);
 
-  optSel.addEventListener('change', () => {
-    const t = optSel.value;
-    lr.value = t === 'sgd' ? 0.05 : t === 'adam' ? 0.005 : 0.002;
-    p2Label.textContent = t === 'sgd' ? 'Momentum' : t === 'adam' ? 'β1' : 'α (decay)';
-    p2.value = t === 'sgd' ? 0.9 : t === 'adam' ? 0.9 : 0.99;
-    liveLr.value = lr.value;
-  });
-  lr.addEventListener('change', () => { liveLr.value = lr.value; });
+  // The hyper-parameter form comes from the core's table (popart.optimizerParams(): key, default,
+  // doc per optimizer); the page only picks starting learning rates that suit the digits.
+  const START = { SGD: { defaultLearningRate: 0.05, defaultMomentum: 0.9 }, Adam: { defaultLearningRate: 0.005 },
+                  Adaptive: { defaultLearningRate: 0.002 } };
+  const MODES = { Adam: 'AdamMode', Adaptive: 'AdaptiveMode' };
+  let paramInputs = {};
+  function renderParams() {
+    const table = app.runtimeInfo?.optimizerParams ?? [];
+    const type = optSel.value;
+    clear(paramsEl);
+    paramInputs = {};
+    for (const p of table.filter((q) => q.optimizer === type)) {
+      const id = `opt-${p.key}`;
+      const value = START[type]?.[p.key] ?? Number(p.default.toPrecision(6));
+      const input = h('input', { type: 'number', step: 'any', id, value, title: p.doc, dataset: { key: p.key } });
+      paramInputs[p.key] = input;
+      paramsEl.append(h('label', { for: id, title: p.doc }, p.key.replace(/^default/, '')), input);
+    }
+    const input = paramInputs.defaultLearningRate;
+    if (input) {
+      lr.value = input.value;
+      liveLr.value = input.value;
+      input.addEventListener('change', () => { lr.value = input.value; liveLr.value = input.value; });
+    }
+    const modes = app.runtimeInfo?.enumValues?.[MODES[type]];
+    modeSel.hidden = !modes;
+    clear(modeSel);
+    for (const m of modes ?? []) modeSel.append(new Option(m, m));
+    if (type === 'Adaptive') modeSel.value = 'RMSProp';
+  }
+  optSel.addEventListener('change', renderParams);
+  app.on('runtime', renderParams);
   dataSel.addEventListener('change', () => {
     if (dataSel.value === 'file') dataFile.click();
     else { data = null; dataNote.textContent = ''; }
@@ -229,16 +252,14 @@ export function createTrainPanel(el, app) {
     started = true;
     setRunning(autostart);
     status.textContent = 'Preparing the training session…';
-    const opt = optSel.value;
-    const params = { learningRate: Number(lr.value) };
-    if (opt === 'sgd') params.momentum = Number(p2.value);
-    if (opt === 'adam') params.beta1 = Number(p2.value);
-    if (opt === 'adaptive') params.alpha = Number(p2.value);
+    const params = {};
+    for (const [k, input] of Object.entries(paramInputs)) params[k] = Number(input.value);
+    const optimizer = { type: optSel.value, params, mode: modeSel.hidden ? undefined : modeSel.value };
     const copy = { x: data.x.slice(), y: data.y.slice(), n: data.n, features: data.features };
     job = app.runtime.request('train', {
       autostart,
       loss: { kind: lossSel.value, output: lossOut.value || undefined, tensor: lossOut.value || undefined },
-      optimizer: { type: opt, params }, batchSize: Number(batch.value), device: app.device(), data: copy,
+      optimizer, batchSize: Number(batch.value), device: app.device(), data: copy,
     }, { quiet: true, transfer: [copy.x.buffer, copy.y.buffer], onProgress: onProgress });
     job.then(() => finish(), (e) => {
       finish();
@@ -309,7 +330,10 @@ export function createTrainPanel(el, app) {
     status.textContent = 'Reset: the next Start begins from the initial weights.';
   });
   applyLr.addEventListener('click', async () => {
-    if (!job) { lr.value = liveLr.value; return; }
+    if (!job) {
+      if (paramInputs.defaultLearningRate) paramInputs.defaultLearningRate.value = liveLr.value;
+      return;
+    }
     const r = await control('learningRate', Number(liveLr.value));
     if (r) status.textContent = `Learning rate set to ${r.learningRate} (updateOptimizerFromHost).`;
   });
