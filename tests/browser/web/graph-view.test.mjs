@@ -203,6 +203,10 @@ test('2,000-node graph lays out without freezing the page; minimap shown', async
     return performance.now() - t0;
   });
   console.log(`# 2000 nodes: fit + 2 zooms ${t.toFixed(0)} ms`);
+  assert.ok(t < 1500, `fit and zoom took ${t} ms`);
+  // Zoomed far out, the graph is painted on a canvas (the SVG hidden, its elements still there).
+  assert.ok(await page.isVisible('.gv-far-canvas'), 'far-out canvas shown');
+  await page.screenshot({ path: path.join(shots, 'graph-2000-fit.png') });
   const mm = await page.locator('[data-testid="graph-minimap"]').boundingBox();
   const before = await page.evaluate(() => window.view.transform);
   await page.mouse.click(mm.x + mm.width / 2, mm.y + mm.height * 0.8);
