@@ -161,9 +161,13 @@ test('resnet18: laid out fast, nodes, edge labels, click select, find, SVG and P
   assert.ok(svg.style > 200, 'styles inlined');
   const png = await page.evaluate(async () => {
     const b = await window.view.exportPng();
-    const head = new Uint8Array(await b.slice(0, 8).arrayBuffer());
-    return { size: b.size, type: b.type, head: [...head] };
+    const bytes = new Uint8Array(await b.arrayBuffer());
+    let bin = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return { size: b.size, type: b.type, head: [...bytes.subarray(0, 8)], base64: btoa(bin), svg: window.view.exportSvg() };
   });
+  fs.writeFileSync(path.join(shots, 'graph-export.png'), Buffer.from(png.base64, 'base64'));
+  fs.writeFileSync(path.join(shots, 'graph-export.svg'), png.svg);
   assert.equal(png.type, 'image/png');
   assert.ok(png.size > 10000, `png ${png.size} bytes`);
   assert.deepEqual(png.head.slice(0, 4), [0x89, 0x50, 0x4e, 0x47]);

@@ -632,8 +632,11 @@ export class GraphView {
   _edgeInner(e) {
     const p = e.points;
     const m = this._midpoint(p);
-    // An edge leaving to the left gets its label on its left.
-    const left = p.length >= 2 && m.x < p[0] - 4;
+    // Labels go outwards: for edges that converge on a box, away from that box's centre line;
+    // otherwise away from the source's (so diverging edges' labels do not overlap in between).
+    const src = this._boxes[e.from], dst = this._boxes[e.to];
+    const ref = dst.preds.length > 1 && src.succs.length <= 1 ? dst : src;
+    const left = m.x < ref.x + ref.width / 2 - 2;
     return `<path class="gv-edge-path" d="${this._edgePath(p)}" marker-end="url(#gv-arrow-${this._uid})"/>` +
       `<text class="gv-edge-label" x="${r1(left ? m.x - 5 : m.x + 5)}" y="${r1(m.y + 3)}"${left ? ' text-anchor="end"' : ''}>${esc(e.label)}</text>`;
   }
@@ -1128,7 +1131,7 @@ export class GraphView {
     const cs = getComputedStyle(this.container);
     const resolve = (text) => {
       for (let i = 0; i < 4 && text.includes('var('); i++) {
-        text = text.replace(/var\(\s*(--[\w-]+)\s*(?:,\s*([^()]*(?:\([^()]*\))?[^()]*))?\)/g, (_, n, fb) => cs.getPropertyValue(n).trim() || (fb ?? '').trim());
+        text = text.replace(/var\(\s*(--[\w-]+)\s*(?:,\s*([^()]*(?:\([^()]*\))?[^()]*))?\)/g, (_, n, fb) => cs.getPropertyValue(n).trim().replace(/\s+/g, ' ') || (fb ?? '').trim());
       }
       return text;
     };
