@@ -70,6 +70,26 @@ after(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('layout worker (in Node): deep chains do not overflow the stack; cycles are broken', async () => {
+  const { layout } = await import(path.join(root, 'web/src/graph/layout-worker.js'));
+  const n = 2000;
+  const nodes = Array.from({ length: n }, (_, i) => ({ id: i, width: 80, height: 30 }));
+  const edges = Array.from({ length: n - 1 }, (_, i) => ({ from: i, to: i + 1 }));
+  const t0 = performance.now();
+  const r = layout({ nodes, edges });
+  console.log(`# layout worker, ${n}-node chain in Node: ${(performance.now() - t0).toFixed(0)} ms (${r.ranker})`);
+  assert.equal(r.positions.length, 2 * n);
+  for (let i = 1; i < n; i++) assert.ok(r.positions[2 * i + 1] > r.positions[2 * i - 1], 'top to bottom');
+  assert.ok(r.edgePoints.every((p) => p.length >= 4));
+  // A cycle (not valid ONNX, but a layout must not fail on it) and an edge to an unknown node.
+  const c = layout({ nodes: nodes.slice(0, 4), edges: [{ from: 0, to: 1 }, { from: 1, to: 2 }, { from: 2, to: 1 }, { from: 2, to: 3 }, { from: 3, to: 99 }], options: { ranker: 'none' } });
+  assert.equal(c.positions.length, 8);
+  assert.equal(c.edgePoints[4].length, 0);
+  const small = layout({ nodes: nodes.slice(0, 4), edges: [{ from: 0, to: 1 }, { from: 1, to: 2 }, { from: 2, to: 1 }, { from: 2, to: 3 }] });
+  assert.equal(small.ranker, 'network-simplex');
+  assert.ok(small.positions.every(Number.isFinite));
+});
+
 async function freshPage() {
   const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
   const errors = [];
@@ -313,6 +333,18 @@ test('keyboard: Tab to a node, arrows walk, Enter selects, +/- zoom, 0 fits', as
     return { vp: { l: vp.left, t: vp.top, r: vp.right, b: vp.bottom }, w: innerWidth, h: innerHeight };
   });
   assert.ok(fitted.vp.l >= -1 && fitted.vp.t >= -1 && fitted.vp.r <= fitted.w + 1 && fitted.vp.b <= fitted.h + 1, JSON.stringify(fitted));
+  // Wheel zooms at the pointer, dragging the background pans.
+  const kBefore = await k();
+  await page.mouse.move(300, 300);
+  await page.mouse.wheel(0, -300);
+  await page.waitForFunction((k0) => window.view.transform.k > k0, kBefore);
+  const t1 = await page.evaluate(() => window.view.transform);
+  await page.mouse.move(100, 700);
+  await page.mouse.down();
+  await page.mouse.move(160, 650, { steps: 5 });
+  await page.mouse.up();
+  const t2 = await page.evaluate(() => window.view.transform);
+  assert.ok(Math.abs(t2.x - t1.x - 60) < 2 && Math.abs(t2.y - t1.y + 50) < 2, JSON.stringify({ t1, t2 }));
   // Arrow keys on the view itself pan.
   await page.focus('[data-testid="graph-view"]');
   const before = await page.evaluate(() => window.view.transform);
@@ -335,6 +367,13 @@ test('dark theme: node fill follows the theme', async () => {
   assert.notEqual(dark, light);
   const svg = await page.evaluate(() => window.view.exportSvg());
   assert.match(svg, /#252b36/i, 'the dark node fill in the exported SVG');
+  // dispose() leaves the container empty and the view inert.
+  const left = await page.evaluate(() => {
+    window.view.dispose();
+    const c = document.getElementById('graph');
+    return { children: c.childElementCount, testid: c.dataset.testid ?? null, tabindex: c.getAttribute('tabindex') };
+  });
+  assert.deepEqual(left, { children: 0, testid: null, tabindex: null });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -362,7 +362,9 @@ export class GraphView {
     this._mq?.removeEventListener?.('change', this._mqListener);
     for (const [type, fn, target] of this._listeners) (target ?? this.container).removeEventListener(type, fn);
     this.container.innerHTML = '';
-    this.container.classList.remove('gv-root', 'gv-far', 'gv-panning');
+    this.container.classList.remove('gv-root', 'gv-far', 'gv-panning', 'gv-canvas-mode');
+    delete this.container.dataset.testid;
+    for (const a of ['tabindex', 'role', 'aria-roledescription', 'aria-label']) this.container.removeAttribute(a);
     this._boxes = [];
     this._byKey.clear();
   }
