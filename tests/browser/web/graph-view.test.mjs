@@ -333,6 +333,7 @@ test('keyboard: Tab to a node, arrows walk, Enter selects, +/- zoom, 0 fits', as
   if (resnet) assert.equal(second.label, 'Conv /conv1/Conv');
   await page.keyboard.press('Enter');
   assert.equal(await page.evaluate(() => window.selected.at(-1).name), second.name);
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-pressed')), 'true');
   await page.screenshot({ path: path.join(shots, 'graph-keyboard.png') });
 
   const tr = () => page.evaluate(() => document.querySelector('.gv-viewport').getAttribute('transform'));

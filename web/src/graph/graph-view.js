@@ -888,11 +888,13 @@ export class GraphView {
     if (this._selected) {
       const old = this._byKey.get(this._selected);
       old?.el?.classList.remove('gv-selected');
+      old?.el?.removeAttribute('aria-pressed');
       for (const i of old?.edges ?? []) this._edges[i].el?.classList.remove('gv-adj');
     }
     this._selected = box ? box.key : null;
     if (box?.el) {
       box.el.classList.add('gv-selected');
+      box.el.setAttribute('aria-pressed', 'true');
       for (const i of box.edges) this._edges[i].el?.classList.add('gv-adj');
       this._setRoving(box);
       if (center) this._centerOn(box, { zoomIn: true });
