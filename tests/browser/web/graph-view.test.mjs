@@ -37,13 +37,28 @@ export async function bundleFixture(out) {
   return out;
 }
 
+/// resnet18's description: from the wasm package's popart.describeModel when it has one (what the
+/// page shows), else from fixtures/describe_onnx.py (onnx + onnx.shape_inference).
 function makeResnetDescription(out) {
   const onnxFile = path.join(process.env.POPART_ZOO_DIR ?? path.join(root, 'build/zoo'), 'resnet18.onnx');
   if (!fs.existsSync(onnxFile)) return `no ${onnxFile}`;
+  const json = path.join(out, 'resnet18.json');
+  let onnxNodes;
   try {
-    execFileSync('/usr/bin/python3', [path.join(here, 'fixtures/describe_onnx.py'), onnxFile, path.join(out, 'resnet18.json')], { stdio: 'pipe' });
-    const count = Number(execFileSync('/usr/bin/python3', ['-c', `import onnx,sys; print(len(onnx.load(sys.argv[1]).graph.node))`, onnxFile]).toString());
-    return { onnxNodes: count };
+    onnxNodes = Number(execFileSync('/usr/bin/python3', ['-c', 'import onnx,sys; print(len(onnx.load(sys.argv[1]).graph.node))', onnxFile]).toString());
+  } catch (e) {
+    return `/usr/bin/python3 with onnx is needed to count the model's nodes: ${e.message}`;
+  }
+  const pkg = process.env.POPART_PKG_DIR ?? path.join(root, 'build/wasm/pkg');
+  if (fs.existsSync(path.join(pkg, 'index.mjs'))) {
+    try {
+      execFileSync(process.execPath, [path.join(here, 'fixtures/describe_wasm.mjs'), pkg, onnxFile, json], { stdio: 'pipe', timeout: 120000 });
+      return { onnxNodes, source: `popart.describeModel (${pkg})` };
+    } catch { /* no describeModel in this package yet: the Python description */ }
+  }
+  try {
+    execFileSync('/usr/bin/python3', [path.join(here, 'fixtures/describe_onnx.py'), onnxFile, json], { stdio: 'pipe' });
+    return { onnxNodes, source: 'fixtures/describe_onnx.py' };
   } catch (e) {
     return `describe_onnx.py failed: ${e.stderr?.toString() ?? e.message}`;
   }
@@ -53,8 +68,10 @@ before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'graph-view-'));
   await bundleFixture(dir);
   const r = makeResnetDescription(dir);
-  if (typeof r === 'object') resnet = r;
-  else console.log(`# resnet18 from the zoo unavailable (${r}); using a generated 70-node graph`);
+  if (typeof r === 'object') {
+    resnet = r;
+    console.log(`# resnet18 description from ${r.source}`);
+  } else console.log(`# resnet18 from the zoo unavailable (${r}); using a generated 70-node graph`);
   fs.mkdirSync(shots, { recursive: true });
   server = await startServer({ root: dir, port: 0 });
   base = `http://127.0.0.1:${server.address().port}/`;
@@ -68,6 +85,26 @@ after(async () => {
   await browser?.close();
   server?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('layout worker (in Node): deep chains do not overflow the stack; cycles are broken', async () => {
+  const { layout } = await import(path.join(root, 'web/src/graph/layout-worker.js'));
+  const n = 2000;
+  const nodes = Array.from({ length: n }, (_, i) => ({ id: i, width: 80, height: 30 }));
+  const edges = Array.from({ length: n - 1 }, (_, i) => ({ from: i, to: i + 1 }));
+  const t0 = performance.now();
+  const r = layout({ nodes, edges });
+  console.log(`# layout worker, ${n}-node chain in Node: ${(performance.now() - t0).toFixed(0)} ms (${r.ranker})`);
+  assert.equal(r.positions.length, 2 * n);
+  for (let i = 1; i < n; i++) assert.ok(r.positions[2 * i + 1] > r.positions[2 * i - 1], 'top to bottom');
+  assert.ok(r.edgePoints.every((p) => p.length >= 4));
+  // A cycle (not valid ONNX, but a layout must not fail on it) and an edge to an unknown node.
+  const c = layout({ nodes: nodes.slice(0, 4), edges: [{ from: 0, to: 1 }, { from: 1, to: 2 }, { from: 2, to: 1 }, { from: 2, to: 3 }, { from: 3, to: 99 }], options: { ranker: 'none' } });
+  assert.equal(c.positions.length, 8);
+  assert.equal(c.edgePoints[4].length, 0);
+  const small = layout({ nodes: nodes.slice(0, 4), edges: [{ from: 0, to: 1 }, { from: 1, to: 2 }, { from: 2, to: 1 }, { from: 2, to: 3 }] });
+  assert.equal(small.ranker, 'network-simplex');
+  assert.ok(small.positions.every(Number.isFinite));
 });
 
 async function freshPage() {
@@ -161,9 +198,13 @@ test('resnet18: laid out fast, nodes, edge labels, click select, find, SVG and P
   assert.ok(svg.style > 200, 'styles inlined');
   const png = await page.evaluate(async () => {
     const b = await window.view.exportPng();
-    const head = new Uint8Array(await b.slice(0, 8).arrayBuffer());
-    return { size: b.size, type: b.type, head: [...head] };
+    const bytes = new Uint8Array(await b.arrayBuffer());
+    let bin = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return { size: b.size, type: b.type, head: [...bytes.subarray(0, 8)], base64: btoa(bin), svg: window.view.exportSvg() };
   });
+  fs.writeFileSync(path.join(shots, 'graph-export.png'), Buffer.from(png.base64, 'base64'));
+  fs.writeFileSync(path.join(shots, 'graph-export.svg'), png.svg);
   assert.equal(png.type, 'image/png');
   assert.ok(png.size > 10000, `png ${png.size} bytes`);
   assert.deepEqual(png.head.slice(0, 4), [0x89, 0x50, 0x4e, 0x47]);
@@ -203,6 +244,10 @@ test('2,000-node graph lays out without freezing the page; minimap shown', async
     return performance.now() - t0;
   });
   console.log(`# 2000 nodes: fit + 2 zooms ${t.toFixed(0)} ms`);
+  assert.ok(t < 1500, `fit and zoom took ${t} ms`);
+  // Zoomed far out, the graph is painted on a canvas (the SVG hidden, its elements still there).
+  assert.ok(await page.isVisible('.gv-far-canvas'), 'far-out canvas shown');
+  await page.screenshot({ path: path.join(shots, 'graph-2000-fit.png') });
   const mm = await page.locator('[data-testid="graph-minimap"]').boundingBox();
   const before = await page.evaluate(() => window.view.transform);
   await page.mouse.click(mm.x + mm.width / 2, mm.y + mm.height * 0.8);
@@ -288,6 +333,7 @@ test('keyboard: Tab to a node, arrows walk, Enter selects, +/- zoom, 0 fits', as
   if (resnet) assert.equal(second.label, 'Conv /conv1/Conv');
   await page.keyboard.press('Enter');
   assert.equal(await page.evaluate(() => window.selected.at(-1).name), second.name);
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-pressed')), 'true');
   await page.screenshot({ path: path.join(shots, 'graph-keyboard.png') });
 
   const tr = () => page.evaluate(() => document.querySelector('.gv-viewport').getAttribute('transform'));
@@ -305,6 +351,18 @@ test('keyboard: Tab to a node, arrows walk, Enter selects, +/- zoom, 0 fits', as
     return { vp: { l: vp.left, t: vp.top, r: vp.right, b: vp.bottom }, w: innerWidth, h: innerHeight };
   });
   assert.ok(fitted.vp.l >= -1 && fitted.vp.t >= -1 && fitted.vp.r <= fitted.w + 1 && fitted.vp.b <= fitted.h + 1, JSON.stringify(fitted));
+  // Wheel zooms at the pointer, dragging the background pans.
+  const kBefore = await k();
+  await page.mouse.move(300, 300);
+  await page.mouse.wheel(0, -300);
+  await page.waitForFunction((k0) => window.view.transform.k > k0, kBefore);
+  const t1 = await page.evaluate(() => window.view.transform);
+  await page.mouse.move(100, 700);
+  await page.mouse.down();
+  await page.mouse.move(160, 650, { steps: 5 });
+  await page.mouse.up();
+  const t2 = await page.evaluate(() => window.view.transform);
+  assert.ok(Math.abs(t2.x - t1.x - 60) < 2 && Math.abs(t2.y - t1.y + 50) < 2, JSON.stringify({ t1, t2 }));
   // Arrow keys on the view itself pan.
   await page.focus('[data-testid="graph-view"]');
   const before = await page.evaluate(() => window.view.transform);
@@ -327,6 +385,13 @@ test('dark theme: node fill follows the theme', async () => {
   assert.notEqual(dark, light);
   const svg = await page.evaluate(() => window.view.exportSvg());
   assert.match(svg, /#252b36/i, 'the dark node fill in the exported SVG');
+  // dispose() leaves the container empty and the view inert.
+  const left = await page.evaluate(() => {
+    window.view.dispose();
+    const c = document.getElementById('graph');
+    return { children: c.childElementCount, testid: c.dataset.testid ?? null, tabindex: c.getAttribute('tabindex') };
+  });
+  assert.deepEqual(left, { children: 0, testid: null, tabindex: null });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -79,6 +79,7 @@ export class GraphView {
     container.setAttribute('aria-roledescription', 'graph');
     container.setAttribute('aria-label', 'Model graph (empty)');
     container.innerHTML = `
+      <canvas class="gv-far-canvas" aria-hidden="true" hidden></canvas>
       <svg class="gv-svg" xmlns="${SVGNS}" aria-hidden="false">
         <defs><marker id="gv-arrow-${this._uid}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7"
           markerUnits="userSpaceOnUse" orient="auto"><path class="gv-arrow" d="M0,1 L10,5 L0,9 z"/></marker></defs>
@@ -98,6 +99,7 @@ export class GraphView {
     this._edgesG = container.querySelector('.gv-edges');
     this._nodesG = container.querySelector('.gv-nodes');
     this._empty = container.querySelector('.gv-empty');
+    this._farCanvas = container.querySelector('.gv-far-canvas');
     this._overlay = container.querySelector('.gv-overlay');
     this._overlayText = container.querySelector('.gv-overlay-text');
     this._cancelBtn = container.querySelector('[data-testid="layout-cancel"]');
@@ -114,11 +116,21 @@ export class GraphView {
     this._ro = typeof ResizeObserver === 'function' ? new ResizeObserver(() => this._onResize()) : null;
     this._ro?.observe(container);
     // Theme changes: the SVG follows the CSS variables by itself; the minimap is a canvas.
-    this._themeObserver = new MutationObserver(() => this._drawMinimapBase());
+    this._themeObserver = new MutationObserver(() => { this._drawMinimapBase(); if (this._canvasMode) this._renderCanvas(); });
     this._themeObserver.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme', 'class', 'style'] });
     this._mq = window.matchMedia?.('(prefers-color-scheme: dark)');
-    this._mqListener = () => this._drawMinimapBase();
+    this._mqListener = () => { this._drawMinimapBase(); if (this._canvasMode) this._renderCanvas(); };
     this._mq?.addEventListener?.('change', this._mqListener);
+    this._prewarm();
+  }
+
+  /// Starts the layout worker ahead of the first layout (loading and compiling the worker's
+  /// script was ~0.3-0.5 s of the first resnet18 layout on a cold page).
+  _prewarm() {
+    setTimeout(() => {
+      if (this._disposed || this._worker) return;
+      try { this._ensureWorker(); } catch { /* reported by the next layout */ }
+    }, 0);
   }
 
   // ---------------------------------------------------------------- public API
@@ -245,6 +257,7 @@ export class GraphView {
       this._highlighted.add(b.key);
       b.el?.classList.add('gv-hl');
     }
+    if (this._canvasMode) this._renderCanvas();
   }
 
   /// Search: nodes whose op type equals the query (case-insensitive) or whose name contains it,
@@ -340,6 +353,7 @@ export class GraphView {
   }
 
   dispose() {
+    this._disposed = true;
     this._abort(abortError('The graph view was disposed'));
     this._worker?.terminate();
     this._worker = null;
@@ -348,7 +362,9 @@ export class GraphView {
     this._mq?.removeEventListener?.('change', this._mqListener);
     for (const [type, fn, target] of this._listeners) (target ?? this.container).removeEventListener(type, fn);
     this.container.innerHTML = '';
-    this.container.classList.remove('gv-root', 'gv-far', 'gv-panning');
+    this.container.classList.remove('gv-root', 'gv-far', 'gv-panning', 'gv-canvas-mode');
+    delete this.container.dataset.testid;
+    for (const a of ['tabindex', 'role', 'aria-roledescription', 'aria-label']) this.container.removeAttribute(a);
     this._boxes = [];
     this._byKey.clear();
   }
@@ -513,6 +529,7 @@ export class GraphView {
       this._worker?.terminate();
       this._worker = null;
       p.reject(error);
+      if (!this._disposed) this._prewarm();
     }
     this._abortError = error;
     this._hideOverlay();
@@ -533,6 +550,9 @@ export class GraphView {
     this._highlighted.clear();
     this._minimap.hidden = true;
     this._empty.hidden = true;
+    this._canvasMode = false;
+    this.container.classList.remove('gv-canvas-mode', 'gv-far');
+    this._farCanvas.hidden = true;
     this._size = { width: 0, height: 0 };
   }
 
@@ -626,8 +646,11 @@ export class GraphView {
   _edgeInner(e) {
     const p = e.points;
     const m = this._midpoint(p);
-    // An edge leaving to the left gets its label on its left.
-    const left = p.length >= 2 && m.x < p[0] - 4;
+    // Labels go outwards: for edges that converge on a box, away from that box's centre line;
+    // otherwise away from the source's (so diverging edges' labels do not overlap in between).
+    const src = this._boxes[e.from], dst = this._boxes[e.to];
+    const ref = dst.preds.length > 1 && src.succs.length <= 1 ? dst : src;
+    const left = m.x < ref.x + ref.width / 2 - 2;
     return `<path class="gv-edge-path" d="${this._edgePath(p)}" marker-end="url(#gv-arrow-${this._uid})"/>` +
       `<text class="gv-edge-label" x="${r1(left ? m.x - 5 : m.x + 5)}" y="${r1(m.y + 3)}"${left ? ' text-anchor="end"' : ''}>${esc(e.label)}</text>`;
   }
@@ -732,9 +755,95 @@ export class GraphView {
 
   _applyTransform() {
     this._viewport.setAttribute('transform', this._transformAttr());
-    this.container.classList.toggle('gv-far', this._t.k < FAR_SCALE);
-    if (this._drawn && this._boxes.length > CULL_MIN_BOXES) this._cull();
+    const far = this._t.k < FAR_SCALE;
+    this.container.classList.toggle('gv-far', far);
+    const big = this._drawn && this._boxes.length > CULL_MIN_BOXES;
+    // A large graph zoomed far out is painted on a canvas (level of detail): boxes and edges
+    // without text, redrawn in a few milliseconds, while the SVG (every element still there)
+    // is hidden. Zooming back in culls first, then shows the SVG again.
+    const canvasMode = big && far;
+    if (canvasMode) {
+      this._renderCanvas();
+    } else if (big) {
+      this._cull();
+    }
+    if (canvasMode !== !!this._canvasMode) {
+      this._canvasMode = canvasMode;
+      this.container.classList.toggle('gv-canvas-mode', canvasMode);
+      this._farCanvas.hidden = !canvasMode;
+    }
     this._drawMinimapView();
+  }
+
+  _colors() {
+    const v = (n, d) => this._var(n) || d;
+    return {
+      fill: v('--node-fill', '#eef2f8'), stroke: v('--node-stroke', '#8d99ae'), io: v('--node-io', '#e3f4e8'),
+      edge: v('--edge', '#8a93a3'), selected: v('--node-selected', '#2463eb'), highlight: v('--node-highlight', '#ffb300'),
+    };
+  }
+
+  _renderCanvas() {
+    const c = this._farCanvas;
+    const { width: W, height: H } = this._viewSize();
+    const dpr = window.devicePixelRatio || 1;
+    const cw = Math.round(W * dpr), ch = Math.round(H * dpr);
+    if (c.width !== cw || c.height !== ch) { c.width = cw; c.height = ch; }
+    const ctx = c.getContext('2d');
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, cw, ch);
+    const { x, y, k } = this._t;
+    ctx.setTransform(dpr * k, 0, 0, dpr * k, dpr * x, dpr * y);
+    const col = this._colors();
+    const v = this._visibleRect();
+    const px = 1 / k;  // one CSS pixel in graph units
+    ctx.lineWidth = px;
+    ctx.strokeStyle = col.edge;
+    ctx.beginPath();
+    for (const e of this._edges) {
+      if (!this._edgeVisible(e, v)) continue;
+      const p = e.points;
+      if (p.length < 4) continue;
+      ctx.moveTo(p[0], p[1]);
+      for (let i = 2; i < p.length; i += 2) ctx.lineTo(p[i], p[i + 1]);
+    }
+    ctx.stroke();
+    const rects = (list, fill) => {
+      ctx.fillStyle = fill;
+      for (const b of list) ctx.fillRect(b.x, b.y, Math.max(b.width, px), Math.max(b.height, px));
+    };
+    const visible = this._boxes.filter((b) => this._boxVisible(b, v));
+    rects(visible.filter((b) => b.kind === 'node'), col.fill);
+    rects(visible.filter((b) => b.kind !== 'node'), col.io);
+    ctx.strokeStyle = col.stroke;
+    ctx.beginPath();
+    for (const b of visible) ctx.rect(b.x, b.y, b.width, b.height);
+    ctx.stroke();
+    const outline = (keys, color, w) => {
+      ctx.strokeStyle = color;
+      ctx.lineWidth = w * px;
+      for (const key of keys) {
+        const b = this._byKey.get(key);
+        if (b) ctx.strokeRect(b.x - w * px, b.y - w * px, b.width + 2 * w * px, b.height + 2 * w * px);
+      }
+    };
+    outline(this._highlighted, col.highlight, 3);
+    if (this._selected) outline([this._selected], col.selected, 3);
+  }
+
+  /// The box under a screen point (for the canvas mode, where the SVG is hidden).
+  _boxAt(clientX, clientY) {
+    const r = this.container.getBoundingClientRect();
+    const { x, y, k } = this._t;
+    const gx = (clientX - r.left - x) / k, gy = (clientY - r.top - y) / k;
+    const tol = 3 / k;
+    let best = null, bestD = Infinity;
+    for (const b of this._boxes) {
+      const dx = Math.max(b.x - gx, 0, gx - (b.x + b.width)), dy = Math.max(b.y - gy, 0, gy - (b.y + b.height));
+      const d = Math.hypot(dx, dy);
+      if (d <= tol && d < bestD) { best = b; bestD = d; }
+    }
+    return best;
   }
 
   _cull() {
@@ -779,15 +888,18 @@ export class GraphView {
     if (this._selected) {
       const old = this._byKey.get(this._selected);
       old?.el?.classList.remove('gv-selected');
+      old?.el?.removeAttribute('aria-pressed');
       for (const i of old?.edges ?? []) this._edges[i].el?.classList.remove('gv-adj');
     }
     this._selected = box ? box.key : null;
     if (box?.el) {
       box.el.classList.add('gv-selected');
+      box.el.setAttribute('aria-pressed', 'true');
       for (const i of box.edges) this._edges[i].el?.classList.add('gv-adj');
       this._setRoving(box);
       if (center) this._centerOn(box, { zoomIn: true });
     }
+    if (this._canvasMode) this._renderCanvas();
     if (notify) this.onSelectNode(box ? box.name : null, box ? { kind: box.kind, opType: box.node?.opType } : null);
   }
 
@@ -884,8 +996,8 @@ export class GraphView {
         drag = null;
         this.container.classList.remove('gv-panning');
         if (!d.moved && e.type === 'pointerup') {
-          const g = d.target.closest?.('.gv-node');
-          const box = g ? this._byKey.get(this._keyOf(g)) : null;
+          const g = this._canvasMode ? null : d.target.closest?.('.gv-node');
+          const box = g ? this._byKey.get(this._keyOf(g)) : this._canvasMode ? this._boxAt(e.clientX, e.clientY) : null;
           this._select(box, { center: false, notify: true });
           if (box) {
             this._pointerFocus = true;
@@ -947,6 +1059,12 @@ export class GraphView {
     const g = e.target.closest?.('.gv-node');
     const box = g ? this._byKey.get(this._keyOf(g)) : null;
     const k = e.key;
+    // In the canvas mode the SVG is hidden, so Tab would skip the boxes: bring the tab stop in.
+    if (k === 'Tab' && !e.shiftKey && !box && this._canvasMode && this._roving && e.target === this.container) {
+      e.preventDefault();
+      this._focusBox(this._byKey.get(this._roving));
+      return;
+    }
     let handled = true;
     if (k === '+' || k === '=') this.zoomBy(1.25);
     else if (k === '-' || k === '_') this.zoomBy(0.8);
@@ -1029,7 +1147,7 @@ export class GraphView {
     const cs = getComputedStyle(this.container);
     const resolve = (text) => {
       for (let i = 0; i < 4 && text.includes('var('); i++) {
-        text = text.replace(/var\(\s*(--[\w-]+)\s*(?:,\s*([^()]*(?:\([^()]*\))?[^()]*))?\)/g, (_, n, fb) => cs.getPropertyValue(n).trim() || (fb ?? '').trim());
+        text = text.replace(/var\(\s*(--[\w-]+)\s*(?:,\s*([^()]*(?:\([^()]*\))?[^()]*))?\)/g, (_, n, fb) => cs.getPropertyValue(n).trim().replace(/\s+/g, ' ') || (fb ?? '').trim());
       }
       return text;
     };
