@@ -165,7 +165,7 @@ export class GraphView {
     const timer = setInterval(() => {
       if (this._token !== token) return;
       const elapsedMs = performance.now() - t0;
-      const n = this._boxes.length;
+      const n = this._model?.nodes.length ?? 0;
       const what = this._stage === 'draw' ? `Drawing ${n} nodes…` : `Laying out ${n} nodes…`;
       if (elapsedMs >= SLOW_LAYOUT_MS) {
         this._showOverlay(`${this._stage === 'draw' ? 'Drawing' : 'Layout'} is taking a while… (${(elapsedMs / 1000).toFixed(1)} s, ${n} nodes)`, true);
@@ -204,7 +204,7 @@ export class GraphView {
       nodes: boxes.map((b, i) => ({ id: i, width: b.width, height: b.height })),
       edges: this._edges.map((e) => ({ from: e.from, to: e.to, name: e.tensor })),
     };
-    this.onProgress({ stage: 'layout', message: `Laying out ${boxes.length} nodes…`, elapsedMs: 0 });
+    this.onProgress({ stage: 'layout', message: `Laying out ${this._model.nodes.length} nodes…`, elapsedMs: 0 });
     const result = await this._layout(req);
     this._check(token);
     const layoutMs = performance.now() - t0;
@@ -215,7 +215,7 @@ export class GraphView {
     this._edges.forEach((e, i) => { e.points = result.edgePoints[i]; });
     this._size = { width: result.width, height: result.height };
     this._stage = 'draw';
-    this.onProgress({ stage: 'draw', message: `Drawing ${boxes.length} nodes…`, elapsedMs: layoutMs });
+    this.onProgress({ stage: 'draw', message: `Drawing ${this._model.nodes.length} nodes…`, elapsedMs: layoutMs });
     this._setInitialView();
     await this._draw(token);
     this._check(token);
@@ -225,7 +225,7 @@ export class GraphView {
     this._applyTransform();
     const total = performance.now() - t0;
     this.stats = { boxes: boxes.length, edges: this._edges.length, layoutMs, workerMs: result.ms, totalMs: total };
-    this.onProgress({ stage: 'done', message: `Drew ${boxes.length} nodes in ${Math.round(total)} ms`, elapsedMs: total, ...this.stats });
+    this.onProgress({ stage: 'done', message: `Drew ${this._model.nodes.length} nodes in ${Math.round(total)} ms`, elapsedMs: total, ...this.stats });
   }
 
   /// Cancels the layout (or drawing) in flight: setModel rejects with an AbortError.
