@@ -357,8 +357,12 @@ function fillDevices(info) {
   const sel = $('device-select');
   sel.replaceChildren(new Option('CPU', 'cpu'));
   const targets = info.deviceTargets ?? [];
-  for (const t of targets) sel.append(new Option(`IPU model — ${t.version} (${t.product ?? t.name ?? ''})`, t.version));
-  for (const t of targets) sel.append(new Option(`Offline IPU — ${t.version} (compile only)`, `offline-${t.version}`));
+  for (const t of targets) {
+    const o = new Option(`IPU model ${t.version}`, t.version);
+    o.title = `${t.product}: ${t.tilesPerIpu} tiles of ${Math.round(t.bytesPerTile / 1024)} KiB, ${(t.clockHz / 1e6).toFixed(0)} MHz`;
+    sel.append(o);
+  }
+  for (const t of targets) sel.append(new Option(`Offline IPU ${t.version} (compile only)`, `offline-${t.version}`));
   if (![...sel.options].some((o) => o.value === app.state.device)) app.set({ device: 'cpu' });
   sel.value = app.state.device;
   const opts = $('device-options');
@@ -476,8 +480,11 @@ async function start() {
   }
   const info = app.runtimeInfo;
   $('runtime-status').textContent = info.isolated
-    ? `WebAssembly, ${info.threads} thread${info.threads > 1 ? 's' : ''}`
-    : 'WebAssembly, 1 thread (the page is not cross-origin isolated: single-threaded module)';
+    ? `wasm · ${info.threads} thread${info.threads > 1 ? 's' : ''}`
+    : 'wasm · 1 thread (not cross-origin isolated)';
+  $('runtime-status').title = info.isolated
+    ? `The pthread build of the runtime, ${info.threads} threads, in a Web Worker.`
+    : 'The page is not cross-origin isolated (no COOP / COEP headers), so the single-threaded module runs. Serve it with scripts/run.sh for threads.';
   $('runtime-status').dataset.threads = String(info.threads);
   $('runtime-status').dataset.isolated = String(info.isolated);
   fillDevices(info);

@@ -1,6 +1,6 @@
 // The sidebar's views: the model summary, the node panel (with initializer statistics) and the
 // search results. All read the runtime's model description (popart.describeModel).
-import { h, clear, formatBytes, formatCount, formatNumber, shapeText, histogram, download } from './util.js';
+import { h, append, clear, formatBytes, formatCount, formatNumber, shapeText, histogram, download } from './util.js';
 import { toNpy } from './tensors.js';
 
 function tensorMap(d) {
@@ -18,7 +18,7 @@ export function renderSummary(el, d, { name, bytes, describeMs }) {
   const ops = Object.entries(d.opHistogram ?? {}).sort((a, b) => b[1] - a[1]);
   const tm = tensorMap(d);
   const io = (names) => h('ul.plain', {}, names.map((n) => h('li', {}, h('span.mono', {}, n), ' ', h('span.muted', {}, infoText(tm.get(n))))));
-  el.append(
+  append(el, [
     h('h2', {}, name),
     h('dl.kv', {},
       h('dt', {}, 'File'), h('dd', {}, formatBytes(bytes)),
@@ -40,7 +40,7 @@ export function renderSummary(el, d, { name, bytes, describeMs }) {
       h('thead', {}, h('tr', {}, h('th', {}, 'Op'), h('th.num', {}, 'Count'))),
       h('tbody', {}, ops.map(([op, n]) => h('tr', {}, h('td', {}, op), h('td.num', {}, n))))),
     describeMs !== undefined ? h('p.muted', {}, `Described by the runtime in ${describeMs.toFixed(1)} ms.`) : null,
-  );
+  ]);
 }
 
 function valueText(v) {
@@ -95,7 +95,7 @@ export function renderNode(el, d, node, name, { onSelect } = {}) {
   }
   const tm = tensorMap(d);
   const weights = node.inputs.filter((n) => tm.get(n)?.stats);
-  el.append(
+  append(el, [
     h('h2', {}, node.opType, ' ', h('span.muted', {}, node.name)),
     h('dl.kv', {},
       h('dt', {}, 'Op'), h('dd', { dataset: { field: 'op' } }, node.opType),
@@ -116,7 +116,7 @@ export function renderNode(el, d, node, name, { onSelect } = {}) {
       return h('details', { open: weights.length <= 2 },
         h('summary', {}, `${n} — ${infoText(t)}`), statsBlock(t));
     }),
-  );
+  ]);
 }
 
 export function renderSearch(ul, hits, { onSelect } = {}) {

@@ -18,7 +18,8 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-function append(el, children) {
+/// Appends children like h() does: arrays flattened, null / undefined / false skipped.
+export function append(el, children) {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
     if (Array.isArray(c)) append(el, c);
