@@ -39,18 +39,22 @@ export async function openPage(env, { hash = '', wait = true, colorScheme = 'lig
   const page = await context.newPage();
   const foreign = [];
   const errors = [];
+  const uncaught = [];
   page.on('request', (r) => {
     const u = r.url();
     if (!u.startsWith(env.origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:')) foreign.push(u);
   });
-  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('pageerror', (e) => { errors.push(String(e)); uncaught.push(e.stack ?? String(e)); });
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(`${env.origin}/${hash ? `#${hash}` : ''}`);
   if (wait) await waitReady(page);
   return {
     page, context, foreign, errors,
+    /// Closes the page; an uncaught exception in it, or a request outside its origin, fails the test.
     async close() {
       await context.close();
+      if (uncaught.length) throw new Error(`uncaught exception in the page:\n${uncaught.join('\n')}`);
+      if (foreign.length) throw new Error(`requests outside the page's origin: ${foreign.join(', ')}`);
     },
   };
 }

@@ -245,6 +245,8 @@ export class ReportsView {
       list.querySelector(`[data-tab="${ids[i]}"]`)?.focus();
     });
     this.root.append(list, panels);
+    // Panels of the previous render are gone: a report without a graph has no Memory ... tabs.
+    for (const id of ['summary', 'memory', 'liveness', 'operations', 'execution', 'host']) this[`panel_${id}`] = null;
     for (const t of tabs) {
       const p = el('section', { role: 'tabpanel', id: `${this.id}-panel-${t.id}`, 'aria-labelledby': `${this.id}-tab-${t.id}`,
                                 class: 'rv-panel', 'data-panel': t.id, tabindex: '0' });
