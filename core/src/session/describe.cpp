@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -137,29 +138,19 @@ bool hasStats(int32_t onnxType) {
   }
 }
 
-/// Sums doubles in blocks (plain sums of up to 1024 values, added with Neumaier's compensation),
-/// so a mean over millions of weights keeps ~1e-15 relative accuracy.
+/// Adds block sums (1024 values each, summed plainly) with Neumaier's compensation: the rounding
+/// error of a mean over millions of weights stays that of one block (numpy sums pairwise).
 class Summer {
  public:
   void add(double x) {
-    block_ += x;
-    if (++inBlock_ == 1024) flush();
+    const double t = sum_ + x;
+    comp_ += std::abs(sum_) >= std::abs(x) ? (sum_ - t) + x : (x - t) + sum_;
+    sum_ = t;
   }
-  double total() {
-    flush();
-    return sum_ + comp_;
-  }
+  double total() const { return sum_ + comp_; }
 
  private:
-  void flush() {
-    const double t = sum_ + block_;
-    comp_ += std::abs(sum_) >= std::abs(block_) ? (sum_ - t) + block_ : (block_ - t) + sum_;
-    sum_ = t;
-    block_ = 0;
-    inBlock_ = 0;
-  }
-  double sum_ = 0, comp_ = 0, block_ = 0;
-  int inBlock_ = 0;
+  double sum_ = 0, comp_ = 0;
 };
 
 /// numpy.histogram's bin edges for `bins` equal bins over [first, last] (numpy.linspace).
@@ -190,22 +181,29 @@ TensorStats statsOf(const unsigned char* p, int64_t n, int bins, Conv conv) {
     std::memcpy(&v, p + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
     return static_cast<double>(conv(v));
   };
+  // Blocks of 1024 summed plainly, the block sums added with Neumaier's compensation.
+  constexpr int64_t kBlock = 1024;
   int64_t finite = 0;
-  double lo = 0, hi = 0;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   Summer sum;
-  for (int64_t i = 0; i < n; ++i) {
-    const double x = at(i);
-    if (x == 0) ++s.zeros;
-    if (std::isnan(x)) {
-      ++s.nans;
-    } else if (std::isinf(x)) {
-      ++s.infs;
-    } else {
-      lo = finite == 0 ? x : std::min(lo, x);
-      hi = finite == 0 ? x : std::max(hi, x);
-      ++finite;
-      sum.add(x);
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t e = std::min(n, b + kBlock);
+    double block = 0;
+    for (int64_t i = b; i < e; ++i) {
+      const double x = at(i);
+      s.zeros += x == 0 ? 1 : 0;
+      if (std::isfinite(x)) {
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+        ++finite;
+        block += x;
+      } else if (std::isnan(x)) {
+        ++s.nans;
+      } else {
+        ++s.infs;
+      }
     }
+    sum.add(block);
   }
   if (finite == 0) return s;
   const double mean = sum.total() / static_cast<double>(finite);
@@ -223,37 +221,48 @@ TensorStats statsOf(const unsigned char* p, int64_t n, int bins, Conv conv) {
   s.histMax = last;
   s.histogram.assign(static_cast<size_t>(bins), 0);
   Summer sq;
-  for (int64_t i = 0; i < n; ++i) {
-    const double x = at(i);
-    if (!std::isfinite(x)) continue;
-    const double d = x - mean;
-    sq.add(d * d);
-    // numpy.histogram's uniform-bin path, step for step.
-    const double f = (x - first) * norm;
-    int64_t idx = static_cast<int64_t>(f);
-    if (idx == bins) --idx;
-    if (x < edges[static_cast<size_t>(idx)]) --idx;
-    if (idx != bins - 1 && x >= edges[static_cast<size_t>(idx) + 1]) ++idx;
-    ++s.histogram[static_cast<size_t>(idx)];
+  int64_t* counts = s.histogram.data();
+  const double* edge = edges.data();
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t e = std::min(n, b + kBlock);
+    double block = 0;
+    for (int64_t i = b; i < e; ++i) {
+      const double x = at(i);
+      if (!std::isfinite(x)) continue;
+      const double d = x - mean;
+      block += d * d;
+      // numpy.histogram's uniform-bin path, step for step (the clamps only matter when f is NaN:
+      // a range wider than DBL_MAX).
+      const double f = (x - first) * norm;
+      int64_t idx = f >= 0 && f < bins ? static_cast<int64_t>(f) : f >= bins ? bins : 0;
+      if (idx == bins) --idx;
+      if (x < edge[idx]) --idx;
+      if (idx != bins - 1 && x >= edge[idx + 1]) ++idx;
+      ++counts[std::min<int64_t>(std::max<int64_t>(idx, 0), bins - 1)];
+    }
+    sq.add(block);
   }
   s.std = std::sqrt(sq.total() / static_cast<double>(finite));
   return s;
 }
 
-template <typename T>
-T identity(T v) {
-  return v;
-}
+/// The identity conversion as a type of its own (a function pointer would be called per element).
+struct Identity {
+  template <typename T>
+  T operator()(T v) const {
+    return v;
+  }
+};
 
 /// Statistics of `n` little-endian elements of ONNX type `t` at `p` (hasStats(t)).
 TensorStats statsOfBytes(int32_t t, const unsigned char* p, int64_t n, int bins) {
   switch (t) {
     case onnx::TensorProto::FLOAT:
-      return statsOf<float>(p, n, bins, identity<float>);
+      return statsOf<float>(p, n, bins, Identity{});
     case onnx::TensorProto::DOUBLE:
-      return statsOf<double>(p, n, bins, identity<double>);
+      return statsOf<double>(p, n, bins, Identity{});
     case onnx::TensorProto::FLOAT16:
-      return statsOf<uint16_t>(p, n, bins, halfBitsToFloat);
+      return statsOf<uint16_t>(p, n, bins, [](uint16_t h) { return halfBitsToFloat(h); });
     case onnx::TensorProto::BFLOAT16:
       return statsOf<uint16_t>(p, n, bins, [](uint16_t b) {
         const uint32_t u = static_cast<uint32_t>(b) << 16;
@@ -262,21 +271,21 @@ TensorStats statsOfBytes(int32_t t, const unsigned char* p, int64_t n, int bins)
         return f;
       });
     case onnx::TensorProto::INT8:
-      return statsOf<int8_t>(p, n, bins, identity<int8_t>);
+      return statsOf<int8_t>(p, n, bins, Identity{});
     case onnx::TensorProto::INT16:
-      return statsOf<int16_t>(p, n, bins, identity<int16_t>);
+      return statsOf<int16_t>(p, n, bins, Identity{});
     case onnx::TensorProto::INT32:
-      return statsOf<int32_t>(p, n, bins, identity<int32_t>);
+      return statsOf<int32_t>(p, n, bins, Identity{});
     case onnx::TensorProto::INT64:
-      return statsOf<int64_t>(p, n, bins, identity<int64_t>);
+      return statsOf<int64_t>(p, n, bins, Identity{});
     case onnx::TensorProto::UINT8:
-      return statsOf<uint8_t>(p, n, bins, identity<uint8_t>);
+      return statsOf<uint8_t>(p, n, bins, Identity{});
     case onnx::TensorProto::UINT16:
-      return statsOf<uint16_t>(p, n, bins, identity<uint16_t>);
+      return statsOf<uint16_t>(p, n, bins, Identity{});
     case onnx::TensorProto::UINT32:
-      return statsOf<uint32_t>(p, n, bins, identity<uint32_t>);
+      return statsOf<uint32_t>(p, n, bins, Identity{});
     case onnx::TensorProto::UINT64:
-      return statsOf<uint64_t>(p, n, bins, identity<uint64_t>);
+      return statsOf<uint64_t>(p, n, bins, Identity{});
     default:
       throw internal_error("statsOfBytes: type {} has no statistics", t);
   }
@@ -450,14 +459,14 @@ void constantInfo(const onnx::NodeProto& n, TensorDescription& t, int bins) {
       t.dtype = "FLOAT";
       t.shape = k == "value_float" ? knownDims({}) : knownDims({static_cast<int64_t>(v.size())});
       t.stats = statsOf<float>(reinterpret_cast<const unsigned char*>(v.data()), static_cast<int64_t>(v.size()), bins,
-                               identity<float>);
+                               Identity{});
     } else if (k == "value_int" || k == "value_ints") {
       std::vector<int64_t> v =
           k == "value_int" ? std::vector<int64_t>{a.i()} : std::vector<int64_t>(a.ints().begin(), a.ints().end());
       t.dtype = "INT64";
       t.shape = k == "value_int" ? knownDims({}) : knownDims({static_cast<int64_t>(v.size())});
       t.stats = statsOf<int64_t>(reinterpret_cast<const unsigned char*>(v.data()), static_cast<int64_t>(v.size()), bins,
-                                 identity<int64_t>);
+                                 Identity{});
     } else if (k == "value_string" || k == "value_strings") {
       t.dtype = "STRING";
       t.shape = k == "value_string" ? knownDims({}) : knownDims({a.strings_size()});
