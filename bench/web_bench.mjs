@@ -74,7 +74,13 @@ try {
   await page.waitForFunction(() => document.body.dataset.busy === 'false' && window.popartApp.model?.example, null, { timeout: 120000 });
   await page.click('#tab-train');
   await page.click('[data-testid="train-start"]');
-  await page.waitForFunction((n) => window.popartApp.trainHistory.length >= n, steps, { timeout: 300000 });
+  try {
+    await page.waitForFunction((n) => window.popartApp.trainHistory.length >= n, steps, { timeout: 120000 });
+  } catch (e) {
+    const state = await page.evaluate(() => ({ banner: document.getElementById('error-banner').textContent, steps: window.popartApp.trainHistory.length,
+                                              model: window.popartApp.model?.name, status: document.querySelector('#panel-train p.muted')?.textContent }));
+    throw new Error(`training did not reach ${steps} steps: ${JSON.stringify(state)}`);
+  }
   await page.click('[data-testid="train-pause"]');
   const pageSteps = await page.evaluate(() => window.popartApp.trainHistory.map((s) => s.stepMs));
   const threads = await page.evaluate(() => window.popartApp.runtimeInfo.threads);

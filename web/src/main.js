@@ -64,7 +64,7 @@ window.popartApp = app;  // for the browser tests and the console
 
 // ------------------------------------------------------------------ busy, errors, progress
 
-let busyFlags = { runtime: false, layout: false, train: false };
+let busyFlags = { runtime: false, layout: false, train: false, load: false };
 export function setBusy(key, on) {
   busyFlags[key] = on;
   document.body.dataset.busy = String(Object.values(busyFlags).some(Boolean));
@@ -196,66 +196,99 @@ function cancelLoad() {
   app.restartRuntime().catch((e) => showError(e, 'Restarting the runtime'));
 }
 
-async function openBytes(bytes, name, started = performance.now()) {
+// Opens can overlap (a user picks one example, then another while the first downloads): every
+// open takes a number, and only the newest one reaches the runtime and the views. The worker
+// answers in order, so the last model it is sent is the one the page shows.
+let loadSeq = 0;
+function beginLoad() {
+  const seq = ++loadSeq;
+  setBusy('load', true);
+  return seq;
+}
+function endLoad(seq) {
+  if (seq === loadSeq) setBusy('load', false);
+}
+const stale = (seq) => seq !== loadSeq;
+
+async function openBytes(bytes, name, started = performance.now(), seq = beginLoad()) {
+  if (stale(seq)) return false;
   clearError();
   openStarted = started;
   showProgress(`Opening ${name}…`, cancelLoad);
   try {
     const source = { kind: 'bytes', bytes: bytes.slice(0), name };  // kept for a runtime restart
     const r = await app.runtime.request('openModel', { bytes, name }, { transfer: [bytes] });
+    if (stale(seq)) return false;
     app.source = source;
     hideProgress();
     await showModel({ ...r, name });
     return true;
   } catch (e) {
+    if (stale(seq)) return false;
     hideProgress();
     if (e.name === 'AbortError') showError(new Error(`Opening ${name} was cancelled; the previous model stays open.`));
     else showError(e, `Cannot open ${name}`);
     return false;
+  } finally {
+    endLoad(seq);
   }
 }
 app.openBytes = openBytes;
 
 async function openFile(file) {
   if (!file) return;
+  const seq = beginLoad();
   app.set({ example: 'file', url: '' });
   $('example-select').value = 'file';
-  const buf = await file.arrayBuffer();
-  await openBytes(buf, file.name);
+  try {
+    const buf = await file.arrayBuffer();
+    await openBytes(buf, file.name, performance.now(), seq);
+  } finally {
+    endLoad(seq);
+  }
 }
 
 async function openExample(id) {
+  const seq = beginLoad();
   clearError();
   openStarted = performance.now();
   app.set({ example: id, url: '' });
-  if (id === 'digits' || id === 'chain') {
-    showProgress(id === 'digits' ? 'Building the digits CNN with the Builder…' : 'Generating a 2,000-node graph…', cancelLoad);
-    try {
-      const source = { kind: 'example', example: id === 'digits' ? 'digits-cnn' : 'chain' };
-      const r = await app.runtime.request('buildExample', { kind: source.example, n: 2000 });
-      app.source = source;
-      hideProgress();
-      await showModel(r);
-    } catch (e) {
-      hideProgress();
-      if (e.name === 'AbortError') showError(new Error('Cancelled; the previous model stays open.'));
-      else showError(e, 'Cannot build the example');
-    }
-    return;
-  }
-  const ex = examples.find((e) => e.id === id);
-  if (!ex) {
-    showError(new Error(`unknown example '${id}'`));
-    return;
-  }
-  showProgress(`Loading ${ex.title}…`);
   try {
-    const res = await fetch(ex.file);
-    if (!res.ok) throw new Error(`${ex.file}: HTTP ${res.status}`);
-    await openBytes(await res.arrayBuffer(), `${id}.onnx`, openStarted);
-  } catch (e) {
-    hideProgress();
-    showError(e, `Cannot load ${ex.title}`);
+    if (id === 'digits' || id === 'chain') {
+      showProgress(id === 'digits' ? 'Building the digits CNN with the Builder…' : 'Generating a 2,000-node graph…', cancelLoad);
+      try {
+        const source = { kind: 'example', example: id === 'digits' ? 'digits-cnn' : 'chain' };
+        const r = await app.runtime.request('buildExample', { kind: source.example, n: 2000 });
+        if (stale(seq)) return;
+        app.source = source;
+        hideProgress();
+        await showModel(r);
+      } catch (e) {
+        if (stale(seq)) return;
+        hideProgress();
+        if (e.name === 'AbortError') showError(new Error('Cancelled; the previous model stays open.'));
+        else showError(e, 'Cannot build the example');
+      }
+      return;
+    }
+    const ex = examples.find((e) => e.id === id);
+    if (!ex) {
+      showError(new Error(`unknown example '${id}'`));
+      return;
+    }
+    showProgress(`Loading ${ex.title}…`);
+    try {
+      const res = await fetch(ex.file);
+      if (!res.ok) throw new Error(`${ex.file}: HTTP ${res.status}`);
+      const buf = await res.arrayBuffer();
+      await openBytes(buf, `${id}.onnx`, openStarted, seq);
+    } catch (e) {
+      if (stale(seq)) return;
+      hideProgress();
+      showError(e, `Cannot load ${ex.title}`);
+    }
+  } finally {
+    endLoad(seq);
   }
 }
 
@@ -272,15 +305,19 @@ async function openUrl(url) {
     showError(new Error(`#url= loads same-origin files only; ${u.origin} is another origin (download the file and open it instead)`));
     return;
   }
+  const seq = beginLoad();
   app.set({ url, example: 'file' });
   showProgress(`Fetching ${u.pathname}…`);
   try {
     const res = await fetch(u);
     if (!res.ok) throw new Error(`HTTP ${res.status} for ${u.pathname}`);
-    await openBytes(await res.arrayBuffer(), u.pathname.split('/').pop() || 'model.onnx');
+    await openBytes(await res.arrayBuffer(), u.pathname.split('/').pop() || 'model.onnx', performance.now(), seq);
   } catch (e) {
+    if (stale(seq)) return;
     hideProgress();
     showError(e, 'Cannot load the URL');
+  } finally {
+    endLoad(seq);
   }
 }
 

@@ -130,7 +130,7 @@ export function createTrainPanel(el, app) {
       h('label', { for: 'train-optimizer' }, 'Optimizer'), h('div', {}, optSel, ' ', modeSel),
       h('label', { for: 'train-batch' }, 'Batch size'), batch,
       h('label', { for: 'train-data' }, 'Data'), h('div', {}, dataSel, ' ', dataFile, ' ', dataNote)),
-    h('details', { open: true }, h('summary', {}, 'Hyper-parameters (the core\'s optimizer table)'), paramsEl),
+    h('details', {}, h('summary', {}, 'Hyper-parameters (from the core\'s optimizer table)'), paramsEl),
     h('div.button-row', { role: 'group', 'aria-label': 'Training controls' }, start, pause, step, stop, reset),
     h('div.button-row', {}, h('label.inline', { for: 'train-live-lr' }, 'Learning rate now'), liveLr, applyLr),
     status,

@@ -93,6 +93,23 @@ test('open: file picker, drag-and-drop, #url=, the examples menu', async () => {
   await r.close();
 });
 
+test('switching examples quickly: the last one chosen is the one shown, and the one the runtime runs', async () => {
+  const p = await openPage(env);
+  const { page } = p;
+  await page.selectOption(byId('example-select'), 'resnet18');
+  await page.selectOption(byId('example-select'), 'mlp');
+  await page.selectOption(byId('example-select'), 'digits');
+  assert.equal(await page.evaluate(() => document.body.dataset.busy), 'true');
+  await waitIdle(page);
+  await page.waitForTimeout(500);  // any late answer of an earlier open would land here
+  await waitIdle(page);
+  assert.equal(await page.evaluate(() => window.popartApp.model.example?.kind), 'digits-cnn');
+  assert.match(page.url(), /^[^#]*(#(?!.*example=)|$)/);  // digits is the default: no example in the hash
+  await page.click(byId('run-button'));
+  await page.waitForSelector(`${byId('run-output')} [data-output="probs:0"]`);
+  await p.close();
+});
+
 test('bad files: corrupt, not ONNX, unknown op — a banner with the runtime\'s message, and the page keeps working', async () => {
   const p = await openPage(env);
   const { page } = p;
