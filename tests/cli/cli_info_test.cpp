@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli_run.hpp"
 #include "onnx.pb.h"
 #include "popart/describe.hpp"
 #include "popart/popart.hpp"
@@ -20,32 +21,11 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string zooModel(const std::string& name) {
-  const char* env = std::getenv("POPART_ZOO_DIR");
-  return std::string(env ? env : POPART_ZOO_DIR) + "/" + name + ".onnx";
-}
-
-struct Result {
-  int status = -1;  // -1: the process did not exit normally (a crash)
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
+using cli_test::Result;
+using cli_test::zooModel;
 
 Result info(const std::string& args) {
-  const std::string errPath = (fs::path(POPART_TEST_TMPDIR) / "cli_info_stderr.txt").string();
-  fs::create_directories(POPART_TEST_TMPDIR);
-  const std::string cmd = "'" + std::string(POPART_CLI) + "' info " + args + " 2>'" + errPath + "'";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream f(errPath);
-  r.err.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  return r;
+  return cli_test::runCli("info " + args);
 }
 
 std::string tmpModel(const std::string& name, const std::string& bytes) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli_run.hpp"
 #include "onnx.pb.h"
 #include "popart/popart.hpp"
 
@@ -22,11 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string zooModel(const std::string& name) {
-  const char* env = std::getenv("POPART_ZOO_DIR");
-  return std::string(env ? env : POPART_ZOO_DIR) + "/" + name + ".onnx";
-}
-
 /// A fresh directory for one test.
 std::string tmpDir(const std::string& name) {
   const fs::path d = fs::path(POPART_TEST_TMPDIR) / "cli_report" / name;
@@ -35,23 +31,12 @@ std::string tmpDir(const std::string& name) {
   return d.string();
 }
 
-struct Result {
-  int status = -1;     // the exit status; -1 when the process did not exit normally (a crash)
-  std::string output;  // stdout and stderr
-};
+using cli_test::Result;
+using cli_test::zooModel;
 
 /// Runs `popart report ARGS` in `cwd`.
 Result report(const std::string& args, const std::string& cwd = ".") {
-  const std::string cmd = "cd '" + cwd + "' && '" + std::string(POPART_CLI) + "' report " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return cli_test::runCli("report " + args, cwd);
 }
 
 std::string readFile(const std::string& path) {

@@ -103,20 +103,31 @@ $('progress').querySelector('.progress-cancel').addEventListener('click', () => 
 
 // ------------------------------------------------------------------ theme
 
-function applyTheme(t) {
-  if (t) document.documentElement.dataset.theme = t;
-  else delete document.documentElement.dataset.theme;
+function storedTheme() {
+  try {
+    const t = localStorage.getItem('popart.theme');
+    return t === 'light' || t === 'dark' ? t : null;
+  } catch {
+    return null;  // private mode
+  }
 }
 function currentTheme() {
-  return document.documentElement.dataset.theme ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+  return document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light';
+}
+function applyTheme(t) {
+  document.documentElement.dataset.theme = t;
+  $('theme-toggle').setAttribute('aria-pressed', String(t === 'dark'));
+  app.emit('theme', t);
 }
 function toggleTheme() {
   const next = currentTheme() === 'dark' ? 'light' : 'dark';
-  applyTheme(next);
   try { localStorage.setItem('popart.theme', next); } catch { /* private mode */ }
-  $('theme-toggle').setAttribute('aria-pressed', String(next === 'dark'));
-  app.emit('theme', next);
+  applyTheme(next);
 }
+// Until the user picks a theme, the page follows the OS's.
+matchMedia('(prefers-color-scheme: dark)').addEventListener('change', (e) => {
+  if (!storedTheme()) applyTheme(e.matches ? 'dark' : 'light');
+});
 $('theme-toggle').addEventListener('click', toggleTheme);
 $('theme-toggle').setAttribute('aria-pressed', String(currentTheme() === 'dark'));
 

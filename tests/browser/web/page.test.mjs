@@ -352,6 +352,11 @@ test('quality: dark mode (toggle remembered), state in the URL hash, shortcut ov
   assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
   assert.equal(await page.$eval(byId('device-select'), (e) => e.value), 'ipu21');
   await p.close();
+  // Without a stored choice the page follows the OS: dark from the first paint.
+  const os = await openPage(env, { colorScheme: 'dark' });
+  assert.equal(await os.page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  assert.equal(await os.page.$eval('body', (b) => getComputedStyle(b).backgroundColor), afterBg);
+  await os.close();
   // Keyboard only: the shortcut overlay, then Tab to the Run button and Enter.
   const k = await openPage(env, { hash: 'example=mlp' });
   await k.page.keyboard.press('?');
