@@ -14,13 +14,12 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { serveAndLaunch } from './harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
 const webRequire = createRequire(path.join(root, 'web/package.json'));
 const esbuild = webRequire('esbuild');
-const { startServer } = await import(path.join(root, 'web/server.mjs'));
 const shots = path.join(root, 'build/web-tests');
 
 let dir, server, browser, base, resnet = null;
@@ -73,12 +72,9 @@ before(async () => {
     console.log(`# resnet18 description from ${r.source}`);
   } else console.log(`# resnet18 from the zoo unavailable (${r}); using a generated 70-node graph`);
   fs.mkdirSync(shots, { recursive: true });
-  server = await startServer({ root: dir, port: 0 });
-  base = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  let origin;
+  ({ server, origin, browser } = await serveAndLaunch(dir));
+  base = `${origin}/`;
 });
 
 after(async () => {

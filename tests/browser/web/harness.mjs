@@ -15,14 +15,20 @@ export const ZOO_DIR = path.resolve(process.env.POPART_ZOO_DIR ?? path.join(ROOT
 export const SHOTS = path.join(ROOT, 'build/web-tests');
 fs.mkdirSync(SHOTS, { recursive: true });
 
-export async function launch({ isolate = true } = {}) {
-  if (!fs.existsSync(path.join(WEB_DIR, 'index.html'))) throw new Error(`${WEB_DIR}/index.html is missing: run node web/build.mjs`);
-  const server = await startServer({ root: WEB_DIR, port: 0, isolate });
+/// Serves `root` on 127.0.0.1 (a free port) and launches headless Chromium: {server, origin, browser}.
+export async function serveAndLaunch(root, { isolate = true } = {}) {
+  const server = await startServer({ root, port: 0, isolate });
   const origin = `http://127.0.0.1:${server.address().port}`;
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
   });
+  return { server, origin, browser };
+}
+
+export async function launch({ isolate = true } = {}) {
+  if (!fs.existsSync(path.join(WEB_DIR, 'index.html'))) throw new Error(`${WEB_DIR}/index.html is missing: run node web/build.mjs`);
+  const { server, origin, browser } = await serveAndLaunch(WEB_DIR, { isolate });
   return {
     origin, browser, server,
     async close() {

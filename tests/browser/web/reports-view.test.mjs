@@ -10,13 +10,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+import { serveAndLaunch } from './harness.mjs';
 import { makeFixtures } from './make-report-fixtures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(here, '../../..');
 const SHOTS = path.join(ROOT, 'build/web-tests');
-const { startServer } = await import(pathToFileURL(path.join(ROOT, 'web/server.mjs')).href);
 const esbuild = (await import(pathToFileURL(path.join(ROOT, 'web/node_modules/esbuild/lib/main.js')).href)).default;
 
 let server, browser, base, dir;
@@ -33,12 +32,7 @@ before(async () => {
   });
   fs.copyFileSync(path.join(here, 'fixtures/reports.html'), path.join(dir, 'reports.html'));
   fs.copyFileSync(path.join(ROOT, 'web/src/theme.css'), path.join(dir, 'theme.css'));
-  server = await startServer({ root: dir, port: 0 });
-  base = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  ({ server, origin: base, browser } = await serveAndLaunch(dir));
 });
 
 after(async () => {
