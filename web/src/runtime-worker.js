@@ -170,15 +170,18 @@ function stepInputs(specs, bps, infos) {
     const spec = specs?.[name] ?? { mode: 'random' };
     const n = info.elements * bps;
     if (spec.mode === 'data') {
+      // One sample (repeated over the batch), one micro-batch (repeated over batchesPerStep), or
+      // the whole step.
       const arr = spec.data;
-      if (arr.length !== info.elements && arr.length !== n) {
+      const sample = info.shape.length > 0 && info.shape[0] > 0 ? info.elements / info.shape[0] : info.elements;
+      if (arr.length !== sample && arr.length !== info.elements && arr.length !== n) {
         throw new Error(`input '${name}': the data has ${arr.length} values; ${info.dtype} ${JSON.stringify(info.shape)} ` +
-                        `needs ${info.elements} (one micro-batch) or ${n} (batchesPerStep = ${bps})`);
+                        `needs ${sample} (one sample), ${info.elements} (one micro-batch) or ${n} (batchesPerStep = ${bps})`);
       }
       if (arr.length === n) inputs[name] = arr;
       else {
         const rep = new arr.constructor(n);
-        for (let b = 0; b < bps; ++b) rep.set(arr, b * info.elements);
+        for (let k = 0; k < n / arr.length; ++k) rep.set(arr, k * arr.length);
         inputs[name] = rep;
       }
     } else {

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, openPage, waitIdle, waitReady, shot, byId, ZOO_DIR, WEB_DIR } from './harness.mjs';
+import { launch, openPage, waitIdle, waitReady, shot, byId, ZOO_DIR, WEB_DIR, ROOT } from './harness.mjs';
 import { toNpy } from '../../../web/src/tensors.js';
 
 let env;
@@ -283,6 +283,52 @@ test('train: the digits CNN reaches >= 95% training accuracy in the page; pause,
   await p.close();
 });
 
+test('train a model of your own: the zoo MLP on an uploaded CSV with Adam; Reset starts over', async () => {
+  const p = await openPage(env, { hash: 'example=mlp' });
+  const { page } = p;
+  // 256 samples of 784 features in 4 classes the MLP can learn (a feature block per class).
+  const rows = [];
+  let s = 7;
+  const rnd = () => { s = (s * 1103515245 + 12345) % 2147483648; return s / 2147483648; };
+  for (let i = 0; i < 256; ++i) {
+    const c = i % 4;
+    const x = Array.from({ length: 784 }, (_, j) => ((Math.floor(j / 196) === c ? 1 : 0) + 0.3 * rnd()).toFixed(3));
+    rows.push([...x, c].join(','));
+  }
+  await page.click('#tab-train');
+  await page.selectOption('#train-data', 'file');
+  await page.setInputFiles(`[data-testid="train-data-file"]`, { name: 'blocks.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')) });
+  await page.waitForFunction(() => /blocks\.csv: 256 samples × 784 features/.test(document.getElementById('panel-train').textContent));
+  await page.selectOption('#train-optimizer', 'Adam');
+  assert.ok(await page.$('#opt-defaultBeta2'), 'Adam\'s hyper-parameters come from the core\'s table');
+  await page.click(byId('train-start'));
+  await page.waitForFunction(() => window.popartApp.trainHistory.length >= 6, null, { timeout: 120000 });
+  await page.click(byId('train-pause'));
+  await waitIdle(page);
+  const hist = await page.evaluate(() => window.popartApp.trainHistory.map((h) => [h.loss, h.accuracy]));
+  assert.ok(hist[hist.length - 1][0] < hist[0][0] / 2, `loss ${hist[0][0]} -> ${hist[hist.length - 1][0]}`);
+  assert.ok(hist[hist.length - 1][1] >= 0.9, `accuracy ${hist[hist.length - 1][1]}`);
+  await page.click(byId('train-reset'));
+  await page.waitForFunction(() => window.popartApp.trainHistory.length === 0 && /Reset/.test(document.getElementById('panel-train').textContent));
+  assert.equal(await page.getAttribute(byId('loss-chart'), 'data-points'), '0');
+  await p.close();
+});
+
+test('run with an image input: resized and normalised for an [N, 1, H, W] float input', async () => {
+  const p = await openPage(env, { hash: 'example=cnn_small' });
+  const { page } = p;
+  await page.selectOption('select[data-input="input"]', 'image');
+  await page.setInputFiles('input[data-input-file="input"]', path.join(ROOT, 'docs/web.png'));
+  await page.waitForFunction(() => /web\.png: resized to 28×28/.test(document.getElementById('panel-run').textContent));
+  await page.click(byId('run-button'));
+  await page.waitForSelector(`${byId('run-output')} [data-output]`);
+  // The image was repeated over the batch: every row of the output is the same (to rounding: rows
+  // fall on different GEMM tiles).
+  const out = await page.evaluate(() => Array.from(window.popartApp.lastRun.outputs[0].data));
+  for (let i = 1; i < 32; ++i) for (let j = 0; j < 10; ++j) assert.ok(Math.abs(out[i * 10 + j] - out[j]) <= 1e-6 * Math.max(1, Math.abs(out[j])));
+  await p.close();
+});
+
 test('reports: IPU model summary, tile memory, op table, liveness; out of memory shows what did not fit; CPU host time', async () => {
   const p = await openPage(env, { hash: 'example=cnn_small&device=ipu2' });
   const { page } = p;
@@ -299,6 +345,25 @@ test('reports: IPU model summary, tile memory, op table, liveness; out of memory
   const rows = await page.$$(`${byId('op-table')} tbody tr`);
   assert.ok(rows.length > 3, `${rows.length} op rows`);
   await shot(page, 'reports-ipu2');
+  // An op of the table selects its ONNX node in the graph and the node panel.
+  await page.click('.rv-tab[data-tab="operations"], [role="tab"][data-tab="operations"]');
+  const row = await page.$(`${byId('op-table')} tbody tr[data-node]`);
+  const node = await row.getAttribute('data-node');
+  await row.click();
+  await page.waitForFunction((n) => window.popartApp.state.node === n, node);
+  assert.match(await page.textContent(byId('node-panel')), new RegExp(node.replace(/[/.]/g, '\\$&')));
+  assert.equal(await page.getAttribute(`${byId('graph-node')}[data-node-name="${node}"]`, 'aria-pressed'), 'true');
+  // Compare: keep this report as B, run on ipu1, and both show side by side.
+  await page.click(byId('report-compare'));
+  await page.selectOption(byId('device-select'), 'ipu1');
+  await page.click('#tab-run');
+  await page.click(byId('run-button'));
+  await page.waitForSelector(`${byId('run-output')} [data-output]`);
+  await page.click('#tab-reports');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="report-summary"]').length === 2);
+  const both = await page.$$eval(byId('report-summary'), (els) => els.map((e) => e.textContent));
+  assert.ok(both.some((t) => /ipu1/.test(t)) && both.some((t) => /ipu2/.test(t)), 'ipu1 and ipu2 side by side');
+  await shot(page, 'reports-compare');
   await p.close();
   // The MLP (2.7 MB of weights) on 4 tiles of 624 KB: the IPU model runs it anyway (as Poplar's
   // does) and the report marks the tiles that overflow.
