@@ -110,7 +110,7 @@ export function renderNode(el, d, node, name, { onSelect } = {}) {
     h('table.data', { dataset: { section: 'inputs' } }, h('tbody', {}, tensorRows(d, node.inputs, onSelect))),
     h('h3', {}, 'Outputs'),
     h('table.data', { dataset: { section: 'outputs' } }, h('tbody', {}, tensorRows(d, node.outputs, null))),
-    weights.length ? h('h3', {}, 'Initializer statistics') : null,
+    weights.length ? h('h3', {}, 'Initializer statistics (as loaded)') : null,
     weights.map((n) => {
       const t = tm.get(n);
       return h('details', { open: weights.length <= 2 },

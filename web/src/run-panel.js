@@ -65,7 +65,7 @@ export function createRunPanel(el, app) {
   const form = h('div');
   const out = h('div', { testid: 'run-output', 'aria-live': 'polite' });
   const runBtn = h('button.primary', { type: 'button', testid: 'run-button' }, 'Run');
-  const cancelBtn = h('button', { type: 'button', hidden: true }, 'Cancel');
+  const cancelBtn = h('button', { type: 'button', hidden: true, testid: 'run-cancel' }, 'Cancel');
   const bps = h('input', { type: 'number', min: 1, max: 1024, value: 1, id: 'run-bps', 'aria-label': 'batchesPerStep' });
   const repeats = h('input', { type: 'number', min: 1, max: 100, value: 5, id: 'run-repeats', 'aria-label': 'Repeated runs for the latency' });
   const threads = h('select', { id: 'run-threads', 'aria-label': 'Threads', dataset: { testid: 'threads-select' } }, new Option('1', '1'));

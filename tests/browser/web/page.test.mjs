@@ -314,6 +314,22 @@ test('train a model of your own: the zoo MLP on an uploaded CSV with Adam; Reset
   await p.close();
 });
 
+test('Cancel during a prepare restarts the runtime; the model stays open and runs again', async () => {
+  const p = await openPage(env, { hash: 'example=resnet18&device=ipu2' });
+  const { page } = p;
+  await page.click(byId('run-button'));
+  await page.click(byId('run-cancel'));
+  await waitIdle(page);
+  assert.equal(await page.isHidden(byId('error-banner')), true);
+  assert.equal(await page.$(`${byId('run-output')} [data-output]`), null);
+  assert.equal(await page.evaluate(() => window.popartApp.model.name), 'resnet18.onnx');
+  await page.selectOption(byId('device-select'), 'cpu');
+  await page.fill('#run-repeats', '1');
+  await page.click(byId('run-button'));
+  await page.waitForSelector(`${byId('run-output')} [data-output="output"]`, { timeout: 60000 });
+  await p.close();
+});
+
 test('run with an image input: resized and normalised for an [N, 1, H, W] float input', async () => {
   const p = await openPage(env, { hash: 'example=cnn_small' });
   const { page } = p;
