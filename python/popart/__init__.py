@@ -44,3 +44,13 @@ OutOfMemoryException.getSummaryReport = _oom_summary
 OutOfMemoryException.getProfilePath = _oom_profile_path
 
 __version__ = "0.1.0"
+
+
+def describeModel(fnModel, inputShapeInfo=None, histogramBins=32):
+    """The core's description of an ONNX model (bytes or a path) as data: nodes, tensors with the
+    runtime's own inferred TensorInfo, initializer statistics and histograms, the opsets, the
+    parameter count and an op histogram (popart::describeModel; the same document as JS's
+    popart.describeModel). inputShapeInfo overrides input shapes, as for a session."""
+    import json
+    return json.loads(_popart._describeModel(fnModel, inputShapeInfo if inputShapeInfo is not None else InputShapeInfo(),
+                                             histogramBins))

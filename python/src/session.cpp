@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 
+#include "popart/describe.hpp"
 #include "py_common.hpp"
 
 namespace popart {
@@ -227,6 +228,17 @@ PySession* createSession(const std::string& kind, py::object model, const DataFl
 }  // namespace
 
 void bindSession(py::module_& m) {
+  // The model as data (the core's JSON; popart.describeModel parses it).
+  m.def(
+      "_describeModel",
+      [](py::handle model, const InputShapeInfo& isi, int bins) {
+        const std::string source = modelArg(model);
+        DescribeOptions o;
+        o.histogramBins = bins;
+        py::gil_scoped_release unlocked;
+        return toJson(describeModel(source, isi, o));
+      },
+      py::arg("fnModel"), py::arg("inputShapeInfo"), py::arg("histogramBins"));
   py::class_<IStepIO>(m, "IStepIO")
       .def("enableRuntimeAsserts", &IStepIO::enableRuntimeAsserts)
       .def("runtimeAssertsEnabled", &IStepIO::runtimeAssertsEnabled);
