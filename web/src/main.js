@@ -8,7 +8,7 @@ import { renderSummary, renderNode, renderSearch } from './model-panels.js';
 import { createRunPanel } from './run-panel.js';
 import { createTrainPanel } from './train-panel.js';
 import { createReportsPanel } from './reports-panel.js';
-import { setupTabs } from './util.js';
+import { setupTabs, download } from './util.js';
 
 const $ = (id) => document.getElementById(id);
 const scriptStartMs = performance.now();  // since navigation start
@@ -144,12 +144,11 @@ app.graph = graph;
 $('export-svg').addEventListener('click', () => {
   if (!app.model) return;
   const svg = graph.exportSvg();
-  import('./util.js').then(({ download }) => download(`${baseName()}.svg`, svg, 'image/svg+xml'));
+  download(`${baseName()}.svg`, svg, 'image/svg+xml');
 });
 $('export-png').addEventListener('click', async () => {
   if (!app.model) return;
   const blob = await graph.exportPng(2);
-  const { download } = await import('./util.js');
   download(`${baseName()}.png`, blob);
 });
 function baseName() {

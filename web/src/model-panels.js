@@ -1,7 +1,6 @@
 // The sidebar's views: the model summary, the node panel (with initializer statistics) and the
 // search results. All read the runtime's model description (popart.describeModel).
-import { h, append, clear, formatBytes, formatCount, formatNumber, shapeText, histogram, download } from './util.js';
-import { toNpy } from './tensors.js';
+import { h, append, clear, formatBytes, formatCount, formatNumber, shapeText, histogram } from './util.js';
 
 function tensorMap(d) {
   if (!d._tensors) Object.defineProperty(d, '_tensors', { value: new Map(d.tensors.map((t) => [t.name, t])) });
@@ -128,8 +127,4 @@ export function renderSearch(ul, hits, { onSelect } = {}) {
       hit.name, h('span.kind', {}, hit.kind === 'node' ? hit.opType ?? 'node' : 'tensor'))));
   }
   if (hits.length > shown.length) ul.append(h('li.muted', {}, `… and ${hits.length - shown.length} more`));
-}
-
-export function downloadTensor(name, dtype, shape, data) {
-  download(`${name.replace(/[^\w.-]+/g, '_')}.npy`, toNpy(dtype, shape, data));
 }

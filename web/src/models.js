@@ -2,13 +2,12 @@
 // example (a small CNN for the 8x8 handwritten digits), a generated large graph, and the loss
 // appended to a user's model for training.
 
-/// A seeded uniform generator (xorshift32), so the example's weights are the same on every load.
+import { xorshift32 } from './tensors.js';
+
+/// A seeded uniform generator in [0, 1), so the example's weights are the same on every load.
 function rng(seed) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    return s / 4294967296;
-  };
+  const bits = xorshift32(seed);
+  return () => bits() / 4294967296;
 }
 
 function heUniform(popart, b, shape, fanIn, rand, name) {

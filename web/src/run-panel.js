@@ -3,7 +3,7 @@
 // statistics, top-k for class vectors, images for image-shaped tensors, .npy downloads; latency
 // (median of repeated runs) and the module's memory.
 import { h, clear, formatBytes, formatMs, formatNumber, shapeText, download } from './util.js';
-import { statistics, toNpy, parseNpy, ARRAYS } from './tensors.js';
+import { statistics, toNpy, parseNpy } from './tensors.js';
 
 const ART = ['All', 'EveryN', 'Final', 'Sum'];
 const IMAGENET = { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] };

@@ -7,7 +7,7 @@
 // messages (pause / resume / step / stop / learning rate) arrive while it runs.
 import { createPopart, MAX_THREADS } from './pkg/index.mjs';
 import { buildDigitsCnn, buildChain, appendLoss } from './models.js';
-import { randomInputs } from './tensors.js';
+import { randomInputs, xorshift32 } from './tensors.js';
 
 let popart = null;
 let threads = 1;
@@ -131,14 +131,13 @@ function makeDevice(spec) {
   throw new Error(`unknown device type '${spec.type}'`);
 }
 
-function sessionOptions(spec, extra = {}) {
+function sessionOptions(spec) {
   const o = new popart.SessionOptions();
   // Profiling: the IPU model always profiles; on the CPU device debug.instrument adds the host
   // time per op to the summary report.
   o.engineOptions = { ...(o.engineOptions ?? {}), 'debug.instrument': 'true' };
   if (spec?.type !== 'cpu' && spec?.options?.numIPUs > 1) o.virtualGraphMode = 'Auto';
   if (spec?.allowOutOfMemory === false) o.engineOptions['debug.allowOutOfMemory'] = 'false';
-  Object.assign(o, extra);
   return o;
 }
 
@@ -246,7 +245,7 @@ ops.run = async ({ device, bps = 1, anchors, inputs: inputSpecs, repeats = 5, in
   }
   return withTransfer({
     prepareMs, latency: { medianMs: sorted[Math.floor(sorted.length / 2)], minMs: sorted[0], runs: times.length, bps },
-    outputs, inputInfos: infos, heapBytes: popart.module.HEAP8.length, heapInUse: popart.heapInUse(),
+    outputs, heapInUse: popart.heapInUse(),
     memory: session.getMemoryStats(), threads: popart.getNumThreads(),
   }, transfer);
 };
@@ -305,16 +304,15 @@ function setupTraining({ loss, optimizer, batchSize, device, data }) {
   session.weightsFromHost();
   const anchors = session.initAnchorArrays();
   return { session, prepared, bps, anchors, optimizer, prepareMs: performance.now() - t0, step: 0, samples: 0,
-           state: 'paused', data, batchSize, order: null, lossHistory: [] };
+           data, batchSize };
 }
 
 function shuffled(n, seed) {
   const idx = new Uint32Array(n);
   for (let i = 0; i < n; ++i) idx[i] = i;
-  let s = seed >>> 0 || 1;
+  const next = xorshift32(seed);
   for (let i = n - 1; i > 0; --i) {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    const j = s % (i + 1);
+    const j = next() % (i + 1);
     [idx[i], idx[j]] = [idx[j], idx[i]];
   }
   return idx;
@@ -358,7 +356,6 @@ function trainStep(t) {
   t.samples += count;
   const figures = { step: t.step, loss: lossSum / losses.length, batchLosses: Array.from(losses), accuracy, stepMs: ms, samplesPerSec: count / (ms / 1000),
                     samples: t.samples };
-  t.lossHistory.push(figures.loss);
   return figures;
 }
 
@@ -433,10 +430,4 @@ ops.resetTraining = () => {
   return true;
 };
 
-ops.evaluate = () => {
-  // Accuracy of the current weights over the whole training set (one pass, no updates).
-  const t = trainer;
-  if (!t) throw new Error('train the model first');
-  return { step: t.step, losses: t.lossHistory.slice(-1)[0] ?? null };
-};
 

@@ -12,6 +12,16 @@ const NPY_DESCR = {
 };
 const FROM_DESCR = Object.fromEntries(Object.entries(NPY_DESCR).map(([k, v]) => [v.slice(1), k]));
 
+/// A seeded xorshift32 generator: each call gives the next uint32 (the same sequence everywhere:
+/// the example's weights, the random inputs, the training order).
+export function xorshift32(seed) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    return s;
+  };
+}
+
 /// `n` values for an input of `dtype`: 'random' (uniform [-1, 1) for floats, [0, 10) for
 /// integers; seeded), 'zeros' or 'ones'.
 export function randomInputs(dtype, n, mode = 'random', seed = 1) {
@@ -21,11 +31,8 @@ export function randomInputs(dtype, n, mode = 'random', seed = 1) {
   if (mode === 'zeros') return a;
   const big = A === BigInt64Array || A === BigUint64Array;
   if (mode === 'ones') return a.fill(big ? 1n : dtype === 'FLOAT16' ? 0x3c00 : 1);
-  let s = seed >>> 0 || 1;
-  const next = () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    return s / 4294967296;
-  };
+  const bits = xorshift32(seed);
+  const next = () => bits() / 4294967296;
   const float = dtype === 'FLOAT' || dtype === 'DOUBLE';
   for (let i = 0; i < n; ++i) {
     const u = next();

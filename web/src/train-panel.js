@@ -103,7 +103,6 @@ export function createTrainPanel(el, app) {
     new Option('SGD (with momentum)', 'SGD'), new Option('Adam', 'Adam'), new Option('Adaptive', 'Adaptive'));
   const modeSel = h('select', { id: 'train-mode', 'aria-label': 'Optimizer mode', hidden: true });
   const paramsEl = h('div.form', { dataset: { testid: 'optimizer-params' } });
-  const lr = { value: 0.05 };  // the learning-rate input, set by renderParams
   const batch = h('input', { type: 'number', id: 'train-batch', min: 1, max: 4096, value: 32, 'aria-label': 'Batch size' });
   const dataSel = h('select', { id: 'train-data', 'aria-label': 'Training data' }, new Option('Handwritten digits (built in)', 'digits'),
     new Option('A .csv / .npy / .npz file…', 'file'));
@@ -184,9 +183,8 @@ export function createTrainPanel(el, app) {
     }
     const input = paramInputs.defaultLearningRate;
     if (input) {
-      lr.value = input.value;
       liveLr.value = input.value;
-      input.addEventListener('change', () => { lr.value = input.value; liveLr.value = input.value; });
+      input.addEventListener('change', () => { liveLr.value = input.value; });
     }
     const modes = app.runtimeInfo?.enumValues?.[MODES[type]];
     modeSel.hidden = !modes;

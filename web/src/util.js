@@ -59,10 +59,11 @@ export function formatMs(ms) {
   return ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : ms < 100 ? `${ms.toFixed(2)} ms` : `${ms.toFixed(0)} ms`;
 }
 
+/// "1×3×224×224": symbolic dimensions by name, unknown ones (null, negative) as '?'.
 export function shapeText(shape) {
   if (!Array.isArray(shape)) return '?';
   if (shape.length === 0) return 'scalar';
-  return shape.map((d) => (d === null ? '?' : d)).join('×');
+  return shape.map((d) => (d === null || d === undefined || d === '' || (typeof d === 'number' && d < 0) ? '?' : String(d))).join('×');
 }
 
 export function download(name, data, type = 'application/octet-stream') {

@@ -3,6 +3,7 @@
 // selection, highlight, search, a minimap for large graphs, and SVG / PNG export.
 // See README.md next to this file for the API, the worker protocol and performance notes.
 import './graph.css';
+import { shapeText } from '../util.js';
 
 const SVGNS = 'http://www.w3.org/2000/svg';
 const MINIMAP_MIN_BOXES = 150;       // the minimap is shown above this many boxes
@@ -36,15 +37,10 @@ const r1 = (v) => Math.round(v * 10) / 10;
 const yieldTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /// "1×64×56×56": numbers as they are, dim_param names as they are, unknown dims as "?".
-export function formatShape(shape) {
-  if (shape === null || shape === undefined) return '?';
-  if (shape.length === 0) return 'scalar';
-  return shape.map((d) => (d === null || d === undefined || d === '' || (typeof d === 'number' && d < 0) ? '?' : String(d))).join('×');
-}
 /// An edge label: "FLOAT 1×64×56×56".
 export function tensorLabel(t) {
   if (!t) return '?';
-  return `${t.dtype || '?'} ${formatShape(t.shape)}`;
+  return `${t.dtype || '?'} ${shapeText(t.shape)}`;
 }
 
 function shortName(name, max = 34) {
@@ -390,7 +386,7 @@ export class GraphView {
         const tt = tensors.get(t);
         if (tt?.producer || inputs.includes(t)) return;
         const label = names?.[i] ?? (t.split(/[/.:]/).filter(Boolean).pop() ?? t).slice(0, 14);
-        rows.push({ k: label, v: tt ? formatShape(tt.shape) : '?', tensor: t });
+        rows.push({ k: label, v: tt ? shapeText(tt.shape) : '?', tensor: t });
       });
       for (const g of n.subgraphs ?? []) rows.push({ k: 'graph', v: `${g.name || 'body'}: ${g.nodes?.length ?? 0} nodes`, tensor: '' });
       let shown = rows;
