@@ -377,30 +377,26 @@ val allPatternNames() {
   return jsStrings(Patterns::getAllPatternNames());
 }
 
-InputShapeInfo inputShapeInfoFrom(const val& spec) {
+/// {id: {dtype?, shape}} -> InputShapeInfo; `what` names the argument in errors. A missing dtype
+/// is UNDEFINED (describeModel takes the model's type; InputShapeInfo._spec() always has one).
+InputShapeInfo inputShapeInfoFrom(const val& spec, const std::string& what = "InputShapeInfo") {
   InputShapeInfo isi;
   if (isUndef(spec)) return isi;
   for (const auto& id : toStrings(val::global("Object").call<val>("keys", spec))) {
-    val e = spec[id];
-    isi.add(id, TensorInfo(e["dtype"].as<std::string>(), toInts(e["shape"], "InputShapeInfo '" + id + "' shape")));
+    const val e = spec[id];
+    const std::string name = what + " '" + id + "'";
+    if (isUndef(e) || typeOf(e) != "object") throw error("{} must be {{dtype?, shape}}, got {}", name, describe(e));
+    const DataType t = isUndef(e["dtype"]) ? DataType::UNDEFINED : dataTypeFromString(e["dtype"].as<std::string>());
+    isi.add(id, TensorInfo(t, toInts(e["shape"], name + " shape")));
   }
   return isi;
 }
 
 /// describeModel(bytes, {id: {dtype?, shape}}, histogramBins): the core's JSON text (index.mjs
-/// parses it). A missing dtype is UNDEFINED, which the core replaces with the model's type.
+/// parses it).
 std::string describeModelJs(const val& model, const val& shapes, const val& bins) {
   return guarded([&] {
-    InputShapeInfo isi;
-    if (!isUndef(shapes)) {
-      for (const auto& id : toStrings(val::global("Object").call<val>("keys", shapes))) {
-        const val e = shapes[id];
-        const std::string what = "describeModel inputShapes '" + id + "'";
-        if (isUndef(e) || typeOf(e) != "object") throw error("{} must be {{dtype?, shape}}, got {}", what, describe(e));
-        const DataType t = isUndef(e["dtype"]) ? DataType::UNDEFINED : dataTypeFromString(e["dtype"].as<std::string>());
-        isi.add(id, TensorInfo(t, toInts(e["shape"], what + " shape")));
-      }
-    }
+    const InputShapeInfo isi = inputShapeInfoFrom(shapes, "describeModel inputShapes");
     DescribeOptions o;
     if (!isUndef(bins)) o.histogramBins = toInt32(bins, "describeModel histogramBins", 1);
     return toJson(describeModel(bytesFrom(model), isi, o));

@@ -172,14 +172,15 @@ std::vector<double> binEdges(double first, double last, int bins) {
   return e;
 }
 
-template <typename T, typename Conv>
-TensorStats statsOf(const unsigned char* p, int64_t n, int bins, Conv conv) {
+/// T: an arithmetic type, or float16_t / bfloat16_t (which convert to float).
+template <typename T>
+TensorStats statsOf(const unsigned char* p, int64_t n, int bins) {
   TensorStats s;
   s.count = n;
   auto at = [&](int64_t i) {
     T v;
     std::memcpy(&v, p + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
-    return static_cast<double>(conv(v));
+    return static_cast<double>(v);
   };
   // Blocks of 1024 summed plainly, the block sums added with Neumaier's compensation.
   constexpr int64_t kBlock = 1024;
@@ -246,46 +247,33 @@ TensorStats statsOf(const unsigned char* p, int64_t n, int bins, Conv conv) {
   return s;
 }
 
-/// The identity conversion as a type of its own (a function pointer would be called per element).
-struct Identity {
-  template <typename T>
-  T operator()(T v) const {
-    return v;
-  }
-};
-
 /// Statistics of `n` little-endian elements of ONNX type `t` at `p` (hasStats(t)).
 TensorStats statsOfBytes(int32_t t, const unsigned char* p, int64_t n, int bins) {
   switch (t) {
     case onnx::TensorProto::FLOAT:
-      return statsOf<float>(p, n, bins, Identity{});
+      return statsOf<float>(p, n, bins);
     case onnx::TensorProto::DOUBLE:
-      return statsOf<double>(p, n, bins, Identity{});
+      return statsOf<double>(p, n, bins);
     case onnx::TensorProto::FLOAT16:
-      return statsOf<uint16_t>(p, n, bins, [](uint16_t h) { return halfBitsToFloat(h); });
+      return statsOf<float16_t>(p, n, bins);
     case onnx::TensorProto::BFLOAT16:
-      return statsOf<uint16_t>(p, n, bins, [](uint16_t b) {
-        const uint32_t u = static_cast<uint32_t>(b) << 16;
-        float f;
-        std::memcpy(&f, &u, 4);
-        return f;
-      });
+      return statsOf<bfloat16_t>(p, n, bins);
     case onnx::TensorProto::INT8:
-      return statsOf<int8_t>(p, n, bins, Identity{});
+      return statsOf<int8_t>(p, n, bins);
     case onnx::TensorProto::INT16:
-      return statsOf<int16_t>(p, n, bins, Identity{});
+      return statsOf<int16_t>(p, n, bins);
     case onnx::TensorProto::INT32:
-      return statsOf<int32_t>(p, n, bins, Identity{});
+      return statsOf<int32_t>(p, n, bins);
     case onnx::TensorProto::INT64:
-      return statsOf<int64_t>(p, n, bins, Identity{});
+      return statsOf<int64_t>(p, n, bins);
     case onnx::TensorProto::UINT8:
-      return statsOf<uint8_t>(p, n, bins, Identity{});
+      return statsOf<uint8_t>(p, n, bins);
     case onnx::TensorProto::UINT16:
-      return statsOf<uint16_t>(p, n, bins, Identity{});
+      return statsOf<uint16_t>(p, n, bins);
     case onnx::TensorProto::UINT32:
-      return statsOf<uint32_t>(p, n, bins, Identity{});
+      return statsOf<uint32_t>(p, n, bins);
     case onnx::TensorProto::UINT64:
-      return statsOf<uint64_t>(p, n, bins, Identity{});
+      return statsOf<uint64_t>(p, n, bins);
     default:
       throw internal_error("statsOfBytes: type {} has no statistics", t);
   }
@@ -458,15 +446,14 @@ void constantInfo(const onnx::NodeProto& n, TensorDescription& t, int bins) {
           k == "value_float" ? std::vector<float>{a.f()} : std::vector<float>(a.floats().begin(), a.floats().end());
       t.dtype = "FLOAT";
       t.shape = k == "value_float" ? knownDims({}) : knownDims({static_cast<int64_t>(v.size())});
-      t.stats = statsOf<float>(reinterpret_cast<const unsigned char*>(v.data()), static_cast<int64_t>(v.size()), bins,
-                               Identity{});
+      t.stats = statsOf<float>(reinterpret_cast<const unsigned char*>(v.data()), static_cast<int64_t>(v.size()), bins);
     } else if (k == "value_int" || k == "value_ints") {
       std::vector<int64_t> v =
           k == "value_int" ? std::vector<int64_t>{a.i()} : std::vector<int64_t>(a.ints().begin(), a.ints().end());
       t.dtype = "INT64";
       t.shape = k == "value_int" ? knownDims({}) : knownDims({static_cast<int64_t>(v.size())});
-      t.stats = statsOf<int64_t>(reinterpret_cast<const unsigned char*>(v.data()), static_cast<int64_t>(v.size()), bins,
-                                 Identity{});
+      t.stats =
+          statsOf<int64_t>(reinterpret_cast<const unsigned char*>(v.data()), static_cast<int64_t>(v.size()), bins);
     } else if (k == "value_string" || k == "value_strings") {
       t.dtype = "STRING";
       t.shape = k == "value_string" ? knownDims({}) : knownDims({a.strings_size()});
