@@ -12,7 +12,8 @@ TYPES = {"i": "int", "f": "float", "s": "str", "ints": "List[int]", "floats": "L
          "strings": "List[str]", "dtype": "str", "t": "np.ndarray", "g": "Builder"}
 OPT_TYPES = {"bool": "bool", "int": "int", "float": "float", "string": "str", "ints": "List[int]",
              "floats": "List[float]", "strings": "List[str]", "map": "Dict[str, str]"}
-GC_TYPES = {"float": "float", "int": "int", "ints": "List[int]", "bool": "bool"}
+GC_TYPES = {"float": "float", "int": "int", "ints": "List[int]", "bool": "bool", "floats": "List[float]",
+            "string": "str", "strings": "List[str]"}
 
 CLASSES = '''
 class popart_exception(RuntimeError): ...
@@ -475,12 +476,13 @@ def main():
     out.append("")
     out.append("class AiGraphcoreOpset1:")
     b = popart.Builder()
-    for method, op_type, mn, mx, attrs, doc in _popart._graphcoreOps():
+    for method, op_type, mn, mx, attrs, doc, n_out, n_out_from, returns_list, inputs_form in _popart._graphcoreOps():
         m = getattr(b.aiGraphcore, method)
-        types = {"args": "Sequence[str]", "debugContext": "str"}
+        types = {"args": "Union[str, Sequence[str]]" if inputs_form == "arg" else "Sequence[str]", "debugContext": "str"}
         for a in attrs:
             key = a[0] + "_" if a[0] == "lambda" else a[0]
             types[key] = a[2] if a[1] == "enum" else GC_TYPES.get(a[1], "Any")
+        types["->"] = "List[str]" if returns_list else ("None" if n_out == 0 and not n_out_from else "str")
         out.append(method_stub(method, m.__signature__, types, doc))
     out.append("AiGraphcore = AiGraphcoreOpset1")
     with open(args.out, "w") as f:

@@ -38,13 +38,17 @@ export function generatedBlocks(popart) {
   const types = enumNames.map((n) => `export type ${n} = ${union(popart.enumValues[n])};`).join('\n');
   const members = enumNames
     .map((n) => `  ${n}: { ${popart.enumValues[n].map((v) => `${v}: '${v}'`).join('; ')} };`).join('\n');
-  const attrType = (a) => ({ float: 'number', int: 'number', bool: 'boolean', ints: 'number[]', enum: a.enumName })[a.type];
+  const attrType = (a) => ({ float: 'number', int: 'number', bool: 'boolean', ints: 'number[]', floats: 'number[]',
+                              string: 'string', strings: 'string[]', enum: a.enumName })[a.type];
+  const argsType = { args: ['args: TensorId[]'], arg: ['arg: TensorId | TensorId[]'], none: [] };
   const methods = popart.Builder.graphcoreOps().map((op) => {
-    const params = ['args: TensorId[]', ...op.attrs.map((a) => `${a.name}${a.required ? '' : '?'}: ${attrType(a)}`),
+    const params = [...argsType[op.inputsForm],
+                    ...op.attrs.map((a) => `${a.name}${a.required ? '' : '?'}: ${attrType(a)}`),
                     'debugContext?: string'];
     const defaults = op.attrs.filter((a) => 'default' in a).map((a) => `${a.name} = ${JSON.stringify(a.default)}`);
+    const result = op.returnsList ? 'TensorId[]' : (op.numOutputs === 0 && !op.numOutputsFrom ? 'void' : 'TensorId');
     return `  /** ${op.doc} (${op.opType}${defaults.length ? `; ${defaults.join(', ')}` : ''}) */\n` +
-           `  ${op.method}(${params.join(', ')}): TensorId;`;
+           `  ${op.method}(${params.join(', ')}): ${result};`;
   }).join('\n');
   const categories = `export type MemoryCategoryName = ${union(popart.memoryCategories)};`;
   return { 'enum types': types, 'SessionOptions fields': options, 'enum objects': members,

@@ -583,8 +583,9 @@ val enumsJs() {
   });
 }
 
-/// [{method, opType, minInputs, maxInputs, attrs: [{name, type, enumName, required, default?,
-/// doc}], doc}] of every aiGraphcore method (index.mjs builds aiGraphcore from it).
+/// [{method, opType, minInputs, maxInputs, numOutputs, numOutputsFrom, returnsList, inputsForm,
+/// attrs: [{name, type, enumName, required, default?, doc}], doc}] of every aiGraphcore method
+/// (index.mjs builds aiGraphcore from it).
 val graphcoreOpsJs() {
   return guarded([&] {
     return jsArrayOf(graphcoreOpList(), [](const GraphcoreOpInfo& op) {
@@ -593,6 +594,10 @@ val graphcoreOpsJs() {
       e.set("opType", op.opType);
       e.set("minInputs", op.minInputs);
       e.set("maxInputs", op.maxInputs);
+      e.set("numOutputs", op.numOutputs);
+      e.set("numOutputsFrom", op.numOutputsFrom);
+      e.set("returnsList", op.returnsList);
+      e.set("inputsForm", op.inputsForm);
       e.set("doc", op.doc);
       e.set("attrs", jsArrayOf(op.attrs, [](const OpAttrInfo& at) {
               val x = val::object();
@@ -953,7 +958,7 @@ class BuilderJs {
 
   /// aiGraphcore.<name>(args, params): params hold the attributes by name (marshalled by the
   /// types of the core's table) and the debugContext.
-  std::string graphcore(const std::string& name, const val& args, const val& p) {
+  val graphcore(const std::string& name, const val& args, const val& p) {
     return guarded([&] {
       std::map<std::string, OptionValue> attrs;
       for (const auto& op : graphcoreOpList()) {
@@ -964,7 +969,7 @@ class BuilderJs {
         }
       }
       const std::string dn = isUndef(p["debugContext"]) ? std::string() : p["debugContext"].as<std::string>();
-      return b_->aiGraphcoreOpset1().call(name, toStrings(args), attrs, dn);
+      return jsStrings(b_->aiGraphcoreOpset1().callMethod(name, toStrings(args), attrs, dn));
     });
   }
 

@@ -109,8 +109,12 @@ class AiOnnx:
         return self._opset
 
 
-def _graphcore_method(builder, name, op_type, min_in, max_in, attrs, doc):
-    params = [inspect.Parameter("args", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+def _graphcore_method(builder, name, op_type, min_in, max_in, attrs, doc, num_outputs, num_outputs_from,
+                      returns_list, inputs_form):
+    params = []
+    if inputs_form != "none":
+        params.append(inspect.Parameter("args", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                        default=[] if min_in == 0 else _NO_DEFAULT))
     for a_name, a_type, enum_name, required, has_default, default, _ in attrs:
         dflt = _NO_DEFAULT if required else (default if has_default else None)
         params.append(inspect.Parameter(_pname(a_name), inspect.Parameter.POSITIONAL_OR_KEYWORD, default=dflt))
@@ -122,8 +126,14 @@ def _graphcore_method(builder, name, op_type, min_in, max_in, attrs, doc):
     def method(*args, **kwargs):
         a = _bind(sig, args, kwargs, "aiGraphcore.%s" % name).arguments
         dc = a.get("debugContext", "")
-        return impl.graphcore(name, a["args"], {k: a[_pname(k)] for k in names if _pname(k) in a},
+        inputs = a.get("args", [])
+        if inputs_form == "arg" and isinstance(inputs, str):
+            inputs = [inputs]
+        outs = impl.graphcore(name, inputs, {k: a[_pname(k)] for k in names if _pname(k) in a},
                               dc if isinstance(dc, str) else str(dc))
+        if returns_list:
+            return outs
+        return outs[0] if outs else None
 
     method.__name__ = name
     method.__qualname__ = "AiGraphcoreOpset1." + name

@@ -144,7 +144,7 @@ void bindBuilder(py::module_& m) {
                        optionValueFrom(params[py::str(at.name)], at.type, "aiGraphcore." + method + " " + at.name);
                }
              }
-             return s.b().aiGraphcoreOpset1().call(method, toStrings(args, method + " args"), attrs, dc);
+             return s.b().aiGraphcoreOpset1().callMethod(method, toStrings(args, method + " args"), attrs, dc);
            })
       .def("customOp",
            [](PyBuilder& s, const std::string& opName, int opVersion, const std::string& domain, py::object inputs,

@@ -536,17 +536,23 @@ function makeApi(raw) {
   }
 
   /// `builder.aiGraphcore`: one method per row of the core's table (graphcoreOps), taking
-  /// (args, ...the attributes in the table's order, debugContext), as the C++ methods do.
+  /// (args, ...the attributes in the table's order, debugContext), as the C++ methods do
+  /// (no args for inputsForm 'none'; one id or a list for 'arg'). Returns the output id, the
+  /// list of ids (returnsList) or undefined (no outputs).
   const graphcoreOps = M.graphcoreOps();
   function makeGraphcore(builder) {
     const gc = { getOpsetVersion: () => 1, ops: graphcoreOps };
     for (const op of graphcoreOps) {
-      gc[op.method] = (args, ...params) => {
+      gc[op.method] = (...all) => {
+        const args = op.inputsForm === 'none' ? [] : all.shift();
+        const params = all;
         const p = {};
         op.attrs.forEach((a, i) => { if (params[i] !== undefined && params[i] !== null) p[a.name] = params[i]; });
         const dc = params[op.attrs.length];
         if (dc !== undefined) p.debugContext = String(dc);
-        return builder.handle.graphcore(op.method, Array.from(args ?? []), p);
+        const ids = typeof args === 'string' ? [args] : Array.from(args ?? []);
+        const outs = builder.handle.graphcore(op.method, ids, p);
+        return op.returnsList ? outs : outs[0];
       };
     }
     return gc;

@@ -33,11 +33,12 @@ class AiGraphcoreOpset1 : public DomainOpSet {
   explicit AiGraphcoreOpset1(BuilderImpl* impl) : DomainOpSet(impl, Domain::ai_graphcore, 1) {}
 
   /// Any method by name with its attributes by name (graphcoreOpList() in popart/reflection.hpp
-  /// lists them with their types and defaults): what the typed methods below and the bindings
-  /// call. Unknown methods or attributes, missing required ones and values of the wrong kind
-  /// are errors naming them.
-  TensorId call(const std::string& method, const std::vector<TensorId>& args,
-                const std::map<std::string, OptionValue>& attributes = {}, const DebugContext& debugContext = {});
+  /// lists them with their types, defaults and outputs): what the typed methods below and the
+  /// bindings call. Returns every output id (none for a method without outputs). Unknown methods
+  /// or attributes, missing required ones and values of the wrong kind are errors naming them.
+  std::vector<TensorId> callMethod(const std::string& method, const std::vector<TensorId>& args,
+                                   const std::map<std::string, OptionValue>& attributes = {},
+                                   const DebugContext& debugContext = {});
 
   /// Negative log likelihood of `args = {probs [N.., C], label [N..] (INT32)}`.
   TensorId nllloss(const std::vector<TensorId>& args, ReductionType reduction = ReductionType::Mean,

@@ -154,7 +154,9 @@ struct OpAttrInfo {
 };
 
 /// A method of `aiGraphcore` (AiGraphcoreOpset1): its name, the op type it adds, its input
-/// count, its attributes in the order of the method's parameters, and its documentation.
+/// count, its attributes in the order of the method's parameters, its outputs and its
+/// documentation. Attribute types: "float", "int", "bool", "ints", "floats", "string", "strings",
+/// "enum" (a value name of `enumName`).
 struct GraphcoreOpInfo {
   std::string method;
   std::string opType;
@@ -162,6 +164,15 @@ struct GraphcoreOpInfo {
   int maxInputs;
   std::vector<OpAttrInfo> attrs;
   std::string doc;
+  /// How many outputs the node has (0: none, as abort), unless `numOutputsFrom` names the
+  /// integer attribute that gives the count.
+  int numOutputs = 1;
+  std::string numOutputsFrom;
+  /// PopART's method returns the list of output ids (std::vector<TensorId>) rather than one id.
+  bool returnsList = false;
+  /// How the method takes its inputs: "args" (a list of ids), "arg" (one id, as PopART's
+  /// reshape) or "none" (no inputs: init). JS and Python accept a list for "arg" too.
+  std::string inputsForm = "args";
 };
 /// Every aiGraphcore method (what AiGraphcoreOpset1::call and the JS / Python faces build from).
 const std::vector<GraphcoreOpInfo>& graphcoreOpList();

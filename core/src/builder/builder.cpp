@@ -24,7 +24,7 @@ std::vector<TensorId> DomainOpSet::op(const char* opType, const std::vector<Tens
 }
 
 // ---------------------------------------------------------------- AiGraphcoreOpset1
-// The typed methods go through call(): op types, input counts and attribute names live in one
+// The typed methods go through callMethod(): op types, input counts and attribute names live in one
 // table (graphcore_ops.cpp).
 
 TensorId AiGraphcoreOpset1::nllloss(const std::vector<TensorId>& args, ReductionType reduction,
@@ -33,32 +33,33 @@ TensorId AiGraphcoreOpset1::nllloss(const std::vector<TensorId>& args, Reduction
   std::map<std::string, OptionValue> a{{"reduction", enumToString(reduction)},
                                        {"inputIsLogProbability", inputIsLogProbability}};
   if (ignoreIndex) a["ignoreIndex"] = static_cast<int64_t>(*ignoreIndex);
-  return call("nllloss", args, a, dc);
+  return callMethod("nllloss", args, a, dc)[0];
 }
 
 TensorId AiGraphcoreOpset1::l1loss(const std::vector<TensorId>& args, float lambda, ReductionType reduction,
                                    const DebugContext& dc) {
-  return call("l1loss", args, {{"lambda", static_cast<double>(lambda)}, {"reduction", enumToString(reduction)}}, dc);
+  return callMethod("l1loss", args, {{"lambda", static_cast<double>(lambda)}, {"reduction", enumToString(reduction)}},
+                    dc)[0];
 }
 
 TensorId AiGraphcoreOpset1::identityloss(const std::vector<TensorId>& args, ReductionType reduction,
                                          const DebugContext& dc) {
-  return call("identityloss", args, {{"reduction", enumToString(reduction)}}, dc);
+  return callMethod("identityloss", args, {{"reduction", enumToString(reduction)}}, dc)[0];
 }
 
 TensorId AiGraphcoreOpset1::scale(const std::vector<TensorId>& args, float s, const DebugContext& dc) {
-  return call("scale", args, {{"scale", static_cast<double>(s)}}, dc);
+  return callMethod("scale", args, {{"scale", static_cast<double>(s)}}, dc)[0];
 }
 
 TensorId AiGraphcoreOpset1::scaledadd(const std::vector<TensorId>& args, float scale0, float scale1,
                                       const DebugContext& dc) {
-  return call("scaledadd", args, {{"scale0", static_cast<double>(scale0)}, {"scale1", static_cast<double>(scale1)}},
-              dc);
+  return callMethod("scaledadd", args,
+                    {{"scale0", static_cast<double>(scale0)}, {"scale1", static_cast<double>(scale1)}}, dc)[0];
 }
 
 #define GC_PLAIN(NAME)                                                                          \
   TensorId AiGraphcoreOpset1::NAME(const std::vector<TensorId>& args, const DebugContext& dc) { \
-    return call(#NAME, args, {}, dc);                                                           \
+    return callMethod(#NAME, args, {}, dc)[0];                                                  \
   }
 GC_PLAIN(gelu)
 GC_PLAIN(swish)
@@ -74,11 +75,11 @@ GC_PLAIN(remainder)
 
 TensorId AiGraphcoreOpset1::subsample(const std::vector<TensorId>& args, const std::vector<int64_t>& strides,
                                       const DebugContext& dc) {
-  return call("subsample", args, {{"strides", strides}}, dc);
+  return callMethod("subsample", args, {{"strides", strides}}, dc)[0];
 }
 
 TensorId AiGraphcoreOpset1::reshape(const std::vector<TensorId>& args, const Shape& shape, const DebugContext& dc) {
-  return call("reshape", args, {{"shape", std::vector<int64_t>(shape.begin(), shape.end())}}, dc);
+  return callMethod("reshape", args, {{"shape", std::vector<int64_t>(shape.begin(), shape.end())}}, dc)[0];
 }
 
 // ---------------------------------------------------------------- Builder

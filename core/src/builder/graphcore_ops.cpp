@@ -39,38 +39,52 @@ OpAttrInfo reduction() {
   return opt("reduction", "enum", std::string("Mean"), "How the loss is reduced over its elements.", "ReductionType");
 }
 
+/// A row of the table: one output, inputs given as a list ("args").
+GraphcoreOpInfo row(const char* method, const char* type, int minInputs, int maxInputs, std::vector<OpAttrInfo> attrs,
+                    const char* doc) {
+  GraphcoreOpInfo o;
+  o.method = method;
+  o.opType = type;
+  o.minInputs = minInputs;
+  o.maxInputs = maxInputs;
+  o.attrs = std::move(attrs);
+  o.doc = doc;
+  return o;
+}
+/// A row whose method returns the list of its `n` outputs.
+[[maybe_unused]] GraphcoreOpInfo multi(GraphcoreOpInfo o, int n) {
+  o.numOutputs = n;
+  o.returnsList = true;
+  return o;
+}
+/// A row whose method takes one input id, not a list (PopART's reshape).
+GraphcoreOpInfo single(GraphcoreOpInfo o) {
+  o.inputsForm = "arg";
+  return o;
+}
 GraphcoreOpInfo unary(const char* method, const char* type, const char* doc) {
-  return {method, type, 1, 1, {}, doc};
+  return row(method, type, 1, 1, {}, doc);
 }
 GraphcoreOpInfo binary(const char* method, const char* type, const char* doc) {
-  return {method, type, 2, 2, {}, doc};
+  return row(method, type, 2, 2, {}, doc);
 }
 
 const std::vector<GraphcoreOpInfo> kOps{
-    {"nllloss",
-     "Nll",
-     2,
-     2,
-     {reduction(), maybe("ignoreIndex", "int", "Labels equal to it add nothing to the loss."),
-      opt("inputIsLogProbability", "bool", false, "The probabilities are given as log-probabilities.")},
-     "Negative log likelihood of {probs [N.., C], label [N..] (INT32)}."},
-    {"l1loss", "L1", 1, 1, {req("lambda", "float", "The weight of the loss."), reduction()}, "lambda * |x|, reduced."},
-    {"identityloss", "IdentityLoss", 1, 1, {reduction()}, "The input itself, reduced."},
-    {"scale", "Scale", 1, 1, {req("scale", "float", "The factor.")}, "x * scale."},
-    {"scaledadd",
-     "ScaledAdd",
-     2,
-     2,
-     {opt("scale0", "float", 1.0, "The factor of the first input."),
-      opt("scale1", "float", 1.0, "The factor of the second input.")},
-     "scale0 * a + scale1 * b."},
-    {"subsample",
-     "Subsample",
-     1,
-     1,
-     {req("strides", "ints", "The stride of each dimension.")},
-     "Every strides[d]-th element along each dimension d."},
-    {"reshape", "Reshape", 1, 1, {req("shape", "ints", "The new shape.")}, "The input with a new shape."},
+    row("nllloss", "Nll", 2, 2,
+        {reduction(), maybe("ignoreIndex", "int", "Labels equal to it add nothing to the loss."),
+         opt("inputIsLogProbability", "bool", false, "The probabilities are given as log-probabilities.")},
+        "Negative log likelihood of {probs [N.., C], label [N..] (INT32)}."),
+    row("l1loss", "L1", 1, 1, {req("lambda", "float", "The weight of the loss."), reduction()},
+        "lambda * |x|, reduced."),
+    row("identityloss", "IdentityLoss", 1, 1, {reduction()}, "The input itself, reduced."),
+    row("scale", "Scale", 1, 1, {req("scale", "float", "The factor.")}, "x * scale."),
+    row("scaledadd", "ScaledAdd", 2, 2,
+        {opt("scale0", "float", 1.0, "The factor of the first input."),
+         opt("scale1", "float", 1.0, "The factor of the second input.")},
+        "scale0 * a + scale1 * b."),
+    row("subsample", "Subsample", 1, 1, {req("strides", "ints", "The stride of each dimension.")},
+        "Every strides[d]-th element along each dimension d."),
+    single(row("reshape", "Reshape", 1, 1, {req("shape", "ints", "The new shape.")}, "The input with a new shape.")),
     unary("gelu", "Gelu", "Gaussian error linear unit."),
     unary("swish", "Swish", "x * sigmoid(x)."),
     unary("detach", "Detach", "The input, with no gradient flowing back through it."),
@@ -108,6 +122,7 @@ any attributeFor(const GraphcoreOpInfo& op, const OpAttrInfo& a, const OptionVal
   }
   if (a.type == "int") {
     if (const auto* i = std::get_if<int64_t>(&v)) return *i;
+    if (const auto* b = std::get_if<bool>(&v)) return static_cast<int64_t>(*b);
     throw error("{} must be an integer, got {} {}", what, optionValueKind(v), optionValueToString(v));
   }
   if (a.type == "bool") {
@@ -118,6 +133,27 @@ any attributeFor(const GraphcoreOpInfo& op, const OpAttrInfo& a, const OptionVal
     if (const auto* l = std::get_if<std::vector<int64_t>>(&v)) return *l;
     if (const auto* d = std::get_if<std::vector<double>>(&v); d && d->empty()) return std::vector<int64_t>{};
     throw error("{} must be a list of integers, got {} {}", what, optionValueKind(v), optionValueToString(v));
+  }
+  if (a.type == "floats") {
+    std::vector<float> out;
+    if (const auto* d = std::get_if<std::vector<double>>(&v)) {
+      for (double x : *d) out.push_back(static_cast<float>(x));
+    } else if (const auto* l = std::get_if<std::vector<int64_t>>(&v)) {
+      for (int64_t x : *l) out.push_back(static_cast<float>(x));
+    } else {
+      throw error("{} must be a list of numbers, got {} {}", what, optionValueKind(v), optionValueToString(v));
+    }
+    return out;
+  }
+  if (a.type == "string") {
+    if (const auto* s = std::get_if<std::string>(&v)) return *s;
+    throw error("{} must be a string, got {} {}", what, optionValueKind(v), optionValueToString(v));
+  }
+  if (a.type == "strings") {
+    if (const auto* l = std::get_if<std::vector<std::string>>(&v)) return *l;
+    if (const auto* s = std::get_if<std::string>(&v)) return std::vector<std::string>{*s};
+    if (const auto* d = std::get_if<std::vector<double>>(&v); d && d->empty()) return std::vector<std::string>{};
+    throw error("{} must be a list of strings, got {} {}", what, optionValueKind(v), optionValueToString(v));
   }
   if (a.type == "enum") {
     const auto* s = std::get_if<std::string>(&v);
@@ -135,8 +171,9 @@ const std::vector<GraphcoreOpInfo>& graphcoreOpList() {
   return kOps;
 }
 
-TensorId AiGraphcoreOpset1::call(const std::string& method, const std::vector<TensorId>& args,
-                                 const std::map<std::string, OptionValue>& attrs, const DebugContext& debugContext) {
+std::vector<TensorId> AiGraphcoreOpset1::callMethod(const std::string& method, const std::vector<TensorId>& args,
+                                                    const std::map<std::string, OptionValue>& attrs,
+                                                    const DebugContext& debugContext) {
   const GraphcoreOpInfo& info = findOp(method);
   for (const auto& kv : attrs) {
     bool known = false;
@@ -154,7 +191,16 @@ TensorId AiGraphcoreOpset1::call(const std::string& method, const std::vector<Te
       out[a.name] = attributeFor(info, a, a.defaultValue);
     }
   }
-  return op(info.opType.c_str(), args, 1, out, debugContext, info.minInputs, info.maxInputs)[0];
+  int64_t numOutputs = info.numOutputs;
+  if (!info.numOutputsFrom.empty()) {
+    auto it = out.find(info.numOutputsFrom);
+    const int64_t* n = it == out.end() ? nullptr : std::any_cast<int64_t>(&it->second);
+    if (!n || *n < 0 || *n > 1 << 20)
+      throw error("aiGraphcore.{}: {} must be a number of outputs (0 or more)", method, info.numOutputsFrom);
+    numOutputs = *n;
+  }
+  return op(info.opType.c_str(), args, static_cast<unsigned>(numOutputs), out, debugContext, info.minInputs,
+            info.maxInputs);
 }
 
 }  // namespace popart
