@@ -159,7 +159,7 @@ KernelFn reduceKernel(const Op& op, KernelContext& kc, Red red) {
   const int x = kc.in(0), y = kc.out(0);
   int64_t outer = 0, len = 0, inner = 0;
   const bool block = contiguousBlock(axes, in, &outer, &len, &inner);
-  if (axes.empty()) {  // noop_with_empty_axes: a copy
+  if (axes.empty()) {  // no axis reduced (ops/reduce_axes.hpp): a copy
     const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
     return [=](const RunState& s) { std::memcpy(s.slots[y], s.slots[x], bytes); };
   }
@@ -271,7 +271,7 @@ KernelFn argKernel(const Op& op, KernelContext& kc, bool isMax) {
     using CT = compute_t<T>;
     return [=](const RunState& s) {
       const T* X = inPtr<T>(s, x);
-      int64_t* Y = outPtr<int64_t>(s, y);
+      int32_t* Y = outPtr<int32_t>(s, y);  // INT32, as PopART's (ops/reduce.cpp)
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t i = 0; i < inner; ++i) {
           const T* p = X + o * len * inner + i;
@@ -285,7 +285,7 @@ KernelFn argKernel(const Op& op, KernelContext& kc, bool isMax) {
               best = k;
             }
           }
-          Y[o * inner + i] = best;
+          Y[o * inner + i] = static_cast<int32_t>(best);
         }
       }
     };
