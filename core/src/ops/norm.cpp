@@ -10,7 +10,7 @@ namespace {
 using namespace ops;
 
 // The scale, B, mean and var may be of another floating-point type than X (FLOAT statistics of
-// FLOAT16 activations, as PopART allows); the running statistics outputs have mean's type.
+// FLOAT16 activations, as PopART allows).
 void setupBatchNorm(Op& op) {
   requireFloat(op, 0);
   const Shape& x = op.inShape(0);
@@ -26,7 +26,8 @@ void setupBatchNorm(Op& op) {
                   spatial ? "the channel count" : "spatial=0: the shape without the batch", x, op.inShape(i));
   }
   setupSameAsInput0(op);
-  for (int i = 1; i < op.numOutputs(); ++i) setOutput(op, i, op.inType(3), c);
+  // The running and saved mean have mean's type, the variances var's (PopART: FLOAT16 mean, FLOAT var).
+  for (int i = 1; i < op.numOutputs(); ++i) setOutput(op, i, op.inType(i % 2 == 1 ? 3 : 4), c);
 }
 
 void setupInstanceNorm(Op& op) {
