@@ -45,6 +45,7 @@ bool inferNode(const onnx::NodeProto& node, const std::string& domain, int versi
     }
     op.connectInput(i, t);
   }
+  op.numFormalInputs = node.input_size();  // as the importer sets it (subgraph ops count on it)
   for (int i = 0; i < node.output_size(); ++i) {
     op.connectOutput(i, node.output(i).empty()
                             ? nullptr
