@@ -350,3 +350,28 @@ def test_packed_data_block_needs_a_builder(popart):
     n = b.addInputTensor("UINT32", [2])
     with pytest.raises(popart.popart_exception, match="callback must be a popart.Builder"):
         b.aiGraphcore.packedDataBlock([d, n, n, n, n], [2], 4, 1, "not a graph")
+
+
+def test_onnx_nodes_of_domain_ai_graphcore_as_popart_writes_them(popart):
+    # PopART's Builder writes the reduction in lower case ("none") and leaves noOverlap out.
+    from onnx import TensorProto, helper
+    nodes = [helper.make_node("DynamicSlice", ["x", "o"], ["s"], domain="ai.graphcore", axes=[1], sizes=[2]),
+             helper.make_node("ScatterReduce", ["x", "i"], ["r"], domain="ai.graphcore", axis_size=3, axis=0,
+                              reduction="none")]
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4]),
+         helper.make_tensor_value_info("o", TensorProto.UINT32, [1]),
+         helper.make_tensor_value_info("i", TensorProto.UINT32, [3])],
+        [helper.make_tensor_value_info("s", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("r", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11),
+                                                    helper.make_opsetid("ai.graphcore", 1)])
+    s = popart.InferenceSession(model.SerializeToString(), popart.DataFlow(1, ["s", "r"]),
+                                popart.DeviceManager().createCpuDevice())
+    s.prepareDevice()
+    a = s.initAnchorArrays()
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    s.run(popart.PyStepIO({"x": x, "o": np.array([3], np.uint32), "i": np.array([2, 0, 1], np.uint32)}, a))
+    np.testing.assert_array_equal(a["s"], x[:, [3, 0]])
+    np.testing.assert_array_equal(a["r"], x[[1, 2, 0]])
