@@ -13,7 +13,7 @@ TYPES = {"i": "int", "f": "float", "s": "str", "ints": "List[int]", "floats": "L
 OPT_TYPES = {"bool": "bool", "int": "int", "float": "float", "string": "str", "ints": "List[int]",
              "floats": "List[float]", "strings": "List[str]", "map": "Dict[str, str]"}
 GC_TYPES = {"float": "float", "int": "int", "ints": "List[int]", "bool": "bool", "floats": "List[float]",
-            "string": "str", "strings": "List[str]"}
+            "string": "str", "strings": "List[str]", "graph": "Builder"}
 
 CLASSES = '''
 class popart_exception(RuntimeError): ...
@@ -421,6 +421,8 @@ def main():
             out.append("    %s = %d" % (m.name if m.name != "None" else "None_", m.value))
         if name == "RecomputationType":
             out.append("    NoRecompute = 0")
+        if name == "ScatterReduction":
+            out.append("    NoReduction = 4")
         out.append("")
     props = "\n".join("    @property\n    def aiOnnxOpset%d(self) -> AiOnnxOpset%d: ..." % (v, v)
                       for v in range(FIRST_OPSET, LAST_OPSET + 1))

@@ -39,7 +39,7 @@ export function generatedBlocks(popart) {
   const members = enumNames
     .map((n) => `  ${n}: { ${popart.enumValues[n].map((v) => `${v}: '${v}'`).join('; ')} };`).join('\n');
   const attrType = (a) => ({ float: 'number', int: 'number', bool: 'boolean', ints: 'number[]', floats: 'number[]',
-                              string: 'string', strings: 'string[]', enum: a.enumName })[a.type];
+                              string: 'string', strings: 'string[]', enum: a.enumName, graph: 'Builder' })[a.type];
   const argsType = { args: ['args: TensorId[]'], arg: ['arg: TensorId | TensorId[]'], none: [] };
   const methods = popart.Builder.graphcoreOps().map((op) => {
     const params = [...argsType[op.inputsForm],

@@ -961,15 +961,19 @@ class BuilderJs {
   val graphcore(const std::string& name, const val& args, const val& p) {
     return guarded([&] {
       std::map<std::string, OptionValue> attrs;
+      std::map<std::string, const Builder*> graphs;
       for (const auto& op : graphcoreOpList()) {
         if (op.method != name) continue;
         for (const auto& a : op.attrs) {
-          if (!isUndef(p[a.name]))
+          if (isUndef(p[a.name])) continue;
+          if (a.type == "graph")  // the JS layer passes the subgraph Builder's handle
+            graphs[a.name] = p[a.name].as<BuilderJs*>(emscripten::allow_raw_pointers())->b_;
+          else
             attrs[a.name] = optionValueFrom(p[a.name], a.type, "aiGraphcore." + name + " " + a.name);
         }
       }
       const std::string dn = isUndef(p["debugContext"]) ? std::string() : p["debugContext"].as<std::string>();
-      return jsStrings(b_->aiGraphcoreOpset1().callMethod(name, toStrings(args), attrs, dn));
+      return jsStrings(b_->aiGraphcoreOpset1().callMethod(name, toStrings(args), attrs, graphs, dn));
     });
   }
 

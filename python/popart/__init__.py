@@ -27,6 +27,7 @@ AnchorReturnType.FINAL = AnchorReturnType("Final")
 AnchorReturnType.SUM = AnchorReturnType("Sum")
 # PopART's name for RecomputationType.None, which Python cannot spell.
 RecomputationType.NoRecompute = RecomputationType["None"]  # noqa: F821
+ScatterReduction.NoReduction = ScatterReduction["None"]  # noqa: F821
 
 
 def _oom_summary(self):

@@ -136,15 +136,24 @@ void bindBuilder(py::module_& m) {
       .def("graphcore",
            [](PyBuilder& s, const std::string& method, py::object args, const py::dict& params, const std::string& dc) {
              std::map<std::string, OptionValue> attrs;
+             std::map<std::string, const Builder*> graphs;
              for (const auto& op : graphcoreOpList()) {
                if (op.method != method) continue;
                for (const auto& at : op.attrs) {
-                 if (params.contains(at.name) && !params[py::str(at.name)].is_none())
-                   attrs[at.name] =
-                       optionValueFrom(params[py::str(at.name)], at.type, "aiGraphcore." + method + " " + at.name);
+                 if (!params.contains(at.name) || params[py::str(at.name)].is_none()) continue;
+                 const std::string what = "aiGraphcore." + method + " " + at.name;
+                 py::object v = params[py::str(at.name)];
+                 if (at.type == "graph") {
+                   if (!py::hasattr(v, "_impl") || !py::isinstance<PyBuilder>(v.attr("_impl")))
+                     throw error("{} must be a popart.Builder (a subgraph), got {}", what,
+                                 py::repr(v).cast<std::string>());
+                   graphs[at.name] = &v.attr("_impl").cast<PyBuilder&>().b();
+                 } else {
+                   attrs[at.name] = optionValueFrom(v, at.type, what);
+                 }
                }
              }
-             return s.b().aiGraphcoreOpset1().callMethod(method, toStrings(args, method + " args"), attrs, dc);
+             return s.b().aiGraphcoreOpset1().callMethod(method, toStrings(args, method + " args"), attrs, graphs, dc);
            })
       .def("customOp",
            [](PyBuilder& s, const std::string& opName, int opVersion, const std::string& domain, py::object inputs,

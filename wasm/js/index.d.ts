@@ -99,6 +99,7 @@ export type OptimizerReductionType = 'None' | 'GradReduce' | 'AcclReduce' | 'Acc
 export type DeviceType = 'IpuModel' | 'Cpu' | 'Ipu' | 'OfflineIpu' | 'Sim';
 export type DeviceConnectionType = 'Always' | 'OnDemand' | 'Never';
 export type SyncPattern = 'Full' | 'SinglePipeline' | 'ReplicaAndLadder';
+export type ScatterReduction = 'Sum' | 'Max' | 'Min' | 'Mul' | 'None';
 // END generated: enum types
 
 /** PopART's SessionOptions field names; unknown names are an error at session creation. */
@@ -378,7 +379,7 @@ export interface AiGraphcoreOpset1 {
   /** Every strides[d]-th element along each dimension d. (Subsample) */
   subsample(args: TensorId[], strides: number[], debugContext?: string): TensorId;
   /** The input with a new shape. (Reshape) */
-  reshape(args: TensorId[], shape: number[], debugContext?: string): TensorId;
+  reshape(arg: TensorId | TensorId[], shape: number[], debugContext?: string): TensorId;
   /** Gaussian error linear unit. (Gelu) */
   gelu(args: TensorId[], debugContext?: string): TensorId;
   /** x * sigmoid(x). (Swish) */
@@ -399,6 +400,30 @@ export interface AiGraphcoreOpset1 {
   fmod(args: TensorId[], debugContext?: string): TensorId;
   /** The remainder of a / b with the sign of b. (Remainder) */
   remainder(args: TensorId[], debugContext?: string): TensorId;
+  /** The slice of {tensor, offset(, slice)} at the run-time offset (one per axis; past the end of an axis it reads 0, and slices wrap around). (DynamicSlice; noOverlap = 0) */
+  dynamicslice(args: TensorId[], axes: number[], sizes: number[], noOverlap?: number, debugContext?: string): TensorId;
+  /** {tensor, offset, slice}: the tensor with the slice written at the run-time offset. (DynamicUpdate; noOverlap = 0) */
+  dynamicupdate(args: TensorId[], axes: number[], sizes: number[], noOverlap?: number, debugContext?: string): TensorId;
+  /** {tensor, offset}: the tensor with the slice at the run-time offset zeroed. (DynamicZero) */
+  dynamiczero(args: TensorId[], axes: number[], sizes: number[], debugContext?: string): TensorId;
+  /** {tensor, offset, slice}: the tensor with the slice added at the run-time offset. (DynamicAdd) */
+  dynamicadd(args: TensorId[], axes: number[], sizes: number[], debugContext?: string): TensorId;
+  /** {source, destination, N, sourceOffset, destinationOffset}: the destination with N[i] rows of the source from sourceOffset[i] copied to destinationOffset[i]. (SequenceSlice; zeroUnused = 0) */
+  sequenceslice(args: TensorId[], zeroUnused?: number, debugContext?: string): TensorId;
+  /** {data, offsets, lengths for each data input, resultOffsets, resultLengths}: packed sequences unpacked, mapped by the callback and packed again. (PackedDataBlock) */
+  packedDataBlock(args: TensorId[], maxSequenceLengths: number[], resultSize: number, callbackBatchSize: number, callback: Builder, debugContext?: string): TensorId;
+  /** {data, indices(, initial values)}: data scattered along the axis to the indices and reduced. (ScatterReduce; axis = -1, reduction = "Sum", enable_index_broadcast = 1) */
+  scatterreduce(args: TensorId[], axis_size: number, axis?: number, reduction?: ScatterReduction, enable_index_broadcast?: number, debugContext?: string): TensorId;
+  /** scatterreduce of each group of a leading group dimension. (ScatterReduce; axis = -1, reduction = "Sum", group_size = 1, enable_index_broadcast = 1) */
+  groupedscatterreduce(args: TensorId[], axis_size: number, axis?: number, reduction?: ScatterReduction, group_size?: number, enable_index_broadcast?: number, debugContext?: string): TensorId;
+  /** {data [G, ...], indices [G, ...]}: each group's data gathered at its indices. (GroupedGather; axis = 0, group_size = 1) */
+  groupedgather(args: TensorId[], axis?: number, group_size?: number, debugContext?: string): TensorId;
+  /** {input, boundaries (1-D, sorted)}: the bucket index of each input (INT32), as torch.bucketize. (Bucketize; right = 0) */
+  bucketize(args: TensorId[], right?: number, debugContext?: string): TensorId;
+  /** [values, indices (INT64)] of the input sorted along the axis. (Sort; axis = -1, descending = 0, stable = 0) */
+  sort(args: TensorId[], axis?: number, descending?: number, stable?: number, debugContext?: string): TensorId[];
+  /** [values, indices (INT32)]: the lower median over the axes and where it is among the reduced elements. (ReduceMedian; keepdims = 1) */
+  reducemedian(args: TensorId[], axes?: number[], keepdims?: number, debugContext?: string): TensorId[];
   // END generated: aiGraphcore methods
 }
 
@@ -961,6 +986,7 @@ export interface Popart {
   DeviceType: { IpuModel: 'IpuModel'; Cpu: 'Cpu'; Ipu: 'Ipu'; OfflineIpu: 'OfflineIpu'; Sim: 'Sim' };
   DeviceConnectionType: { Always: 'Always'; OnDemand: 'OnDemand'; Never: 'Never' };
   SyncPattern: { Full: 'Full'; SinglePipeline: 'SinglePipeline'; ReplicaAndLadder: 'ReplicaAndLadder' };
+  ScatterReduction: { Sum: 'Sum'; Max: 'Max'; Min: 'Min'; Mul: 'Mul'; None: 'None' };
   // END generated: enum objects
   /** {EnumName: [value names]} of every public enum. */
   enumValues: Record<string, string[]>;

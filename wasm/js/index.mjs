@@ -547,7 +547,13 @@ function makeApi(raw) {
         const args = op.inputsForm === 'none' ? [] : all.shift();
         const params = all;
         const p = {};
-        op.attrs.forEach((a, i) => { if (params[i] !== undefined && params[i] !== null) p[a.name] = params[i]; });
+        op.attrs.forEach((a, i) => {
+          if (params[i] === undefined || params[i] === null) return;
+          if (a.type === 'graph' && !(params[i] instanceof Builder)) {
+            throw new Error(`aiGraphcore.${op.method} ${a.name} must be a Builder (a subgraph)`);
+          }
+          p[a.name] = a.type === 'graph' ? params[i]._raw : params[i];
+        });
         const dc = params[op.attrs.length];
         if (dc !== undefined) p.debugContext = String(dc);
         const ids = typeof args === 'string' ? [args] : Array.from(args ?? []);

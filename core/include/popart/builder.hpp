@@ -19,6 +19,7 @@
 #include "popart/domainopset.hpp"
 #include "popart/names.hpp"
 #include "popart/op/loss.hpp"
+#include "popart/op/scatterreduce.hpp"
 #include "popart/reflection.hpp"
 #include "popart/tensorinfo.hpp"
 #include "popart/voiddata.hpp"
@@ -26,6 +27,7 @@
 namespace popart {
 
 class BuilderImpl;
+class Builder;
 
 /// Graphcore's custom ops (domain ai.graphcore, version 1).
 class AiGraphcoreOpset1 : public DomainOpSet {
@@ -38,6 +40,12 @@ class AiGraphcoreOpset1 : public DomainOpSet {
   /// or attributes, missing required ones and values of the wrong kind are errors naming them.
   std::vector<TensorId> callMethod(const std::string& method, const std::vector<TensorId>& args,
                                    const std::map<std::string, OptionValue>& attributes = {},
+                                   const DebugContext& debugContext = {});
+  /// The same with the subgraph attributes (type "graph", as packedDataBlock's callback) by name;
+  /// the node gets a copy of each Builder's graph.
+  std::vector<TensorId> callMethod(const std::string& method, const std::vector<TensorId>& args,
+                                   const std::map<std::string, OptionValue>& attributes,
+                                   const std::map<std::string, const Builder*>& graphs,
                                    const DebugContext& debugContext = {});
 
   /// Negative log likelihood of `args = {probs [N.., C], label [N..] (INT32)}`.
@@ -68,6 +76,57 @@ class AiGraphcoreOpset1 : public DomainOpSet {
   TensorId remainder(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
   TensorId round(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
   TensorId reshape(const std::vector<TensorId>& args, const Shape& shape, const DebugContext& debugContext = {});
+
+  // ---- run-time slices, sequences, scatter reductions and ordering
+  /// The slice of `args = {tensor, offset(, slice)}` at the run-time offset (UINT32, one value per
+  /// axis). An offset at or past the end of an axis reads from 0, and a slice running past the
+  /// end wraps around (as Poplar's dynamicSlice).
+  TensorId dynamicslice(const std::vector<TensorId>& args, const std::vector<int64_t>& axes,
+                        const std::vector<int64_t>& sizes, bool noOverlap = false,
+                        const DebugContext& debugContext = {});
+  /// `args = {tensor, offset, slice}`: the tensor with the slice written at the offset.
+  TensorId dynamicupdate(const std::vector<TensorId>& args, const std::vector<int64_t>& axes,
+                         const std::vector<int64_t>& sizes, bool noOverlap = false,
+                         const DebugContext& debugContext = {});
+  /// `args = {tensor, offset}`: the tensor with the slice at the offset zeroed.
+  TensorId dynamiczero(const std::vector<TensorId>& args, const std::vector<int64_t>& axes,
+                       const std::vector<int64_t>& sizes, const DebugContext& debugContext = {});
+  /// `args = {tensor, offset, slice}`: the tensor with the slice added at the offset.
+  TensorId dynamicadd(const std::vector<TensorId>& args, const std::vector<int64_t>& axes,
+                      const std::vector<int64_t>& sizes, const DebugContext& debugContext = {});
+  /// `args = {source, destination, N, sourceOffset, destinationOffset}`: the destination with
+  /// N[i] rows of the source from sourceOffset[i] copied to destinationOffset[i].
+  TensorId sequenceslice(const std::vector<TensorId>& args, bool zeroUnused = false,
+                         const DebugContext& debugContext = {});
+  /// `args = {data, offsets, lengths (for each data input), resultOffsets, resultLengths}`: each
+  /// data input's packed sequences unpacked to [callbackBatchSize, maxSequenceLengths[i], ...],
+  /// mapped by `callback` (a subgraph Builder; the node keeps a copy of its graph) and packed into
+  /// a result of `resultSize` rows.
+  TensorId packedDataBlock(const std::vector<TensorId>& args, const std::vector<int64_t>& maxSequenceLengths,
+                           int64_t resultSize, int64_t callbackBatchSize, const Builder& callback,
+                           const DebugContext& debugContext = {});
+  /// `args = {data, indices(, initial values)}`: data scattered along `axis` to the indices and
+  /// reduced into an output with `axis_size` positions along the axis.
+  TensorId scatterreduce(const std::vector<TensorId>& args, int64_t axis_size, int64_t axis = -1,
+                         ScatterReduction reduction = ScatterReduction::Sum, bool enable_index_broadcast = true,
+                         const DebugContext& debugContext = {});
+  /// scatterreduce of each group of a leading group dimension of size `group_size`.
+  TensorId groupedscatterreduce(const std::vector<TensorId>& args, int64_t axis_size, int64_t axis = -1,
+                                ScatterReduction reduction = ScatterReduction::Sum, int64_t group_size = 1,
+                                bool enable_index_broadcast = true, const DebugContext& debugContext = {});
+  /// `args = {data [G, ...], indices [G, ...]}`: each group's data gathered at its indices along
+  /// `axis` (not 0, the group dimension).
+  TensorId groupedgather(const std::vector<TensorId>& args, int64_t axis = 0, int64_t group_size = 1,
+                         const DebugContext& debugContext = {});
+  /// `args = {input, boundaries}`: the bucket of each input among the sorted boundaries (INT32).
+  TensorId bucketize(const std::vector<TensorId>& args, bool right = false, const DebugContext& debugContext = {});
+  /// [values, indices (INT64)] of the input sorted along `axis`.
+  std::vector<TensorId> sort(const std::vector<TensorId>& args, int64_t axis = -1, bool descending = false,
+                             bool stable = false, const DebugContext& debugContext = {});
+  /// [values, indices (INT32)]: the lower median over `axes` (every axis when not given).
+  std::vector<TensorId> reducemedian(const std::vector<TensorId>& args,
+                                     const nonstd::optional<std::vector<int64_t>>& axes = nonstd::nullopt,
+                                     bool keepdims = true, const DebugContext& debugContext = {});
 };
 
 class Builder {

@@ -81,6 +81,7 @@ POPART_REFLECT_ENUM(OptimizerReductionType)
 POPART_REFLECT_ENUM(DeviceType)
 POPART_REFLECT_ENUM(DeviceConnectionType)
 POPART_REFLECT_ENUM(SyncPattern)
+POPART_REFLECT_ENUM(ScatterReduction)
 #undef POPART_REFLECT_ENUM
 
 namespace detail {

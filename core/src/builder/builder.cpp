@@ -82,6 +82,92 @@ TensorId AiGraphcoreOpset1::reshape(const std::vector<TensorId>& args, const Sha
   return callMethod("reshape", args, {{"shape", std::vector<int64_t>(shape.begin(), shape.end())}}, dc)[0];
 }
 
+// Run-time slices, sequences, scatter reductions and ordering.
+
+TensorId AiGraphcoreOpset1::dynamicslice(const std::vector<TensorId>& args, const std::vector<int64_t>& axes,
+                                         const std::vector<int64_t>& sizes, bool noOverlap, const DebugContext& dc) {
+  return callMethod("dynamicslice", args,
+                    {{"axes", axes}, {"sizes", sizes}, {"noOverlap", static_cast<int64_t>(noOverlap)}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::dynamicupdate(const std::vector<TensorId>& args, const std::vector<int64_t>& axes,
+                                          const std::vector<int64_t>& sizes, bool noOverlap, const DebugContext& dc) {
+  return callMethod("dynamicupdate", args,
+                    {{"axes", axes}, {"sizes", sizes}, {"noOverlap", static_cast<int64_t>(noOverlap)}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::dynamiczero(const std::vector<TensorId>& args, const std::vector<int64_t>& axes,
+                                        const std::vector<int64_t>& sizes, const DebugContext& dc) {
+  return callMethod("dynamiczero", args, {{"axes", axes}, {"sizes", sizes}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::dynamicadd(const std::vector<TensorId>& args, const std::vector<int64_t>& axes,
+                                       const std::vector<int64_t>& sizes, const DebugContext& dc) {
+  return callMethod("dynamicadd", args, {{"axes", axes}, {"sizes", sizes}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::sequenceslice(const std::vector<TensorId>& args, bool zeroUnused, const DebugContext& dc) {
+  return callMethod("sequenceslice", args, {{"zeroUnused", static_cast<int64_t>(zeroUnused)}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::packedDataBlock(const std::vector<TensorId>& args,
+                                            const std::vector<int64_t>& maxSequenceLengths, int64_t resultSize,
+                                            int64_t callbackBatchSize, const Builder& callback,
+                                            const DebugContext& dc) {
+  return callMethod("packedDataBlock", args,
+                    {{"maxSequenceLengths", maxSequenceLengths},
+                     {"resultSize", resultSize},
+                     {"callbackBatchSize", callbackBatchSize}},
+                    {{"callback", &callback}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::scatterreduce(const std::vector<TensorId>& args, int64_t axis_size, int64_t axis,
+                                          ScatterReduction reduction, bool enable_index_broadcast,
+                                          const DebugContext& dc) {
+  return callMethod("scatterreduce", args,
+                    {{"axis_size", axis_size},
+                     {"axis", axis},
+                     {"reduction", enumToString(reduction)},
+                     {"enable_index_broadcast", static_cast<int64_t>(enable_index_broadcast)}},
+                    dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::groupedscatterreduce(const std::vector<TensorId>& args, int64_t axis_size, int64_t axis,
+                                                 ScatterReduction reduction, int64_t group_size,
+                                                 bool enable_index_broadcast, const DebugContext& dc) {
+  return callMethod("groupedscatterreduce", args,
+                    {{"axis_size", axis_size},
+                     {"axis", axis},
+                     {"reduction", enumToString(reduction)},
+                     {"group_size", group_size},
+                     {"enable_index_broadcast", static_cast<int64_t>(enable_index_broadcast)}},
+                    dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::groupedgather(const std::vector<TensorId>& args, int64_t axis, int64_t group_size,
+                                          const DebugContext& dc) {
+  return callMethod("groupedgather", args, {{"axis", axis}, {"group_size", group_size}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::bucketize(const std::vector<TensorId>& args, bool right, const DebugContext& dc) {
+  return callMethod("bucketize", args, {{"right", static_cast<int64_t>(right)}}, dc)[0];
+}
+
+std::vector<TensorId> AiGraphcoreOpset1::sort(const std::vector<TensorId>& args, int64_t axis, bool descending,
+                                              bool stable, const DebugContext& dc) {
+  return callMethod(
+      "sort", args,
+      {{"axis", axis}, {"descending", static_cast<int64_t>(descending)}, {"stable", static_cast<int64_t>(stable)}}, dc);
+}
+
+std::vector<TensorId> AiGraphcoreOpset1::reducemedian(const std::vector<TensorId>& args,
+                                                      const nonstd::optional<std::vector<int64_t>>& axes, bool keepdims,
+                                                      const DebugContext& dc) {
+  std::map<std::string, OptionValue> a{{"keepdims", static_cast<int64_t>(keepdims)}};
+  if (axes) a["axes"] = *axes;
+  return callMethod("reducemedian", args, a, dc);
+}
+
 // ---------------------------------------------------------------- Builder
 
 Builder::Builder() : impl_(std::make_unique<BuilderImpl>()) {}

@@ -260,6 +260,13 @@ std::vector<TensorId> BuilderImpl::op(const std::string& domain, int version, co
       if (knows(o)) throw error("Builder: {} output '{}' is already defined", type, o);
     }
   }
+  // A subgraph's nodes are read at the model's opsets: the model imports what the subgraph uses.
+  for (const auto& kv : attributes) {
+    if (const auto* g = std::any_cast<const Builder*>(&kv.second)) {
+      for (const auto& o : (*g)->impl().model().opset_import())
+        addOpsetRequirement(o.domain(), static_cast<int>(o.version()));
+    }
+  }
   auto* node = model_.mutable_graph()->add_node();
   node->set_op_type(type);
   if (domain != "ai.onnx" && !domain.empty()) node->set_domain(domain);
@@ -303,9 +310,13 @@ void BuilderImpl::inferShapes(const onnx::NodeProto& node, const std::string& do
     }
     return nullptr;
   };
+  std::map<std::string, int> opsets;
+  for (const BuilderImpl* p = this; p; p = p->parent_) {
+    for (const auto& o : p->model_.opset_import()) opsets.emplace(o.domain(), static_cast<int>(o.version()));
+  }
   passes::NodeInference r;
   try {
-    if (!passes::inferNode(node, domain, version, infoOf, valueOf, &hostConstEvaluator(), r)) return;
+    if (!passes::inferNode(node, domain, version, infoOf, valueOf, &hostConstEvaluator(), r, opsets)) return;
   } catch (const error& e) {
     logging::builder::warn("Shape inference failed for node '{}' ({}): {}", node.name(), node.op_type(), e.what());
     return;

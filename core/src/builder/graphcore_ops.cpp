@@ -68,6 +68,27 @@ GraphcoreOpInfo unary(const char* method, const char* type, const char* doc) {
 GraphcoreOpInfo binary(const char* method, const char* type, const char* doc) {
   return row(method, type, 2, 2, {}, doc);
 }
+/// The attributes of the dynamic slices: axes, sizes (and noOverlap).
+std::vector<OpAttrInfo> dynamicAttrs(bool noOverlap) {
+  std::vector<OpAttrInfo> a{req("axes", "ints", "The sliced axes."),
+                            req("sizes", "ints", "The size of the slice along each of the axes.")};
+  if (noOverlap)
+    a.push_back(opt("noOverlap", "int", int64_t{0},
+                    "1: the slices of one tensor never overlap (cheaper gradients; PopART's gradients are wrong "
+                    "when they do)."));
+  return a;
+}
+std::vector<OpAttrInfo> scatterAttrs(bool grouped) {
+  std::vector<OpAttrInfo> a{req("axis_size", "int", "The size of the output along the axis."),
+                            opt("axis", "int", int64_t{-1}, "The axis scattered along."),
+                            opt("reduction", "enum", std::string("Sum"),
+                                "How values scattered to one position combine.", "ScatterReduction")};
+  if (grouped) a.push_back(opt("group_size", "int", int64_t{1}, "The size of the leading group dimension."));
+  a.push_back(opt("enable_index_broadcast", "int", int64_t{1},
+                  "1: indices of the data's shape, or a vector along the axis applied to every other position; 0: the "
+                  "indices as they are (the output follows their shape)."));
+  return a;
+}
 
 const std::vector<GraphcoreOpInfo> kOps{
     row("nllloss", "Nll", 2, 2,
@@ -95,6 +116,50 @@ const std::vector<GraphcoreOpInfo> kOps{
     binary("atan2", "Atan2", "atan2(a, b)."),
     binary("fmod", "Fmod", "The remainder of a / b with the sign of a."),
     binary("remainder", "Remainder", "The remainder of a / b with the sign of b."),
+    // ---- run-time slices, sequences, scatter reductions and ordering (ops/dynamic.cpp,
+    // ops/scatterreduce.cpp, ops/sort.cpp)
+    row("dynamicslice", "DynamicSlice", 2, 3, dynamicAttrs(true),
+        "The slice of {tensor, offset(, slice)} at the run-time offset (one per axis; past the end of an axis it "
+        "reads 0, and slices wrap around)."),
+    row("dynamicupdate", "DynamicUpdate", 3, 3, dynamicAttrs(true),
+        "{tensor, offset, slice}: the tensor with the slice written at the run-time offset."),
+    row("dynamiczero", "DynamicZero", 2, 2, dynamicAttrs(false),
+        "{tensor, offset}: the tensor with the slice at the run-time offset zeroed."),
+    row("dynamicadd", "DynamicAdd", 3, 3, dynamicAttrs(false),
+        "{tensor, offset, slice}: the tensor with the slice added at the run-time offset."),
+    row("sequenceslice", "SequenceSlice", 5, 5,
+        {opt("zeroUnused", "int", int64_t{0}, "1: destination rows no sequence writes are zeroed.")},
+        "{source, destination, N, sourceOffset, destinationOffset}: the destination with N[i] rows of the source "
+        "from sourceOffset[i] copied to destinationOffset[i]."),
+    row("packedDataBlock", "PackedDataBlock", 5, -1,
+        {req("maxSequenceLengths", "ints", "The padded sequence length of each data input."),
+         req("resultSize", "int", "The rows of the packed result."),
+         req("callbackBatchSize", "int", "How many sequences each call of the callback gets."),
+         req("callback", "graph", "The subgraph applied to each batch of unpacked sequences.")},
+        "{data, offsets, lengths for each data input, resultOffsets, resultLengths}: packed sequences unpacked, "
+        "mapped by the callback and packed again."),
+    row("scatterreduce", "ScatterReduce", 2, 3, scatterAttrs(false),
+        "{data, indices(, initial values)}: data scattered along the axis to the indices and reduced."),
+    row("groupedscatterreduce", "ScatterReduce", 2, 3, scatterAttrs(true),
+        "scatterreduce of each group of a leading group dimension."),
+    row("groupedgather", "GroupedGather", 2, 2,
+        {opt("axis", "int", int64_t{0}, "The axis gathered from (not 0, the group dimension)."),
+         opt("group_size", "int", int64_t{1}, "The size of the leading group dimension.")},
+        "{data [G, ...], indices [G, ...]}: each group's data gathered at its indices."),
+    row("bucketize", "Bucketize", 2, 2, {opt("right", "int", int64_t{0}, "1: buckets are closed on the left.")},
+        "{input, boundaries (1-D, sorted)}: the bucket index of each input (INT32), as torch.bucketize."),
+    multi(row("sort", "Sort", 1, 1,
+              {opt("axis", "int", int64_t{-1}, "The axis sorted along."),
+               opt("descending", "int", int64_t{0}, "1: largest first."),
+               opt("stable", "int", int64_t{0}, "1: equal values keep their order.")},
+              "[values, indices (INT64)] of the input sorted along the axis."),
+          2),
+    multi(row("reducemedian", "ReduceMedian", 1, 1,
+              {maybe("axes", "ints", "The reduced axes (all when not given)."),
+               opt("keepdims", "int", int64_t{1}, "1: reduced axes stay, with size 1.")},
+              "[values, indices (INT32)]: the lower median over the axes and where it is among the reduced "
+              "elements."),
+          2),
 };
 
 const GraphcoreOpInfo& findOp(const std::string& method) {
@@ -174,14 +239,43 @@ const std::vector<GraphcoreOpInfo>& graphcoreOpList() {
 std::vector<TensorId> AiGraphcoreOpset1::callMethod(const std::string& method, const std::vector<TensorId>& args,
                                                     const std::map<std::string, OptionValue>& attrs,
                                                     const DebugContext& debugContext) {
+  return callMethod(method, args, attrs, {}, debugContext);
+}
+
+std::vector<TensorId> AiGraphcoreOpset1::callMethod(const std::string& method, const std::vector<TensorId>& args,
+                                                    const std::map<std::string, OptionValue>& attrs,
+                                                    const std::map<std::string, const Builder*>& graphs,
+                                                    const DebugContext& debugContext) {
   const GraphcoreOpInfo& info = findOp(method);
+  auto attrInfo = [&](const std::string& name) -> const OpAttrInfo* {
+    for (const auto& a : info.attrs) {
+      if (a.name == name) return &a;
+    }
+    return nullptr;
+  };
   for (const auto& kv : attrs) {
-    bool known = false;
-    for (const auto& a : info.attrs) known = known || a.name == kv.first;
-    if (!known) throw error("aiGraphcore.{} has no attribute '{}'", method, kv.first);
+    const OpAttrInfo* a = attrInfo(kv.first);
+    if (!a) throw error("aiGraphcore.{} has no attribute '{}'", method, kv.first);
+    if (a->type == "graph")
+      throw error("aiGraphcore.{} {} must be a Builder (a subgraph), got {} {}", method, kv.first,
+                  optionValueKind(kv.second), optionValueToString(kv.second));
+  }
+  for (const auto& kv : graphs) {
+    const OpAttrInfo* a = attrInfo(kv.first);
+    if (!a) throw error("aiGraphcore.{} has no attribute '{}'", method, kv.first);
+    if (a->type != "graph") throw error("aiGraphcore.{} {} is not a subgraph attribute", method, kv.first);
+    if (!kv.second) throw error("aiGraphcore.{} {}: the subgraph Builder is missing", method, kv.first);
   }
   std::map<std::string, any> out;
   for (const auto& a : info.attrs) {
+    if (a.type == "graph") {
+      auto g = graphs.find(a.name);
+      if (g != graphs.end())
+        out[a.name] = g->second;
+      else if (a.required)
+        throw error("aiGraphcore.{}: missing required attribute '{}'", method, a.name);
+      continue;
+    }
     auto it = attrs.find(a.name);
     if (it != attrs.end()) {
       out[a.name] = attributeFor(info, a, it->second);

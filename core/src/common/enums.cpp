@@ -10,6 +10,7 @@
 #include "popart/devicemanager.hpp"
 #include "popart/error.hpp"
 #include "popart/op/loss.hpp"
+#include "popart/op/scatterreduce.hpp"
 #include "popart/optimizer.hpp"
 #include "popart/patterns.hpp"
 #include "popart/reflection.hpp"
@@ -40,6 +41,7 @@ static_assert(count<BatchSerializationMethod>() == 3);
 static_assert(count<ReductionType>() == 3);
 static_assert(count<MeanReductionStrategy>() == 3);
 static_assert(count<ExchangeStrategy>() == 4);
+static_assert(count<ScatterReduction>() == 5);
 // Enums without a sentinel: their last value.
 static_assert(static_cast<int>(ReplicatedTensorSharding::On) == 1);
 static_assert(static_cast<int>(AccumulateOuterFragmentSchedule::OverlapMemoryOptimized) == 3);
@@ -101,6 +103,9 @@ const std::vector<EnumInfo> kEnums{
     {"DeviceType", {"IpuModel", "Cpu", "Ipu", "OfflineIpu", "Sim"}, "The kind of a device."},
     {"DeviceConnectionType", {"Always", "OnDemand", "Never"}, "When a device is attached."},
     {"SyncPattern", {"Full", "SinglePipeline", "ReplicaAndLadder"}, "How IPUs synchronise."},
+    {"ScatterReduction",
+     {"Sum", "Max", "Min", "Mul", "None"},
+     "How scatterreduce combines the values scattered to one position (None: the last one)."},
 };
 
 std::string lower(std::string s) {

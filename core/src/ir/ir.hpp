@@ -86,6 +86,8 @@ class Ir {
   bool isStrippedInitializer(const TensorId& id) const { return stripped_.count(id) != 0; }
   /// The opset imported for a domain (0 when the model does not import it).
   int opsetVersion(const std::string& domain) const;
+  /// For a scratch IR (the Builder's inference of one node): the opsets its subgraphs' nodes see.
+  void setOpsetVersion(const std::string& domain, int version) { opsets_[canonicalDomain(domain)] = version; }
   /// Stream (input) tensors of the main graph, in model order.
   const std::vector<TensorId>& streamInputIds() const { return streamIds_; }
   /// Initializers of the model in model order (weights or constants now).

@@ -15,11 +15,12 @@ namespace passes {
 bool inferNode(const onnx::NodeProto& node, const std::string& domain, int version,
                const std::function<const TensorInfo*(const std::string&)>& infoOf,
                const std::function<const TensorData*(const std::string&)>& valueOf, const ConstEvaluator* evaluator,
-               NodeInference& result) {
+               NodeInference& result, const std::map<std::string, int>& opsets) {
   const OpDef* def = findOpDef(domain, node.op_type());
   if (!def) return false;  // a custom op: shapes unknown
   // A scratch graph holding only this node and its inputs.
   Ir scratchIr;
+  for (const auto& kv : opsets) scratchIr.setOpsetVersion(kv.first, kv.second);
   Graph g(scratchIr, "node");
   Op& op = g.addOp(*def, node.name(), version);
   op.attrs = attributesFromNode(node);
@@ -44,6 +45,7 @@ bool inferNode(const onnx::NodeProto& node, const std::string& domain, int versi
     }
     op.connectInput(i, t);
   }
+  op.numFormalInputs = node.input_size();  // as the importer sets it (subgraph ops count on it)
   for (int i = 0; i < node.output_size(); ++i) {
     op.connectOutput(i, node.output(i).empty()
                             ? nullptr

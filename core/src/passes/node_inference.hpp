@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,10 +35,12 @@ struct NodeInference {
 /// floating-point elements), `evaluator` (if given) folds the node. Returns false for op types
 /// this runtime does not know (custom ops) and when an input's type is unknown. Throws
 /// popart::error when the op's shape inference rejects the node.
+/// `opsets` (domain -> version) are the model's imports, which the nodes of the node's subgraph
+/// attributes (If, Loop, PackedDataBlock) are read at.
 bool inferNode(const onnx::NodeProto& node, const std::string& domain, int version,
                const std::function<const TensorInfo*(const std::string&)>& infoOf,
                const std::function<const TensorData*(const std::string&)>& valueOf, const ConstEvaluator* evaluator,
-               NodeInference& result);
+               NodeInference& result, const std::map<std::string, int>& opsets = {});
 
 }  // namespace passes
 }  // namespace popart

@@ -82,7 +82,7 @@ int elementCost(const Op& op) {
 
 bool isDataMovement(const Op& op) {
   const std::string& f = op.def().family;
-  return f == "shape" || f == "tensor" || f == "gather" || f == "controlflow" || f == "strings";
+  return f == "shape" || f == "tensor" || f == "gather" || f == "controlflow" || f == "strings" || f == "dynamic";
 }
 
 /// FLOPs of an op (2 per multiply-accumulate for contractions).

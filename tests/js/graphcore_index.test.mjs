@@ -1,0 +1,67 @@
+// aiGraphcore indexing ops through JS (methods generated from the core's table): dynamicslice with
+// a wrapping offset, scatterreduce with a ScatterReduction, sort's list of outputs, and
+// packedDataBlock with a subgraph Builder as its callback; the native error messages.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createPopart, expectError, cpu } from './helpers.mjs';
+
+const popart = await createPopart();
+
+/// Runs the model of `b` once with `feeds` ({id: typed array}); returns the anchors' data.
+function run(b, outs, feeds) {
+  for (const o of outs) b.addOutputTensor(o);
+  const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, outs), cpu(popart));
+  s.prepareDevice();
+  const anchors = s.initAnchorArrays();
+  s.run(new popart.PyStepIO(feeds, anchors));
+  const res = outs.map((o) => ({ data: Array.from(anchors[o].data), shape: anchors[o].shape }));
+  s.dispose();
+  return res;
+}
+
+test('dynamicslice reads its offset as PopART does: a slice past the end wraps', () => {
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [4, 3]);
+  const o = b.addInputTensor('UINT32', [1]);
+  const y = b.aiGraphcore.dynamicslice([x, o], [0], [2], 1);
+  assert.deepEqual(b.getTensorShape(y), [2, 3]);
+  const [r] = run(b, [y], { [x]: Float32Array.from({ length: 12 }, (_, i) => i), [o]: new Uint32Array([3]) });
+  assert.deepEqual(r.data, [9, 10, 11, 0, 1, 2]);
+  b.dispose();
+});
+
+test('scatterreduce takes a ScatterReduction; sort returns [values, indices]', () => {
+  const b = new popart.Builder();
+  const src = b.addInputTensor('FLOAT', [6]);
+  const idx = b.addInputTensor('UINT32', [6]);
+  const mx = b.aiGraphcore.scatterreduce([src, idx], 4, -1, popart.ScatterReduction.Max);
+  const mul = b.aiGraphcore.scatterreduce([src, idx], 4, 0, 'Mul');
+  const [v, i] = b.aiGraphcore.sort([src], -1, 1);
+  assert.equal(b.getTensorDtypeString(i), 'int64');
+  const [rmax, rmul, rv, ri] = run(b, [mx, mul, v, i], {
+    [src]: new Float32Array([1, 3, 2, 4, 5, 6]), [idx]: new Uint32Array([0, 1, 0, 1, 1, 3]) });
+  assert.deepEqual(rmax.data, [2, 5, 0, 6]);  // torch_scatter's results: nothing scattered to 2
+  assert.deepEqual(rmul.data, [2, 60, 1, 6]);
+  assert.deepEqual(rv.data, [6, 5, 4, 3, 2, 1]);
+  assert.deepEqual(ri.data, [5n, 4n, 3n, 1n, 2n, 0n]);
+  expectError(() => b.aiGraphcore.scatterreduce([src, idx], 4, 0, 'Mean'), ["Invalid ScatterReduction 'Mean'"]);
+  b.dispose();
+});
+
+test('packedDataBlock takes a subgraph Builder as its callback', () => {
+  const b = new popart.Builder();
+  const d = b.addInputTensor('FLOAT', [5, 2]);
+  const off = b.addInputTensor('UINT32', [2]);
+  const len = b.addInputTensor('UINT32', [2]);
+  const sub = b.createSubgraphBuilder();
+  const si = sub.addUntypedInputTensor();
+  sub.addOutputTensor(sub.aiOnnxOpset11.add([si, si]));
+  const y = b.aiGraphcore.packedDataBlock([d, off, len, off, len], [3], 5, 1, sub);
+  assert.deepEqual(b.getTensorShape(y), [5, 2]);
+  expectError(() => b.aiGraphcore.packedDataBlock([d, off, len, off, len], [3], 5, 1, 'f'),
+              ['aiGraphcore.packedDataBlock callback must be a Builder (a subgraph)']);
+  const [r] = run(b, [y], { [d]: Float32Array.from({ length: 10 }, (_, i) => i), [off]: new Uint32Array([0, 2]),
+                            [len]: new Uint32Array([2, 3]) });
+  assert.deepEqual(r.data, Array.from({ length: 10 }, (_, i) => 2 * i));
+  b.dispose();
+});
