@@ -188,7 +188,9 @@ TEST(Reflection, GraphcoreTypedMethodsAndTheTableAgree) {
     opTypes.insert(op.opType);
   }
   for (const OpDef& d : allOpDefs()) {
-    if (d.domain == "ai.graphcore") EXPECT_TRUE(opTypes.count(d.type)) << d.type << " has no aiGraphcore method";
+    if (d.domain == "ai.graphcore") {
+      EXPECT_TRUE(opTypes.count(d.type)) << d.type << " has no aiGraphcore method";
+    }
   }
   auto b = Builder::create();
   const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2, 3}), "x");
