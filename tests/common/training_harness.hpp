@@ -119,10 +119,33 @@ inline std::map<TensorId, std::vector<double>> initialWeights(const ModelBuilder
   return w;
 }
 
-/// Compares autodiff's gradient of every weight element with a central difference.
-inline void checkGradients(ModelBuilder& mb, const TensorId& loss, double h = 1e-5, double tol = 1e-6) {
+/// The DOUBLE inputs of a model (the ones a finite difference can perturb).
+inline std::vector<TensorId> doubleInputs(const Model& m) {
+  std::vector<TensorId> ids;
+  for (const auto& kv : m.inputs) {
+    if (kv.second.info().dataType() == DataType::DOUBLE) ids.push_back(kv.first);
+  }
+  return ids;
+}
+
+/// Runs `s` (an inference session of `m` whose only anchor is the loss) on `in`.
+inline double runLoss(InferenceSession& s, const Model& m, std::map<TensorId, NDArray> in) {
+  auto anchors = s.initAnchorArrays();
+  StepIO stepio(arrayRefs(in), arrayRefs(anchors));
+  s.run(stepio);
+  return anchors.at(m.loss).dataAs<double>()[0];
+}
+
+/// Compares autodiff's gradient of every weight element with a central difference and, with
+/// `inputs`, the gradient of every DOUBLE input too (anchored as `Gradient___<input>`, as PopART's
+/// op tests do; the difference reruns one inference session).
+inline void checkGradients(ModelBuilder& mb, const TensorId& loss, double h = 1e-5, double tol = 1e-6,
+                           bool inputs = true) {
   const Model m = mb.finish(loss);
-  auto anchors = trainingAnchors(m);
+  const std::vector<TensorId> ins = inputs ? doubleInputs(m) : std::vector<TensorId>{};
+  std::vector<TensorId> extra;
+  for (const auto& id : ins) extra.push_back(std::string(reservedGradientPrefix()) + id);
+  auto anchors = trainingAnchors(m, extra);
   const double l = anchors.at(m.loss).dataAs<double>()[0];
   const auto w0 = initialWeights(mb);
   EXPECT_NEAR(l, evalLoss(m, w0), 1e-12 * (1 + std::fabs(l)));
@@ -135,6 +158,28 @@ inline void checkGradients(ModelBuilder& mb, const TensorId& loss, double h = 1e
       wm[id][i] -= h;
       const double fd = (evalLoss(m, wp) - evalLoss(m, wm)) / (2 * h);
       EXPECT_NEAR(g[i], fd, tol * (1 + std::fabs(fd))) << "d loss / d " << id << "[" << i << "]";
+    }
+  }
+  if (ins.empty()) return;
+  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), test::cpu());
+  s->prepareDevice();
+  s->weightsFromHost();
+  for (const auto& id : ins) {
+    const auto g = gradOf(anchors, id);
+    const std::vector<double> x0 = m.inputs.at(id).toVector<double>();
+    const Shape shape = m.inputs.at(id).info().shape();
+    ASSERT_EQ(g.size(), x0.size()) << id;
+    for (size_t i = 0; i < g.size(); ++i) {
+      auto in = m.inputs;
+      std::vector<double> x = x0;
+      x[i] = x0[i] + h;
+      in[id] = NDArray::fromVector(x, shape);
+      const double lp = runLoss(*s, m, in);
+      x[i] = x0[i] - h;
+      in[id] = NDArray::fromVector(x, shape);
+      const double lm = runLoss(*s, m, in);
+      const double fd = (lp - lm) / (2 * h);
+      EXPECT_NEAR(g[i], fd, tol * (1 + std::fabs(fd))) << "d loss / d input " << id << "[" << i << "]";
     }
   }
 }

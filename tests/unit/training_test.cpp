@@ -152,7 +152,7 @@ TEST(TrainingErrors, LossAndWeightsChecks) {
   const std::string proto = unitGradModel(1.0f);
   const SGD sgd({{"defaultLearningRate", {0.1f, true}}});
   expectError([&] { TrainingSession::createFromOnnxModel(proto, DataFlow(1, {"loss:0"}), "nope", sgd, test::cpu()); },
-              {"The loss tensor 'nope' is not a tensor of the model"});
+              {"Could not find loss tensor 'nope' in main graph tensors"});
   // a non-scalar loss
   auto b = Builder::create();
   auto ai = b->aiOnnxOpset13();

@@ -56,7 +56,8 @@ class GradCtx : public GraphEditor {
   Tensor* out(int i) const { return op_.output(i); }
   /// The gradient of output i (nullptr when that output does not lead to the loss).
   Tensor* outGrad(int i) const;
-  /// Whether input i needs a gradient (a trainable weight leads to it).
+  /// Whether input i needs a gradient (it is, or is reached from, a trainable weight or a tensor
+  /// whose gradient is anchored).
   bool needsInGrad(int i) const;
   /// The gradient of input i (autodiff sums several contributions). Ignored when not needed.
   void setInGrad(int i, Tensor* g);
