@@ -1,0 +1,136 @@
+// The grad rules of the elementwise, activation and reduction families against central finite
+// differences in double precision: each model's loss is sum(op(inputs) * c) for a random input c,
+// and the harness checks the gradient of every input (anchored `Gradient___<input>`).
+#include <cmath>
+
+#include "common/training_harness.hpp"
+
+namespace popart {
+namespace {
+
+using namespace test;
+
+/// Each unary op over inputs drawn from [lo, hi): sum(op(x) * c) summed over the ops.
+template <typename F>
+void checkUnary(double lo, double hi, F op, const Shape& s = {2, 3}) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset14();
+  auto gc = mb.b->aiGraphcoreOpset1();
+  const auto x = mb.input(s, 1, lo, hi);
+  checkGradients(mb, mb.weightedSum(ai, op(ai, gc, x), s, 2));
+}
+
+TEST(GradRules, Trigonometric) {
+  checkUnary(-1.2, 1.2, [](auto& ai, auto&, auto x) { return ai.sin({x}); });
+  checkUnary(-1.2, 1.2, [](auto& ai, auto&, auto x) { return ai.cos({x}); });
+  checkUnary(-1.2, 1.2, [](auto& ai, auto&, auto x) { return ai.tan({x}); });
+  checkUnary(-0.9, 0.9, [](auto& ai, auto&, auto x) { return ai.asin({x}); });
+  checkUnary(-0.9, 0.9, [](auto& ai, auto&, auto x) { return ai.acos({x}); });
+  checkUnary(-3, 3, [](auto& ai, auto&, auto x) { return ai.atan({x}); });
+}
+
+TEST(GradRules, Hyperbolic) {
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.sinh({x}); });
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.cosh({x}); });
+  checkUnary(-3, 3, [](auto& ai, auto&, auto x) { return ai.asinh({x}); });
+  checkUnary(1.2, 3, [](auto& ai, auto&, auto x) { return ai.acosh({x}); });
+  checkUnary(-0.9, 0.9, [](auto& ai, auto&, auto x) { return ai.atanh({x}); });
+}
+
+TEST(GradRules, OtherUnary) {
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.abs({x}); });
+  checkUnary(0.5, 2, [](auto& ai, auto&, auto x) { return ai.reciprocal({x}); });
+  checkUnary(-2, 2, [](auto&, auto& gc, auto x) { return gc.expm1({x}); });
+  checkUnary(-0.5, 2, [](auto&, auto& gc, auto x) { return gc.log1p({x}); });
+  // piecewise constant: a zero gradient (away from the steps)
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.floor({x}); });
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.ceil({x}); });
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.round({x}); });
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.sign({x}); });
+  checkUnary(-2, 2, [](auto&, auto& gc, auto x) { return gc.round({x}); });
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.hardmax({x}); });
+}
+
+TEST(GradRules, Activations) {
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.leakyrelu({x}, 0.3f); });
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.elu({x}, 0.7f); });
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.selu({x}); });
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.celu({x}, 1.5f); });
+  checkUnary(-4, 4, [](auto& ai, auto&, auto x) { return ai.hardsigmoid({x}, 0.3f, 0.4f); });
+  checkUnary(-4, 4, [](auto& ai, auto&, auto x) { return ai.hardswish({x}); }, {4, 5});
+  checkUnary(-3, 3, [](auto& ai, auto&, auto x) { return ai.softplus({x}); });
+  checkUnary(-3, 3, [](auto& ai, auto&, auto x) { return ai.softsign({x}); });
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.thresholdedrelu({x}, 0.4f); });
+  checkUnary(-3, 3, [](auto&, auto& gc, auto x) { return gc.swish({x}); });
+  checkUnary(-2, 2, [](auto& ai, auto&, auto x) { return ai.shrink({x}, 0.3f, 0.6f); });
+}
+
+TEST(GradRules, ClipWithTensorBoundsAndPRelu) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset14();
+  const auto x = mb.input({3, 4}, 3, -2, 2);
+  const auto lo = mb.input({}, 4, -1.0, -0.5), hi = mb.input({}, 5, 0.5, 1.0);
+  const auto y = ai.clip({x, lo, hi});
+  const auto slope = mb.input({4}, 6);
+  const auto p = ai.prelu({x, slope});
+  checkGradients(mb, ai.add({mb.weightedSum(ai, y, {3, 4}, 7), mb.weightedSum(ai, p, {3, 4}, 8)}));
+}
+
+TEST(GradRules, Binary) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset14();
+  auto gc = mb.b->aiGraphcoreOpset1();
+  const auto a = mb.input({2, 3}, 10, 0.5, 4), b = mb.input({3}, 11, 0.6, 1.5), nb = mb.input({2, 1}, 12, -1.5, -0.6);
+  const auto y = mb.input({2, 3}, 13, -2, 2), x = mb.input({2, 3}, 14, 0.5, 2);
+  const auto terms = std::vector<TensorId>{
+      mb.weightedSum(ai, ai.mod({a, b}, 1), {2, 3}, 20),
+      mb.weightedSum(ai, gc.fmod({a, nb}), {2, 3}, 21),
+      mb.weightedSum(ai, gc.remainder({a, nb}), {2, 3}, 22),
+      mb.weightedSum(ai, gc.atan2({y, x}), {2, 3}, 23),
+      mb.weightedSum(ai, ai.max({a, b, y}), {2, 3}, 24),
+      mb.weightedSum(ai, ai.min({a, nb, y}), {2, 3}, 25),
+      mb.weightedSum(ai, ai.mean({a, b, nb}), {2, 3}, 26),
+      mb.weightedSum(ai, gc.scaledadd({a, y}, 0.5f, -2.0f), {2, 3}, 27),
+  };
+  checkGradients(mb, ai.sum(terms));
+}
+
+TEST(GradRules, Reductions) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset13();
+  const auto x = mb.input({2, 3, 4}, 30, 0.2, 1.5);
+  const auto s = mb.input({2, 3, 4}, 31, -1, 1);
+  const std::vector<int64_t> ax{1};
+  const std::vector<int64_t> ax02{0, 2};
+  const auto terms = std::vector<TensorId>{
+      mb.weightedSum(ai, ai.reducemax({s}, ax, 1), {2, 1, 4}, 40),
+      mb.weightedSum(ai, ai.reducemin({s}, ax02, 0), {3}, 41),
+      mb.weightedSum(ai, ai.reduceprod({s}, ax, 0), {2, 4}, 42),
+      mb.weightedSum(ai, ai.reducel1({s}, ax02, 1), {1, 3, 1}, 43),
+      mb.weightedSum(ai, ai.reducel2({s}, ax, 0), {2, 4}, 44),
+      mb.weightedSum(ai, ai.reducelogsum({x}, ax, 0), {2, 4}, 45),
+      mb.weightedSum(ai, ai.reducelogsumexp({s}, {}, 0), {}, 46),
+      mb.weightedSum(ai, ai.reducesumsquare({s}, ax02, 0), {3}, 47),
+  };
+  checkGradients(mb, ai.sum(terms));
+}
+
+TEST(GradRules, ReduceProdWithZeros) {
+  // Groups with no zero, one zero and two zeros: the products of the other elements, exactly.
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset13();
+  const auto x = mb.input({3, 3}, 50);
+  mb.inputs.at(x) = NDArray::fromVector(std::vector<double>{0.5, 2, -3, 0, 4, 1.5, 0, 0, 7}, {3, 3});
+  const std::vector<int64_t> ax{1};
+  const auto p = ai.reduceprod({x}, ax, 0);
+  const auto loss = mb.b->aiGraphcoreOpset1().identityloss({p}, ReductionType::Sum);
+  const Model m = mb.finish(loss);
+  auto anchors = trainingAnchors(m, {std::string(reservedGradientPrefix()) + x});
+  const auto g = gradOf(anchors, x);
+  const std::vector<double> want{-6, -1.5, 1, 6, 0, 0, 0, 0, 0};
+  ASSERT_EQ(g.size(), want.size());
+  for (size_t i = 0; i < g.size(); ++i) EXPECT_DOUBLE_EQ(g[i], want[i]) << i;
+}
+
+}  // namespace
+}  // namespace popart
