@@ -228,3 +228,40 @@ TEST(GradRules, ReverseSequenceMaxUnpoolLRN) {
 
 }  // namespace
 }  // namespace popart
+
+namespace popart {
+namespace {
+
+using namespace test;
+
+TensorId int64s(Builder& b, const std::vector<int64_t>& v, const Shape& s) {
+  return b.aiOnnxOpset14().constant(ConstVoidData(v.data(), TensorInfo(DataType::INT64, s)));
+}
+
+TEST(GradRules, OnnxLossesWithWeightsAndIgnoreIndex) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset14();
+  const auto x = mb.input({3, 4, 2}, 100);  // [N, C, d]
+  const auto lp = ai.logsoftmax({x}, 1);
+  const auto target = int64s(*mb.b, {0, 3, 2, 2, 1, 0}, {3, 2});
+  const auto w = mb.input({4}, 101, 0.5, 1.5);
+  const auto l1 = ai.negativeloglikelihoodloss({lp, target, w}, 2, "mean");
+  const auto l2 = ai.negativeloglikelihoodloss({lp, target}, {}, "sum");
+  const auto l3 = ai.negativeloglikelihoodloss({lp, target, w}, 0, "none");  // [3, 2]
+  const auto sce = ai.softmaxcrossentropyloss({x, target, w}, 2, 3, "mean");
+  const auto sceNone = ai.softmaxcrossentropyloss({x, target}, 1, {}, "none");
+  checkGradients(mb, ai.sum({l1, l2, mb.weightedSum(ai, l3, {3, 2}, 102), sce[0],
+                             mb.weightedSum(ai, sce[1], {3, 4, 2}, 103), mb.weightedSum(ai, sceNone[0], {3, 2}, 104)}));
+}
+
+TEST(GradRules, InstanceNormalization) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset14();
+  const auto x = mb.input({2, 3, 2, 3}, 110);
+  const auto scale = mb.input({3}, 111), bias = mb.input({3}, 112);
+  const auto y = ai.instancenormalization({x, scale, bias}, 1e-3f);
+  checkGradients(mb, mb.weightedSum(ai, y, {2, 3, 2, 3}, 113));
+}
+
+}  // namespace
+}  // namespace popart
