@@ -265,3 +265,26 @@ TEST(GradRules, InstanceNormalization) {
 
 }  // namespace
 }  // namespace popart
+
+namespace popart {
+namespace {
+
+using namespace test;
+
+TEST(GradRules, ConvTranspose) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset14();
+  // 2-D: strides, pads, dilations, output_padding, groups, bias
+  const auto x = mb.input({2, 4, 3, 3}, 120);
+  const auto w = mb.input({4, 3, 3, 2}, 121);  // [C, M / group, k...], group 2: M = 6
+  const auto b = mb.input({6}, 122);
+  const auto y = ai.convtranspose({x, w, b}, {2, 1}, 2, {}, {1, 0}, {}, {1, 0, 0, 1}, {2, 2});
+  // 1-D, plain
+  const auto x1 = mb.input({1, 2, 4}, 123), w1 = mb.input({2, 3, 3}, 124);
+  const auto y1 = ai.convtranspose({x1, w1});
+  const auto loss = ai.sum({mb.weightedSum(ai, y, {2, 6, 9, 5}, 125), mb.weightedSum(ai, y1, {1, 3, 6}, 126)});
+  checkGradients(mb, loss);
+}
+
+}  // namespace
+}  // namespace popart
