@@ -288,3 +288,91 @@ TEST(GradRules, ConvTranspose) {
 
 }  // namespace
 }  // namespace popart
+
+namespace popart {
+namespace {
+
+using namespace test;
+
+TensorId floats(Builder& b, const std::vector<float>& v) {
+  return b.aiOnnxOpset14().constant(
+      ConstVoidData(v.data(), TensorInfo(DataType::FLOAT, {static_cast<int64_t>(v.size())})));
+}
+
+TEST(GradRules, ResizeEveryMode) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset14();
+  const auto x = mb.input({1, 2, 3, 4}, 130);
+  const TensorId noRoi = "";
+  const auto scales = floats(*mb.b, {1, 1, 1.5f, 0.75f});
+  const std::vector<int64_t> sz{1, 2, 5, 7};
+  const auto sizes = ai.constant(ConstVoidData(sz.data(), TensorInfo(DataType::INT64, {4})));
+  const auto lin = ai.resize({x, noRoi, scales}, "half_pixel", -0.75f, 0, 0.0f, "linear");  // [1, 2, 4, 3]
+  const auto cub = ai.resize({x, noRoi, "", sizes}, "align_corners", -0.5f, 0, 0.0f, "cubic");
+  const auto cubEx = ai.resize({x, noRoi, scales}, "pytorch_half_pixel", -0.75f, 1, 0.0f, "cubic");
+  const auto near = ai.resize({x, noRoi, "", sizes}, "asymmetric", -0.75f, 0, 0.0f, "nearest", "ceil");
+  const auto roi = floats(*mb.b, {0, 0, 0.2f, 0.1f, 1, 1, 0.9f, 1.2f});
+  const auto crop = ai.resize({x, roi, "", sizes}, "tf_crop_and_resize", -0.75f, 0, 0.5f, "linear");
+  checkGradients(mb, ai.sum({mb.weightedSum(ai, lin, {1, 2, 4, 3}, 131), mb.weightedSum(ai, cub, {1, 2, 5, 7}, 132),
+                             mb.weightedSum(ai, cubEx, {1, 2, 4, 3}, 133), mb.weightedSum(ai, near, {1, 2, 5, 7}, 134),
+                             mb.weightedSum(ai, crop, {1, 2, 5, 7}, 135)}));
+}
+
+TEST(GradRules, UpsampleOpset9) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset9();
+  const auto x = mb.input({1, 1, 2, 3}, 140);
+  const std::vector<float> sc{1, 1, 2, 1.5f};
+  const auto scales = ai.constant(ConstVoidData(sc.data(), TensorInfo(DataType::FLOAT, {4})));
+  const auto up = ai.upsample({x, scales}, "linear");  // [1, 1, 4, 4]
+  checkGradients(mb, mb.weightedSum(ai, up, {1, 1, 4, 4}, 141));
+}
+
+}  // namespace
+}  // namespace popart
+
+namespace popart {
+namespace {
+
+using namespace test;
+
+TEST(GradRules, EinsumAndDet) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset14();
+  const auto a = mb.input({2, 3}, 150), b = mb.input({3, 4}, 151), v = mb.input({4}, 152);
+  const auto e1 = ai.einsum({a, b}, "ij,jk->ik");
+  const auto e2 = ai.einsum({a, b, v}, "ij,jk,k->i");
+  const auto e3 = ai.einsum({a}, "ij->");      // a label only one operand sums
+  const auto e4 = ai.einsum({a, b}, "ij,jk");  // implicit output: ik
+  const auto m = mb.input({2, 3, 3}, 153);
+  const auto d = ai.det({m});
+  checkGradients(mb, ai.sum({mb.weightedSum(ai, e1, {2, 4}, 154), mb.weightedSum(ai, e2, {2}, 155), e3,
+                             mb.weightedSum(ai, e4, {2, 4}, 156), mb.weightedSum(ai, d, {2}, 157)}));
+}
+
+TEST(GradRules, DetOfSingularMatrices) {
+  // d det / dA is the cofactor matrix, also where A is singular (rank n - 1, rows 0 and 1
+  // dependent): the reference computes it from the 2x2 minors.
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset14();
+  const auto x = mb.input({3, 3}, 160);
+  const std::vector<double> av{1, 2, 3, 2, 4, 6, 0, 1, 1};
+  mb.inputs.at(x) = NDArray::fromVector(av, {3, 3});
+  const Model mdl = mb.finish(mb.b->aiGraphcoreOpset1().identityloss({ai.det({x})}, ReductionType::Sum));
+  auto anchors = trainingAnchors(mdl, {std::string(reservedGradientPrefix()) + x});
+  const auto g = gradOf(anchors, x);
+  auto at = [&](int r, int c) { return av[static_cast<size_t>(r * 3 + c)]; };
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      std::vector<double> minor;
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+          if (r != i && c != j) minor.push_back(at(r, c));
+      const double cof = ((i + j) % 2 ? -1 : 1) * (minor[0] * minor[3] - minor[1] * minor[2]);
+      EXPECT_NEAR(g[static_cast<size_t>(i * 3 + j)], cof, 1e-12) << i << "," << j;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace popart
