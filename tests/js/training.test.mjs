@@ -85,7 +85,7 @@ test('seed example: nllloss + ConstSGD trains a softmax classifier', () => {
 test('training errors reach JS with the C++ messages', () => {
   const m = unitGradModel(1);
   expectError(() => new popart.TrainingSession(m.proto, new popart.DataFlow(1, [m.loss]), 'nope', new popart.ConstSGD(0.1), cpu(popart)),
-              ["The loss tensor 'nope' is not a tensor of the model"]);
+              ["Could not find loss tensor 'nope' in main graph tensors"]);
   expectError(() => new popart.SGD({ defaultLearningRate: [0, true] }),
               ['Constant, zero learning rate in SGD, bailing as this might be a user error.']);
   expectError(() => new popart.SGD({ learningRate: 0.1 }), ['Invalid SGD key, learningRate']);

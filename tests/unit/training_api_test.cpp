@@ -179,7 +179,7 @@ TEST(LegacyLosses, Errors) {
         TrainingSession::createFromOnnxModel(c.proto, DataFlow(1, {"loss"}), {&perSample}, ConstSGD(0.1f), test::cpu(),
                                              isi);
       },
-      {"The loss tensor 'loss'", "must be a scalar tensor"});
+      {"Loss tensor, 'loss', must be a scalar tensor"});
 }
 
 // ---------------------------------------------------------------- gradient clipping

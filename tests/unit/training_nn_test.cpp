@@ -189,6 +189,7 @@ TEST(TrainingNn, BatchNormTrainingModeUsesBatchStatistics) {
   const auto x = mb.weight({3, 2, 2, 3}, 70);
   const auto scale = mb.weight({2}, 71, 0.5, 1.5), bias = mb.weight({2}, 72);
   const auto mean = mb.input({2}, 73), var = mb.input({2}, 74, 0.5, 1.5);
+  mb.noGrad = {mean, var};
   const auto outs = ai.batchnormalization({x, scale, bias, mean, var}, 5, 1e-5f, 0.9f);
   checkGradients(mb, mb.weightedSum(ai, outs[0], {3, 2, 2, 3}, 75));
 }
@@ -199,6 +200,7 @@ TEST(TrainingNn, BatchNormTrainingModeAttributeOpset15) {
   const auto x = mb.weight({4, 3, 2}, 76);
   const auto scale = mb.weight({3}, 77, 0.5, 1.5), bias = mb.weight({3}, 78);
   const auto mean = mb.input({3}, 79), var = mb.input({3}, 80, 0.5, 1.5);
+  mb.noGrad = {mean, var};
   const auto outs = ai.batchnormalization({x, scale, bias, mean, var}, 1, 1e-3f, 0.9f, 1);
   checkGradients(mb, mb.weightedSum(ai, outs[0], {4, 3, 2}, 81));
 }
@@ -209,6 +211,7 @@ TEST(TrainingNn, BatchNormInferenceModeUsesTheGivenStatistics) {
   const auto x = mb.weight({2, 3, 2, 2}, 82);
   const auto scale = mb.weight({3}, 83, 0.5, 1.5), bias = mb.weight({3}, 84);
   const auto mean = mb.input({3}, 85), var = mb.input({3}, 86, 0.5, 1.5);
+  mb.noGrad = {mean, var};
   const auto y = ai.batchnormalization({x, scale, bias, mean, var}, 1)[0];
   checkGradients(mb, mb.weightedSum(ai, y, {2, 3, 2, 2}, 87));
 }
@@ -264,6 +267,7 @@ TEST(TrainingNn, WherePowErfGeluCast) {
   auto ai = mb.b->aiOnnxOpset13();
   auto gc = mb.b->aiGraphcoreOpset1();
   const auto x = mb.input({3, 4}, 120);
+  mb.noGrad = {x};  // only read by the comparison
   const auto cond = ai.greater({x, constOf<double>(*mb.b, {0.0}, {})});
   const auto w1 = mb.weight({3, 4}, 121), w2 = mb.weight({4}, 122);
   const auto wh = ai.where({cond, w1, w2});
@@ -341,6 +345,7 @@ TEST(TrainingNn, CastLikeSameTypeAndThroughFloat) {
     auto ai = mb.b->aiOnnxOpset15();
     const auto w = mb.weight({4}, 147);
     const auto like = mb.input({1}, 148);
+    mb.noGrad = {like};  // only its type is read
     checkGradients(mb, mb.weightedSum(ai, ai.mul({ai.castlike({w, like}), w}), {4}, 149));
   }
   {

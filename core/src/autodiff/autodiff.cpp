@@ -1,4 +1,5 @@
-// Autodiff: reverse traversal of the ops between the trainable weights and the loss.
+// Autodiff: reverse traversal of the ops between the wanted tensors (trainable weights, anchored
+// gradients) and the loss.
 #include "autodiff/autodiff.hpp"
 
 #include <algorithm>
@@ -27,24 +28,37 @@ bool isTrainable(const Tensor& t) {
 BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling) {
   Graph& g = ir.mainGraph();
   Tensor* loss = g.tensor(lossId);
-  if (!loss) throw error("The loss tensor '{}' is not a tensor of the model", lossId);
-  if (loss->info.nelms() != 1 || !loss->info.shape().empty())
-    throw error("The loss tensor '{}' ({}) must be a scalar tensor", lossId, loss->info.toString());
+  // PopART's messages (Ir::setFinalLoss), with the tensor's type and shape added.
+  if (!loss) throw error("Could not find loss tensor '{}' in main graph tensors", lossId);
+  if (loss->info.nelms() > 1)
+    throw error("Loss tensor, '{}', must be a scalar tensor (it is {})", lossId, loss->info.toString());
+  if (loss->info.nelms() != 1)
+    throw error("Loss tensor, '{}', must be a scalar tensor with one element (it is {})", lossId,
+                loss->info.toString());
   if (!ops::isFloatType(loss->info.dataType()))
     throw error("The loss tensor '{}' ({}) must be a floating-point scalar tensor", lossId, loss->info.toString());
 
-  const std::vector<Op*> order = g.topologicalOrder();
-  // Tensors a trainable weight leads to.
-  std::set<const Tensor*> fromWeights;
+  // The tensors whose gradients are wanted: the trainable weights and the anchored gradients.
+  std::set<const Tensor*> wanted;
   for (const auto& kv : g.tensors()) {
-    if (isTrainable(*kv.second)) fromWeights.insert(kv.second.get());
+    if (isTrainable(*kv.second)) wanted.insert(kv.second.get());
   }
+  const std::string prefix = reservedGradientPrefix();
+  for (const TensorId& a : ir.dataFlow().anchors()) {
+    if (a.rfind(prefix, 0) != 0) continue;
+    const Tensor* t = g.tensor(a.substr(prefix.size()));
+    if (t && ops::isFloatType(t->info.dataType())) wanted.insert(t);
+  }
+
+  const std::vector<Op*> order = g.topologicalOrder();
+  // Floating-point tensors a wanted tensor leads to (the wanted tensors included).
+  std::set<const Tensor*> fromWanted = wanted;
   for (Op* op : order) {
     bool reached = false;
-    for (Tensor* t : op->inputs()) reached = reached || (t && fromWeights.count(t));
+    for (Tensor* t : op->inputs()) reached = reached || (t && fromWanted.count(t));
     if (!reached) continue;
     for (Tensor* t : op->outputs()) {
-      if (t && ops::isFloatType(t->info.dataType())) fromWeights.insert(t);
+      if (t && ops::isFloatType(t->info.dataType())) fromWanted.insert(t);
     }
   }
   // Ops the loss depends on.
@@ -100,7 +114,7 @@ BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling) 
     std::vector<bool> needs;
     bool anyNeeded = false;
     for (int i = 0; i < op->numInputs(); ++i) {
-      const bool n = op->hasInput(i) && fromWeights.count(op->input(i)) != 0;
+      const bool n = op->hasInput(i) && fromWanted.count(op->input(i)) != 0;
       needs.push_back(n);
       anyNeeded = anyNeeded || n;
     }
@@ -116,7 +130,7 @@ BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling) 
     if (!op->def().grad)
       throw error(
           "Autodiff: {} has no gradient rule in this runtime, but it lies on a path from a trainable weight "
-          "to the loss '{}'",
+          "or an anchored gradient's tensor to the loss '{}'",
           op->describe(), lossId);
     GradCtx ctx(g, *op, outGrads, needs);
     try {
@@ -129,16 +143,19 @@ BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling) 
     for (const auto& kv : ctx.inGrads()) contribs[op->input(kv.first)].push_back(kv.second);
   }
 
-  for (const auto& kv : g.tensors()) {
+  for (const auto& kv : g.tensors()) {  // in id order: deterministic names and op ids
     const Tensor* t = kv.second.get();
-    if (!isTrainable(*t)) continue;
-    if (Tensor* gr = finalize(t)) result.weightGrads[t->id] = gr;
+    if (!wanted.count(t)) continue;
+    Tensor* gr = finalize(t);
+    if (!gr) continue;
+    if (isTrainable(*t)) result.weightGrads[t->id] = gr;
+    if (ir.dataFlow().isAnchored(prefix + t->id)) result.anchoredGrads[t->id] = gr;
   }
   for (const auto& kv : g.ops()) {
     if (!before.count(kv.first)) result.ops.push_back(kv.second.get());
   }
-  logging::ir::info("Autodiff: {} ops added for {} weight gradients", g.ops().size() - opsBefore,
-                    result.weightGrads.size());
+  logging::ir::info("Autodiff: {} ops added for {} weight gradients and {} anchored gradients",
+                    g.ops().size() - opsBefore, result.weightGrads.size(), result.anchoredGrads.size());
   return result;
 }
 

@@ -19,13 +19,20 @@ class Ir;
 struct BackwardResult {
   /// Trainable weight id -> its gradient `Gradient___<id>` (weights that lead to the loss).
   std::map<TensorId, Tensor*> weightGrads;
+  /// Tensor id -> its gradient, for the tensors whose gradient the DataFlow anchors
+  /// (`Gradient___<id>`) and that lead to the loss through differentiable ops.
+  std::map<TensorId, Tensor*> anchoredGrads;
   /// Every op added by the backward pass.
   std::vector<Op*> ops;
 };
 
 /// Adds the backward pass of the scalar `loss` to the main graph. The loss gradient is seeded
-/// with `lossScaling`. Every tensor on a path from a trainable weight to the loss gets its
-/// gradient `Gradient___<id>`; gradients of tensors with several consumers are summed.
+/// with `lossScaling`. As in PopART, any floating-point tensor on a path to the loss has a
+/// gradient `Gradient___<id>` (graph inputs, activations, constants and weights alike); only those
+/// needed are built: the trainable weights' (for their updates) and those the DataFlow anchors,
+/// with the ops on the paths from them to the loss. Gradients of tensors read by several ops are
+/// summed; an op that passes no gradient to an input (Detach, an integer input) adds nothing.
+/// Throws PopART's errors for a loss that is not in the graph or not a scalar.
 BackwardResult buildBackward(Ir& ir, const TensorId& loss, float lossScaling);
 
 }  // namespace popart

@@ -317,14 +317,19 @@ bool Ir::tryFold(Op& op) {
 
 void Ir::validateAnchors() const {
   for (const auto& id : dataFlow_.anchors()) {
-    if (!main_->hasTensor(id)) {
-      std::string hint;
-      if (id.rfind(reservedGradientPrefix(), 0) == 0)
-        hint =
-            " Gradients are only computed for tensors on the path from the weights to the loss; the "
-            "gradient of a tensor that does not lead to the loss is never created.";
-      throw error("Anchor tensor `{}' not in Ir Tensors.{}", id, hint);
+    if (main_->hasTensor(id)) continue;
+    // PopART's message. A gradient exists only for a floating-point tensor with a differentiable
+    // path to the loss of a training session (autodiff/autodiff.hpp).
+    std::string hint;
+    const std::string prefix = reservedGradientPrefix();
+    if (id.rfind(prefix, 0) == 0) {
+      const TensorId nonGrad = id.substr(prefix.size());
+      if (main_->hasTensor(nonGrad) || prunedInfos_.count(nonGrad))
+        hint = "\nInterestingly, `" + nonGrad +
+               "' IS in tensors.\nNote that not all tensors can have their gradients anchored:\nif an activation "
+               "tensor does not lead to the loss,\nits gradient is zero and never computed.";
     }
+    throw error("Anchor tensor `{}' not in Ir Tensors. {}", id, hint);
   }
 }
 

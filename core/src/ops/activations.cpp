@@ -114,35 +114,158 @@ void gradLogSoftmax(GradCtx& c) {
   gradSoftmaxLike(c, OpKind::LogSoftmaxGrad);
 }
 
+// Shorthands.
+Tensor* scalarOf(GradCtx& c, double v) {
+  return c.constant(v, c.in(0)->info.dataType());
+}
+Tensor* gt(GradCtx& c, Tensor* a, double v) {
+  return c.add1(OpKind::Greater, {a, scalarOf(c, v)});
+}
+Tensor* lt(GradCtx& c, Tensor* a, double v) {
+  return c.add1(OpKind::Less, {a, scalarOf(c, v)});
+}
+Tensor* mulT(GradCtx& c, Tensor* a, Tensor* b) {
+  return c.add1(OpKind::Mul, {a, b});
+}
+Tensor* mulS(GradCtx& c, Tensor* a, double v) {
+  return mulT(c, a, scalarOf(c, v));
+}
+Tensor* addS(GradCtx& c, Tensor* a, double v) {
+  return c.add1(OpKind::Add, {a, scalarOf(c, v)});
+}
+Tensor* where(GradCtx& c, Tensor* m, Tensor* a, Tensor* b) {
+  return c.add1(OpKind::Where, {m, a, b});
+}
+double attr(GradCtx& c, const char* k, float dflt) {
+  return c.op().attrs.getFloat(k, dflt);
+}
+
+void gradLeakyRelu(GradCtx& c) {
+  Tensor* g = c.outGrad(0);
+  c.setInGrad(0, where(c, gt(c, c.in(0), 0.0), g, mulS(c, g, attr(c, "alpha", 0.01f))));
+}
+void gradElu(GradCtx& c) {  // x <= 0: alpha e^x = y + alpha
+  Tensor* g = c.outGrad(0);
+  c.setInGrad(0, where(c, gt(c, c.in(0), 0.0), g, mulT(c, g, addS(c, c.out(0), attr(c, "alpha", 1.0f)))));
+}
+void gradSelu(GradCtx& c) {  // x <= 0: gamma alpha e^x = y + gamma alpha
+  Tensor* g = c.outGrad(0);
+  const double alpha = attr(c, "alpha", 1.67326319217681884765625f),
+               gamma = attr(c, "gamma", 1.05070102214813232421875f);
+  c.setInGrad(0, where(c, gt(c, c.in(0), 0.0), mulS(c, g, gamma), mulT(c, g, addS(c, c.out(0), gamma * alpha))));
+}
+void gradCelu(GradCtx& c) {  // x <= 0: e^(x / alpha) = y / alpha + 1
+  Tensor* g = c.outGrad(0);
+  const double alpha = attr(c, "alpha", 1.0f);
+  c.setInGrad(0, where(c, gt(c, c.in(0), 0.0), g, mulT(c, g, addS(c, mulS(c, c.out(0), 1.0 / alpha), 1.0))));
+}
+/// 0 < alpha x + beta < 1, the linear part of HardSigmoid.
+Tensor* hardLinear(GradCtx& c, double alpha, double beta) {
+  Tensor* t = addS(c, mulS(c, c.in(0), alpha), beta);
+  return c.add1(OpKind::And, {gt(c, t, 0.0), lt(c, t, 1.0)});
+}
+void gradHardSigmoid(GradCtx& c) {
+  const double alpha = attr(c, "alpha", 0.2f), beta = attr(c, "beta", 0.5f);
+  Tensor* g = c.outGrad(0);
+  c.setInGrad(0, where(c, hardLinear(c, alpha, beta), mulS(c, g, alpha), scalarOf(c, 0.0)));
+}
+void gradHardSwish(GradCtx& c) {  // x hs(x): hs(x) + x / 6 on the linear part
+  Attributes a;
+  a.set("alpha", 1.0f / 6.0f);
+  a.set("beta", 0.5f);
+  Tensor* hs = c.add1(OpKind::HardSigmoid, {c.in(0)}, a);
+  Tensor* lin = where(c, hardLinear(c, 1.0 / 6.0, 0.5), mulS(c, c.in(0), 1.0 / 6.0), scalarOf(c, 0.0));
+  c.setInGrad(0, mulT(c, c.outGrad(0), c.add1(OpKind::Add, {hs, lin})));
+}
+void gradSoftplus(GradCtx& c) {
+  c.setInGrad(0, mulT(c, c.outGrad(0), c.add1(OpKind::Sigmoid, {c.in(0)})));
+}
+void gradSoftsign(GradCtx& c) {  // 1 / (1 + |x|)^2
+  Tensor* d = addS(c, c.add1(OpKind::Abs, {c.in(0)}), 1.0);
+  c.setInGrad(0, c.add1(OpKind::Div, {c.outGrad(0), mulT(c, d, d)}));
+}
+void gradThresholdedRelu(GradCtx& c) {
+  c.setInGrad(0, where(c, gt(c, c.in(0), attr(c, "alpha", 1.0f)), c.outGrad(0), scalarOf(c, 0.0)));
+}
+void gradSwish(GradCtx& c) {  // s + x s (1 - s)
+  Tensor* sg = c.add1(OpKind::Sigmoid, {c.in(0)});
+  Tensor* oneMinus = c.add1(OpKind::Sub, {scalarOf(c, 1.0), sg});
+  Tensor* d = c.add1(OpKind::Add, {sg, mulT(c, c.in(0), mulT(c, sg, oneMinus))});
+  c.setInGrad(0, mulT(c, c.outGrad(0), d));
+}
+void gradShrink(GradCtx& c) {
+  const double lambd = attr(c, "lambd", 0.5f);
+  Tensor* outside = c.add1(OpKind::Or, {lt(c, c.in(0), -lambd), gt(c, c.in(0), lambd)});
+  c.setInGrad(0, where(c, outside, c.outGrad(0), scalarOf(c, 0.0)));
+}
+/// Clip: x gets the gradient where it is not clipped; the min / max inputs (opset 11) where it is.
+void gradClip(GradCtx& c) {
+  Tensor* g = c.outGrad(0);
+  Tensor* zero = scalarOf(c, 0.0);
+  Tensor* x = c.in(0);
+  if (c.needsInGrad(0)) c.setInGrad(0, where(c, c.add1(OpKind::Equal, {x, c.out(0)}), g, zero));
+  if (c.op().opset() < 11) return;
+  Tensor* lo = c.op().hasInput(1) ? c.in(1) : nullptr;
+  Tensor* hi = c.op().hasInput(2) ? c.in(2) : nullptr;
+  if (lo && c.needsInGrad(1)) {
+    Tensor* below = c.add1(OpKind::Less, {x, lo});
+    if (hi) below = c.add1(OpKind::And, {below, c.add1(OpKind::LessOrEqual, {lo, hi})});
+    c.setInGrad(1, c.reduceTo(where(c, below, g, zero), lo->info.shape()));
+  }
+  if (hi && c.needsInGrad(2)) {
+    Tensor* above = c.add1(OpKind::Greater, {x, hi});
+    if (lo) above = c.add1(OpKind::Or, {above, c.add1(OpKind::Greater, {lo, hi})});  // min > max: all max
+    c.setInGrad(2, c.reduceTo(where(c, above, g, zero), hi->info.shape()));
+  }
+}
+/// PRelu: x < 0 ? x slope : x. Before opset 7 a per-channel slope is read with the shape __bshape.
+void gradPRelu(GradCtx& c) {
+  Tensor* g = c.outGrad(0);
+  Tensor* x = c.in(0);
+  Tensor* slope = c.in(1);
+  const Shape slopeShape = slope->info.shape();
+  const Shape bshape = c.op().attrs.has("__bshape") ? c.op().attrs.getInts("__bshape") : slopeShape;
+  Tensor* s = c.reshape(slope, bshape);
+  Tensor* neg = lt(c, x, 0.0);
+  if (c.needsInGrad(0)) c.setInGrad(0, where(c, neg, mulT(c, g, s), g));
+  if (c.needsInGrad(1))
+    c.setInGrad(1, c.reshape(c.reduceTo(where(c, neg, mulT(c, g, x), scalarOf(c, 0.0)), bshape), slopeShape));
+}
+/// Hardmax is piecewise constant: a zero gradient.
+void gradHardmax(GradCtx& c) {
+  c.setInGrad(0, c.constant(0.0, c.in(0)->info.dataType(), c.in(0)->info.shape()));
+}
+
 }  // namespace
 
 // clang-format off
 void define_Relu(OpDef& d) { d.setup = setupRelu; d.grad = gradRelu; }
-void define_LeakyRelu(OpDef& d) { floatUnary(d); }
-void define_Elu(OpDef& d) { floatUnary(d); }
-void define_Selu(OpDef& d) { floatUnary(d); }
-void define_Celu(OpDef& d) { floatUnary(d); }
+void define_LeakyRelu(OpDef& d) { floatUnary(d); d.grad = gradLeakyRelu; }
+void define_Elu(OpDef& d) { floatUnary(d); d.grad = gradElu; }
+void define_Selu(OpDef& d) { floatUnary(d); d.grad = gradSelu; }
+void define_Celu(OpDef& d) { floatUnary(d); d.grad = gradCelu; }
 void define_Sigmoid(OpDef& d) { floatUnary(d); d.grad = gradSigmoid; }
-void define_HardSigmoid(OpDef& d) { floatUnary(d); }
-void define_HardSwish(OpDef& d) { floatUnary(d); }
+void define_HardSigmoid(OpDef& d) { floatUnary(d); d.grad = gradHardSigmoid; }
+void define_HardSwish(OpDef& d) { floatUnary(d); d.grad = gradHardSwish; }
 void define_Tanh(OpDef& d) { floatUnary(d); d.grad = gradTanh; }
-void define_Softplus(OpDef& d) { floatUnary(d); }
-void define_Softsign(OpDef& d) { floatUnary(d); }
-void define_ThresholdedRelu(OpDef& d) { floatUnary(d); }
+void define_Softplus(OpDef& d) { floatUnary(d); d.grad = gradSoftplus; }
+void define_Softsign(OpDef& d) { floatUnary(d); d.grad = gradSoftsign; }
+void define_ThresholdedRelu(OpDef& d) { floatUnary(d); d.grad = gradThresholdedRelu; }
 void define_GcGelu(OpDef& d) { floatUnary(d); d.grad = gradGelu; }
-void define_GcSwish(OpDef& d) { floatUnary(d); }
+void define_GcSwish(OpDef& d) { floatUnary(d); d.grad = gradSwish; }
 void define_Shrink(OpDef& d) {
   d.setup = [](Op& op) {
     if (op.inType(0) == DataType::BOOL || op.inType(0) == DataType::STRING)
       throw error("input 0 must be numeric, got {}", op.inInfo(0).toString());
     setupSameAsInput0(op);
   };
+  d.grad = gradShrink;
 }
-void define_PRelu(OpDef& d) { d.setup = setupPRelu; }
-void define_Clip(OpDef& d) {  d.setup = setupClip; }
+void define_PRelu(OpDef& d) { d.setup = setupPRelu; d.grad = gradPRelu; }
+void define_Clip(OpDef& d) { d.setup = setupClip; d.grad = gradClip; }
 void define_Softmax(OpDef& d) { softmaxDef(d); d.grad = gradSoftmax; }
 void define_LogSoftmax(OpDef& d) { softmaxDef(d); d.grad = gradLogSoftmax; }
-void define_Hardmax(OpDef& d) { softmaxDef(d); }
+void define_Hardmax(OpDef& d) { softmaxDef(d); d.grad = gradHardmax; }
 // clang-format on
 
 }  // namespace popart

@@ -1,10 +1,14 @@
 // Control flow: If, Loop, Scan. Their subgraphs are imported into the Ir here, with input types
 // taken from the op; shapes must stay static (loop-carried values keep their shapes, scan
 // outputs need a known number of iterations).
+#include <algorithm>
+#include <set>
+
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
 #include "onnx.pb.h"
 #include "ops/controlflow_params.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {
@@ -198,14 +202,224 @@ void setupScan(Op& op) {
 
 }  // namespace
 
+namespace {
+
+// ---------------------------------------------------------------- gradients
+// A control-flow op is differentiated through its decomposition: the body (or the branches)
+// copied into the graph with forward ops (Loop and Scan unrolled over their static trip count),
+// then GraphEditor::backprop. Static shapes make the trip count known; bodies holding control
+// flow themselves are refused.
+
+/// A constant scalar of `type` (INT64 or BOOL) added to the graph.
+Tensor* scalarConst(GradCtx& c, DataType type, int64_t v) {
+  Tensor& t =
+      c.graph().addTensor(c.graph().uniqueTensorId(c.op().name() + "/grad/k"), TensorKind::Const, TensorInfo(type, {}));
+  t.data = TensorData::scalarInt64(v).castTo(type);
+  return &t;
+}
+
+/// Copies the ops of `body` into the graph: `inputs` bind its inputs, the outer tensors it reads
+/// keep their ids, its constants are copied. Returns the tensors of its outputs.
+std::vector<Tensor*> inlineBody(GradCtx& c, const Graph& body, const std::vector<Tensor*>& inputs) {
+  std::map<TensorId, Tensor*> m;
+  for (size_t i = 0; i < body.inputIds.size(); ++i) m[body.inputIds[i]] = inputs.at(i);
+  for (const TensorId& id : body.implicitInputIds) {
+    Tensor* outer = c.graph().tensor(id);
+    if (!outer) throw internal_error("the outer tensor '{}' of {} was not found", id, c.op().describe());
+    m[id] = outer;
+  }
+  for (const auto& kv : body.tensors()) {
+    const Tensor& t = *kv.second;
+    if (m.count(t.id) || t.producer || t.kind != TensorKind::Const || !t.data) continue;
+    Tensor& copy =
+        c.graph().addTensor(c.graph().uniqueTensorId(c.op().name() + "/grad/" + t.id), TensorKind::Const, t.info);
+    copy.data = *t.data;
+    m[t.id] = &copy;
+  }
+  for (Op* op : body.topologicalOrder()) {
+    if (!op->subgraphs.empty())
+      throw error("the gradient of {} is not supported: its body holds control flow ({})", c.op().describe(),
+                  op->describe());
+    std::vector<Tensor*> ins;
+    for (Tensor* t : op->inputs()) {
+      if (!t) {
+        ins.push_back(nullptr);
+        continue;
+      }
+      auto it = m.find(t->id);
+      if (it == m.end()) throw internal_error("the body tensor '{}' of {} is not bound", t->id, c.op().describe());
+      ins.push_back(it->second);
+    }
+    const std::vector<Tensor*> outs = c.add(op->kind(), ins, op->attrs, op->numOutputs(), op->opset());
+    for (int o = 0; o < op->numOutputs(); ++o) {
+      if (op->hasOutput(o)) m[op->output(o)->id] = outs[static_cast<size_t>(o)];
+    }
+  }
+  std::vector<Tensor*> outs;
+  for (const TensorId& id : body.outputIds) outs.push_back(m.at(id));
+  return outs;
+}
+
+/// Backprop from the recomputed outputs to the op's inputs `wrt` (indices; the implicit inputs
+/// are always candidates).
+void finishControlFlow(GradCtx& c, size_t mark, const std::vector<Tensor*>& outs, std::vector<int> wrt) {
+  const Op& op = c.op();
+  for (int i = op.numFormalInputs; i < op.numInputs(); ++i) wrt.push_back(i);
+  // A tensor read by two subgraphs (If's branches) is two inputs of the op: one gradient.
+  std::set<const Tensor*> seen;
+  std::vector<int> unique;
+  for (int i : wrt) {
+    if (op.hasInput(i) && seen.insert(op.input(i)).second) unique.push_back(i);
+  }
+  wrt = unique;
+  std::vector<std::pair<Tensor*, Tensor*>> seeds;
+  for (int o = 0; o < op.numOutputs(); ++o) {
+    if (op.hasOutput(o) && outs[static_cast<size_t>(o)]) seeds.emplace_back(outs[static_cast<size_t>(o)], c.outGrad(o));
+  }
+  std::vector<Tensor*> ts;
+  for (int i : wrt) ts.push_back(c.needsInGrad(i) ? c.in(i) : nullptr);
+  const std::vector<Tensor*> g = c.backprop(mark, seeds, ts);
+  for (size_t j = 0; j < wrt.size(); ++j) {
+    // An input the outputs do not depend on (a branch not taken, a value the body ignores) has
+    // a zero gradient, as the op reads it.
+    if (g[j])
+      c.setInGrad(wrt[j], g[j]);
+    else if (ts[j] && isFloatType(ts[j]->info.dataType()))
+      c.setInGrad(wrt[j], c.constant(0.0, ts[j]->info.dataType(), ts[j]->info.shape()));
+  }
+}
+
+/// x with a dimension of size 1 inserted at `axis`.
+Tensor* withUnitAxis(GradCtx& c, Tensor* x, int64_t axis) {
+  Shape s = x->info.shape();
+  s.insert(s.begin() + axis, 1);
+  return c.reshape(x, s);
+}
+
+Tensor* concatAxis(GradCtx& c, const std::vector<Tensor*>& parts, int64_t axis) {
+  Attributes a;
+  a.set("axis", axis);
+  return parts.size() == 1 ? parts[0] : c.add1(OpKind::Concat, parts, a);
+}
+
+/// If: the taken branch when the condition is known, else both branches and Where(cond, ...).
+void gradIf(GradCtx& c) {
+  const Op& op = c.op();
+  const size_t mark = c.numAdded();
+  std::vector<Tensor*> outs;
+  if (const TensorData* known = op.inData(0)) {
+    outs = inlineBody(c, *op.subgraphs.at(known->toInt64()[0] != 0 ? 0 : 1), {});
+  } else {
+    const std::vector<Tensor*> a = inlineBody(c, *op.subgraphs.at(0), {});
+    const std::vector<Tensor*> b = inlineBody(c, *op.subgraphs.at(1), {});
+    Tensor* cond = c.reshape(c.in(0), {});
+    for (size_t i = 0; i < a.size(); ++i)
+      outs.push_back(isFloatType(a[i]->info.dataType()) ? c.add1(OpKind::Where, {cond, a[i], b[i]}) : nullptr);
+  }
+  finishControlFlow(c, mark, outs, {});
+}
+
+/// Loop: the body unrolled M times (M and the condition must be constant; the body's condition
+/// output must pass its condition input through or be constant true).
+void gradLoop(GradCtx& c) {
+  const Op& op = c.op();
+  const Graph& body = *op.subgraphs.at(0);
+  if (!op.hasInput(0)) throw error("the gradient of a Loop needs the trip count M");
+  const int64_t M = op.requireInData(0, "the trip count (the gradient unrolls the loop)").toInt64()[0];
+  if (op.hasInput(1)) {
+    const TensorData* cond = op.inData(1);
+    if (!cond) throw error("the gradient of a Loop with a computed condition is not supported");
+    if (cond->toInt64()[0] == 0) throw error("the gradient of a Loop that never runs (cond false) is not supported");
+  }
+  const Tensor& condOut = body.getTensor(body.outputIds.at(0));
+  const bool passThrough =
+      condOut.id == body.inputIds.at(1) || (condOut.producer && condOut.producer->kind() == OpKind::Identity &&
+                                            condOut.producer->input(0)->id == body.inputIds.at(1));
+  const bool constTrue =
+      !condOut.producer && condOut.kind == TensorKind::Const && condOut.data && condOut.data->toInt64()[0] != 0;
+  if (!passThrough && !constTrue)
+    throw error(
+        "the gradient of a Loop whose body computes its condition is not supported (the condition must pass through "
+        "or be constant true, so that the loop runs M times)");
+  const int nCarried = op.numFormalInputs - 2;
+  const int nScan = static_cast<int>(body.outputIds.size()) - 1 - nCarried;
+  const size_t mark = c.numAdded();
+  std::vector<Tensor*> carried;
+  for (int i = 0; i < nCarried; ++i) carried.push_back(c.in(2 + i));
+  std::vector<std::vector<Tensor*>> scans(static_cast<size_t>(nScan));
+  for (int64_t it = 0; it < M; ++it) {
+    std::vector<Tensor*> ins{scalarConst(c, DataType::INT64, it), scalarConst(c, DataType::BOOL, 1)};
+    ins.insert(ins.end(), carried.begin(), carried.end());
+    const std::vector<Tensor*> outs = inlineBody(c, body, ins);
+    for (int i = 0; i < nCarried; ++i) carried[static_cast<size_t>(i)] = outs[static_cast<size_t>(1 + i)];
+    for (int k = 0; k < nScan; ++k)
+      scans[static_cast<size_t>(k)].push_back(withUnitAxis(c, outs[static_cast<size_t>(1 + nCarried + k)], 0));
+  }
+  std::vector<Tensor*> results = carried;
+  for (int k = 0; k < nScan; ++k) results.push_back(M > 0 ? concatAxis(c, scans[static_cast<size_t>(k)], 0) : nullptr);
+  std::vector<int> wrt;
+  for (int i = 0; i < nCarried; ++i) wrt.push_back(2 + i);
+  finishControlFlow(c, mark, results, wrt);
+}
+
+/// Scan (opset 9+): the body unrolled over the scan length, slicing the scan inputs and stacking
+/// the scan outputs along their axes and directions.
+void gradScan(GradCtx& c) {
+  const Op& op = c.op();
+  const ScanParams p = scanParams(op);
+  if (p.batched) throw error("the gradient of Scan opset 8 (batched) is not supported");
+  const Graph& body = *op.subgraphs.at(0);
+  const size_t mark = c.numAdded();
+  std::vector<Tensor*> states;
+  for (int i = 0; i < p.numStates; ++i) states.push_back(c.in(i));
+  std::vector<std::vector<Tensor*>> scans(static_cast<size_t>(p.numScanOutputs));
+  for (int64_t it = 0; it < p.length; ++it) {
+    std::vector<Tensor*> ins = states;
+    for (int j = 0; j < p.numScanInputs; ++j) {
+      Tensor* x = c.in(p.firstScanInput + j);
+      const int64_t axis = p.inAxes[static_cast<size_t>(j)];
+      const int64_t at = p.inDirections[static_cast<size_t>(j)] ? p.length - 1 - it : it;
+      Tensor* sl = c.add1(OpKind::Slice, {x, c.constInts({at}), c.constInts({at + 1}), c.constInts({axis})});
+      Shape s = x->info.shape();
+      s.erase(s.begin() + axis);
+      ins.push_back(c.reshape(sl, s));
+    }
+    const std::vector<Tensor*> outs = inlineBody(c, body, ins);
+    for (int i = 0; i < p.numStates; ++i) states[static_cast<size_t>(i)] = outs[static_cast<size_t>(i)];
+    for (int k = 0; k < p.numScanOutputs; ++k)
+      scans[static_cast<size_t>(k)].push_back(outs[static_cast<size_t>(p.numStates + k)]);
+  }
+  std::vector<Tensor*> results = states;
+  for (int k = 0; k < p.numScanOutputs; ++k) {
+    std::vector<Tensor*>& parts = scans[static_cast<size_t>(k)];
+    if (parts.empty()) {
+      results.push_back(nullptr);
+      continue;
+    }
+    const int64_t axis =
+        normalizeAxis(p.outAxes[static_cast<size_t>(k)], static_cast<int64_t>(parts[0]->info.rank()) + 1);
+    if (p.outDirections[static_cast<size_t>(k)]) std::reverse(parts.begin(), parts.end());
+    for (Tensor*& t : parts) t = withUnitAxis(c, t, axis);
+    results.push_back(concatAxis(c, parts, axis));
+  }
+  std::vector<int> wrt;
+  for (int i = 0; i < p.firstScanInput + p.numScanInputs; ++i) wrt.push_back(i);
+  finishControlFlow(c, mark, results, wrt);
+}
+
+}  // namespace
+
 void define_If(OpDef& d) {
   d.setup = setupIf;
+  d.grad = gradIf;
 }
 void define_Loop(OpDef& d) {
   d.setup = setupLoop;
+  d.grad = gradLoop;
 }
 void define_Scan(OpDef& d) {
   d.setup = setupScan;
+  d.grad = gradScan;
 }
 
 }  // namespace popart

@@ -92,10 +92,43 @@ void gradConv(GradCtx& c) {
   }
 }
 
+/// ConvTranspose is the adjoint of a Conv whose weights are W ([C, M / group, k...]) in the same
+/// window: dX = Conv(dY, W), dW = ConvWeightGrad with the roles of X and dY swapped, dB = dY
+/// summed over all but the channel axis.
+void gradConvTranspose(GradCtx& c) {
+  const Op& op = c.op();
+  const Shape& x = op.inShape(0);
+  const Shape& w = op.inShape(1);
+  const Window win = computeTransposeWindow(op, Shape(x.begin() + 2, x.end()), Shape(w.begin() + 2, w.end()));
+  Attributes a = windowAttrs(win);
+  a.set("group", op.attrs.getInt("group", 1));
+  Tensor* dy = c.outGrad(0);
+  if (c.needsInGrad(0)) {
+    Tensor* dx = c.add1(OpKind::Conv, {dy, c.in(1)}, a, 11);
+    if (dx->info.shape() != x)
+      throw error("the gradient of this ConvTranspose (output {} for input {}) is not supported",
+                  c.out(0)->info.shape(), x);
+    c.setInGrad(0, dx);
+  }
+  if (c.needsInGrad(1)) {
+    Attributes aw = a;
+    aw.set("w_shape", w);
+    c.setInGrad(1, c.add1(OpKind::ConvWeightGrad, {c.in(0), dy}, aw));
+  }
+  if (c.needsInGrad(2)) {
+    std::vector<int64_t> axes{0};
+    for (size_t d = 2; d < x.size(); ++d) axes.push_back(static_cast<int64_t>(d));
+    Attributes r;
+    r.set("keepdims", int64_t(0));
+    c.setInGrad(2, c.add1(OpKind::ReduceSum, {dy, c.constInts(axes)}, r));
+  }
+}
+
 }  // namespace
 
 void define_ConvTranspose(OpDef& d) {
   d.setup = setupConvTranspose;
+  d.grad = gradConvTranspose;
 }
 
 void define_Conv(OpDef& d) {

@@ -258,16 +258,157 @@ void gradErf(GradCtx& c) {
   c.setInGrad(0, c.add1(OpKind::Mul, {c.outGrad(0), c.add1(OpKind::Mul, {e, k})}));
 }
 
+// Shorthands of the rules below.
+Tensor* mul(GradCtx& c, Tensor* a, Tensor* b) {
+  return c.add1(OpKind::Mul, {a, b});
+}
+Tensor* div(GradCtx& c, Tensor* a, Tensor* b) {
+  return c.add1(OpKind::Div, {a, b});
+}
+Tensor* addT(GradCtx& c, Tensor* a, Tensor* b) {
+  return c.add1(OpKind::Add, {a, b});
+}
+Tensor* subT(GradCtx& c, Tensor* a, Tensor* b) {
+  return c.add1(OpKind::Sub, {a, b});
+}
+Tensor* cst(GradCtx& c, double v) {
+  return c.constant(v, c.in(0)->info.dataType());
+}
+
+/// d f(x) = g * f'(x) with f'(x) given.
+void chain(GradCtx& c, Tensor* derivative) {
+  c.setInGrad(0, mul(c, c.outGrad(0), derivative));
+}
+
+// Piecewise-constant ops (Ceil, Floor, Round, Sign): the derivative is 0 wherever it exists, as
+// in PyTorch (PopART's Sign gives zeros too).
+void gradZero(GradCtx& c) {
+  if (isFloatType(c.in(0)->info.dataType()))
+    c.setInGrad(0, c.constant(0.0, c.in(0)->info.dataType(), c.in(0)->info.shape()));
+}
+
+void gradAbs(GradCtx& c) {
+  chain(c, c.add1(OpKind::Sign, {c.in(0)}));
+}
+void gradSin(GradCtx& c) {
+  chain(c, c.add1(OpKind::Cos, {c.in(0)}));
+}
+void gradCos(GradCtx& c) {
+  chain(c, c.add1(OpKind::Neg, {c.add1(OpKind::Sin, {c.in(0)})}));
+}
+void gradTan(GradCtx& c) {
+  chain(c, addT(c, cst(c, 1.0), mul(c, c.out(0), c.out(0))));
+}  // 1 + tan^2
+void gradSinh(GradCtx& c) {
+  chain(c, c.add1(OpKind::Cosh, {c.in(0)}));
+}
+void gradCosh(GradCtx& c) {
+  chain(c, c.add1(OpKind::Sinh, {c.in(0)}));
+}
+/// 1 / sqrt(s * (x^2 + k)) ... the inverse trigonometric and hyperbolic derivatives.
+Tensor* invSqrt(GradCtx& c, Tensor* t) {
+  return div(c, cst(c, 1.0), c.add1(OpKind::Sqrt, {t}));
+}
+Tensor* xx(GradCtx& c) {
+  return mul(c, c.in(0), c.in(0));
+}
+void gradAsin(GradCtx& c) {
+  chain(c, invSqrt(c, subT(c, cst(c, 1.0), xx(c))));
+}
+void gradAcos(GradCtx& c) {
+  chain(c, c.add1(OpKind::Neg, {invSqrt(c, subT(c, cst(c, 1.0), xx(c)))}));
+}
+void gradAtan(GradCtx& c) {
+  c.setInGrad(0, div(c, c.outGrad(0), addT(c, cst(c, 1.0), xx(c))));
+}
+void gradAsinh(GradCtx& c) {
+  chain(c, invSqrt(c, addT(c, xx(c), cst(c, 1.0))));
+}
+void gradAcosh(GradCtx& c) {
+  chain(c, invSqrt(c, subT(c, xx(c), cst(c, 1.0))));
+}
+void gradAtanh(GradCtx& c) {
+  c.setInGrad(0, div(c, c.outGrad(0), subT(c, cst(c, 1.0), xx(c))));
+}
+void gradReciprocal(GradCtx& c) {
+  chain(c, c.add1(OpKind::Neg, {mul(c, c.out(0), c.out(0))}));
+}  // -1/x^2
+void gradExpm1(GradCtx& c) {
+  chain(c, addT(c, c.out(0), cst(c, 1.0)));
+}  // e^x
+void gradLog1p(GradCtx& c) {
+  c.setInGrad(0, div(c, c.outGrad(0), addT(c, c.in(0), cst(c, 1.0))));
+}
+
+/// a mod b with the C (fmod, trunc) or Python (floor) quotient q: da = g, db = -g q.
+void gradModLike(GradCtx& c, bool floorQuotient) {
+  if (!isFloatType(c.in(0)->info.dataType())) return;  // integer Mod: no gradient
+  Tensor* g = c.outGrad(0);
+  c.setInGrad(0, c.reduceTo(g, c.in(0)->info.shape()));
+  if (!c.needsInGrad(1)) return;
+  Tensor* q = div(c, c.in(0), c.in(1));
+  q = floorQuotient ? c.add1(OpKind::Floor, {q})
+                    : mul(c, c.add1(OpKind::Sign, {q}), c.add1(OpKind::Floor, {c.add1(OpKind::Abs, {q})}));
+  c.setInGrad(1, c.reduceTo(c.add1(OpKind::Neg, {mul(c, g, q)}), c.in(1)->info.shape()));
+}
+void gradMod(GradCtx& c) {
+  gradModLike(c, c.op().attrs.getInt("fmod", 0) == 0);
+}
+void gradFmod(GradCtx& c) {
+  gradModLike(c, false);
+}
+void gradRemainder(GradCtx& c) {
+  gradModLike(c, true);
+}
+
+/// atan2(y, x): dy = g x / (x^2 + y^2), dx = -g y / (x^2 + y^2).
+void gradAtan2(GradCtx& c) {
+  Tensor* y = c.in(0);
+  Tensor* x = c.in(1);
+  Tensor* r2 = addT(c, mul(c, x, x), mul(c, y, y));
+  Tensor* g = div(c, c.outGrad(0), r2);
+  if (c.needsInGrad(0)) c.setInGrad(0, c.reduceTo(mul(c, g, x), y->info.shape()));
+  if (c.needsInGrad(1)) c.setInGrad(1, c.reduceTo(c.add1(OpKind::Neg, {mul(c, g, y)}), x->info.shape()));
+}
+
+/// Max / Min: each input whose value is the result gets the gradient (all of them on a tie, as
+/// PopART's MaxArgGrad / MinArgGrad masks do).
+void gradMaxMin(GradCtx& c) {
+  Tensor* g = c.outGrad(0);
+  Tensor* zero = c.constant(0.0, g->info.dataType());
+  for (int i = 0; i < c.op().numInputs(); ++i) {
+    if (!c.needsInGrad(i)) continue;
+    Tensor* mask = c.add1(OpKind::Equal, {c.in(i), c.out(0)});
+    c.setInGrad(i, c.reduceTo(c.add1(OpKind::Where, {mask, g, zero}), c.in(i)->info.shape()));
+  }
+}
+
+void gradMean(GradCtx& c) {
+  Tensor* g = c.add1(OpKind::Div, {c.outGrad(0), c.constant(c.op().numInputs(), c.outGrad(0)->info.dataType())});
+  for (int i = 0; i < c.op().numInputs(); ++i) c.setInGrad(i, c.reduceTo(g, c.in(i)->info.shape()));
+}
+
+/// ScaledAdd: scale0 a + scale1 b (the attributes, as the kernel computes it).
+void gradScaledAdd(GradCtx& c) {
+  for (int i = 0; i < 2; ++i) {
+    if (!c.needsInGrad(i)) continue;
+    Attributes a;
+    a.set("scale", c.op().attrs.getFloat(i == 0 ? "scale0" : "scale1", 1.0f));
+    c.setInGrad(i, c.reduceTo(c.add1(OpKind::GcScale, {c.outGrad(0)}, a), c.in(i)->info.shape()));
+  }
+}
+
 }  // namespace
 
 // clang-format off
-#define UNARY(E, IN) void define_##E(OpDef& d) { unary(d, setupUnary<In::IN>); }
-UNARY(Abs, Numeric) UNARY(Acos, Float) UNARY(Acosh, Float) UNARY(Asin, Float) UNARY(Asinh, Float)
-UNARY(Atan, Float) UNARY(Atanh, Float) UNARY(Ceil, Float) UNARY(Cos, Float) UNARY(Cosh, Float)
-UNARY(Floor, Float)
-UNARY(Not, Bool) UNARY(Reciprocal, Float) UNARY(Round, Float) UNARY(Sign, Numeric) UNARY(Sin, Float)
-UNARY(Sinh, Float) UNARY(Tan, Float)
-UNARY(GcExpm1, Float) UNARY(GcLog1p, Float) UNARY(GcRound, Float)
+#define UNARY(E, IN, G) void define_##E(OpDef& d) { unary(d, setupUnary<In::IN>); d.grad = G; }
+UNARY(Abs, Numeric, gradAbs) UNARY(Acos, Float, gradAcos) UNARY(Acosh, Float, gradAcosh)
+UNARY(Asin, Float, gradAsin) UNARY(Asinh, Float, gradAsinh) UNARY(Atan, Float, gradAtan)
+UNARY(Atanh, Float, gradAtanh) UNARY(Ceil, Float, gradZero) UNARY(Cos, Float, gradCos)
+UNARY(Cosh, Float, gradCosh) UNARY(Floor, Float, gradZero) UNARY(Not, Bool, nullptr)
+UNARY(Reciprocal, Float, gradReciprocal) UNARY(Round, Float, gradZero) UNARY(Sign, Numeric, gradZero)
+UNARY(Sin, Float, gradSin) UNARY(Sinh, Float, gradSinh) UNARY(Tan, Float, gradTan)
+UNARY(GcExpm1, Float, gradExpm1) UNARY(GcLog1p, Float, gradLog1p) UNARY(GcRound, Float, gradZero)
 #undef UNARY
 void define_IsNaN(OpDef& d) { unary(d, setupIsNanInf); }
 void define_IsInf(OpDef& d) { unary(d, setupIsNanInf); }
@@ -282,7 +423,7 @@ void define_Sub(OpDef& d) { binary(d, setupArith); d.grad = gradSub; }
 void define_Mul(OpDef& d) { binary(d, setupArith); d.grad = gradMul; }
 void define_Div(OpDef& d) { binary(d, setupArith); d.grad = gradDiv; }
 void define_Pow(OpDef& d) { binary(d, setupPow); d.grad = gradPow; }
-void define_Mod(OpDef& d) { binary(d, setupMod); }
+void define_Mod(OpDef& d) { binary(d, setupMod); d.grad = gradMod; }
 void define_And(OpDef& d) { binary(d, setupLogical); }
 void define_Or(OpDef& d) { binary(d, setupLogical); }
 void define_Xor(OpDef& d) { binary(d, setupLogical); }
@@ -291,17 +432,17 @@ void define_Greater(OpDef& d) { binary(d, setupCompare); }
 void define_GreaterOrEqual(OpDef& d) { binary(d, setupCompare); }
 void define_Less(OpDef& d) { binary(d, setupCompare); }
 void define_LessOrEqual(OpDef& d) { binary(d, setupCompare); }
-void define_GcAtan2(OpDef& d) { binary(d, setupFloatBinary); }
-void define_GcFmod(OpDef& d) { binary(d, setupArith); }
-void define_GcRemainder(OpDef& d) { binary(d, setupArith); }
-void define_Max(OpDef& d) { variadic(d); }
-void define_Min(OpDef& d) { variadic(d); }
-void define_Mean(OpDef& d) { variadic(d); }
+void define_GcAtan2(OpDef& d) { binary(d, setupFloatBinary); d.grad = gradAtan2; }
+void define_GcFmod(OpDef& d) { binary(d, setupArith); d.grad = gradFmod; }
+void define_GcRemainder(OpDef& d) { binary(d, setupArith); d.grad = gradRemainder; }
+void define_Max(OpDef& d) { variadic(d); d.grad = gradMaxMin; }
+void define_Min(OpDef& d) { variadic(d); d.grad = gradMaxMin; }
+void define_Mean(OpDef& d) { variadic(d); d.grad = gradMean; }
 void define_Sum(OpDef& d) { variadic(d); d.grad = gradSum; }
 void define_BitShift(OpDef& d) { binary(d, setupBitShift); }
 void define_Where(OpDef& d) { d.setup = setupWhere; d.grad = gradWhere; }
 void define_GcScale(OpDef& d) { unary(d, setupScale); d.grad = gradScale; }
-void define_GcScaledAdd(OpDef& d) {  d.setup = setupScaledAdd; }
+void define_GcScaledAdd(OpDef& d) { d.setup = setupScaledAdd; d.grad = gradScaledAdd; }
 // clang-format on
 
 }  // namespace popart

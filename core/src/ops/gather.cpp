@@ -125,29 +125,113 @@ void setupCompress(Op& op) {
 
 }  // namespace
 
+namespace {
+
+Tensor* zerosLike(GradCtx& c, const Tensor* t) {
+  return c.constant(0.0, t->info.dataType(), t->info.shape());
+}
+
+/// Compress along an axis (or of the flattened input): Gather with the constant indices of the
+/// kept elements, so GatherGrad places the gradient back.
+void gradCompress(GradCtx& c) {
+  const auto cond = c.op().requireInData(1, "the condition").toInt64();
+  const Shape& in = c.in(0)->info.shape();
+  const bool hasAxis = c.op().attrs.has("axis");
+  const int64_t axis = hasAxis ? normalizeAxis(c.op().attrs.getInt("axis"), static_cast<int64_t>(in.size())) : 0;
+  const int64_t n = hasAxis ? in[static_cast<size_t>(axis)] : c.in(0)->info.nelms();
+  std::vector<int64_t> kept;
+  for (int64_t i = 0; i < std::min<int64_t>(n, static_cast<int64_t>(cond.size())); ++i)
+    if (cond[static_cast<size_t>(i)] != 0) kept.push_back(i);
+  Attributes a;
+  a.set("axis", axis);
+  a.set("data_shape", hasAxis ? in : Shape{n});
+  Tensor* g = c.add1(OpKind::GatherGrad, {c.outGrad(0), c.constInts(kept)}, a);
+  c.setInGrad(0, c.reshape(g, in));
+}
+
+/// GatherElements: the gradient scatter-added at the indices.
+void gradGatherElements(GradCtx& c) {
+  Attributes a;
+  a.set("axis", c.op().attrs.getInt("axis", 0));
+  a.set("reduction", std::string("add"));
+  c.setInGrad(0, c.add1(OpKind::ScatterElements, {zerosLike(c, c.in(0)), c.in(1), c.outGrad(0)}, a, 16));
+}
+
+/// ScatterElements / Scatter: the data's gradient is dY with the overwritten positions zeroed
+/// (kept with reduction add); the updates' gradient is dY gathered at the indices.
+void gradScatterElements(GradCtx& c) {
+  const std::string red = c.op().attrs.getString("reduction", "none");
+  if (red != "none" && red != "add")
+    throw error("the gradient of a scatter with reduction '{}' is not supported (none and add only)", red);
+  Attributes axis;
+  axis.set("axis", c.op().attrs.getInt("axis", 0));
+  Tensor* g = c.outGrad(0);
+  if (c.needsInGrad(0))
+    c.setInGrad(0, red == "add" ? g : c.add1(OpKind::ScatterElements, {g, c.in(1), zerosLike(c, c.in(2))}, axis));
+  if (c.needsInGrad(2)) c.setInGrad(2, c.add1(OpKind::GatherElements, {g, c.in(1)}, axis));
+}
+
+/// GatherND (batch_dims 0): the gradient scatter-added at the indices.
+void gradGatherND(GradCtx& c) {
+  if (c.op().attrs.getInt("batch_dims", 0) != 0)
+    throw error("the gradient of GatherND with batch_dims {} is not supported (0 only)",
+                c.op().attrs.getInt("batch_dims", 0));
+  Attributes a;
+  a.set("reduction", std::string("add"));
+  c.setInGrad(0, c.add1(OpKind::ScatterND, {zerosLike(c, c.in(0)), c.in(1), c.outGrad(0)}, a, 16));
+}
+
+void gradScatterND(GradCtx& c) {
+  const std::string red = c.op().attrs.getString("reduction", "none");
+  if (red != "none" && red != "add")
+    throw error("the gradient of ScatterND with reduction '{}' is not supported (none and add only)", red);
+  Tensor* g = c.outGrad(0);
+  if (c.needsInGrad(0))
+    c.setInGrad(0, red == "add" ? g : c.add1(OpKind::ScatterND, {g, c.in(1), zerosLike(c, c.in(2))}));
+  if (c.needsInGrad(2)) c.setInGrad(2, c.add1(OpKind::GatherND, {g, c.in(1)}));
+}
+
+/// TopK: the values' gradient scatter-added at the indices output (the indices get none).
+void gradTopK(GradCtx& c) {
+  Tensor* g = c.outGrad(0);
+  if (!g) return;
+  Attributes a;
+  a.set("axis", c.op().attrs.getInt("axis", -1));
+  a.set("reduction", std::string("add"));
+  c.setInGrad(0, c.add1(OpKind::ScatterElements, {zerosLike(c, c.in(0)), c.out(1), g}, a, 16));
+}
+
+}  // namespace
+
 void define_Compress(OpDef& d) {
   d.setup = setupCompress;
   d.shapeInputsMask = 2;
+  d.grad = gradCompress;
 }
-
 void define_GatherElements(OpDef& d) {
   d.setup = setupGatherElements;
+  d.grad = gradGatherElements;
 }
 void define_ScatterElements(OpDef& d) {
   d.setup = setupScatterElements;
+  d.grad = gradScatterElements;
 }
 void define_Scatter(OpDef& d) {
   d.setup = setupScatterElements;
+  d.grad = gradScatterElements;
 }
 void define_GatherND(OpDef& d) {
   d.setup = setupGatherND;
+  d.grad = gradGatherND;
 }
 void define_ScatterND(OpDef& d) {
   d.setup = setupScatterND;
+  d.grad = gradScatterND;
 }
 void define_TopK(OpDef& d) {
   d.setup = setupTopK;
   d.shapeInputsMask = 2;
+  d.grad = gradTopK;
 }
 
 namespace {

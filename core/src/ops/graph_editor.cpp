@@ -51,6 +51,7 @@ std::vector<Tensor*> GraphEditor::add(OpKind kind, const std::vector<Tensor*>& i
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i]) op.connectInput(static_cast<int>(i), inputs[i]);
   }
+  added_.push_back(&op);
   std::vector<Tensor*> outs;
   for (int o = 0; o < numOutputs; ++o) {
     const TensorId id = graph_.uniqueTensorId(base + ":" + std::to_string(counter_++));
@@ -64,6 +65,55 @@ std::vector<Tensor*> GraphEditor::add(OpKind kind, const std::vector<Tensor*>& i
 
 Tensor* GraphEditor::add1(OpKind kind, const std::vector<Tensor*>& inputs, const Attributes& attrs, int opset) {
   return add(kind, inputs, attrs, 1, opset)[0];
+}
+
+std::vector<Tensor*> GraphEditor::backprop(size_t mark, const std::vector<std::pair<Tensor*, Tensor*>>& seeds,
+                                           const std::vector<Tensor*>& wrt) {
+  const std::vector<Op*> ops(added_.begin() + static_cast<std::ptrdiff_t>(mark), added_.end());
+  // Floating-point tensors the wrt tensors lead to (ops are in forward order).
+  std::set<const Tensor*> reached(wrt.begin(), wrt.end());
+  for (Op* op : ops) {
+    bool fromWrt = false;
+    for (Tensor* t : op->inputs()) fromWrt = fromWrt || (t && reached.count(t));
+    if (!fromWrt) continue;
+    for (Tensor* t : op->outputs()) {
+      if (t && ops::isFloatType(t->info.dataType())) reached.insert(t);
+    }
+  }
+  std::map<const Tensor*, std::vector<Tensor*>> contribs;
+  for (const auto& s : seeds) {
+    if (s.first && s.second) contribs[s.first].push_back(s.second);
+  }
+  auto total = [&](const Tensor* t) -> Tensor* {
+    auto it = contribs.find(t);
+    if (it == contribs.end() || it->second.empty()) return nullptr;
+    if (it->second.size() > 1) it->second = {add1(OpKind::Sum, it->second)};
+    return it->second[0];
+  };
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+    Op* op = *it;
+    std::vector<bool> needs;
+    bool anyNeeded = false;
+    for (int i = 0; i < op->numInputs(); ++i) {
+      needs.push_back(op->hasInput(i) && reached.count(op->input(i)) != 0);
+      anyNeeded = anyNeeded || needs.back();
+    }
+    if (!anyNeeded) continue;
+    std::vector<Tensor*> outGrads;
+    bool anyOut = false;
+    for (int o = 0; o < op->numOutputs(); ++o) {
+      outGrads.push_back(op->hasOutput(o) ? total(op->output(o)) : nullptr);
+      anyOut = anyOut || outGrads.back();
+    }
+    if (!anyOut) continue;
+    if (!op->def().grad) throw internal_error("the decomposition uses {}, which has no grad rule", op->describe());
+    GradCtx ctx(graph_, *op, outGrads, needs);
+    op->def().grad(ctx);
+    for (const auto& kv : ctx.inGrads()) contribs[op->input(kv.first)].push_back(kv.second);
+  }
+  std::vector<Tensor*> result;
+  for (Tensor* t : wrt) result.push_back(t ? total(t) : nullptr);
+  return result;
 }
 
 TensorData filledGradData(double value, const TensorInfo& info) {

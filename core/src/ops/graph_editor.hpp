@@ -36,6 +36,16 @@ class GraphEditor {
   /// `g` reshaped (a view) to `shape`.
   Tensor* reshape(Tensor* g, const Shape& shape);
   Graph& graph() { return graph_; }
+  /// The ops added so far, in order (a mark for backprop()).
+  size_t numAdded() const { return added_.size(); }
+
+  /// Reverse mode through the ops this editor added since `mark` (a forward computation composed
+  /// of ops with grad rules): `seeds` pairs tensors computed there with their gradients
+  /// (nullptr gradients are skipped); returns the gradient of each `wrt` tensor (nullptr where
+  /// none reaches it). Grad rules of ops without a cheaper form use it to differentiate their
+  /// decomposition (RNN / LSTM / GRU unrolled, If / Loop / Scan inlined).
+  std::vector<Tensor*> backprop(size_t mark, const std::vector<std::pair<Tensor*, Tensor*>>& seeds,
+                                const std::vector<Tensor*>& wrt);
 
  protected:
   /// Placement annotations (virtualGraph, pipelineStage) every added op gets.
@@ -45,6 +55,7 @@ class GraphEditor {
   Graph& graph_;
   std::string prefix_;
   int counter_ = 0;
+  std::vector<Op*> added_;
 };
 
 class GradCtx : public GraphEditor {
@@ -56,7 +67,8 @@ class GradCtx : public GraphEditor {
   Tensor* out(int i) const { return op_.output(i); }
   /// The gradient of output i (nullptr when that output does not lead to the loss).
   Tensor* outGrad(int i) const;
-  /// Whether input i needs a gradient (a trainable weight leads to it).
+  /// Whether input i needs a gradient (it is, or is reached from, a trainable weight or a tensor
+  /// whose gradient is anchored).
   bool needsInGrad(int i) const;
   /// The gradient of input i (autodiff sums several contributions). Ignored when not needed.
   void setInGrad(int i, Tensor* g);

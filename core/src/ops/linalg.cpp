@@ -5,6 +5,7 @@
 #include <map>
 
 #include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/linalg_params.hpp"
 #include "ops/op_util.hpp"
 
@@ -203,14 +204,92 @@ void setupDet(Op& op) {
   setOutput(op, 0, op.inType(0), Shape(x.begin(), x.end() - 2));
 }
 
+/// (dY [...], A [..., M, M]) -> dA = dY * the cofactor matrix of A.
+void setupDetGrad(Op& op) {
+  requireFloat(op, 0);
+  requireSameType(op, 0, 1);
+  const Shape& a = op.inShape(1);
+  if (a.size() < 2 || op.inShape(0) != Shape(a.begin(), a.end() - 2))
+    throw error("the gradient {} does not match the matrices {}", op.inShape(0), a);
+  setOutput(op, 0, op.inInfo(1));
+}
+
+/// Einsum: dA_k = Einsum(dY and the other operands -> A_k's subscripts); labels that only A_k
+/// has (summed away) are broadcast back with Expand. Equations with "..." or a subscript repeated
+/// within one operand (diagonals) are refused.
+void gradEinsum(GradCtx& c) {
+  std::string eq;
+  for (char ch : c.op().attrs.getString("equation"))
+    if (!std::isspace(static_cast<unsigned char>(ch))) eq.push_back(ch);
+  if (eq.find('.') != std::string::npos)
+    throw error("the gradient of Einsum '{}' is not supported: the equation has an ellipsis", eq);
+  const size_t arrow = eq.find("->");
+  const std::string lhs = eq.substr(0, arrow);
+  std::vector<std::string> terms{""};
+  for (char ch : lhs) {
+    if (ch == ',')
+      terms.emplace_back();
+    else
+      terms.back().push_back(ch);
+  }
+  std::string rhs;
+  if (arrow != std::string::npos) {
+    rhs = eq.substr(arrow + 2);
+  } else {  // implicit output: the letters used once, in alphabetical order
+    std::map<char, int> count;
+    for (char ch : lhs)
+      if (ch != ',') ++count[ch];
+    for (const auto& kv : count)
+      if (kv.second == 1) rhs.push_back(kv.first);
+  }
+  for (const std::string& t : terms) {
+    for (size_t i = 0; i < t.size(); ++i)
+      if (t.find(t[i], i + 1) != std::string::npos)
+        throw error("the gradient of Einsum '{}' is not supported: '{}' repeats a subscript", eq, t);
+  }
+  for (size_t k = 0; k < terms.size(); ++k) {
+    if (!c.needsInGrad(static_cast<int>(k))) continue;
+    std::string others = rhs, sub = rhs;
+    std::vector<Tensor*> ins{c.outGrad(0)};
+    for (size_t j = 0; j < terms.size(); ++j) {
+      if (j == k) continue;
+      others += terms[j];
+      sub += "," + terms[j];
+      ins.push_back(c.in(static_cast<int>(j)));
+    }
+    std::string target;
+    Shape kept;
+    const Shape& shape = c.in(static_cast<int>(k))->info.shape();
+    for (size_t i = 0; i < terms[k].size(); ++i) {
+      const bool has = others.find(terms[k][i]) != std::string::npos;
+      if (has) target.push_back(terms[k][i]);
+      kept.push_back(has ? shape[i] : 1);
+    }
+    Attributes a;
+    a.set("equation", sub + "->" + target);
+    Tensor* g = c.add1(OpKind::Einsum, ins, a);
+    if (target != terms[k]) g = c.add1(OpKind::Expand, {c.reshape(g, kept), c.constInts(shape)});
+    c.setInGrad(static_cast<int>(k), g);
+  }
+}
+
+void gradDet(GradCtx& c) {
+  c.setInGrad(0, c.add1(OpKind::DetGrad, {c.outGrad(0), c.in(0)}));
+}
+
 }  // namespace
 }  // namespace ops
 
 void define_Einsum(OpDef& d) {
   d.setup = ops::setupEinsum;
+  d.grad = ops::gradEinsum;
 }
 void define_Det(OpDef& d) {
   d.setup = ops::setupDet;
+  d.grad = ops::gradDet;
+}
+void define_DetGrad(OpDef& d) {
+  d.setup = ops::setupDetGrad;
 }
 
 }  // namespace popart

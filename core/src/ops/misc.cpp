@@ -1,6 +1,7 @@
 // Miscellaneous ops: LRN, ReverseSequence, MaxUnpool, Unique.
 #include "common/tensor_data.hpp"
 #include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/misc_params.hpp"
 #include "ops/op_util.hpp"
 
@@ -108,15 +109,79 @@ void setupUnique(Op& op) {
 }  // namespace
 }  // namespace ops
 
+namespace {
+
+/// ReverseSequence is its own adjoint.
+void gradReverseSequence(GradCtx& c) {
+  c.setInGrad(0, c.add1(OpKind::ReverseSequence, {c.outGrad(0), c.in(1)}, c.op().attrs));
+}
+
+/// MaxUnpool: each X element's gradient is dY at its index (dY padded back to the inferred
+/// shape when output_shape cropped it: cropped elements get 0).
+void gradMaxUnpool(GradCtx& c) {
+  const Shape inferred = ops::maxUnpoolInferredShape(c.op());
+  const Shape& out = c.out(0)->info.shape();
+  Tensor* g = c.outGrad(0);
+  if (out != inferred) {
+    std::vector<int64_t> pads(2 * out.size(), 0);
+    for (size_t d = 0; d < out.size(); ++d) pads[out.size() + d] = inferred[d] - out[d];
+    g = c.add1(OpKind::Pad, {g, c.constInts(pads)});
+  }
+  Attributes a;
+  a.set("axis", int64_t(0));
+  const int64_t n = TensorInfo(DataType::FLOAT, inferred).nelms();
+  c.setInGrad(0, c.add1(OpKind::Gather, {c.reshape(g, {n}), c.in(1)}, a));
+}
+
+/// The sum over channels c - before .. c + after of t (zeros outside), from Pad and Slices.
+Tensor* channelWindowSum(GradCtx& c, Tensor* t, int64_t before, int64_t after) {
+  const Shape& s = t->info.shape();
+  const int64_t C = s[1];
+  std::vector<int64_t> pads(2 * s.size(), 0);
+  pads[1] = before;
+  pads[s.size() + 1] = after;
+  Tensor* p = (before || after) ? c.add1(OpKind::Pad, {t, c.constInts(pads)}) : t;
+  std::vector<Tensor*> parts;
+  for (int64_t k = 0; k <= before + after; ++k)
+    parts.push_back(c.add1(OpKind::Slice, {p, c.constInts({k}), c.constInts({k + C}), c.constInts({1})}));
+  return parts.size() == 1 ? parts[0] : c.add1(OpKind::Sum, parts);
+}
+
+/// LRN: y = x d^-beta with d = bias + alpha / size * (window sum of x^2); composed of forward ops:
+/// dx = g d^-beta - 2 alpha beta / size * x * (transposed window sum of g x d^(-beta - 1)).
+void gradLRN(GradCtx& c) {
+  const int64_t size = c.op().attrs.getInt("size");
+  const double alpha = c.op().attrs.getFloat("alpha", 1e-4f), beta = c.op().attrs.getFloat("beta", 0.75f),
+               bias = c.op().attrs.getFloat("bias", 1.0f);
+  const int64_t below = (size - 1) / 2, above = size - 1 - below;
+  Tensor* x = c.in(0);
+  const DataType t = x->info.dataType();
+  auto k = [&](double v) { return c.constant(v, t); };
+  Tensor* sq = channelWindowSum(c, c.add1(OpKind::Mul, {x, x}), below, above);
+  Tensor* d = c.add1(OpKind::Add, {k(bias), c.add1(OpKind::Mul, {k(alpha / static_cast<double>(size)), sq})});
+  Tensor* dpow = c.add1(OpKind::Pow, {d, k(-beta)});
+  Tensor* g = c.outGrad(0);
+  Tensor* tt = c.add1(OpKind::Div, {c.add1(OpKind::Mul, {c.add1(OpKind::Mul, {g, x}), dpow}), d});
+  Tensor* s = channelWindowSum(c, tt, above, below);
+  Tensor* second =
+      c.add1(OpKind::Mul, {k(2.0 * alpha * beta / static_cast<double>(size)), c.add1(OpKind::Mul, {x, s})});
+  c.setInGrad(0, c.add1(OpKind::Sub, {c.add1(OpKind::Mul, {g, dpow}), second}));
+}
+
+}  // namespace
+
 void define_LRN(OpDef& d) {
   d.setup = ops::setupLRN;
+  d.grad = gradLRN;
 }
 void define_ReverseSequence(OpDef& d) {
   d.setup = ops::setupReverseSequence;
+  d.grad = gradReverseSequence;
 }
 void define_MaxUnpool(OpDef& d) {
   d.setup = ops::setupMaxUnpool;
   d.shapeInputsMask = 4;
+  d.grad = gradMaxUnpool;
 }
 void define_Unique(OpDef& d) {
   d.setup = ops::setupUnique;

@@ -167,8 +167,41 @@ void define_BatchNormalization(OpDef& d) {
   d.setup = setupBatchNorm;
   d.grad = gradBatchNorm;
 }
+namespace {
+
+/// InstanceNormalization recomputed from forward ops (mean and biased variance over the spatial
+/// dimensions) and differentiated by backprop: dX, dScale, dB.
+void gradInstanceNorm(GradCtx& c) {
+  const Shape& x = c.in(0)->info.shape();
+  const DataType t = c.in(0)->info.dataType();
+  std::vector<int64_t> axes;
+  for (size_t d = 2; d < x.size(); ++d) axes.push_back(static_cast<int64_t>(d));
+  Shape perChannel(x.size(), 1);
+  perChannel[1] = x[1];
+  const size_t mark = c.numAdded();
+  Attributes mean;
+  mean.set("axes", axes);
+  mean.set("keepdims", int64_t(1));
+  Tensor* centred = c.add1(OpKind::Sub, {c.in(0), c.add1(OpKind::ReduceMean, {c.in(0)}, mean)});
+  Tensor* var = c.add1(OpKind::ReduceMean, {c.add1(OpKind::Mul, {centred, centred})}, mean);
+  Tensor* sd =
+      c.add1(OpKind::Sqrt, {c.add1(OpKind::Add, {var, c.constant(c.op().attrs.getFloat("epsilon", 1e-5f), t)})});
+  Tensor* y =
+      c.add1(OpKind::Add, {c.add1(OpKind::Mul, {c.add1(OpKind::Div, {centred, sd}), c.reshape(c.in(1), perChannel)}),
+                           c.reshape(c.in(2), perChannel)});
+  std::vector<Tensor*> wrt;
+  for (int i = 0; i < 3; ++i) wrt.push_back(c.needsInGrad(i) ? c.in(i) : nullptr);
+  const std::vector<Tensor*> g = c.backprop(mark, {{y, c.outGrad(0)}}, wrt);
+  for (int i = 0; i < 3; ++i) {
+    if (g[static_cast<size_t>(i)]) c.setInGrad(i, g[static_cast<size_t>(i)]);
+  }
+}
+
+}  // namespace
+
 void define_InstanceNormalization(OpDef& d) {
   d.setup = setupInstanceNorm;
+  d.grad = gradInstanceNorm;
 }
 void define_LayerNormalization(OpDef& d) {
   d.setup = setupLayerNorm;

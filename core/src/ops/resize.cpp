@@ -2,14 +2,49 @@
 #include <cmath>
 
 #include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 #include "ops/resize_params.hpp"
 
 namespace popart {
 namespace ops {
 
+namespace {
+
+TensorData doubles(const std::vector<double>& v) {
+  return TensorData(TensorInfo(DataType::DOUBLE, {static_cast<int64_t>(v.size())}), v.data());
+}
+
+}  // namespace
+
+Attributes resizeGradAttrs(const ResizeParams& p, const Shape& xShape) {
+  Attributes a;
+  a.set("x_shape", xShape);
+  a.set("scales", doubles(p.scales));
+  a.set("roi_start", doubles(p.roiStart));
+  a.set("roi_end", doubles(p.roiEnd));
+  a.set("mode", p.mode);
+  a.set("coordinate_transformation_mode", p.coordMode);
+  a.set("nearest_mode", p.nearestMode);
+  a.set("cubic_coeff_a", doubles({p.cubicA}));
+  a.set("exclude_outside", int64_t(p.excludeOutside ? 1 : 0));
+  return a;
+}
+
 ResizeParams resizeParams(const Op& op) {
   ResizeParams p;
+  if (op.kind() == OpKind::ResizeGrad) {
+    p.scales = op.attrs.getTensor("scales").toDouble();
+    p.roiStart = op.attrs.getTensor("roi_start").toDouble();
+    p.roiEnd = op.attrs.getTensor("roi_end").toDouble();
+    p.mode = op.attrs.getString("mode");
+    p.coordMode = op.attrs.getString("coordinate_transformation_mode");
+    p.nearestMode = op.attrs.getString("nearest_mode");
+    p.cubicA = op.attrs.getTensor("cubic_coeff_a").toDouble().at(0);
+    p.excludeOutside = op.attrs.getInt("exclude_outside") != 0;
+    p.outShape = op.inShape(0);
+    return p;
+  }
   const Shape& in = op.inShape(0);
   const size_t r = in.size();
   const bool upsample = op.kind() == OpKind::Upsample;
@@ -91,15 +126,37 @@ void setupResize(Op& op) {
   ops::setOutput(op, 0, op.inType(0), ops::resizeParams(op).outShape);
 }
 
+void setupResizeGrad(Op& op) {
+  ops::requireFloat(op, 0);
+  const Shape x = op.attrs.getInts("x_shape");
+  const ops::ResizeParams p = ops::resizeParams(op);
+  if (x.size() != p.outShape.size() || p.scales.size() != x.size())
+    throw error("the gradient {} does not match the input shape {}", p.outShape, x);
+  ops::setOutput(op, 0, op.inType(0), x);
+}
+
+/// Resize / Upsample are linear in X: dX is dY spread back through the same taps (ResizeGrad);
+/// the roi / scales / sizes inputs get none.
+void gradResize(GradCtx& c) {
+  if (!ops::isFloatType(c.in(0)->info.dataType())) return;
+  const ops::ResizeParams p = ops::resizeParams(c.op());
+  c.setInGrad(0, c.add1(OpKind::ResizeGrad, {c.outGrad(0)}, ops::resizeGradAttrs(p, c.in(0)->info.shape())));
+}
+
 }  // namespace
 
 void define_Resize(OpDef& d) {
   d.setup = setupResize;
   d.shapeInputsMask = 0xe;
+  d.grad = gradResize;
 }
 void define_Upsample(OpDef& d) {
   d.setup = setupResize;
   d.shapeInputsMask = 2;
+  d.grad = gradResize;
+}
+void define_ResizeGrad(OpDef& d) {
+  d.setup = setupResizeGrad;
 }
 
 }  // namespace popart

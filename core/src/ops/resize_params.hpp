@@ -23,8 +23,11 @@ struct ResizeParams {
   double extrapolation = 0.0;
 };
 
-/// Reads Resize (opsets 10, 11, 13+) or Upsample (7, 9) attributes and inputs.
+/// Reads Resize (opsets 10, 11, 13+) or Upsample (7, 9) attributes and inputs, or the resolved
+/// parameters a ResizeGrad op carries (resizeGradAttrs) with its input (dY) as the output shape.
 ResizeParams resizeParams(const Op& op);
+/// The parameters as ResizeGrad's attributes (x_shape is the forward input's shape).
+Attributes resizeGradAttrs(const ResizeParams& p, const Shape& xShape);
 
 }  // namespace ops
 }  // namespace popart

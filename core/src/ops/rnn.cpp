@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 #include "ops/rnn_params.hpp"
 
@@ -167,20 +168,234 @@ RnnParams rnnParams(const Op& op, RnnCell cell) {
 
 namespace {
 
-void rnnDef(OpDef& d, void (*setup)(Op&)) {
+using ops::RnnActivation;
+using ops::RnnCell;
+using ops::RnnParams;
+
+/// The recurrence unrolled into forward ops (MatMul, Slice, the activations, ...), each with its
+/// grad rule, so that GraphEditor::backprop differentiates it; the same arithmetic as the CPU
+/// kernel (backends/cpu/kernels/rnn.cpp).
+class Unrolled {
+ public:
+  Unrolled(GradCtx& c, const RnnParams& p) : c_(c), p_(p), t_(c.in(0)->info.dataType()) {}
+
+  Tensor* k(double v) { return c_.constant(v, t_); }
+  Tensor* slice(Tensor* x, int64_t axis, int64_t b, int64_t e) {
+    return c_.add1(OpKind::Slice, {x, c_.constInts({b}), c_.constInts({e}), c_.constInts({axis})});
+  }
+  Tensor* add(Tensor* a, Tensor* b) { return c_.add1(OpKind::Add, {a, b}); }
+  Tensor* mul(Tensor* a, Tensor* b) { return c_.add1(OpKind::Mul, {a, b}); }
+  Tensor* transpose(Tensor* x, const std::vector<int64_t>& perm) {
+    Attributes a;
+    a.set("perm", perm);
+    return c_.add1(OpKind::Transpose, {x}, a);
+  }
+  Tensor* concat(const std::vector<Tensor*>& parts, int64_t axis) {
+    Attributes a;
+    a.set("axis", axis);
+    return parts.size() == 1 ? parts[0] : c_.add1(OpKind::Concat, parts, a);
+  }
+  Tensor* clip(Tensor* x) {
+    return p_.hasClip ? c_.add1(OpKind::Clip, {x, k(-static_cast<double>(p_.clip)), k(p_.clip)}) : x;
+  }
+  Tensor* act(const RnnActivation& a, Tensor* x) {
+    using K = RnnActivation::Kind;
+    Attributes at;
+    switch (a.kind) {
+      case K::Relu:
+        return c_.add1(OpKind::Relu, {x});
+      case K::Tanh:
+        return c_.add1(OpKind::Tanh, {x});
+      case K::Sigmoid:
+        return c_.add1(OpKind::Sigmoid, {x});
+      case K::Affine:
+        return add(mul(k(a.alpha), x), k(a.beta));
+      case K::LeakyRelu:
+        at.set("alpha", a.alpha);
+        return c_.add1(OpKind::LeakyRelu, {x}, at);
+      case K::ThresholdedRelu:
+        at.set("alpha", a.alpha);
+        return c_.add1(OpKind::ThresholdedRelu, {x}, at);
+      case K::ScaledTanh:
+        return mul(k(a.alpha), c_.add1(OpKind::Tanh, {mul(k(a.beta), x)}));
+      case K::HardSigmoid:
+        at.set("alpha", a.alpha);
+        at.set("beta", a.beta);
+        return c_.add1(OpKind::HardSigmoid, {x}, at);
+      case K::Elu:
+        at.set("alpha", a.alpha);
+        return c_.add1(OpKind::Elu, {x}, at);
+      case K::Softsign:
+        return c_.add1(OpKind::Softsign, {x});
+      case K::Softplus:
+        return c_.add1(OpKind::Softplus, {x});
+    }
+    return x;
+  }
+  /// Direction d of a [D, ...] (layout 0) or [N, D, ...] (layout 1 states) tensor, as `shape`.
+  Tensor* dir(Tensor* x, int64_t axis, int64_t d, const Shape& shape) {
+    return c_.reshape(slice(x, axis, d, d + 1), shape);
+  }
+
+  /// Y, Y_h, Y_c (nullptr for a cell without it) recomputed from the op's inputs.
+  std::vector<Tensor*> run() {
+    const Op& op = c_.op();
+    const int64_t S = p_.seq, N = p_.batch, I = p_.input, H = p_.hidden, GH = p_.gates * H, D = p_.dirs;
+    const bool lstm = p_.cell == RnnCell::Lstm, gru = p_.cell == RnnCell::Gru;
+    const int64_t stateAxis = p_.layout == 0 ? 0 : 1;
+    Tensor* X = p_.layout == 0 ? c_.in(0) : transpose(c_.in(0), {1, 0, 2});  // [S, N, I]
+    std::vector<Tensor*> ys, yhs, ycs;
+    for (int64_t d = 0; d < D; ++d) {
+      const bool rev = D == 2 ? d == 1 : p_.reverse;
+      const RnnActivation* a = &p_.acts[static_cast<size_t>(d * p_.actsPerDir)];
+      const RnnActivation& f = a[0];
+      const RnnActivation& g = p_.actsPerDir > 1 ? a[1] : a[0];
+      const RnnActivation& hAct = p_.actsPerDir > 2 ? a[2] : a[0];
+      Tensor* xproj = c_.add1(OpKind::MatMul, {X, transpose(dir(c_.in(1), 0, d, {GH, I}), {1, 0})});  // [S, N, GH]
+      Tensor* Rd = dir(c_.in(2), 0, d, {GH, H});
+      Tensor* Bd = op.hasInput(3) ? dir(c_.in(3), 0, d, {2 * GH}) : nullptr;
+      std::vector<Tensor*> xg, rT;
+      Tensor* rbH = nullptr;  // GRU with linear_before_reset: Rb of the h gate, inside r * (...)
+      for (int64_t j = 0; j < p_.gates; ++j) {
+        Tensor* x = slice(xproj, 2, j * H, (j + 1) * H);
+        if (Bd) {
+          x = add(x, slice(Bd, 0, j * H, (j + 1) * H));
+          Tensor* rb = slice(Bd, 0, GH + j * H, GH + (j + 1) * H);
+          if (gru && p_.linearBeforeReset && j == 2)
+            rbH = rb;
+          else
+            x = add(x, rb);
+        }
+        xg.push_back(x);
+        rT.push_back(transpose(slice(Rd, 0, j * H, (j + 1) * H), {1, 0}));
+      }
+      Tensor* h = op.hasInput(5) ? dir(c_.in(5), stateAxis, d, {N, H}) : c_.constant(0.0, t_, {N, H});
+      Tensor* cs =
+          lstm ? (op.hasInput(6) ? dir(c_.in(6), stateAxis, d, {N, H}) : c_.constant(0.0, t_, {N, H})) : nullptr;
+      Tensor* Pd = lstm && op.hasInput(7) ? dir(c_.in(7), 0, d, {3 * H}) : nullptr;
+      auto peep = [&](int64_t j) { return slice(Pd, 0, j * H, (j + 1) * H); };
+      std::vector<Tensor*> hs(static_cast<size_t>(S));
+      for (int64_t step = 0; step < S; ++step) {
+        const int64_t t = rev ? S - 1 - step : step;
+        auto x = [&](int64_t j) { return c_.reshape(slice(xg[static_cast<size_t>(j)], 0, t, t + 1), {N, H}); };
+        auto hr = [&](int64_t j, Tensor* state) {
+          return c_.add1(OpKind::MatMul, {state, rT[static_cast<size_t>(j)]});
+        };
+        if (p_.cell == RnnCell::Rnn) {
+          h = act(f, clip(add(x(0), hr(0, h))));
+        } else if (lstm) {  // gates i, o, f, c; peepholes i, o, f
+          Tensor* ip = add(x(0), hr(0, h));
+          if (Pd) ip = add(ip, mul(peep(0), cs));
+          Tensor* iv = act(f, clip(ip));
+          Tensor* fv;
+          if (p_.inputForget) {
+            fv = c_.add1(OpKind::Sub, {k(1.0), iv});
+          } else {
+            Tensor* fp = add(x(2), hr(2, h));
+            if (Pd) fp = add(fp, mul(peep(2), cs));
+            fv = act(f, clip(fp));
+          }
+          Tensor* cv = act(g, clip(add(x(3), hr(3, h))));
+          cs = add(mul(fv, cs), mul(iv, cv));
+          Tensor* op_ = add(x(1), hr(1, h));
+          if (Pd) op_ = add(op_, mul(peep(1), cs));
+          h = mul(act(f, clip(op_)), act(hAct, cs));
+        } else {  // GRU: gates z, r, h
+          Tensor* z = act(f, clip(add(x(0), hr(0, h))));
+          Tensor* r = act(f, clip(add(x(1), hr(1, h))));
+          Tensor* cand;
+          if (p_.linearBeforeReset) {
+            Tensor* lin = hr(2, h);
+            if (rbH) lin = add(lin, rbH);
+            cand = act(g, clip(add(x(2), mul(r, lin))));
+          } else {
+            cand = act(g, clip(add(x(2), hr(2, mul(r, h)))));
+          }
+          h = add(mul(c_.add1(OpKind::Sub, {k(1.0), z}), cand), mul(z, h));
+        }
+        hs[static_cast<size_t>(t)] = c_.reshape(h, {1, 1, N, H});
+      }
+      ys.push_back(concat(hs, 0));  // [S, 1, N, H]
+      yhs.push_back(c_.reshape(h, {1, N, H}));
+      if (lstm) ycs.push_back(c_.reshape(cs, {1, N, H}));
+    }
+    Tensor* Y = concat(ys, 1);
+    Tensor* Yh = concat(yhs, 0);
+    Tensor* Yc = lstm ? concat(ycs, 0) : nullptr;
+    if (p_.layout == 1) {
+      Y = transpose(Y, {2, 0, 1, 3});
+      Yh = transpose(Yh, {1, 0, 2});
+      if (Yc) Yc = transpose(Yc, {1, 0, 2});
+    }
+    return {Y, Yh, Yc};
+  }
+
+ private:
+  GradCtx& c_;
+  const RnnParams& p_;
+  DataType t_;
+};
+
+/// RNN / LSTM / GRU: the gradient of the unrolled recurrence (recomputed from the inputs) for X,
+/// W, R, B, initial_h, initial_c and P. sequence_lens must be constant and the full length.
+void gradRnnFamily(GradCtx& c, RnnCell cell) {
+  const Op& op = c.op();
+  const RnnParams p = ops::rnnParams(op, cell);
+  if (op.hasInput(4)) {
+    const TensorData* lens = op.inData(4);
+    if (!lens)
+      throw error("the gradient of {} with a computed sequence_lens is not supported (give it as a constant)",
+                  op.type());
+    for (int64_t v : lens->toInt64()) {
+      if (v != p.seq)
+        throw error("the gradient of {} with sequences shorter than {} (sequence_lens) is not supported", op.type(),
+                    p.seq);
+    }
+  }
+  const size_t mark = c.numAdded();
+  Unrolled u(c, p);
+  const std::vector<Tensor*> outs = u.run();
+  std::vector<std::pair<Tensor*, Tensor*>> seeds;
+  for (int o = 0; o < op.numOutputs(); ++o) {
+    if (op.hasOutput(o) && outs[static_cast<size_t>(o)]) seeds.emplace_back(outs[static_cast<size_t>(o)], c.outGrad(o));
+  }
+  const std::vector<int> wrtIndex{0, 1, 2, 3, 5, 6, 7};
+  std::vector<Tensor*> wrt;
+  for (int i : wrtIndex) wrt.push_back(c.needsInGrad(i) ? c.in(i) : nullptr);
+  const std::vector<Tensor*> grads = c.backprop(mark, seeds, wrt);
+  for (size_t j = 0; j < wrtIndex.size(); ++j) {
+    if (grads[j]) c.setInGrad(wrtIndex[j], grads[j]);
+  }
+}
+
+void gradRNN(GradCtx& c) {
+  gradRnnFamily(c, RnnCell::Rnn);
+}
+void gradLSTM(GradCtx& c) {
+  gradRnnFamily(c, RnnCell::Lstm);
+}
+void gradGRU(GradCtx& c) {
+  gradRnnFamily(c, RnnCell::Gru);
+}
+
+void rnnDef(OpDef& d, void (*setup)(Op&), void (*grad)(GradCtx&)) {
   d.setup = setup;
+  d.grad = grad;
 }
 
 }  // namespace
 
 void define_RNN(OpDef& d) {
-  rnnDef(d, [](Op& op) { ops::setupRnn(op, ops::RnnCell::Rnn); });
+  rnnDef(
+      d, [](Op& op) { ops::setupRnn(op, ops::RnnCell::Rnn); }, gradRNN);
 }
 void define_LSTM(OpDef& d) {
-  rnnDef(d, [](Op& op) { ops::setupRnn(op, ops::RnnCell::Lstm); });
+  rnnDef(
+      d, [](Op& op) { ops::setupRnn(op, ops::RnnCell::Lstm); }, gradLSTM);
 }
 void define_GRU(OpDef& d) {
-  rnnDef(d, [](Op& op) { ops::setupRnn(op, ops::RnnCell::Gru); });
+  rnnDef(
+      d, [](Op& op) { ops::setupRnn(op, ops::RnnCell::Gru); }, gradGRU);
 }
 
 }  // namespace popart

@@ -555,6 +555,33 @@ void gradPad(GradCtx& c) {
 /// Detach: no gradient flows back.
 void gradDetach(GradCtx&) {}
 
+/// Tile: the gradient seen as [r0, d0, r1, d1, ...] summed over the repeats.
+void gradTile(GradCtx& c) {
+  const Shape& in = c.in(0)->info.shape();
+  const auto reps = c.op().requireInData(1, "the repeats").toInt64();
+  if (c.out(0)->info.nelms() == 0) return;
+  Shape split;
+  std::vector<int64_t> axes;
+  for (size_t i = 0; i < in.size(); ++i) {
+    axes.push_back(static_cast<int64_t>(split.size()));
+    split.push_back(reps[i]);
+    split.push_back(in[i]);
+  }
+  Attributes a;
+  a.set("keepdims", int64_t(0));
+  Tensor* g = c.reshape(c.outGrad(0), split);
+  c.setInGrad(0, c.reshape(in.empty() ? g : c.add1(OpKind::ReduceSum, {g, c.constInts(axes)}, a), in));
+}
+
+/// Subsample: a strided slice from 0.
+void gradSubsample(GradCtx& c) {
+  Attributes a;
+  a.set("starts", std::vector<int64_t>(c.in(0)->info.shape().size(), 0));
+  a.set("steps", c.op().attrs.getInts("strides"));
+  a.set("x_shape", c.in(0)->info.shape());
+  c.setInGrad(0, c.add1(OpKind::SliceGrad, {c.outGrad(0)}, a));
+}
+
 }  // namespace
 
 void define_Identity(OpDef& d) { view(d, setupIdentity); d.grad = gradView; }
@@ -574,7 +601,7 @@ void define_Slice(OpDef& d) { d.setup = setupSlice; d.shapeInputsMask = 0x1e; d.
 void define_Expand(OpDef& d) {
  d.setup = setupExpand; d.shapeInputsMask = 2; d.grad = gradExpand;
 }
-void define_Tile(OpDef& d) {  d.setup = setupTile; d.shapeInputsMask = 2; }
+void define_Tile(OpDef& d) { d.setup = setupTile; d.shapeInputsMask = 2; d.grad = gradTile; }
 void define_Pad(OpDef& d) { d.setup = setupPad; d.shapeInputsMask = 6; d.grad = gradPad; }
 void define_ShapeOp(OpDef& d) { d.setup = setupShape; d.foldFromShapesOnly = true; }
 void define_Size(OpDef& d) { d.setup = setupSize; d.foldFromShapesOnly = true; }
@@ -586,7 +613,7 @@ void define_CastLike(OpDef& d) {
 void define_Constant(OpDef& d) { d.setup = setupConstant; }
 void define_ConstantOfShape(OpDef& d) { d.setup = setupConstantOfShape; d.shapeInputsMask = 1; }
 void define_Range(OpDef& d) { d.setup = setupRange; d.shapeInputsMask = 7; }
-void define_GcSubsample(OpDef& d) { d.setup = setupSubsample; }
+void define_GcSubsample(OpDef& d) { d.setup = setupSubsample; d.grad = gradSubsample; }
 // clang-format on
 
 }  // namespace popart

@@ -1,5 +1,6 @@
 // Tensor creation and rearrangement: EyeLike, Trilu, CumSum, DepthToSpace, SpaceToDepth, OneHot.
 #include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {
@@ -62,24 +63,101 @@ void setupOneHot(Op& op) {
 
 }  // namespace
 
+namespace {
+
+/// Trilu is linear: the gradient is the same triangle of dY.
+void gradTrilu(GradCtx& c) {
+  Attributes a;
+  a.set("upper", c.op().attrs.getInt("upper", 1));
+  c.setInGrad(0, c.add1(OpKind::Trilu, {c.outGrad(0), c.op().hasInput(1) ? c.in(1) : nullptr}, a, 14));
+}
+
+/// CumSum: the cumulative sum of dY in the other direction (exclusive stays exclusive).
+void gradCumSum(GradCtx& c) {
+  Attributes a;
+  a.set("exclusive", c.op().attrs.getInt("exclusive", 0));
+  a.set("reverse", int64_t(c.op().attrs.getInt("reverse", 0) != 0 ? 0 : 1));
+  c.setInGrad(0, c.add1(OpKind::CumSum, {c.outGrad(0), c.in(1)}, a));
+}
+
+/// An op that is X seen as `split` and permuted by `perm`: dY reshaped, permuted back, reshaped.
+void gradPermute(GradCtx& c, const Shape& split, const std::vector<int64_t>& perm) {
+  Shape permuted;
+  std::vector<int64_t> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    permuted.push_back(split[static_cast<size_t>(perm[i])]);
+    inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  }
+  Attributes a;
+  a.set("perm", inv);
+  Tensor* t = c.add1(OpKind::Transpose, {c.reshape(c.outGrad(0), permuted)}, a);
+  c.setInGrad(0, c.reshape(t, c.in(0)->info.shape()));
+}
+
+// The geometry of the CPU kernels (backends/cpu/kernels/tensor.cpp).
+void gradDepthToSpace(GradCtx& c) {
+  const Shape& x = c.in(0)->info.shape();
+  const int64_t b = c.op().attrs.getInt("blocksize"), N = x[0], C = x[1], H = x[2], W = x[3];
+  if (c.op().attrs.getString("mode", "DCR") == "DCR")
+    gradPermute(c, {N, b, b, C / (b * b), H, W}, {0, 3, 4, 1, 5, 2});
+  else
+    gradPermute(c, {N, C / (b * b), b, b, H, W}, {0, 1, 4, 2, 5, 3});
+}
+void gradSpaceToDepth(GradCtx& c) {
+  const Shape& x = c.in(0)->info.shape();
+  const int64_t b = c.op().attrs.getInt("blocksize"), N = x[0], C = x[1], H = x[2], W = x[3];
+  gradPermute(c, {N, C, H / b, b, W / b, b}, {0, 3, 5, 1, 2, 4});
+}
+
+/// OneHot(indices, depth, values = [off, on]): d on = sum(dY at the hot positions), d off = the
+/// rest of sum(dY). The indices and depth get none.
+void gradOneHot(GradCtx& c) {
+  if (!c.needsInGrad(2)) return;
+  Tensor* values = c.in(2);
+  const DataType t = values->info.dataType();
+  Tensor* g = c.outGrad(0);
+  const double zo[2] = {0.0, 1.0};
+  Tensor& zeroOne = c.graph().addTensor(c.graph().uniqueTensorId(c.op().name() + "/grad/zeroOne"), TensorKind::Const,
+                                        TensorInfo(t, {2}));
+  zeroOne.data = TensorData(TensorInfo(DataType::DOUBLE, {2}), zo).castTo(t);
+  Attributes axis;
+  axis.set("axis", c.op().attrs.getInt("axis", -1));
+  Tensor* hot = c.add1(OpKind::OneHot, {c.in(0), c.in(1), &zeroOne}, axis, 11);
+  Attributes flat;
+  flat.set("keepdims", int64_t(0));
+  Tensor* on = c.add1(OpKind::ReduceSum, {c.add1(OpKind::Mul, {g, hot})}, flat);
+  Tensor* all = c.add1(OpKind::ReduceSum, {g}, flat);
+  Tensor* off = c.add1(OpKind::Sub, {all, on});
+  Attributes cat;
+  cat.set("axis", int64_t(0));
+  c.setInGrad(2, c.add1(OpKind::Concat, {c.reshape(off, {1}), c.reshape(on, {1})}, cat));
+}
+
+}  // namespace
+
 void define_EyeLike(OpDef& d) {
   d.setup = setupEyeLike;
 }
 void define_Trilu(OpDef& d) {
   d.setup = setupTrilu;
+  d.grad = gradTrilu;
 }
 void define_CumSum(OpDef& d) {
   d.setup = setupCumSum;
+  d.grad = gradCumSum;
 }
 void define_DepthToSpace(OpDef& d) {
   d.setup = setupDepthToSpace;
+  d.grad = gradDepthToSpace;
 }
 void define_SpaceToDepth(OpDef& d) {
   d.setup = setupSpaceToDepth;
+  d.grad = gradSpaceToDepth;
 }
 void define_OneHot(OpDef& d) {
   d.setup = setupOneHot;
   d.shapeInputsMask = 2;
+  d.grad = gradOneHot;
 }
 
 }  // namespace popart

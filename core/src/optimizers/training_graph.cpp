@@ -412,12 +412,14 @@ void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) 
                 optimizer.getReplicatedGraphCount());
   const BackwardResult bwd = buildBackward(ir, loss, optimizer.lossScaling().val());
   Graph& g = ir.mainGraph();
+  // The anchored gradients carry the loss scaling too, as PopART's do.
+  if (!bwd.weightGrads.empty() || !bwd.anchoredGrads.empty()) makeLossScalingTensor(g, loss, optimizer);
   if (bwd.weightGrads.empty()) {
-    // PopART trains such a model too: the forward pass runs and nothing is updated.
+    // PopART trains such a model too: the forward pass (and any anchored gradient) runs and
+    // nothing is updated.
     logging::ir::warn("No trainable weight leads to the loss '{}': the session runs and updates nothing", loss);
     return;
   }
-  makeLossScalingTensor(g, loss, optimizer);
   std::map<TensorId, Tensor*> grads = bwd.weightGrads;
   addGradientClipping(g, optimizer, grads);
   UpdateBuilder b(g, optimizer);

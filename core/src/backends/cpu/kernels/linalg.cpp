@@ -153,6 +153,120 @@ KernelFn makeCpuKernel_Einsum(const Op& op, KernelContext& kc) {
   return dispatchNumeric(t, [&](auto tag) -> KernelFn { return einsumDirect<decltype(tag)>(plan, ins, y); });
 }
 
+namespace {
+
+/// The determinant of the n x n matrix `a` (destroyed) by LU with partial pivoting.
+double luDeterminant(double* a, int64_t n) {
+  double det = 1;
+  for (int64_t col = 0; col < n; ++col) {
+    int64_t piv = col;
+    for (int64_t r = col + 1; r < n; ++r) {
+      if (std::abs(a[r * n + col]) > std::abs(a[piv * n + col])) piv = r;
+    }
+    if (a[piv * n + col] == 0) return 0;
+    if (piv != col) {
+      for (int64_t j = 0; j < n; ++j) std::swap(a[piv * n + j], a[col * n + j]);
+      det = -det;
+    }
+    const double d = a[col * n + col];
+    det *= d;
+    for (int64_t r = col + 1; r < n; ++r) {
+      const double f = a[r * n + col] / d;
+      if (f == 0) continue;
+      for (int64_t j = col + 1; j < n; ++j) a[r * n + j] -= f * a[col * n + j];
+    }
+  }
+  return det;
+}
+
+/// The cofactor matrix of the n x n matrix `m` into `cof`: det * inverse^T by Gauss-Jordan when
+/// `m` is invertible, else the signed determinants of the minors (singular matrices have a
+/// non-zero cofactor matrix up to rank n - 1). `work` holds 3 n^2 doubles.
+void cofactors(const double* m, int64_t n, double* cof, double* work) {
+  double* aug = work;            // [n, 2n]: m | identity, reduced to identity | inverse
+  double* a = work + 2 * n * n;  // a minor
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      aug[i * 2 * n + j] = m[i * n + j];
+      aug[i * 2 * n + n + j] = i == j ? 1 : 0;
+    }
+  }
+  double det = 1;
+  bool singular = false;
+  for (int64_t col = 0; col < n && !singular; ++col) {
+    int64_t piv = col;
+    for (int64_t r = col + 1; r < n; ++r) {
+      if (std::abs(aug[r * 2 * n + col]) > std::abs(aug[piv * 2 * n + col])) piv = r;
+    }
+    const double p = aug[piv * 2 * n + col];
+    if (p == 0) {
+      singular = true;
+      break;
+    }
+    if (piv != col) {
+      for (int64_t j = 0; j < 2 * n; ++j) std::swap(aug[piv * 2 * n + j], aug[col * 2 * n + j]);
+      det = -det;
+    }
+    det *= p;
+    for (int64_t j = 0; j < 2 * n; ++j) aug[col * 2 * n + j] /= p;
+    for (int64_t r = 0; r < n; ++r) {
+      if (r == col) continue;
+      const double f = aug[r * 2 * n + col];
+      if (f == 0) continue;
+      for (int64_t j = 0; j < 2 * n; ++j) aug[r * 2 * n + j] -= f * aug[col * 2 * n + j];
+    }
+  }
+  if (!singular) {
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) cof[i * n + j] = det * aug[j * 2 * n + n + i];
+    }
+    return;
+  }
+  const int64_t k = n - 1;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t at = 0;
+      for (int64_t r = 0; r < n; ++r) {
+        if (r == i) continue;
+        for (int64_t q = 0; q < n; ++q) {
+          if (q != j) a[at++] = m[r * n + q];
+        }
+      }
+      const double minor = k == 0 ? 1.0 : luDeterminant(a, k);
+      cof[i * n + j] = ((i + j) % 2 ? -1.0 : 1.0) * minor;
+    }
+  }
+}
+
+}  // namespace
+
+/// dA = dY * cofactors(A), per matrix, in double.
+KernelFn makeCpuKernel_DetGrad(const Op& op, KernelContext& kc) {
+  const Shape& x = op.inShape(1);
+  const int64_t n = x.back();
+  const int64_t mats = op.inInfo(0).nelms();
+  kc.needScratch(checkedProduct({5, n, n, static_cast<int64_t>(sizeof(double))}));
+  const int gs = kc.in(0), as = kc.in(1), y = kc.out(0);
+  return dispatchFloat(op.inType(1), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* g = inPtr<T>(s, gs);
+      const T* in = inPtr<T>(s, as);
+      T* out = outPtr<T>(s, y);
+      double* m = reinterpret_cast<double*>(s.scratch);
+      double* cof = m + n * n;
+      double* work = cof + n * n;
+      for (int64_t k = 0; k < mats; ++k) {
+        for (int64_t i = 0; i < n * n; ++i) m[i] = static_cast<double>(static_cast<C>(in[k * n * n + i]));
+        cofactors(m, n, cof, work);
+        const double gk = static_cast<double>(static_cast<C>(g[k]));
+        for (int64_t i = 0; i < n * n; ++i) out[k * n * n + i] = static_cast<T>(static_cast<C>(gk * cof[i]));
+      }
+    };
+  });
+}
+
 KernelFn makeCpuKernel_Det(const Op& op, KernelContext& kc) {
   const Shape& x = op.inShape(0);
   const int64_t n = x.back();

@@ -161,6 +161,61 @@ KernelFn resizeKernel(const Op& op, KernelContext& kc) {
   });
 }
 
+/// dX: every dY element spread over its taps with their weights (the transpose of the forward
+/// interpolation); accumulated in double.
+KernelFn makeCpuKernel_ResizeGrad(const Op& op, KernelContext& kc) {
+  const ops::ResizeParams p = ops::resizeParams(op);
+  const Shape in = op.attrs.getInts("x_shape"), out = p.outShape;
+  const size_t r = in.size();
+  std::vector<AxisTaps> axes;
+  for (size_t a = 0; a < r; ++a) axes.push_back(axisTaps(p, a, in[a], out[a]));
+  const auto inStrides = rowMajorStrides(in);
+  const int64_t n = TensorInfo(op.inType(0), out).nelms(), nIn = TensorInfo(op.inType(0), in).nelms();
+  kc.needScratch(nIn * static_cast<int64_t>(sizeof(double)));
+  const int g = kc.in(0), dx = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* G = inPtr<T>(s, g);
+      T* DX = outPtr<T>(s, dx);
+      double* acc = reinterpret_cast<double*>(s.scratch);
+      std::fill(acc, acc + nIn, 0.0);
+      std::vector<int64_t> pos(r, 0);
+      std::vector<size_t> k(r, 0);
+      for (int64_t o = 0; o < n; ++o) {
+        bool outside = false;
+        for (size_t a = 0; a < r; ++a) outside = outside || axes[a].outside[static_cast<size_t>(pos[a])];
+        const double go = static_cast<double>(static_cast<C>(G[o]));
+        if (!outside) {
+          std::fill(k.begin(), k.end(), 0);
+          while (true) {
+            double w = 1;
+            int64_t off = 0;
+            for (size_t a = 0; a < r; ++a) {
+              const Tap& t = axes[a].taps[static_cast<size_t>(pos[a])][k[a]];
+              w *= t.weight;
+              off += t.index * inStrides[a];
+            }
+            acc[off] += w * go;
+            size_t a = r;
+            while (a-- > 0) {
+              if (++k[a] < axes[a].taps[static_cast<size_t>(pos[a])].size()) break;
+              k[a] = 0;
+            }
+            if (a == static_cast<size_t>(-1)) break;
+          }
+        }
+        for (size_t a = r; a-- > 0;) {
+          if (++pos[a] < out[a]) break;
+          pos[a] = 0;
+        }
+      }
+      for (int64_t i = 0; i < nIn; ++i) DX[i] = static_cast<T>(static_cast<C>(acc[i]));
+    };
+  });
+}
+
 KernelFn makeCpuKernel_Resize(const Op& op, KernelContext& kc) {
   return resizeKernel(op, kc);
 }
