@@ -9,6 +9,7 @@
 #include "popart/dataflow.hpp"
 #include "popart/devicemanager.hpp"
 #include "popart/error.hpp"
+#include "popart/op/init.hpp"
 #include "popart/op/loss.hpp"
 #include "popart/optimizer.hpp"
 #include "popart/patterns.hpp"
@@ -38,6 +39,7 @@ static_assert(count<BatchSerializationBatchSchedule>() == 4);
 static_assert(count<BatchSerializationTransformContext>() == 2);
 static_assert(count<BatchSerializationMethod>() == 3);
 static_assert(count<ReductionType>() == 3);
+static_assert(count<InitType>() == 2);
 static_assert(count<MeanReductionStrategy>() == 3);
 static_assert(count<ExchangeStrategy>() == 4);
 // Enums without a sentinel: their last value.
@@ -101,6 +103,7 @@ const std::vector<EnumInfo> kEnums{
     {"DeviceType", {"IpuModel", "Cpu", "Ipu", "OfflineIpu", "Sim"}, "The kind of a device."},
     {"DeviceConnectionType", {"Always", "OnDemand", "Never"}, "When a device is attached."},
     {"SyncPattern", {"Full", "SinglePipeline", "ReplicaAndLadder"}, "How IPUs synchronise."},
+    {"InitType", {"NoInit", "Zero"}, "How aiGraphcore.init fills its tensor."},
 };
 
 std::string lower(std::string s) {

@@ -1,5 +1,6 @@
 // Elementwise ops: unary math, binary arithmetic / comparison / logic with numpy broadcasting,
-// variadic Max/Min/Mean/Sum, Where, and Graphcore's Scale/ScaledAdd/Atan2/Fmod/...
+// variadic Max/Min/Mean/Sum, Where, and Graphcore's Scale/ScaledAdd/Atan2/Fmod/Remainder/Round/
+// NearbyInt/IncrementMod and bitwise ops.
 #include "ir/op_def.hpp"
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
@@ -153,6 +154,31 @@ void setupFloatBinary(Op& op) {
   setOutput(op, 0, op.inType(0), binaryShape(op));
 }
 
+/// Graphcore's bitwise ops take integer tensors (PopART: INT32 and UINT32; every integer type here).
+void requireInteger(const Op& op, int i) {
+  if (!isInteger(op.inType(i)))
+    throw error("input {} ('{}') must be an integer tensor, but it is {}", i, op.input(i)->id, op.inInfo(i).toString());
+}
+
+void setupBitwiseNot(Op& op) {
+  requireInteger(op, 0);
+  setupSameAsInput0(op);
+}
+
+void setupBitwiseBinary(Op& op) {
+  requireInteger(op, 0);
+  requireSameType(op, 0, 1);
+  setOutput(op, 0, op.inType(0), broadcastInputs(op, {0, 1}));
+}
+
+/// IncrementMod: y = fmod(x + increment, modulus), in x's type.
+void setupIncrementMod(Op& op) {
+  checkUnary(op, In::Numeric);
+  op.attrs.getFloat("increment");
+  if (op.attrs.getFloat("modulus") == 0.0f) throw error("modulus must not be 0");
+  setupSameAsInput0(op);
+}
+
 // ---------------------------------------------------------------- grad rules
 // dz of a broadcasting binary op is reduced back to each input's shape (GradCtx::reduceTo).
 
@@ -247,6 +273,23 @@ void gradErf(GradCtx& c) {
   c.setInGrad(0, c.add1(OpKind::Mul, {c.outGrad(0), c.add1(OpKind::Mul, {e, k})}));
 }
 
+/// Round, NearbyInt: piecewise constant, so the gradient is zero (PopART's UnaryZeroGrad).
+void gradZero(GradCtx& c) {
+  c.setInGrad(0, c.constant(0.0, c.in(0)->info.dataType(), c.in(0)->info.shape()));
+}
+
+/// Fmod and Remainder: y = a - q b with q = trunc(a / b) (Fmod) or floor(a / b) (Remainder), an
+/// integer that is constant between jumps, so da = g and db = -g q = -g (a - y) / b. (PopART
+/// gives only da; db is exact too wherever q does not jump.)
+void gradFmodLike(GradCtx& c) {
+  Tensor* g = c.outGrad(0);
+  if (c.needsInGrad(0)) c.setInGrad(0, c.reduceTo(g, c.in(0)->info.shape()));
+  if (c.needsInGrad(1)) {
+    Tensor* q = c.add1(OpKind::Div, {c.add1(OpKind::Sub, {c.in(0), c.out(0)}), c.in(1)});
+    c.setInGrad(1, c.reduceTo(c.add1(OpKind::Neg, {c.add1(OpKind::Mul, {g, q})}), c.in(1)->info.shape()));
+  }
+}
+
 }  // namespace
 
 // clang-format off
@@ -256,8 +299,16 @@ UNARY(Atan, Float) UNARY(Atanh, Float) UNARY(Ceil, Float) UNARY(Cos, Float) UNAR
 UNARY(Floor, Float)
 UNARY(Not, Bool) UNARY(Reciprocal, Float) UNARY(Round, Float) UNARY(Sign, Numeric) UNARY(Sin, Float)
 UNARY(Sinh, Float) UNARY(Tan, Float)
-UNARY(GcExpm1, Float) UNARY(GcLog1p, Float) UNARY(GcRound, Float)
+UNARY(GcExpm1, Float) UNARY(GcLog1p, Float)
 #undef UNARY
+void define_GcRound(OpDef& d) { unary(d, setupUnary<In::Float>); d.grad = gradZero; }
+void define_GcNearbyInt(OpDef& d) { unary(d, setupUnary<In::Float>); d.grad = gradZero; }
+void define_GcIncrementMod(OpDef& d) { unary(d, setupIncrementMod); }
+void define_GcBitwiseNot(OpDef& d) { unary(d, setupBitwiseNot); }
+void define_GcBitwiseAnd(OpDef& d) { binary(d, setupBitwiseBinary); }
+void define_GcBitwiseOr(OpDef& d) { binary(d, setupBitwiseBinary); }
+void define_GcBitwiseXor(OpDef& d) { binary(d, setupBitwiseBinary); }
+void define_GcBitwiseXnor(OpDef& d) { binary(d, setupBitwiseBinary); }
 void define_IsNaN(OpDef& d) { unary(d, setupIsNanInf); }
 void define_IsInf(OpDef& d) { unary(d, setupIsNanInf); }
 
@@ -281,8 +332,8 @@ void define_GreaterOrEqual(OpDef& d) { binary(d, setupCompare); }
 void define_Less(OpDef& d) { binary(d, setupCompare); }
 void define_LessOrEqual(OpDef& d) { binary(d, setupCompare); }
 void define_GcAtan2(OpDef& d) { binary(d, setupFloatBinary); }
-void define_GcFmod(OpDef& d) { binary(d, setupArith); }
-void define_GcRemainder(OpDef& d) { binary(d, setupArith); }
+void define_GcFmod(OpDef& d) { binary(d, setupArith); d.grad = gradFmodLike; }
+void define_GcRemainder(OpDef& d) { binary(d, setupArith); d.grad = gradFmodLike; }
 void define_Max(OpDef& d) { variadic(d); }
 void define_Min(OpDef& d) { variadic(d); }
 void define_Mean(OpDef& d) { variadic(d); }
