@@ -99,6 +99,7 @@ export type OptimizerReductionType = 'None' | 'GradReduce' | 'AcclReduce' | 'Acc
 export type DeviceType = 'IpuModel' | 'Cpu' | 'Ipu' | 'OfflineIpu' | 'Sim';
 export type DeviceConnectionType = 'Always' | 'OnDemand' | 'Never';
 export type SyncPattern = 'Full' | 'SinglePipeline' | 'ReplicaAndLadder';
+export type InitType = 'NoInit' | 'Zero';
 // END generated: enum types
 
 /** PopART's SessionOptions field names; unknown names are an error at session creation. */
@@ -378,7 +379,7 @@ export interface AiGraphcoreOpset1 {
   /** Every strides[d]-th element along each dimension d. (Subsample) */
   subsample(args: TensorId[], strides: number[], debugContext?: string): TensorId;
   /** The input with a new shape. (Reshape) */
-  reshape(args: TensorId[], shape: number[], debugContext?: string): TensorId;
+  reshape(arg: TensorId | TensorId[], shape: number[], debugContext?: string): TensorId;
   /** Gaussian error linear unit. (Gelu) */
   gelu(args: TensorId[], debugContext?: string): TensorId;
   /** x * sigmoid(x). (Swish) */
@@ -399,6 +400,48 @@ export interface AiGraphcoreOpset1 {
   fmod(args: TensorId[], debugContext?: string): TensorId;
   /** The remainder of a / b with the sign of b. (Remainder) */
   remainder(args: TensorId[], debugContext?: string): TensorId;
+  /** Round half to even. (NearbyInt) */
+  nearbyint(args: TensorId[], debugContext?: string): TensorId;
+  /** x * Phi(x): the exact GELU, with the normal CDF Phi through erf. (GeluErf) */
+  geluerf(args: TensorId[], debugContext?: string): TensorId;
+  /** fmod(x + increment, modulus), in x's type. (IncrementMod) */
+  incrementmod(args: TensorId[], increment: number, modulus: number, debugContext?: string): TensorId;
+  /** ~x, bitwise (integer tensors). (BitwiseNot) */
+  bitwisenot(args?: TensorId[], debugContext?: string): TensorId;
+  /** a & b, bitwise (integer tensors). (BitwiseAnd) */
+  bitwiseand(args?: TensorId[], debugContext?: string): TensorId;
+  /** a | b, bitwise (integer tensors). (BitwiseOr) */
+  bitwiseor(args?: TensorId[], debugContext?: string): TensorId;
+  /** a ^ b, bitwise (integer tensors). (BitwiseXor) */
+  bitwisexor(args?: TensorId[], debugContext?: string): TensorId;
+  /** ~(a ^ b), bitwise (integer tensors). (BitwiseXnor) */
+  bitwisexnor(args?: TensorId[], debugContext?: string): TensorId;
+  /** The input flipped along the given dimensions. (Reverse) */
+  reverse(args: TensorId[], dimensions: number[], debugContext?: string): TensorId;
+  /** Moves blocks of channels into the spatial dimensions (ONNX DepthToSpace 11 from any opset). (DepthToSpace; mode = "DCR") */
+  depthtospace(args: TensorId[], blocksize: number, mode?: string, debugContext?: string): TensorId;
+  /** A slice with its bounds as attributes. (Slice; axes = []) */
+  slice(args: TensorId[], ends: number[], starts: number[], axes?: number[], debugContext?: string): TensorId;
+  /** A new tensor of the given shape and type. (Init) */
+  init(shape: number[], data_type: string | number, init_type: InitType, batch_axis?: number, debugContext?: string): TensorId;
+  /** The input, printed as "title: {values}" (to the log destination) each time it is computed. (PrintTensor; print_gradient = 1, title = "") */
+  printtensor(args: TensorId[], print_gradient?: number, title?: string, debugContext?: string): TensorId;
+  /** Stops the run with an error (poplar_runtime_error "Abort Program ..."): always, or when its one input (a condition) is nonzero. (Abort) */
+  abort(args?: TensorId[], debugContext?: string): void;
+  /** ((image * scale) - offsets) * scales of {image [..., 3] (UINT8, FLOAT16 or FLOAT), offsets [3], scales [3]}, padded to 4 channels with zeros (UINT8 gives FLOAT16). (NormalizeImage; scale = 1) */
+  normalize_image(args: TensorId[], scale?: number, debugContext?: string): TensorId;
+  /** Dropout with one draw per element of a mask of the given shape, broadcast over the input (training only). (ShapedDropout; ratio = 0.5) */
+  shapeddropout(args: TensorId[], shape: number[], ratio?: number, debugContext?: string): TensorId;
+  /** {variable, updater}: the variable takes the updater's value; returns the updated value. (CopyVarUpdate) */
+  copyvarupdate(args: TensorId[], debugContext?: string): TensorId;
+  /** The input (an IPU layout change; the identity in value). (TensorRemap; remap_type = 0) */
+  tensorremap(args: TensorId[], remap_type?: number, debugContext?: string): TensorId;
+  /** The sum of the input over the replicas (replication factor 1 only yet: the input). (ReplicatedAllReduce) */
+  replicatedallreduce(args: TensorId[], commGroup?: number[], debugContext?: string): TensorId;
+  /** This replica's shard of the input summed over the replicas, flattened (replication factor 1 only yet). (ReplicatedReduceScatter) */
+  replicatedreducescatter(args: TensorId[], commGroup?: number[], debugContext?: string): TensorId;
+  /** BatchNormalization of {X, scale, B, mean, var} whose running variance uses the unbiased batch variance (N - 1, as PyTorch). (BatchNormalization; epsilon = 0.00001, momentum = 0.9) */
+  batchnormalization(args: TensorId[], num_outputs: number, epsilon?: number, momentum?: number, debugContext?: string): TensorId[];
   // END generated: aiGraphcore methods
 }
 
@@ -961,6 +1004,7 @@ export interface Popart {
   DeviceType: { IpuModel: 'IpuModel'; Cpu: 'Cpu'; Ipu: 'Ipu'; OfflineIpu: 'OfflineIpu'; Sim: 'Sim' };
   DeviceConnectionType: { Always: 'Always'; OnDemand: 'OnDemand'; Never: 'Never' };
   SyncPattern: { Full: 'Full'; SinglePipeline: 'SinglePipeline'; ReplicaAndLadder: 'ReplicaAndLadder' };
+  InitType: { NoInit: 'NoInit'; Zero: 'Zero' };
   // END generated: enum objects
   /** {EnumName: [value names]} of every public enum. */
   enumValues: Record<string, string[]>;
