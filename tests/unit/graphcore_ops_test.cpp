@@ -581,6 +581,35 @@ TEST(GraphcoreOpsAutodiff, PrintTensorAndBatchNormalization) {
   EXPECT_NE(text.find("scale_gradient: {"), std::string::npos);
 }
 
+TEST(GraphcoreOps, TheIpuModelRunsAndCostsThem) {
+  // The IPU model reuses the CPU kernels: ops with no inputs (Init), no outputs (Abort), views
+  // (TensorRemap, collectives) and random ones (ShapedDropout) are mapped, costed and run.
+  CapturePrints cap;
+  Graph1 g;
+  const std::vector<float> x{0, 1, 2, 3, 4, 5};
+  const auto xi = g.input(x, {2, 3});
+  auto ai = g.b->aiOnnxOpset11();
+  const auto z = g.gc.init({2, 3}, static_cast<int64_t>(DataType::FLOAT), 1);
+  const auto y = g.gc.geluerf({g.gc.shapeddropout({ai.add({xi, z})}, {2, 1})});
+  const auto r = g.gc.replicatedreducescatter({g.gc.tensorremap({g.gc.printtensor({g.gc.swish({y})})})});
+  g.gc.abort({ai.reducemax({g.gc.nearbyint({ai.neg({ai.abs({y})})})}, std::vector<int64_t>{}, 0)});
+  for (const auto& t : std::vector<TensorId>{r}) g.b->addOutputTensor(t);
+  SessionOptions o;
+  auto s = InferenceSession::createFromOnnxModel(g.b->getModelProto(), DataFlow(1, {r}),
+                                                 DeviceManager::createDeviceManager().createIpuModelDevice(), {}, o);
+  s->prepareDevice();
+  auto anchors = s->initAnchorArrays();
+  StepIO io(arrayRefs(g.inputs), arrayRefs(anchors));
+  s->run(io);
+  std::vector<double> want;
+  for (float v : x) {
+    const double ge = v * 0.5 * (1 + std::erf(v / std::sqrt(2.0)));
+    want.push_back(ge / (1 + std::exp(-ge)));
+  }
+  expectNear(asDoubles(anchors.at(r)), want, 1e-6);
+  EXPECT_FALSE(s->getSummaryReport().empty());
+}
+
 // ------------------------------------------------------------------ import
 
 TEST(GraphcoreOps, ImportsPopartNodesWithIntegerAttributes) {

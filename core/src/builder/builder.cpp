@@ -6,7 +6,6 @@
 #include "builder/builder_impl.hpp"
 #include "onnx/model_io.hpp"
 #include "popart/error.hpp"
-#include "popart/op/init.hpp"
 #include "popart/patterns.hpp"
 
 namespace popart {
@@ -106,13 +105,8 @@ TensorId AiGraphcoreOpset1::slice(const std::vector<TensorId>& args, const std::
 
 TensorId AiGraphcoreOpset1::init(const std::vector<int64_t>& shape, int64_t data_type, int64_t init_type,
                                  int64_t batch_axis, const DebugContext& dc) {
-  if (init_type < 0 || init_type >= static_cast<int64_t>(InitType::N))
-    throw error("aiGraphcore.init init_type must be an InitType (0: NoInit, 1: Zero), got {}", init_type);
   return callMethod("init", {},
-                    {{"shape", shape},
-                     {"data_type", data_type},
-                     {"init_type", enumToString(static_cast<InitType>(init_type))},
-                     {"batch_axis", batch_axis}},
+                    {{"shape", shape}, {"data_type", data_type}, {"init_type", init_type}, {"batch_axis", batch_axis}},
                     dc)[0];
 }
 

@@ -257,6 +257,12 @@ any attributeFor(const GraphcoreOpInfo& op, const OpAttrInfo& a, const OptionVal
     throw error("{} must be a DataType or its name, got {} {}", what, optionValueKind(v), optionValueToString(v));
   }
   if (a.type == "enum") {
+    if (const auto* i = std::get_if<int64_t>(&v)) {  // the value's number, as PopART's C++ API takes it
+      const auto& values = enumInfo(a.enumName).values;
+      if (*i < 0 || *i >= static_cast<int64_t>(values.size()))
+        throw error("{} must be a {} (0 to {}), got {}", what, a.enumName, values.size() - 1, *i);
+      return values[static_cast<size_t>(*i)];
+    }
     const auto* s = std::get_if<std::string>(&v);
     if (!s)
       throw error("{} must be a {} name, got {} {}", what, a.enumName, optionValueKind(v), optionValueToString(v));

@@ -71,14 +71,10 @@ void setupTensorRemap(Op& op) {
 }
 
 /// CopyVarUpdate(var, updater): var := updater when it runs, after the readers of var that come
-/// before it in the model; the output is the updated value.
+/// before it in the model; the output is the updated value. (That var is a variable, not a
+/// constant, is checked by the kernel: the Builder's shape inference sees initializers as values.)
 void setupCopyVarUpdate(Op& op) {
   Tensor* var = op.input(0);
-  if (var->kind != TensorKind::Variable)
-    throw error(
-        "copyvarupdate writes '{}', which is not a variable: it must be a floating-point initializer "
-        "(addInitializedInputTensor; in an InferenceSession also SessionOptions.constantWeights = false)",
-        var->id);
   if (op.inInfo(0) != op.inInfo(1))
     throw error("the variable '{}' ({}) cannot take the value of '{}' ({})", var->id, op.inInfo(0).toString(),
                 op.input(1)->id, op.inInfo(1).toString());

@@ -113,6 +113,11 @@ KernelFn makeCpuKernel_GcTensorRemap(const Op& op, KernelContext& kc) {
 
 /// CopyVarUpdate: the variable and the output take the updater's value.
 KernelFn makeCpuKernel_GcCopyVarUpdate(const Op& op, KernelContext& kc) {
+  if (op.input(0)->kind != TensorKind::Variable)
+    throw error(
+        "copyvarupdate writes '{}', which is not a variable: it must be a floating-point initializer "
+        "(addInitializedInputTensor; in an InferenceSession also SessionOptions.constantWeights = false)",
+        op.input(0)->id);
   const int var = kc.in(0), value = kc.in(1), y = kc.out(0);
   const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
   return [=](const RunState& s) {
