@@ -285,7 +285,7 @@ TEST(GraphcoreOps, InitTensorRemapAndCollectives) {
             "init", {},
             {{"shape", std::vector<int64_t>{2}}, {"data_type", std::string("F")}, {"init_type", std::string("Zero")}});
       },
-      {"F"});
+      {"init data_type: Unknown data type 'F'"});
   expectModelError([](Graph1& m) { return m.gc.init({2}, static_cast<int64_t>(DataType::STRING), 0); },
                    {"STRING", "numeric or BOOL"});
   expectModelError(

@@ -253,7 +253,13 @@ any attributeFor(const GraphcoreOpInfo& op, const OpAttrInfo& a, const OptionVal
         throw error("{} must be a DataType, got {}", what, *i);
       return *i;
     }
-    if (const auto* n = std::get_if<std::string>(&v)) return static_cast<int64_t>(dataTypeFromString(*n));
+    if (const auto* n = std::get_if<std::string>(&v)) {
+      try {
+        return static_cast<int64_t>(dataTypeFromString(*n));
+      } catch (const error& e) {
+        throw error("{}: {}", what, e.what());
+      }
+    }
     throw error("{} must be a DataType or its name, got {} {}", what, optionValueKind(v), optionValueToString(v));
   }
   if (a.type == "enum") {
