@@ -57,6 +57,7 @@ def _onnx_method(builder, opset, name, schema):
 
     def method(*args, **kwargs):
         bound = _bind(sig, args, kwargs, "aiOnnxOpset%d.%s" % (opset, name))
+        given = set(bound.arguments)
         bound.apply_defaults()
         a = bound.arguments
         inputs = a.get("args", [])
@@ -67,7 +68,10 @@ def _onnx_method(builder, opset, name, schema):
         attr_list = []
         for a_name, a_type, required, _ in attrs:
             v = a[_pname(a_name)]
-            if v is None or (not required and isinstance(v, (list, tuple)) and len(v) == 0):
+            # An empty list means "not given", except a Reduce op's axes passed as []: PopART
+            # writes it, and the op then reduces over no axis (None reduces over all).
+            keep_empty = a_name == "axes" and op_type.startswith("Reduce") and _pname(a_name) in given
+            if v is None or (not required and isinstance(v, (list, tuple)) and len(v) == 0 and not keep_empty):
                 continue
             attr_list.append((a_name, a_type, v))
         dc = a["debugContext"]

@@ -613,6 +613,18 @@ TEST(Adaptive, DefaultsKeysAndChecks) {
   expectError([] { Adaptive({{"defaultAlpha", {-1.0f, true}}}); }, {"Negative alpha (-1) in Adaptive"});
   expectError([] { Adaptive({{"defaultMomentum", {-2.0f, true}}}); }, {"Negative momentum (-2) in Adaptive"});
   expectError([] { Adaptive({{"defaultEps", {0.0f, true}}}); }, {"Non-positive eps (0) in Adaptive"});
+  // The TF variant is TensorFlow's RMSProp: PopART refuses it with the other modes.
+  for (AdaptiveMode mode : {AdaptiveMode::AdaGrad, AdaptiveMode::AdaDelta}) {
+    expectError(
+        [mode] {
+          Adaptive(Params{}, mode, WeightDecayMode::Decay, DataType::UNDEFINED, DataType::FLOAT, DataType::FLOAT,
+                   DataType::UNDEFINED, true);
+        },
+        {"The rmspropTFVariant parameter is only valid with the RMSProp and CenteredRMSProp optimizers."});
+  }
+  EXPECT_TRUE(Adaptive(Params{}, AdaptiveMode::CenteredRMSProp, WeightDecayMode::Decay, DataType::UNDEFINED,
+                       DataType::FLOAT, DataType::FLOAT, DataType::UNDEFINED, true)
+                  .getRmspropTFVariant());
 }
 
 TEST(Adaptive, InsertSpecificAndState) {
@@ -895,12 +907,20 @@ TEST(AdaptiveMath, RMSPropClosedFormAndTFVariant) {
     expect -= h.lr * g / (std::sqrt(v1) + h.eps);
   }
   EXPECT_NEAR(w[0], expect, 1e-12);
-  // TF variant: eps inside the square root.
+  // TF variant: v1 starts at 1 (TensorFlow's RMSProp), eps inside the square root.
   h.tfVariant = true;
   w = {0.0};
   s = {};
   om::adaptiveStep(w, {g}, s, h);
-  EXPECT_NEAR(w[0], -h.lr * g / std::sqrt(0.1 * g * g + h.eps), 1e-12);
+  EXPECT_NEAR(s.v1[0], 0.9 + 0.1 * g * g, 1e-12);
+  EXPECT_NEAR(w[0], -h.lr * g / std::sqrt(0.9 + 0.1 * g * g + h.eps), 1e-12);
+  // CenteredRMSProp's mean gradient still starts at 0: x = g / sqrt(v1 - v2² + eps).
+  h.mode = AdaptiveMode::CenteredRMSProp;
+  w = {0.0};
+  s = {};
+  om::adaptiveStep(w, {g}, s, h);
+  EXPECT_NEAR(s.v2[0], 0.1 * g, 1e-12);
+  EXPECT_NEAR(w[0], -h.lr * g / std::sqrt(0.9 + 0.1 * g * g - 0.01 * g * g + h.eps), 1e-12);
 }
 
 TEST(AdaptiveMath, CenteredRMSPropAndAdaDeltaFirstStep) {

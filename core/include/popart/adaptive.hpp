@@ -14,9 +14,10 @@
 ///     v3 <- m·v3 + x                         with momentum (m non-const or m > 0), else v3 = x
 ///     w <- w - lr·(v3 + wd·w)                Decay mode (L2Regularization: w <- w - lr·v3)
 ///
-/// TF variant (rmspropTFVariant): eps moves inside the square root in AdaGrad / RMSProp /
-/// CenteredRMSProp (x = s/sqrt(v1 + eps), s/sqrt(v1 - v2² + eps)), and with momentum lr is folded
-/// into v3 (v3 <- m·v3 + lr·x; w <- w - (v3 + wd·w)).
+/// TF variant (rmspropTFVariant, RMSProp and CenteredRMSProp only, as TensorFlow's RMSProp):
+/// v1 starts at 1 instead of 0, eps moves inside the square root (x = s/sqrt(v1 + eps),
+/// s/sqrt(v1 - v2² + eps)), and with momentum lr is folded into v3 (v3 <- m·v3 + lr·x;
+/// w <- w - (v3 + wd·w)).
 ///
 /// State per weight: "Accl1___<w>" (v1), "Accl2___<w>" (v2: CenteredRMSProp and AdaDelta),
 /// "Accl3___<w>" (v3: with momentum) and, with gradient accumulation, "Accum___<w>".

@@ -3,11 +3,22 @@
 // outputs need a known number of iterations).
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
+#include "onnx.pb.h"
 #include "ops/controlflow_params.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {
 namespace ops {
+
+bool scanBodyUntyped(const Op& op, int numStates, int numScanInputs) {
+  const GraphProtoPtr gp = op.attrs.getGraph("body");
+  if (!gp || numScanInputs < 1 || gp->input_size() < numStates + numScanInputs) return false;
+  for (int i = numStates; i < numStates + numScanInputs; ++i) {
+    const auto& t = gp->input(i).type();
+    if (t.has_tensor_type() && t.tensor_type().has_shape()) return false;
+  }
+  return true;
+}
 
 ScanParams scanParams(const Op& op) {
   ScanParams p;
@@ -31,6 +42,11 @@ ScanParams scanParams(const Op& op) {
   p.inAxes = dirs("scan_input_axes", p.numScanInputs);
   p.outAxes = dirs("scan_output_axes", p.numScanOutputs);
   p.firstScanInput = first + p.numStates;
+  p.popartShapes = !p.batched && scanBodyUntyped(op, p.numStates, p.numScanInputs);
+  for (int k = 0; k < p.numScanOutputs; ++k) {
+    const Tensor* out = body.tensor(body.outputIds[static_cast<size_t>(p.numStates + k)]);
+    p.outConcat.push_back(p.popartShapes && out && out->info.rank() >= 1);
+  }
   for (int j = 0; j < p.numScanInputs; ++j) {
     const Shape& s = op.inShape(p.firstScanInput + j);
     const int64_t r = static_cast<int64_t>(s.size()) - (p.batched ? 1 : 0);
@@ -144,10 +160,15 @@ void setupScan(Op& op) {
   };
   std::vector<TensorInfo> bodyIn;
   for (int i = 0; i < nStates; ++i) bodyIn.emplace_back(op.inType(first + i), bodyShape(first + i));
+  // PopART's form (ops/controlflow_params.hpp): a rank-1 scan input gives [1] slices.
+  const bool popartShapes = !batched && scanBodyUntyped(op, nStates, nScanIn);
   for (int j = 0; j < nScanIn; ++j) {
     Shape s = bodyShape(first + nStates + j);
     const int64_t axis = normalizeAxis(batched ? 0 : axes.at(static_cast<size_t>(j)), static_cast<int64_t>(s.size()));
-    s.erase(s.begin() + axis);
+    if (popartShapes && s.size() == 1)
+      s[0] = 1;
+    else
+      s.erase(s.begin() + axis);
     bodyIn.emplace_back(op.inType(first + nStates + j), s);
   }
   Graph& body = op.graph().ir().importSubgraph(op, "body", bodyIn);
@@ -162,6 +183,12 @@ void setupScan(Op& op) {
   for (int k = 0; k < p.numScanOutputs; ++k) {
     const TensorInfo& s = body.getTensor(body.outputIds[static_cast<size_t>(p.numStates + k)]).info;
     Shape shape = s.shape();
+    if (p.outConcat[static_cast<size_t>(k)]) {  // PopART: the iterations concatenated along the axis
+      const int64_t axis = normalizeAxis(p.outAxes[static_cast<size_t>(k)], static_cast<int64_t>(shape.size()));
+      shape[static_cast<size_t>(axis)] *= p.length;
+      setOutput(op, p.numStates + k, s.dataType(), shape);
+      continue;
+    }
     const int64_t axis = normalizeAxis(p.outAxes[static_cast<size_t>(k)], static_cast<int64_t>(shape.size()) + 1);
     shape.insert(shape.begin() + axis, p.length);
     if (batched) shape.insert(shape.begin(), p.batch);

@@ -15,7 +15,16 @@ struct ScanParams {
   int firstScanInput = 0;
   int64_t length = 0;                                                 ///< iterations
   std::vector<int64_t> inDirections, outDirections, inAxes, outAxes;  ///< inAxes include the batch dim
+  /// PopART's Scan (a body whose scan inputs declare no shape, as PopART's Builder makes them with
+  /// addUntypedInputTensor): a rank-1 scan input gives slices of shape [1], not scalars, and a scan
+  /// output concatenates the iterations' outputs along its axis (shape[axis] · length) instead of
+  /// stacking them on a new axis (ONNX). Both lay the elements out in the same order.
+  bool popartShapes = false;
+  std::vector<bool> outConcat;  ///< per scan output: concatenated (popartShapes and rank >= 1)
 };
+
+/// True when the body of Scan `op` declares none of its scan inputs' shapes (PopART's form).
+bool scanBodyUntyped(const Op& op, int numStates, int numScanInputs);
 
 /// Needs op.subgraphs[0] (the body) imported.
 ScanParams scanParams(const Op& op);

@@ -72,9 +72,10 @@ Shape binaryShape(Op& op) {
 }
 
 void setupArith(Op& op) {
-  requireSameType(op, 0, 1);
+  // PopART's types: the inputs' common type, or FLOAT16 for Mul of FLOAT16 by a FLOAT scalar.
+  const DataType t = broadcastType(op, 0, 1, op.kind() == OpKind::Mul);
   checkUnary(op, In::Numeric);
-  setOutput(op, 0, op.inType(0), binaryShape(op));
+  setOutput(op, 0, t, binaryShape(op));
 }
 
 void setupPow(Op& op) {
@@ -99,7 +100,7 @@ void setupLogical(Op& op) {
 }
 
 void setupCompare(Op& op) {
-  requireSameType(op, 0, 1);
+  broadcastType(op, 0, 1);
   if (op.inType(0) == DataType::STRING) throw error("comparisons of STRING tensors are not supported");
   setOutput(op, 0, DataType::BOOL, binaryShape(op));
 }
@@ -111,7 +112,7 @@ void binary(OpDef& d, void (*setup)(Op&)) {
 void setupVariadic(Op& op) {
   std::vector<int> all;
   for (int i = 0; i < op.numInputs(); ++i) {
-    requireSameType(op, 0, i);
+    broadcastType(op, 0, i);
     all.push_back(i);
   }
   checkUnary(op, In::Numeric);
@@ -196,8 +197,18 @@ void gradSub(GradCtx& c) {
 
 void gradMul(GradCtx& c) {
   Tensor* g = c.outGrad(0);
-  if (c.needsInGrad(0)) c.setInGrad(0, c.reduceTo(c.add1(OpKind::Mul, {g, c.in(1)}), c.in(0)->info.shape()));
-  if (c.needsInGrad(1)) c.setInGrad(1, c.reduceTo(c.add1(OpKind::Mul, {g, c.in(0)}), c.in(1)->info.shape()));
+  for (int i = 0; i < 2; ++i) {
+    if (!c.needsInGrad(i)) continue;
+    Tensor* d = c.reduceTo(c.add1(OpKind::Mul, {g, c.in(1 - i)}), c.in(i)->info.shape());
+    // A FLOAT scalar of a FLOAT16 product (PopART's mixed Mul) gets its gradient in FLOAT.
+    const DataType t = c.in(i)->info.dataType();
+    if (t != d->info.dataType()) {
+      Attributes a;
+      a.set("to", int64_t(onnxDataType(t)));
+      d = c.add1(OpKind::Cast, {d}, a);
+    }
+    c.setInGrad(i, d);
+  }
 }
 
 void gradDiv(GradCtx& c) {  // z = a / b: da = g / b, db = -g z / b

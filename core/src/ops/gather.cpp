@@ -11,7 +11,7 @@ namespace {
 using namespace ops;
 
 void setupGather(Op& op) {
-  requireType(op, 1, {DataType::INT32, DataType::INT64});
+  requireType(op, 1, {DataType::INT32, DataType::INT64, DataType::UINT32});
   const Shape& data = op.inShape(0);
   if (data.empty()) throw error("Gather data must have rank >= 1");
   const int64_t axis = normalizeAxis(op.attrs.getInt("axis", 0), static_cast<int64_t>(data.size()));
@@ -29,7 +29,7 @@ void setupGather(Op& op) {
 }
 
 void setupGatherElements(Op& op) {
-  requireType(op, 1, {DataType::INT32, DataType::INT64});
+  requireType(op, 1, {DataType::INT32, DataType::INT64, DataType::UINT32});
   const int64_t r = op.inInfo(0).rank();
   if (op.inInfo(1).rank() != r) throw error("indices {} must have the rank of data {}", op.inShape(1), op.inShape(0));
   normalizeAxis(op.attrs.getInt("axis", 0), r);
@@ -37,7 +37,7 @@ void setupGatherElements(Op& op) {
 }
 
 void setupScatterElements(Op& op) {
-  requireType(op, 1, {DataType::INT32, DataType::INT64});
+  requireType(op, 1, {DataType::INT32, DataType::INT64, DataType::UINT32});
   requireSameType(op, 0, 2);
   const int64_t r = op.inInfo(0).rank();
   if (op.inInfo(1).rank() != r || op.inShape(1) != op.inShape(2))

@@ -75,9 +75,14 @@ void setupBatchNormGrad(Op& op) {
   const Shape& x = op.inShape(1);
   if (op.inShape(0) != x) throw error("the gradient {} must have the shape of X {}", op.inShape(0), x);
   if (x.size() < 2) throw error("X must have rank >= 2, got {}", x);
-  for (int i = 1; i < 5; ++i) requireSameType(op, 0, i);
+  requireSameType(op, 0, 1);
+  // Per channel ([C]) or, for spatial = 0, per activation (X's shape without N); scale, mean
+  // and var may be of another floating-point type than X (ops/norm.cpp).
+  const Shape perActivation(x.begin() + 1, x.end());
+  const Shape c = op.inShape(2) == perActivation ? perActivation : Shape{x[1]};
   for (int i = 2; i < 5; ++i) {
-    if (op.inShape(i) != Shape{x[1]}) throw error("input {} must have shape [{}], got {}", i, x[1], op.inShape(i));
+    requireFloat(op, i);
+    if (op.inShape(i) != c) throw error("input {} must have shape {}, got {}", i, c, op.inShape(i));
   }
   setOutput(op, 0, op.inInfo(1));
   setOutput(op, 1, op.inInfo(2));
@@ -88,7 +93,7 @@ void setupBatchNormGrad(Op& op) {
 void setupLayerNormGrad(Op& op) {
   requireFloat(op, 0);
   requireSameType(op, 0, 1);
-  requireSameType(op, 0, 2);
+  requireParamType(op, 2, 1);
   const Shape& x = op.inShape(1);
   if (op.inShape(0) != x) throw error("the gradient {} must have the shape of X {}", op.inShape(0), x);
   const int64_t axis = normalizeAxis(op.attrs.getInt("axis", -1), static_cast<int64_t>(x.size()));
@@ -104,7 +109,7 @@ void setupLayerNormGrad(Op& op) {
 /// (dY, indices) -> dData of shape attribute data_shape: dY scatter-added at the indices.
 void setupGatherGrad(Op& op) {
   requireFloat(op, 0);
-  requireType(op, 1, {DataType::INT32, DataType::INT64});
+  requireType(op, 1, {DataType::INT32, DataType::INT64, DataType::UINT32});
   const Shape data = op.attrs.getInts("data_shape");
   const int64_t axis = normalizeAxis(op.attrs.getInt("axis", 0), static_cast<int64_t>(data.size()));
   Shape out(data.begin(), data.begin() + axis);

@@ -10,21 +10,25 @@ namespace {
 
 using namespace ops;
 
+// The scale, B, mean and var may be of another floating-point type than X (FLOAT statistics of
+// FLOAT16 activations, as PopART allows).
 void setupBatchNorm(Op& op) {
   requireFloat(op, 0);
   const Shape& x = op.inShape(0);
   if (x.size() < 2) throw error("input X must have rank >= 2 ([N, C, ...]), got {}", x);
-  if (op.opset() < 9 && op.attrs.getInt("spatial", 1) == 0)
-    throw error("BatchNormalization with spatial=0 is not supported");
-  const Shape c{x[1]};
+  // spatial = 0 (opset < 9): mean and variance per activation, parameters of shape [C, D1, ...].
+  const bool spatial = op.opset() >= 9 || op.attrs.getInt("spatial", 1) != 0;
+  const Shape c = spatial ? Shape{x[1]} : Shape(x.begin() + 1, x.end());
   const char* names[] = {"", "scale", "B", "mean", "var"};
   for (int i = 1; i < 5; ++i) {
+    requireFloat(op, i);
     if (op.inShape(i) != c)
-      throw error("input {} ({} '{}') must have shape [{}] (the channel count of X {}), got {}", i, names[i],
-                  op.input(i)->id, x[1], x, op.inShape(i));
+      throw error("input {} ({} '{}') must have shape {} ({} of X {}), got {}", i, names[i], op.input(i)->id, c,
+                  spatial ? "the channel count" : "spatial=0: the shape without the batch", x, op.inShape(i));
   }
   setupSameAsInput0(op);
-  for (int i = 1; i < op.numOutputs(); ++i) setOutput(op, i, op.inType(3), c);
+  // The running and saved mean have mean's type, the variances var's (PopART: FLOAT16 mean, FLOAT var).
+  for (int i = 1; i < op.numOutputs(); ++i) setOutput(op, i, op.inType(i % 2 == 1 ? 3 : 4), c);
 }
 
 void setupInstanceNorm(Op& op) {
@@ -32,6 +36,7 @@ void setupInstanceNorm(Op& op) {
   const Shape& x = op.inShape(0);
   if (x.size() < 3) throw error("input X must have rank >= 3 ([N, C, spatial...]), got {}", x);
   for (int i = 1; i < 3; ++i) {
+    requireParamType(op, i, 0);
     if (op.inShape(i) != Shape{x[1]})
       throw error("input {} ('{}') must have shape [{}], got {}", i, op.input(i)->id, x[1], op.inShape(i));
   }
@@ -45,6 +50,7 @@ void setupLayerNorm(Op& op) {
   const Shape norm(x.begin() + axis, x.end());
   for (int i = 1; i < 3; ++i) {
     if (!op.hasInput(i)) continue;
+    requireParamType(op, i, 0);
     Shape b;
     try {
       b = npOut(norm, op.inShape(i));

@@ -54,6 +54,26 @@ void requireSameType(const Op& op, int a, int b) {
                 op.inInfo(a).toString(), b, op.input(b)->id, op.inInfo(b).toString());
 }
 
+DataType broadcastType(const Op& op, int a, int b, bool fp16ScalarMix) {
+  const TensorInfo& ia = op.inInfo(a);
+  const TensorInfo& ib = op.inInfo(b);
+  if (ia.dataType() == ib.dataType()) return ia.dataType();
+  auto halfOrFloatScalar = [](const TensorInfo& i) {
+    return i.dataType() == DataType::FLOAT16 || (i.dataType() == DataType::FLOAT && i.nelms() == 1);
+  };
+  if (fp16ScalarMix && halfOrFloatScalar(ia) && halfOrFloatScalar(ib)) return DataType::FLOAT16;
+  throw error("np broadcasting failed, incompatible types {} and {} (shapes {} and {})", ia.data_type(), ib.data_type(),
+              ia.shape(), ib.shape());
+}
+
+void requireParamType(const Op& op, int i, int x) {
+  const DataType t = op.inType(i), xt = op.inType(x);
+  if (t == xt || (t == DataType::FLOAT && (xt == DataType::FLOAT16 || xt == DataType::BFLOAT16))) return;
+  throw error("input {} ('{}') must be {} (the type of input {} '{}'){}, but it is {}", i, op.input(i)->id,
+              dataTypeToString(xt), x, op.input(x)->id,
+              xt == DataType::FLOAT16 || xt == DataType::BFLOAT16 ? " or FLOAT" : "", op.inInfo(i).toString());
+}
+
 void requireRank(const Op& op, int i, int r, bool atLeast) {
   const int have = op.inInfo(i).rank();
   if (atLeast ? have < r : have != r)

@@ -28,6 +28,13 @@ void requireFloat(const Op& op, int i);
 void requireType(const Op& op, int i, std::initializer_list<DataType> allowed);
 /// Inputs a and b must have the same element type.
 void requireSameType(const Op& op, int a, int b);
+/// The output type of a broadcasting op of inputs a and b, PopART's rule: their common type;
+/// with `fp16ScalarMix` (Mul, as popops::mul) FLOAT16 for a FLOAT16 tensor and a one-element
+/// FLOAT one; any other mix throws "np broadcasting failed, incompatible types ...".
+DataType broadcastType(const Op& op, int a, int b, bool fp16ScalarMix = false);
+/// Input i (a normalization's scale, bias or statistics) must have the type of input x, or be
+/// FLOAT when x is FLOAT16 or BFLOAT16 (mixed precision: the kernel computes in float).
+void requireParamType(const Op& op, int i, int x);
 /// Input i must have rank r (or at least r with `atLeast`).
 void requireRank(const Op& op, int i, int r, bool atLeast = false);
 

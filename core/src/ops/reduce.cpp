@@ -21,8 +21,9 @@ std::vector<int64_t> reduceAxes(const Op& op) {
       given = true;
     }
   } else if (op.attrs.has("axes")) {
-    axes = op.attrs.getInts("axes");
-    given = true;
+    // An explicit empty list reduces over no axis (PopART's ReduceOp: only an absent attribute
+    // means every axis): the op is then the identity.
+    return normalizeAxes(op.attrs.getInts("axes"), r);
   }
   if (!given || axes.empty()) {
     if (axesInput && op.attrs.getInt("noop_with_empty_axes", 0) != 0) return {};
@@ -64,7 +65,8 @@ void setupArg(Op& op) {
     out[static_cast<size_t>(axis)] = 1;
   else
     out.erase(out.begin() + axis);
-  setOutput(op, 0, DataType::INT64, out);
+  // PopART's ArgMax / ArgMin give INT32 indices (ONNX says INT64): Poplar has no 64-bit integers.
+  setOutput(op, 0, DataType::INT32, out);
 }
 
 void reduceDef(OpDef& d) {
@@ -79,11 +81,7 @@ namespace {
 /// ReduceSum / ReduceMean: the gradient broadcast back over the reduced axes (scaled for Mean).
 void gradReduceLinear(GradCtx& c, bool mean) {
   const Shape& in = c.in(0)->info.shape();
-  std::vector<int64_t> axes = ops::reduceAxes(c.op());
-  const bool noop = axes.empty() && c.op().attrs.getInt("noop_with_empty_axes", 0) != 0;
-  if (axes.empty() && !noop) {
-    for (size_t d = 0; d < in.size(); ++d) axes.push_back(static_cast<int64_t>(d));
-  }
+  const std::vector<int64_t> axes = ops::reduceAxes(c.op());  // empty: the op is the identity
   Shape kept = in;
   int64_t count = 1;
   for (int64_t a : axes) {

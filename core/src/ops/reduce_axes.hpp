@@ -8,7 +8,9 @@
 namespace popart {
 namespace ops {
 
-/// Normalised, possibly empty (no-op) list of reduced axes.
+/// Normalised, possibly empty list of reduced axes. Every axis when the attribute (or the opset 13
+/// ReduceSum input) is absent; none (the op is the identity) for an explicit empty `axes`
+/// attribute, as PopART's ReduceOp, or for an empty axes input with noop_with_empty_axes = 1.
 std::vector<int64_t> reduceAxes(const Op& op);
 
 }  // namespace ops

@@ -39,10 +39,21 @@ ResizeParams resizeParams(const Op& op) {
     p.excludeOutside = op.attrs.getInt("exclude_outside", 0) != 0;
     p.extrapolation = op.attrs.getFloat("extrapolation_value", 0.0f);
   }
-  if (upsample || op.opset() < 11) {
+  if (upsample) {
     p.coordMode = "asymmetric";
     p.nearestMode = "floor";
+  } else if (op.opset() < 11) {
+    // PopART reads Resize-10's (non-standard) nearest_mode and coordinate_transformation_mode
+    // attributes; its default nearest mode "pytorch" is Resize-10's asymmetric floor.
+    p.coordMode = op.attrs.getString("coordinate_transformation_mode", "half_pixel");
+    p.nearestMode = op.attrs.getString("nearest_mode", "pytorch");
   }
+  static const char* nearestModes[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "pytorch"};
+  bool knownNearest = false;
+  for (const char* m : nearestModes) knownNearest = knownNearest || p.nearestMode == m;
+  if (!knownNearest)
+    throw error("nearest_mode '{}' is not round_prefer_floor, round_prefer_ceil, floor, ceil or pytorch",
+                p.nearestMode);
   if (!sizes.empty()) {
     if (sizes.size() != r) throw error("sizes {} must have {} entries", sizes, r);
     p.outShape = sizes;
@@ -53,7 +64,8 @@ ResizeParams resizeParams(const Op& op) {
     p.scales = scales;
     for (size_t i = 0; i < r; ++i) {
       if (!(scales[i] > 0) || !std::isfinite(scales[i])) throw error("scales {} must be positive and finite", scales);
-      const double d = std::floor(static_cast<double>(in[i]) * scales[i]);
+      // In float, as PopART's ResizeOp (the scales are float): 6 x 0.8333333f is 5, not 4.9999998.
+      const double d = std::floor(static_cast<double>(static_cast<float>(in[i]) * static_cast<float>(scales[i])));
       if (!(d < 9.2e18))  // the int64 cast of a larger value is undefined
         throw error("scales {} make dimension {} of {} hold {} elements, more than a 64-bit count holds", scales, i, in,
                     d);

@@ -15,6 +15,8 @@ struct ResizeParams {
   std::vector<double> roiStart, roiEnd;  ///< tf_crop_and_resize only (normalised)
   std::string mode = "nearest";          ///< nearest | linear | cubic
   std::string coordMode = "half_pixel";
+  /// round_prefer_floor | round_prefer_ceil | floor | ceil | pytorch (PopART's: index
+  /// floor(x / scale) whatever the coordinate mode, as torch.nn.functional.interpolate)
   std::string nearestMode = "round_prefer_floor";
   double cubicA = -0.75;
   bool excludeOutside = false;

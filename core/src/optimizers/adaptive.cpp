@@ -47,6 +47,9 @@ Adaptive::Adaptive(OptimizerValue lr, OptimizerValue wd, OptimizerValue a, Optim
       accl2Type(accl2Type_),
       accl3Type(accl3Type_),
       rmspropTFVariant(rmspropTFVariant_) {
+  if (rmspropTFVariant && mode != AdaptiveMode::RMSProp && mode != AdaptiveMode::CenteredRMSProp) {
+    throw error("The rmspropTFVariant parameter is only valid with the RMSProp and CenteredRMSProp optimizers.");
+  }
   runValueChecks(lr, wd, a, m, eps);
   optimizer_detail::checkStateType("Adaptive", "accumType", accumType);
   optimizer_detail::checkStateType("Adaptive", "accl1Type", accl1Type);

@@ -18,8 +18,8 @@ void checkSizes(const char* what, const Vec& w, const Vec& g) {
 }
 
 // Sizes an empty state vector to n zeros; a non-empty one must already have n elements.
-void ensure(const char* what, Vec& s, size_t n) {
-  if (s.empty()) s.assign(n, 0.0);
+void ensure(const char* what, Vec& s, size_t n, double initial = 0.0) {
+  if (s.empty()) s.assign(n, initial);
   if (s.size() != n) throw internal_error("{}: state has {} elements, the weight {}", what, s.size(), n);
 }
 
@@ -164,7 +164,7 @@ AdaptiveHyper adaptiveHyper(const Adaptive& opt, const TensorId& weightId) {
 void adaptiveStep(Vec& w, const Vec& g, AdaptiveState& state, const AdaptiveHyper& h) {
   checkSizes("adaptiveStep", w, g);
   const size_t n = w.size();
-  ensure("adaptiveStep", state.v1, n);
+  ensure("adaptiveStep", state.v1, n, h.tfVariant ? 1.0 : 0.0);  // TensorFlow's RMSProp starts v1 at 1
   const bool centered = h.mode == AdaptiveMode::CenteredRMSProp;
   const bool adaDelta = h.mode == AdaptiveMode::AdaDelta;
   if (centered || adaDelta) ensure("adaptiveStep", state.v2, n);

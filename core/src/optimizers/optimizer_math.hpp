@@ -89,7 +89,7 @@ struct AdaptiveHyper {
 };
 
 /// v1: "Accl1___<w>", v2: "Accl2___<w>" (CenteredRMSProp: mean gradient; AdaDelta: mean squared
-/// update), v3: "Accl3___<w>" (momentum).
+/// update), v3: "Accl3___<w>" (momentum). An empty v1 starts at 0, or at 1 in the TF variant.
 struct AdaptiveState {
   Vec v1, v2, v3;
 };

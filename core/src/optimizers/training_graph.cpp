@@ -263,7 +263,14 @@ class UpdateBuilder {
     op.attrs.set("decayMode", int64_t(ada.getWeightDecayMode() == WeightDecayMode::L2Regularization ? 1 : 0));
     op.attrs.set("tfVariant", int64_t(ada.getRmspropTFVariant() ? 1 : 0));
     connectAccumulation(op, w, true, ada.getAccumType());
-    op.connectInput(optim::kState0, &state(reservedAccl1Prefix(), w, orWeightType(ada.getAccl1Type(), w)));
+    Tensor& accl1 = state(reservedAccl1Prefix(), w, orWeightType(ada.getAccl1Type(), w));
+    if (ada.getRmspropTFVariant()) {
+      // TensorFlow's RMSProp starts its mean square at 1, not 0 (PopART's AdaptiveDecompose).
+      const std::vector<double> ones(static_cast<size_t>(accl1.info.nelms()), 1.0);
+      accl1.data =
+          TensorData(TensorInfo(DataType::DOUBLE, accl1.info.shape()), ones.data()).castTo(accl1.info.dataType());
+    }
+    op.connectInput(optim::kState0, &accl1);
     if (mode == AdaptiveMode::CenteredRMSProp || mode == AdaptiveMode::AdaDelta)
       op.connectInput(optim::kState0 + 1, &state(reservedAccl2Prefix(), w, orWeightType(ada.getAccl2Type(), w)));
     if (ada.hasMomentum(w.id))

@@ -90,8 +90,10 @@ KernelFn softmaxKernel(const Op& op, KernelContext& kc, SoftKind kind) {
             sum = static_cast<C>(total);
           }
           if (kind == SoftKind::LogSoftmax) {
-            const C lse = mx + std::log(sum);
-            for (int64_t i = 0; i < len; ++i) dst[i * inner] = static_cast<T>(get(i) - lse);
+            // (x - max) - log(sum): mx + log(sum) first would round away the small differences of
+            // large inputs (x = 10000 + k: float's spacing there is 1e-3).
+            const C logSum = std::log(sum);
+            for (int64_t i = 0; i < len; ++i) dst[i * inner] = static_cast<T>((get(i) - mx) - logSum);
           } else if (v) {
             const C inv = C(1) / sum;
             for (int64_t i = 0; i < len; ++i) dst[i * inner] = static_cast<T>(v[i] * inv);

@@ -212,6 +212,12 @@ KernelFn makeCpuKernel_Scan(const Op& op, KernelContext& kc) {
     Shape s = op.outInfo(p.numStates + k).shape();
     if (p.batched) s.erase(s.begin());
     const int64_t axis = ops::normalizeAxis(p.outAxes[static_cast<size_t>(k)], static_cast<int64_t>(s.size()));
+    if (p.outConcat[static_cast<size_t>(k)]) {
+      // PopART's concatenation along `axis` is the stacking of [length, n] there (same layout).
+      const int64_t n = s[static_cast<size_t>(axis)] / std::max<int64_t>(p.length, 1);
+      s[static_cast<size_t>(axis)] = n;
+      s.insert(s.begin() + axis, p.length);
+    }
     Stream st{kc.out(p.numStates + k),
               programSlot(*sub, body.outputIds.at(static_cast<size_t>(p.numStates + k))),
               0,

@@ -10,6 +10,7 @@
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/gemm.hpp"
+#include "backends/cpu/half_via_float.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/activation_fn.hpp"
 #include "backends/cpu/kernels/conv_algorithm.hpp"
@@ -239,6 +240,7 @@ ConvAlgorithm chooseConvAlgorithm(const Op& op) {
 }
 
 KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
+  if (hasHalfFloat(op)) return viaFloat(op, kc, &makeCpuKernel_Conv);  // FLOAT16: float partials
   const ConvGeom g = convGeom(op, op.inShape(0), op.inShape(1));
   const ConvAlgorithm algo = chooseConvAlgorithm(op, g);
   if (algo == ConvAlgorithm::Winograd) {
@@ -422,6 +424,7 @@ namespace cpu {
 
 // ConvTranspose: col = W_g^T X_g (a GEMM), then col2im scatter-adds each column into the output.
 KernelFn makeCpuKernel_ConvTranspose(const Op& op, KernelContext& kc) {
+  if (hasHalfFloat(op)) return viaFloat(op, kc, &makeCpuKernel_ConvTranspose);  // FLOAT16: float partials
   const Shape& xs = op.inShape(0);
   const Shape& ws = op.inShape(1);
   const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());

@@ -329,7 +329,15 @@ KernelFn makeCpuKernel_Add(const Op& op, KernelContext& kc) {
   return arith(op, kc, [](auto a, auto b) { return wrapAdd(a, b); });
 }
 KernelFn makeCpuKernel_Sub(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return wrapSub(a, b); }); }
-KernelFn makeCpuKernel_Mul(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return wrapMul(a, b); }); }
+KernelFn makeCpuKernel_Mul(const Op& op, KernelContext& kc) {
+  // PopART's mixed precision (ops/op_util.hpp broadcastType): FLOAT16 times a FLOAT scalar, in float.
+  auto mul = [](float a, float b) { return a * b; };
+  if (op.inType(0) == DataType::FLOAT16 && op.inType(1) == DataType::FLOAT)
+    return binaryKernel2<float16_t, float, float16_t>(op, kc, mul);
+  if (op.inType(0) == DataType::FLOAT && op.inType(1) == DataType::FLOAT16)
+    return binaryKernel2<float, float16_t, float16_t>(op, kc, mul);
+  return arith(op, kc, [](auto a, auto b) { return wrapMul(a, b); });
+}
 KernelFn makeCpuKernel_Div(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return safeDiv(a, b); }); }
 KernelFn makeCpuKernel_Pow(const Op& op, KernelContext& kc) { return powKernel(op, kc); }
 KernelFn makeCpuKernel_Mod(const Op& op, KernelContext& kc) {

@@ -14,11 +14,6 @@ namespace popart {
 namespace cpu {
 namespace {
 
-/// Index k of an INT32 / INT64 index tensor.
-inline int64_t indexAt(const void* p, bool i64, int64_t k) {
-  return i64 ? static_cast<const int64_t*>(p)[k] : static_cast<const int32_t*>(p)[k];
-}
-
 int64_t wrapIndex(int64_t i, int64_t n, const std::string& where) {
   if (i < -n || i >= n) throw error("{}: index {} is out of range for a dimension of size {}", where, i, n);
   return i < 0 ? i + n : i;
@@ -96,7 +91,7 @@ KernelFn scatterKernel(const Op& op, KernelContext& kc, F forEachUpdate) {
 /// For every element of `idxShape` (row-major), the offset it addresses in a tensor of shape
 /// `dataShape` with dimension `axis` replaced by the index value: f(flat element, offset).
 template <typename F>
-void forEachAxisIndex(const Shape& idxShape, const Shape& dataShape, int64_t axis, const void* idx, bool i64,
+void forEachAxisIndex(const Shape& idxShape, const Shape& dataShape, int64_t axis, const void* idx, DataType it,
                       const std::string& where, F f) {
   const auto ds = rowMajorStrides(dataShape);
   const size_t r = idxShape.size();
@@ -106,7 +101,7 @@ void forEachAxisIndex(const Shape& idxShape, const Shape& dataShape, int64_t axi
   for (int64_t k = 0; k < n; ++k) {
     int64_t off = 0;
     for (size_t d = 0; d < r; ++d) {
-      const int64_t p = static_cast<int64_t>(d) == axis ? wrapIndex(indexAt(idx, i64, k), dataShape[d], where) : pos[d];
+      const int64_t p = static_cast<int64_t>(d) == axis ? wrapIndex(indexAt(idx, it, k), dataShape[d], where) : pos[d];
       off += p * ds[d];
     }
     f(k, off);
@@ -122,18 +117,18 @@ void forEachAxisIndex(const Shape& idxShape, const Shape& dataShape, int64_t axi
 KernelFn makeCpuKernel_GatherElements(const Op& op, KernelContext& kc) {
   const Shape data = op.inShape(0), idx = op.inShape(1);
   const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", 0), static_cast<int64_t>(data.size()));
-  const bool i64 = op.inType(1) == DataType::INT64;
+  const DataType it = op.inType(1);
   return gatherKernel(op, kc, [=](const void* indices, const std::string& where, auto copy) {
-    forEachAxisIndex(idx, data, axis, indices, i64, where, [&](int64_t k, int64_t off) { copy(k, off, 1); });
+    forEachAxisIndex(idx, data, axis, indices, it, where, [&](int64_t k, int64_t off) { copy(k, off, 1); });
   });
 }
 
 KernelFn makeCpuKernel_ScatterElements(const Op& op, KernelContext& kc) {
   const Shape data = op.inShape(0), idx = op.inShape(1);
   const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", 0), static_cast<int64_t>(data.size()));
-  const bool i64 = op.inType(1) == DataType::INT64;
+  const DataType it = op.inType(1);
   return scatterKernel(op, kc, [=](const void* indices, const std::string& where, auto f) {
-    forEachAxisIndex(idx, data, axis, indices, i64, where, [&](int64_t k, int64_t off) { f(off, k); });
+    forEachAxisIndex(idx, data, axis, indices, it, where, [&](int64_t k, int64_t off) { f(off, k); });
   });
 }
 
@@ -276,7 +271,7 @@ KernelFn makeCpuKernel_Gather(const Op& op, KernelContext& kc) {
   for (size_t i = static_cast<size_t>(axis) + 1; i < data.size(); ++i) inner *= data[i];
   const int64_t nIdx = op.inInfo(1).nelms();
   const size_t elem = elemSize(op, 0);
-  const bool idx64 = op.inType(1) == DataType::INT64;
+  const DataType it = op.inType(1);
   const int x = kc.in(0), ix = kc.in(1), y = kc.out(0);
   const std::string where = op.describe();
   return [=](const RunState& s) {
@@ -284,7 +279,7 @@ KernelFn makeCpuKernel_Gather(const Op& op, KernelContext& kc) {
     auto* dst = static_cast<unsigned char*>(s.slots[y]);
     const size_t blk = static_cast<size_t>(inner) * elem;
     for (int64_t k = 0; k < nIdx; ++k) {
-      int64_t i = idx64 ? inPtr<int64_t>(s, ix)[k] : inPtr<int32_t>(s, ix)[k];
+      int64_t i = indexAt(s.slots[ix], it, k);
       if (i < 0) i += n;
       if (i < 0 || i >= n) throw error("{}: index {} is out of range for axis {} of size {}", where, i, axis, n);
       for (int64_t o = 0; o < outer; ++o)

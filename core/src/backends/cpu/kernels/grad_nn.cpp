@@ -15,7 +15,9 @@
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/gemm.hpp"
+#include "backends/cpu/half_via_float.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/bn_geom.hpp"
 #include "backends/cpu/kernels/conv_im2col.hpp"
 #include "backends/cpu/kernels/dropout.hpp"
 #include "backends/cpu/winograd.hpp"
@@ -323,6 +325,7 @@ KernelFn winogradDataGrad(const ConvGeom& g, KernelContext& kc, int dy, int w, i
 }
 
 KernelFn makeCpuKernel_ConvDataGrad(const Op& op, KernelContext& kc) {
+  if (hasHalfFloat(op)) return viaFloat(op, kc, &makeCpuKernel_ConvDataGrad);
   requireConvType(op);
   const ConvGeom g = convGeom(op, op.attrs.getInts("x_shape"), op.inShape(1));
   if (winogradGradients(op, g) && g.pb[0] <= 2 && g.pb[1] <= 2)
@@ -373,6 +376,7 @@ KernelFn makeCpuKernel_ConvDataGrad(const Op& op, KernelContext& kc) {
 }
 
 KernelFn makeCpuKernel_ConvWeightGrad(const Op& op, KernelContext& kc) {
+  if (hasHalfFloat(op)) return viaFloat(op, kc, &makeCpuKernel_ConvWeightGrad);
   requireConvType(op);
   const ConvGeom g = convGeom(op, op.inShape(1), op.attrs.getInts("w_shape"));
   if (winogradGradients(op, g)) return winogradWeightGrad(g, kc, kc.in(0), kc.in(1), kc.out(0));
@@ -487,14 +491,16 @@ KernelFn makeCpuKernel_AveragePoolGrad(const Op& op, KernelContext& kc) {
 //   With fixed statistics (inference):      dx = scale inv dy.
 //   With batch statistics (training mode):  dx = scale inv / m (m dy - dB - xhat dScale), m = N * S.
 KernelFn makeCpuKernel_BatchNormGrad(const Op& op, KernelContext& kc) {
-  const Shape& xs = op.inShape(1);
-  const int64_t N = xs[0], C = xs[1];
-  int64_t S = 1;
-  for (size_t i = 2; i < xs.size(); ++i) S *= xs[i];
+  const BnGeom geom = bnGeom(op.inShape(1), op.inShape(2));
+  const int64_t N = geom.N, C = geom.C, S = geom.S;
   const double eps = op.attrs.getFloat("epsilon", 1e-5f);
   const bool training = op.attrs.getInt("training", 1) != 0;
   const int dy = kc.in(0), x = kc.in(1), sc = kc.in(2), mn = kc.in(3), vr = kc.in(4);
   const int dx = kc.out(0), dsc = kc.out(1), db = kc.out(2);
+  // scale, mean and var may be of another floating-point type than X (and dScale, dB of scale's).
+  const LoadFn ldSc = floatLoader(op.inType(2)), ldMn = floatLoader(op.inType(3)), ldVr = floatLoader(op.inType(4));
+  const StoreFn stDsc = op.hasOutput(1) ? floatStorer(op.outInfo(1).dataType()) : nullptr;
+  const StoreFn stDb = op.hasOutput(2) ? floatStorer(op.outInfo(2).dataType()) : nullptr;
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     return [=](const RunState& s) {
@@ -502,7 +508,7 @@ KernelFn makeCpuKernel_BatchNormGrad(const Op& op, KernelContext& kc) {
       const T* X = inPtr<T>(s, x);
       const double cnt = static_cast<double>(N * S);
       for (int64_t c = 0; c < C; ++c) {
-        double mean = ld(inPtr<T>(s, mn), c), var = ld(inPtr<T>(s, vr), c);
+        double mean = ldMn(s.slots[mn], c), var = ldVr(s.slots[vr], c);
         if (training) {
           double sum = 0, sq = 0;
           for (int64_t n = 0; n < N; ++n) {
@@ -527,9 +533,9 @@ KernelFn makeCpuKernel_BatchNormGrad(const Op& op, KernelContext& kc) {
             sumDyXhat += g * (ld(X, k) - mean) * inv;
           }
         }
-        if (dsc >= 0) outPtr<T>(s, dsc)[c] = st<T>(sumDyXhat);
-        if (db >= 0) outPtr<T>(s, db)[c] = st<T>(sumDy);
-        const double a = ld(inPtr<T>(s, sc), c) * inv;
+        if (dsc >= 0) stDsc(s.slots[dsc], c, sumDyXhat);
+        if (db >= 0) stDb(s.slots[db], c, sumDy);
+        const double a = ldSc(s.slots[sc], c) * inv;
         T* DX = outPtr<T>(s, dx);
         for (int64_t n = 0; n < N; ++n) {
           for (int64_t i = 0; i < S; ++i) {
@@ -553,6 +559,8 @@ KernelFn makeCpuKernel_BatchNormGrad(const Op& op, KernelContext& kc) {
 //   dScale = sum over rows dy xhat, dBias = sum over rows dy,
 //   dx = inv (g - mean(g) - xhat mean(g xhat)) with g = dy scale.
 KernelFn makeCpuKernel_LayerNormGrad(const Op& op, KernelContext& kc) {
+  // A FLOAT scale of 16-bit X (mixed precision): float copies.
+  if (op.inType(2) != op.inType(1)) return viaFloat(op, kc, &makeCpuKernel_LayerNormGrad);
   const Shape& xs = op.inShape(1);
   const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", -1), static_cast<int64_t>(xs.size()));
   int64_t outer = 1, len = 1;
@@ -615,7 +623,7 @@ KernelFn makeCpuKernel_GatherGrad(const Op& op, KernelContext& kc) {
   for (int64_t i = 0; i < axis; ++i) outer *= data[static_cast<size_t>(i)];
   for (size_t i = static_cast<size_t>(axis) + 1; i < data.size(); ++i) inner *= data[i];
   const int64_t n = data[static_cast<size_t>(axis)], nIdx = op.inInfo(1).nelms(), total = outer * n * inner;
-  const bool i64 = op.inType(1) == DataType::INT64;
+  const DataType it = op.inType(1);
   const std::string where = op.describe();
   const int dy = kc.in(0), idx = kc.in(1), dx = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
@@ -627,7 +635,7 @@ KernelFn makeCpuKernel_GatherGrad(const Op& op, KernelContext& kc) {
       T* DX = outPtr<T>(s, dx);
       std::fill(DX, DX + total, static_cast<T>(CT(0)));
       for (int64_t j = 0; j < nIdx; ++j) {
-        int64_t k = i64 ? static_cast<const int64_t*>(I)[j] : static_cast<const int32_t*>(I)[j];
+        int64_t k = indexAt(I, it, j);
         if (k < -n || k >= n) throw error("{}: index {} is out of range for a dimension of size {}", where, k, n);
         if (k < 0) k += n;
         for (int64_t o = 0; o < outer; ++o) {

@@ -4,7 +4,9 @@
 #include <cstring>
 
 #include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/half_via_float.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/bn_geom.hpp"
 #include "backends/cpu/kernels/dropout.hpp"
 #include "backends/cpu/kernels/sum.hpp"
 #include "ops/op_util.hpp"
@@ -12,11 +14,11 @@
 namespace popart {
 namespace cpu {
 
+// The parameters and statistics may have their own floating-point type (FLOAT with FLOAT16 X, as
+// PopART allows): they are read and written through their types, X and Y computed in X's.
 KernelFn makeCpuKernel_BatchNormalization(const Op& op, KernelContext& kc) {
-  const Shape& xs = op.inShape(0);
-  const int64_t N = xs[0], C = xs[1];
-  int64_t S = 1;
-  for (size_t i = 2; i < xs.size(); ++i) S *= xs[i];
+  const BnGeom geom = bnGeom(op.inShape(0), op.inShape(1));
+  const int64_t N = geom.N, C = geom.C, S = geom.S;
   const double eps = op.attrs.getFloat("epsilon", 1e-5f);
   const double momentum = op.attrs.getFloat("momentum", 0.9f);
   const bool training = op.opset() >= 14 ? op.attrs.getInt("training_mode", 0) != 0 : op.numOutputs() > 1;
@@ -28,26 +30,33 @@ KernelFn makeCpuKernel_BatchNormalization(const Op& op, KernelContext& kc) {
                             : 1.0;
   const int x = kc.in(0), sc = kc.in(1), bi = kc.in(2), mn = kc.in(3), vr = kc.in(4);
   const int y = kc.out(0), rm = kc.out(1), rv = kc.out(2), sm = kc.out(3), sv = kc.out(4);
+  const LoadFn ldSc = floatLoader(op.inType(1)), ldBi = floatLoader(op.inType(2));
+  const LoadFn ldMn = floatLoader(op.inType(3)), ldVr = floatLoader(op.inType(4));
+  StoreFn stOut[5] = {};
+  for (int i = 1; i < 5; ++i) {
+    if (op.hasOutput(i)) stOut[i] = floatStorer(op.outInfo(i).dataType());
+  }
+  const StoreFn stRm = stOut[1], stRv = stOut[2], stSm = stOut[3], stSv = stOut[4];
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     return [=](const RunState& s) {
       const T* X = inPtr<T>(s, x);
       T* Y = outPtr<T>(s, y);
       for (int64_t c = 0; c < C; ++c) {
-        double mean = static_cast<double>(static_cast<compute_t<T>>(inPtr<T>(s, mn)[c]));
-        double var = static_cast<double>(static_cast<compute_t<T>>(inPtr<T>(s, vr)[c]));
+        double mean = ldMn(s.slots[mn], c);
+        double var = ldVr(s.slots[vr], c);
         if (training) {
           const MeanVar mv = meanVar(X + c * S, N, S, C * S);
           const double bm = mv.mean, bv = mv.var;
-          if (rm >= 0) outPtr<T>(s, rm)[c] = static_cast<T>(momentum * mean + (1 - momentum) * bm);
-          if (rv >= 0) outPtr<T>(s, rv)[c] = static_cast<T>(momentum * var + (1 - momentum) * bv * unbias);
-          if (sm >= 0) outPtr<T>(s, sm)[c] = static_cast<T>(bm);
-          if (sv >= 0) outPtr<T>(s, sv)[c] = static_cast<T>(bv);
+          if (rm >= 0) stRm(s.slots[rm], c, momentum * mean + (1 - momentum) * bm);
+          if (rv >= 0) stRv(s.slots[rv], c, momentum * var + (1 - momentum) * bv * unbias);
+          if (sm >= 0) stSm(s.slots[sm], c, bm);
+          if (sv >= 0) stSv(s.slots[sv], c, bv);
           mean = bm;
           var = bv;
         }
-        const double a = static_cast<double>(static_cast<compute_t<T>>(inPtr<T>(s, sc)[c])) / std::sqrt(var + eps);
-        const double b = static_cast<double>(static_cast<compute_t<T>>(inPtr<T>(s, bi)[c])) - a * mean;
+        const double a = ldSc(s.slots[sc], c) / std::sqrt(var + eps);
+        const double b = ldBi(s.slots[bi], c) - a * mean;
         using CT = compute_t<T>;
         const CT af = static_cast<CT>(a), bf = static_cast<CT>(b);
         for (int64_t n = 0; n < N; ++n) {
@@ -60,7 +69,18 @@ KernelFn makeCpuKernel_BatchNormalization(const Op& op, KernelContext& kc) {
   });
 }
 
+namespace {
+/// FLOAT scale / bias of 16-bit data (ops' requireParamType): the kernel runs on float copies.
+bool mixedParams(const Op& op, int first, int last) {
+  for (int i = first; i <= last; ++i) {
+    if (op.hasInput(i) && op.inType(i) != op.inType(0)) return true;
+  }
+  return false;
+}
+}  // namespace
+
 KernelFn makeCpuKernel_InstanceNormalization(const Op& op, KernelContext& kc) {
+  if (mixedParams(op, 1, 2)) return viaFloat(op, kc, &makeCpuKernel_InstanceNormalization);
   const Shape& xs = op.inShape(0);
   const int64_t N = xs[0], C = xs[1];
   int64_t S = 1;
@@ -89,6 +109,7 @@ KernelFn makeCpuKernel_InstanceNormalization(const Op& op, KernelContext& kc) {
 }
 
 KernelFn makeCpuKernel_LayerNormalization(const Op& op, KernelContext& kc) {
+  if (mixedParams(op, 1, 2)) return viaFloat(op, kc, &makeCpuKernel_LayerNormalization);
   const Shape& xs = op.inShape(0);
   const int64_t axis = ops::normalizeAxis(op.attrs.getInt("axis", -1), static_cast<int64_t>(xs.size()));
   int64_t outer = 1, len = 1;

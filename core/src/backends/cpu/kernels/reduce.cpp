@@ -158,11 +158,16 @@ KernelFn reduceKernel(const Op& op, KernelContext& kc, Red red) {
   const int64_t nOut = TensorInfo(DataType::FLOAT, kept).nelms();
   const int x = kc.in(0), y = kc.out(0);
   int64_t outer = 0, len = 0, inner = 0;
-  const bool block = contiguousBlock(axes, in, &outer, &len, &inner);
-  if (axes.empty()) {  // noop_with_empty_axes: a copy
+  // No axis reduced (ops/reduce_axes.hpp): each output reduces its one element, x for Sum, Mean,
+  // Max, Min, Prod, LogSumExp (a copy), |x|, x², log x for the others (PopART's reference for
+  // axes = [] is numpy's reduction over axis=()).
+  const bool identity = red == Red::Sum || red == Red::Mean || red == Red::Max || red == Red::Min || red == Red::Prod ||
+                        red == Red::LogSumExp;
+  if (axes.empty() && identity) {
     const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
     return [=](const RunState& s) { std::memcpy(s.slots[y], s.slots[x], bytes); };
   }
+  const bool block = !axes.empty() && contiguousBlock(axes, in, &outer, &len, &inner);
   // Accumulators (and LogSumExp maxima) live in scratch memory.
   kc.needScratch(checkedProduct({nOut, 2 * static_cast<int64_t>(sizeof(double))}));
   const BroadcastPlan p = makeBroadcastPlan(in, {kept});
@@ -203,7 +208,7 @@ KernelFn reduceKernel(const Op& op, KernelContext& kc, Red red) {
     }
     int64_t ro = 0, rk = 0, ri = 0;
     if constexpr (std::is_same_v<T, float>) {
-      if (sumsTerms(red) && outerInnerBlock(axes, in, &ro, &rk, &ri)) {
+      if (sumsTerms(red) && !axes.empty() && outerInnerBlock(axes, in, &ro, &rk, &ri)) {
         // Sums over [outer, kept, inner] into double accumulators per kept element: rows of
         // `inner` through sumFloats, or (short rows) their terms added in double; without inner
         // axes, whole kept-wide rows added at once.
@@ -271,7 +276,7 @@ KernelFn argKernel(const Op& op, KernelContext& kc, bool isMax) {
     using CT = compute_t<T>;
     return [=](const RunState& s) {
       const T* X = inPtr<T>(s, x);
-      int64_t* Y = outPtr<int64_t>(s, y);
+      int32_t* Y = outPtr<int32_t>(s, y);  // INT32, as PopART's (ops/reduce.cpp)
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t i = 0; i < inner; ++i) {
           const T* p = X + o * len * inner + i;
@@ -285,7 +290,7 @@ KernelFn argKernel(const Op& op, KernelContext& kc, bool isMax) {
               best = k;
             }
           }
-          Y[o * inner + i] = best;
+          Y[o * inner + i] = static_cast<int32_t>(best);
         }
       }
     };

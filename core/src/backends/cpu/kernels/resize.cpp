@@ -21,28 +21,28 @@ struct AxisTaps {
   std::vector<bool> outside;           // tf_crop_and_resize: the coordinate is outside the input
 };
 
-double originalCoord(const ops::ResizeParams& p, size_t axis, int64_t x, int64_t inLen, int64_t outLen) {
+// The coordinate in the input of output index x, as ONNX's reference implementation computes it
+// (onnx/backend/test/case/node/resize.py): the "resized length" of pytorch_half_pixel,
+// align_corners and tf_crop_and_resize is scale · input length, not rounded (it differs from the
+// output length when the scales do not divide the input), and pytorch_half_pixel maps a resized
+// length of 1 to -0.5.
+double originalCoord(const ops::ResizeParams& p, size_t axis, int64_t x, int64_t inLen) {
   const double scale = p.scales[axis];
   const double xr = static_cast<double>(x);
+  const double resized = scale * static_cast<double>(inLen);
   const std::string& m = p.coordMode;
   if (m == "half_pixel") return (xr + 0.5) / scale - 0.5;
-  if (m == "pytorch_half_pixel") return outLen > 1 ? (xr + 0.5) / scale - 0.5 : 0.0;
-  if (m == "align_corners") {
-    // The reference uses the unrounded resized length (input length x scale).
-    const double resized = scale * static_cast<double>(inLen);
-    return resized <= 1.0 ? 0.0 : xr * static_cast<double>(inLen - 1) / (resized - 1.0);
-  }
+  if (m == "pytorch_half_pixel") return resized == 1.0 ? -0.5 : (xr + 0.5) / scale - 0.5;
+  if (m == "align_corners") return resized == 1.0 ? 0.0 : xr * static_cast<double>(inLen - 1) / (resized - 1.0);
   if (m == "asymmetric") return xr / scale;
   if (m == "tf_half_pixel_for_nn") return (xr + 0.5) / scale;
   // tf_crop_and_resize
-  const double s = p.roiStart[axis], e = p.roiEnd[axis];
-  return outLen > 1 ? s * static_cast<double>(inLen - 1) +
-                          xr * (e - s) * static_cast<double>(inLen - 1) / static_cast<double>(outLen - 1)
-                    : 0.5 * (s + e) * static_cast<double>(inLen - 1);
+  const double s = p.roiStart[axis], e = p.roiEnd[axis], last = static_cast<double>(inLen - 1);
+  return resized == 1.0 ? 0.5 * (s + e) * last : s * last + xr * (e - s) * last / (resized - 1.0);
 }
 
 int64_t nearestIndex(const std::string& mode, double x) {
-  if (mode == "floor") return static_cast<int64_t>(std::floor(x));
+  if (mode == "floor" || mode == "pytorch") return static_cast<int64_t>(std::floor(x));
   if (mode == "ceil") return static_cast<int64_t>(std::ceil(x));
   const double f = std::floor(x);
   if (x - f == 0.5) return static_cast<int64_t>(mode == "round_prefer_ceil" ? f + 1 : f);
@@ -67,7 +67,8 @@ AxisTaps axisTaps(const ops::ResizeParams& p, size_t axis, int64_t inLen, int64_
       taps.push_back({o, 1.0});
       continue;
     }
-    const double x = originalCoord(p, axis, o, inLen, outLen);
+    const bool pytorchNearest = p.mode == "nearest" && p.nearestMode == "pytorch";
+    const double x = pytorchNearest ? static_cast<double>(o) / p.scales[axis] : originalCoord(p, axis, o, inLen);
     if (p.coordMode == "tf_crop_and_resize" && (x < 0 || x > static_cast<double>(inLen - 1))) {
       t.outside[static_cast<size_t>(o)] = true;
       continue;
