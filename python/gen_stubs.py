@@ -13,7 +13,7 @@ TYPES = {"i": "int", "f": "float", "s": "str", "ints": "List[int]", "floats": "L
 OPT_TYPES = {"bool": "bool", "int": "int", "float": "float", "string": "str", "ints": "List[int]",
              "floats": "List[float]", "strings": "List[str]", "map": "Dict[str, str]"}
 GC_TYPES = {"float": "float", "int": "int", "ints": "List[int]", "bool": "bool", "floats": "List[float]",
-            "string": "str", "strings": "List[str]", "graph": "Builder"}
+            "string": "str", "strings": "List[str]", "graph": "Builder", "dtype": "Union[DataType, str, int]"}
 
 CLASSES = '''
 class popart_exception(RuntimeError): ...
@@ -23,6 +23,7 @@ class OutOfMemoryException(popart_exception):
     def getSummaryReport(self) -> str: ...
     def getProfilePath(self) -> str: ...
 class poplar_exception(RuntimeError): ...
+class poplar_runtime_error(poplar_exception): ...
 error = popart_exception
 
 class TensorInfo:
@@ -478,7 +479,8 @@ def main():
     out.append("")
     out.append("class AiGraphcoreOpset1:")
     b = popart.Builder()
-    for method, op_type, mn, mx, attrs, doc, n_out, n_out_from, returns_list, inputs_form in _popart._graphcoreOps():
+    for (method, op_type, mn, mx, attrs, doc, n_out, n_out_from, returns_list, inputs_form,
+         args_optional) in _popart._graphcoreOps():
         m = getattr(b.aiGraphcore, method)
         types = {"args": "Union[str, Sequence[str]]" if inputs_form == "arg" else "Sequence[str]", "debugContext": "str"}
         for a in attrs:

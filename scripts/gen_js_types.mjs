@@ -39,10 +39,12 @@ export function generatedBlocks(popart) {
   const members = enumNames
     .map((n) => `  ${n}: { ${popart.enumValues[n].map((v) => `${v}: '${v}'`).join('; ')} };`).join('\n');
   const attrType = (a) => ({ float: 'number', int: 'number', bool: 'boolean', ints: 'number[]', floats: 'number[]',
-                              string: 'string', strings: 'string[]', enum: a.enumName, graph: 'Builder' })[a.type];
-  const argsType = { args: ['args: TensorId[]'], arg: ['arg: TensorId | TensorId[]'], none: [] };
+                              string: 'string', strings: 'string[]', enum: a.enumName, graph: 'Builder',
+                              dtype: 'string | number' })[a.type];
+  const argsType = (op) => ({ args: [`args${op.argsOptional || op.minInputs === 0 ? '?' : ''}: TensorId[]`],
+                              arg: ['arg: TensorId | TensorId[]'], none: [] })[op.inputsForm];
   const methods = popart.Builder.graphcoreOps().map((op) => {
-    const params = [...argsType[op.inputsForm],
+    const params = [...argsType(op),
                     ...op.attrs.map((a) => `${a.name}${a.required ? '' : '?'}: ${attrType(a)}`),
                     'debugContext?: string'];
     const defaults = op.attrs.filter((a) => 'default' in a).map((a) => `${a.name} = ${JSON.stringify(a.default)}`);

@@ -584,7 +584,7 @@ val enumsJs() {
 }
 
 /// [{method, opType, minInputs, maxInputs, numOutputs, numOutputsFrom, returnsList, inputsForm,
-/// attrs: [{name, type, enumName, required, default?, doc}], doc}] of every aiGraphcore method
+/// argsOptional, attrs: [{name, type, enumName, required, default?, doc}], doc}] of every aiGraphcore method
 /// (index.mjs builds aiGraphcore from it).
 val graphcoreOpsJs() {
   return guarded([&] {
@@ -598,6 +598,7 @@ val graphcoreOpsJs() {
       e.set("numOutputsFrom", op.numOutputsFrom);
       e.set("returnsList", op.returnsList);
       e.set("inputsForm", op.inputsForm);
+      e.set("argsOptional", op.argsOptional);
       e.set("doc", op.doc);
       e.set("attrs", jsArrayOf(op.attrs, [](const OpAttrInfo& at) {
               val x = val::object();

@@ -10,8 +10,8 @@ from ._popart import (  # noqa: F401
     IdentityLoss, InputShapeInfo, IStepIO, L1Loss, Logger, Loss, NllLoss, Optimizer, OptimizerValue,
     OptimizerValueMap, OutOfMemoryException, Patterns, PyStepIO, PyStepIOCallback, PyWeightsIO, SGD, TensorInfo,
     getLogger, getMemoryLimit, getNumThreads, ipuTarget, ipuTargetList, popart_exception, popart_internal_exception, popart_runtime_error,
-    poplar_exception, reservedAccl1Prefix, reservedAccl2Prefix, reservedAccl3Prefix, reservedAcclPrefix,
-    reservedAccumPrefix, reservedGradientPrefix, reservedLossScalingPrefix, reservedStepPrefix,
+    poplar_exception, poplar_runtime_error, reservedAccl1Prefix, reservedAccl2Prefix, reservedAccl3Prefix,
+    reservedAcclPrefix, reservedAccumPrefix, reservedGradientPrefix, reservedLossScalingPrefix, reservedStepPrefix,
     reservedUpdatedVarPrefix, setMemoryLimit, setNumThreads)
 from .builder import AiGraphcore, AiOnnx, Builder  # noqa: F401
 from .options import SessionOptions  # noqa: F401

@@ -114,11 +114,11 @@ class AiOnnx:
 
 
 def _graphcore_method(builder, name, op_type, min_in, max_in, attrs, doc, num_outputs, num_outputs_from,
-                      returns_list, inputs_form):
+                      returns_list, inputs_form, args_optional):
     params = []
     if inputs_form != "none":
         params.append(inspect.Parameter("args", inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                        default=[] if min_in == 0 else _NO_DEFAULT))
+                                        default=[] if min_in == 0 or args_optional else _NO_DEFAULT))
     for a_name, a_type, enum_name, required, has_default, default, _ in attrs:
         dflt = _NO_DEFAULT if required else (default if has_default else None)
         params.append(inspect.Parameter(_pname(a_name), inspect.Parameter.POSITIONAL_OR_KEYWORD, default=dflt))

@@ -115,6 +115,9 @@ OptionValue optionValueFrom(py::handle v, const std::string& type, const std::st
     return m;
   }
   if (isEnumMember(v)) return v.attr("name").cast<std::string>();
+  // A 1-D NumPy array is read as the list it holds (PopART scripts pass np.array shapes).
+  if (py::isinstance<py::array>(v) && py::reinterpret_borrow<py::array>(v).ndim() == 1)
+    return optionValueFrom(v.attr("tolist")(), type, what);
   if (py::isinstance<py::bool_>(v)) return v.cast<bool>();
   if (isInt(v)) return v.cast<int64_t>();
   if (py::isinstance<py::float_>(v) ||

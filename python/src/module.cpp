@@ -20,6 +20,7 @@ PyObject* gInternalException = nullptr;
 PyObject* gRuntimeError = nullptr;
 PyObject* gOutOfMemory = nullptr;
 PyObject* gPoplarException = nullptr;
+PyObject* gPoplarRuntimeError = nullptr;
 
 PyObject* newException(py::module_& m, const char* name, PyObject* base, const char* doc) {
   const std::string full = std::string("popart.") + name;
@@ -102,8 +103,9 @@ PYBIND11_MODULE(_popart, m) {
   gOutOfMemory = newException(m, "OutOfMemoryException", gPopartException,
                               "The device cannot hold the graph, or an allocation is over the memory limit.");
   gPoplarException = newException(m, "poplar_exception", PyExc_RuntimeError,
-                                  "Poplar's errors; this runtime has no Poplar, so nothing raises it (kept so that "
-                                  "`except popart.poplar_exception` works).");
+                                  "Poplar's errors (this runtime has no Poplar: only poplar_runtime_error is raised).");
+  gPoplarRuntimeError = newException(m, "poplar_runtime_error", gPoplarException,
+                                     "A run that reached an aiGraphcore.abort op (\"Abort Program ...\").");
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -117,6 +119,8 @@ PYBIND11_MODULE(_popart, m) {
       PyErr_SetString(gOutOfMemory, e.what());
     } catch (const popart::internal_error& e) {
       PyErr_SetString(gInternalException, e.what());
+    } catch (const popart::poplar_runtime_error& e) {
+      PyErr_SetString(gPoplarRuntimeError, e.what());
     } catch (const popart::runtime_error& e) {
       PyErr_SetString(gRuntimeError, e.what());
     } catch (const popart::error& e) {

@@ -120,7 +120,7 @@ void bindValues(py::module_& m) {
         attrs.append(py::make_tuple(a.name, a.type, a.enumName, a.required, a.hasDefault,
                                     a.hasDefault ? pyFromOptionValue(a.defaultValue) : py::none(), a.doc));
       l.append(py::make_tuple(op.method, op.opType, op.minInputs, op.maxInputs, attrs, op.doc, op.numOutputs,
-                              op.numOutputsFrom, op.returnsList, op.inputsForm));
+                              op.numOutputsFrom, op.returnsList, op.inputsForm, op.argsOptional));
     }
     return l;
   });

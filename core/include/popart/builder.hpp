@@ -127,6 +127,67 @@ class AiGraphcoreOpset1 : public DomainOpSet {
   std::vector<TensorId> reducemedian(const std::vector<TensorId>& args,
                                      const nonstd::optional<std::vector<int64_t>>& axes = nonstd::nullopt,
                                      bool keepdims = true, const DebugContext& debugContext = {});
+  /// Round half to even.
+  TensorId nearbyint(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  /// x * Phi(x): the exact (erf) GELU.
+  TensorId geluerf(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  /// fmod(x + increment, modulus), in x's type.
+  TensorId incrementmod(const std::vector<TensorId>& args, float increment, float modulus,
+                        const DebugContext& debugContext = {});
+  /// Bitwise ops of integer tensors: ~x; a & b, a | b, a ^ b, ~(a ^ b) (numpy broadcasting).
+  TensorId bitwisenot(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId bitwiseand(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId bitwiseor(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId bitwisexor(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  TensorId bitwisexnor(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  /// The input flipped along `dimensions`.
+  TensorId reverse(const std::vector<TensorId>& args, const std::vector<int64_t>& dimensions,
+                   const DebugContext& debugContext = {});
+  /// ONNX DepthToSpace (opset 11, `mode` "DCR" or "CRD") from any opset.
+  TensorId depthtospace(const std::vector<TensorId>& args, int64_t blocksize, const std::string& mode = "DCR",
+                        const DebugContext& debugContext = {});
+  /// A slice with its bounds as attributes (PopART's order: ends before starts).
+  TensorId slice(const std::vector<TensorId>& args, const std::vector<int64_t>& ends,
+                 const std::vector<int64_t>& starts, const std::vector<int64_t>& axes = {},
+                 const DebugContext& debugContext = {});
+  /// A new tensor: `data_type` is a DataType number (static_cast<int64_t>(DataType::FLOAT)),
+  /// `init_type` an InitType number (popart/op/init.hpp); `batch_axis` -1 for none.
+  TensorId init(const std::vector<int64_t>& shape, int64_t data_type, int64_t init_type, int64_t batch_axis,
+                const DebugContext& debugContext = {});
+  TensorId init(const std::vector<int64_t>& shape, int64_t data_type, int64_t init_type,
+                const DebugContext& debugContext = {});
+  /// The input, printed ("title: {values}", to the log destination) each time it is computed; the
+  /// gradient too with `print_gradient` = 1. PopART's parameter order (debugContext before title).
+  TensorId printtensor(const std::vector<TensorId>& args, int64_t print_gradient = 1,
+                       const DebugContext& debugContext = {}, const std::string& title = {});
+  /// Stops the run (poplar_runtime_error "Abort Program ..."): always with no input, else when
+  /// `args[0]` (one value) is nonzero.
+  void abort(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  /// ((image * scale) - offsets) * scales of {image [..., 3], offsets [3], scales [3]}, padded to 4
+  /// channels with zeros.
+  TensorId normalize_image(const std::vector<TensorId>& args, float scale = 1.0f,
+                           const DebugContext& debugContext = {});
+  /// Dropout with a mask of `shape` (broadcast to the input), in training sessions.
+  TensorId shapeddropout(const std::vector<TensorId>& args, const std::vector<int64_t>& shape, float ratio = 0.5f,
+                         const DebugContext& debugContext = {});
+  /// `args = {variable, updater}`: the variable takes the updater's value; returns the updated value.
+  TensorId copyvarupdate(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
+  /// The input (an IPU layout change); `remap_type` 0 FwdBwdReverse, 1 Fwd, 2 Bwd.
+  TensorId tensorremap(const std::vector<TensorId>& args, int64_t remap_type = 0,
+                       const DebugContext& debugContext = {});
+  /// Collectives over replicas (replication factor 1 only yet). `commGroup` is
+  /// [CommGroupType, replicaGroupSize] (PopART's CommGroup); none: all replicas.
+  TensorId replicatedallreduce(const std::vector<TensorId>& args,
+                               const nonstd::optional<std::vector<int64_t>>& commGroup = nonstd::nullopt,
+                               const DebugContext& debugContext = {});
+  TensorId replicatedreducescatter(const std::vector<TensorId>& args,
+                                   const nonstd::optional<std::vector<int64_t>>& commGroup = nonstd::nullopt,
+                                   const DebugContext& debugContext = {});
+  /// BatchNormalization whose running variance uses the unbiased batch variance (as PyTorch):
+  /// `num_outputs` 1 (inference) or 5 (training).
+  std::vector<TensorId> batchnormalization(const std::vector<TensorId>& args, unsigned num_outputs,
+                                           float epsilon = 1e-05f, float momentum = 0.9f,
+                                           const DebugContext& debugContext = {});
 };
 
 class Builder {

@@ -34,6 +34,13 @@ class runtime_error : public error {
   using error::error;
 };
 
+/// Poplar's runtime errors (Python: `popart.poplar_runtime_error`, a `popart.poplar_exception`): a
+/// run that reaches an `aiGraphcore.abort` op raises it, with a message starting "Abort Program".
+class poplar_runtime_error : public runtime_error {
+ public:
+  using runtime_error::runtime_error;
+};
+
 /// The device cannot hold the graph (tile memory exhausted on the IPU model).
 class memory_allocation_err : public error {
  public:

@@ -34,6 +34,9 @@ void setLogDestination(const std::string& dest);
 bool shouldLog(Module m, Level l);
 /// Writes one line (already formatted) if the module's level allows it.
 void log(Module m, Level l, const std::string& msg);
+/// Writes `text` and a newline to the log destination whatever the levels, with no prefix and
+/// flushed (aiGraphcore.printtensor's output, which Poplar writes to stderr).
+void print(const std::string& text);
 /// Flushes the destination.
 void flush();
 

@@ -15,6 +15,7 @@
 #include "popart/memorylimit.hpp"
 #include "popart/ndarraywrapper.hpp"
 #include "popart/op/identity.hpp"
+#include "popart/op/init.hpp"
 #include "popart/op/l1.hpp"
 #include "popart/op/loss.hpp"
 #include "popart/op/nll.hpp"

@@ -82,6 +82,7 @@ POPART_REFLECT_ENUM(DeviceType)
 POPART_REFLECT_ENUM(DeviceConnectionType)
 POPART_REFLECT_ENUM(SyncPattern)
 POPART_REFLECT_ENUM(ScatterReduction)
+POPART_REFLECT_ENUM(InitType)
 #undef POPART_REFLECT_ENUM
 
 namespace detail {
@@ -141,7 +142,8 @@ struct PatternInfo {
 const std::vector<PatternInfo>& patternList();
 
 /// An attribute of a Graphcore op: `type` is "float", "int", "ints", "bool" (an int 0/1 in the
-/// model) or "enum" (the value name, a string in the model; `enumName` names the enum).
+/// model), "enum" (the value name, a string in the model; `enumName` names the enum) or "dtype" (a
+/// DataType, given by name or number; PopART's DataType number, an int, in the model).
 /// Required attributes have no default; optional ones without a default are left out of the
 /// node when not given.
 struct OpAttrInfo {
@@ -157,7 +159,7 @@ struct OpAttrInfo {
 /// A method of `aiGraphcore` (AiGraphcoreOpset1): its name, the op type it adds, its input
 /// count, its attributes in the order of the method's parameters, its outputs and its
 /// documentation. Attribute types: "float", "int", "bool", "ints", "floats", "string", "strings",
-/// "enum" (a value name of `enumName`).
+/// "enum" (a value name of `enumName`), "dtype" (a DataType name or number).
 struct GraphcoreOpInfo {
   std::string method;
   std::string opType;
@@ -174,6 +176,9 @@ struct GraphcoreOpInfo {
   /// How the method takes its inputs: "args" (a list of ids), "arg" (one id, as PopART's
   /// reshape) or "none" (no inputs: init). JS and Python accept a list for "arg" too.
   std::string inputsForm = "args";
+  /// PopART's Python method defaults `args` to an empty list (abort, the bitwise ops): the faces
+  /// accept a call without it (the input count is still checked).
+  bool argsOptional = false;
 };
 /// Every aiGraphcore method (what AiGraphcoreOpset1::call and the JS / Python faces build from).
 const std::vector<GraphcoreOpInfo>& graphcoreOpList();

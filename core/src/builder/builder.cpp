@@ -71,7 +71,96 @@ GC_PLAIN(round)
 GC_PLAIN(atan2)
 GC_PLAIN(fmod)
 GC_PLAIN(remainder)
+GC_PLAIN(nearbyint)
+GC_PLAIN(geluerf)
+GC_PLAIN(bitwisenot)
+GC_PLAIN(bitwiseand)
+GC_PLAIN(bitwiseor)
+GC_PLAIN(bitwisexor)
+GC_PLAIN(bitwisexnor)
+GC_PLAIN(copyvarupdate)
 #undef GC_PLAIN
+
+TensorId AiGraphcoreOpset1::incrementmod(const std::vector<TensorId>& args, float increment, float modulus,
+                                         const DebugContext& dc) {
+  return callMethod("incrementmod", args,
+                    {{"increment", static_cast<double>(increment)}, {"modulus", static_cast<double>(modulus)}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::reverse(const std::vector<TensorId>& args, const std::vector<int64_t>& dimensions,
+                                    const DebugContext& dc) {
+  return callMethod("reverse", args, {{"dimensions", dimensions}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::depthtospace(const std::vector<TensorId>& args, int64_t blocksize, const std::string& mode,
+                                         const DebugContext& dc) {
+  return callMethod("depthtospace", args, {{"blocksize", blocksize}, {"mode", mode}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::slice(const std::vector<TensorId>& args, const std::vector<int64_t>& ends,
+                                  const std::vector<int64_t>& starts, const std::vector<int64_t>& axes,
+                                  const DebugContext& dc) {
+  return callMethod("slice", args, {{"ends", ends}, {"starts", starts}, {"axes", axes}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::init(const std::vector<int64_t>& shape, int64_t data_type, int64_t init_type,
+                                 int64_t batch_axis, const DebugContext& dc) {
+  return callMethod("init", {},
+                    {{"shape", shape}, {"data_type", data_type}, {"init_type", init_type}, {"batch_axis", batch_axis}},
+                    dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::init(const std::vector<int64_t>& shape, int64_t data_type, int64_t init_type,
+                                 const DebugContext& dc) {
+  return init(shape, data_type, init_type, -1, dc);
+}
+
+TensorId AiGraphcoreOpset1::printtensor(const std::vector<TensorId>& args, int64_t print_gradient,
+                                        const DebugContext& dc, const std::string& title) {
+  return callMethod("printtensor", args, {{"print_gradient", print_gradient}, {"title", title}}, dc)[0];
+}
+
+void AiGraphcoreOpset1::abort(const std::vector<TensorId>& args, const DebugContext& dc) {
+  callMethod("abort", args, {}, dc);
+}
+
+TensorId AiGraphcoreOpset1::normalize_image(const std::vector<TensorId>& args, float scale, const DebugContext& dc) {
+  return callMethod("normalize_image", args, {{"scale", static_cast<double>(scale)}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::shapeddropout(const std::vector<TensorId>& args, const std::vector<int64_t>& shape,
+                                          float ratio, const DebugContext& dc) {
+  return callMethod("shapeddropout", args, {{"shape", shape}, {"ratio", static_cast<double>(ratio)}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::tensorremap(const std::vector<TensorId>& args, int64_t remap_type, const DebugContext& dc) {
+  return callMethod("tensorremap", args, {{"remap_type", remap_type}}, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::replicatedallreduce(const std::vector<TensorId>& args,
+                                                const nonstd::optional<std::vector<int64_t>>& commGroup,
+                                                const DebugContext& dc) {
+  std::map<std::string, OptionValue> a;
+  if (commGroup) a["commGroup"] = *commGroup;
+  return callMethod("replicatedallreduce", args, a, dc)[0];
+}
+
+TensorId AiGraphcoreOpset1::replicatedreducescatter(const std::vector<TensorId>& args,
+                                                    const nonstd::optional<std::vector<int64_t>>& commGroup,
+                                                    const DebugContext& dc) {
+  std::map<std::string, OptionValue> a;
+  if (commGroup) a["commGroup"] = *commGroup;
+  return callMethod("replicatedreducescatter", args, a, dc)[0];
+}
+
+std::vector<TensorId> AiGraphcoreOpset1::batchnormalization(const std::vector<TensorId>& args, unsigned num_outputs,
+                                                            float epsilon, float momentum, const DebugContext& dc) {
+  return callMethod("batchnormalization", args,
+                    {{"num_outputs", static_cast<int64_t>(num_outputs)},
+                     {"epsilon", static_cast<double>(epsilon)},
+                     {"momentum", static_cast<double>(momentum)}},
+                    dc);
+}
 
 TensorId AiGraphcoreOpset1::subsample(const std::vector<TensorId>& args, const std::vector<int64_t>& strides,
                                       const DebugContext& dc) {

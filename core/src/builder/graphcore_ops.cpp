@@ -57,10 +57,42 @@ GraphcoreOpInfo row(const char* method, const char* type, int minInputs, int max
   o.returnsList = true;
   return o;
 }
+/// A row whose method returns the list of its outputs, as many as the integer attribute `attr`.
+GraphcoreOpInfo numOutputsFrom(GraphcoreOpInfo o, const char* attr) {
+  o.numOutputsFrom = attr;
+  o.returnsList = true;
+  return o;
+}
 /// A row whose method takes one input id, not a list (PopART's reshape).
 GraphcoreOpInfo single(GraphcoreOpInfo o) {
   o.inputsForm = "arg";
   return o;
+}
+/// A row whose method has no outputs (abort).
+GraphcoreOpInfo noOutputs(GraphcoreOpInfo o) {
+  o.numOutputs = 0;
+  return o;
+}
+/// A row whose PopART Python method defaults `args` to an empty list (abort, the bitwise ops).
+GraphcoreOpInfo argsOptional(GraphcoreOpInfo o) {
+  o.argsOptional = true;
+  return o;
+}
+/// A row whose method takes no inputs (init).
+GraphcoreOpInfo noInputs(GraphcoreOpInfo o) {
+  o.inputsForm = "none";
+  return o;
+}
+OpAttrInfo reqEnum(const char* name, const char* enumName, const char* doc) {
+  OpAttrInfo a = req(name, "enum", doc);
+  a.enumName = enumName;
+  return a;
+}
+/// `commGroup`: [CommGroupType, replicaGroupSize] (PopART's CommGroup), optional.
+OpAttrInfo commGroup() {
+  return maybe("commGroup", "ints",
+               "The replica group: [CommGroupType (0 All, 1 Consecutive, 2 Orthogonal, 3 "
+               "Ungrouped), replicaGroupSize]; none: all replicas.");
 }
 GraphcoreOpInfo unary(const char* method, const char* type, const char* doc) {
   return row(method, type, 1, 1, {}, doc);
@@ -160,6 +192,66 @@ const std::vector<GraphcoreOpInfo> kOps{
               "[values, indices (INT32)]: the lower median over the axes and where it is among the reduced "
               "elements."),
           2),
+    // ---- elementwise, rearrangement, utility and collective ops of PopART's aiGraphcore opset 1
+    unary("nearbyint", "NearbyInt", "Round half to even."),
+    unary("geluerf", "GeluErf", "x * Phi(x): the exact GELU, with the normal CDF Phi through erf."),
+    row("incrementmod", "IncrementMod", 1, 1,
+        {req("increment", "float", "Added to x."), req("modulus", "float", "The divisor of the remainder (not 0).")},
+        "fmod(x + increment, modulus), in x's type."),
+    argsOptional(unary("bitwisenot", "BitwiseNot", "~x, bitwise (integer tensors).")),
+    argsOptional(binary("bitwiseand", "BitwiseAnd", "a & b, bitwise (integer tensors).")),
+    argsOptional(binary("bitwiseor", "BitwiseOr", "a | b, bitwise (integer tensors).")),
+    argsOptional(binary("bitwisexor", "BitwiseXor", "a ^ b, bitwise (integer tensors).")),
+    argsOptional(binary("bitwisexnor", "BitwiseXnor", "~(a ^ b), bitwise (integer tensors).")),
+    row("reverse", "Reverse", 1, 1, {req("dimensions", "ints", "The dimensions to reverse (none: the identity).")},
+        "The input flipped along the given dimensions."),
+    row("depthtospace", "DepthToSpace", 1, 1,
+        {req("blocksize", "int", "The block size B: [N, C, H, W] becomes [N, C / B^2, H B, W B]."),
+         opt("mode", "string", std::string("DCR"), "\"DCR\" (depth-column-row) or \"CRD\" (column-row-depth).")},
+        "Moves blocks of channels into the spatial dimensions (ONNX DepthToSpace 11 from any opset)."),
+    row("slice", "Slice", 1, 1,
+        {req("ends", "ints", "Where each slice ends (exclusive)."), req("starts", "ints", "Where each slice starts."),
+         opt("axes", "ints", std::vector<int64_t>{}, "The axes sliced (none: the first len(starts) axes).")},
+        "A slice with its bounds as attributes."),
+    noInputs(row("init", "Init", 0, 0,
+                 {req("shape", "ints", "The shape of the new tensor."),
+                  req("data_type", "dtype", "Its element type (a DataType or its name)."),
+                  reqEnum("init_type", "InitType", "NoInit (any values; zeros here) or Zero."),
+                  maybe("batch_axis", "int", "The axis batches are split along (-1: none).")},
+                 "A new tensor of the given shape and type.")),
+    row("printtensor", "PrintTensor", 1, 1,
+        {opt("print_gradient", "int", int64_t(1), "Also print the gradient (1) or not (0)."),
+         opt("title", "string", std::string(""), "The title printed before the values (none: the tensor's id).")},
+        "The input, printed as \"title: {values}\" (to the log destination) each time it is computed."),
+    noOutputs(argsOptional(row("abort", "Abort", 0, 1, {},
+                               "Stops the run with an error (poplar_runtime_error \"Abort Program ...\"): "
+                               "always, or when its one input (a condition) is nonzero."))),
+    row("normalize_image", "NormalizeImage", 3, 3,
+        {opt("scale", "float", 1.0, "The factor of the image values (not 0).")},
+        "((image * scale) - offsets) * scales of {image [..., 3] (UINT8, FLOAT16 or FLOAT), offsets [3], scales [3]}, "
+        "padded to 4 channels with zeros (UINT8 gives FLOAT16)."),
+    row("shapeddropout", "ShapedDropout", 1, 1,
+        {req("shape", "ints", "The shape of the dropout mask (it broadcasts to the input's)."),
+         opt("ratio", "float", 0.5, "The probability of dropping, in [0, 1).")},
+        "Dropout with one draw per element of a mask of the given shape, broadcast over the input (training only)."),
+    row("copyvarupdate", "CopyVarUpdate", 2, 2, {},
+        "{variable, updater}: the variable takes the updater's value; returns the updated value."),
+    row("tensorremap", "TensorRemap", 1, 2,
+        {opt("remap_type", "int", int64_t(0), "TensorRemapType: 0 FwdBwdReverse, 1 Fwd, 2 Bwd.")},
+        "The input (an IPU layout change; the identity in value)."),
+    row("replicatedallreduce", "ReplicatedAllReduce", 1, 1, {commGroup()},
+        "The sum of the input over the replicas (replication factor 1 only yet: the input)."),
+    row("replicatedreducescatter", "ReplicatedReduceScatter", 1, 1, {commGroup()},
+        "This replica's shard of the input summed over the replicas, flattened (replication factor 1 only yet)."),
+    numOutputsFrom(row("batchnormalization", "BatchNormalization", 5, 5,
+                       {req("num_outputs", "int",
+                            "1 (inference) or 5 (training: running mean / var, saved "
+                            "mean / var)."),
+                        opt("epsilon", "float", 1e-5, "Added to the variance."),
+                        opt("momentum", "float", 0.9, "The running statistics' momentum.")},
+                       "BatchNormalization of {X, scale, B, mean, var} whose running variance uses the unbiased "
+                       "batch variance (N - 1, as PyTorch)."),
+                   "num_outputs"),
 };
 
 const GraphcoreOpInfo& findOp(const std::string& method) {
@@ -220,7 +312,28 @@ any attributeFor(const GraphcoreOpInfo& op, const OpAttrInfo& a, const OptionVal
     if (const auto* d = std::get_if<std::vector<double>>(&v); d && d->empty()) return std::vector<std::string>{};
     throw error("{} must be a list of strings, got {} {}", what, optionValueKind(v), optionValueToString(v));
   }
+  if (a.type == "dtype") {  // stored as PopART's DataType number (this runtime's numbering too)
+    if (const auto* i = std::get_if<int64_t>(&v)) {
+      if (*i < 0 || *i > static_cast<int64_t>(DataType::UNDEFINED))
+        throw error("{} must be a DataType, got {}", what, *i);
+      return *i;
+    }
+    if (const auto* n = std::get_if<std::string>(&v)) {
+      try {
+        return static_cast<int64_t>(dataTypeFromString(*n));
+      } catch (const error& e) {
+        throw error("{}: {}", what, e.what());
+      }
+    }
+    throw error("{} must be a DataType or its name, got {} {}", what, optionValueKind(v), optionValueToString(v));
+  }
   if (a.type == "enum") {
+    if (const auto* i = std::get_if<int64_t>(&v)) {  // the value's number, as PopART's C++ API takes it
+      const auto& values = enumInfo(a.enumName).values;
+      if (*i < 0 || *i >= static_cast<int64_t>(values.size()))
+        throw error("{} must be a {} (0 to {}), got {}", what, a.enumName, values.size() - 1, *i);
+      return values[static_cast<size_t>(*i)];
+    }
     const auto* s = std::get_if<std::string>(&v);
     if (!s)
       throw error("{} must be a {} name, got {} {}", what, a.enumName, optionValueKind(v), optionValueToString(v));

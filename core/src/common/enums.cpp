@@ -9,6 +9,7 @@
 #include "popart/dataflow.hpp"
 #include "popart/devicemanager.hpp"
 #include "popart/error.hpp"
+#include "popart/op/init.hpp"
 #include "popart/op/loss.hpp"
 #include "popart/op/scatterreduce.hpp"
 #include "popart/optimizer.hpp"
@@ -39,6 +40,7 @@ static_assert(count<BatchSerializationBatchSchedule>() == 4);
 static_assert(count<BatchSerializationTransformContext>() == 2);
 static_assert(count<BatchSerializationMethod>() == 3);
 static_assert(count<ReductionType>() == 3);
+static_assert(count<InitType>() == 2);
 static_assert(count<MeanReductionStrategy>() == 3);
 static_assert(count<ExchangeStrategy>() == 4);
 static_assert(count<ScatterReduction>() == 5);
@@ -106,6 +108,7 @@ const std::vector<EnumInfo> kEnums{
     {"ScatterReduction",
      {"Sum", "Max", "Min", "Mul", "None"},
      "How scatterreduce combines the values scattered to one position (None: the last one)."},
+    {"InitType", {"NoInit", "Zero"}, "How aiGraphcore.init fills its tensor."},
 };
 
 std::string lower(std::string s) {

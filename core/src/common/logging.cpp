@@ -183,6 +183,13 @@ void log(Module m, Level l, const std::string& msg) {
   if (l >= Level::Err) s.out->flush();
 }
 
+void print(const std::string& text) {
+  auto& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  *s.out << text << '\n';
+  s.out->flush();
+}
+
 void flush() {
   auto& s = state();
   std::lock_guard<std::mutex> lock(s.mu);

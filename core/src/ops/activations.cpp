@@ -1,4 +1,5 @@
-// Activations: Relu family, Sigmoid/Tanh, Clip, PRelu, Softmax/LogSoftmax/Hardmax, Gelu, Swish.
+// Activations: Relu family, Sigmoid/Tanh, Clip, PRelu, Softmax/LogSoftmax/Hardmax, Gelu, GeluErf,
+// Swish.
 #include <limits>
 
 #include "ir/op_def.hpp"
@@ -105,6 +106,31 @@ void gradSoftmaxLike(GradCtx& c, OpKind gradKind) {
 
 void gradGelu(GradCtx& c) {
   c.setInGrad(0, c.add1(OpKind::GeluGrad, {c.outGrad(0), c.in(0)}));
+}
+
+/// GeluErf: d/dx x Phi(x) = Phi(x) + x phi(x), with Phi(x) = (1 + erf(x / sqrt(2))) / 2 and
+/// phi(x) = exp(-x^2 / 2) / sqrt(2 pi), composed of forward ops.
+void gradGeluErf(GradCtx& c) {
+  Tensor* x = c.in(0);
+  const DataType t = x->info.dataType();
+  Tensor* erf = c.add1(OpKind::Erf, {c.add1(OpKind::Mul, {x, c.constant(0.7071067811865476, t)})});
+  Tensor* cdf = c.add1(OpKind::Mul, {c.add1(OpKind::Add, {erf, c.constant(1.0, t)}), c.constant(0.5, t)});
+  Tensor* sq = c.add1(OpKind::Mul, {x, x});
+  Tensor* pdf = c.add1(OpKind::Mul, {c.add1(OpKind::Exp, {c.add1(OpKind::Mul, {sq, c.constant(-0.5, t)})}),
+                                     c.constant(0.3989422804014327, t)});
+  Tensor* d = c.add1(OpKind::Add, {cdf, c.add1(OpKind::Mul, {x, pdf})});
+  c.setInGrad(0, c.add1(OpKind::Mul, {c.outGrad(0), d}));
+}
+
+/// Swish: d/dx x s(x) = s (1 + x (1 - s)) with s = sigmoid(x), composed of forward ops (finite
+/// for every finite x: s is 0 or 1 where x (1 - s) would be large).
+void gradSwish(GradCtx& c) {
+  Tensor* x = c.in(0);
+  const DataType t = x->info.dataType();
+  Tensor* s = c.add1(OpKind::Sigmoid, {x});
+  Tensor* oneMinusS = c.add1(OpKind::Sub, {c.constant(1.0, t), s});
+  Tensor* inner = c.add1(OpKind::Add, {c.constant(1.0, t), c.add1(OpKind::Mul, {x, oneMinusS})});
+  c.setInGrad(0, c.add1(OpKind::Mul, {c.outGrad(0), c.add1(OpKind::Mul, {s, inner})}));
 }
 
 void gradSoftmax(GradCtx& c) {
@@ -253,6 +279,7 @@ void define_Softsign(OpDef& d) { floatUnary(d); d.grad = gradSoftsign; }
 void define_ThresholdedRelu(OpDef& d) { floatUnary(d); d.grad = gradThresholdedRelu; }
 void define_GcGelu(OpDef& d) { floatUnary(d); d.grad = gradGelu; }
 void define_GcSwish(OpDef& d) { floatUnary(d); d.grad = gradSwish; }
+void define_GcGeluErf(OpDef& d) { floatUnary(d); d.grad = gradGeluErf; }
 void define_Shrink(OpDef& d) {
   d.setup = [](Op& op) {
     if (op.inType(0) == DataType::BOOL || op.inType(0) == DataType::STRING)

@@ -1,5 +1,6 @@
 // Elementwise ops: unary math, binary arithmetic / comparison / logic with numpy broadcasting,
-// variadic Max/Min/Mean/Sum, Where, and Graphcore's Scale/ScaledAdd/Atan2/Fmod/...
+// variadic Max/Min/Mean/Sum, Where, and Graphcore's Scale/ScaledAdd/Atan2/Fmod/Remainder/Round/
+// NearbyInt/IncrementMod and bitwise ops.
 #include "ir/op_def.hpp"
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
@@ -152,6 +153,31 @@ void setupFloatBinary(Op& op) {
   requireSameType(op, 0, 1);
   requireFloat(op, 0);
   setOutput(op, 0, op.inType(0), binaryShape(op));
+}
+
+/// Graphcore's bitwise ops take integer tensors (PopART: INT32 and UINT32; every integer type here).
+void requireInteger(const Op& op, int i) {
+  if (!isInteger(op.inType(i)))
+    throw error("input {} ('{}') must be an integer tensor, but it is {}", i, op.input(i)->id, op.inInfo(i).toString());
+}
+
+void setupBitwiseNot(Op& op) {
+  requireInteger(op, 0);
+  setupSameAsInput0(op);
+}
+
+void setupBitwiseBinary(Op& op) {
+  requireInteger(op, 0);
+  requireSameType(op, 0, 1);
+  setOutput(op, 0, op.inType(0), broadcastInputs(op, {0, 1}));
+}
+
+/// IncrementMod: y = fmod(x + increment, modulus), in x's type.
+void setupIncrementMod(Op& op) {
+  checkUnary(op, In::Numeric);
+  op.attrs.getFloat("increment");
+  if (op.attrs.getFloat("modulus") == 0.0f) throw error("modulus must not be 0");
+  setupSameAsInput0(op);
 }
 
 // ---------------------------------------------------------------- grad rules
@@ -408,8 +434,16 @@ UNARY(Atanh, Float, gradAtanh) UNARY(Ceil, Float, gradZero) UNARY(Cos, Float, gr
 UNARY(Cosh, Float, gradCosh) UNARY(Floor, Float, gradZero) UNARY(Not, Bool, nullptr)
 UNARY(Reciprocal, Float, gradReciprocal) UNARY(Round, Float, gradZero) UNARY(Sign, Numeric, gradZero)
 UNARY(Sin, Float, gradSin) UNARY(Sinh, Float, gradSinh) UNARY(Tan, Float, gradTan)
-UNARY(GcExpm1, Float, gradExpm1) UNARY(GcLog1p, Float, gradLog1p) UNARY(GcRound, Float, gradZero)
+UNARY(GcExpm1, Float, gradExpm1) UNARY(GcLog1p, Float, gradLog1p)
 #undef UNARY
+void define_GcRound(OpDef& d) { unary(d, setupUnary<In::Float>); d.grad = gradZero; }
+void define_GcNearbyInt(OpDef& d) { unary(d, setupUnary<In::Float>); d.grad = gradZero; }
+void define_GcIncrementMod(OpDef& d) { unary(d, setupIncrementMod); }
+void define_GcBitwiseNot(OpDef& d) { unary(d, setupBitwiseNot); }
+void define_GcBitwiseAnd(OpDef& d) { binary(d, setupBitwiseBinary); }
+void define_GcBitwiseOr(OpDef& d) { binary(d, setupBitwiseBinary); }
+void define_GcBitwiseXor(OpDef& d) { binary(d, setupBitwiseBinary); }
+void define_GcBitwiseXnor(OpDef& d) { binary(d, setupBitwiseBinary); }
 void define_IsNaN(OpDef& d) { unary(d, setupIsNanInf); }
 void define_IsInf(OpDef& d) { unary(d, setupIsNanInf); }
 

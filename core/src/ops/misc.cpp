@@ -1,4 +1,7 @@
-// Miscellaneous ops: LRN, ReverseSequence, MaxUnpool, Unique.
+// Miscellaneous ops: LRN, ReverseSequence, MaxUnpool, Unique, Graphcore's NormalizeImage.
+#include <cmath>
+#include <limits>
+
 #include "common/tensor_data.hpp"
 #include "ir/op_def.hpp"
 #include "ops/graph_editor.hpp"
@@ -106,6 +109,29 @@ void setupUnique(Op& op) {
   setOutput(op, 3, DataType::INT64, {u});
 }
 
+/// NormalizeImage(image [..., 3], offsets [3], scales [3]): ((image * scale) - offsets) * scales,
+/// padded to 4 channels with zeros. UINT8 images give FLOAT16 (PopART), others their own type;
+/// offsets and scales have the output's type.
+void setupNormalizeImage(Op& op) {
+  requireType(op, 0, {DataType::UINT8, DataType::FLOAT16, DataType::FLOAT});
+  const Shape& x = op.inShape(0);
+  if (x.size() < 2 || x.back() != 3)
+    throw error("NormalizeImage requires the inner dimension to be 3 (an image [..., 3] of rank >= 2), got {}", x);
+  const float scale = op.attrs.getFloat("scale", 1.0f);
+  if (std::fabs(scale) < std::numeric_limits<float>::epsilon())
+    throw error("NormalizeImage: scale should be greater than 0 (got {})", scale);
+  const DataType out = op.inType(0) == DataType::UINT8 ? DataType::FLOAT16 : op.inType(0);
+  const char* names[] = {"", "offsets", "scales"};
+  for (int i = 1; i < 3; ++i) {
+    if (op.inType(i) != out || op.inInfo(i).nelms() != 3)
+      throw error("input {} ({} '{}') must hold 3 {} values (one per channel), got {}", i, names[i], op.input(i)->id,
+                  dataTypeToString(out), op.inInfo(i).toString());
+  }
+  Shape y = x;
+  y.back() = 4;
+  setOutput(op, 0, out, y);
+}
+
 }  // namespace
 }  // namespace ops
 
@@ -186,6 +212,9 @@ void define_MaxUnpool(OpDef& d) {
 void define_Unique(OpDef& d) {
   d.setup = ops::setupUnique;
   d.shapeInputsMask = 1;
+}
+void define_GcNormalizeImage(OpDef& d) {
+  d.setup = ops::setupNormalizeImage;
 }
 
 }  // namespace popart

@@ -1,4 +1,5 @@
-// Normalization: BatchNormalization, InstanceNormalization, LayerNormalization; Dropout.
+// Normalization: BatchNormalization (ONNX's and Graphcore's), InstanceNormalization,
+// LayerNormalization; Dropout.
 #include "ir/graph.hpp"
 #include "ir/op_def.hpp"
 #include "ops/graph_editor.hpp"
@@ -199,6 +200,12 @@ void gradInstanceNorm(GradCtx& c) {
 
 }  // namespace
 
+/// Graphcore's BatchNormalization: ONNX's (the pre-14 form: more than one output is training)
+/// whose running variance takes the unbiased batch variance (the kernel).
+void define_GcBatchNormalization(OpDef& d) {
+  d.setup = setupBatchNorm;
+  d.grad = gradBatchNorm;
+}
 void define_InstanceNormalization(OpDef& d) {
   d.setup = setupInstanceNorm;
   d.grad = gradInstanceNorm;

@@ -1,7 +1,9 @@
-// Random numbers: Bernoulli, RandomUniform, RandomNormal, RandomUniformLike, RandomNormalLike.
-// None is foldable: each run draws new values (from the op's own generator when it has a seed,
-// else from the session's, which setRandomSeed seeds).
+// Random numbers: Bernoulli, RandomUniform, RandomNormal, RandomUniformLike, RandomNormalLike,
+// and Graphcore's ShapedDropout. None is foldable: each run draws new values (from the op's own
+// generator when it has a seed, else from the session's, which setRandomSeed seeds).
+#include "ir/graph.hpp"
 #include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {
@@ -38,6 +40,47 @@ void setupRandomLike(Op& op) {
   setOutput(op, 0, randomDtype(op, dflt, false), op.inShape(0));
 }
 
+/// ShapedDropout(x; shape, ratio): x times a mask of shape `shape` (broadcast to x) whose elements
+/// are 0 with probability `ratio`, else 1 / (1 - ratio); in training sessions only (inference
+/// sessions pass x on). The optional output 1 is that scaled mask (the gradient's).
+void setupShapedDropout(Op& op) {
+  requireFloat(op, 0);
+  const float ratio = op.attrs.getFloat("ratio", 0.5f);
+  if (!(ratio >= 0.0f && ratio < 1.0f))
+    throw error("ratio value {} is not valid. Please use a value in the interval [0,1)", ratio);
+  const Shape mask = op.attrs.getInts("shape");
+  const Shape& x = op.inShape(0);
+  bool ok = true;
+  for (auto d : mask) ok = ok && d > 0;
+  try {
+    ok = ok && npOut(x, mask) == x;
+  } catch (const error&) {
+    ok = false;
+  }
+  if (!ok)
+    throw error(
+        "ShapedDropout: incompatible input tensor and dropout shape. The dropout shape {} must broadcast to "
+        "the input's shape {}",
+        mask, x);
+  setupSameAsInput0(op);
+  setOutput(op, 1, op.inType(0), mask);
+}
+
+/// ShapedDropout: the gradient is multiplied by the forward op's scaled mask (the op gets a mask
+/// output if it has none: a grad op could not draw the same random numbers).
+void gradShapedDropout(GradCtx& c) {
+  const Op& op = c.op();
+  Tensor* mask = op.hasOutput(1) ? op.output(1) : nullptr;
+  if (!mask) {
+    Op& fwd = const_cast<Op&>(op);
+    Graph& g = fwd.graph();
+    mask = &g.addTensor(g.uniqueTensorId(op.name() + "/mask"), TensorKind::ActGrad, TensorInfo());
+    fwd.connectOutput(1, mask);
+    fwd.setup();
+  }
+  c.setInGrad(0, c.add1(OpKind::Mul, {c.outGrad(0), mask}));
+}
+
 void randomDef(OpDef& d, void (*setup)(Op&)) {
   d.setup = setup;
   d.foldable = false;
@@ -59,6 +102,10 @@ void define_RandomUniformLike(OpDef& d) {
 }
 void define_RandomNormalLike(OpDef& d) {
   randomDef(d, setupRandomLike);
+}
+void define_GcShapedDropout(OpDef& d) {
+  randomDef(d, setupShapedDropout);
+  d.grad = gradShapedDropout;
 }
 
 }  // namespace popart

@@ -1,6 +1,6 @@
 // Shape and data-movement ops: Identity, Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
 // Concat, Split, Slice, Expand, Tile, Pad, Shape, Size, Cast, Constant, ConstantOfShape, Range,
-// and Graphcore's Detach/Nop/Subsample/Reshape.
+// and Graphcore's Detach/Nop/Subsample/Reshape/Slice.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -19,7 +19,7 @@ SliceParams sliceParams(const Op& op) {
   const Shape& in = op.inShape(0);
   const int64_t r = static_cast<int64_t>(in.size());
   std::vector<int64_t> starts, ends, axes, steps;
-  if (op.opset() < 10) {
+  if (op.opset() < 10 || op.kind() == OpKind::GcSlice) {  // attributes (Graphcore's Slice: always)
     starts = op.attrs.getInts("starts");
     ends = op.attrs.getInts("ends");
     axes = op.attrs.getInts("axes", {});
@@ -451,7 +451,9 @@ void setupSubsample(Op& op) {
   if (strides.size() != in.size()) throw error("strides {} must have one entry per dimension of {}", strides, in);
   Shape out;
   for (size_t i = 0; i < in.size(); ++i) {
-    if (strides[i] <= 0) throw error("strides {} must be positive", strides);
+    if (strides[i] == 0) throw error("Strides invalid. 0 stride at index {} (strides {})", i, strides);
+    if (strides[i] < 0)
+      throw error("Strides invalid. Negative stride {} at index {} (strides {})", strides[i], i, strides);
     out.push_back(in[i] == 0 ? 0 : (in[i] - 1) / strides[i] + 1);  // ceil(in / stride) without overflow
   }
   setOutput(op, 0, op.inType(0), out);
@@ -552,6 +554,16 @@ void gradPad(GradCtx& c) {
   c.setInGrad(0, c.add1(OpKind::Pad, {c.outGrad(0), c.constInts(pads)}));
 }
 
+/// Subsample: dY placed back at every strides[d]-th position, zeros elsewhere (SliceGrad).
+void gradSubsample(GradCtx& c) {
+  const Shape& x = c.in(0)->info.shape();
+  Attributes a;
+  a.set("starts", std::vector<int64_t>(x.size(), 0));
+  a.set("steps", c.op().attrs.getInts("strides"));
+  a.set("x_shape", x);
+  c.setInGrad(0, c.add1(OpKind::SliceGrad, {c.outGrad(0)}, a));
+}
+
 /// Detach: no gradient flows back.
 void gradDetach(GradCtx&) {}
 
@@ -614,6 +626,7 @@ void define_Constant(OpDef& d) { d.setup = setupConstant; }
 void define_ConstantOfShape(OpDef& d) { d.setup = setupConstantOfShape; d.shapeInputsMask = 1; }
 void define_Range(OpDef& d) { d.setup = setupRange; d.shapeInputsMask = 7; }
 void define_GcSubsample(OpDef& d) { d.setup = setupSubsample; d.grad = gradSubsample; }
+void define_GcSlice(OpDef& d) { d.setup = setupSlice; d.grad = gradSlice; }
 // clang-format on
 
 }  // namespace popart

@@ -1,4 +1,5 @@
-// Tensor creation and rearrangement: EyeLike, Trilu, CumSum, DepthToSpace, SpaceToDepth, OneHot.
+// Tensor creation and rearrangement: EyeLike, Trilu, CumSum, DepthToSpace, SpaceToDepth, OneHot,
+// and Graphcore's Reverse and DepthToSpace.
 #include "ir/op_def.hpp"
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
@@ -59,6 +60,50 @@ void setupOneHot(Op& op) {
   const int64_t axis = normalizeAxis(op.attrs.getInt("axis", -1), r);
   out.insert(out.begin() + axis, depth);
   setOutput(op, 0, op.inType(2), out);
+}
+
+void setupReverse(Op& op) {
+  normalizeAxes(op.attrs.getInts("dimensions"), op.inInfo(0).rank(), "dimensions");
+  setupSameAsInput0(op);
+}
+
+// ---------------------------------------------------------------- grad rules
+
+/// Reverse: the gradient reversed along the same dimensions.
+void gradReverse(GradCtx& c) {
+  Attributes a;
+  a.set("dimensions", c.op().attrs.getInts("dimensions"));
+  c.setInGrad(0, c.add1(OpKind::GcReverse, {c.outGrad(0)}, a));
+}
+
+/// dY seen with `outDims`, transposed by the inverse of `perm` and reshaped to X's shape: the
+/// gradient of out = reshape(transpose(reshape(x, dims), perm)) (DepthToSpace, SpaceToDepth).
+void gradPermute(GradCtx& c, const Shape& dims, const std::vector<int64_t>& perm) {
+  Shape permuted;
+  std::vector<int64_t> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    permuted.push_back(dims[static_cast<size_t>(perm[i])]);
+    inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  }
+  Attributes a;
+  a.set("perm", inv);
+  Tensor* t = c.add1(OpKind::Transpose, {c.reshape(c.outGrad(0), permuted)}, a);
+  c.setInGrad(0, c.reshape(t, c.in(0)->info.shape()));
+}
+
+void gradDepthToSpace(GradCtx& c) {
+  const Shape& x = c.in(0)->info.shape();
+  const int64_t b = c.op().attrs.getInt("blocksize"), N = x[0], C = x[1], H = x[2], W = x[3];
+  if (c.op().attrs.getString("mode", "DCR") == "DCR")
+    gradPermute(c, {N, b, b, C / (b * b), H, W}, {0, 3, 4, 1, 5, 2});
+  else
+    gradPermute(c, {N, C / (b * b), b, b, H, W}, {0, 1, 4, 2, 5, 3});
+}
+
+void gradSpaceToDepth(GradCtx& c) {
+  const Shape& x = c.in(0)->info.shape();
+  const int64_t b = c.op().attrs.getInt("blocksize"), N = x[0], C = x[1], H = x[2], W = x[3];
+  gradPermute(c, {N, C, H / b, b, W / b, b}, {0, 3, 5, 1, 2, 4});
 }
 
 }  // namespace
@@ -158,6 +203,14 @@ void define_OneHot(OpDef& d) {
   d.setup = setupOneHot;
   d.shapeInputsMask = 2;
   d.grad = gradOneHot;
+}
+void define_GcReverse(OpDef& d) {
+  d.setup = setupReverse;
+  d.grad = gradReverse;
+}
+void define_GcDepthToSpace(OpDef& d) {
+  d.setup = setupDepthToSpace;
+  d.grad = gradDepthToSpace;
 }
 
 }  // namespace popart

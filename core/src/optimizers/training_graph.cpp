@@ -314,7 +314,7 @@ void addRunningStatisticsUpdates(Graph& g) {
   std::vector<Op*> bns;
   for (const auto& kv : g.ops()) {
     Op& op = *kv.second;
-    if (op.kind() != OpKind::BatchNormalization) continue;
+    if (op.kind() != OpKind::BatchNormalization && op.kind() != OpKind::GcBatchNormalization) continue;
     const bool training = op.opset() >= 14 ? op.attrs.getInt("training_mode", 0) != 0 : op.numOutputs() > 1;
     if (training) bns.push_back(&op);
   }

@@ -301,6 +301,8 @@ void Program::run(std::mt19937_64& rng) {
       if (fpChecks_) checkFloatingPoint(*stepOps_[i]);
     } catch (const internal_error&) {
       throw;
+    } catch (const poplar_runtime_error&) {
+      throw;  // an Abort: its message names the node and starts as PopART's ("Abort Program")
     } catch (const error& e) {
       throw runtime_error("while running {}: {}", stepOps_[i]->describe(), e.what());
     }

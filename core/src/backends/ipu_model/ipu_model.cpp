@@ -38,39 +38,14 @@ bool isContraction(const std::string& type) {
 
 /// Vector-op cost per element, in worker instructions (transcendentals are library calls).
 int elementCost(const Op& op) {
-  static const std::set<std::string> transcendental = {"Exp",
-                                                       "Log",
-                                                       "Tanh",
-                                                       "Sigmoid",
-                                                       "Erf",
-                                                       "Gelu",
-                                                       "GeluGrad",
-                                                       "Softmax",
-                                                       "LogSoftmax",
-                                                       "Pow",
-                                                       "Sin",
-                                                       "Cos",
-                                                       "Tan",
-                                                       "Asin",
-                                                       "Acos",
-                                                       "Atan",
-                                                       "Sinh",
-                                                       "Cosh",
-                                                       "Asinh",
-                                                       "Acosh",
-                                                       "Atanh",
-                                                       "Softplus",
-                                                       "Elu",
-                                                       "Selu",
-                                                       "Celu",
-                                                       "Mish",
-                                                       "SoftmaxGrad",
-                                                       "LogSoftmaxGrad",
-                                                       "SigmoidGrad",
-                                                       "TanhGrad",
-                                                       "HardSwish",
-                                                       "Softsign",
-                                                       "ThresholdedRelu"};
+  static const std::set<std::string> transcendental = {
+      "Exp",         "Log",      "Tanh",      "Sigmoid",     "Erf",
+      "Gelu",        "GeluErf",  "GeluGrad",  "Swish",       "Softmax",
+      "LogSoftmax",  "Pow",      "Sin",       "Cos",         "Tan",
+      "Asin",        "Acos",     "Atan",      "Sinh",        "Cosh",
+      "Asinh",       "Acosh",    "Atanh",     "Softplus",    "Elu",
+      "Selu",        "Celu",     "Mish",      "SoftmaxGrad", "LogSoftmaxGrad",
+      "SigmoidGrad", "TanhGrad", "HardSwish", "Softsign",    "ThresholdedRelu"};
   const std::string& f = op.def().family;
   if (transcendental.count(op.type())) return 8;
   if (op.type() == "Sqrt" || op.type() == "Reciprocal" || op.type() == "Div") return 4;

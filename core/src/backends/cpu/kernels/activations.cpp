@@ -166,6 +166,13 @@ KernelFn makeCpuKernel_GcGelu(const Op& op, KernelContext& kc) {
 KernelFn makeCpuKernel_GcSwish(const Op& op, KernelContext& kc) {
   return numericUnary(op, kc, [](auto x) { return static_cast<decltype(x)>(x / (1 + std::exp(-x))); });
 }
+/// GeluErf: the exact GELU, x * Phi(x) = x / 2 * (1 + erf(x / sqrt(2))), evaluated in double.
+KernelFn makeCpuKernel_GcGeluErf(const Op& op, KernelContext& kc) {
+  return numericUnary(op, kc, [](auto x) {
+    const double v = static_cast<double>(x);
+    return static_cast<decltype(x)>(0.5 * v * (1.0 + std::erf(v * 0.7071067811865476)));
+  });
+}
 
 KernelFn makeCpuKernel_Shrink(const Op& op, KernelContext& kc) {
   const double bias = op.attrs.getFloat("bias", 0.0f), lambd = op.attrs.getFloat("lambd", 0.5f);

@@ -305,7 +305,9 @@ KernelFn makeCpuKernel_Sqrt(const Op& op, KernelContext& kc) { return floatUnary
 KernelFn makeCpuKernel_Tan(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::tan(x); }); }
 KernelFn makeCpuKernel_GcExpm1(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::expm1(x); }); }
 KernelFn makeCpuKernel_GcLog1p(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::log1p(x); }); }
+// Graphcore's Round is Poplar's ROUND (half away from zero, as PopART); NearbyInt rounds half to even.
 KernelFn makeCpuKernel_GcRound(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::round(x); }); }
+KernelFn makeCpuKernel_GcNearbyInt(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::nearbyint(x); }); }
 KernelFn makeCpuKernel_IsNaN(const Op& op, KernelContext& kc) { return floatPredicate(op, kc, [](auto x) { return std::isnan(x); }); }
 KernelFn makeCpuKernel_IsInf(const Op& op, KernelContext& kc) {
   const bool pos = op.attrs.getInt("detect_positive", 1) != 0, neg = op.attrs.getInt("detect_negative", 1) != 0;
@@ -407,6 +409,49 @@ KernelFn makeCpuKernel_GcScale(const Op& op, KernelContext& kc) {
 KernelFn makeCpuKernel_GcScaledAdd(const Op& op, KernelContext& kc) {
   const double s0 = op.attrs.getFloat("scale0", 1.0f), s1 = op.attrs.getFloat("scale1", 1.0f);
   return arith(op, kc, [s0, s1](auto a, auto b) { return static_cast<decltype(a)>(s0 * a + s1 * b); });
+}
+
+/// IncrementMod: fmod(x + increment, modulus) in x's type (integers wrap on the addition and take
+/// C's remainder, as PopART's test reference np.fmod does).
+KernelFn makeCpuKernel_GcIncrementMod(const Op& op, KernelContext& kc) {
+  const double inc = op.attrs.getFloat("increment"), mod = op.attrs.getFloat("modulus");
+  return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
+    using C = compute_t<decltype(tag)>;
+    const C i = static_cast<C>(inc), m = static_cast<C>(mod);
+    return numericUnary(op, kc, [i, m](C x) { return cFmod(static_cast<C>(wrapAdd(x, i)), m); });
+  });
+}
+
+/// Bitwise ops act on the bits, whatever the signedness: dispatched on the element size.
+template <typename F>
+KernelFn bitwiseBinary(const Op& op, KernelContext& kc, F f) {
+  return dispatchBySize(op.inType(0), [&](auto tag) {
+    using U = decltype(tag);
+    return binaryKernel<U, U>(op, kc, [f](U a, U b) { return static_cast<U>(f(a, b)); });
+  });
+}
+
+KernelFn makeCpuKernel_GcBitwiseNot(const Op& op, KernelContext& kc) {
+  const int x = kc.in(0), y = kc.out(0);
+  const int64_t n = op.inInfo(0).nelms();
+  return dispatchBySize(op.inType(0), [&](auto tag) -> KernelFn {
+    using U = decltype(tag);
+    return [=](const RunState& s) {
+      mapElements(inPtr<U>(s, x), outPtr<U>(s, y), n, [](U v) { return static_cast<U>(~v); });
+    };
+  });
+}
+KernelFn makeCpuKernel_GcBitwiseAnd(const Op& op, KernelContext& kc) {
+  return bitwiseBinary(op, kc, [](auto a, auto b) { return a & b; });
+}
+KernelFn makeCpuKernel_GcBitwiseOr(const Op& op, KernelContext& kc) {
+  return bitwiseBinary(op, kc, [](auto a, auto b) { return a | b; });
+}
+KernelFn makeCpuKernel_GcBitwiseXor(const Op& op, KernelContext& kc) {
+  return bitwiseBinary(op, kc, [](auto a, auto b) { return a ^ b; });
+}
+KernelFn makeCpuKernel_GcBitwiseXnor(const Op& op, KernelContext& kc) {
+  return bitwiseBinary(op, kc, [](auto a, auto b) { return ~(a ^ b); });
 }
 
 }  // namespace cpu

@@ -1,4 +1,4 @@
-// CPU kernels of the misc family: LRN, ReverseSequence, MaxUnpool, Unique.
+// CPU kernels of the misc family: LRN, ReverseSequence, MaxUnpool, Unique, NormalizeImage.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -147,6 +147,51 @@ KernelFn makeCpuKernel_Unique(const Op& op, KernelContext& kc) {
       if (yc >= 0) std::copy(r.counts.begin(), r.counts.end(), outPtr<int64_t>(s, yc));
     };
   });
+}
+
+namespace {
+
+template <typename I, typename O>
+KernelFn normalizeImage(const Op& op, KernelContext& kc) {
+  using CO = compute_t<O>;
+  const int64_t pixels = op.inInfo(0).nelms() / 3;
+  const double scale = op.attrs.getFloat("scale", 1.0f);
+  const int x = kc.in(0), off = kc.in(1), sc = kc.in(2), y = kc.out(0);
+  return [=](const RunState& s) {
+    const I* in = inPtr<I>(s, x);
+    const O* offsets = inPtr<O>(s, off);
+    const O* scales = inPtr<O>(s, sc);
+    O* out = outPtr<O>(s, y);
+    double o[3], k[3];
+    for (int c = 0; c < 3; ++c) {
+      o[c] = static_cast<double>(static_cast<CO>(offsets[c]));
+      k[c] = static_cast<double>(static_cast<CO>(scales[c]));
+    }
+    for (int64_t p = 0; p < pixels; ++p) {
+      for (int c = 0; c < 3; ++c) {
+        const double v = static_cast<double>(static_cast<compute_t<I>>(in[p * 3 + c]));
+        out[p * 4 + c] = static_cast<O>(static_cast<CO>((v * scale - o[c]) * k[c]));
+      }
+      out[p * 4 + 3] = static_cast<O>(CO(0));
+    }
+  };
+}
+
+}  // namespace
+
+/// NormalizeImage: out[p, c] = (x[p, c] * scale - offsets[c]) * scales[c] for c < 3, 0 for c = 3,
+/// computed in double (UINT8 -> FLOAT16, FLOAT16 -> FLOAT16, FLOAT -> FLOAT, as the setup allows).
+KernelFn makeCpuKernel_GcNormalizeImage(const Op& op, KernelContext& kc) {
+  switch (op.inType(0)) {
+    case DataType::UINT8:
+      return normalizeImage<uint8_t, float16_t>(op, kc);
+    case DataType::FLOAT16:
+      return normalizeImage<float16_t, float16_t>(op, kc);
+    case DataType::FLOAT:
+      return normalizeImage<float, float>(op, kc);
+    default:
+      return KernelFn();
+  }
 }
 
 }  // namespace cpu

@@ -22,6 +22,12 @@ KernelFn makeCpuKernel_BatchNormalization(const Op& op, KernelContext& kc) {
   const double eps = op.attrs.getFloat("epsilon", 1e-5f);
   const double momentum = op.attrs.getFloat("momentum", 0.9f);
   const bool training = op.opset() >= 14 ? op.attrs.getInt("training_mode", 0) != 0 : op.numOutputs() > 1;
+  // Graphcore's BatchNormalization updates the running variance with the unbiased batch variance
+  // (N - 1 as the population size, as PyTorch); Y is normalised with the biased one either way.
+  const int64_t count = N * S;
+  const double unbias = op.kind() == OpKind::GcBatchNormalization && count > 1
+                            ? static_cast<double>(count) / static_cast<double>(count - 1)
+                            : 1.0;
   const int x = kc.in(0), sc = kc.in(1), bi = kc.in(2), mn = kc.in(3), vr = kc.in(4);
   const int y = kc.out(0), rm = kc.out(1), rv = kc.out(2), sm = kc.out(3), sv = kc.out(4);
   const LoadFn ldSc = floatLoader(op.inType(1)), ldBi = floatLoader(op.inType(2));
@@ -43,7 +49,7 @@ KernelFn makeCpuKernel_BatchNormalization(const Op& op, KernelContext& kc) {
           const MeanVar mv = meanVar(X + c * S, N, S, C * S);
           const double bm = mv.mean, bv = mv.var;
           if (rm >= 0) stRm(s.slots[rm], c, momentum * mean + (1 - momentum) * bm);
-          if (rv >= 0) stRv(s.slots[rv], c, momentum * var + (1 - momentum) * bv);
+          if (rv >= 0) stRv(s.slots[rv], c, momentum * var + (1 - momentum) * bv * unbias);
           if (sm >= 0) stSm(s.slots[sm], c, bm);
           if (sv >= 0) stSv(s.slots[sv], c, bv);
           mean = bm;
@@ -188,6 +194,10 @@ KernelFn makeCpuKernel_Dropout(const Op& op, KernelContext& kc) {
       }
     };
   });
+}
+
+KernelFn makeCpuKernel_GcBatchNormalization(const Op& op, KernelContext& kc) {
+  return makeCpuKernel_BatchNormalization(op, kc);
 }
 
 }  // namespace cpu

@@ -5,8 +5,11 @@
 #include <cstring>
 #include <memory>
 
+#include "backends/cpu/broadcast.hpp"
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "ir/graph.hpp"
+#include "ir/ir.hpp"
 
 namespace popart {
 namespace cpu {
@@ -99,6 +102,40 @@ KernelFn makeCpuKernel_RandomUniformLike(const Op& op, KernelContext& kc) {
 }
 KernelFn makeCpuKernel_RandomNormalLike(const Op& op, KernelContext& kc) {
   return normalKernel(op, kc);
+}
+
+/// ShapedDropout: one draw per mask element from the session's generator (as Dropout), the mask
+/// broadcast over x. Inference sessions (and ratio 0) copy x, with a mask of ones.
+KernelFn makeCpuKernel_GcShapedDropout(const Op& op, KernelContext& kc) {
+  const double ratio = op.attrs.getFloat("ratio", 0.5f);
+  const bool drop = op.graph().ir().isTraining() && ratio > 0.0;
+  const Shape& xs = op.inShape(0);
+  const Shape ms = op.attrs.getInts("shape");
+  int64_t nm = 1;
+  for (auto d : ms) nm *= d;
+  const int64_t n = op.inInfo(0).nelms();
+  const int x = kc.in(0), y = kc.out(0), maskOut = kc.out(1);
+  if (maskOut < 0) kc.needScratch(nm * static_cast<int64_t>(dataTypeSize(op.inType(0))));
+  const auto plan = std::make_shared<const BroadcastPlan>(makeBroadcastPlan(xs, {xs, ms}));
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* X = inPtr<T>(s, x);
+      T* Y = outPtr<T>(s, y);
+      T* M = maskOut >= 0 ? outPtr<T>(s, maskOut) : reinterpret_cast<T*>(s.scratch);
+      const CT kept = drop ? static_cast<CT>(1.0 / (1.0 - ratio)) : CT(1);
+      for (int64_t i = 0; i < nm; ++i) M[i] = static_cast<T>(!drop || uniform01(*s.rng) >= ratio ? kept : CT(0));
+      if (!drop) {
+        if (X != Y) std::memcpy(static_cast<void*>(Y), X, static_cast<size_t>(n) * sizeof(T));
+        return;
+      }
+      forEachRun<2>(*plan, [&](int64_t oo, const int64_t* off, int64_t len, const int64_t* st) {
+        for (int64_t j = 0; j < len; ++j)
+          Y[oo + j] = static_cast<T>(static_cast<CT>(X[off[0] + j * st[0]]) * static_cast<CT>(M[off[1] + j * st[1]]));
+      });
+    };
+  });
 }
 
 }  // namespace cpu

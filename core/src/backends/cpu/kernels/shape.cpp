@@ -161,6 +161,10 @@ KernelFn makeCpuKernel_Slice(const Op& op, KernelContext& kc) {
   };
 }
 
+KernelFn makeCpuKernel_GcSlice(const Op& op, KernelContext& kc) {
+  return makeCpuKernel_Slice(op, kc);
+}
+
 KernelFn makeCpuKernel_GcSubsample(const Op& op, KernelContext& kc) {
   const auto strides = op.attrs.getInts("strides");
   const auto inStrides = rowMajorStrides(op.inShape(0));

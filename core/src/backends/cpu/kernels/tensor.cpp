@@ -1,4 +1,5 @@
-// CPU kernels of the tensor family (EyeLike, Trilu, CumSum, DepthToSpace, SpaceToDepth, OneHot).
+// CPU kernels of the tensor family (EyeLike, Trilu, CumSum, DepthToSpace, SpaceToDepth, OneHot,
+// Graphcore's Reverse and DepthToSpace).
 #include <cstring>
 #include <type_traits>
 
@@ -119,6 +120,32 @@ KernelFn makeCpuKernel_DepthToSpace(const Op& op, KernelContext& kc) {
   if (op.attrs.getString("mode", "DCR") == "DCR")
     return permuteKernel(op, kc, {N, b, b, C / (b * b), H, W}, {0, 3, 4, 1, 5, 2});
   return permuteKernel(op, kc, {N, C / (b * b), b, b, H, W}, {0, 1, 4, 2, 5, 3});
+}
+
+KernelFn makeCpuKernel_GcDepthToSpace(const Op& op, KernelContext& kc) {
+  return makeCpuKernel_DepthToSpace(op, kc);
+}
+
+/// Reverse: a strided copy that starts at the last index of each reversed dimension and steps back.
+KernelFn makeCpuKernel_GcReverse(const Op& op, KernelContext& kc) {
+  checkNotString(op);
+  const Shape& x = op.inShape(0);
+  const auto dims = ops::normalizeAxes(op.attrs.getInts("dimensions"), static_cast<int64_t>(x.size()), "dimensions");
+  std::vector<int64_t> st = rowMajorStrides(x);
+  int64_t base = 0;
+  for (int64_t d : dims) {
+    const size_t i = static_cast<size_t>(d);
+    if (x[i] > 0) base += (x[i] - 1) * st[i];
+    st[i] = -st[i];
+  }
+  const size_t elem = static_cast<size_t>(dataTypeSize(op.inType(0)));
+  const int in = kc.in(0), y = kc.out(0);
+  const bool empty = op.inInfo(0).nelms() == 0;
+  return [=](const RunState& s) {
+    if (empty) return;
+    stridedCopy(static_cast<const unsigned char*>(s.slots[in]) + base * static_cast<int64_t>(elem), st, s.slots[y], x,
+                elem);
+  };
 }
 
 KernelFn makeCpuKernel_SpaceToDepth(const Op& op, KernelContext& kc) {
