@@ -213,12 +213,6 @@ void gradSoftsign(GradCtx& c) {  // 1 / (1 + |x|)^2
 void gradThresholdedRelu(GradCtx& c) {
   c.setInGrad(0, where(c, gt(c, c.in(0), attr(c, "alpha", 1.0f)), c.outGrad(0), scalarOf(c, 0.0)));
 }
-void gradSwish(GradCtx& c) {  // s + x s (1 - s)
-  Tensor* sg = c.add1(OpKind::Sigmoid, {c.in(0)});
-  Tensor* oneMinus = c.add1(OpKind::Sub, {scalarOf(c, 1.0), sg});
-  Tensor* d = c.add1(OpKind::Add, {sg, mulT(c, c.in(0), mulT(c, sg, oneMinus))});
-  c.setInGrad(0, mulT(c, c.outGrad(0), d));
-}
 void gradShrink(GradCtx& c) {
   const double lambd = attr(c, "lambd", 0.5f);
   Tensor* outside = c.add1(OpKind::Or, {lt(c, c.in(0), -lambd), gt(c, c.in(0), lambd)});
