@@ -19,19 +19,21 @@ if [ -f "$SRC/CMakeLists.txt" ]; then
   exit 0
 fi
 mkdir -p "$W/apt/sources.list.d" "$W/apt/lists/partial" "$W/src"
-cat >"$W/apt/sources.list.d/debian-src.sources" <<SRCS
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb-src
-URIs: http://deb.debian.org/debian-security
-Suites: bookworm-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRCS
+# The deb-src entries are the machine's own apt sources with their type turned into deb-src (no
+# mirror is named here): deb822 files (*.sources) and one-line lists (sources.list, *.list).
+rm -f "$W/apt/sources.list.d/"*
+for f in /etc/apt/sources.list.d/*.sources; do
+  [ -f "$f" ] || continue
+  sed -E 's/^Types:.*$/Types: deb-src/' "$f" >"$W/apt/sources.list.d/$(basename "$f")"
+done
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+  [ -f "$f" ] || continue
+  sed -nE 's/^[[:space:]]*deb[[:space:]]+/deb-src /p' "$f" >"$W/apt/sources.list.d/$(basename "$f").list"
+done
+if ! grep -qs 'deb-src' "$W/apt/sources.list.d/"*; then
+  echo "[wasm_deps] no apt sources found in /etc/apt to derive deb-src entries from" >&2
+  exit 1
+fi
 APTO=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$W/apt/sources.list.d"
       -o "Dir::State::Lists=$W/apt/lists" -o Debug::NoLocking=1)
 echo "[wasm_deps] fetching Debian source package protobuf $VERSION" >&2
