@@ -55,6 +55,20 @@ const std::map<std::string, std::string>& notDifferentiable() {
       {"ai.onnx::RandomNormal", "random"},
       {"ai.onnx::RandomUniformLike", "random: only the input's shape is read"},
       {"ai.onnx::RandomNormalLike", "random: only the input's shape is read"},
+      // aiGraphcore ops PopART gives no gradient.
+      {"ai.graphcore::BitwiseNot", "integer tensors"},
+      {"ai.graphcore::BitwiseAnd", "integer tensors"},
+      {"ai.graphcore::BitwiseOr", "integer tensors"},
+      {"ai.graphcore::BitwiseXor", "integer tensors"},
+      {"ai.graphcore::BitwiseXnor", "integer tensors"},
+      {"ai.graphcore::Bucketize", "index output"},
+      {"ai.graphcore::IncrementMod", "a counter: PopART has no gradient for it"},
+      {"ai.graphcore::Init", "no input"},
+      {"ai.graphcore::Abort", "no output"},
+      {"ai.graphcore::CopyVarUpdate", "a variable update (the optimizer's own op)"},
+      {"ai.graphcore::SequenceSlice", "PopART has no gradient for it (training through it names the node)"},
+      {"ai.graphcore::NormalizeImage", "input preprocessing of image data: PopART has no gradient for it"},
+      {"ai.graphcore::PackedDataBlock", "GAP: PopART differentiates its lowered loops; no rule here yet"},
       // Known gaps: differentiable, no rule yet (training through them fails with an error naming
       // the node). PopART has no DFT / STFT at all.
       {"ai.onnx::DFT", "GAP: differentiable (linear), no rule yet"},
