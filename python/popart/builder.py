@@ -127,7 +127,16 @@ def _graphcore_method(builder, name, op_type, min_in, max_in, attrs, doc, num_ou
     impl = builder._impl
     names = [a[0] for a in attrs]
 
+    # PopART's overloads that leave out trailing optional numeric attributes take the debug context
+    # in their place (init(shape, data_type, init_type, "name")): a string where only a number can
+    # go, as the last positional argument, is the debug context.
+    numeric = [i + (inputs_form != "none") for i, at in enumerate(attrs)
+               if not at[3] and at[1] in ("int", "float", "ints", "floats")]
+
     def method(*args, **kwargs):
+        last = len(args) - 1
+        if (last in numeric and "debugContext" not in kwargs and isinstance(args[last], str)):
+            args, kwargs = args[:last], dict(kwargs, debugContext=args[last])
         a = _bind(sig, args, kwargs, "aiGraphcore.%s" % name).arguments
         dc = a.get("debugContext", "")
         inputs = a.get("args", [])

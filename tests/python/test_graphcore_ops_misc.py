@@ -138,6 +138,11 @@ def test_init_printtensor_tensorremap_collectives(popart, capfd):
     b = popart.Builder()
     assert b.aiGraphcore.init.__signature__.parameters.keys() >= {"shape", "data_type", "init_type", "batch_axis"}
     assert "args" not in b.aiGraphcore.init.__signature__.parameters
+    # PopART's overload without batch_axis: the fourth positional argument is the debug context.
+    named = b.aiGraphcore.init([5, 12, 7], popart.DataType.FLOAT, popart.InitType.NoInit, "test_init")
+    assert named.startswith("test_init") and b.getTensorShape(named) == [5, 12, 7]
+    with pytest.raises(Exception, match="batch_axis"):
+        b.aiGraphcore.init([2], popart.DataType.FLOAT, popart.InitType.NoInit, "x", "y")
     with pytest.raises(popart.popart_exception, match="not supported yet"):
         opts = popart.SessionOptions()
         opts.enableReplicatedGraphs = True
