@@ -87,6 +87,8 @@ class Patterns:
     PostNRepl: bool
     SoftMaxGradDirect: bool
     NlllWithSoftMaxGradDirect: bool
+    SoftmaxGradDirect: bool
+    NlllWithSoftmaxGradDirect: bool
     OpToIdentity: bool
     SubtractArg1GradOp: bool
     MulArgGradOp: bool

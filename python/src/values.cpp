@@ -243,9 +243,12 @@ void bindValues(py::module_& m) {
                     &Patterns::enableUpdateInplacePrioritiesForIpu)
       .def_property("PreUniRepl", &Patterns::isPreUniReplEnabled, &Patterns::enablePreUniRepl)
       .def_property("PostNRepl", &Patterns::isPostNReplEnabled, &Patterns::enablePostNRepl)
-      .def_property("SoftMaxGradDirect", &Patterns::isSoftMaxGradDirectEnabled, &Patterns::enableSoftMaxGradDirect)
-      .def_property("NlllWithSoftMaxGradDirect", &Patterns::isNlllWithSoftMaxGradDirectEnabled,
-                    &Patterns::enableNlllWithSoftMaxGradDirect)
+      .def_property("SoftMaxGradDirect", &Patterns::isSoftmaxGradDirectEnabled, &Patterns::enableSoftmaxGradDirect)
+      .def_property("NlllWithSoftMaxGradDirect", &Patterns::isNlllWithSoftmaxGradDirectEnabled,
+                    &Patterns::enableNlllWithSoftmaxGradDirect)
+      .def_property("SoftmaxGradDirect", &Patterns::isSoftmaxGradDirectEnabled, &Patterns::enableSoftmaxGradDirect)
+      .def_property("NlllWithSoftmaxGradDirect", &Patterns::isNlllWithSoftmaxGradDirectEnabled,
+                    &Patterns::enableNlllWithSoftmaxGradDirect)
       .def_property("OpToIdentity", &Patterns::isOpToIdentityEnabled, &Patterns::enableOpToIdentity)
       .def_property("SubtractArg1GradOp", &Patterns::isSubtractArg1GradOpEnabled, &Patterns::enableSubtractArg1GradOp)
       .def_property("MulArgGradOp", &Patterns::isMulArgGradOpEnabled, &Patterns::enableMulArgGradOp)

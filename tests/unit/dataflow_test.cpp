@@ -69,6 +69,11 @@ TEST(Patterns, NamesAndMandatory) {
         p.isPatternEnabled("Inplace");
       },
       {"did you mean InPlace?"});
+  // PopART's spelling (its PatternCreator names), as its scripts list them.
+  Patterns softmax({"PreUniRepl", "SoftmaxGradDirect", "NlllWithSoftmaxGradDirect"});
+  EXPECT_TRUE(softmax.isSoftmaxGradDirectEnabled());
+  EXPECT_TRUE(softmax.isNlllWithSoftmaxGradDirectEnabled());
+  expectError([] { Patterns({"SoftMaxGradDirect"}); }, {"did you mean SoftmaxGradDirect?"});
   Patterns p;
   expectError([&] { p.enablePattern("MatMulOp", false); }, {"Pattern 'MatMulOp' is mandatory and cannot be disabled"});
   p.enablePattern("PreUniRepl", false);

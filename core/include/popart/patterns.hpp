@@ -50,10 +50,10 @@ class Patterns {
   Patterns& enablePreUniRepl(bool v) { return enablePattern("PreUniRepl", v); }
   bool isPostNReplEnabled() const { return isPatternEnabled("PostNRepl"); }
   Patterns& enablePostNRepl(bool v) { return enablePattern("PostNRepl", v); }
-  bool isSoftMaxGradDirectEnabled() const { return isPatternEnabled("SoftMaxGradDirect"); }
-  Patterns& enableSoftMaxGradDirect(bool v) { return enablePattern("SoftMaxGradDirect", v); }
-  bool isNlllWithSoftMaxGradDirectEnabled() const { return isPatternEnabled("NlllWithSoftMaxGradDirect"); }
-  Patterns& enableNlllWithSoftMaxGradDirect(bool v) { return enablePattern("NlllWithSoftMaxGradDirect", v); }
+  bool isSoftmaxGradDirectEnabled() const { return isPatternEnabled("SoftmaxGradDirect"); }
+  Patterns& enableSoftmaxGradDirect(bool v) { return enablePattern("SoftmaxGradDirect", v); }
+  bool isNlllWithSoftmaxGradDirectEnabled() const { return isPatternEnabled("NlllWithSoftmaxGradDirect"); }
+  Patterns& enableNlllWithSoftmaxGradDirect(bool v) { return enablePattern("NlllWithSoftmaxGradDirect", v); }
   bool isOpToIdentityEnabled() const { return isPatternEnabled("OpToIdentity"); }
   Patterns& enableOpToIdentity(bool v) { return enablePattern("OpToIdentity", v); }
   bool isSubtractArg1GradOpEnabled() const { return isPatternEnabled("SubtractArg1GradOp"); }

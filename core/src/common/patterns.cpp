@@ -67,8 +67,8 @@ const PatternRow kPatterns[] = {
     {"FuseLayerNorm", Default::On, true,
      "This runtime's: the decomposed layer norm exporters write (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, "
      "Mul, Add) becomes one LayerNormalization op (inference)."},
-    {"PostNRepl", Default::On, false, kDirect}, {"SoftMaxGradDirect", Default::On, false, kGradKernel},
-    {"NlllWithSoftMaxGradDirect", Default::On, false, kGradKernel}, {"SplitOp", Default::On, false, kDirect},
+    {"PostNRepl", Default::On, false, kDirect}, {"SoftmaxGradDirect", Default::On, false, kGradKernel},
+    {"NlllWithSoftmaxGradDirect", Default::On, false, kGradKernel}, {"SplitOp", Default::On, false, kDirect},
     {"SplitGradOpToConcat", Default::On, false, kGradKernel}, {"SumToAdd", Default::On, false, kDirect},
     {"PadSum", Default::On, false, kDirect}, {"NegativeOneScale", Default::On, false, kDirect},
     {"DecomposeBinaryConstScalar", Default::On, false, kDirect}, {"InitAccumulate", Default::On, false, kDirect},
