@@ -150,7 +150,7 @@ def test_automatic_loss_scaling_options(popart):
         popart.InferenceSession(proto, popart.DataFlow(1, [loss]), cpu(popart), userOptions=o)
     assert e.value.args[0] == "[AutomaticLossScale transform] Only compatible when doing training"
     with pytest.raises(popart.popart_exception) as e:
-        popart.TrainingSession(proto, popart.DataFlow(1, [loss]), loss, popart.ConstSGD(0.1, lossScaling=8.0),
+        popart.TrainingSession(proto, popart.DataFlow(1, [loss]), loss, popart.ConstSGD(0.1, 0.0, 8.0),
                                cpu(popart), userOptions=o)
     assert e.value.args[0].startswith("[AutomaticLossScale transform] The optimizer must have non-const loss scaling")
     sgd = popart.SGD({"defaultLearningRate": (0.1, True), "lossScaling": (8.0, False)})
