@@ -889,7 +889,7 @@ class BuilderJs {
   }
 
   std::string addInputTensor(const std::string& dtype, const val& shape, const std::string& name) {
-    return guarded([&] { return b_->addInputTensor(TensorInfo(dtype, toInts(shape, "addInputTensor shape")), name); });
+    return guarded([&] { return b_->addInputTensor(dtype, toInts(shape, "addInputTensor shape"), name); });
   }
   std::string addUntypedInputTensor(const std::string& name) {
     return guarded([&] { return b_->addUntypedInputTensor(name); });

@@ -117,8 +117,12 @@ def _graphcore_method(builder, name, op_type, min_in, max_in, attrs, doc, num_ou
                       returns_list, inputs_form, args_optional):
     params = []
     if inputs_form != "none":
+        # args defaults to [] when it may be empty and no required attribute follows (call's
+        # num_outputs and callee are required, so its args is too, as in PopART).
+        later_required = any(a[3] for a in attrs)
         params.append(inspect.Parameter("args", inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                        default=[] if min_in == 0 or args_optional else _NO_DEFAULT))
+                                        default=[] if (min_in == 0 or args_optional) and not later_required
+                                        else _NO_DEFAULT))
     for a_name, a_type, enum_name, required, has_default, default, _ in attrs:
         dflt = _NO_DEFAULT if required else (default if has_default else None)
         params.append(inspect.Parameter(_pname(a_name), inspect.Parameter.POSITIONAL_OR_KEYWORD, default=dflt))

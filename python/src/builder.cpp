@@ -105,8 +105,8 @@ void bindBuilder(py::module_& m) {
            [](PyBuilder& s, py::object a, py::object shape, const std::string& dc) {
              if (py::isinstance<TensorInfo>(a)) return s.b().addInputTensor(a.cast<TensorInfo>(), dc);
              if (shape.is_none()) throw error("addInputTensor(dtype, shape): the shape is missing");
-             return s.b().addInputTensor(
-                 TensorInfo(toDataType(a, "addInputTensor data type"), shape.cast<std::vector<int64_t>>()), dc);
+             return s.b().addInputTensor(dataTypeToString(toDataType(a, "addInputTensor data type")),
+                                         shape.cast<std::vector<int64_t>>(), dc);
            })
       .def("addUntypedInputTensor", [](PyBuilder& s, const std::string& dc) { return s.b().addUntypedInputTensor(dc); })
       .def("addInputTensorFromParentGraph",

@@ -1,6 +1,7 @@
 // aiGraphcore indexing ops through JS (methods generated from the core's table): dynamicslice with
 // a wrapping offset, scatterreduce with a ScatterReduction, sort's list of outputs, and
-// packedDataBlock with a subgraph Builder as its callback; the native error messages.
+// packedDataBlock with a subgraph Builder as its callback, call (subgraphs, nested); the native
+// error messages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPopart, expectError, cpu } from './helpers.mjs';
@@ -63,5 +64,33 @@ test('packedDataBlock takes a subgraph Builder as its callback', () => {
   const [r] = run(b, [y], { [d]: Float32Array.from({ length: 10 }, (_, i) => i), [off]: new Uint32Array([0, 2]),
                             [len]: new Uint32Array([2, 3]) });
   assert.deepEqual(r.data, Array.from({ length: 10 }, (_, i) => 2 * i));
+  b.dispose();
+});
+
+test('call runs a subgraph Builder (twice, and nested) and returns its outputs', () => {
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [3]);
+  const y = b.addInputTensor('FLOAT', [3]);
+  const inner = b.createSubgraphBuilder();
+  const ia = inner.addUntypedInputTensor();
+  inner.addOutputTensor(inner.aiOnnxOpset11.mul([ia, ia]));
+  const outer = b.createSubgraphBuilder();
+  const oa = outer.addUntypedInputTensor();
+  const ob = outer.addUntypedInputTensor();
+  const sq = outer.aiGraphcore.call([oa], 1, inner)[0];
+  outer.addOutputTensor(outer.aiOnnxOpset11.add([sq, ob]));
+  outer.addOutputTensor(outer.aiOnnxOpset11.neg([ob]));
+  const [s, n] = b.aiGraphcore.call([x, y], 2, outer);
+  const [t] = b.aiGraphcore.call([s, y], 2, outer);
+  assert.deepEqual(b.getTensorShape(s), [3]);
+  expectError(() => b.aiGraphcore.call([x], 2, outer),
+              ['number of inputs (1) does not match that of the callee subgraph (2)']);
+  const xs = [1, -2, 0.5];
+  const ys = [3, 4, -1];
+  const [rs, rn, rt] = run(b, [s, n, t], { [x]: new Float32Array(xs), [y]: new Float32Array(ys) });
+  const want = xs.map((v, i) => v * v + ys[i]);
+  assert.deepEqual(rs.data, want);
+  assert.deepEqual(rn.data, ys.map((v) => -v));
+  assert.deepEqual(rt.data, want.map((v, i) => v * v + ys[i]));
   b.dispose();
 });

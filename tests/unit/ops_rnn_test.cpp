@@ -241,12 +241,12 @@ TEST(OpsRnn, BadShapesAndAttributesNameTheNode) {
         },
         frags);
   };
-  // hidden_size 5 disagrees with W and R (4 gates x 3).
+  // hidden_size 5 disagrees with R (4 gates x 3): PopART's message first.
   check(4,
         [](AiOnnxOpset14& ai, const std::vector<TensorId>& a) {
           return ai.lstm(a, 2, {}, {}, {}, {}, "forward", 5, 0, 0, "mylstm")[0];
         },
-        {"mylstm", "W", "[1 20 3]"});
+        {"LSTMOp hidden_size attribute, 5, does not match calculated hidden size, 3.", "mylstm", "[1 12 3]"});
   check(4,
         [](AiOnnxOpset14& ai, const std::vector<TensorId>& a) {
           return ai.lstm(a, 2, {}, {}, {}, {}, "sideways", {}, 0, 0, "lstm2")[0];

@@ -412,6 +412,8 @@ export interface AiGraphcoreOpset1 {
   sequenceslice(args: TensorId[], zeroUnused?: number, debugContext?: string): TensorId;
   /** {data, offsets, lengths for each data input, resultOffsets, resultLengths}: packed sequences unpacked, mapped by the callback and packed again. (PackedDataBlock) */
   packedDataBlock(args: TensorId[], maxSequenceLengths: number[], resultSize: number, callbackBatchSize: number, callback: Builder, debugContext?: string): TensorId;
+  /** The callee subgraph applied to args (one per callee input, in order): its outputs. (Call) */
+  call(args: TensorId[], num_outputs: number, callee: Builder, debugContext?: string): TensorId[];
   /** {data, indices(, initial values)}: data scattered along the axis to the indices and reduced. (ScatterReduce; axis = -1, reduction = "Sum", enable_index_broadcast = 1) */
   scatterreduce(args: TensorId[], axis_size: number, axis?: number, reduction?: ScatterReduction, enable_index_broadcast?: number, debugContext?: string): TensorId;
   /** scatterreduce of each group of a leading group dimension. (ScatterReduce; axis = -1, reduction = "Sum", group_size = 1, enable_index_broadcast = 1) */

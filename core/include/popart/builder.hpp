@@ -105,6 +105,11 @@ class AiGraphcoreOpset1 : public DomainOpSet {
   TensorId packedDataBlock(const std::vector<TensorId>& args, const std::vector<int64_t>& maxSequenceLengths,
                            int64_t resultSize, int64_t callbackBatchSize, const Builder& callback,
                            const DebugContext& debugContext = {});
+  /// The `callee` subgraph (a Builder from `createSubgraphBuilder`; the node keeps a copy of its
+  /// graph) applied to `args`, one per callee input in order. `num_outputs` must be the callee's
+  /// number of outputs. Returns the output ids. Differentiable (through the callee).
+  std::vector<TensorId> call(const std::vector<TensorId>& args, unsigned num_outputs, const Builder& callee,
+                             const DebugContext& debugContext = {});
   /// `args = {data, indices(, initial values)}`: data scattered along `axis` to the indices and
   /// reduced into an output with `axis_size` positions along the axis.
   TensorId scatterreduce(const std::vector<TensorId>& args, int64_t axis_size, int64_t axis = -1,

@@ -210,6 +210,11 @@ TensorId AiGraphcoreOpset1::packedDataBlock(const std::vector<TensorId>& args,
                     {{"callback", &callback}}, dc)[0];
 }
 
+std::vector<TensorId> AiGraphcoreOpset1::call(const std::vector<TensorId>& args, unsigned num_outputs,
+                                              const Builder& callee, const DebugContext& dc) {
+  return callMethod("call", args, {{"num_outputs", static_cast<int64_t>(num_outputs)}}, {{"callee", &callee}}, dc);
+}
+
 TensorId AiGraphcoreOpset1::scatterreduce(const std::vector<TensorId>& args, int64_t axis_size, int64_t axis,
                                           ScatterReduction reduction, bool enable_index_broadcast,
                                           const DebugContext& dc) {
@@ -291,7 +296,14 @@ TensorId Builder::addInputTensor(const TensorInfo& info, const DebugContext& dc)
 }
 
 TensorId Builder::addInputTensor(const std::string& dataType, const Shape& shape, const DebugContext& dc) {
-  return impl_->addInputTensor(TensorInfo(dataType, shape), dc);
+  TensorInfo info;
+  try {
+    info = TensorInfo(dataType, shape);
+  } catch (const error& e) {  // the message first, then which input it is
+    throw error("{} (addInputTensor: the input {}declared {} {})", e.what(),
+                dc.empty() ? std::string() : "'" + dc.getPathName() + "' ", dataType, shape);
+  }
+  return impl_->addInputTensor(info, dc);
 }
 
 TensorId Builder::addUntypedInputTensor(const DebugContext& dc) {

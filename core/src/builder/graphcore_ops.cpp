@@ -3,6 +3,8 @@
 // methods, AiGraphcoreOpset1::call and the JS / Python faces all build nodes from this table.
 #include <cmath>
 
+#include "builder/builder_impl.hpp"
+#include "onnx.pb.h"
 #include "popart/builder.hpp"
 #include "popart/error.hpp"
 #include "popart/reflection.hpp"
@@ -170,6 +172,11 @@ const std::vector<GraphcoreOpInfo> kOps{
          req("callback", "graph", "The subgraph applied to each batch of unpacked sequences.")},
         "{data, offsets, lengths for each data input, resultOffsets, resultLengths}: packed sequences unpacked, "
         "mapped by the callback and packed again."),
+    numOutputsFrom(row("call", "Call", 0, -1,
+                       {req("num_outputs", "int", "How many outputs the callee has."),
+                        req("callee", "graph", "The subgraph called (a Builder from createSubgraphBuilder).")},
+                       "The callee subgraph applied to args (one per callee input, in order): its outputs."),
+                   "num_outputs"),
     row("scatterreduce", "ScatterReduce", 2, 3, scatterAttrs(false),
         "{data, indices(, initial values)}: data scattered along the axis to the indices and reduced."),
     row("groupedscatterreduce", "ScatterReduce", 2, 3, scatterAttrs(true),
@@ -405,6 +412,17 @@ std::vector<TensorId> AiGraphcoreOpset1::callMethod(const std::string& method, c
     if (!n || *n < 0 || *n > 1 << 20)
       throw error("aiGraphcore.{}: {} must be a number of outputs (0 or more)", method, info.numOutputsFrom);
     numOutputs = *n;
+  }
+  if (info.opType == "Call") {
+    // PopART checks the call against its callee when the node is built.
+    const auto& callee = graphs.at("callee")->impl().model().graph();
+    auto check = [&](int64_t callSize, int64_t sgSize, const char* dir) {
+      if (callSize != sgSize)
+        throw error("For CallOp '{}', number of {}s ({}) does not match that of the callee subgraph ({})",
+                    debugContext.getPathName(), dir, callSize, sgSize);
+    };
+    check(static_cast<int64_t>(args.size()), callee.input_size(), "input");
+    check(numOutputs, callee.output_size(), "output");
   }
   return op(info.opType.c_str(), args, static_cast<unsigned>(numOutputs), out, debugContext, info.minInputs,
             info.maxInputs);

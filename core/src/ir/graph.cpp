@@ -91,7 +91,8 @@ void Op::setup() {
   } catch (const internal_error&) {
     throw;
   } catch (const error& e) {
-    throw error("while inferring shapes for {}: {}", describeWithInputs(), e.what());
+    // The op's own message first (PopART's wording where it has one), then the node.
+    throw error("{} (while inferring shapes for {})", e.what(), describeWithInputs());
   }
 }
 

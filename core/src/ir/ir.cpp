@@ -13,6 +13,7 @@
 #include "onnx/model_io.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
+#include "popart/optimizer.hpp"
 
 namespace popart {
 
@@ -57,10 +58,80 @@ void Ir::load(const IrBundle& b) {
   if (options_.enableReplicatedGraphs && options_.replicatedGraphCount < 1)
     throw error("replicatedGraphCount must be >= 1 (it is {})", options_.replicatedGraphCount);
   if (options_.enablePipelining && options_.virtualGraphMode == VirtualGraphMode::Off)
-    throw error("Pipelining requires more than 1 IPU and virtualGraphMode other than Off");
+    throw error(
+        "Pipelining requires more than 1 IPU and the 'virtualGraphMode' session option to not be "
+        "VirtualGraphMode::Off.");
   patterns_.ensureAllMandatoryPreAliasPatternsAreEnabled();
 
   importModel(b);
+  verifySettings(b);
+}
+
+void checkPipelineDepth(const Ir& ir, int64_t forwardStages) {
+  // PopART: the backward pass adds a stage per forward stage but the last (2F - 1 in training).
+  const int64_t stages = ir.isTraining() ? 2 * forwardStages - 1 : forwardStages;
+  const SessionOptions& o = ir.options();
+  if (o.enableGradientAccumulation) {
+    if (o.accumulationFactor < stages)
+      throw error(
+          "For pipelining, depth (gradient accumulation factor) must equal at least the number of pipeline stages "
+          "({}). (accumulationFactor is {}; {} forward stage(s){}.)",
+          stages, o.accumulationFactor, forwardStages, ir.isTraining() ? " and their backward stages" : "");
+  } else if (ir.dataFlow().batchesPerStep() < stages) {
+    throw error(
+        "For pipelining, depth (batchesPerStep) must equal at least the number of pipeline stages ({}). "
+        "(batchesPerStep is {}; {} forward stage(s){}.)",
+        stages, ir.dataFlow().batchesPerStep(), forwardStages, ir.isTraining() ? " and their backward stages" : "");
+  }
+}
+
+void Ir::verifySettings(const IrBundle& b) const {
+  const AutomaticLossScalingSettings& als = options_.automaticLossScalingSettings;
+  if (als.enabled) {  // PopART's AutomaticLossScale transform's checks, in its order
+    if (mode_ != ExecutionMode::Training)
+      throw error("[AutomaticLossScale transform] Only compatible when doing training");
+    if (b.optimizer && b.optimizer->lossScaling().isConst())
+      throw error(
+          "[AutomaticLossScale transform] The optimizer must have non-const loss scaling (its lossScaling {} is "
+          "const)",
+          b.optimizer->lossScaling().val());
+    if (options_.enablePipelining && !options_.enableGradientAccumulation)
+      throw error(
+          "[AutomaticLossScale transform] Automatic loss scaling is not currently supported when the "
+          "'enablePipelining' SessionOption is set to 'true', but the 'enableGradientAccumulation' SessionOption is "
+          "set to 'false'");
+    if (!(als.binEdgeLocation >= 0 && als.binEdgeLocation <= 1))
+      throw error(
+          "[AutomaticLossScale transform] Out of range value for 'binEdgeLocation'. The current value is {}, but it "
+          "should be in the range [0, 1].",
+          als.binEdgeLocation);
+    if (!(als.thresholdUpperCountProportion >= 0 && als.thresholdUpperCountProportion <= 1))
+      throw error(
+          "[AutomaticLossScale transform] Out of range value for 'thresholdUpperCountProportion'. The current value "
+          "is {}, but it should be in the range [0, 1].",
+          als.thresholdUpperCountProportion);
+    if (als.updatePeriod < 1)
+      throw error(
+          "[AutomaticLossScale transform] Out of range value for 'updatePeriod'. The current value is {}, but it "
+          "should be at least 1.",
+          als.updatePeriod);
+  }
+  if (!options_.enablePipelining || options_.virtualGraphMode != VirtualGraphMode::Manual) return;
+  // Manual placement: the stages are known from the annotations (Auto: the IPU model splits the
+  // graph and checks the depth there).
+  int64_t maxStage = -1, maxVGraph = -1;
+  for (const auto& n : model_->graph().node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.name() == sPipelineStageAttribute) maxStage = std::max<int64_t>(maxStage, a.i());
+      if (a.name() == sVirtualGraphAttribute) maxVGraph = std::max<int64_t>(maxVGraph, a.i());
+    }
+  }
+  if (maxVGraph + 1 == 1)
+    throw error(
+        "Pipelining requires more than 1 IPU and the 'virtualGraphMode' session option to not be "
+        "VirtualGraphMode::Off. (Every op of the model is on virtual graph 0.)");
+  if (maxVGraph < 0) return;  // no annotation: the IPU model reports it
+  checkPipelineDepth(*this, maxStage >= 0 ? maxStage + 1 : maxVGraph + 1);
 }
 
 void Ir::importModel(const IrBundle& b) {

@@ -112,6 +112,9 @@ class Ir {
 
  private:
   void importModel(const IrBundle& b);
+  /// PopART's checks of automaticLossScalingSettings and of pipelining (stages from the
+  /// pipelineStage / virtualGraph annotations of the imported model).
+  void verifySettings(const IrBundle& b) const;
   void registerInitializers(const IrBundle& b);
   void registerInputs(const IrBundle& b);
   void importNodes(const onnx::GraphProto& g, Graph& graph);
@@ -136,5 +139,9 @@ class Ir {
   const ConstEvaluator* evaluator_ = nullptr;
   int nodeCounter_ = 0;
 };
+
+/// PopART's pipelining depth check: batchesPerStep (or the gradient accumulation factor) must be
+/// at least the number of pipeline stages (2 * forwardStages - 1 in training).
+void checkPipelineDepth(const Ir& ir, int64_t forwardStages);
 
 }  // namespace popart

@@ -368,7 +368,7 @@ TensorInfo infoFromValueInfo(const onnx::ValueInfoProto& vi, bool* ok, std::stri
   try {
     return TensorInfo(t, s);
   } catch (const error& e) {
-    throw error("tensor '{}' is declared {} {}: {}", vi.name(), dataTypeToString(t), txt.str(), e.what());
+    throw error("{} (tensor '{}' is declared {} {})", e.what(), vi.name(), dataTypeToString(t), txt.str());
   }
 }
 

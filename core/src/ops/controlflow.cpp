@@ -1,12 +1,13 @@
-// Control flow: If, Loop, Scan. Their subgraphs are imported into the Ir here, with input types
-// taken from the op; shapes must stay static (loop-carried values keep their shapes, scan
-// outputs need a known number of iterations).
+// Control flow: If, Loop, Scan and Graphcore's Call. Their subgraphs are imported into the Ir here,
+// with input types taken from the op; shapes must stay static (loop-carried values keep their
+// shapes, scan outputs need a known number of iterations).
 #include <algorithm>
 #include <set>
 
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
 #include "onnx.pb.h"
+#include "onnx/model_io.hpp"
 #include "ops/controlflow_params.hpp"
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
@@ -200,6 +201,37 @@ void setupScan(Op& op) {
   }
 }
 
+/// Graphcore's Call: the `callee` subgraph applied to the op's inputs (its formal inputs, in
+/// order); the op's outputs are the callee's. PopART checks the counts when the node is built.
+void setupCall(Op& op) {
+  const int formal = op.numFormalInputs >= 0 ? op.numFormalInputs : op.numInputs();
+  const GraphProtoPtr gp = op.attrs.getGraph("callee");
+  auto checkCount = [&](int64_t callSize, int64_t sgSize, const char* dir) {
+    if (callSize != sgSize)
+      throw error("For CallOp '{}', number of {}s ({}) does not match that of the callee subgraph ({})", op.name(), dir,
+                  callSize, sgSize);
+  };
+  checkCount(formal, gp->input_size(), "input");
+  const int64_t numOutputs = op.attrs.getInt("num_outputs", op.numOutputs());
+  checkCount(numOutputs, gp->output_size(), "output");
+  checkCount(op.numOutputs(), gp->output_size(), "output");
+  std::vector<TensorInfo> bodyIn;
+  for (int i = 0; i < formal; ++i) {
+    if (!op.hasInput(i)) throw error("input {} of a Call may not be omitted", i);
+    // A callee input declared with a full type must match the argument (untyped inputs take it).
+    bool ok = false;
+    std::string text;
+    const TensorInfo declared = infoFromValueInfo(gp->input(i), &ok, &text);
+    if (ok && declared.isSet() && declared != op.inInfo(i))
+      throw error("argument {} ('{}', {}) does not match the callee's input '{}' ({})", i, op.input(i)->id,
+                  op.inInfo(i).toString(), gp->input(i).name(), declared.toString());
+    bodyIn.push_back(op.inInfo(i));
+  }
+  Graph& body = op.graph().ir().importSubgraph(op, "callee", bodyIn);
+  for (int o = 0; o < op.numOutputs(); ++o)
+    setOutput(op, o, body.getTensor(body.outputIds[static_cast<size_t>(o)]).info);
+}
+
 }  // namespace
 
 namespace {
@@ -219,14 +251,22 @@ Tensor* scalarConst(GradCtx& c, DataType type, int64_t v) {
 }
 
 /// Copies the ops of `body` into the graph: `inputs` bind its inputs, the outer tensors it reads
-/// keep their ids, its constants are copied. Returns the tensors of its outputs.
-std::vector<Tensor*> inlineBody(GradCtx& c, const Graph& body, const std::vector<Tensor*>& inputs) {
+/// keep their ids (or, for a nested body, are looked up in `outer`, its parent's bindings), its
+/// constants are copied. Calls inside it are inlined too. Returns the tensors of its outputs.
+std::vector<Tensor*> inlineBody(GradCtx& c, const Graph& body, const std::vector<Tensor*>& inputs,
+                                const std::map<TensorId, Tensor*>* outer = nullptr) {
   std::map<TensorId, Tensor*> m;
   for (size_t i = 0; i < body.inputIds.size(); ++i) m[body.inputIds[i]] = inputs.at(i);
   for (const TensorId& id : body.implicitInputIds) {
-    Tensor* outer = c.graph().tensor(id);
-    if (!outer) throw internal_error("the outer tensor '{}' of {} was not found", id, c.op().describe());
-    m[id] = outer;
+    Tensor* t = nullptr;
+    if (outer) {
+      auto it = outer->find(id);
+      if (it != outer->end()) t = it->second;
+    } else {
+      t = c.graph().tensor(id);
+    }
+    if (!t) throw internal_error("the outer tensor '{}' of {} was not found", id, c.op().describe());
+    m[id] = t;
   }
   for (const auto& kv : body.tensors()) {
     const Tensor& t = *kv.second;
@@ -237,6 +277,20 @@ std::vector<Tensor*> inlineBody(GradCtx& c, const Graph& body, const std::vector
     m[t.id] = &copy;
   }
   for (Op* op : body.topologicalOrder()) {
+    if (op->kind() == OpKind::GcCall) {  // a nested call: its callee inlined in its place
+      std::vector<Tensor*> args;
+      for (int i = 0; i < op->numFormalInputs; ++i) {
+        auto it = m.find(op->input(i)->id);
+        if (it == m.end())
+          throw internal_error("the body tensor '{}' of {} is not bound", op->input(i)->id, c.op().describe());
+        args.push_back(it->second);
+      }
+      const std::vector<Tensor*> outs = inlineBody(c, *op->subgraphs.at(0), args, &m);
+      for (int o = 0; o < op->numOutputs(); ++o) {
+        if (op->hasOutput(o)) m[op->output(o)->id] = outs[static_cast<size_t>(o)];
+      }
+      continue;
+    }
     if (!op->subgraphs.empty())
       throw error("the gradient of {} is not supported: its body holds control flow ({})", c.op().describe(),
                   op->describe());
@@ -407,8 +461,26 @@ void gradScan(GradCtx& c) {
   finishControlFlow(c, mark, results, wrt);
 }
 
+/// Call: the callee inlined with the op's inputs, then backprop through it (PopART differentiates
+/// the callee into a gradient subgraph; the result is the same).
+void gradCall(GradCtx& c) {
+  const Op& op = c.op();
+  const size_t mark = c.numAdded();
+  std::vector<Tensor*> ins;
+  std::vector<int> wrt;
+  for (int i = 0; i < op.numFormalInputs; ++i) {
+    ins.push_back(c.in(i));
+    wrt.push_back(i);
+  }
+  finishControlFlow(c, mark, inlineBody(c, *op.subgraphs.at(0), ins), wrt);
+}
+
 }  // namespace
 
+void define_GcCall(OpDef& d) {
+  d.setup = setupCall;
+  d.grad = gradCall;
+}
 void define_If(OpDef& d) {
   d.setup = setupIf;
   d.grad = gradIf;

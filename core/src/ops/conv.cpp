@@ -17,9 +17,13 @@ void setupConv(Op& op) {
   if (x.size() < 3) throw error("input X must have rank >= 3 ([N, C, spatial...]), got {}", x);
   if (w.size() != x.size()) throw error("weights W {} must have the same rank as X {}", w, x);
   const int64_t group = op.attrs.getInt("group", 1);
-  if (group <= 0) throw error("group must be positive, got {}", group);
+  // PopART's messages first (ConvOp::setup), then the shapes.
+  if (group <= 0) throw error("group attribute in {} must be greater than zero (got {})", op.name(), group);
   if (x[1] != w[1] * group)
-    throw error("X has {} channels but W {} with group {} expects {}", x[1], w, group, w[1] * group);
+    throw error(
+        "Invalid value for group ({}) in {}. number of input channels ({}) / group ({}) should be equal to the weight "
+        "inputs second dimension ({}): X has {} channels but W {} with group {} expects {}",
+        group, op.name(), x[1], group, w[1], x[1], w, group, w[1] * group);
   if (w[0] % group != 0) throw error("the output channels of W {} are not divisible by group {}", w, group);
   const std::vector<int64_t> kernel(w.begin() + 2, w.end());
   if (op.attrs.has("kernel_shape") && op.attrs.getInts("kernel_shape") != kernel)

@@ -122,12 +122,27 @@ RnnParams rnnParams(const Op& op, RnnCell cell) {
   const Shape& r = op.inShape(2);
   p.hidden = op.attrs.has("hidden_size") ? op.attrs.getInt("hidden_size") : r[2];
   if (p.hidden <= 0) throw error("hidden_size must be positive, got {}", p.hidden);
+  if (p.hidden != r[2]) {  // PopART's messages (LSTMOp::setup, BaseOnnxRNNOp::checkHiddenSize)
+    if (cell == RnnCell::Lstm)
+      throw error("LSTMOp hidden_size attribute, {}, does not match calculated hidden size, {}. (R '{}' is {})",
+                  p.hidden, r[2], op.input(2)->id, r);
+    throw error(
+        "hidden_size attribute passed to {} ({}) does not match hidden size calculated from recurrenceWeights tensor "
+        "({}). (R '{}' is {})",
+        op.name(), p.hidden, r[2], op.input(2)->id, r);
+  }
   const int64_t gh = p.gates * p.hidden;
   requireShape(op, 1, "W", {p.dirs, gh, p.input});
   requireShape(op, 2, "R", {p.dirs, gh, p.hidden});
   requireShape(op, 3, "B", {p.dirs, 2 * gh});
   if (op.hasInput(4)) {
     requireType(op, 4, {DataType::INT32, DataType::INT64});
+    const Shape& sl = op.inShape(4);
+    if (cell == RnnCell::Lstm && sl.size() != 1)  // PopART's messages (LSTMOp::setup)
+      throw error("Invalid rank for sequence length tensor : {} != 1 (sequence_lens '{}' is {})", sl.size(),
+                  op.input(4)->id, sl);
+    if (cell == RnnCell::Lstm && sl[0] != p.batch)
+      throw error("Incorect sequence len shape : {} != [{}] (sequence_lens '{}')", sl, p.batch, op.input(4)->id);
     requireShape(op, 4, "sequence_lens", {p.batch});
   }
   const Shape state = p.layout == 0 ? Shape{p.dirs, p.batch, p.hidden} : Shape{p.batch, p.dirs, p.hidden};

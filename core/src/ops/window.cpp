@@ -37,7 +37,20 @@ Window computeWindow(const Op& op, const std::vector<int64_t>& in, const std::ve
   Window w;
   w.inSpatial = in;
   w.kernel = kernel;
-  if (kernel.size() != n) throw error("kernel_shape {} must have {} entries (one per spatial dimension)", kernel, n);
+  // PopART's messages for a convolution's or a pooling's parameter lists, then ours.
+  const bool conv = op.type() == "Conv" || op.type() == "ConvInteger" || op.type() == "QLinearConv";
+  // `word`: PopART's ("stride"), `attr`: the attribute ("strides").
+  auto wrongCount = [&](const char* word, const char* attr, const std::vector<int64_t>& v, size_t want) {
+    if (conv)
+      return error("Unexpected number of {} parameters for convolution op '{}': {} {} must have {} entries", word,
+                   op.name(), attr, v, want);
+    return error("{} {} must have {} entries", attr, v, want);
+  };
+  if (kernel.size() != n)
+    throw error(
+        "invalid kernel_shape, not same rank as the tensor operated on: kernel_shape {} must have {} entries (one per "
+        "spatial dimension)",
+        kernel, n);
   for (auto k : kernel) {
     if (k <= 0) throw error("kernel_shape {} must be positive", kernel);
   }
@@ -45,8 +58,8 @@ Window computeWindow(const Op& op, const std::vector<int64_t>& in, const std::ve
   w.dilations = op.attrs.getInts("dilations", std::vector<int64_t>(n, 1));
   if (w.strides.empty()) w.strides.assign(n, 1);
   if (w.dilations.empty()) w.dilations.assign(n, 1);
-  if (w.strides.size() != n) throw error("strides {} must have {} entries", w.strides, n);
-  if (w.dilations.size() != n) throw error("dilations {} must have {} entries", w.dilations, n);
+  if (w.strides.size() != n) throw wrongCount("stride", "strides", w.strides, n);
+  if (w.dilations.size() != n) throw wrongCount("dilation", "dilations", w.dilations, n);
   for (size_t i = 0; i < n; ++i) {
     if (w.strides[i] <= 0) throw error("strides {} must be positive", w.strides);
     if (w.dilations[i] <= 0) throw error("dilations {} must be positive", w.dilations);
@@ -55,8 +68,10 @@ Window computeWindow(const Op& op, const std::vector<int64_t>& in, const std::ve
   std::string autoPad = op.attrs.getString("auto_pad", "NOTSET");
   std::vector<int64_t> pads = op.attrs.getInts("pads", std::vector<int64_t>(2 * n, 0));
   if (pads.empty()) pads.assign(2 * n, 0);
-  if (autoPad == "NOTSET" && pads.size() != 2 * n)
+  if (autoPad == "NOTSET" && pads.size() != 2 * n) {
+    if (conv) throw wrongCount("pad", "pads", pads, 2 * n);
     throw error("pads {} must have {} entries (begin and end per spatial dimension)", pads, 2 * n);
+  }
   w.padBegin.assign(n, 0);
   w.padEnd.assign(n, 0);
   w.outSpatial.assign(n, 0);

@@ -260,8 +260,10 @@ class Modeller {
     c_.pipelined = o.enablePipelining;
     if (c_.pipelined) {
       if (ipusPerReplica_ < 2)
-        throw error("Pipelining requires more than 1 IPU and virtualGraphMode other than Off (the device has {})",
-                    ipusPerReplica_);
+        throw error(
+            "Pipelining requires more than 1 IPU and the 'virtualGraphMode' session option to not be "
+            "VirtualGraphMode::Off. (The device has {} IPU(s) per replica.)",
+            ipusPerReplica_);
       for (size_t i = 0; i < sched_.size(); ++i) {
         const Op* op = sched_[i];
         if (op->attrs.has(sPipelineStageAttribute)) {
@@ -272,6 +274,9 @@ class Modeller {
           stageOf_[i] = ipuOf_[i];  // PopART: without annotations, a pipeline stage per IPU
         }
       }
+      int maxStage = 0;
+      for (int s : stageOf_) maxStage = std::max(maxStage, s);
+      checkPipelineDepth(ir_, maxStage + 1);
     }
   }
 
@@ -634,8 +639,46 @@ class Modeller {
     }
   }
 
-  void cycles() {
+  /// The FLOPs of a Call: its callee's ops' (nested calls included).
+  static int64_t calleeFlops(const Op& call) {
+    int64_t f = 0;
+    for (const Op* op : call.subgraphs.at(0)->topologicalOrder())
+      f += op->kind() == OpKind::GcCall ? calleeFlops(*op) : opFlops(*op);
+    return f;
+  }
+
+  /// The compute cycles of `op` over `numTiles` tiles. A Call costs its callee: each of the
+  /// callee's ops on the call's tiles, with a compute set (and its sync) each.
+  int64_t computeCycles(const Op& op, int64_t numTiles) const {
     const int workers = std::max(1, target_.workerContexts);
+    if (op.kind() == OpKind::GcCall) {
+      int64_t c = 0;
+      for (const Op* inner : op.subgraphs.at(0)->topologicalOrder())
+        c += computeCycles(*inner, numTiles) + k_.computeSetOverheadCycles + target_.syncCycles;
+      return c;
+    }
+    if (op.def().view != ViewKind::None) return 0;
+    const int64_t flops = opFlops(op);
+    const DataType dt = op.hasInput(0) ? op.inType(0) : DataType::FLOAT;
+    if (isContraction(op.type())) {
+      const double perTile = static_cast<double>(flops) / static_cast<double>(numTiles);
+      return static_cast<int64_t>(std::ceil(perTile / (flopsPerTileCycle(dt) * k_.ampEfficiency)));
+    }
+    if (isDataMovement(op)) {
+      int64_t bytes = 0;
+      for (const Tensor* t : op.outputs())
+        if (t && t->info.dataType() != DataType::STRING) bytes += t->info.nbytes();
+      return ceilDiv(ceilDiv(bytes, numTiles), k_.copyBytesPerTileCycle);
+    }
+    // Each of the tile's workers takes 1/workers of its elements; a worker issues one
+    // instruction every `workers` cycles (the barrel), each on one vector of elements.
+    const int64_t elemBytes = std::max<int64_t>(1, TensorInfo(dt, Shape{}).getDataTypeSize());
+    const int64_t vec = std::max<int64_t>(1, k_.vectorBytes / elemBytes);
+    const int64_t perTile = ceilDiv(flops, numTiles);
+    return workers * ceilDiv(ceilDiv(perTile, workers), vec);
+  }
+
+  void cycles() {
     const double linkBytesPerCycle = target_.ipuLinksPerIpu * target_.ipuLinkBytesPerSec / target_.clockHz;
     const double hostBytesPerCycle = target_.hostBytesPerSec / target_.clockHz;
     report::Cycles& cy = c_.cycles;
@@ -668,25 +711,8 @@ class Modeller {
         r.exchangeBytes = p.exchangeBytes;
         r.syncCycles = target_.syncCycles;
         r.exchangeCycles = ceilDiv(ceilDiv(p.exchangeBytes, p.numTiles), target_.exchangeBytesPerTileCycle);
-        const DataType dt = op->hasInput(0) ? op->inType(0) : DataType::FLOAT;
-        int64_t compute = 0;
-        if (isContraction(op->type())) {
-          const double perTile = static_cast<double>(r.flops) / static_cast<double>(p.numTiles);
-          compute = static_cast<int64_t>(std::ceil(perTile / (flopsPerTileCycle(dt) * k_.ampEfficiency)));
-        } else if (isDataMovement(*op)) {
-          int64_t bytes = 0;
-          for (const Tensor* t : op->outputs())
-            if (t && t->info.dataType() != DataType::STRING) bytes += t->info.nbytes();
-          compute = ceilDiv(ceilDiv(bytes, p.numTiles), k_.copyBytesPerTileCycle);
-        } else {
-          // Each of the tile's workers takes 1/workers of its elements; a worker issues one
-          // instruction every `workers` cycles (the barrel), each on one vector of elements.
-          const int64_t elemBytes = std::max<int64_t>(1, TensorInfo(dt, Shape{}).getDataTypeSize());
-          const int64_t vec = std::max<int64_t>(1, k_.vectorBytes / elemBytes);
-          const int64_t perTile = ceilDiv(r.flops, p.numTiles);
-          compute = workers * ceilDiv(ceilDiv(perTile, workers), vec);
-        }
-        r.computeCycles = compute + k_.computeSetOverheadCycles;
+        r.computeCycles = computeCycles(*op, p.numTiles) + k_.computeSetOverheadCycles;
+        if (op->kind() == OpKind::GcCall) r.flops = calleeFlops(*op);
         r.cycles = r.syncCycles + r.exchangeCycles + r.computeCycles;
       }
       r.cycles += copyCycles;

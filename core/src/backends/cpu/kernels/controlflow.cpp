@@ -91,6 +91,33 @@ KernelFn makeCpuKernel_If(const Op& op, KernelContext& kc) {
   };
 }
 
+/// Call: the callee's program run on the op's inputs (bound in place: a subgraph program never
+/// writes its inputs), its outputs copied out.
+KernelFn makeCpuKernel_GcCall(const Op& op, KernelContext& kc) {
+  const Graph& body = *op.subgraphs.at(0);
+  auto sub = std::make_shared<Sub>(compileSub(op, body, kc));
+  std::vector<std::pair<int, int>> formal;  // (program slot, op slot)
+  for (int i = 0; i < op.numFormalInputs && i < static_cast<int>(body.inputIds.size()); ++i) {
+    const int p = sub->prog->slot(body.inputIds[static_cast<size_t>(i)]);
+    if (p >= 0) formal.push_back({p, kc.in(i)});  // < 0: the callee does not read it
+  }
+  std::vector<int> outs, progOuts;
+  std::vector<TensorInfo> infos;
+  for (int o = 0; o < op.numOutputs(); ++o) {
+    outs.push_back(kc.out(o));
+    progOuts.push_back(programSlot(*sub, body.outputIds.at(static_cast<size_t>(o))));
+    infos.push_back(op.hasOutput(o) ? op.outInfo(o) : TensorInfo());
+  }
+  return [=](const RunState& s) {
+    sub->bind(s);
+    for (const auto& f : formal) sub->prog->setPtr(f.first, s.slots[f.second]);
+    sub->prog->run(*s.rng);
+    for (size_t o = 0; o < outs.size(); ++o) {
+      if (outs[o] >= 0) copyValue(s.slots[outs[o]], sub->prog->ptr(progOuts[o]), infos[o]);
+    }
+  };
+}
+
 KernelFn makeCpuKernel_Loop(const Op& op, KernelContext& kc) {
   const Graph& body = *op.subgraphs.at(0);
   auto sub = std::make_shared<Sub>(compileSub(op, body, kc));

@@ -1,0 +1,172 @@
+"""PopART's exception type and message for the same mistakes, as PopART scripts check them
+(`e.value.args[0].startswith(...)` or `in`): PopART's sentence first, then this runtime's context
+(the node, its inputs and shapes). Conv and pooling parameters, LSTM / GRU / RNN attributes,
+pipelining depth, automatic loss scaling options, an input whose declared dims overflow."""
+import pytest
+
+
+def cpu(popart):
+    return popart.DeviceManager().createCpuDevice()
+
+
+def two_ipus(popart):
+    return popart.DeviceManager().createIpuModelDevice({"numIPUs": 2, "tilesPerIPU": 4})
+
+
+def node_error(popart, op, shapes, attrs):
+    """The popart_exception of a session on one ai.onnx opset-11 node named "n"."""
+    b = popart.Builder(opsets={"ai.onnx": 11, "ai.graphcore": 1})
+    ins = [b.addInputTensor("FLOAT", s, "in%d" % i) for i, s in enumerate(shapes)]
+    out = op(b.aiOnnxOpset11, ins, attrs)
+    b.addOutputTensor(out)
+    with pytest.raises(popart.popart_exception) as e:
+        popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [out]), cpu(popart))
+    return e.value.args[0]
+
+
+def conv(ai, ins, attrs):
+    return ai.conv(ins, debugContext="n", **attrs)
+
+
+@pytest.mark.parametrize("attrs, start, more", [
+    ({"group": 0}, "group attribute in n must be greater than zero", "node 'n' (Conv, opset 11"),
+    ({"group": 1}, "Invalid value for group (1) in n. number of input channels (4) / group (1) should be equal to "
+     "the weight inputs second dimension (2)", "input 'in0' FLOAT [1 4 5 5]"),
+    ({"group": 2, "strides": [1, 1, 1]}, "Unexpected number of stride parameters for convolution op 'n'",
+     "strides [1 1 1] must have 2 entries"),
+    ({"group": 2, "pads": [1, 1]}, "Unexpected number of pad parameters for convolution op 'n'", "pads [1 1]"),
+    ({"group": 2, "dilations": [2]}, "Unexpected number of dilation parameters for convolution op 'n'",
+     "input 'in1' FLOAT [6 2 3 3]"),
+])
+def test_conv_parameters(popart, attrs, start, more):
+    msg = node_error(popart, conv, [[1, 4, 5, 5], [6, 2, 3, 3]], attrs)
+    assert msg.startswith(start), msg
+    assert more in msg
+
+
+@pytest.mark.parametrize("pool", ["maxpool", "averagepool"])
+def test_pooling_kernel_shape_rank(popart, pool):
+    def op(ai, ins, attrs):
+        r = getattr(ai, pool)(ins, kernel_shape=[2], debugContext="n", **({"num_outputs": 1} if pool == "maxpool"
+                                                                            else {}))
+        return r[0] if isinstance(r, list) else r
+    msg = node_error(popart, op, [[1, 2, 6, 6]], {})
+    assert msg.startswith("invalid kernel_shape, not same rank as the tensor operated on"), msg
+    assert "kernel_shape [2] must have 2 entries" in msg and "node 'n'" in msg
+
+
+def test_lstm_hidden_size(popart):
+    msg = node_error(popart, lambda ai, ins, a: ai.lstm(ins, 3, hidden_size=6, debugContext="n")[0],
+                     [[2, 3, 4], [1, 20, 4], [1, 20, 5]], {})
+    assert msg.startswith("LSTMOp hidden_size attribute, 6, does not match calculated hidden size, 5."), msg
+    assert "node 'n' (LSTM" in msg
+
+
+@pytest.mark.parametrize("cell, gates", [("gru", 3), ("rnn", 1)])
+def test_gru_rnn_hidden_size(popart, cell, gates):
+    msg = node_error(popart, lambda ai, ins, a: getattr(ai, cell)(ins, 2, hidden_size=7, debugContext="n")[0],
+                     [[2, 3, 4], [1, 5 * gates, 4], [1, 5 * gates, 5]], {})
+    assert msg.startswith("hidden_size attribute passed to n (7) does not match hidden size calculated from "
+                          "recurrenceWeights tensor (5)."), msg
+
+
+def two_stage(popart, stages=True):
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [4])
+    with b.virtualGraph(0):
+        if stages:
+            with b.pipelineStage(0):
+                s = b.aiOnnx.sin([x])
+        else:
+            s = b.aiOnnx.sin([x])
+    with b.virtualGraph(1):
+        if stages:
+            with b.pipelineStage(1):
+                y = b.aiOnnx.exp([s])
+        else:
+            y = b.aiOnnx.exp([s])
+    b.addOutputTensor(y)
+    return b.getModelProto(), y
+
+
+def pipelined(popart, mode=None):
+    o = popart.SessionOptions()
+    o.enablePipelining = True
+    o.virtualGraphMode = popart.VirtualGraphMode.Manual if mode is None else mode
+    return o
+
+
+def test_pipelining_needs_virtual_graphs(popart):
+    proto, y = two_stage(popart)
+    with pytest.raises(popart.popart_exception) as e:
+        popart.InferenceSession(proto, popart.DataFlow(4, [y]), two_ipus(popart),
+                                userOptions=pipelined(popart, popart.VirtualGraphMode.Off))
+    assert e.value.args[0].startswith("Pipelining requires more than")
+
+
+@pytest.mark.parametrize("stages", [True, False])
+def test_pipelining_batches_per_step_too_small(popart, stages):
+    proto, y = two_stage(popart, stages)
+    with pytest.raises(popart.popart_exception) as e:
+        popart.InferenceSession(proto, popart.DataFlow(1, [y]), two_ipus(popart), userOptions=pipelined(popart))
+    assert e.value.args[0].startswith(
+        "For pipelining, depth (batchesPerStep) must equal at least the number of pipeline stages (2)")
+    popart.InferenceSession(proto, popart.DataFlow(2, [y]), two_ipus(popart), userOptions=pipelined(popart))
+
+
+def train_model(popart):
+    import numpy as np
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [4])
+    w = b.addInitializedInputTensor(np.ones(4, np.float32))
+    with b.virtualGraph(0), b.pipelineStage(0):
+        p = b.aiOnnx.mul([b.aiOnnx.sin([x]), w])
+    with b.virtualGraph(1), b.pipelineStage(1):
+        loss = b.aiGraphcore.identityloss([p], reduction=popart.ReductionType.Sum)
+    return b.getModelProto(), loss
+
+
+def test_pipelining_training_depth(popart):
+    proto, loss = train_model(popart)
+    with pytest.raises(popart.popart_exception) as e:
+        popart.TrainingSession(proto, popart.DataFlow(2, [loss]), loss, popart.ConstSGD(0.1), two_ipus(popart),
+                               userOptions=pipelined(popart))
+    assert e.value.args[0].startswith(
+        "For pipelining, depth (batchesPerStep) must equal at least the number of pipeline stages (3)")
+    o = pipelined(popart)
+    o.enableGradientAccumulation = True
+    o.accumulationFactor = 2
+    with pytest.raises(popart.popart_exception) as e:
+        popart.TrainingSession(proto, popart.DataFlow(8, [loss]), loss, popart.ConstSGD(0.1), two_ipus(popart),
+                               userOptions=o)
+    assert e.value.args[0].startswith("For pipelining, depth (gradient accumulation factor)")
+
+
+def test_automatic_loss_scaling_options(popart):
+    proto, loss = train_model(popart)
+    o = popart.SessionOptions()
+    o.automaticLossScalingSettings.enabled = True
+    with pytest.raises(popart.popart_exception) as e:
+        popart.InferenceSession(proto, popart.DataFlow(1, [loss]), cpu(popart), userOptions=o)
+    assert e.value.args[0] == "[AutomaticLossScale transform] Only compatible when doing training"
+    with pytest.raises(popart.popart_exception) as e:
+        popart.TrainingSession(proto, popart.DataFlow(1, [loss]), loss, popart.ConstSGD(0.1, 0.0, 8.0),
+                               cpu(popart), userOptions=o)
+    assert e.value.args[0].startswith("[AutomaticLossScale transform] The optimizer must have non-const loss scaling")
+    sgd = popart.SGD({"defaultLearningRate": (0.1, True), "lossScaling": (8.0, False)})
+    o.automaticLossScalingSettings.binEdgeLocation = 1.5
+    with pytest.raises(popart.popart_exception) as e:
+        popart.TrainingSession(proto, popart.DataFlow(1, [loss]), loss, sgd, cpu(popart), userOptions=o)
+    assert e.value.args[0] == ("[AutomaticLossScale transform] Out of range value for 'binEdgeLocation'. The current "
+                               "value is 1.5, but it should be in the range [0, 1].")
+    with pytest.raises(popart.popart_exception, match="Loss scaling cannot be 0"):
+        popart.SGD({"lossScaling": (0.0, True)})
+
+
+def test_overflowing_input_dims_name_the_input(popart):
+    b = popart.Builder()
+    with pytest.raises(popart.popart_exception) as e:
+        b.addInputTensor("FLOAT", [2 ** 32, 2 ** 32], "big")
+    msg = e.value.args[0]
+    assert msg.startswith("Invalid shape [4294967296 4294967296]"), msg
+    assert "the input 'big' declared FLOAT" in msg

@@ -1,0 +1,236 @@
+// PopART's errors for the same mistakes: the exception type (popart::error) and PopART's sentence
+// first (users match with startswith / `in`), then this runtime's context (the node, the
+// tensors and shapes): Conv and pooling parameters, LSTM / GRU / RNN attributes, pipelining
+// depth, automatic loss scaling options, an input whose declared dims overflow.
+#include "common/test_util.hpp"
+
+namespace popart {
+namespace {
+
+/// Expects `f` to throw popart::error whose message starts with `prefix` and holds `fragments`.
+void expectStarts(const std::function<void()>& f, const std::string& prefix,
+                  const std::vector<std::string>& fragments = {}) {
+  try {
+    f();
+  } catch (const internal_error& e) {
+    ADD_FAILURE() << "threw an internal error: " << e.what();
+    return;
+  } catch (const error& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind(prefix, 0), 0u) << "message: " << msg << "\nshould start with: " << prefix;
+    for (const auto& frag : fragments)
+      EXPECT_NE(msg.find(frag), std::string::npos) << "message: " << msg << "\nmissing: " << frag;
+    return;
+  }
+  ADD_FAILURE() << "did not throw; expected: " << prefix;
+}
+
+/// One node of `type` (ai.onnx opset 11) named "n" on inputs of the given shapes; the session's
+/// setup error.
+void nodeError(const std::string& type, const std::vector<Shape>& shapes, const std::map<std::string, any>& attrs,
+               const std::string& prefix, const std::vector<std::string>& fragments, int numOutputs = 1) {
+  auto b = Builder::create();
+  b->aiOnnxOpset11();
+  std::vector<TensorId> ins;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    ins.push_back(shapes[i].empty() ? "" : b->addInputTensor(TensorInfo("FLOAT", shapes[i]), "in" + std::to_string(i)));
+  const auto outs = b->customOp(OperatorIdentifier("ai.onnx", type, 11), 11, ins, numOutputs, attrs, "n");
+  b->addOutputTensor(outs[0]);
+  expectStarts([&] { InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {outs[0]}), test::cpu()); },
+               prefix, fragments);
+}
+
+TEST(PopartErrors, ConvParameters) {
+  const std::vector<Shape> xw{{1, 4, 5, 5}, {6, 2, 3, 3}};
+  nodeError("Conv", xw, {{"group", int64_t{0}}}, "group attribute in n must be greater than zero",
+            {"while inferring shapes for node 'n' (Conv, opset 11, input 'in0' FLOAT [1 4 5 5]"});
+  nodeError("Conv", xw, {{"group", int64_t{1}}},
+            "Invalid value for group (1) in n. number of input channels (4) / group (1) should be equal to the weight "
+            "inputs second dimension (2)",
+            {"node 'n'"});
+  nodeError("Conv", xw, {{"group", int64_t{2}}, {"strides", std::vector<int64_t>{1, 1, 1}}},
+            "Unexpected number of stride parameters for convolution op 'n'", {"strides [1 1 1] must have 2 entries"});
+  nodeError("Conv", xw, {{"group", int64_t{2}}, {"pads", std::vector<int64_t>{1, 1}}},
+            "Unexpected number of pad parameters for convolution op 'n'", {"pads [1 1] must have 4 entries"});
+  nodeError("Conv", xw, {{"group", int64_t{2}}, {"dilations", std::vector<int64_t>{2}}},
+            "Unexpected number of dilation parameters for convolution op 'n'", {"input 'in1' FLOAT [6 2 3 3]"});
+}
+
+TEST(PopartErrors, PoolingKernelShape) {
+  for (const std::string type : {"MaxPool", "AveragePool"}) {
+    nodeError(type, {{1, 2, 6, 6}}, {{"kernel_shape", std::vector<int64_t>{2}}},
+              "invalid kernel_shape, not same rank as the tensor operated on",
+              {"kernel_shape [2] must have 2 entries", "node 'n' (" + type});
+  }
+}
+
+TEST(PopartErrors, RecurrentAttributes) {
+  // X [seq 2, batch 3, input 4]; hidden 5.
+  nodeError("LSTM", {{2, 3, 4}, {1, 20, 4}, {1, 20, 5}}, {{"hidden_size", int64_t{6}}},
+            "LSTMOp hidden_size attribute, 6, does not match calculated hidden size, 5.", {"node 'n' (LSTM"});
+  for (const std::string type : {"GRU", "RNN"}) {
+    const int64_t g = type == "GRU" ? 3 : 1;
+    nodeError(type, {{2, 3, 4}, {1, 5 * g, 4}, {1, 5 * g, 5}}, {{"hidden_size", int64_t{7}}},
+              "hidden_size attribute passed to n (7) does not match hidden size calculated from recurrenceWeights "
+              "tensor (5).",
+              {"node 'n' (" + type});
+  }
+  auto seqLens = [](const Shape& s, const std::string& prefix) {
+    auto b = Builder::create();
+    auto ai = b->aiOnnxOpset11();
+    const TensorId x = b->addInputTensor("FLOAT", {2, 3, 4}), w = b->addInputTensor("FLOAT", {1, 20, 4});
+    const TensorId r = b->addInputTensor("FLOAT", {1, 20, 5}), sl = b->addInputTensor("INT32", s, "lens");
+    const TensorId y = ai.lstm({x, w, r, "", sl}, 3, {}, {}, {}, {}, "forward", {}, 0, "mylstm")[0];
+    b->addOutputTensor(y);
+    expectStarts([&] { InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {y}), test::cpu()); },
+                 prefix, {"mylstm", "lens"});
+  };
+  seqLens({3, 1}, "Invalid rank for sequence length tensor : 2 != 1");
+  seqLens({2}, "Incorect sequence len shape : [2] != [3]");
+}
+
+/// x -> Sin (stage / IPU 0) -> Exp (stage / IPU 1) -> y; `stages` false: only virtualGraph set.
+struct TwoStage {
+  std::string proto;
+  TensorId x, y;
+};
+TwoStage twoStage(bool stages, bool allOnIpu0 = false) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  TwoStage m;
+  m.x = b->addInputTensor("FLOAT", {4});
+  const TensorId s = ai.sin({m.x});
+  b->virtualGraph(s, 0);
+  if (stages) b->pipelineStage(s, 0);
+  m.y = ai.exp({s});
+  b->virtualGraph(m.y, allOnIpu0 ? 0 : 1);
+  if (stages) b->pipelineStage(m.y, allOnIpu0 ? 0 : 1);
+  b->addOutputTensor(m.y);
+  m.proto = b->getModelProto();
+  return m;
+}
+
+SessionOptions pipelined(VirtualGraphMode mode = VirtualGraphMode::Manual) {
+  SessionOptions o;
+  o.enablePipelining = true;
+  o.virtualGraphMode = mode;
+  return o;
+}
+
+std::shared_ptr<DeviceInfo> twoIpus() {
+  return DeviceManager::createDeviceManager().createIpuModelDevice({{"numIPUs", "2"}, {"tilesPerIPU", "4"}});
+}
+
+TEST(PopartErrors, Pipelining) {
+  const TwoStage m = twoStage(true);
+  const std::string needs =
+      "Pipelining requires more than 1 IPU and the 'virtualGraphMode' session option to not be "
+      "VirtualGraphMode::Off.";
+  expectStarts(
+      [&] {
+        InferenceSession::createFromOnnxModel(m.proto, DataFlow(4, {m.y}), twoIpus(), {},
+                                              pipelined(VirtualGraphMode::Off));
+      },
+      needs);
+  const TwoStage one = twoStage(true, true);
+  expectStarts(
+      [&] { InferenceSession::createFromOnnxModel(one.proto, DataFlow(4, {one.y}), twoIpus(), {}, pipelined()); },
+      needs, {"virtual graph 0"});
+  // Inference: 2 stages need batchesPerStep >= 2; without pipelineStage, a stage per virtual graph.
+  for (bool stages : {true, false}) {
+    const TwoStage t = twoStage(stages);
+    expectStarts(
+        [&] { InferenceSession::createFromOnnxModel(t.proto, DataFlow(1, {t.y}), twoIpus(), {}, pipelined()); },
+        "For pipelining, depth (batchesPerStep) must equal at least the number of pipeline stages (2)",
+        {"batchesPerStep is 1"});
+    InferenceSession::createFromOnnxModel(t.proto, DataFlow(2, {t.y}), twoIpus(), {}, pipelined());  // enough
+  }
+  // Auto placement: the IPU model splits the graph over the 2 IPUs and checks the depth.
+  auto autoSession = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), twoIpus(), {},
+                                                           pipelined(VirtualGraphMode::Auto));
+  expectStarts([&] { autoSession->prepareDevice(); },
+               "For pipelining, depth (batchesPerStep) must equal at least the number of pipeline stages (2)");
+}
+
+/// loss = sum(sin(x) * w) with a weight w on stage / IPU 0 and the sum on stage / IPU 1.
+struct TrainModel {
+  std::string proto;
+  TensorId loss;
+};
+TrainModel trainModel() {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  const TensorId x = b->addInputTensor("FLOAT", {4});
+  const std::vector<float> w0{1, 2, 3, 4};
+  const TensorId w = b->addInitializedInputTensor(ConstVoidData(w0.data(), TensorInfo("FLOAT", {4})));
+  const TensorId p = ai.mul({ai.sin({x}), w});
+  b->virtualGraph(p, 0);
+  b->pipelineStage(p, 0);
+  const TensorId loss = b->aiGraphcoreOpset1().identityloss({p}, ReductionType::Sum);
+  b->virtualGraph(loss, 1);
+  b->pipelineStage(loss, 1);
+  return {b->getModelProto(), loss};
+}
+
+TEST(PopartErrors, PipeliningTrainingDepth) {
+  const TrainModel m = trainModel();
+  // Training: 2 forward stages and 1 backward one more = 3.
+  expectStarts(
+      [&] {
+        TrainingSession::createFromOnnxModel(m.proto, DataFlow(2, {m.loss}), m.loss, ConstSGD(0.1f), twoIpus(), {},
+                                             pipelined());
+      },
+      "For pipelining, depth (batchesPerStep) must equal at least the number of pipeline stages (3)");
+  SessionOptions ga = pipelined();
+  ga.enableGradientAccumulation = true;
+  ga.accumulationFactor = 2;
+  expectStarts(
+      [&] {
+        TrainingSession::createFromOnnxModel(m.proto, DataFlow(8, {m.loss}), m.loss, ConstSGD(0.1f), twoIpus(), {}, ga);
+      },
+      "For pipelining, depth (gradient accumulation factor) must equal at least the number of pipeline "
+      "stages (3)",
+      {"accumulationFactor is 2"});
+}
+
+TEST(PopartErrors, AutomaticLossScalingOptions) {
+  const TrainModel m = trainModel();
+  SessionOptions o;
+  o.automaticLossScalingSettings.enabled = true;
+  expectStarts([&] { InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), test::cpu(), {}, o); },
+               "[AutomaticLossScale transform] Only compatible when doing training");
+  expectStarts(
+      [&] {
+        TrainingSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), m.loss, ConstSGD(0.1f, 0.0f, 8.0f),
+                                             test::cpu(), {}, o);
+      },
+      "[AutomaticLossScale transform] The optimizer must have non-const loss scaling");
+  const SGD nonConst({{"defaultLearningRate", {0.1f, true}}, {"lossScaling", {8.0f, false}}});
+  o.automaticLossScalingSettings.binEdgeLocation = 1.5f;
+  expectStarts(
+      [&] {
+        TrainingSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), m.loss, nonConst, test::cpu(), {}, o);
+      },
+      "[AutomaticLossScale transform] Out of range value for 'binEdgeLocation'. The current value is 1.5, but "
+      "it should be in the range [0, 1].");
+  o.automaticLossScalingSettings.binEdgeLocation = 0.5f;
+  o.automaticLossScalingSettings.thresholdUpperCountProportion = -0.25f;
+  expectStarts(
+      [&] {
+        TrainingSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), m.loss, nonConst, test::cpu(), {}, o);
+      },
+      "[AutomaticLossScale transform] Out of range value for 'thresholdUpperCountProportion'");
+  expectStarts([] { SGD({{"lossScaling", {0.0f, true}}}); }, "Loss scaling cannot be 0");
+}
+
+TEST(PopartErrors, InputDimsThatOverflowNameTheInput) {
+  auto b = Builder::create();
+  expectStarts(
+      [&] {
+        b->addInputTensor("FLOAT", {4294967296, 4294967296}, "big");
+      },
+      "Invalid shape [4294967296 4294967296]", {"element count overflows", "the input 'big' declared FLOAT"});
+}
+
+}  // namespace
+}  // namespace popart
