@@ -55,6 +55,8 @@ const std::map<std::string, std::string>& notDifferentiable() {
       {"ai.onnx::RandomNormal", "random"},
       {"ai.onnx::RandomUniformLike", "random: only the input's shape is read"},
       {"ai.onnx::RandomNormalLike", "random: only the input's shape is read"},
+      // Decoders: label sequences and their lengths (PopART's CtcBeamSearchDecoder has no grad op).
+      {"ai.graphcore::CtcBeamSearchDecoder", "decoded labels (integer outputs)"},
       // Known gaps: differentiable, no rule yet (training through them fails with an error naming
       // the node). PopART has no DFT / STFT at all.
       {"ai.onnx::DFT", "GAP: differentiable (linear), no rule yet"},
