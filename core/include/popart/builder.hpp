@@ -132,6 +132,28 @@ class AiGraphcoreOpset1 : public DomainOpSet {
   std::vector<TensorId> reducemedian(const std::vector<TensorId>& args,
                                      const nonstd::optional<std::vector<int64_t>>& axes = nonstd::nullopt,
                                      bool keepdims = true, const DebugContext& debugContext = {});
+  /// [output, cell_state] of PopART's LSTM of `args = {X [seq, batch, input], weights [4, input +
+  /// hidden, hidden], (bias [4, hidden], (initialState [2, batch, hidden], (sequence lengths)))}`;
+  /// gates forget, input, candidate, output. output is [seq, batch, hidden] with
+  /// `outputFullSequence`, else the last step's [batch, hidden].
+  std::vector<TensorId> lstm(const std::vector<TensorId>& args, int64_t outputFullSequence = 1,
+                             const DebugContext& debugContext = {});
+  /// The CTC loss of `args = {logProbs [T, N, C], targets [N, S], inputLengths [N], targetLengths
+  /// [N]}` (UINT32 targets and lengths in PopART; INT32 / INT64 are read too). Mean divides each
+  /// sample's loss by max(its target length, 1), then averages over the batch (torch's mean).
+  /// `outDataType`: the loss's type ("UNDEFINED": that of logProbs).
+  TensorId ctcloss(const std::vector<TensorId>& args, ReductionType reduction = ReductionType::Mean, unsigned blank = 0,
+                   const std::string& outDataType = "UNDEFINED", bool zeroInfinity = false,
+                   const DebugContext& debugContext = {});
+  /// ctcloss with PopART's second output: [loss, each sample's loss gradient w.r.t. logProbs].
+  std::vector<TensorId> _ctcloss(const std::vector<TensorId>& args, ReductionType reduction = ReductionType::Mean,
+                                 unsigned blank = 0, const std::string& outDataType = "UNDEFINED",
+                                 bool zeroInfinity = false, const DebugContext& debugContext = {});
+  /// [labelProbs [N, topPaths], labelLengths [N, topPaths] (UINT32), decodedLabels [N, topPaths, T]
+  /// (UINT32)]: the CTC prefix beam search of `args = {logProbs [T, N, C], dataLengths [N]}`.
+  std::vector<TensorId> ctcbeamsearchdecoder(const std::vector<TensorId>& args, unsigned blank = 0,
+                                             unsigned beamWidth = 100, unsigned topPaths = 1,
+                                             const DebugContext& debugContext = {});
   /// Round half to even.
   TensorId nearbyint(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
   /// x * Phi(x): the exact (erf) GELU.

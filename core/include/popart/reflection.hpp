@@ -154,6 +154,12 @@ struct OpAttrInfo {
   bool hasDefault = false;
   OptionValue defaultValue;
   std::string doc;
+  /// The node's attribute name when it differs from the method's parameter name (PopART's lstm
+  /// writes outputFullSequence as "output_full_sequence"); empty: the same.
+  std::string onnxName;
+  /// A "dtype" written as an ONNX TensorProto data type number (PopART's ctcloss outDataType)
+  /// rather than as PopART's DataType number.
+  bool onnxDataTypeNumber = false;
 };
 
 /// A method of `aiGraphcore` (AiGraphcoreOpset1): its name, the op type it adds, its input

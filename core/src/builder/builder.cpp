@@ -262,6 +262,40 @@ std::vector<TensorId> AiGraphcoreOpset1::reducemedian(const std::vector<TensorId
   return callMethod("reducemedian", args, a, dc);
 }
 
+std::vector<TensorId> AiGraphcoreOpset1::lstm(const std::vector<TensorId>& args, int64_t outputFullSequence,
+                                              const DebugContext& dc) {
+  return callMethod("lstm", args, {{"outputFullSequence", outputFullSequence}}, dc);
+}
+
+namespace {
+std::map<std::string, OptionValue> ctcArgs(ReductionType reduction, unsigned blank, const std::string& outDataType,
+                                           bool zeroInfinity) {
+  return {{"reduction", enumToString(reduction)},
+          {"blank", static_cast<int64_t>(blank)},
+          {"outDataType", outDataType},
+          {"zeroInfinity", zeroInfinity}};
+}
+}  // namespace
+
+TensorId AiGraphcoreOpset1::ctcloss(const std::vector<TensorId>& args, ReductionType reduction, unsigned blank,
+                                    const std::string& outDataType, bool zeroInfinity, const DebugContext& dc) {
+  return callMethod("ctcloss", args, ctcArgs(reduction, blank, outDataType, zeroInfinity), dc)[0];
+}
+
+std::vector<TensorId> AiGraphcoreOpset1::_ctcloss(const std::vector<TensorId>& args, ReductionType reduction,
+                                                  unsigned blank, const std::string& outDataType, bool zeroInfinity,
+                                                  const DebugContext& dc) {
+  return callMethod("_ctcloss", args, ctcArgs(reduction, blank, outDataType, zeroInfinity), dc);
+}
+
+std::vector<TensorId> AiGraphcoreOpset1::ctcbeamsearchdecoder(const std::vector<TensorId>& args, unsigned blank,
+                                                              unsigned beamWidth, unsigned topPaths,
+                                                              const DebugContext& dc) {
+  return callMethod(
+      "ctcbeamsearchdecoder", args,
+      {{"blank", static_cast<int64_t>(blank)}, {"beamWidth", int64_t{beamWidth}}, {"topPaths", int64_t{topPaths}}}, dc);
+}
+
 // ---------------------------------------------------------------- Builder
 
 Builder::Builder() : impl_(std::make_unique<BuilderImpl>()) {}

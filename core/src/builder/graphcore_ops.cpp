@@ -41,6 +41,12 @@ OpAttrInfo reduction() {
   return opt("reduction", "enum", std::string("Mean"), "How the loss is reduced over its elements.", "ReductionType");
 }
 
+/// `a`, written into the node as attribute `onnx` (PopART's snake_case names).
+OpAttrInfo as(OpAttrInfo a, const char* onnx) {
+  a.onnxName = onnx;
+  return a;
+}
+
 /// A row of the table: one output, inputs given as a list ("args").
 GraphcoreOpInfo row(const char* method, const char* type, int minInputs, int maxInputs, std::vector<OpAttrInfo> attrs,
                     const char* doc) {
@@ -124,6 +130,14 @@ std::vector<OpAttrInfo> scatterAttrs(bool grouped) {
   return a;
 }
 
+std::vector<OpAttrInfo> ctcAttrs() {
+  OpAttrInfo out =
+      opt("outDataType", "dtype", std::string("UNDEFINED"), "The loss's type (UNDEFINED: the type of logProbs).");
+  out.onnxDataTypeNumber = true;
+  return {reduction(), opt("blank", "int", int64_t{0}, "The blank class."), out,
+          opt("zeroInfinity", "bool", false, "Infinite losses (no possible alignment) and their gradients are 0.")};
+}
+
 const std::vector<GraphcoreOpInfo> kOps{
     row("nllloss", "Nll", 2, 2,
         {reduction(), maybe("ignoreIndex", "int", "Labels equal to it add nothing to the loss."),
@@ -199,6 +213,32 @@ const std::vector<GraphcoreOpInfo> kOps{
               "[values, indices (INT32)]: the lower median over the axes and where it is among the reduced "
               "elements."),
           2),
+    // ---- recurrent and CTC ops (ops/rnn.cpp, ops/ctc.cpp)
+    multi(row("lstm", "LSTM", 2, 5,
+              {as(opt("outputFullSequence", "int", int64_t{1},
+                      "1: the output is every step's hidden state [seq, batch, hidden]; 0: the last one "
+                      "[batch, hidden]."),
+                  "output_full_sequence")},
+              "[output, cell_state] of PopART's LSTM of {X [seq, batch, input], weights [4, input + hidden, "
+              "hidden], bias [4, hidden], initialState [2, batch, hidden], sequence lengths [batch]} (the last "
+              "three optional; gates forget, input, candidate, output)."),
+          2),
+    row("ctcloss", "Ctc", 4, 4, ctcAttrs(),
+        "The CTC loss of {logProbs [T, N, C], targets [N, S], inputLengths [N], targetLengths [N]} (integer "
+        "targets and lengths: UINT32 in PopART); Mean divides each sample's loss by its target length, then "
+        "averages."),
+    multi(row("_ctcloss", "Ctc", 4, 4, ctcAttrs(),
+              "[loss, each sample's loss gradient w.r.t. logProbs [T, N, C]]: ctcloss with PopART's second output."),
+          2),
+    multi(
+        row("ctcbeamsearchdecoder", "CtcBeamSearchDecoder", 2, 2,
+            {opt("blank", "int", int64_t{0}, "The blank class."),
+             as(opt("beamWidth", "int", int64_t{100}, "How many prefixes are kept after each step."), "beam_width"),
+             as(opt("topPaths", "int", int64_t{1}, "How many of the best label sequences are returned."), "top_paths")},
+            "[labelProbs [N, topPaths] (log probabilities), labelLengths [N, topPaths] (UINT32), decodedLabels "
+            "[N, topPaths, T] (UINT32, 0 past each length)]: a CTC prefix beam search of {logProbs [T, N, C], "
+            "dataLengths [N]}."),
+        3),
     // ---- elementwise, rearrangement, utility and collective ops of PopART's aiGraphcore opset 1
     unary("nearbyint", "NearbyInt", "Round half to even."),
     unary("geluerf", "GeluErf", "x * Phi(x): the exact GELU, with the normal CDF Phi through erf."),
@@ -323,11 +363,17 @@ any attributeFor(const GraphcoreOpInfo& op, const OpAttrInfo& a, const OptionVal
     if (const auto* i = std::get_if<int64_t>(&v)) {
       if (*i < 0 || *i > static_cast<int64_t>(DataType::UNDEFINED))
         throw error("{} must be a DataType, got {}", what, *i);
+      if (a.onnxDataTypeNumber) {
+        const DataType t = static_cast<DataType>(*i);
+        return static_cast<int64_t>(t == DataType::UNDEFINED ? 0 : onnxDataType(t));
+      }
       return *i;
     }
     if (const auto* n = std::get_if<std::string>(&v)) {
       try {
-        return static_cast<int64_t>(dataTypeFromString(*n));
+        const DataType t = dataTypeFromString(*n);
+        if (a.onnxDataTypeNumber) return static_cast<int64_t>(t == DataType::UNDEFINED ? 0 : onnxDataType(t));
+        return static_cast<int64_t>(t);
       } catch (const error& e) {
         throw error("{}: {}", what, e.what());
       }
@@ -398,11 +444,11 @@ std::vector<TensorId> AiGraphcoreOpset1::callMethod(const std::string& method, c
     }
     auto it = attrs.find(a.name);
     if (it != attrs.end()) {
-      out[a.name] = attributeFor(info, a, it->second);
+      out[a.onnxName.empty() ? a.name : a.onnxName] = attributeFor(info, a, it->second);
     } else if (a.required) {
       throw error("aiGraphcore.{}: missing required attribute '{}'", method, a.name);
     } else if (a.hasDefault) {
-      out[a.name] = attributeFor(info, a, a.defaultValue);
+      out[a.onnxName.empty() ? a.name : a.onnxName] = attributeFor(info, a, a.defaultValue);
     }
   }
   int64_t numOutputs = info.numOutputs;

@@ -1,5 +1,6 @@
 // Recurrent networks: RNN, LSTM, GRU (opsets 1-14 forms: directions, activations, clip,
-// sequence_lens, initial states, peepholes, input_forget, linear_before_reset, layout).
+// sequence_lens, initial states, peepholes, input_forget, linear_before_reset, layout), and
+// PopART's own LSTM (ai.graphcore: Poplar's weight layout, gates forget, input, candidate, output).
 #include <algorithm>
 #include <cctype>
 
@@ -89,6 +90,13 @@ void setupRnn(Op& op, RnnCell cell) {
   if (cell == RnnCell::Lstm) setOutput(op, 2, t, yh);
 }
 
+void setupGcLstm(Op& op) {
+  const GcLstmParams p = gcLstmParams(op);
+  const DataType t = op.inType(0);
+  setOutput(op, 0, t, p.fullSequence ? Shape{p.seq, p.batch, p.hidden} : Shape{p.batch, p.hidden});
+  setOutput(op, 1, t, {p.batch, p.hidden});
+}
+
 }  // namespace
 
 RnnParams rnnParams(const Op& op, RnnCell cell) {
@@ -176,6 +184,35 @@ RnnParams rnnParams(const Op& op, RnnCell cell) {
     throw error("activations must list {} functions for a {} {} ({} per direction), got {}", need, dir, cellName(cell),
                 per, names.size());
   p.acts = parseActivations(op, names);
+  return p;
+}
+
+GcLstmParams gcLstmParams(const Op& op) {
+  GcLstmParams p;
+  requireType(op, 0, {DataType::FLOAT, DataType::DOUBLE, DataType::FLOAT16});
+  for (int i : {1, 2, 3}) {
+    if (op.hasInput(i)) requireSameType(op, 0, i);
+  }
+  requireRank(op, 0, 3);
+  requireRank(op, 1, 3);
+  const Shape& x = op.inShape(0);
+  const Shape& w = op.inShape(1);
+  p.seq = x[0];
+  p.batch = x[1];
+  p.input = x[2];
+  p.hidden = w[2];
+  auto verify = [&](int i, const char* what, const Shape& want) {
+    if (op.hasInput(i) && op.inShape(i) != want)
+      throw error("Bad {} shape {} (input {}), should be {}", what, op.inShape(i), i, want);
+  };
+  verify(1, "weights", {4, p.input + p.hidden, p.hidden});
+  verify(2, "bias", {4, p.hidden});
+  verify(3, "initialState", {2, p.batch, p.hidden});
+  if (op.hasInput(4)) {
+    requireType(op, 4, {DataType::INT32, DataType::UINT32, DataType::INT64});
+    verify(4, "sequence lengths", {p.batch});
+  }
+  p.fullSequence = op.attrs.getInt("output_full_sequence", 1) != 0;
   return p;
 }
 
@@ -393,6 +430,70 @@ void gradGRU(GradCtx& c) {
   gradRnnFamily(c, RnnCell::Gru);
 }
 
+/// PopART's LSTM: the ONNX LSTM of the same cell (weights split into W and R, transposed and put
+/// in ONNX's gate order i, o, f, c; the bias as Wb with Rb = 0; initialState as initial_h and
+/// initial_c), differentiated through its (unrolled) rule. Sequence lengths must be constant and
+/// the full length.
+void gradGcLstm(GradCtx& c) {
+  const Op& op = c.op();
+  const ops::GcLstmParams p = ops::gcLstmParams(op);
+  if (op.hasInput(4)) {
+    const TensorData* lens = op.inData(4);
+    if (!lens)
+      throw error(
+          "the gradient of aiGraphcore.lstm with computed sequence lengths is not supported (give them as "
+          "a constant)");
+    for (int64_t v : lens->toInt64()) {
+      if (v != p.seq)
+        throw error("the gradient of aiGraphcore.lstm with sequences shorter than {} is not supported", p.seq);
+    }
+  }
+  const int64_t S = p.seq, N = p.batch, I = p.input, H = p.hidden;
+  const size_t mark = c.numAdded();
+  auto slice = [&](Tensor* x, int64_t axis, int64_t b, int64_t e) {
+    return c.add1(OpKind::Slice, {x, c.constInts({b}), c.constInts({e}), c.constInts({axis})});
+  };
+  auto concat = [&](const std::vector<Tensor*>& parts, int64_t axis) {
+    Attributes a;
+    a.set("axis", axis);
+    return c.add1(OpKind::Concat, parts, a);
+  };
+  Attributes swap;
+  swap.set("perm", std::vector<int64_t>{0, 2, 1});
+  const int64_t onnxOrder[4] = {1, 3, 0, 2};  // ONNX's i, o, f, c among Poplar's f, i, c, o
+  auto toOnnx = [&](Tensor* w) {              // [4, K, H] -> [1, 4H, K]
+    std::vector<Tensor*> gates;
+    for (int64_t g : onnxOrder) gates.push_back(c.add1(OpKind::Transpose, {slice(w, 0, g, g + 1)}, swap));
+    return concat(gates, 1);
+  };
+  Tensor* W = c.in(1);
+  Tensor* Wx = toOnnx(slice(W, 1, 0, I));
+  Tensor* Wh = toOnnx(slice(W, 1, I, I + H));
+  Tensor* B = nullptr;
+  if (op.hasInput(2)) {
+    std::vector<Tensor*> gates;
+    for (int64_t g : onnxOrder) gates.push_back(slice(c.in(2), 0, g, g + 1));  // [1, H]
+    gates.push_back(c.constant(0.0, c.in(0)->info.dataType(), {1, 4 * H}));
+    B = concat(gates, 1);  // [1, 8H]
+  }
+  Tensor* h0 = op.hasInput(3) ? slice(c.in(3), 0, 0, 1) : nullptr;
+  Tensor* c0 = op.hasInput(3) ? slice(c.in(3), 0, 1, 2) : nullptr;
+  Attributes la;
+  la.set("hidden_size", H);
+  const std::vector<Tensor*> outs = c.add(OpKind::LSTM, {c.in(0), Wx, Wh, B, nullptr, h0, c0}, la, 3, 14);
+  std::vector<std::pair<Tensor*, Tensor*>> seeds;
+  if (op.hasOutput(0) && c.outGrad(0))
+    seeds.emplace_back(p.fullSequence ? c.reshape(outs[0], {S, N, H}) : c.reshape(outs[1], {N, H}), c.outGrad(0));
+  if (op.hasOutput(1) && c.outGrad(1)) seeds.emplace_back(c.reshape(outs[2], {N, H}), c.outGrad(1));
+  const std::vector<int> wrtIndex{0, 1, 2, 3};
+  std::vector<Tensor*> wrt;
+  for (int i : wrtIndex) wrt.push_back(op.hasInput(i) && c.needsInGrad(i) ? c.in(i) : nullptr);
+  const std::vector<Tensor*> grads = c.backprop(mark, seeds, wrt);
+  for (size_t j = 0; j < wrtIndex.size(); ++j) {
+    if (grads[j]) c.setInGrad(wrtIndex[j], grads[j]);
+  }
+}
+
 void rnnDef(OpDef& d, void (*setup)(Op&), void (*grad)(GradCtx&)) {
   d.setup = setup;
   d.grad = grad;
@@ -411,6 +512,10 @@ void define_LSTM(OpDef& d) {
 void define_GRU(OpDef& d) {
   rnnDef(
       d, [](Op& op) { ops::setupRnn(op, ops::RnnCell::Gru); }, gradGRU);
+}
+
+void define_GcLstm(OpDef& d) {
+  rnnDef(d, ops::setupGcLstm, gradGcLstm);
 }
 
 }  // namespace popart

@@ -83,5 +83,16 @@ struct RnnParams {
 /// attribute or input).
 RnnParams rnnParams(const Op& op, RnnCell cell);
 
+/// PopART's LSTM (ai.graphcore): X [seq, batch, input], Weights [4, input + hidden, hidden] (gates
+/// forget, input, candidate, output; rows: the input's weights, then the hidden state's), Bias
+/// [4, hidden], InitialState [2, batch, hidden] (h, c), SequenceLens [batch].
+struct GcLstmParams {
+  int64_t seq = 0, batch = 0, input = 0, hidden = 0;
+  bool fullSequence = true;  ///< output_full_sequence: output [seq, batch, hidden], else [batch, hidden]
+};
+
+/// Reads and checks the inputs and attributes of an ai.graphcore LSTM node.
+GcLstmParams gcLstmParams(const Op& op);
+
 }  // namespace ops
 }  // namespace popart

@@ -90,6 +90,9 @@ int64_t opFlops(const Op& op) {
     int64_t perOut = 1;
     for (size_t i = 1; i < ws.size(); ++i) perOut = checkedProduct({perOut, ws[i]});
     macs = checkedProduct({nel(op.input(0)), perOut});
+  } else if (op.kind() == OpKind::GcLstm) {  // PopART's LSTM: every step multiplies [x, h] by W
+    const Shape& x = op.inShape(0);
+    macs = checkedProduct({x[0], x[1], nel(op.input(1))});
   } else if ((ty == "LSTM" || ty == "GRU" || ty == "RNN") && op.hasInput(2)) {
     const Shape& x = op.inShape(0);
     const int64_t steps = x.size() >= 2 ? checkedProduct({x[0], x[1]}) : 1;
@@ -98,6 +101,17 @@ int64_t opFlops(const Op& op) {
     int64_t in = 0;
     for (const Tensor* t : op.inputs()) in = std::max(in, nel(t));
     macs = std::max(in, nel(out));
+  }
+  if (op.kind() == OpKind::GcCtc || op.kind() == OpKind::GcCtcGrad) {
+    // The alpha (and for the gradient beta) recursion: T x N x (2S + 1) log-sum-exps.
+    const Shape& lp = op.inShape(0);
+    const int64_t states = 2 * op.inShape(1)[1] + 1;
+    return checkedProduct({lp[0], lp[1], states, op.kind() == OpKind::GcCtc ? 16 : 32});
+  }
+  if (op.kind() == OpKind::GcCtcBeamSearchDecoder) {
+    // Each step extends every kept beam by every class and merges equal prefixes.
+    const Shape& lp = op.inShape(0);
+    return checkedProduct({lp[0], lp[1], lp[2], op.attrs.getInt("beam_width", 100), 8});
   }
   if (isContraction(ty)) return checkedProduct({2, macs});
   if (isDataMovement(op) || op.def().view != ViewKind::None) return 0;

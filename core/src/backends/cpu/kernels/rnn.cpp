@@ -1,7 +1,9 @@
 // CPU kernels of the rnn family: RNN, LSTM, GRU. The input projections of every time step run as
 // one GEMM per direction (X W^T plus the biases); each step then runs one GEMM of the hidden state
 // with R^T (two for GRU without linear_before_reset) and the gate arithmetic. 16-bit types are
-// widened to float in scratch; double computes in double.
+// widened to float in scratch; double computes in double. PopART's own LSTM (ai.graphcore) keeps
+// Poplar's layout: one GEMM per gate for the input projections, one per gate and step for the
+// hidden state.
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -243,7 +245,109 @@ KernelFn rnnKernel(const Op& op, KernelContext& kc, RnnCell cell) {
   });
 }
 
+/// PopART's LSTM: gates forget, input, candidate, output; W[g] is [I + H, H] (the input's rows,
+/// then the hidden state's). Steps at or past a sequence's length leave its state and write 0.
+struct GcLstmSlots {
+  int x, w, b, init, lens, out, cell;
+  DataType lensType;
+};
+
+template <typename T>
+void runGcLstm(const ops::GcLstmParams& p, const GcLstmSlots& sl, const RunState& s) {
+  using C = compute_t<T>;
+  const int64_t S = p.seq, N = p.batch, I = p.input, H = p.hidden, K = I + H;
+  C* scr = reinterpret_cast<C*>(s.scratch);
+  int64_t at = 0;
+  auto take = [&](int64_t n) {
+    C* q = scr + at;
+    at += (n + 15) / 16 * 16;
+    return q;
+  };
+  auto source = [&](int slot, int64_t n) -> const C* {
+    if (slot < 0) return nullptr;
+    const T* q = inPtr<T>(s, slot);
+    if constexpr (std::is_same_v<T, C>) {
+      (void)n;
+      return q;
+    } else {
+      C* d = take(n);
+      for (int64_t i = 0; i < n; ++i) d[i] = static_cast<C>(q[i]);
+      return d;
+    }
+  };
+  const C* X = source(sl.x, S * N * I);
+  const C* W = source(sl.w, 4 * K * H);
+  const C* B = source(sl.b, 4 * H);
+  const C* init = source(sl.init, 2 * N * H);
+  C* xproj = take(4 * S * N * H);
+  C* hr = take(4 * N * H);
+  C* h = take(N * H);
+  C* c = take(N * H);
+  for (int64_t g = 0; g < 4; ++g)
+    gemm(false, false, S * N, H, I, C(1), X, I, W + g * K * H, H, C(0), xproj + g * S * N * H, H);
+  for (int64_t i = 0; i < N * H; ++i) {
+    h[i] = init ? init[i] : C(0);
+    c[i] = init ? init[N * H + i] : C(0);
+  }
+  std::vector<int64_t> lens(static_cast<size_t>(N), S);
+  if (sl.lens >= 0) {
+    for (int64_t b = 0; b < N; ++b) {
+      int64_t v = 0;
+      if (sl.lensType == DataType::INT64)
+        v = inPtr<int64_t>(s, sl.lens)[b];
+      else if (sl.lensType == DataType::UINT32)
+        v = static_cast<int64_t>(inPtr<uint32_t>(s, sl.lens)[b]);
+      else
+        v = static_cast<int64_t>(inPtr<int32_t>(s, sl.lens)[b]);
+      lens[static_cast<size_t>(b)] = std::min(std::max<int64_t>(v, 0), S);
+    }
+  }
+  const RnnActivation sigmoid{RnnActivation::Kind::Sigmoid, 0, 0};
+  T* out = sl.out >= 0 ? outPtr<T>(s, sl.out) : nullptr;
+  T* cell = sl.cell >= 0 ? outPtr<T>(s, sl.cell) : nullptr;
+  if (out && p.fullSequence) std::fill(out, out + S * N * H, static_cast<T>(C(0)));
+  for (int64_t t = 0; t < S; ++t) {
+    for (int64_t g = 0; g < 4; ++g)
+      gemm(false, false, N, H, H, C(1), h, H, W + g * K * H + I * H, H, C(0), hr + g * N * H, H);
+    for (int64_t b = 0; b < N; ++b) {
+      if (t >= lens[static_cast<size_t>(b)]) continue;
+      for (int64_t j = 0; j < H; ++j) {
+        C pre[4];
+        for (int64_t g = 0; g < 4; ++g)
+          pre[g] = xproj[(g * S + t) * N * H + b * H + j] + hr[g * N * H + b * H + j] + (B ? B[g * H + j] : C(0));
+        const C f = sigmoid(pre[0]), in = sigmoid(pre[1]), cand = std::tanh(pre[2]), o = sigmoid(pre[3]);
+        C& cs = c[b * H + j];
+        cs = f * cs + in * cand;
+        h[b * H + j] = o * std::tanh(cs);
+      }
+      if (out && p.fullSequence) {
+        for (int64_t j = 0; j < H; ++j) out[(t * N + b) * H + j] = static_cast<T>(h[b * H + j]);
+      }
+    }
+  }
+  for (int64_t i = 0; i < N * H; ++i) {
+    if (out && !p.fullSequence) out[i] = static_cast<T>(h[i]);
+    if (cell) cell[i] = static_cast<T>(c[i]);
+  }
+}
+
 }  // namespace
+
+KernelFn makeCpuKernel_GcLstm(const Op& op, KernelContext& kc) {
+  const ops::GcLstmParams p = ops::gcLstmParams(op);
+  const GcLstmSlots sl{kc.in(0), kc.in(1),  kc.in(2),  kc.in(3),
+                       kc.in(4), kc.out(0), kc.out(1), op.hasInput(4) ? op.inType(4) : DataType::INT32};
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    const int64_t S = p.seq, N = p.batch, I = p.input, H = p.hidden;
+    auto pad = [](int64_t n) { return (n + 15) / 16 * 16; };
+    int64_t total = pad(4 * S * N * H) + pad(4 * N * H) + 2 * pad(N * H);
+    if (!std::is_same_v<T, C>) total += pad(S * N * I) + pad(4 * (I + H) * H) + pad(4 * H) + pad(2 * N * H);
+    kc.needScratch(checkedProduct({total, static_cast<int64_t>(sizeof(C))}));
+    return [=](const RunState& s) { runGcLstm<T>(p, sl, s); };
+  });
+}
 
 KernelFn makeCpuKernel_RNN(const Op& op, KernelContext& kc) {
   return rnnKernel(op, kc, RnnCell::Rnn);
