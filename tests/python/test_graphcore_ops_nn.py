@@ -103,8 +103,11 @@ def test_groupnormalization_errors(popart):
     b = popart.Builder()
     x = b.addInputTensor(popart.TensorInfo("FLOAT", [2, 6, 3]))
     s = b.addInputTensor(popart.TensorInfo("FLOAT", [6]))
+    bad = b.aiGraphcore.groupnormalization([x, s, s], 4)[0]
+    b.addOutputTensor(bad)
     with pytest.raises(popart.popart_exception, match="num_groups = 4 must be positive and divide"):
-        b.aiGraphcore.groupnormalization([x, s, s], 4)
+        popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [bad]),
+                                popart.DeviceManager().createCpuDevice())
     with pytest.raises(TypeError, match="num_groups"):
         b.aiGraphcore.groupnormalization([x, s, s])
 

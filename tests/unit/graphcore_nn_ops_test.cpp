@@ -4,6 +4,7 @@
 // in graphcore_nn_grad_test.cpp.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 
 #include "common/test_util.hpp"
@@ -46,6 +47,11 @@ struct Net {
     return test::runOnce(b->getModelProto(), inputs, outs);
   }
 };
+
+std::vector<double> asDouble(const NDArray& a) {
+  const auto v = a.toVector<float>();
+  return std::vector<double>(v.begin(), v.end());
+}
 
 void expectNear(const std::vector<double>& got, const std::vector<double>& want, double tol, const char* what) {
   ASSERT_EQ(got.size(), want.size()) << what;
@@ -98,7 +104,7 @@ TEST(GraphcoreNnOps, GroupNormalizationMatchesTorchGroupNorm) {
     auto r = n.run(outs);
     const auto want = groupNormRef(xv, k.s, gv, bv, k.groups, k.eps);
     EXPECT_EQ(r.at(outs[1]).shape(), (Shape{k.s[0] * k.groups}));
-    for (size_t i = 0; i < 3; ++i) expectNear(r.at(outs[i]).toVector<double>(), want[i], 2e-5, "groupnorm");
+    for (size_t i = 0; i < 3; ++i) expectNear(asDouble(r.at(outs[i])), want[i], 2e-5, "groupnorm");
   }
 }
 
@@ -112,16 +118,30 @@ TEST(GraphcoreNnOps, GroupNormalizationDefaultEpsilonAndErrors) {
         n.b->aiGraphcoreOpset1().callMethod("groupnormalization", {x, g, b}, {{"num_groups", int64_t{2}}});
     auto r = n.run(outs);
     const auto want = groupNormRef(xv, {2, 4, 3}, std::vector<float>(4, 1.0f), std::vector<float>(4, 0.0f), 2, 1e-5);
-    expectNear(r.at(outs[2]).toVector<double>(), want[2], 1e-5, "invStdDev");
+    expectNear(asDouble(r.at(outs[2])), want[2], 1e-5, "invStdDev");
   }
-  Net n;
-  const auto x = n.in(values({2, 6, 3}, 5), {2, 6, 3});
-  const auto g = n.in(std::vector<float>(6, 1.0f), {6}), b = n.in(std::vector<float>(6, 0.0f), {6});
-  const auto g4 = n.in(std::vector<float>(4, 1.0f), {4});
-  expectError([&] { n.gc.groupnormalization({x, g, b}, 4); }, {"num_groups = 4", "divide the channel count C = 6"});
-  expectError([&] { n.gc.groupnormalization({x, g4, b}, 3); }, {"scale", "must have shape [6]"});
-  expectError([&] { n.gc.groupnormalization({x, g}, 3); }, {"GroupNormalization"});
-  expectError([&] { n.gc.callMethod("groupnormalization", {x, g, b}); }, {"missing required attribute 'num_groups'"});
+  // Shapes are checked when the session is made (the Builder only warns, as PopART's).
+  auto sessionError = [](const std::function<TensorId(AiGraphcoreOpset1&, const std::vector<TensorId>&)>& make,
+                         int64_t scaleLen, const std::vector<std::string>& fragments) {
+    auto b = Builder::create();
+    const TensorId x = b->addInputTensor(TensorInfo(DataType::FLOAT, {2, 6, 3}));
+    const TensorId g = b->addInputTensor(TensorInfo(DataType::FLOAT, {scaleLen}));
+    const TensorId bb = b->addInputTensor(TensorInfo(DataType::FLOAT, {6}));
+    auto gc = b->aiGraphcoreOpset1();
+    const TensorId y = make(gc, {x, g, bb});
+    b->addOutputTensor(y);
+    expectError([&] { InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {y}), test::cpu()); },
+                fragments);
+  };
+  sessionError([](AiGraphcoreOpset1& gc, const std::vector<TensorId>& in) { return gc.groupnormalization(in, 4)[0]; },
+               6, {"num_groups = 4", "divide the channel count C = 6"});
+  sessionError([](AiGraphcoreOpset1& gc, const std::vector<TensorId>& in) { return gc.groupnormalization(in, 3)[0]; },
+               4, {"scale", "must have shape [6]"});
+  auto b = Builder::create();
+  const TensorId x = b->addInputTensor(TensorInfo(DataType::FLOAT, {2, 6, 3}));
+  auto gc = b->aiGraphcoreOpset1();
+  expectError([&] { gc.groupnormalization({x, x}, 3); }, {"GroupNormalization"});
+  expectError([&] { gc.callMethod("groupnormalization", {x, x, x}); }, {"missing required attribute 'num_groups'"});
 }
 
 }  // namespace
