@@ -5,6 +5,7 @@ writes it in an ONNX model; the errors they raise."""
 import numpy as np
 import onnx
 import onnx.helper as oh
+import onnx.numpy_helper  # noqa: F401  (onnx.numpy_helper.from_array)
 import pytest
 import torch
 
