@@ -210,6 +210,10 @@ class AiGraphcoreOpset1 : public DomainOpSet {
   TensorId replicatedreducescatter(const std::vector<TensorId>& args,
                                    const nonstd::optional<std::vector<int64_t>>& commGroup = nonstd::nullopt,
                                    const DebugContext& debugContext = {});
+  /// [Y, mean [N * G], invStdDev [N * G]] of `args = {X [N, C, ...], scale [C], bias [C]}`
+  /// normalised over each group of C / `num_groups` consecutive channels of each sample.
+  std::vector<TensorId> groupnormalization(const std::vector<TensorId>& args, int64_t num_groups,
+                                           float epsilon = 1e-05f, const DebugContext& debugContext = {});
   /// BatchNormalization whose running variance uses the unbiased batch variance (as PyTorch):
   /// `num_outputs` 1 (inference) or 5 (training).
   std::vector<TensorId> batchnormalization(const std::vector<TensorId>& args, unsigned num_outputs,

@@ -162,6 +162,12 @@ std::vector<TensorId> AiGraphcoreOpset1::batchnormalization(const std::vector<Te
                     dc);
 }
 
+std::vector<TensorId> AiGraphcoreOpset1::groupnormalization(const std::vector<TensorId>& args, int64_t num_groups,
+                                                            float epsilon, const DebugContext& dc) {
+  return callMethod("groupnormalization", args, {{"num_groups", num_groups}, {"epsilon", static_cast<double>(epsilon)}},
+                    dc);
+}
+
 TensorId AiGraphcoreOpset1::subsample(const std::vector<TensorId>& args, const std::vector<int64_t>& strides,
                                       const DebugContext& dc) {
   return callMethod("subsample", args, {{"strides", strides}}, dc)[0];

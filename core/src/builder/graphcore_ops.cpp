@@ -290,6 +290,13 @@ const std::vector<GraphcoreOpInfo> kOps{
         "The sum of the input over the replicas (replication factor 1 only yet: the input)."),
     row("replicatedreducescatter", "ReplicatedReduceScatter", 1, 1, {commGroup()},
         "This replica's shard of the input summed over the replicas, flattened (replication factor 1 only yet)."),
+    // ---- normalization and convolution (ops/norm.cpp, ops/conv.cpp)
+    multi(row("groupnormalization", "GroupNormalization", 3, 3,
+              {req("num_groups", "int", "The number of channel groups G (it divides C)."),
+               opt("epsilon", "float", 1e-5, "Added to the variance.")},
+              "[Y, mean [N * G], invStdDev [N * G]] of {X [N, C, ...], scale [C], bias [C]} normalised over each "
+              "group of C / G consecutive channels of each sample (torch.nn.GroupNorm)."),
+          3),
     numOutputsFrom(row("batchnormalization", "BatchNormalization", 5, 5,
                        {req("num_outputs", "int",
                             "1 (inference) or 5 (training: running mean / var, saved "

@@ -1,5 +1,7 @@
 // Normalization: BatchNormalization (ONNX's and Graphcore's), InstanceNormalization,
-// LayerNormalization; Dropout.
+// LayerNormalization, Graphcore's GroupNormalization; Dropout.
+#include <algorithm>
+
 #include "ir/graph.hpp"
 #include "ir/op_def.hpp"
 #include "ops/graph_editor.hpp"
@@ -67,6 +69,26 @@ void setupLayerNorm(Op& op) {
   const DataType st = stash == 1 ? DataType::FLOAT : op.inType(0);
   setOutput(op, 1, st, stat);
   setOutput(op, 2, st, stat);
+}
+
+/// Graphcore's GroupNormalization: {X [N, C, ...], scale [C], bias [C]} -> [Y, mean [N * G],
+/// invStdDev [N * G]] (PopART's GroupNormOp: statistics per sample and group, n-major).
+void setupGroupNorm(Op& op) {
+  requireFloat(op, 0);
+  const Shape& x = op.inShape(0);
+  if (x.size() < 2) throw error("input X must have rank >= 2 ([N, C, ...]), got {}", x);
+  const int64_t groups = op.attrs.getInt("num_groups");
+  if (groups <= 0 || x[1] % groups != 0)
+    throw error("num_groups = {} must be positive and divide the channel count C = {} of X {}", groups, x[1], x);
+  const char* names[] = {"", "scale", "bias"};
+  for (int i = 1; i < 3; ++i) {
+    requireParamType(op, i, 0);
+    if (op.inShape(i) != Shape{x[1]})
+      throw error("input {} ({} '{}') must have shape [{}] (the channel count of X {}), got {}", i, names[i],
+                  op.input(i)->id, x[1], x, op.inShape(i));
+  }
+  setupSameAsInput0(op);
+  for (int i = 1; i < op.numOutputs(); ++i) setOutput(op, i, op.inType(0), Shape{x[0] * groups});
 }
 
 void setupDropout(Op& op) {
@@ -198,7 +220,43 @@ void gradInstanceNorm(GradCtx& c) {
   }
 }
 
+/// GroupNormalization recomputed from forward ops (X as [N, G, C / G * spatial], mean and
+/// biased variance over the last axis) and differentiated by backprop: dX, dScale, dBias (what
+/// PopART's GroupNormGradOp gives). The mean / invStdDev outputs are not differentiable.
+void gradGroupNorm(GradCtx& c) {
+  noStatisticsGradients(c, "GroupNormalization");
+  const Shape& x = c.in(0)->info.shape();
+  const DataType t = c.in(0)->info.dataType();
+  const int64_t groups = c.op().attrs.getInt("num_groups");
+  const int64_t per = c.in(0)->info.nelms() / std::max<int64_t>(1, x[0] * groups);
+  Shape perChannel(x.size(), 1);
+  perChannel[1] = x[1];
+  const size_t mark = c.numAdded();
+  Attributes mean;
+  mean.set("axes", std::vector<int64_t>{2});
+  mean.set("keepdims", int64_t(1));
+  Tensor* xg = c.reshape(c.in(0), {x[0], groups, per});
+  Tensor* centred = c.add1(OpKind::Sub, {xg, c.add1(OpKind::ReduceMean, {xg}, mean)});
+  Tensor* var = c.add1(OpKind::ReduceMean, {c.add1(OpKind::Mul, {centred, centred})}, mean);
+  Tensor* sd =
+      c.add1(OpKind::Sqrt, {c.add1(OpKind::Add, {var, c.constant(c.op().attrs.getFloat("epsilon", 1e-5f), t)})});
+  Tensor* normed = c.reshape(c.add1(OpKind::Div, {centred, sd}), x);
+  Tensor* y = c.add1(OpKind::Add,
+                     {c.add1(OpKind::Mul, {normed, c.reshape(c.in(1), perChannel)}), c.reshape(c.in(2), perChannel)});
+  std::vector<Tensor*> wrt;
+  for (int i = 0; i < 3; ++i) wrt.push_back(c.needsInGrad(i) ? c.in(i) : nullptr);
+  const std::vector<Tensor*> g = c.backprop(mark, {{y, c.outGrad(0)}}, wrt);
+  for (int i = 0; i < 3; ++i) {
+    if (g[static_cast<size_t>(i)]) c.setInGrad(i, g[static_cast<size_t>(i)]);
+  }
+}
+
 }  // namespace
+
+void define_GcGroupNormalization(OpDef& d) {
+  d.setup = setupGroupNorm;
+  d.grad = gradGroupNorm;
+}
 
 /// Graphcore's BatchNormalization: ONNX's (the pre-14 form: more than one output is training)
 /// whose running variance takes the unbiased batch variance (the kernel).

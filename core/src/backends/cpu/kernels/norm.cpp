@@ -196,6 +196,45 @@ KernelFn makeCpuKernel_Dropout(const Op& op, KernelContext& kc) {
   });
 }
 
+// Graphcore's GroupNormalization: each sample's channels in `groups` consecutive blocks (torch's
+// GroupNorm; PopART's default, groupNormStridedChannelGrouping off), each block of C / G * S
+// elements normalised by its mean and biased variance; mean and invStdDev per (n, g), n-major.
+KernelFn makeCpuKernel_GcGroupNormalization(const Op& op, KernelContext& kc) {
+  const Shape& xs = op.inShape(0);
+  const int64_t N = xs[0], C = xs[1], G = op.attrs.getInt("num_groups");
+  const int64_t S = C == 0 || N == 0 ? 0 : op.inInfo(0).nelms() / (N * C);
+  const int64_t perGroup = (C / G) * S;
+  const double eps = op.attrs.getFloat("epsilon", 1e-5f);
+  const int x = kc.in(0), sc = kc.in(1), bi = kc.in(2), y = kc.out(0), mo = kc.out(1), io = kc.out(2);
+  const LoadFn ldSc = floatLoader(op.inType(1)), ldBi = floatLoader(op.inType(2));
+  const StoreFn stStat = floatStorer(op.inType(0));
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      const T* X = inPtr<T>(s, x);
+      T* Y = outPtr<T>(s, y);
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t g = 0; g < G; ++g) {
+          const int64_t base = (n * G + g) * perGroup;
+          const MeanVar mv = meanVar(X + base, 1, perGroup, perGroup);
+          const double inv = 1.0 / std::sqrt(mv.var + eps);
+          if (mo >= 0) stStat(s.slots[mo], n * G + g, mv.mean);
+          if (io >= 0) stStat(s.slots[io], n * G + g, inv);
+          for (int64_t c = g * (C / G); c < (g + 1) * (C / G); ++c) {
+            const double a = ldSc(s.slots[sc], c) * inv;
+            const double b = ldBi(s.slots[bi], c) - a * mv.mean;
+            const T* p = X + (n * C + c) * S;
+            T* q = Y + (n * C + c) * S;
+            for (int64_t i = 0; i < S; ++i)
+              q[i] = static_cast<T>(static_cast<CT>(a * static_cast<double>(static_cast<CT>(p[i])) + b));
+          }
+        }
+      }
+    };
+  });
+}
+
 KernelFn makeCpuKernel_GcBatchNormalization(const Op& op, KernelContext& kc) {
   return makeCpuKernel_BatchNormalization(op, kc);
 }
