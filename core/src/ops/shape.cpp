@@ -585,15 +585,6 @@ void gradTile(GradCtx& c) {
   c.setInGrad(0, c.reshape(in.empty() ? g : c.add1(OpKind::ReduceSum, {g, c.constInts(axes)}, a), in));
 }
 
-/// Subsample: a strided slice from 0.
-void gradSubsample(GradCtx& c) {
-  Attributes a;
-  a.set("starts", std::vector<int64_t>(c.in(0)->info.shape().size(), 0));
-  a.set("steps", c.op().attrs.getInts("strides"));
-  a.set("x_shape", c.in(0)->info.shape());
-  c.setInGrad(0, c.add1(OpKind::SliceGrad, {c.outGrad(0)}, a));
-}
-
 }  // namespace
 
 void define_Identity(OpDef& d) { view(d, setupIdentity); d.grad = gradView; }
