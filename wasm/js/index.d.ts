@@ -482,7 +482,14 @@ export interface Builder extends Disposable {
   getAllNodeAttributeNames(outputIds: TensorId[]): string[];
   virtualGraph(ids: TensorId | TensorId[], value?: number): void;
   pipelineStage(ids: TensorId | TensorId[], value: number): void;
-  recomputeOutputInBackwardPass(id: TensorId, value?: number): void;
+  /** Marks nodes' outputs with a RecomputeType (name or number; default 'Recompute'). */
+  recomputeOutputInBackwardPass(ids: TensorId | TensorId[], value?: RecomputeType | number): void;
+  /** An Identity of each tensor marked RecomputeType Checkpoint; their ids. */
+  checkpointOutput(ids: TensorId[]): TensorId[];
+  /** Whether a scoped virtual graph / pipeline stage / execution phase is set. */
+  hasVirtualGraph(): boolean;
+  hasPipelineStage(): boolean;
+  hasExecutionPhase(): boolean;
   setAvailableMemoryProportion(id: TensorId, proportion: number): void;
   setPartialsType(id: TensorId, type: string): void;
   excludePatterns(id: TensorId, names: string[]): void;
@@ -990,6 +997,20 @@ export interface Popart {
   // END generated: enum objects
   /** {EnumName: [value names]} of every public enum. */
   enumValues: Record<string, string[]>;
+  /** This runtime's version ("major.minor.point"), as numbers, and the git commit it was built from. */
+  versionString(): string;
+  versionNumber(): [number, number, number];
+  packageHash(): string;
+  /** The opsets a Builder uses unless told otherwise (PopART's: 10, 1, 1). */
+  defaultAiOnnxOpset: number;
+  defaultAiOnnxMlOpset: number;
+  defaultAiGraphcoreOpset: number;
+  /** Every op this runtime runs: domain, type and the earliest opset of its domain it is implemented at. */
+  getSupportedOperations(includeInternal: boolean): Array<{ domain: string; type: string; version: number }>;
+  /** PopART's reserved tensor-name parts (reservedGradientPrefix() === 'Gradient___', reservedRestoredPrefix(), ...;
+   *  the core's list in popart/names.hpp). */
+  [reservedPrefix: `reserved${string}Prefix` | `hostReduce${string}Prefix` | 'anchorSumPrefix' | 'cycleCountPrefix']:
+    () => string;
   /** The reports' memory categories, in the order of getReport()'s compilation.memory.byCategoryByTile. */
   memoryCategories: readonly MemoryCategoryName[];
   /** The IPU generations the IPU-model and offline devices model (the core's ipuTargetList). */

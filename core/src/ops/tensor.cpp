@@ -125,35 +125,6 @@ void gradCumSum(GradCtx& c) {
   c.setInGrad(0, c.add1(OpKind::CumSum, {c.outGrad(0), c.in(1)}, a));
 }
 
-/// An op that is X seen as `split` and permuted by `perm`: dY reshaped, permuted back, reshaped.
-void gradPermute(GradCtx& c, const Shape& split, const std::vector<int64_t>& perm) {
-  Shape permuted;
-  std::vector<int64_t> inv(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) {
-    permuted.push_back(split[static_cast<size_t>(perm[i])]);
-    inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
-  }
-  Attributes a;
-  a.set("perm", inv);
-  Tensor* t = c.add1(OpKind::Transpose, {c.reshape(c.outGrad(0), permuted)}, a);
-  c.setInGrad(0, c.reshape(t, c.in(0)->info.shape()));
-}
-
-// The geometry of the CPU kernels (backends/cpu/kernels/tensor.cpp).
-void gradDepthToSpace(GradCtx& c) {
-  const Shape& x = c.in(0)->info.shape();
-  const int64_t b = c.op().attrs.getInt("blocksize"), N = x[0], C = x[1], H = x[2], W = x[3];
-  if (c.op().attrs.getString("mode", "DCR") == "DCR")
-    gradPermute(c, {N, b, b, C / (b * b), H, W}, {0, 3, 4, 1, 5, 2});
-  else
-    gradPermute(c, {N, C / (b * b), b, b, H, W}, {0, 1, 4, 2, 5, 3});
-}
-void gradSpaceToDepth(GradCtx& c) {
-  const Shape& x = c.in(0)->info.shape();
-  const int64_t b = c.op().attrs.getInt("blocksize"), N = x[0], C = x[1], H = x[2], W = x[3];
-  gradPermute(c, {N, C, H / b, b, W / b, b}, {0, 3, 5, 1, 2, 4});
-}
-
 /// OneHot(indices, depth, values = [off, on]): d on = sum(dY at the hot positions), d off = the
 /// rest of sum(dY). The indices and depth get none.
 void gradOneHot(GradCtx& c) {

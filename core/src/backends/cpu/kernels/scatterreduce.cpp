@@ -20,7 +20,7 @@ using ops::ScatterRed;
 
 /// Element k of an integer index tensor as int64 (UINT64 past INT64_MAX becomes negative: out of
 /// range for every reader).
-int64_t indexAt(const void* p, DataType t, int64_t k) {
+int64_t intIndexAt(const void* p, DataType t, int64_t k) {
   switch (t) {
     case DataType::UINT8:
       return static_cast<const uint8_t*>(p)[k];
@@ -88,7 +88,7 @@ KernelFn makeCpuKernel_GcScatterReduce(const Op& op, KernelContext& kc) {
       const bool maskUntouched = !hasInitial && (g->reduction == ScatterRed::Max || g->reduction == ScatterRed::Min);
       std::vector<bool> touched(maskUntouched ? static_cast<size_t>(n) : 0, false);
       ops::forEachScatter(*g, [&](int64_t d, int64_t i, int64_t o) {
-        const int64_t v = indexAt(s.slots[ix], it, i);
+        const int64_t v = intIndexAt(s.slots[ix], it, i);
         if (v < 0 || v >= g->axisSize) return;
         const int64_t t = o + v * axisStride;
         const C a = static_cast<C>(out[t]), b = static_cast<C>(data[d]);
@@ -138,7 +138,7 @@ KernelFn makeCpuKernel_GcScatterReduceGrad(const Op& op, KernelContext& kc) {
       std::fill(gData, gData + nData, T(0));
       const ScatterRed r = g->reduction;
       ops::forEachScatter(*g, [&](int64_t d, int64_t i, int64_t o) {
-        const int64_t v = indexAt(s.slots[ix], it, i);
+        const int64_t v = intIndexAt(s.slots[ix], it, i);
         if (v < 0 || v >= g->axisSize) return;
         const int64_t t = o + v * axisStride;
         const C gr = static_cast<C>(grad[t]);
@@ -163,7 +163,7 @@ KernelFn makeCpuKernel_GcScatterReduceGrad(const Op& op, KernelContext& kc) {
       }
       if (r != ScatterRed::None) return;
       ops::forEachScatter(*g, [&](int64_t, int64_t i, int64_t o) {
-        const int64_t v = indexAt(s.slots[ix], it, i);
+        const int64_t v = intIndexAt(s.slots[ix], it, i);
         if (v >= 0 && v < g->axisSize) gInit[o + v * axisStride] = T(0);
       });
     };
@@ -196,7 +196,7 @@ void forEachGathered(const GatherGeom& g, const void* idx, DataType t, const std
   for (int64_t grp = 0; grp < g.groups; ++grp) {
     for (int64_t a = 0; a < g.outer; ++a) {
       for (int64_t j = 0; j < g.nIdx; ++j) {
-        int64_t v = indexAt(idx, t, grp * g.nIdx + j);
+        int64_t v = intIndexAt(idx, t, grp * g.nIdx + j);
         if (v < -g.len || v >= g.len)
           throw error("{}: index {} is out of range for a dimension of size {}", where, v, g.len);
         if (v < 0) v += g.len;
