@@ -74,9 +74,19 @@ test("PopART 3.4's SessionOptions fields exist with PopART's defaults; unknown n
   const p = new popart.SessionOptions({ groupHostSync: true, defaultPrefetchBufferingDepth: 3,
     weightTensorLocationSettings: { location: { storage: 'OffChip' }, minElementsForOffChip: 0 } });
   assert.equal(p.groupHostSync, true);
-  expectError(() => new popart.SessionOptions({ enableTheThing: true }), ["SessionOptions has no option 'enableTheThing'"]);
-  expectError(() => new popart.SessionOptions({ weightTensorLocationSettings: { location: { where: 1 } } }),
+  // Options are checked when a session takes them: an unknown name (at any depth) is an error naming it.
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [2], 'x');
+  const y = b.aiOnnx.relu([x]);
+  b.addOutputTensor(y);
+  const proto = b.getModelProto();
+  const session = (opts) => new popart.InferenceSession(proto, new popart.DataFlow(1, [y]), cpu(popart), undefined,
+                                                        opts);
+  session(p).dispose();  // the new fields are accepted
+  expectError(() => session({ enableTheThing: true }), ["SessionOptions has no option 'enableTheThing'"]);
+  expectError(() => session({ weightTensorLocationSettings: { location: { where: 1 } } }),
               ["SessionOptions has no option 'weightTensorLocationSettings.location.where'"]);
+  b.dispose();
 });
 
 test('getSupportedOperations lists the op list', () => {
