@@ -249,9 +249,6 @@ class OperatorIdentifier:
 def getSupportedOperations(includeInternal: bool) -> List[OperatorIdentifier]: ...
 def versionNumber() -> Tuple[int, int, int]: ...
 def packageHash() -> str: ...
-defaultAiOnnxOpset: int
-defaultAiOnnxMlOpset: int
-defaultAiGraphcoreOpset: int
 def describeModel(fnModel: Union[bytes, str, Any], inputShapeInfo: Optional[InputShapeInfo] = None,
                   histogramBins: int = 32) -> Dict[str, Any]: ...
 def ipuTargetList() -> List[Dict[str, Any]]: ...
@@ -443,6 +440,9 @@ def main():
                       for v in range(FIRST_OPSET, LAST_OPSET + 1))
     out.append(CLASSES.replace("{opset_props}", props))
 
+    # The default opsets: the core's values.
+    for n in ("defaultAiOnnxOpset", "defaultAiOnnxMlOpset", "defaultAiGraphcoreOpset"):
+        out.append("%s = %d" % (n, getattr(_popart, n)))
     # PopART's reserved name parts: the core's list.
     for name, _ in _popart._reservedPrefixList():
         out.append("def %s() -> str: ..." % name)
