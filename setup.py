@@ -47,7 +47,8 @@ setup(
     version="0.1.0",
     description="PopART's Python API over the popart-runtime core (CPU and IPU-model devices)",
     packages=["popart"],
-    package_dir={"popart": "python/popart"},
+    package_dir={"popart": "python/popart", "": "python"},
+    py_modules=["popart_core"],  # `import popart_core`, PopART's extension module name
     package_data={"popart": ["*.pyi", "py.typed"]},
     ext_modules=[Extension("popart._popart", sources=[])],
     cmdclass={"build_ext": CMakeBuild},

@@ -19,22 +19,24 @@ export function generatedBlocks(popart) {
     strings: 'string[]', map: 'Record<string, string>', enum: o.enumName, enums: `${o.enumName}[]`,
   })[o.type];
   const doc = (o, indent) => `${indent}/** ${o.doc} Default: ${JSON.stringify(o.default)}. */\n`;
-  const fields = [];
-  const nested = new Map();
+  // Nested settings (weightTensorLocationSettings.location.storage) as nested object types.
+  const tree = new Map();
   for (const o of popart.SessionOptions.list()) {
-    const [head, sub] = o.name.split('.');
-    if (!sub) {
-      fields.push(`${doc(o, '  ')}  ${head}?: ${type(o)};`);
-    } else {
-      if (!nested.has(head)) {
-        nested.set(head, []);
-        fields.push(`  ${head}?: {\n@@${head}@@\n  };`);
-      }
-      nested.get(head).push(`${doc(o, '    ')}    ${sub}?: ${type(o)};`);
+    const parts = o.name.split('.');
+    let node = tree;
+    for (const p of parts.slice(0, -1)) {
+      if (!node.has(p)) node.set(p, new Map());
+      node = node.get(p);
     }
+    node.set(parts[parts.length - 1], o);
   }
-  let options = fields.join('\n');
-  for (const [head, lines] of nested) options = options.replace(`@@${head}@@`, lines.join('\n'));
+  const render = (node, depth) => {
+    const indent = '  '.repeat(depth);
+    return [...node].map(([k, v]) => (v instanceof Map
+      ? `${indent}${k}?: {\n${render(v, depth + 1)}\n${indent}};`
+      : `${doc(v, indent)}${indent}${k}?: ${type(v)};`)).join('\n');
+  };
+  const options = render(tree, 1);
   const types = enumNames.map((n) => `export type ${n} = ${union(popart.enumValues[n])};`).join('\n');
   const members = enumNames
     .map((n) => `  ${n}: { ${popart.enumValues[n].map((v) => `${v}: '${v}'`).join('; ')} };`).join('\n');

@@ -21,8 +21,10 @@
 #include <nlohmann/json.hpp>
 
 #include "popart/describe.hpp"
+#include "popart/opmanager.hpp"
 #include "popart/popart.hpp"
 #include "popart/threads.hpp"
+#include "popart/version.hpp"
 
 using emscripten::val;
 
@@ -575,6 +577,42 @@ val ipuTargetsJs() {
 }
 
 /// {EnumName: [value names]} of every public enum.
+/// {reservedGradientPrefix: "Gradient___", ...}: PopART's reserved name parts (popart/names.hpp).
+val reservedPrefixesJs() {
+  val o = val::object();
+  for (const auto& [name, value] : reservedPrefixList()) o.set(name, value);
+  return o;
+}
+
+/// {versionString, versionNumber: [major, minor, point], packageHash, defaultAiOnnxOpset,
+/// defaultAiOnnxMlOpset, defaultAiGraphcoreOpset} (popart/version.hpp, popart/names.hpp).
+val versionInfoJs() {
+  val o = val::object();
+  o.set("versionString", std::string(core::versionString()));
+  const auto v = core::versionNumber();
+  val n = val::array();
+  n.set(0, v.major);
+  n.set(1, v.minor);
+  n.set(2, v.point);
+  o.set("versionNumber", n);
+  o.set("packageHash", std::string(core::packageHash()));
+  o.set("defaultAiOnnxOpset", static_cast<double>(defaultAiOnnxOpset));
+  o.set("defaultAiOnnxMlOpset", static_cast<double>(defaultAiOnnxMlOpset));
+  o.set("defaultAiGraphcoreOpset", static_cast<double>(defaultAiGraphcoreOpset));
+  return o;
+}
+
+/// [{domain, type, version}]: the ops this runtime runs (popart/opmanager.hpp).
+val supportedOperationsJs(bool includeInternal) {
+  return jsArrayOf(OpManager::getSupportedOperations(includeInternal), [](const OperatorIdentifier& o) {
+    val e = val::object();
+    e.set("domain", o.domain);
+    e.set("type", o.type);
+    e.set("version", o.version);
+    return e;
+  });
+}
+
 val enumsJs() {
   return guarded([&] {
     val o = val::object();
@@ -1061,9 +1099,21 @@ class BuilderJs {
       b_->pipelineStage(std::set<TensorId>(o.begin(), o.end()), toInt(v, "pipelineStage value"));
     });
   }
+  /// `v`: a RecomputeType name ("Recompute") or its number.
   void recomputeOutputInBackwardPass(const std::string& id, const val& v) {
-    guarded([&] { b_->recomputeOutputInBackwardPass(id, toInt(v, "recomputeOutputInBackwardPass value")); });
+    guarded([&] {
+      if (typeOf(v) == "string")
+        b_->recomputeOutputInBackwardPass(id, enumFromString<RecomputeType>(v.as<std::string>()));
+      else
+        b_->recomputeOutputInBackwardPass(id, toInt(v, "recomputeOutputInBackwardPass value"));
+    });
   }
+  val checkpointOutput(const val& ids) {
+    return guarded([&] { return jsStrings(b_->checkpointOutput(toStrings(ids))); });
+  }
+  bool hasVirtualGraph() { return b_->hasVirtualGraph(); }
+  bool hasPipelineStage() { return b_->hasPipelineStage(); }
+  bool hasExecutionPhase() { return b_->hasExecutionPhase(); }
   void setAvailableMemoryProportion(const std::string& id, float v) {
     guarded([&] { b_->setAvailableMemoryProportion(id, v); });
   }
@@ -1370,6 +1420,9 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("sessionOptionsDefaults", &w::sessionOptionsDefaults);
   function("sessionOptionsList", &w::sessionOptionsList);
   function("enums", &w::enumsJs);
+  function("reservedPrefixes", &w::reservedPrefixesJs);
+  function("versionInfo", &w::versionInfoJs);
+  function("getSupportedOperations", &w::supportedOperationsJs);
   function("memoryCategories", &w::memoryCategories);
   function("ipuTargets", &w::ipuTargetsJs);
   function("optimizerParams", &w::optimizerParamsJs);
@@ -1410,6 +1463,10 @@ EMSCRIPTEN_BINDINGS(popart) {
       .function("virtualGraph", &BuilderJs::virtualGraph)
       .function("pipelineStage", &BuilderJs::pipelineStage)
       .function("recomputeOutputInBackwardPass", &BuilderJs::recomputeOutputInBackwardPass)
+      .function("checkpointOutput", &BuilderJs::checkpointOutput)
+      .function("hasVirtualGraph", &BuilderJs::hasVirtualGraph)
+      .function("hasPipelineStage", &BuilderJs::hasPipelineStage)
+      .function("hasExecutionPhase", &BuilderJs::hasExecutionPhase)
       .function("setAvailableMemoryProportion", &BuilderJs::setAvailableMemoryProportion)
       .function("setPartialsType", &BuilderJs::setPartialsType)
       .function("excludePatterns", &BuilderJs::excludePatterns);

@@ -10,14 +10,17 @@ from ._popart import (  # noqa: F401
     IdentityLoss, InputShapeInfo, IStepIO, L1Loss, Logger, Loss, NllLoss, Optimizer, OptimizerValue,
     OptimizerValueMap, OutOfMemoryException, Patterns, PyStepIO, PyStepIOCallback, PyWeightsIO, SGD, TensorInfo,
     getLogger, getMemoryLimit, getNumThreads, ipuTarget, ipuTargetList, popart_exception, popart_internal_exception, popart_runtime_error,
-    poplar_exception, poplar_runtime_error, reservedAccl1Prefix, reservedAccl2Prefix, reservedAccl3Prefix,
-    reservedAcclPrefix, reservedAccumPrefix, reservedGradientPrefix, reservedLossScalingPrefix, reservedStepPrefix,
-    reservedUpdatedVarPrefix, setMemoryLimit, setNumThreads)
+    poplar_exception, poplar_runtime_error, setMemoryLimit, setNumThreads, defaultAiOnnxOpset, defaultAiOnnxMlOpset,
+    defaultAiGraphcoreOpset, versionString, versionNumber, packageHash, OperatorIdentifier, getSupportedOperations)
 from .builder import AiGraphcore, AiOnnx, Builder  # noqa: F401
-from .options import SessionOptions  # noqa: F401
+from .options import _STRUCTS, SessionOptions  # noqa: F401
 from .session import InferenceSession, Session, TrainingSession  # noqa: F401
 
 globals().update(_ENUMS)  # ReductionType, VirtualGraphMode, PatternsLevel, DeviceType, ...
+# TensorLocationSettings, TensorLocation, ExecutionPhaseSettings, BatchSerializationSettings, ...
+globals().update(_STRUCTS)
+# reservedGradientPrefix(), reservedRestoredPrefix(), ...: the core's list (popart/names.hpp).
+globals().update({_n: getattr(_popart, _n) for _n, _v in _popart._reservedPrefixList()})
 
 # Older spellings the seeds use.
 error = popart_exception
@@ -44,7 +47,7 @@ def _oom_profile_path(self):
 OutOfMemoryException.getSummaryReport = _oom_summary
 OutOfMemoryException.getProfilePath = _oom_profile_path
 
-__version__ = "0.1.0"
+__version__ = versionString()  # the core's (the CMake project version)
 
 
 def describeModel(fnModel, inputShapeInfo=None, histogramBins=32):
@@ -55,3 +58,8 @@ def describeModel(fnModel, inputShapeInfo=None, histogramBins=32):
     import json
     return json.loads(_popart._describeModel(fnModel, inputShapeInfo if inputShapeInfo is not None else InputShapeInfo(),
                                              histogramBins))
+
+
+# PopART's extension module is `popart_core`: `popart.popart_core` and `import popart_core` (the
+# top-level popart_core.py) are this package's names under that module name.
+from . import popart_core  # noqa: E402,F401

@@ -8,7 +8,7 @@ import keyword
 from . import _popart
 from ._onnx_ops import FIRST_OPSET, LAST_OPSET, ONNX_OPS
 
-_DEFAULT_ONNX_OPSET = 10  # PopART's default ai.onnx opset
+_DEFAULT_ONNX_OPSET = _popart.defaultAiOnnxOpset  # the core's (PopART's) default ai.onnx opset
 _NO_DEFAULT = inspect.Parameter.empty
 
 
@@ -39,7 +39,8 @@ def _schema(versions, opset):
 def _onnx_method(builder, opset, name, schema):
     since, op_type, deprecated, variadic, nout, min_in, max_in, attrs = schema
     params = []
-    if op_type != "Constant":
+    # Ops without inputs (Constant, RandomUniform, RandomNormal, ...) take no `args`, as PopART's.
+    if max_in != 0:
         params.append(inspect.Parameter("args", inspect.Parameter.POSITIONAL_OR_KEYWORD))
     if variadic:
         # num_outputs defaults to 1 when every later parameter has a default (dropout, topk, ...),
@@ -47,10 +48,18 @@ def _onnx_method(builder, opset, name, schema):
         later_required = any(required for _, _, required, _ in attrs)
         params.append(inspect.Parameter("num_outputs", inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                         default=_NO_DEFAULT if later_required else 1))
+    # PopART's constant(value, debugContext): Constant's other attributes (sparse_value,
+    # value_float, ...) are keyword-only, so the second positional argument is the name.
+    constant = op_type == "Constant"
+    keyword_only = []
     for a_name, a_type, required, default in attrs:
         dflt = _NO_DEFAULT if required else (default if default is not None else None)
-        params.append(inspect.Parameter(_pname(a_name), inspect.Parameter.POSITIONAL_OR_KEYWORD, default=dflt))
+        if constant and a_name != "value":
+            keyword_only.append(inspect.Parameter(_pname(a_name), inspect.Parameter.KEYWORD_ONLY, default=dflt))
+        else:
+            params.append(inspect.Parameter(_pname(a_name), inspect.Parameter.POSITIONAL_OR_KEYWORD, default=dflt))
     params.append(inspect.Parameter("debugContext", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=""))
+    params += keyword_only
     sig = inspect.Signature(params)
     impl = builder._impl
     multi = variadic or nout > 1
@@ -371,8 +380,25 @@ class Builder:
     def getPipelineStage(self, nodeOutputName):
         return self._impl.getPipelineStage(nodeOutputName)
 
-    def recomputeOutputInBackwardPass(self, nodeOutputNames, value=1):
-        self._impl.recomputeOutputInBackwardPass(nodeOutputNames, int(value))
+    def recomputeOutputInBackwardPass(self, nodeOutputNames, value="Recompute"):
+        """Marks the nodes' outputs with a RecomputeType (default Recompute)."""
+        self._impl.recomputeOutputInBackwardPass(nodeOutputNames, value)
+
+    def checkpointOutput(self, nodeOutputNames):
+        """An Identity of each tensor marked RecomputeType.Checkpoint; returns their ids."""
+        return self._impl.checkpointOutput(nodeOutputNames)
+
+    def hasVirtualGraph(self):
+        """Whether a `with builder.virtualGraph(n):` scope is active."""
+        return self._impl.hasVirtualGraph()
+
+    def hasPipelineStage(self):
+        """Whether a `with builder.pipelineStage(n):` scope is active."""
+        return self._impl.hasPipelineStage()
+
+    def hasExecutionPhase(self):
+        """Whether a `with builder.executionPhase(n):` scope is active."""
+        return self._impl.hasExecutionPhase()
 
     def setAvailableMemoryProportion(self, nodeOutputNames, availableMemoryProportion):
         self._impl.setAvailableMemoryProportion(nodeOutputNames, availableMemoryProportion)

@@ -7,7 +7,9 @@ from ._enums import ENUMS
 
 _TABLE = {name: (type_, enum_name, default, doc) for name, type_, enum_name, default, doc in
           _popart._sessionOptionsList()}
-_PREFIXES = {name.rsplit(".", 1)[0] for name in _TABLE if "." in name}
+# Every nested settings path, at any depth ("weightTensorLocationSettings",
+# "weightTensorLocationSettings.location").
+_PREFIXES = {name.rsplit(".", k)[0] for name in _TABLE for k in range(1, name.count(".") + 1)}
 
 
 def _to_python(name, value):
@@ -80,7 +82,13 @@ class _Settings:
 
     def __dir__(self):
         p = self._prefix + "."
-        return sorted(n[len(p):] for n in _TABLE if n.startswith(p) and "." not in n[len(p):])
+        return sorted({n[len(p):].split(".")[0] for n in _TABLE if n.startswith(p)})
+
+    def _asdict(self):
+        return {k: (v._asdict() if isinstance(v, _Settings) else v) for k in self.__dir__() for v in [getattr(self, k)]}
+
+    def __eq__(self, other):
+        return hasattr(other, "_asdict") and _plain(self._asdict()) == _plain(other._asdict())
 
     def __repr__(self):
         return "%s(%s)" % (self._prefix, ", ".join("%s=%r" % (k, getattr(self, k)) for k in self.__dir__()))
@@ -108,10 +116,10 @@ class SessionOptions:
 
     def _set(self, name, value):
         if name in _PREFIXES:
-            if isinstance(value, _Settings):
-                value = {k: getattr(value, k) for k in value.__dir__()}
+            if hasattr(value, "_asdict"):  # another options' settings, popart.TensorLocationSettings(...), ...
+                value = value._asdict()
             if not isinstance(value, dict):
-                raise TypeError("SessionOptions.%s takes a dict of its fields or another options' %s" % (name, name))
+                raise TypeError("SessionOptions.%s takes a dict of its fields or a %s" % (name, _struct_name(name)))
             for k, v in value.items():
                 self._set(name + "." + k, v)
             return
@@ -147,3 +155,107 @@ class SessionOptions:
     def list():
         """Every option: (name, kind, enum name, default, documentation), from the core's table."""
         return [(n,) + t for n, t in _TABLE.items()]
+
+
+def _plain(v):
+    """Enum members as their names, for comparisons."""
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    return getattr(v, "name", v)
+
+
+def _struct_name(prefix):
+    """The PopART class of a settings path: weightTensorLocationSettings -> TensorLocationSettings,
+    ....location -> TensorLocation, executionPhaseSettings -> ExecutionPhaseSettings."""
+    last = prefix.split(".")[-1]
+    if last.endswith("TensorLocationSettings"):
+        return "TensorLocationSettings"
+    if last == "location":
+        return "TensorLocation"
+    return last[0].upper() + last[1:]
+
+
+class _Struct:
+    """A settings value (popart.ExecutionPhaseSettings(...), popart.TensorLocationSettings(...)):
+    its fields, their order (PopART's constructor order) and defaults are the core table's rows
+    under `_prefix`. Assign it to the SessionOptions field of that kind."""
+
+    _prefix = None
+
+    def __init__(self, *args, **kwargs):
+        names = self._fields()
+        if len(args) > len(names):
+            raise TypeError("%s takes at most %d positional arguments (%s), got %d" %
+                            (type(self).__name__, len(names), ", ".join(names), len(args)))
+        p = self._prefix + "."
+        for k in names:
+            if p + k in _PREFIXES:
+                object.__setattr__(self, k, _STRUCTS[_struct_name(p + k)]())
+            else:
+                object.__setattr__(self, k, _to_python(p + k, _TABLE[p + k][2]))
+        for k, v in list(zip(names, args)) + list(kwargs.items()):
+            setattr(self, k, v)
+
+    @classmethod
+    def _fields(cls):
+        p = cls._prefix + "."
+        out = []
+        for n in _TABLE:
+            if n.startswith(p) and n[len(p):].split(".")[0] not in out:
+                out.append(n[len(p):].split(".")[0])
+        return out
+
+    def __setattr__(self, k, v):
+        if k not in self._fields():
+            raise AttributeError("%s has no field '%s' (fields: %s)" % (type(self).__name__, k, ", ".join(self._fields())))
+        object.__setattr__(self, k, v)
+
+    def _asdict(self):
+        return {k: (v._asdict() if hasattr(v, "_asdict") else v) for k in self._fields() for v in [getattr(self, k)]}
+
+    def __eq__(self, other):
+        return hasattr(other, "_asdict") and _plain(self._asdict()) == _plain(other._asdict())
+
+    def __repr__(self):
+        return "%s(%s)" % (type(self).__name__, ", ".join("%s=%r" % (k, getattr(self, k)) for k in self._fields()))
+
+
+class TensorLocation(_Struct):
+    """PopART's TensorLocation: TensorLocation(storage), (storage, replicatedTensorSharding) or
+    (storage, loadTileSet, storageTileSet, replicatedTensorSharding)."""
+
+    _prefix = "activationTensorLocationSettings.location"
+
+    def __init__(self, *args, **kwargs):
+        if len(args) == 2:  # (storage, replicatedTensorSharding)
+            kwargs["replicatedTensorSharding"] = args[1]
+            args = args[:1]
+        super().__init__(*args, **kwargs)
+
+
+class TensorLocationSettings(_Struct):
+    """PopART's TensorLocationSettings(location or storage, minElementsForOffChip=2,
+    minElementsForReplicatedTensorSharding=8192)."""
+
+    _prefix = "activationTensorLocationSettings"
+
+    def __init__(self, *args, **kwargs):
+        if args and not isinstance(args[0], TensorLocation):  # a TensorStorage
+            args = (TensorLocation(args[0]),) + tuple(args[1:])
+        if "storage" in kwargs:
+            kwargs["location"] = TensorLocation(kwargs.pop("storage"))
+        super().__init__(*args, **kwargs)
+
+
+def _make_structs():
+    out = {"TensorLocation": TensorLocation, "TensorLocationSettings": TensorLocationSettings}
+    for prefix in sorted(_PREFIXES):
+        name = _struct_name(prefix)
+        if name not in out:
+            out[name] = type(name, (_Struct,), {"_prefix": prefix, "__module__": "popart",
+                                                "__doc__": "PopART's %s (SessionOptions.%s); fields and defaults "
+                                                           "from the core's options table." % (name, prefix)})
+    return out
+
+
+_STRUCTS = _make_structs()

@@ -257,10 +257,16 @@ void bindBuilder(py::module_& m) {
              for (const auto& id : idSet(o, "executionPhase ids")) s.b().executionPhase(id, v);
            })
       .def("recomputeOutputInBackwardPass",
-           [](PyBuilder& s, py::object o, int64_t v) {
+           [](PyBuilder& s, py::object o, py::object v) {
+             const auto t = toEnum<RecomputeType>(v, "recomputeOutputInBackwardPass value");
              for (const auto& id : idSet(o, "recomputeOutputInBackwardPass ids"))
-               s.b().recomputeOutputInBackwardPass(id, v);
+               s.b().recomputeOutputInBackwardPass(id, t);
            })
+      .def("checkpointOutput",
+           [](PyBuilder& s, py::object o) { return s.b().checkpointOutput(toStrings(o, "checkpointOutput ids")); })
+      .def("hasVirtualGraph", [](PyBuilder& s) { return s.b().hasVirtualGraph(); })
+      .def("hasPipelineStage", [](PyBuilder& s) { return s.b().hasPipelineStage(); })
+      .def("hasExecutionPhase", [](PyBuilder& s) { return s.b().hasExecutionPhase(); })
       .def("setAvailableMemoryProportion",
            [](PyBuilder& s, py::object o, float p) {
              for (const auto& id : idSet(o, "setAvailableMemoryProportion ids"))

@@ -3,7 +3,9 @@
 // loss objects, logging and the core's tables. Marshalling only.
 #include <sstream>
 
+#include "popart/opmanager.hpp"
 #include "popart/threads.hpp"
+#include "popart/version.hpp"
 #include "py_common.hpp"
 
 namespace popart {
@@ -317,19 +319,20 @@ void bindValues(py::module_& m) {
           [](DM& dm, int numIpus, int tiles, py::object pattern, py::object conn, py::object sel) {
             return dm.acquireAvailableDevice(numIpus, tiles, toEnum<SyncPattern>(pattern, "pattern"),
                                              toEnum<DeviceConnectionType>(conn, "connectionType"),
-                                             sel.cast<std::string>() == "Random" ? DeviceSelectionCriterion::Random
-                                                                                 : DeviceSelectionCriterion::First);
+                                             toEnum<DeviceSelectionCriterion>(sel, "selectionCriterion"));
           },
           py::arg("numIpus") = 1, py::arg("tilesPerIpu") = 0, py::arg("pattern") = "Full",
           py::arg("connectionType") = "Always", py::arg("selectionCriterion") = "First")
       .def(
           "tryAcquireAvailableDevice",
-          [](DM& dm, int numIpus, int tiles, py::object pattern, py::object conn) {
-            return optionalDevice(dm.tryAcquireAvailableDevice(numIpus, tiles, toEnum<SyncPattern>(pattern, "pattern"),
-                                                               toEnum<DeviceConnectionType>(conn, "connectionType")));
+          [](DM& dm, int numIpus, int tiles, py::object pattern, py::object conn, py::object sel) {
+            return optionalDevice(
+                dm.tryAcquireAvailableDevice(numIpus, tiles, toEnum<SyncPattern>(pattern, "pattern"),
+                                             toEnum<DeviceConnectionType>(conn, "connectionType"),
+                                             toEnum<DeviceSelectionCriterion>(sel, "selectionCriterion")));
           },
           py::arg("numIpus") = 1, py::arg("tilesPerIpu") = 0, py::arg("pattern") = "Full",
-          py::arg("connectionType") = "Always")
+          py::arg("connectionType") = "Always", py::arg("selectionCriterion") = "First")
       .def(
           "acquireDeviceById",
           [](DM& dm, int id, py::object pattern, py::object conn) {
@@ -502,15 +505,34 @@ void bindValues(py::module_& m) {
     return logging::levelToString(logging::getLogLevel(logging::moduleFromString(module)));
   });
   m.def("_setLogDestination", &logging::setLogDestination);
-  m.def("reservedGradientPrefix", &reservedGradientPrefix);
-  m.def("reservedAccumPrefix", &reservedAccumPrefix);
-  m.def("reservedAcclPrefix", &reservedAcclPrefix);
-  m.def("reservedAccl1Prefix", &reservedAccl1Prefix);
-  m.def("reservedAccl2Prefix", &reservedAccl2Prefix);
-  m.def("reservedAccl3Prefix", &reservedAccl3Prefix);
-  m.def("reservedStepPrefix", &reservedStepPrefix);
-  m.def("reservedLossScalingPrefix", &reservedLossScalingPrefix);
-  m.def("reservedUpdatedVarPrefix", &reservedUpdatedVarPrefix);
+  py::class_<OperatorIdentifier>(m, "OperatorIdentifier")
+      .def(py::init<const std::string&, const std::string&, int>(), py::arg("domain"), py::arg("type"),
+           py::arg("version"))
+      .def_readonly("domain", &OperatorIdentifier::domain)
+      .def_readonly("type", &OperatorIdentifier::type)
+      .def_readonly("version", &OperatorIdentifier::version)
+      .def("__eq__", [](const OperatorIdentifier& a, const OperatorIdentifier& b) { return a == b; })
+      .def("__hash__",
+           [](const OperatorIdentifier& a) { return py::hash(py::make_tuple(a.domain, a.type, a.version)); })
+      .def("__repr__", [](const OperatorIdentifier& a) {
+        return "OperatorIdentifier(" + a.domain + ", " + a.type + ", " + std::to_string(a.version) + ")";
+      });
+  m.def("getSupportedOperations", &OpManager::getSupportedOperations, py::arg("includeInternal"));
+  // PopART's reserved name parts, one function each, from the core's list.
+  m.def("_reservedPrefixList", [] { return reservedPrefixList(); });
+  for (const auto& [name, value] : reservedPrefixList()) {
+    const std::string v = value;
+    m.def(name.c_str(), [v] { return v; });
+  }
+  m.attr("defaultAiOnnxOpset") = defaultAiOnnxOpset;
+  m.attr("defaultAiOnnxMlOpset") = defaultAiOnnxMlOpset;
+  m.attr("defaultAiGraphcoreOpset") = defaultAiGraphcoreOpset;
+  m.def("versionString", [] { return std::string(core::versionString()); });
+  m.def("versionNumber", [] {
+    const auto v = core::versionNumber();
+    return py::make_tuple(v.major, v.minor, v.point);
+  });
+  m.def("packageHash", [] { return std::string(core::packageHash()); });
   m.def("setNumThreads", &setNumThreads, "Threads the kernels may use (POPART_NUM_THREADS).");
   m.def("getNumThreads", &getNumThreads);
   m.def("setMemoryLimit", &setMemoryLimit, "Bytes any one allocation sized from a model may take (0: default).");

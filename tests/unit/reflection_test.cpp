@@ -2,6 +2,7 @@
 // The SessionOptions table is checked against the fields sessionoptions.hpp declares, so a field
 // added to the header without a row (or the reverse) fails here.
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -24,6 +25,8 @@ std::vector<std::pair<std::string, std::string>> structFields(const std::string&
   const size_t end = text.find("\n};", start);
   std::string body = std::regex_replace(text.substr(open + 1, end - open - 1), std::regex(R"(//[^\n]*)"), "");
   body = std::regex_replace(body, std::regex(R"(\s+)"), " ");
+  // Constructors with empty bodies end a statement too.
+  body = std::regex_replace(body, std::regex(R"(\{\})"), "{};");
   std::vector<std::pair<std::string, std::string>> out;
   static const std::regex member(R"(^\s*([A-Za-z_][\w:<>, ]*?) ([A-Za-z_]\w*)\s*(=.*|\{.*\})?\s*$)");
   std::istringstream statements(body);
@@ -41,16 +44,29 @@ TEST(Reflection, SessionOptionsTableMatchesTheHeader) {
   ASSERT_TRUE(f.good());
   const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   std::set<std::string> declared;
-  for (const auto& [type, name] : structFields(text, "SessionOptions")) {
-    const std::string t = std::regex_replace(type, std::regex(R"(\s+)"), "");
-    if (text.find("struct " + t + " {") != std::string::npos) {
-      for (const auto& sub : structFields(text, t)) declared.insert(name + "." + sub.second);
-    } else {
-      declared.insert(name);
+  // Nested settings structs to any depth (weightTensorLocationSettings.location.storage).
+  std::function<void(const std::string&, const std::string&)> collect = [&](const std::string& strct,
+                                                                            const std::string& prefix) {
+    for (const auto& [type, name] : structFields(text, strct)) {
+      const std::string t = std::regex_replace(type, std::regex(R"(\s+)"), "");
+      if (text.find("struct " + t + " {") != std::string::npos) {
+        collect(t, prefix + name + ".");
+      } else {
+        declared.insert(prefix + name);
+      }
     }
-  }
+  };
+  collect("SessionOptions", "");
   std::set<std::string> listed;
-  for (const auto& o : SessionOptions::list()) listed.insert(o.name);
+  for (const auto& o : SessionOptions::list()) {
+    // PopART's deprecated second names of a field (defaultPrefetchBufferingDepth, ...) are rows
+    // without a member of their own.
+    if (o.doc.rfind("Deprecated alias of ", 0) == 0) {
+      EXPECT_TRUE(declared.count(o.doc.substr(20, o.doc.size() - 21))) << o.name << ": " << o.doc;
+      continue;
+    }
+    listed.insert(o.name);
+  }
   for (const auto& n : declared) EXPECT_TRUE(listed.count(n)) << "declared but not in the table: " << n;
   for (const auto& n : listed) EXPECT_TRUE(declared.count(n)) << "in the table but not declared: " << n;
   EXPECT_GT(declared.size(), 90u);

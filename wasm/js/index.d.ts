@@ -85,6 +85,7 @@ export type BatchSerializationTransformContext = 'Fwd' | 'Bwd';
 export type BatchSerializationMethod = 'UnrollDynamic' | 'UnrollStatic' | 'Loop';
 export type AccumulateOuterFragmentSchedule = 'Scheduler' | 'Serial' | 'OverlapCycleOptimized' | 'OverlapMemoryOptimized';
 export type GradientTensorTrackingMethod = 'AllNonViewChangingGradientTensors' | 'ConvAndMatmulGradients' | 'GradientsOfUserSpecifiedTensors';
+export type AutodiffStitchStrategy = 'RecomputeMinimal' | 'RecomputeAllNonInputs' | 'AddFwdOutputs' | 'SafeAddFwdOutputs';
 export type ReductionType = 'Sum' | 'Mean' | 'NoReduction';
 export type MeanReductionStrategy = 'Running' | 'Post' | 'PostAndLoss';
 export type AnchorReturnTypeId = 'Final' | 'EveryN' | 'All' | 'Sum';
@@ -100,6 +101,10 @@ export type DeviceType = 'IpuModel' | 'Cpu' | 'Ipu' | 'OfflineIpu' | 'Sim';
 export type DeviceConnectionType = 'Always' | 'OnDemand' | 'Never';
 export type SyncPattern = 'Full' | 'SinglePipeline' | 'ReplicaAndLadder';
 export type ScatterReduction = 'Sum' | 'Max' | 'Min' | 'Mul' | 'None';
+export type InitType = 'NoInit' | 'Zero';
+export type RecomputeType = 'Undefined' | 'Checkpoint' | 'Recompute' | 'Recomputed';
+export type DeviceSelectionCriterion = 'First' | 'Random';
+export type IrSerializationFormat = 'JSON';
 // END generated: enum types
 
 /** PopART's SessionOptions field names; unknown names are an error at session creation. */
@@ -173,12 +178,24 @@ export interface SessionOptionsFields {
   explicitRecomputation?: boolean;
   /** Extract repeated subgraphs into shared functions. Default: true. */
   enableOutlining?: boolean;
+  /** Outlining: count the copies of outlined sections in the cost model. Default: true. */
+  enableOutliningCopyCostPruning?: boolean;
   /** The smallest subgraph worth outlining. Default: 1. */
   outlineThreshold?: number;
   /** The cost of breaking a sequence when outlining. Default: 10000. */
   outlineSequenceBreakCost?: number;
   /** When subgraph inputs and outputs are copied. Default: "OnEnterAndExit". */
   subgraphCopyingStrategy?: SubgraphCopyingStrategy;
+  autodiffSettings?: {
+    /** How backward graphs get the forward values they need. Default: "RecomputeAllNonInputs". */
+    stitchStrategy?: AutodiffStitchStrategy;
+  };
+  /** Pipelining with explicit IR (deprecated in PopART). Default: false. */
+  explicitPipelining?: boolean;
+  /** A forward-only program for implicit pipelining (deprecated). Default: false. */
+  createImplicitPipeliningFwdOnlyProgram?: boolean;
+  /** Inference pipelining: stash every tensor crossing stages. Default: false. */
+  stashAllTensorsInferencePipeline?: boolean;
   /** Inference: weights are constants (resetHostWeights and writeWeights are refused). Default: true. */
   constantWeights?: boolean;
   /** Stochastic rounding of float results. Default: false. */
@@ -201,6 +218,8 @@ export interface SessionOptionsFields {
   aliasZeroCopy?: boolean;
   /** Schedule weight updates as late as possible. Default: true. */
   delayVarUpdates?: boolean;
+  /** With delayVarUpdates: schedule gradient consumers that are not weight updates early. Default: false. */
+  scheduleNonWeightUpdateGradientConsumersEarly?: boolean;
   /** Explicit main loops in the IR. Default: false. */
   enableExplicitMainLoops?: boolean;
   /** Host copies as ops in the IR. Default: false. */
@@ -216,6 +235,8 @@ export interface SessionOptionsFields {
   automaticLossScalingSettings?: {
     /** Dynamic loss scaling (needs a non-const lossScaling). Default: false. */
     enabled?: boolean;
+    /** Automatic loss scaling: the tensors to track. Default: []. */
+    toTrackTensors?: string[];
     /** Automatic loss scaling: histogram bin edge. Default: 0.125. */
     binEdgeLocation?: number;
     /** Automatic loss scaling: the share of gradients allowed in the upper bin. Default: 1.0000000116860974e-7. */
@@ -224,9 +245,25 @@ export interface SessionOptionsFields {
     updatePeriod?: number;
     /** Automatic loss scaling: tracked gradients. Default: "AllNonViewChangingGradientTensors". */
     gradientTensorTrackingMethod?: GradientTensorTrackingMethod;
-    /** Automatic loss scaling: the tensors to track. Default: []. */
-    toTrackTensors?: string[];
   };
+  /** An fp32 loss scale tensor in fp16 models. Default: false. */
+  ensureFp32LossScaleTensor?: boolean;
+  /** GroupNorm's fast strided channel grouping (IPU only). Default: false. */
+  groupNormStridedChannelGrouping?: boolean;
+  /** Cast INT64/UINT64 to 32 bits when lowering to Poplar. Default: true. */
+  enableSupportedDataTypeCasting?: boolean;
+  /** Check the graph for ambiguous in-place updates. Default: false. */
+  enableInplaceAmbiguityChecking?: boolean;
+  replicatedCollectivesSettings?: {
+    /** Schedule mergeable collectives next to each other. Default: false. */
+    prepareScheduleForMergingCollectives?: boolean;
+    /** Merge all-reduces that can run together. Default: false. */
+    mergeAllReduceCollectives?: boolean;
+  };
+  /** PopART's internal switch for RNG state management. Default: false. */
+  _enableRngStateManagement?: boolean;
+  /** Allow the device RNG state to be read and written from the host. Default: false. */
+  enableLoadAndOffloadRNGState?: boolean;
   /** Generated data instead of host streams: Off, Zeros, RandomNormal, RandomUniform. Default: "Off". */
   syntheticDataMode?: SyntheticDataMode;
   /** Prefetch input streams. Default: true. */
@@ -245,33 +282,75 @@ export interface SessionOptionsFields {
   disableOptimizerStateTensorStreams?: boolean;
   /** IO tiles for overlapped exchange. Default: 0. */
   numIOTiles?: number;
+  /** Group the host streams at the start and end of a step. Default: false. */
+  groupHostSync?: boolean;
+  /** Merge remote and host IO operations. Default: true. */
+  enableMergeExchange?: boolean;
+  /** Named buffers the host may update between runs. Default: []. */
+  updatableNamedBuffers?: string[];
+  /** Deprecated alias of defaultBufferingDepth. Default: 1. */
+  defaultPrefetchBufferingDepth?: number;
+  /** Deprecated alias of bufferingDepthMap. Default: {}. */
+  prefetchBufferingDepthMap?: Record<string, string>;
   activationTensorLocationSettings?: {
-    /** Where activations live. Default: "OnChip". */
-    storage?: TensorStorage;
+    location?: {
+      /** Activations: OnChip or OffChip (no effect here: tensors live in host memory). Default: "OnChip". */
+      storage?: TensorStorage;
+      /** Activations: the tiles loads go through (no effect here). Default: "Compute". */
+      loadTileSet?: TileSet;
+      /** Activations: the tiles that store them (no effect here). Default: "Compute". */
+      storageTileSet?: TileSet;
+      /** Activations: sharded over replicas (no effect here). Default: "Off". */
+      replicatedTensorSharding?: ReplicatedTensorSharding;
+    };
     /** Activations: smallest tensor stored off chip. Default: 2. */
     minElementsForOffChip?: number;
     /** Activations: smallest tensor sharded over replicas. Default: 8192. */
     minElementsForReplicatedTensorSharding?: number;
   };
   weightTensorLocationSettings?: {
-    /** Where weights live. Default: "OnChip". */
-    storage?: TensorStorage;
+    location?: {
+      /** Weights: OnChip or OffChip (no effect here: tensors live in host memory). Default: "OnChip". */
+      storage?: TensorStorage;
+      /** Weights: the tiles loads go through (no effect here). Default: "Compute". */
+      loadTileSet?: TileSet;
+      /** Weights: the tiles that store them (no effect here). Default: "Compute". */
+      storageTileSet?: TileSet;
+      /** Weights: sharded over replicas (no effect here). Default: "Off". */
+      replicatedTensorSharding?: ReplicatedTensorSharding;
+    };
     /** Weights: smallest tensor stored off chip. Default: 2. */
     minElementsForOffChip?: number;
     /** Weights: smallest tensor sharded over replicas. Default: 8192. */
     minElementsForReplicatedTensorSharding?: number;
   };
   optimizerStateTensorLocationSettings?: {
-    /** Where optimizer state lives. Default: "OnChip". */
-    storage?: TensorStorage;
+    location?: {
+      /** Optimizer state: OnChip or OffChip (no effect here: tensors live in host memory). Default: "OnChip". */
+      storage?: TensorStorage;
+      /** Optimizer state: the tiles loads go through (no effect here). Default: "Compute". */
+      loadTileSet?: TileSet;
+      /** Optimizer state: the tiles that store them (no effect here). Default: "Compute". */
+      storageTileSet?: TileSet;
+      /** Optimizer state: sharded over replicas (no effect here). Default: "Off". */
+      replicatedTensorSharding?: ReplicatedTensorSharding;
+    };
     /** Optimizer state: smallest tensor stored off chip. Default: 2. */
     minElementsForOffChip?: number;
     /** Optimizer state: smallest tensor sharded over replicas. Default: 8192. */
     minElementsForReplicatedTensorSharding?: number;
   };
   accumulatorTensorLocationSettings?: {
-    /** Where gradient accumulators live. Default: "OnChip". */
-    storage?: TensorStorage;
+    location?: {
+      /** Accumulators: OnChip or OffChip (no effect here: tensors live in host memory). Default: "OnChip". */
+      storage?: TensorStorage;
+      /** Accumulators: the tiles loads go through (no effect here). Default: "Compute". */
+      loadTileSet?: TileSet;
+      /** Accumulators: the tiles that store them (no effect here). Default: "Compute". */
+      storageTileSet?: TileSet;
+      /** Accumulators: sharded over replicas (no effect here). Default: "Off". */
+      replicatedTensorSharding?: ReplicatedTensorSharding;
+    };
     /** Accumulators: smallest tensor stored off chip. Default: 2. */
     minElementsForOffChip?: number;
     /** Accumulators: smallest tensor sharded over replicas. Default: 8192. */
@@ -299,12 +378,38 @@ export interface SessionOptionsFields {
   finalDotOp?: number;
   /** Op names in .dot graphs. Default: false. */
   dotOpNames?: boolean;
+  /** One .dot/PDF per subgraph. Default: true. */
+  separateCallOpPdfs?: boolean;
+  /** Export the Poplar computation graph. Default: false. */
+  exportPoplarComputationGraph?: boolean;
+  /** Export the Poplar vertex graph. Default: false. */
+  exportPoplarVertexGraph?: boolean;
+  /** Check the IR's aliasing against the lowered Poplar tensors. Default: false. */
+  opxAliasChecking?: boolean;
+  /** Check the IR's modifications against the lowered Poplar tensors. Default: false. */
+  opxModifyChecking?: boolean;
+  /** Progress ticks until compilation completes. Default: 100. */
+  compilationProgressTotal?: number;
   /** Scheduler time limit (seconds). Default: 1000000000. */
   timeLimitScheduler?: number;
   /** Scheduler swap limit. Default: 1000000000. */
   swapLimitScheduler?: number;
   /** Scheduler tie breaker: greedy, fifo or random. Default: "greedy". */
   kahnTieBreaker?: string;
+  /** Directory the scheduler's Poprithms graphs are written to. Default: "". */
+  serializedPoprithmsShiftGraphsDir?: string;
+  /** Deprecated alias of serializedPoprithmsShiftGraphsDir. Default: "". */
+  serializedPoprithmsAnnealGraphsDir?: string;
+  /** Largest graph the scheduler's transitive closure pass runs on. Default: 100000. */
+  transitiveClosureOptimizationThreshold?: number;
+  developerSettings?: {
+    /** Smallest share of time a logged scope takes. Default: 1. */
+    timePartitionLoggerThresholdPercentage?: number;
+  };
+  experimentalSettings?: {
+    /** Spread host-transferable tensors over tiles by offset. Default: false. */
+    createHostTransferableTensorWithOffset?: boolean;
+  };
   /** Engine options (see engineOptionDefs; unknown keys: "Unrecognised option 'x'"). Default: {}. */
   engineOptions?: Record<string, string>;
   /** Convolution planning options. Default: {}. */
@@ -319,8 +424,10 @@ export interface SessionOptionsFields {
   gclOptions?: Record<string, string>;
   /** Tensor location per tensor id. Default: {}. */
   tensorLocationSettingsOverride?: Record<string, string>;
-  /** Compile flags of custom codelets. Default: {}. */
-  customCodeletCompileFlags?: Record<string, string>;
+  /** Custom codelet files added to the Poplar graph. Default: []. */
+  customCodelets?: string[];
+  /** Compile flags of custom codelets (e.g. "-g"). Default: "". */
+  customCodeletCompileFlags?: string;
   // END generated: SessionOptions fields
 }
 
@@ -484,7 +591,14 @@ export interface Builder extends Disposable {
   getAllNodeAttributeNames(outputIds: TensorId[]): string[];
   virtualGraph(ids: TensorId | TensorId[], value?: number): void;
   pipelineStage(ids: TensorId | TensorId[], value: number): void;
-  recomputeOutputInBackwardPass(id: TensorId, value?: number): void;
+  /** Marks nodes' outputs with a RecomputeType (name or number; default 'Recompute'). */
+  recomputeOutputInBackwardPass(ids: TensorId | TensorId[], value?: RecomputeType | number): void;
+  /** An Identity of each tensor marked RecomputeType Checkpoint; their ids. */
+  checkpointOutput(ids: TensorId[]): TensorId[];
+  /** Whether a scoped virtual graph / pipeline stage / execution phase is set. */
+  hasVirtualGraph(): boolean;
+  hasPipelineStage(): boolean;
+  hasExecutionPhase(): boolean;
   setAvailableMemoryProportion(id: TensorId, proportion: number): void;
   setPartialsType(id: TensorId, type: string): void;
   excludePatterns(id: TensorId, names: string[]): void;
@@ -974,6 +1088,7 @@ export interface Popart {
   BatchSerializationMethod: { UnrollDynamic: 'UnrollDynamic'; UnrollStatic: 'UnrollStatic'; Loop: 'Loop' };
   AccumulateOuterFragmentSchedule: { Scheduler: 'Scheduler'; Serial: 'Serial'; OverlapCycleOptimized: 'OverlapCycleOptimized'; OverlapMemoryOptimized: 'OverlapMemoryOptimized' };
   GradientTensorTrackingMethod: { AllNonViewChangingGradientTensors: 'AllNonViewChangingGradientTensors'; ConvAndMatmulGradients: 'ConvAndMatmulGradients'; GradientsOfUserSpecifiedTensors: 'GradientsOfUserSpecifiedTensors' };
+  AutodiffStitchStrategy: { RecomputeMinimal: 'RecomputeMinimal'; RecomputeAllNonInputs: 'RecomputeAllNonInputs'; AddFwdOutputs: 'AddFwdOutputs'; SafeAddFwdOutputs: 'SafeAddFwdOutputs' };
   ReductionType: { Sum: 'Sum'; Mean: 'Mean'; NoReduction: 'NoReduction' };
   MeanReductionStrategy: { Running: 'Running'; Post: 'Post'; PostAndLoss: 'PostAndLoss' };
   AnchorReturnTypeId: { Final: 'Final'; EveryN: 'EveryN'; All: 'All'; Sum: 'Sum' };
@@ -989,9 +1104,27 @@ export interface Popart {
   DeviceConnectionType: { Always: 'Always'; OnDemand: 'OnDemand'; Never: 'Never' };
   SyncPattern: { Full: 'Full'; SinglePipeline: 'SinglePipeline'; ReplicaAndLadder: 'ReplicaAndLadder' };
   ScatterReduction: { Sum: 'Sum'; Max: 'Max'; Min: 'Min'; Mul: 'Mul'; None: 'None' };
+  InitType: { NoInit: 'NoInit'; Zero: 'Zero' };
+  RecomputeType: { Undefined: 'Undefined'; Checkpoint: 'Checkpoint'; Recompute: 'Recompute'; Recomputed: 'Recomputed' };
+  DeviceSelectionCriterion: { First: 'First'; Random: 'Random' };
+  IrSerializationFormat: { JSON: 'JSON' };
   // END generated: enum objects
   /** {EnumName: [value names]} of every public enum. */
   enumValues: Record<string, string[]>;
+  /** This runtime's version ("major.minor.point"), as numbers, and the git commit it was built from. */
+  versionString(): string;
+  versionNumber(): [number, number, number];
+  packageHash(): string;
+  /** The opsets a Builder uses unless told otherwise (PopART's: 10, 1, 1). */
+  defaultAiOnnxOpset: number;
+  defaultAiOnnxMlOpset: number;
+  defaultAiGraphcoreOpset: number;
+  /** Every op this runtime runs: domain, type and the earliest opset of its domain it is implemented at. */
+  getSupportedOperations(includeInternal: boolean): Array<{ domain: string; type: string; version: number }>;
+  /** PopART's reserved tensor-name parts (reservedGradientPrefix() === 'Gradient___', reservedRestoredPrefix(), ...;
+   *  the core's list in popart/names.hpp). */
+  [reservedPrefix: `reserved${string}Prefix` | `hostReduce${string}Prefix` | 'anchorSumPrefix' | 'cycleCountPrefix']:
+    () => string;
   /** The reports' memory categories, in the order of getReport()'s compilation.memory.byCategoryByTile. */
   memoryCategories: readonly MemoryCategoryName[];
   /** The IPU generations the IPU-model and offline devices model (the core's ipuTargetList). */

@@ -6,7 +6,6 @@
 import createPopartModule from './popart_wasm.mjs';
 import { ONNX_OPS, FIRST_OPSET, LAST_OPSET } from './ops.gen.mjs';
 
-const DEFAULT_ONNX_OPSET = 10;  // PopART's default ai.onnx opset for `builder.aiOnnx`
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
 const isNode = typeof process === 'object' && typeof process.versions === 'object' &&
@@ -240,6 +239,11 @@ function makeApi(raw) {
     },
   });
   const M = checked(raw);
+  // The core's version and default opsets (popart/version.hpp, popart/names.hpp).
+  const versionInfo = Object.freeze(M.versionInfo());
+  // reservedGradientPrefix(), reservedRestoredPrefix(), ...: the core's list.
+  const reservedPrefixFns = Object.fromEntries(
+    Object.entries(M.reservedPrefixes()).map(([name, value]) => [name, () => value]));
   const BuilderHandle = checked(raw.BuilderHandle);
   const SessionHandle = checked(raw.SessionHandle);
 
@@ -601,7 +605,7 @@ function makeApi(raw) {
       let v = this._onnxDefault;
       if (v === undefined && this._fromModel) v = this.handle.getOnnxOpsetVersion() || undefined;
       if (v === undefined && this._opsets.size) v = [...this._opsets.keys()][0];
-      return this.aiOnnxOpset(v ?? DEFAULT_ONNX_OPSET);
+      return this.aiOnnxOpset(v ?? versionInfo.defaultAiOnnxOpset);
     }
     get aiGraphcore() {
       if (!this._gc) {
@@ -663,7 +667,16 @@ function makeApi(raw) {
     getAllNodeAttributeNames(outputIds) { return this.handle.getAllNodeAttributeNames(Array.from(outputIds)); }
     virtualGraph(ids, value = 0) { this.handle.virtualGraph(idList(ids), value); }
     pipelineStage(ids, value) { this.handle.pipelineStage(idList(ids), value); }
-    recomputeOutputInBackwardPass(id, value = 1) { this.handle.recomputeOutputInBackwardPass(String(id), value); }
+    /// value: a RecomputeType name ('Recompute', the default) or its number.
+    recomputeOutputInBackwardPass(ids, value = 'Recompute') {
+      for (const id of idList(ids)) this.handle.recomputeOutputInBackwardPass(String(id), value);
+    }
+    /// An Identity of each tensor marked RecomputeType Checkpoint; their ids.
+    checkpointOutput(ids) { return this.handle.checkpointOutput(idList(ids)); }
+    /// Whether a scoped virtual graph / pipeline stage / execution phase is set.
+    hasVirtualGraph() { return this.handle.hasVirtualGraph(); }
+    hasPipelineStage() { return this.handle.hasPipelineStage(); }
+    hasExecutionPhase() { return this.handle.hasExecutionPhase(); }
     setAvailableMemoryProportion(id, p) { this.handle.setAvailableMemoryProportion(String(id), p); }
     setPartialsType(id, t) { this.handle.setPartialsType(String(id), String(t)); }
     excludePatterns(id, names) { this.handle.excludePatterns(String(id), Array.from(names)); }
@@ -1177,6 +1190,18 @@ function makeApi(raw) {
     DeviceManager, DeviceInfo, Builder, InferenceSession, TrainingSession, Session, PyStepIO, StepIO: PyStepIO, getLogger,
     Optimizer, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, describeModel,
     ...enums,
+    ...reservedPrefixFns,
+    /// This runtime's version: "major.minor.point", [major, minor, point], the git commit built.
+    versionString: () => versionInfo.versionString,
+    versionNumber: () => [...versionInfo.versionNumber],
+    packageHash: () => versionInfo.packageHash,
+    /// The ai.onnx / ai.onnx.ml / ai.graphcore opsets a Builder uses unless told otherwise.
+    defaultAiOnnxOpset: versionInfo.defaultAiOnnxOpset,
+    defaultAiOnnxMlOpset: versionInfo.defaultAiOnnxMlOpset,
+    defaultAiGraphcoreOpset: versionInfo.defaultAiGraphcoreOpset,
+    /// [{domain, type, version}] of every op this runtime runs (version: the earliest opset of
+    /// its domain it is implemented at); includeInternal adds the internal (gradient, optimizer) ops.
+    getSupportedOperations: (includeInternal) => M.getSupportedOperations(Boolean(includeInternal)),
     /// {EnumName: [value names]} of every public enum (the core's table).
     enumValues: Object.freeze(M.enums()),
     /// The memory categories of the reports, in the order of getReport()'s

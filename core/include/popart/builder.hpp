@@ -26,6 +26,9 @@
 
 namespace popart {
 
+/// How an op's outputs are treated by recomputation (PopART's values).
+enum class RecomputeType { Undefined = 0, Checkpoint, Recompute, Recomputed, N };
+
 class BuilderImpl;
 class Builder;
 
@@ -320,7 +323,16 @@ class Builder {
   void pipelineStage(const std::set<TensorId>& nodeOutputNames, int64_t value);
   int64_t getPipelineStage(const TensorId& nodeOutputName);
   void executionPhase(const TensorId& nodeOutputName, int64_t value = 0);
-  void recomputeOutputInBackwardPass(const TensorId& nodeOutputName, int64_t value = 1);
+  /// Marks the node's outputs for recomputation (PopART's RecomputeType; stored as its number in
+  /// the `__recompute_output_in_backward_pass` attribute).
+  void recomputeOutputInBackwardPass(const TensorId& nodeOutputName, RecomputeType value = RecomputeType::Recompute);
+  void recomputeOutputInBackwardPass(const std::set<TensorId>& nodeOutputNames,
+                                     RecomputeType value = RecomputeType::Recompute);
+  /// The same with the attribute's number (what the bindings pass).
+  void recomputeOutputInBackwardPass(const TensorId& nodeOutputName, int64_t value);
+  /// An Identity of each tensor, marked RecomputeType::Checkpoint (kept, not recomputed); returns
+  /// the identities' ids, in order.
+  std::vector<TensorId> checkpointOutput(const std::vector<TensorId>& nodeOutputNames);
   void setAvailableMemoryProportion(const TensorId& nodeOutputName, float proportion);
   void setPartialsType(const TensorId& nodeOutputName, const std::string& partialsType);
   void setSerializeMatMul(const std::set<TensorId>& nodeOutputNames, const std::string& mode, int64_t factor = 0,
@@ -330,6 +342,11 @@ class Builder {
   void setVirtualGraph(int64_t value) { setAttribute(sVirtualGraphAttribute, value); }
   void setPipelineStage(int64_t value) { setAttribute(sPipelineStageAttribute, value); }
   void setExecutionPhase(int64_t value) { setAttribute(sExecutionPhaseAttribute, value); }
+  /// Whether a scoped virtual graph / pipeline stage / execution phase is set (nodes created now
+  /// get it).
+  bool hasVirtualGraph() const { return hasAttribute(sVirtualGraphAttribute); }
+  bool hasPipelineStage() const { return hasAttribute(sPipelineStageAttribute); }
+  bool hasExecutionPhase() const { return hasAttribute(sExecutionPhaseAttribute); }
 
   // ------------------------------------------------------------------ name scopes
   void pushNameScope(const std::string& name);

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace popart {
@@ -29,34 +30,101 @@ using OutIndex = int;
 using TensorIds = std::vector<TensorId>;
 using any = std::any;
 
-/// Reserved tensor-id prefixes (they end in "___", as in PopART).
-inline const char* reservedGradientPrefix() {
-  return "Gradient___";
+/// Reserved tensor-id prefixes and other reserved name parts, PopART's names and values
+/// (tensornames.hpp). X(function name, value). One list: the constexpr functions below,
+/// `reservedPrefixList()` and every binding (Python's popart.reservedXPrefix(), JS's
+/// popart.reservedXPrefix()) come from it.
+#define POPART_RESERVED_PREFIXES(X)                                                         \
+  X(reservedGradientPrefix, "Gradient___")                                                  \
+  X(reservedUpdatedVarPrefix, "UpdatedVar___")                                              \
+  X(reservedAccumPrefix, "Accum___")                                                        \
+  X(reservedAcclPrefix, "Accl___")                                                          \
+  X(reservedAccl1Prefix, "Accl1___")                                                        \
+  X(reservedAccl2Prefix, "Accl2___")                                                        \
+  X(reservedAccl3Prefix, "Accl3___")                                                        \
+  X(reservedStepPrefix, "Step___")                                                          \
+  X(reservedAcclToReducePrefix, "AcclIntoReduce___")                                        \
+  X(reservedAcclToUpdatePrefix, "AcclIntoUpdate___")                                        \
+  X(reservedAcclFinalOutPrefix, "AcclOutOfAcclUpdate___")                                   \
+  X(reservedAdamUpdaterPrefix, "AdamUpdater___")                                            \
+  X(reservedLambR1SqPrefix, "LambR1Sq___")                                                  \
+  X(reservedLambR2SqPrefix, "LambR2Sq___")                                                  \
+  X(reservedAdaptiveUpdaterPrefix, "AdaptiveUpdater___")                                    \
+  X(reservedStashedPrefix, "Stashed___")                                                    \
+  X(reservedRestoredPrefix, "Restored___")                                                  \
+  X(reservedLossScalingPrefix, "lossScaling_")                                              \
+  X(reservedRandomSeedPrefix, "randomSeed___")                                              \
+  X(reservedSeedModifierPrefix, "SeedModifier___")                                          \
+  X(reservedIndexPrefix, "Index___")                                                        \
+  X(reservedLoopCondPrefix, "LoopCond___")                                                  \
+  X(reservedLoopIteratorPrefix, "Iterator___")                                              \
+  X(reservedInitPrefix, "Init___")                                                          \
+  X(reservedConcatInitPrefix, "ConcatInit___")                                              \
+  X(reservedConstValuePrefix, "ConstValue___")                                              \
+  X(reservedRemoteArgPrefix, "RemoteArg___")                                                \
+  X(reservedDefaultWeightDecayScaleFactor0Prefix, "weightDecayScaleFactor0___default___")   \
+  X(reservedSpecificWeightDecayScaleFactor0Prefix, "weightDecayScaleFactor0___specific___") \
+  X(reservedDefaultScaledLearningRate0Prefix, "scaledLearningRate0___default___")           \
+  X(reservedSpecificScaledLearningRate0Prefix, "scaledLearningRate0___specific___")         \
+  X(reservedDefaultScaledWeightDecay1Prefix, "scaledWeightDecay1___default___")             \
+  X(reservedSpecificScaledWeightDecay1Prefix, "scaledWeightDecay1___specific___")           \
+  X(reservedDefaultScaledLearningRate1Prefix, "scaledLearningRate1___default___")           \
+  X(reservedSpecificScaledLearningRate1Prefix, "scaledLearningRate1___specific___")         \
+  X(reservedDefaultDampeningScaleFactor1Prefix, "dampeningScaleFactor1___default___")       \
+  X(reservedSpecificDampeningScaleFactor1Prefix, "dampeningScaleFactor1___specific___")     \
+  X(reservedDefaultScaledMomentum1Prefix, "scaledMomentum1___default___")                   \
+  X(reservedSpecificScaledMomentum1Prefix, "scaledMomentum1___specific___")                 \
+  X(reservedDefaultLearningRatePrefix, "learningRate___default___")                         \
+  X(reservedSpecificLearningRatePrefix, "learningRate___specific___")                       \
+  X(reservedDefaultWeightDecayPrefix, "weightDecay___default___")                           \
+  X(reservedSpecificWeightDecayPrefix, "weightDecay___specific___")                         \
+  X(reservedDefaultLossScalingPrefix, "lossScaling___default___")                           \
+  X(reservedSpecificLossScalingPrefix, "lossScaling___specific___")                         \
+  X(reservedDefaultMaxWeightNormPrefix, "maxWeightNorm___default___")                       \
+  X(reservedSpecificMaxWeightNormPrefix, "maxWeightNorm___specific___")                     \
+  X(reservedDefaultAdamBeta1Prefix, "adamBeta1___default___")                               \
+  X(reservedSpecificAdamBeta1Prefix, "adamBeta1___specific___")                             \
+  X(reservedDefaultAdamBeta2Prefix, "adamBeta2___default___")                               \
+  X(reservedSpecificAdamBeta2Prefix, "adamBeta2___specific___")                             \
+  X(reservedDefaultAdamEpsPrefix, "adamEps___default___")                                   \
+  X(reservedSpecificAdamEpsPrefix, "adamEps___specific___")                                 \
+  X(reservedDefaultAdamGradientScalingPrefix, "adamGradientScaling___default___")           \
+  X(reservedSpecificAdamGradientScalingPrefix, "adamGradientScaling___specific___")         \
+  X(reservedDefaultAdaptiveAlphaPrefix, "adaptiveAlpha___default___")                       \
+  X(reservedSpecificAdaptiveAlphaPrefix, "adaptiveAlpha___specific___")                     \
+  X(reservedDefaultAdaptiveMomentumPrefix, "adaptiveMomentum___default___")                 \
+  X(reservedSpecificAdaptiveMomentumPrefix, "adaptiveMomentum___specific___")               \
+  X(reservedDefaultAdaptiveEpsPrefix, "adaptiveEps___default___")                           \
+  X(reservedSpecificAdaptiveEpsPrefix, "adaptiveEps___specific___")                         \
+  X(reservedDefaultAdaptiveGradientScalingPrefix, "adaptiveGradientScaling___default___")   \
+  X(reservedSpecificAdaptiveGradientScalingPrefix, "adaptiveGradientScaling___specific___") \
+  X(reservedDefaultStepPrefix, "step___default___")                                         \
+  X(reservedSpecificStepPrefix, "step___specific___")                                       \
+  X(hostReduceGradCopyPrefix, "hostReduceGradCopy___")                                      \
+  X(hostReduceVarCopyPrefix, "hostReduceVarCopy___")                                        \
+  X(anchorSumPrefix, "anchorSum___")                                                        \
+  X(cycleCountPrefix, "cycleCount___")
+
+#define POPART_RESERVED_PREFIX_FN(name, value) \
+  constexpr const char* name() {               \
+    return value;                              \
+  }
+POPART_RESERVED_PREFIXES(POPART_RESERVED_PREFIX_FN)
+#undef POPART_RESERVED_PREFIX_FN
+
+/// Every reserved prefix: (function name, value), in the list's order.
+inline const std::vector<std::pair<std::string, std::string>>& reservedPrefixList() {
+#define POPART_RESERVED_PREFIX_ROW(name, value) {#name, value},
+  static const std::vector<std::pair<std::string, std::string>> list{
+      POPART_RESERVED_PREFIXES(POPART_RESERVED_PREFIX_ROW)};
+#undef POPART_RESERVED_PREFIX_ROW
+  return list;
 }
-inline const char* reservedAccumPrefix() {
-  return "Accum___";
-}
-inline const char* reservedAcclPrefix() {
-  return "Accl___";
-}
-inline const char* reservedAccl1Prefix() {
-  return "Accl1___";
-}
-inline const char* reservedAccl2Prefix() {
-  return "Accl2___";
-}
-inline const char* reservedAccl3Prefix() {
-  return "Accl3___";
-}
-inline const char* reservedStepPrefix() {
-  return "Step___";
-}
-inline const char* reservedLossScalingPrefix() {
-  return "lossScaling_";
-}
-inline const char* reservedUpdatedVarPrefix() {
-  return "UpdatedVar___";
-}
+
+/// The opset a Builder uses for a domain until the model says otherwise (PopART's values).
+inline constexpr int64_t defaultAiOnnxOpset = 10;
+inline constexpr int64_t defaultAiOnnxMlOpset = 1;
+inline constexpr int64_t defaultAiGraphcoreOpset = 1;
 
 /// Attribute names under which the Builder stores IPU annotations on ONNX nodes.
 inline constexpr const char* sVirtualGraphAttribute = "__ipu_number";

@@ -19,6 +19,7 @@
 #include "popart/op/l1.hpp"
 #include "popart/op/loss.hpp"
 #include "popart/op/nll.hpp"
+#include "popart/opmanager.hpp"
 #include "popart/optimizer.hpp"
 #include "popart/optimizervalue.hpp"
 #include "popart/patterns.hpp"
@@ -27,4 +28,5 @@
 #include "popart/sgd.hpp"
 #include "popart/stepio.hpp"
 #include "popart/tensorinfo.hpp"
+#include "popart/version.hpp"
 #include "popart/voiddata.hpp"

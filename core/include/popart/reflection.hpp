@@ -67,6 +67,7 @@ POPART_REFLECT_ENUM(BatchSerializationTransformContext)
 POPART_REFLECT_ENUM(BatchSerializationMethod)
 POPART_REFLECT_ENUM(AccumulateOuterFragmentSchedule)
 POPART_REFLECT_ENUM(GradientTensorTrackingMethod)
+POPART_REFLECT_ENUM(AutodiffStitchStrategy)
 POPART_REFLECT_ENUM(ReductionType)
 POPART_REFLECT_ENUM(MeanReductionStrategy)
 POPART_REFLECT_ENUM(AnchorReturnTypeId)
@@ -83,6 +84,9 @@ POPART_REFLECT_ENUM(DeviceConnectionType)
 POPART_REFLECT_ENUM(SyncPattern)
 POPART_REFLECT_ENUM(ScatterReduction)
 POPART_REFLECT_ENUM(InitType)
+POPART_REFLECT_ENUM(RecomputeType)
+POPART_REFLECT_ENUM(DeviceSelectionCriterion)
+POPART_REFLECT_ENUM(IrSerializationFormat)
 #undef POPART_REFLECT_ENUM
 
 namespace detail {

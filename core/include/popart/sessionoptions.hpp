@@ -11,11 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "popart/dataflow.hpp"
 #include "popart/names.hpp"
 #include "popart/op/loss.hpp"
 #include "popart/reflection.hpp"
 
 namespace popart {
+
+/// The format of `Session::serializeIr` (PopART's IrSerializationFormat).
+enum class IrSerializationFormat { JSON = 0 };
 
 enum class VirtualGraphMode { Off = 0, Manual, Auto, ExecutionPhases, N };
 enum class RecomputationType { None = 0, Standard, NormOnly, RecomputeAll, Pipeline, N };
@@ -37,11 +41,63 @@ enum class GradientTensorTrackingMethod {
   ConvAndMatmulGradients,
   GradientsOfUserSpecifiedTensors
 };
+/// How a backward graph gets the forward values it needs (PopART's autodiff setting).
+enum class AutodiffStitchStrategy { RecomputeMinimal = 0, RecomputeAllNonInputs, AddFwdOutputs, SafeAddFwdOutputs, N };
 
-struct TensorLocationSettings {
+/// Where a class of tensors lives (PopART's TensorLocation). The CPU and IPU-model devices keep
+/// every tensor in host memory; the IPU model's memory report reads `storage`.
+struct TensorLocation {
+  TensorLocation() = default;
+  TensorLocation(TensorStorage storage_) : storage(storage_) {}  // NOLINT: implicit as PopART's
+  TensorLocation(TensorStorage storage_, ReplicatedTensorSharding rts)
+      : storage(storage_), replicatedTensorSharding(rts) {}
+  TensorLocation(TensorStorage storage_, TileSet loadTileSet_, TileSet storageTileSet_, ReplicatedTensorSharding rts)
+      : storage(storage_), loadTileSet(loadTileSet_), storageTileSet(storageTileSet_), replicatedTensorSharding(rts) {}
+
   TensorStorage storage = TensorStorage::OnChip;
+  TileSet loadTileSet = TileSet::Compute;
+  TileSet storageTileSet = TileSet::Compute;
+  ReplicatedTensorSharding replicatedTensorSharding = ReplicatedTensorSharding::Off;
+};
+
+/// The location policy of a class of tensors (activations, weights, optimizer state,
+/// accumulators), PopART's TensorLocationSettings.
+struct TensorLocationSettings {
+  TensorLocationSettings() = default;
+  TensorLocationSettings(TensorLocation location_, int minElementsForOffChip_ = 2,  // NOLINT: implicit
+                         int minElementsForReplicatedTensorSharding_ = 8192)
+      : location(location_),
+        minElementsForOffChip(minElementsForOffChip_),
+        minElementsForReplicatedTensorSharding(minElementsForReplicatedTensorSharding_) {}
+  TensorLocationSettings(TensorStorage storage_, int minElementsForOffChip_ = 2,  // NOLINT: implicit
+                         int minElementsForReplicatedTensorSharding_ = 8192)
+      : TensorLocationSettings(TensorLocation(storage_), minElementsForOffChip_,
+                               minElementsForReplicatedTensorSharding_) {}
+
+  TensorLocation location;
   int minElementsForOffChip = 2;
   int minElementsForReplicatedTensorSharding = 8192;
+};
+
+/// Replicated collectives (PopART's ReplicatedCollectivesSettings).
+struct ReplicatedCollectivesSettings {
+  bool prepareScheduleForMergingCollectives = false;
+  bool mergeAllReduceCollectives = false;
+};
+
+/// The autodiff transform's settings (PopART's AutodiffSettings).
+struct AutodiffSettings {
+  AutodiffStitchStrategy stitchStrategy = AutodiffStitchStrategy::RecomputeAllNonInputs;
+};
+
+/// PopART's developer settings.
+struct DeveloperSettings {
+  double timePartitionLoggerThresholdPercentage = 1.0;
+};
+
+/// PopART's experimental settings.
+struct ExperimentalSettings {
+  bool createHostTransferableTensorWithOffset = false;
 };
 
 struct ExecutionPhaseSettings {
@@ -103,9 +159,14 @@ struct SessionOptions {
   RecomputationType autoRecomputation = RecomputationType::None;
   bool explicitRecomputation = false;
   bool enableOutlining = true;
+  bool enableOutliningCopyCostPruning = true;
   float outlineThreshold = 1.0f;
   float outlineSequenceBreakCost = 10000.0f;
   SubgraphCopyingStrategy subgraphCopyingStrategy = SubgraphCopyingStrategy::OnEnterAndExit;
+  AutodiffSettings autodiffSettings;
+  bool explicitPipelining = false;
+  bool createImplicitPipeliningFwdOnlyProgram = false;
+  bool stashAllTensorsInferencePipeline = false;
 
   // Weights and numerics.
   bool constantWeights = true;
@@ -119,6 +180,7 @@ struct SessionOptions {
   bool decomposeGradSum = false;
   bool aliasZeroCopy = false;
   bool delayVarUpdates = true;
+  bool scheduleNonWeightUpdateGradientConsumersEarly = false;
   bool enableExplicitMainLoops = false;
   bool useHostCopyOps = false;
   bool strictOpVersions = true;
@@ -126,6 +188,13 @@ struct SessionOptions {
   int64_t mergeVarUpdateMemThreshold = 1000000;
   int64_t looseThresholdAtPeak = 8000;
   AutomaticLossScalingSettings automaticLossScalingSettings;
+  bool ensureFp32LossScaleTensor = false;
+  bool groupNormStridedChannelGrouping = false;
+  bool enableSupportedDataTypeCasting = true;
+  bool enableInplaceAmbiguityChecking = false;
+  ReplicatedCollectivesSettings replicatedCollectivesSettings;
+  bool _enableRngStateManagement = false;
+  bool enableLoadAndOffloadRNGState = false;
 
   // Streams and data.
   SyntheticDataMode syntheticDataMode = SyntheticDataMode::Off;
@@ -137,6 +206,9 @@ struct SessionOptions {
   bool disableGradAccumulationTensorStreams = false;
   bool disableOptimizerStateTensorStreams = false;
   int numIOTiles = 0;
+  bool groupHostSync = false;
+  bool enableMergeExchange = true;
+  std::vector<TensorId> updatableNamedBuffers;
 
   // Tensor locations.
   TensorLocationSettings activationTensorLocationSettings;
@@ -156,9 +228,19 @@ struct SessionOptions {
   int firstDotOp = 0;
   int finalDotOp = 10000;
   bool dotOpNames = false;
+  bool separateCallOpPdfs = true;
+  bool exportPoplarComputationGraph = false;
+  bool exportPoplarVertexGraph = false;
+  bool opxAliasChecking = false;
+  bool opxModifyChecking = false;
+  int compilationProgressTotal = 100;
   double timeLimitScheduler = 1e9;
   int64_t swapLimitScheduler = 1000000000;
   std::string kahnTieBreaker = "greedy";
+  std::string serializedPoprithmsShiftGraphsDir;
+  uint64_t transitiveClosureOptimizationThreshold = 100000;
+  DeveloperSettings developerSettings;
+  ExperimentalSettings experimentalSettings;
 
   // Options passed to the backend (Poplar's on hardware; the IPU model reads some of them).
   std::map<std::string, std::string> engineOptions;
@@ -168,7 +250,8 @@ struct SessionOptions {
   std::map<std::string, std::string> reportOptions;
   std::map<std::string, std::string> gclOptions;
   std::map<std::string, std::string> tensorLocationSettingsOverride;
-  std::map<std::string, std::string> customCodeletCompileFlags;
+  std::vector<std::string> customCodelets;
+  std::string customCodeletCompileFlags;
 
   /// Sets enableExplicitMainLoops, useHostCopyOps and explicitRecomputation together.
   void enableExplicitIR(bool enable) {

@@ -377,9 +377,9 @@ void Builder::customOp(const OperatorIdentifier& opid, int opsetVersion, const s
 }
 
 TensorId Builder::add(const TensorId& a, const TensorId& b, const DebugContext& debugContext) {
-  constexpr int kDefaultOnnxOpset = 10;  // PopART's default ai.onnx opset
   const int v = getOnnxOpsetVersion();
-  return opsetOp("ai.onnx", v > 0 ? v : kDefaultOnnxOpset, "Add", {a, b}, 1, {}, debugContext, 2, 2).at(0);
+  return opsetOp("ai.onnx", v > 0 ? v : static_cast<int>(defaultAiOnnxOpset), "Add", {a, b}, 1, {}, debugContext, 2, 2)
+      .at(0);
 }
 
 void Builder::useOpset(const std::string& domain, int version) {
@@ -498,9 +498,31 @@ void Builder::executionPhase(const TensorId& id, int64_t value) {
   addNodeAttribute(sExecutionPhaseAttribute, value, ids);
 }
 void Builder::recomputeOutputInBackwardPass(const TensorId& id, int64_t value) {
+  if (value < 0 || value >= static_cast<int64_t>(RecomputeType::N))
+    throw error(
+        "recomputeOutputInBackwardPass: {} is not a RecomputeType (0 Undefined, 1 Checkpoint, 2 Recompute, "
+        "3 Recomputed)",
+        value);
   const std::set<TensorId> ids{id};
   if (nodeHasAttribute(sRecomputeOutputAttribute, ids)) removeNodeAttribute(sRecomputeOutputAttribute, ids);
   addNodeAttribute(sRecomputeOutputAttribute, value, ids);
+}
+void Builder::recomputeOutputInBackwardPass(const TensorId& id, RecomputeType value) {
+  recomputeOutputInBackwardPass(id, static_cast<int64_t>(value));
+}
+void Builder::recomputeOutputInBackwardPass(const std::set<TensorId>& ids, RecomputeType value) {
+  for (const auto& id : ids) recomputeOutputInBackwardPass(id, static_cast<int64_t>(value));
+}
+std::vector<TensorId> Builder::checkpointOutput(const std::vector<TensorId>& ids) {
+  std::vector<TensorId> out;
+  const int v = getOnnxOpsetVersion();
+  for (const auto& id : ids) {
+    out.push_back(opsetOp("ai.onnx", v > 0 ? v : static_cast<int>(defaultAiOnnxOpset), "Identity", {id}, 1, {},
+                          DebugContext("checkpoint"), 1, 1)
+                      .at(0));
+    recomputeOutputInBackwardPass(out.back(), RecomputeType::Checkpoint);
+  }
+  return out;
 }
 void Builder::setAvailableMemoryProportion(const TensorId& id, float p) {
   if (p < 0.0f || p >= 1.0f) throw error("availableMemoryProportion must be in [0, 1), got {}", p);

@@ -6,6 +6,7 @@
 
 #include "popart/adam.hpp"
 #include "popart/adaptive.hpp"
+#include "popart/builder.hpp"
 #include "popart/dataflow.hpp"
 #include "popart/devicemanager.hpp"
 #include "popart/error.hpp"
@@ -44,6 +45,8 @@ static_assert(count<InitType>() == 2);
 static_assert(count<MeanReductionStrategy>() == 3);
 static_assert(count<ExchangeStrategy>() == 4);
 static_assert(count<ScatterReduction>() == 5);
+static_assert(count<RecomputeType>() == 4);
+static_assert(count<AutodiffStitchStrategy>() == 4);
 // Enums without a sentinel: their last value.
 static_assert(static_cast<int>(ReplicatedTensorSharding::On) == 1);
 static_assert(static_cast<int>(AccumulateOuterFragmentSchedule::OverlapMemoryOptimized) == 3);
@@ -59,6 +62,8 @@ static_assert(static_cast<int>(OptimizerReductionType::AccumReduce) == 3);
 static_assert(static_cast<int>(DeviceType::Sim) == 4);
 static_assert(static_cast<int>(DeviceConnectionType::Never) == 2);
 static_assert(static_cast<int>(SyncPattern::ReplicaAndLadder) == 2);
+static_assert(static_cast<int>(DeviceSelectionCriterion::Random) == 1);
+static_assert(static_cast<int>(IrSerializationFormat::JSON) == 0);
 
 const std::vector<EnumInfo> kEnums{
     {"VirtualGraphMode", {"Off", "Manual", "Auto", "ExecutionPhases"}, "How ops are placed on IPUs."},
@@ -87,6 +92,9 @@ const std::vector<EnumInfo> kEnums{
     {"GradientTensorTrackingMethod",
      {"AllNonViewChangingGradientTensors", "ConvAndMatmulGradients", "GradientsOfUserSpecifiedTensors"},
      "Which gradients automatic loss scaling tracks."},
+    {"AutodiffStitchStrategy",
+     {"RecomputeMinimal", "RecomputeAllNonInputs", "AddFwdOutputs", "SafeAddFwdOutputs"},
+     "How a backward graph gets the forward values it needs."},
     {"ReductionType", {"Sum", "Mean", "NoReduction"}, "How a loss (or accumulated gradients) is reduced."},
     {"MeanReductionStrategy", {"Running", "Post", "PostAndLoss"}, "When a mean reduction divides."},
     {"AnchorReturnTypeId", {"Final", "EveryN", "All", "Sum"}, "Which values of an anchor a step returns."},
@@ -109,6 +117,11 @@ const std::vector<EnumInfo> kEnums{
      {"Sum", "Max", "Min", "Mul", "None"},
      "How scatterreduce combines the values scattered to one position (None: the last one)."},
     {"InitType", {"NoInit", "Zero"}, "How aiGraphcore.init fills its tensor."},
+    {"RecomputeType",
+     {"Undefined", "Checkpoint", "Recompute", "Recomputed"},
+     "How recomputation treats an op's outputs (Builder.recomputeOutputInBackwardPass)."},
+    {"DeviceSelectionCriterion", {"First", "Random"}, "Which of the matching devices acquireAvailableDevice takes."},
+    {"IrSerializationFormat", {"JSON"}, "The format of Session._serializeIr."},
 };
 
 std::string lower(std::string s) {

@@ -7,6 +7,7 @@
 
 #include "popart/error.hpp"
 #include "popart/names.hpp"
+#include "popart/opmanager.hpp"
 
 namespace popart {
 
@@ -94,6 +95,15 @@ const OpDef* findOpDef(const std::string& domain, const std::string& type) {
 
 const std::vector<OpDef>& allOpDefs() {
   return registry().defs;
+}
+
+std::vector<OperatorIdentifier> OpManager::getSupportedOperations(bool includeInternal) {
+  std::vector<OperatorIdentifier> out;
+  for (const auto& d : allOpDefs()) {
+    if (d.domain == "internal" && !includeInternal) continue;
+    out.emplace_back(d.domain, d.type, d.sinceOpset);
+  }
+  return out;
 }
 
 }  // namespace popart

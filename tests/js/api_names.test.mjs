@@ -1,0 +1,99 @@
+// Names PopART scripts use, through JS (tests/python/test_api_names.py and
+// tests/unit/api_names_test.cpp run the same cases): reserved prefixes, versions, default opsets,
+// the RecomputeType / DeviceSelectionCriterion enums, checkpointOutput, PopART 3.4's
+// SessionOptions fields and nested TensorLocationSettings.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createPopart, expectError, cpu } from './helpers.mjs';
+
+const popart = await createPopart();
+
+test('reserved prefixes have PopART values, one function each', () => {
+  assert.equal(popart.reservedGradientPrefix(), 'Gradient___');
+  assert.equal(popart.reservedRestoredPrefix(), 'Restored___');
+  assert.equal(popart.reservedStashedPrefix(), 'Stashed___');
+  assert.equal(popart.reservedLossScalingPrefix(), 'lossScaling_');
+  assert.equal(popart.reservedDefaultAdamBeta1Prefix(), 'adamBeta1___default___');
+  const names = Object.keys(popart).filter((n) => /^(reserved\w+|hostReduce\w+|anchorSum|cycleCount)Prefix$/.test(n));
+  const values = names.map((n) => popart[n]());
+  assert.ok(names.length >= 60);
+  assert.equal(new Set(values).size, values.length);
+});
+
+test('version, package hash and default opsets', () => {
+  assert.match(popart.versionString(), /^\d+\.\d+\.\d+$/);
+  assert.deepEqual(popart.versionNumber(), popart.versionString().split('.').map(Number));
+  assert.ok(popart.packageHash() === 'unknown' || /^[0-9a-f]{7,40}$/.test(popart.packageHash()));
+  assert.deepEqual([popart.defaultAiOnnxOpset, popart.defaultAiOnnxMlOpset, popart.defaultAiGraphcoreOpset], [10, 1, 1]);
+  const b = new popart.Builder();
+  assert.equal(b.aiOnnx.getOpsetVersion(), popart.defaultAiOnnxOpset);
+  b.dispose();
+});
+
+test('enums from the core table', () => {
+  assert.deepEqual(popart.enumValues.RecomputeType, ['Undefined', 'Checkpoint', 'Recompute', 'Recomputed']);
+  assert.deepEqual(popart.enumValues.DeviceSelectionCriterion, ['First', 'Random']);
+  assert.equal(popart.DeviceSelectionCriterion.Random, 'Random');
+});
+
+test('checkpointOutput is a marked identity; recompute types by name or number', () => {
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [3], 'x');
+  const r = b.aiOnnx.relu([x]);
+  b.recomputeOutputInBackwardPass(r);
+  assert.ok(b.getAllNodeAttributeNames([r]).includes('__recompute_output_in_backward_pass'));
+  b.recomputeOutputInBackwardPass([r], 'Checkpoint');
+  expectError(() => b.recomputeOutputInBackwardPass(r, 9), ['9 is not a RecomputeType']);
+  expectError(() => b.recomputeOutputInBackwardPass(r, 'Sometimes'), ["Invalid RecomputeType 'Sometimes'"]);
+  const [c] = b.checkpointOutput([r]);
+  assert.notEqual(c, r);
+  assert.ok(b.getAllNodeAttributeNames([c]).includes('__recompute_output_in_backward_pass'));
+  assert.equal(b.hasVirtualGraph(), false);
+  assert.equal(b.hasPipelineStage(), false);
+  b.addOutputTensor(c);
+  const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, [c]),
+                                        cpu(popart));
+  s.prepareDevice();
+  const anchors = s.initAnchorArrays();
+  s.run(new popart.PyStepIO({ [x]: new popart.NDArray([-1, 0.5, 2], [3], 'FLOAT') }, anchors));
+  assert.deepEqual(Array.from(anchors[c].data), [0, 0.5, 2]);
+  s.dispose();
+  b.dispose();
+});
+
+test("PopART 3.4's SessionOptions fields exist with PopART's defaults; unknown names stay errors", () => {
+  const o = new popart.SessionOptions();
+  for (const [name, def] of [['enableOutliningCopyCostPruning', true], ['transitiveClosureOptimizationThreshold', 100000],
+    ['opxModifyChecking', false], ['separateCallOpPdfs', true], ['groupHostSync', false],
+    ['updatableNamedBuffers', []], ['serializedPoprithmsShiftGraphsDir', ''], ['customCodeletCompileFlags', '']]) {
+    assert.deepEqual(o[name], def, name);
+  }
+  assert.equal(o.experimentalSettings.createHostTransferableTensorWithOffset, false);
+  assert.equal(o.weightTensorLocationSettings.location.storage, 'OnChip');
+  assert.equal(o.weightTensorLocationSettings.minElementsForReplicatedTensorSharding, 8192);
+  const p = new popart.SessionOptions({ groupHostSync: true, defaultPrefetchBufferingDepth: 3,
+    weightTensorLocationSettings: { location: { storage: 'OffChip' }, minElementsForOffChip: 0 } });
+  assert.equal(p.groupHostSync, true);
+  // Options are checked when a session takes them: an unknown name (at any depth) is an error naming it.
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [2], 'x');
+  const y = b.aiOnnx.relu([x]);
+  b.addOutputTensor(y);
+  const proto = b.getModelProto();
+  const session = (opts) => new popart.InferenceSession(proto, new popart.DataFlow(1, [y]), cpu(popart), undefined,
+                                                        opts);
+  session(p).dispose();  // the new fields are accepted
+  expectError(() => session({ enableTheThing: true }), ["SessionOptions has no option 'enableTheThing'"]);
+  expectError(() => session({ weightTensorLocationSettings: { location: { where: 1 } } }),
+              ["SessionOptions has no option 'weightTensorLocationSettings.location.where'"]);
+  b.dispose();
+});
+
+test('getSupportedOperations lists the op list', () => {
+  const pub = popart.getSupportedOperations(false);
+  const all = popart.getSupportedOperations(true);
+  assert.ok(pub.some((o) => o.domain === 'ai.onnx' && o.type === 'Relu'));
+  assert.ok(pub.some((o) => o.domain === 'ai.graphcore' && o.type === 'Gelu'));
+  assert.ok(pub.every((o) => o.domain !== 'internal'));
+  assert.ok(all.length > pub.length);
+});
