@@ -259,3 +259,14 @@ def test_batchnormalization_returns_its_outputs(popart):
     tb = torch.nn.functional.batch_norm(torch.from_numpy(x), None, None, torch.tensor([1.5, 0.5]),
                                         torch.tensor([0.1, -0.2]), training=True, eps=1e-5)
     np.testing.assert_allclose(outs[0], tb.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_boolean_attributes_take_python_truth_values(popart):
+    # PopART's pybind11 bool arguments accept 0 / 1: nllloss(inputIsLogProbability=1) is the log form.
+    probs = np.array([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]], np.float32)
+    labels = np.array([2, 0], np.int32)
+    want = -np.mean(np.log(probs[np.arange(2), labels]))
+    for flag, x in ((1, np.log(probs)), (0, probs), (True, np.log(probs))):
+        got = run(popart, lambda bl, gc, i: gc.nllloss([i[0], i[1]], popart.ReductionType.Mean,
+                                                        inputIsLogProbability=flag), [x, labels])
+        np.testing.assert_allclose(got, want, rtol=1e-6)

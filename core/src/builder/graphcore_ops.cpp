@@ -338,6 +338,8 @@ any attributeFor(const GraphcoreOpInfo& op, const OpAttrInfo& a, const OptionVal
   }
   if (a.type == "bool") {
     if (const auto* b = std::get_if<bool>(&v)) return static_cast<int64_t>(*b);
+    // An integer is read as Python's truth value (PopART's pybind11 bool arguments accept 0 / 1).
+    if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<int64_t>(*i != 0);
     throw error("{} must be a boolean, got {} {}", what, optionValueKind(v), optionValueToString(v));
   }
   if (a.type == "ints") {
