@@ -520,7 +520,7 @@ export interface AiGraphcoreOpset1 {
   /** {data, offsets, lengths for each data input, resultOffsets, resultLengths}: packed sequences unpacked, mapped by the callback and packed again. (PackedDataBlock) */
   packedDataBlock(args: TensorId[], maxSequenceLengths: number[], resultSize: number, callbackBatchSize: number, callback: Builder, debugContext?: string): TensorId;
   /** The callee subgraph applied to args (one per callee input, in order): its outputs. (Call) */
-  call(args: TensorId[], num_outputs: number, callee: Builder, debugContext?: string): TensorId[];
+  call(args?: TensorId[], num_outputs: number, callee: Builder, debugContext?: string): TensorId[];
   /** {data, indices(, initial values)}: data scattered along the axis to the indices and reduced. (ScatterReduce; axis = -1, reduction = "Sum", enable_index_broadcast = 1) */
   scatterreduce(args: TensorId[], axis_size: number, axis?: number, reduction?: ScatterReduction, enable_index_broadcast?: number, debugContext?: string): TensorId;
   /** scatterreduce of each group of a leading group dimension. (ScatterReduce; axis = -1, reduction = "Sum", group_size = 1, enable_index_broadcast = 1) */
@@ -533,6 +533,58 @@ export interface AiGraphcoreOpset1 {
   sort(args: TensorId[], axis?: number, descending?: number, stable?: number, debugContext?: string): TensorId[];
   /** [values, indices (INT32)]: the lower median over the axes and where it is among the reduced elements. (ReduceMedian; keepdims = 1) */
   reducemedian(args: TensorId[], axes?: number[], keepdims?: number, debugContext?: string): TensorId[];
+  /** [output, cell_state] of PopART's LSTM of {X [seq, batch, input], weights [4, input + hidden, hidden], bias [4, hidden], initialState [2, batch, hidden], sequence lengths [batch]} (the last three optional; gates forget, input, candidate, output). (LSTM; outputFullSequence = 1) */
+  lstm(args: TensorId[], outputFullSequence?: number, debugContext?: string): TensorId[];
+  /** The CTC loss of {logProbs [T, N, C], targets [N, S], inputLengths [N], targetLengths [N]} (integer targets and lengths: UINT32 in PopART); Mean divides each sample's loss by its target length, then averages. (Ctc; reduction = "Mean", blank = 0, outDataType = "UNDEFINED", zeroInfinity = false) */
+  ctcloss(args: TensorId[], reduction?: ReductionType, blank?: number, outDataType?: string | number, zeroInfinity?: boolean, debugContext?: string): TensorId;
+  /** [loss, each sample's loss gradient w.r.t. logProbs [T, N, C]]: ctcloss with PopART's second output. (Ctc; reduction = "Mean", blank = 0, outDataType = "UNDEFINED", zeroInfinity = false) */
+  _ctcloss(args: TensorId[], reduction?: ReductionType, blank?: number, outDataType?: string | number, zeroInfinity?: boolean, debugContext?: string): TensorId[];
+  /** [labelProbs [N, topPaths] (log probabilities), labelLengths [N, topPaths] (UINT32), decodedLabels [N, topPaths, T] (UINT32, 0 past each length)]: a CTC prefix beam search of {logProbs [T, N, C], dataLengths [N]}. (CtcBeamSearchDecoder; blank = 0, beamWidth = 100, topPaths = 1) */
+  ctcbeamsearchdecoder(args: TensorId[], blank?: number, beamWidth?: number, topPaths?: number, debugContext?: string): TensorId[];
+  /** Round half to even. (NearbyInt) */
+  nearbyint(args: TensorId[], debugContext?: string): TensorId;
+  /** x * Phi(x): the exact GELU, with the normal CDF Phi through erf. (GeluErf) */
+  geluerf(args: TensorId[], debugContext?: string): TensorId;
+  /** fmod(x + increment, modulus), in x's type. (IncrementMod) */
+  incrementmod(args: TensorId[], increment: number, modulus: number, debugContext?: string): TensorId;
+  /** ~x, bitwise (integer tensors). (BitwiseNot) */
+  bitwisenot(args?: TensorId[], debugContext?: string): TensorId;
+  /** a & b, bitwise (integer tensors). (BitwiseAnd) */
+  bitwiseand(args?: TensorId[], debugContext?: string): TensorId;
+  /** a | b, bitwise (integer tensors). (BitwiseOr) */
+  bitwiseor(args?: TensorId[], debugContext?: string): TensorId;
+  /** a ^ b, bitwise (integer tensors). (BitwiseXor) */
+  bitwisexor(args?: TensorId[], debugContext?: string): TensorId;
+  /** ~(a ^ b), bitwise (integer tensors). (BitwiseXnor) */
+  bitwisexnor(args?: TensorId[], debugContext?: string): TensorId;
+  /** The input flipped along the given dimensions. (Reverse) */
+  reverse(args: TensorId[], dimensions: number[], debugContext?: string): TensorId;
+  /** Moves blocks of channels into the spatial dimensions (ONNX DepthToSpace 11 from any opset). (DepthToSpace; mode = "DCR") */
+  depthtospace(args: TensorId[], blocksize: number, mode?: string, debugContext?: string): TensorId;
+  /** A slice with its bounds as attributes. (Slice; axes = []) */
+  slice(args: TensorId[], ends: number[], starts: number[], axes?: number[], debugContext?: string): TensorId;
+  /** A new tensor of the given shape and type. (Init) */
+  init(shape: number[], data_type: string | number, init_type: InitType, batch_axis?: number, debugContext?: string): TensorId;
+  /** The input, printed as "title: {values}" (to the log destination) each time it is computed. (PrintTensor; print_gradient = 1, title = "") */
+  printtensor(args: TensorId[], print_gradient?: number, title?: string, debugContext?: string): TensorId;
+  /** Stops the run with an error (poplar_runtime_error "Abort Program ..."): always, or when its one input (a condition) is nonzero. (Abort) */
+  abort(args?: TensorId[], debugContext?: string): void;
+  /** ((image * scale) - offsets) * scales of {image [..., 3] (UINT8, FLOAT16 or FLOAT), offsets [3], scales [3]}, padded to 4 channels with zeros (UINT8 gives FLOAT16). (NormalizeImage; scale = 1) */
+  normalize_image(args: TensorId[], scale?: number, debugContext?: string): TensorId;
+  /** Dropout with one draw per element of a mask of the given shape, broadcast over the input (training only). (ShapedDropout; ratio = 0.5) */
+  shapeddropout(args: TensorId[], shape: number[], ratio?: number, debugContext?: string): TensorId;
+  /** {variable, updater}: the variable takes the updater's value; returns the updated value. (CopyVarUpdate) */
+  copyvarupdate(args: TensorId[], debugContext?: string): TensorId;
+  /** The input (an IPU layout change; the identity in value). (TensorRemap; remap_type = 0) */
+  tensorremap(args: TensorId[], remap_type?: number, debugContext?: string): TensorId;
+  /** The sum of the input over the replicas (replication factor 1 only yet: the input). (ReplicatedAllReduce) */
+  replicatedallreduce(args: TensorId[], commGroup?: number[], debugContext?: string): TensorId;
+  /** This replica's shard of the input summed over the replicas, flattened (replication factor 1 only yet). (ReplicatedReduceScatter) */
+  replicatedreducescatter(args: TensorId[], commGroup?: number[], debugContext?: string): TensorId;
+  /** [Y, mean [N * G], invStdDev [N * G]] of {X [N, C, ...], scale [C], bias [C]} normalised over each group of C / G consecutive channels of each sample (torch.nn.GroupNorm). (GroupNormalization; epsilon = 0.00001) */
+  groupnormalization(args: TensorId[], num_groups: number, epsilon?: number, debugContext?: string): TensorId[];
+  /** BatchNormalization of {X, scale, B, mean, var} whose running variance uses the unbiased batch variance (N - 1, as PyTorch). (BatchNormalization; epsilon = 0.00001, momentum = 0.9) */
+  batchnormalization(args: TensorId[], num_outputs: number, epsilon?: number, momentum?: number, debugContext?: string): TensorId[];
   // END generated: aiGraphcore methods
 }
 
