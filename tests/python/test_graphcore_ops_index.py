@@ -7,49 +7,9 @@ import numpy as np
 import pytest
 import torch
 
+from conftest import grads, run
+
 pytestmark = pytest.mark.filterwarnings("ignore:scatter_reduce\\(\\) is in beta")
-
-
-def run(popart, build, feeds):
-    """Builds `build(builder, input ids)` over inputs with the values `feeds`, runs it once on the
-    CPU and returns the outputs (one array, or a list)."""
-    b = popart.Builder()
-    ids = [b.addInputTensor(popart.TensorInfo(a)) for a in feeds]
-    outs = build(b, ids)
-    single = isinstance(outs, str)
-    outs = [outs] if single else list(outs)
-    for o in outs:
-        b.addOutputTensor(o)
-    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, outs),
-                                popart.DeviceManager().createCpuDevice())
-    s.prepareDevice()
-    a = s.initAnchorArrays()
-    s.run(popart.PyStepIO(dict(zip(ids, feeds)), a))
-    res = [a[o] for o in outs]
-    return res[0] if single else res
-
-
-def grads(popart, build, weights, feeds=()):
-    """Adds `weights` (arrays) as trainable tensors and `feeds` as inputs; `build(b, weight ids,
-    input ids)` returns a tensor t; the loss is sum(t * c) for a fixed c. Returns (t, c, the
-    gradients of the weights) from one training step with learning rate 0."""
-    b = popart.Builder()
-    w = [b.addInitializedInputTensor(x) for x in weights]
-    ins = [b.addInputTensor(popart.TensorInfo(a)) for a in feeds]
-    t = build(b, w, ins)
-    shape = b.getTensorShape(t)
-    c = np.random.default_rng(9).uniform(-1, 1, shape).astype(weights[0].dtype)
-    ci = b.addInitializedInputTensor(c)  # a weight too, but not one whose gradient is read
-    loss = b.aiGraphcore.identityloss([b.aiOnnx.mul([t, ci])], reduction=popart.ReductionType.Sum)
-    anchors = [t] + [popart.reservedGradientPrefix() + x for x in w]
-    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, anchors), loss,
-                               popart.SGD({"defaultLearningRate": (0.0, False)}),
-                               popart.DeviceManager().createCpuDevice())
-    s.prepareDevice()
-    s.weightsFromHost()
-    a = s.initAnchorArrays()
-    s.run(popart.PyStepIO(dict(zip(ins, feeds)), a))
-    return a[t], c, [a[popart.reservedGradientPrefix() + x] for x in w]
 
 
 def torch_grads(fn, weights, c):
