@@ -252,8 +252,9 @@ struct Field {
   std::function<OptionValue(const SessionOptions&)> get;
 };
 
-template <typename T, typename Ref>
-Field field(const char* name, const char* doc, Ref ref) {
+// One instantiation per member type (not per field): the accessor is a plain function pointer.
+template <typename T>
+Field field(const char* name, const char* doc, T& (*ref)(SessionOptions&)) {
   Field f;
   f.info.name = name;
   f.info.type = Conv<T>::type;
@@ -266,7 +267,7 @@ Field field(const char* name, const char* doc, Ref ref) {
     ref(o) = std::move(tmp);
   };
   f.get = [ref](const SessionOptions& o) { return Conv<T>::to(ref(const_cast<SessionOptions&>(o))); };
-  const SessionOptions defaults;
+  static const SessionOptions defaults;
   f.info.defaultValue = f.get(defaults);
   return f;
 }
@@ -274,11 +275,11 @@ Field field(const char* name, const char* doc, Ref ref) {
 // F(path, doc): the member at `path` (dotted for nested settings) and its documentation.
 #define F(path, doc)                                                   \
   field<std::decay_t<decltype(std::declval<SessionOptions&>().path)>>( \
-      #path, doc, [](SessionOptions & o) -> auto& { return o.path; })
+      #path, doc, +[](SessionOptions & o) -> auto& { return o.path; })
 // A(alias, path): PopART's deprecated second name of the field at `path` (reads and writes it).
 #define A(alias, path)                                                 \
   field<std::decay_t<decltype(std::declval<SessionOptions&>().path)>>( \
-      #alias, "Deprecated alias of " #path ".", [](SessionOptions & o) -> auto& { return o.path; })
+      #alias, "Deprecated alias of " #path ".", +[](SessionOptions & o) -> auto& { return o.path; })
 
 const std::vector<Field>& fields() {
   static const std::vector<Field> table{

@@ -60,6 +60,13 @@ RnnScratch rnnScratch(const RnnParams& p, const RnnSlots& sl, bool widen) {
   return L;
 }
 
+/// One activation, out of line: inlining the activation switch at every gate of every cell kind
+/// and element type made this file take minutes to compile, for no measurable speed.
+template <typename C>
+[[gnu::noinline]] C activate(const RnnActivation& a, C v) {
+  return a(v);
+}
+
 template <typename C>
 inline C clipped(C v, bool has, C lim) {
   return has ? std::min(std::max(v, -lim), lim) : v;
@@ -160,8 +167,8 @@ void runRnn(const RnnParams& p, const RnnSlots& sl, const RnnScratch& L, const R
           const C* xp = xproj + xRow(t, b) * GH;
           C* gr = hr + b * GH;
           for (int64_t j = 0; j < H; ++j) {
-            gr[j] = f(clipped(xp[j] + gr[j], hasClip, lim));
-            const C rv = f(clipped(xp[H + j] + gr[H + j], hasClip, lim));
+            gr[j] = activate(f, clipped(xp[j] + gr[j], hasClip, lim));
+            const C rv = activate(f, clipped(xp[H + j] + gr[H + j], hasClip, lim));
             tmp[b * H + j] = rv * h[b * H + j];
           }
         }
@@ -175,34 +182,34 @@ void runRnn(const RnnParams& p, const RnnSlots& sl, const RnnScratch& L, const R
         C* hb = h + b * H;
         C* cb = c + b * H;
         if (p.cell == RnnCell::Rnn) {
-          for (int64_t j = 0; j < H; ++j) hb[j] = f(clipped(xp[j] + gr[j], hasClip, lim));
+          for (int64_t j = 0; j < H; ++j) hb[j] = activate(f, clipped(xp[j] + gr[j], hasClip, lim));
         } else if (lstm) {
           // Gate order i, o, f, c; peepholes i, o, f.
           for (int64_t j = 0; j < H; ++j) {
             const C cPrev = cb[j];
-            const C iv = f(clipped(xp[j] + gr[j] + (Pd ? Pd[j] * cPrev : C(0)), hasClip, lim));
-            const C fv =
-                p.inputForget
-                    ? C(1) - iv
-                    : f(clipped(xp[2 * H + j] + gr[2 * H + j] + (Pd ? Pd[2 * H + j] * cPrev : C(0)), hasClip, lim));
-            const C cv = g(clipped(xp[3 * H + j] + gr[3 * H + j], hasClip, lim));
+            const C iv = activate(f, clipped(xp[j] + gr[j] + (Pd ? Pd[j] * cPrev : C(0)), hasClip, lim));
+            const C fv = p.inputForget
+                             ? C(1) - iv
+                             : activate(f, clipped(xp[2 * H + j] + gr[2 * H + j] + (Pd ? Pd[2 * H + j] * cPrev : C(0)),
+                                                   hasClip, lim));
+            const C cv = activate(g, clipped(xp[3 * H + j] + gr[3 * H + j], hasClip, lim));
             const C cNew = fv * cPrev + iv * cv;
-            const C ov = f(clipped(xp[H + j] + gr[H + j] + (Pd ? Pd[H + j] * cNew : C(0)), hasClip, lim));
+            const C ov = activate(f, clipped(xp[H + j] + gr[H + j] + (Pd ? Pd[H + j] * cNew : C(0)), hasClip, lim));
             cb[j] = cNew;
-            hb[j] = ov * hAct(cNew);
+            hb[j] = ov * activate(hAct, cNew);
           }
         } else if (lbr) {
           for (int64_t j = 0; j < H; ++j) {
-            const C z = f(clipped(xp[j] + gr[j], hasClip, lim));
-            const C r = f(clipped(xp[H + j] + gr[H + j], hasClip, lim));
+            const C z = activate(f, clipped(xp[j] + gr[j], hasClip, lim));
+            const C r = activate(f, clipped(xp[H + j] + gr[H + j], hasClip, lim));
             const C rh = gr[2 * H + j] + (Rb ? Rb[2 * H + j] : C(0));
-            const C cand = g(clipped(xp[2 * H + j] + r * rh, hasClip, lim));
+            const C cand = activate(g, clipped(xp[2 * H + j] + r * rh, hasClip, lim));
             hb[j] = (C(1) - z) * cand + z * hb[j];
           }
         } else {
           for (int64_t j = 0; j < H; ++j) {
             const C z = gr[j];  // already activated above
-            const C cand = g(clipped(xp[2 * H + j] + gr[2 * H + j], hasClip, lim));
+            const C cand = activate(g, clipped(xp[2 * H + j] + gr[2 * H + j], hasClip, lim));
             hb[j] = (C(1) - z) * cand + z * hb[j];
           }
         }
