@@ -13,7 +13,8 @@ TYPES = {"i": "int", "f": "float", "s": "str", "ints": "List[int]", "floats": "L
 OPT_TYPES = {"bool": "bool", "int": "int", "float": "float", "string": "str", "ints": "List[int]",
              "floats": "List[float]", "strings": "List[str]", "map": "Dict[str, str]"}
 GC_TYPES = {"float": "float", "int": "int", "ints": "List[int]", "bool": "bool", "floats": "List[float]",
-            "string": "str", "strings": "List[str]", "graph": "Builder", "dtype": "Union[DataType, str, int]"}
+            "string": "str", "strings": "List[str]", "graph": "Builder", "dtype": "Union[DataType, str, int]",
+            "intss": "List[List[int]]"}
 
 CLASSES = '''
 class popart_exception(RuntimeError): ...
@@ -512,7 +513,8 @@ def main():
     for (method, op_type, mn, mx, attrs, doc, n_out, n_out_from, returns_list, inputs_form,
          args_optional) in _popart._graphcoreOps():
         m = getattr(b.aiGraphcore, method)
-        types = {"args": "Union[str, Sequence[str]]" if inputs_form == "arg" else "Sequence[str]", "debugContext": "str"}
+        types = {"args": {"arg": "Union[str, Sequence[str]]", "groups": "Sequence[Sequence[str]]"}.get(inputs_form, "Sequence[str]"),
+                 "debugContext": "str"}
         for a in attrs:
             key = a[0] + "_" if a[0] == "lambda" else a[0]
             types[key] = a[2] if a[1] == "enum" else GC_TYPES.get(a[1], "Any")

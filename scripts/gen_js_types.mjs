@@ -42,9 +42,10 @@ export function generatedBlocks(popart) {
     .map((n) => `  ${n}: { ${popart.enumValues[n].map((v) => `${v}: '${v}'`).join('; ')} };`).join('\n');
   const attrType = (a) => ({ float: 'number', int: 'number', bool: 'boolean', ints: 'number[]', floats: 'number[]',
                               string: 'string', strings: 'string[]', enum: a.enumName, graph: 'Builder',
-                              dtype: 'string | number' })[a.type];
+                              dtype: 'string | number', intss: 'number[][]' })[a.type];
   const argsType = (op) => ({ args: [`args${op.argsOptional || op.minInputs === 0 ? '?' : ''}: TensorId[]`],
-                              arg: ['arg: TensorId | TensorId[]'], none: [] })[op.inputsForm];
+                              arg: ['arg: TensorId | TensorId[]'], none: [],
+                              groups: ['args: TensorId[][]'] })[op.inputsForm];
   const methods = popart.Builder.graphcoreOps().map((op) => {
     const params = [...argsType(op),
                     ...op.attrs.map((a) => `${a.name}${a.required ? '' : '?'}: ${attrType(a)}`),

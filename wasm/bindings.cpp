@@ -412,6 +412,17 @@ std::string describeModelJs(const val& model, const val& shapes, const val& bins
 /// plain objects as maps of strings. The core checks the kinds and ranges.
 OptionValue optionValueFrom(const val& v, const std::string& type, const std::string& what) {
   const std::string t = typeOf(v);
+  if (type == "intss") {  // one array of integers per group (multiconv's per-convolution lists)
+    if (!val::global("Array").call<bool>("isArray", v)) throw error("{} must be an array of integer arrays", what);
+    std::vector<std::vector<int64_t>> out;
+    const auto n = v["length"].as<unsigned>();
+    for (unsigned i = 0; i < n; ++i) {
+      if (!val::global("Array").call<bool>("isArray", v[i]))
+        throw error("{}[{}] must be an array of integers (got {})", what, i, typeOf(v[i]));
+      out.push_back(toInts(v[i], what + "[" + std::to_string(i) + "]"));
+    }
+    return out;
+  }
   if (type == "map") {
     if (t != "object" || val::global("Array").call<bool>("isArray", v))
       throw error("{} must be an object of strings (got {})", what, t);
@@ -430,6 +441,15 @@ OptionValue optionValueFrom(const val& v, const std::string& type, const std::st
       if (et != "number" || !val::global("Number").call<bool>("isInteger", v[i])) allInts = false;
     }
     if (allStrings || type == "strings" || type == "enums") return toStrings(v);
+    if (type == "ints" && n > 0) {  // booleans as 0 / 1 (multiconv's enableConvDithering)
+      bool allBools = true;
+      for (unsigned i = 0; i < n; ++i) allBools = allBools && typeOf(v[i]) == "boolean";
+      if (allBools) {
+        std::vector<int64_t> r;
+        for (unsigned i = 0; i < n; ++i) r.push_back(v[i].as<bool>() ? 1 : 0);
+        return r;
+      }
+    }
     if (allInts) return toInts(v, what);
     std::vector<double> d;
     for (unsigned i = 0; i < n; ++i) {
@@ -461,6 +481,13 @@ val jsFromOptionValue(const OptionValue& v) {
     for (std::size_t k = 0; k < ld->size(); ++k) a.set(k, (*ld)[k]);
   if (const auto* ls = std::get_if<std::vector<std::string>>(&v))
     for (std::size_t k = 0; k < ls->size(); ++k) a.set(k, (*ls)[k]);
+  if (const auto* ll = std::get_if<std::vector<std::vector<int64_t>>>(&v)) {
+    for (std::size_t k = 0; k < ll->size(); ++k) {
+      val inner = val::array();
+      for (std::size_t j = 0; j < (*ll)[k].size(); ++j) inner.set(j, static_cast<double>((*ll)[k][j]));
+      a.set(k, inner);
+    }
+  }
   if (const auto* m = std::get_if<std::map<std::string, std::string>>(&v)) {
     val o = val::object();
     for (const auto& kv : *m) o.set(kv.first, kv.second);
@@ -637,6 +664,8 @@ val graphcoreOpsJs() {
       e.set("returnsList", op.returnsList);
       e.set("inputsForm", op.inputsForm);
       e.set("argsOptional", op.argsOptional);
+      e.set("minGroupInputs", op.minGroupInputs);
+      e.set("maxGroupInputs", op.maxGroupInputs);
       e.set("doc", op.doc);
       e.set("attrs", jsArrayOf(op.attrs, [](const OpAttrInfo& at) {
               val x = val::object();
@@ -1012,6 +1041,19 @@ class BuilderJs {
         }
       }
       const std::string dn = isUndef(p["debugContext"]) ? std::string() : p["debugContext"].as<std::string>();
+      for (const auto& op : graphcoreOpList()) {
+        if (op.method != name || op.inputsForm != "groups") continue;
+        if (!val::global("Array").call<bool>("isArray", args))
+          throw error("aiGraphcore.{} args must be an array of input arrays ([[x0, w0(, b0)], ...])", name);
+        std::vector<std::vector<TensorId>> groups;
+        const auto n = args["length"].as<unsigned>();
+        for (unsigned i = 0; i < n; ++i) {
+          if (!val::global("Array").call<bool>("isArray", args[i]))
+            throw error("aiGraphcore.{} args[{}] must be an array of tensor ids", name, i);
+          groups.push_back(toStrings(args[i]));
+        }
+        return jsStrings(b_->aiGraphcoreOpset1().callGroupsMethod(name, groups, attrs, dn));
+      }
       return jsStrings(b_->aiGraphcoreOpset1().callMethod(name, toStrings(args), attrs, graphs, dn));
     });
   }

@@ -153,6 +153,19 @@ void bindBuilder(py::module_& m) {
                  }
                }
              }
+             const GraphcoreOpInfo* info = nullptr;
+             for (const auto& op : graphcoreOpList()) {
+               if (op.method == method) info = &op;
+             }
+             if (info && info->inputsForm == "groups") {  // [[x0, w0(, b0)], ...]
+               if (!py::isinstance<py::list>(args) && !py::isinstance<py::tuple>(args))
+                 throw error("aiGraphcore.{} args must be a list of input lists, got {}", method,
+                             py::repr(args).cast<std::string>());
+               std::vector<std::vector<TensorId>> groups;
+               for (py::handle g : py::reinterpret_borrow<py::iterable>(args))
+                 groups.push_back(toStrings(g, method + " args[" + std::to_string(groups.size()) + "]"));
+               return s.b().aiGraphcoreOpset1().callGroupsMethod(method, groups, attrs, dc);
+             }
              return s.b().aiGraphcoreOpset1().callMethod(method, toStrings(args, method + " args"), attrs, graphs, dc);
            })
       .def("customOp",

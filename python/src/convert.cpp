@@ -93,6 +93,22 @@ bool isInt(py::handle v) {
 }  // namespace
 
 OptionValue optionValueFrom(py::handle v, const std::string& type, const std::string& what) {
+  if (type == "intss") {  // one list of integers per group (multiconv's per-convolution lists)
+    if (!py::isinstance<py::list>(v) && !py::isinstance<py::tuple>(v))
+      throw error("{} must be a list of integer lists, got {}", what, py::repr(v).cast<std::string>());
+    std::vector<std::vector<int64_t>> out;
+    for (py::handle e : py::reinterpret_borrow<py::iterable>(v)) {
+      const std::string at = what + "[" + std::to_string(out.size()) + "]";
+      const OptionValue inner = optionValueFrom(e, "ints", at);
+      if (const auto* l = std::get_if<std::vector<int64_t>>(&inner))
+        out.push_back(*l);
+      else if (const auto* d = std::get_if<std::vector<double>>(&inner); d && d->empty())
+        out.emplace_back();
+      else
+        throw error("{} must be a list of integers, got {}", at, py::repr(e).cast<std::string>());
+    }
+    return out;
+  }
   if (type == "map") {
     if (!py::isinstance<py::dict>(v))
       throw error("{} must be a dict of strings, got {}", what, py::repr(v).cast<std::string>());
@@ -131,7 +147,8 @@ OptionValue optionValueFrom(py::handle v, const std::string& type, const std::st
     bool allStrings = !items.empty(), allInts = true;
     for (auto e : items) {
       if (!py::isinstance<py::str>(e) && !isEnumMember(e)) allStrings = false;
-      if (!isInt(e)) allInts = false;
+      // A list of booleans is a list of 0 / 1 where integers are expected (multiconv's enableConvDithering).
+      if (!isInt(e) && !(type == "ints" && py::isinstance<py::bool_>(e))) allInts = false;
     }
     if (allStrings || type == "strings" || type == "enums") {
       std::vector<std::string> s;
@@ -148,7 +165,7 @@ OptionValue optionValueFrom(py::handle v, const std::string& type, const std::st
     }
     if (allInts) {
       std::vector<int64_t> r;
-      for (auto e : items) r.push_back(e.cast<int64_t>());
+      for (auto e : items) r.push_back(py::isinstance<py::bool_>(e) ? int64_t{e.cast<bool>()} : e.cast<int64_t>());
       return r;
     }
     std::vector<double> d;

@@ -38,7 +38,8 @@ E toEnum(py::handle h, const std::string& what) {
 py::object pyEnum(const std::string& enumName, const std::string& valueName);
 
 /// A Python value as an OptionValue for a field of kind `type` (the core's table: "bool", "int",
-/// "float", "string", "enum", "enums", "ints", "floats", "strings", "map"). Enum members become
+/// "float", "string", "enum", "enums", "ints", "floats", "strings", "map", "intss": a list of
+/// integer lists). Enum members become
 /// their names; the core checks kinds and ranges.
 OptionValue optionValueFrom(py::handle v, const std::string& type, const std::string& what);
 py::object pyFromOptionValue(const OptionValue& v);

@@ -541,7 +541,8 @@ function makeApi(raw) {
 
   /// `builder.aiGraphcore`: one method per row of the core's table (graphcoreOps), taking
   /// (args, ...the attributes in the table's order, debugContext), as the C++ methods do
-  /// (no args for inputsForm 'none'; one id or a list for 'arg'). Returns the output id, the
+  /// (no args for inputsForm 'none'; one id or a list for 'arg'; a list of id lists for
+  /// 'groups'). Returns the output id, the
   /// list of ids (returnsList) or undefined (no outputs).
   const graphcoreOps = M.graphcoreOps();
   function makeGraphcore(builder) {
@@ -560,7 +561,9 @@ function makeApi(raw) {
         });
         const dc = params[op.attrs.length];
         if (dc !== undefined) p.debugContext = String(dc);
-        const ids = typeof args === 'string' ? [args] : Array.from(args ?? []);
+        // 'groups' (multiconv): one list of ids per group, passed as an array of arrays.
+        const ids = op.inputsForm === 'groups' ? Array.from(args ?? [], (g) => (typeof g === 'string' ? g : Array.from(g)))
+          : typeof args === 'string' ? [args] : Array.from(args ?? []);
         const outs = builder.handle.graphcore(op.method, ids, p);
         return op.returnsList ? outs : outs[0];
       };

@@ -51,6 +51,12 @@ class AiGraphcoreOpset1 : public DomainOpSet {
                                    const std::map<std::string, const Builder*>& graphs,
                                    const DebugContext& debugContext = {});
 
+  /// The same for a method whose inputs are groups of ids (inputsForm "groups": multiconv), one
+  /// list per group; returns one output per group.
+  std::vector<TensorId> callGroupsMethod(const std::string& method, const std::vector<std::vector<TensorId>>& groups,
+                                         const std::map<std::string, OptionValue>& attributes = {},
+                                         const DebugContext& debugContext = {});
+
   /// Negative log likelihood of `args = {probs [N.., C], label [N..] (INT32)}`.
   TensorId nllloss(const std::vector<TensorId>& args, ReductionType reduction = ReductionType::Mean,
                    const nonstd::optional<int>& ignoreIndex = nonstd::nullopt, bool inputIsLogProbability = false,
@@ -217,6 +223,22 @@ class AiGraphcoreOpset1 : public DomainOpSet {
   /// normalised over each group of C / `num_groups` consecutive channels of each sample.
   std::vector<TensorId> groupnormalization(const std::vector<TensorId>& args, int64_t num_groups,
                                            float epsilon = 1e-05f, const DebugContext& debugContext = {});
+  /// Several independent convolutions in one node (PopART's multiconv: {A0, A1} =
+  /// multiconv({{X0, W0, B0}, {X1, W1}}) computes A0 = conv({X0, W0, B0}), A1 = conv({X1, W1})).
+  /// Each per-convolution list is empty (the defaults) or holds one entry per convolution; the
+  /// group count of each is C / W[1]. The IPU planning hints (available memory, partials type,
+  /// plan type, reserved tiles, cycle back-off, dithering) are written into the node and do not
+  /// change the values. Returns one output per convolution.
+  std::vector<TensorId> multiconv(const MultiConvInputs& tensors, const MultiConvDilations& dilations = {},
+                                  const MultiConvDilations& inDilations = {}, const MultiConvPads& pads = {},
+                                  const MultiConvPads& outPads = {}, const MultiConvStrides& strides = {},
+                                  const std::vector<float>& availableMemoryProportions = {},
+                                  const std::vector<std::string>& partialsTypes = {},
+                                  const nonstd::optional<std::string>& planType = nonstd::nullopt,
+                                  const nonstd::optional<int>& perConvReservedTiles = nonstd::nullopt,
+                                  const nonstd::optional<float>& cycleBackOff = nonstd::nullopt,
+                                  const std::vector<int64_t>& enableConvDithering = {},
+                                  const DebugContext& debugContext = {});
   /// BatchNormalization whose running variance uses the unbiased batch variance (as PyTorch):
   /// `num_outputs` 1 (inference) or 5 (training).
   std::vector<TensorId> batchnormalization(const std::vector<TensorId>& args, unsigned num_outputs,

@@ -126,6 +126,13 @@ inline constexpr int64_t defaultAiOnnxOpset = 10;
 inline constexpr int64_t defaultAiOnnxMlOpset = 1;
 inline constexpr int64_t defaultAiGraphcoreOpset = 1;
 
+/// multiconv's arguments (PopART's names): one entry per convolution.
+using ConvInputs = std::vector<TensorId>;
+using MultiConvInputs = std::vector<ConvInputs>;
+using MultiConvDilations = std::vector<std::vector<int64_t>>;
+using MultiConvPads = std::vector<std::vector<int64_t>>;
+using MultiConvStrides = std::vector<std::vector<int64_t>>;
+
 /// Attribute names under which the Builder stores IPU annotations on ONNX nodes.
 inline constexpr const char* sVirtualGraphAttribute = "__ipu_number";
 inline constexpr const char* sPipelineStageAttribute = "__pipeline_stage";
@@ -133,6 +140,7 @@ inline constexpr const char* sExecutionPhaseAttribute = "__execution_phase";
 inline constexpr const char* sRecomputeOutputAttribute = "__recompute_output_in_backward_pass";
 inline constexpr const char* sAvailMemAttribute = "__available_memory";
 inline constexpr const char* sPartialsTypeAttribute = "__partials_type";
+inline constexpr const char* sEnableConvDitheringAttribute = "__enable_conv_dithering";
 inline constexpr const char* sSchedulePriority = "__schedule_priority";
 inline constexpr const char* sOutputTensorLocationAttribute = "__output_tensor_location";
 inline constexpr const char* sSerializeMatMulModeAttribute = "__serialize_matmul_mode";

@@ -20,11 +20,14 @@
 namespace popart {
 
 /// A value read or written through the tables. Integers are int64, reals double; `std::vector`s
-/// are lists; a map of strings is what map-valued options hold.
-using OptionValue = std::variant<bool, int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
-                                 std::vector<std::string>, std::map<std::string, std::string>>;
+/// are lists; a map of strings is what map-valued options hold; a list of integer lists is one
+/// list per input group of a method (multiconv's strides, pads, ... per convolution).
+using OptionValue =
+    std::variant<bool, int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
+                 std::vector<std::string>, std::map<std::string, std::string>, std::vector<std::vector<int64_t>>>;
 
-/// "bool", "int", "float", "string", "ints", "floats", "strings" or "map": the kind of a value.
+/// "bool", "int", "float", "string", "ints", "floats", "strings", "map" or "intss": the kind of a
+/// value.
 const char* optionValueKind(const OptionValue& v);
 /// A value as text ("true", "4", "0.5", "'abc'", "[1, 2]", "{k: v}") for messages and docs.
 std::string optionValueToString(const OptionValue& v);
@@ -146,8 +149,9 @@ struct PatternInfo {
 const std::vector<PatternInfo>& patternList();
 
 /// An attribute of a Graphcore op: `type` is "float", "int", "ints", "bool" (an int 0/1 in the
-/// model), "enum" (the value name, a string in the model; `enumName` names the enum) or "dtype" (a
-/// DataType, given by name or number; PopART's DataType number, an int, in the model).
+/// model), "enum" (the value name, a string in the model; `enumName` names the enum), "dtype" (a
+/// DataType, given by name or number; PopART's DataType number, an int, in the model) or "intss"
+/// (a list of integer lists, one per input group of a "groups" method, concatenated in the model).
 /// Required attributes have no default; optional ones without a default are left out of the
 /// node when not given.
 struct OpAttrInfo {
@@ -184,8 +188,14 @@ struct GraphcoreOpInfo {
   /// PopART's method returns the list of output ids (std::vector<TensorId>) rather than one id.
   bool returnsList = false;
   /// How the method takes its inputs: "args" (a list of ids), "arg" (one id, as PopART's
-  /// reshape) or "none" (no inputs: init). JS and Python accept a list for "arg" too.
+  /// reshape), "none" (no inputs: init) or "groups" (a list of id lists, one per group: multiconv's
+  /// [[x0, w0(, b0)], [x1, w1(, b1)], ...], given to AiGraphcoreOpset1::callGroupsMethod). JS and
+  /// Python accept a list for "arg" too.
   std::string inputsForm = "args";
+  /// For "groups": how many ids a group holds (at least, at most); the node's inputs are the
+  /// groups one after the other, each padded with "" (absent) to the most.
+  int minGroupInputs = 0;
+  int maxGroupInputs = 0;
   /// PopART's Python method defaults `args` to an empty list (abort, the bitwise ops): the faces
   /// accept a call without it (the input count is still checked).
   bool argsOptional = false;

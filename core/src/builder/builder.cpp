@@ -168,6 +168,28 @@ std::vector<TensorId> AiGraphcoreOpset1::groupnormalization(const std::vector<Te
                     dc);
 }
 
+std::vector<TensorId> AiGraphcoreOpset1::multiconv(
+    const MultiConvInputs& tensors, const MultiConvDilations& dilations, const MultiConvDilations& inDilations,
+    const MultiConvPads& pads, const MultiConvPads& outPads, const MultiConvStrides& strides,
+    const std::vector<float>& availableMemoryProportions, const std::vector<std::string>& partialsTypes,
+    const nonstd::optional<std::string>& planType, const nonstd::optional<int>& perConvReservedTiles,
+    const nonstd::optional<float>& cycleBackOff, const std::vector<int64_t>& enableConvDithering,
+    const DebugContext& dc) {
+  std::map<std::string, OptionValue> a{{"dilations", dilations},
+                                       {"inDilations", inDilations},
+                                       {"pads", pads},
+                                       {"outPads", outPads},
+                                       {"strides", strides},
+                                       {"partialsTypes", partialsTypes},
+                                       {"enableConvDithering", enableConvDithering}};
+  a["availableMemoryProportions"] =
+      std::vector<double>(availableMemoryProportions.begin(), availableMemoryProportions.end());
+  if (planType) a["planType"] = *planType;
+  if (perConvReservedTiles) a["perConvReservedTiles"] = static_cast<int64_t>(*perConvReservedTiles);
+  if (cycleBackOff) a["cycleBackOff"] = static_cast<double>(*cycleBackOff);
+  return callGroupsMethod("multiconv", tensors, a, dc);
+}
+
 TensorId AiGraphcoreOpset1::subsample(const std::vector<TensorId>& args, const std::vector<int64_t>& strides,
                                       const DebugContext& dc) {
   return callMethod("subsample", args, {{"strides", strides}}, dc)[0];

@@ -1,7 +1,10 @@
 // aiGraphcore (AiGraphcoreOpset1) as data: one row per method with its op type, input count and
 // attributes (name, type, default), in the order of the C++ method's parameters. The typed C++
 // methods, AiGraphcoreOpset1::call and the JS / Python faces all build nodes from this table.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <optional>
 
 #include "builder/builder_impl.hpp"
 #include "onnx.pb.h"
@@ -84,6 +87,15 @@ GraphcoreOpInfo noOutputs(GraphcoreOpInfo o) {
 /// A row whose PopART Python method defaults `args` to an empty list (abort, the bitwise ops).
 GraphcoreOpInfo argsOptional(GraphcoreOpInfo o) {
   o.argsOptional = true;
+  return o;
+}
+/// A row whose method takes one list of ids per group, each of `minIds` to `maxIds` ids, and
+/// returns one output per group (multiconv's [[x0, w0(, b0)], ...]).
+GraphcoreOpInfo groups(GraphcoreOpInfo o, int minIds, int maxIds) {
+  o.inputsForm = "groups";
+  o.minGroupInputs = minIds;
+  o.maxGroupInputs = maxIds;
+  o.returnsList = true;
   return o;
 }
 /// A row whose method takes no inputs (init).
@@ -297,6 +309,33 @@ const std::vector<GraphcoreOpInfo> kOps{
               "[Y, mean [N * G], invStdDev [N * G]] of {X [N, C, ...], scale [C], bias [C]} normalised over each "
               "group of C / G consecutive channels of each sample (torch.nn.GroupNorm)."),
           3),
+    groups(row("multiconv", "MultiConv", 2, -1,
+               {opt("dilations", "intss", std::vector<std::vector<int64_t>>{},
+                    "Each convolution's kernel dilations (one per spatial dimension; [] for all: 1)."),
+                opt("inDilations", "intss", std::vector<std::vector<int64_t>>{},
+                    "Each convolution's input dilations (zeros inserted between input elements; [] for all: 1)."),
+                opt("pads", "intss", std::vector<std::vector<int64_t>>{},
+                    "Each convolution's pads (begins, then ends, per spatial dimension; [] for all: 0)."),
+                opt("outPads", "intss", std::vector<std::vector<int64_t>>{},
+                    "Each convolution's output padding (zeros added around its output; [] for all: 0)."),
+                opt("strides", "intss", std::vector<std::vector<int64_t>>{},
+                    "Each convolution's strides (one per spatial dimension; [] for all: 1)."),
+                as(opt("availableMemoryProportions", "floats", std::vector<double>{},
+                       "Each convolution's available memory proportion, in (0, 1] (an IPU planning hint)."),
+                   sAvailMemAttribute),
+                as(opt("partialsTypes", "strings", std::vector<std::string>{},
+                       "Each convolution's partials type, \"float\" or \"half\" (an IPU planning hint)."),
+                   sPartialsTypeAttribute),
+                maybe("planType", "string", "\"parallel\" or \"serial\" (an IPU planning hint)."),
+                maybe("perConvReservedTiles", "int", "Tiles reserved per convolution (an IPU planning hint)."),
+                maybe("cycleBackOff", "float", "The cycle back-off proportion, in [0, 1) (an IPU planning hint)."),
+                as(opt("enableConvDithering", "ints", std::vector<int64_t>{},
+                       "Each convolution's tile-placement dithering, 0 or 1 (an IPU planning hint)."),
+                   sEnableConvDitheringAttribute)},
+               "One output per convolution of [[x0, w0(, b0)], [x1, w1(, b1)], ...]: each x [N, C, spatial...] "
+               "convolved with its w [M, C / group, kernel...] (group = C / w[1]) and biased by b [M] (PopART's "
+               "multiconv: the convolutions run in parallel on the IPU, and are independent)."),
+           2, 3),
     numOutputsFrom(row("batchnormalization", "BatchNormalization", 5, 5,
                        {req("num_outputs", "int",
                             "1 (inference) or 5 (training: running mean / var, saved "
@@ -405,6 +444,130 @@ any attributeFor(const GraphcoreOpInfo& op, const OpAttrInfo& a, const OptionVal
   throw internal_error("aiGraphcore {}: unknown attribute type {}", op.method, a.type);
 }
 
+/// A list-of-lists attribute of a "groups" method (one list per group).
+std::vector<std::vector<int64_t>> perGroupInts(const GraphcoreOpInfo& op, const std::string& name,
+                                               const std::map<std::string, OptionValue>& attrs) {
+  auto it = attrs.find(name);
+  if (it == attrs.end()) return {};
+  if (const auto* l = std::get_if<std::vector<std::vector<int64_t>>>(&it->second)) return *l;
+  // An empty list reaches the core as whatever kind the binding read it as.
+  if (const auto* e = std::get_if<std::vector<int64_t>>(&it->second); e && e->empty()) return {};
+  if (const auto* e = std::get_if<std::vector<double>>(&it->second); e && e->empty()) return {};
+  throw error("{} {} must be a list of integer lists (one per convolution), got {} {}", op.method, name,
+              optionValueKind(it->second), optionValueToString(it->second));
+}
+
+/// PopART's multiconv (AiGraphcoreOpset1::multiconv): checks the groups and the per-convolution
+/// lists as PopART's Builder does (its sentences), then writes one MultiConv node whose inputs are
+/// the groups flattened (x, w, b or "" per convolution) and whose window attributes are the
+/// convolutions' lists concatenated, with numConvs (MultiConvBaseOp splits them back).
+std::map<std::string, any> multiConvAttributes(const GraphcoreOpInfo& info, BuilderImpl& impl,
+                                               const std::vector<std::vector<TensorId>>& tensors,
+                                               const std::map<std::string, OptionValue>& attrs,
+                                               const DebugContext& dc) {
+  const size_t numConvs = tensors.size();
+  if (numConvs < 1)
+    throw error("MultiConvOp '{}' has no input tensors. Provide at least one set of inputs", dc.getPathName());
+  for (const auto& t : tensors) {
+    if (t.size() < 2)
+      throw error("Each convolution of MultiConvOp '{}' must have at least two inputs - data and weights",
+                  dc.getPathName());
+    if (t.size() > 3)
+      throw error("Each convolution of MultiConvOp '{}' can have at most three inputs - data, weights, and bias",
+                  dc.getPathName());
+  }
+  auto checkSets = [&](size_t n, const char* param) {
+    if (n != 0 && n != numConvs)
+      throw error("For MultiConvOp '{}', number of {} parameter sets ({}) does not match the number of input sets ({})",
+                  dc.getPathName(), param, n, numConvs);
+  };
+  const char* windowNames[] = {"dilations", "inDilations", "pads", "outPads", "strides"};
+  std::map<std::string, std::vector<std::vector<int64_t>>> window;
+  for (const char* n : windowNames) {
+    window[n] = perGroupInts(info, n, attrs);
+    checkSets(window[n].size(), n);
+  }
+  std::map<std::string, any> out;
+  auto flatOf = [&](const char* name) -> std::optional<any> {
+    const OpAttrInfo* a = nullptr;
+    for (const auto& x : info.attrs) {
+      if (x.name == name) a = &x;
+    }
+    auto it = attrs.find(name);
+    if (!a || it == attrs.end()) return std::nullopt;
+    return attributeFor(info, *a, it->second);
+  };
+  std::vector<float> memory;
+  if (auto v = flatOf("availableMemoryProportions")) memory = std::any_cast<std::vector<float>>(*v);
+  std::vector<std::string> partials;
+  if (auto v = flatOf("partialsTypes")) partials = std::any_cast<std::vector<std::string>>(*v);
+  std::vector<int64_t> dithering;
+  if (auto v = flatOf("enableConvDithering")) dithering = std::any_cast<std::vector<int64_t>>(*v);
+  checkSets(memory.size(), "availableMemoryProportions");
+  checkSets(partials.size(), "partialsTypes");
+  checkSets(dithering.size(), "enableConvDithering");
+  // PopART's MultiConvOptions checks, when the op is created.
+  for (auto& p : partials) {
+    std::string lower;
+    for (char ch : p) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (lower != "float" && lower != "half") throw error("Bad partialsType '{}'", lower);
+  }
+  for (float m : memory) {
+    if (m > 1.0f || m <= 0.0f) throw error("availableMemoryProportion must be in (0,1]");
+  }
+  // PopART's verifyWindowParameters for each convolution whose data shape is known.
+  for (size_t i = 0; i < numConvs; ++i) {
+    const TensorInfo* x = impl.info(tensors[i][0]);
+    if (!x) continue;
+    if (x->rank() < 3) throw error("Input tensor has no spatial dimensions");
+    const size_t n = static_cast<size_t>(x->rank()) - 2;
+    auto param = [&](const char* name) {
+      const auto& l = window[name];
+      return l.empty() ? std::vector<int64_t>{} : l[i];
+    };
+    if (!param("strides").empty() && param("strides").size() != n)
+      throw error("Length of strides vector {} != number of spatial dimensions {}", param("strides").size(), n);
+    if (!param("pads").empty() && param("pads").size() != 2 * n)
+      throw error("Padding vector (length {}) does not have 2 values for each spatial dimension {}",
+                  param("pads").size(), n);
+    if (!param("outPads").empty() && param("outPads").size() != 2 * n)
+      throw error("Output padding vector (length {}) does not have 2 values for each spatial dimension {}",
+                  param("outPads").size(), n);
+    if (!param("dilations").empty() && param("dilations").size() != n)
+      throw error("Length of dilations vector {} != number of spatial dimensions {}", param("dilations").size(), n);
+    if (!param("inDilations").empty() && param("inDilations").size() != n)
+      throw error("Length of inDilations vector {} != number of spatial dimensions {}", param("inDilations").size(), n);
+  }
+  // The lists are concatenated into the node: one convolution without its list while another has
+  // one cannot be split back (PopART's MultiConvBaseOp then fails with this sentence).
+  const char* words[] = {"dilation", "dilation", "pad", "pad", "stride"};
+  for (size_t k = 0; k < 5; ++k) {
+    const auto& l = window[windowNames[k]];
+    const auto other = std::find_if(l.begin(), l.end(), [](const std::vector<int64_t>& v) { return !v.empty(); });
+    for (size_t i = 0; i < l.size() && other != l.end(); ++i) {
+      if (l[i].empty())
+        throw error(
+            "Unexpected number of {} parameters for convolution op '{}': {} of convolution {} has none while "
+            "convolution {} has {} (the lists are concatenated into the node: give every convolution its "
+            "own, or none)",
+            words[k], dc.getPathName(), windowNames[k], i, other - l.begin(), *other);
+    }
+  }
+  for (const char* n : windowNames) {
+    std::vector<int64_t> flat;
+    for (const auto& l : window[n]) flat.insert(flat.end(), l.begin(), l.end());
+    if (!flat.empty()) out[n] = flat;
+  }
+  if (auto v = flatOf("planType")) out["planType"] = *v;
+  if (auto v = flatOf("perConvReservedTiles")) out["perConvReservedTiles"] = *v;
+  if (auto v = flatOf("cycleBackOff")) out["cycleBackOff"] = *v;
+  if (!memory.empty()) out[sAvailMemAttribute] = memory;
+  if (!partials.empty()) out[sPartialsTypeAttribute] = partials;
+  if (!dithering.empty()) out[sEnableConvDitheringAttribute] = dithering;
+  out["numConvs"] = static_cast<int64_t>(numConvs);
+  return out;
+}
+
 }  // namespace
 
 const std::vector<GraphcoreOpInfo>& graphcoreOpList() {
@@ -422,6 +585,11 @@ std::vector<TensorId> AiGraphcoreOpset1::callMethod(const std::string& method, c
                                                     const std::map<std::string, const Builder*>& graphs,
                                                     const DebugContext& debugContext) {
   const GraphcoreOpInfo& info = findOp(method);
+  if (info.inputsForm == "groups")
+    throw error(
+        "aiGraphcore.{} takes its inputs as one list per group ([[x0, w0(, b0)], [x1, w1(, b1)], ...]): "
+        "AiGraphcoreOpset1::{} or callGroupsMethod",
+        method, method);
   auto attrInfo = [&](const std::string& name) -> const OpAttrInfo* {
     for (const auto& a : info.attrs) {
       if (a.name == name) return &a;
@@ -480,6 +648,27 @@ std::vector<TensorId> AiGraphcoreOpset1::callMethod(const std::string& method, c
     check(numOutputs, callee.output_size(), "output");
   }
   return op(info.opType.c_str(), args, static_cast<unsigned>(numOutputs), out, debugContext, info.minInputs,
+            info.maxInputs);
+}
+
+std::vector<TensorId> AiGraphcoreOpset1::callGroupsMethod(const std::string& method,
+                                                          const std::vector<std::vector<TensorId>>& groups,
+                                                          const std::map<std::string, OptionValue>& attrs,
+                                                          const DebugContext& debugContext) {
+  const GraphcoreOpInfo& info = findOp(method);
+  if (info.inputsForm != "groups")
+    throw error("aiGraphcore.{} takes a list of input ids, not a list of groups: callMethod", method);
+  for (const auto& kv : attrs) {
+    if (std::none_of(info.attrs.begin(), info.attrs.end(), [&](const OpAttrInfo& a) { return a.name == kv.first; }))
+      throw error("aiGraphcore.{} has no attribute '{}'", method, kv.first);
+  }
+  const std::map<std::string, any> out = multiConvAttributes(info, *impl_, groups, attrs, debugContext);
+  std::vector<TensorId> flat;
+  for (const auto& g : groups) {
+    flat.insert(flat.end(), g.begin(), g.end());
+    for (size_t k = g.size(); k < static_cast<size_t>(info.maxGroupInputs); ++k) flat.emplace_back();
+  }
+  return op(info.opType.c_str(), flat, static_cast<unsigned>(groups.size()), out, debugContext, info.minInputs,
             info.maxInputs);
 }
 

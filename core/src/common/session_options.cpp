@@ -492,7 +492,7 @@ const std::vector<OptionInfo>& SessionOptions::list() {
 // ---------------------------------------------------------------- OptionValue
 
 const char* optionValueKind(const OptionValue& v) {
-  static const char* kinds[] = {"bool", "int", "float", "string", "ints", "floats", "strings", "map"};
+  static const char* kinds[] = {"bool", "int", "float", "string", "ints", "floats", "strings", "map", "intss"};
   return kinds[v.index()];
 }
 
@@ -531,6 +531,13 @@ std::string optionValueToString(const OptionValue& v) {
       first = false;
     }
     os << '}';
+  } else if (const auto* ll = std::get_if<std::vector<std::vector<int64_t>>>(&v)) {
+    os << '[';
+    for (size_t k = 0; k < ll->size(); ++k) {
+      os << (k ? ", " : "");
+      writeList(os, (*ll)[k]);
+    }
+    os << ']';
   }
   return os.str();
 }

@@ -31,8 +31,8 @@ int64_t ceilDiv(int64_t a, int64_t b) {
 /// Ops whose work is multiply-accumulates on the AMP units: cost from their MACs.
 bool isContraction(const std::string& type) {
   static const std::set<std::string> k = {
-      "MatMul", "Gemm", "Conv",          "ConvTranspose", "ConvDataGrad", "ConvWeightGrad", "LSTM",
-      "GRU",    "RNN",  "MatMulInteger", "QLinearMatMul", "ConvInteger",  "QLinearConv",    "Einsum"};
+      "MatMul", "Gemm",          "Conv",          "ConvTranspose", "ConvDataGrad", "ConvWeightGrad", "LSTM",     "GRU",
+      "RNN",    "MatMulInteger", "QLinearMatMul", "ConvInteger",   "QLinearConv",  "Einsum",         "MultiConv"};
   return k.count(type) != 0;
 }
 
@@ -90,6 +90,16 @@ int64_t opFlops(const Op& op) {
     int64_t perOut = 1;
     for (size_t i = 1; i < ws.size(); ++i) perOut = checkedProduct({perOut, ws[i]});
     macs = checkedProduct({nel(op.input(0)), perOut});
+  } else if (op.kind() == OpKind::GcMultiConv) {
+    // The sum of its convolutions': each output x (C/g x kernel), from x_i, w_i at inputs 3i, 3i+1.
+    for (int i = 0; i < op.numOutputs(); ++i) {
+      if (!op.hasOutput(i) || !op.hasInput(3 * i + 1)) continue;
+      const Shape& ws = op.inShape(3 * i + 1);
+      int64_t perOut = 1;
+      for (size_t d = 1; d < ws.size(); ++d) perOut = checkedProduct({perOut, ws[d]});
+      const int64_t m = checkedProduct({nel(op.output(i)), perOut});
+      if (m < 0 || macs < 0 || !checkedAdd(macs, m, &macs)) macs = -1;
+    }
   } else if (op.kind() == OpKind::GcLstm) {  // PopART's LSTM: every step multiplies [x, h] by W
     const Shape& x = op.inShape(0);
     macs = checkedProduct({x[0], x[1], nel(op.input(1))});

@@ -19,6 +19,8 @@
 #include "common/aligned_buffer.hpp"
 #include "common/checked_size.hpp"
 #include "common/thread_pool.hpp"
+#include "ir/graph.hpp"
+#include "ops/multiconv_params.hpp"
 #include "ops/window.hpp"
 
 namespace popart {
@@ -489,6 +491,157 @@ KernelFn makeCpuKernel_ConvTranspose(const Op& op, KernelContext& kc) {
       }
     };
   });
+}
+
+}  // namespace cpu
+}  // namespace popart
+
+namespace popart {
+namespace cpu {
+namespace {
+
+/// Slots of one convolution of a MultiConv as its Conv kernel sees them: x, w, b, y are 0..3.
+class PartContext : public KernelContext {
+ public:
+  explicit PartContext(bool bias) : bias_(bias) {}
+  int in(int i) const override { return i == 2 && !bias_ ? -1 : i; }
+  int out(int i) const override { return i == 0 ? 3 : -1; }
+  void needScratch(int64_t bytes) override { scratch = bytes < 0 || scratch < 0 ? -1 : std::max(scratch, bytes); }
+  int64_t scratch = 0;
+
+ private:
+  bool bias_;
+};
+
+constexpr int64_t kPartAlign = 64;
+int64_t partAlign(int64_t n) {
+  int64_t r = 0;
+  return n < 0 || !checkedAdd(n, kPartAlign - 1, &r) ? -1 : r / kPartAlign * kPartAlign;
+}
+int64_t partSum(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return a < 0 || b < 0 || !checkedAdd(a, b, &r) ? -1 : r;
+}
+
+/// Copies every element of `src` (shape `from`) to `dst` (shape `to`, zeroed first) at
+/// offset[d] + index[d] * step[d] along each dimension: the input dilation (step) and the output
+/// padding (offset) of a MultiConv convolution.
+void spread(const unsigned char* src, const Shape& from, unsigned char* dst, const Shape& to,
+            const std::vector<int64_t>& offset, const std::vector<int64_t>& step, size_t elem) {
+  const int64_t total = TensorInfo(DataType::UINT8, to).nelms();
+  std::memset(dst, 0, static_cast<size_t>(total) * elem);
+  const int64_t n = TensorInfo(DataType::UINT8, from).nelms();
+  const size_t r = from.size();
+  std::vector<int64_t> idx(r, 0), stride(r, 1);
+  for (size_t d = r; d-- > 1;) stride[d - 1] = stride[d] * to[d];
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t at = 0;
+    for (size_t d = 0; d < r; ++d) at += (offset[d] + idx[d] * step[d]) * stride[d];
+    std::memcpy(dst + static_cast<size_t>(at) * elem, src + static_cast<size_t>(e) * elem, elem);
+    for (size_t d = r; d-- > 0;) {
+      if (++idx[d] < from[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+/// One convolution of a MultiConv: its Conv kernel and where its buffers are.
+struct MultiConvRun {
+  KernelFn conv;
+  int x = -1, w = -1, b = -1, y = -1;  ///< the MultiConv's slots
+  bool plain = true;
+  Shape xs, dilatedIn, convOut, out;
+  std::vector<int64_t> inStep, outOffset;
+  size_t elem = 4;
+  int64_t xOffset = -1, yOffset = -1, innerOffset = 0;  ///< in scratch
+};
+
+}  // namespace
+
+// Graphcore's MultiConv: each convolution runs the Conv kernel of a Conv op made from its
+// inputs and unpacked window (in a graph the kernel keeps alive), one after the other, sharing
+// the scratch memory. Input dilations are written into a zero-filled buffer before the Conv;
+// output padding is added by writing the Conv's result into the zeroed output.
+KernelFn makeCpuKernel_GcMultiConv(const Op& op, KernelContext& kc) {
+  const std::vector<ops::MultiConvPart> parts = ops::multiConvParts(op);
+  auto shadow = std::make_shared<Graph>(op.graph().ir(), op.graph().id() + "/multiconv");
+  std::vector<MultiConvRun> runs;
+  int64_t scratch = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const ops::MultiConvPart& p = parts[i];
+    MultiConvRun r;
+    Op& conv = shadow->addOp(opDef(OpKind::Conv), op.name() + "/conv" + std::to_string(i), 11);
+    conv.attrs.set("strides", p.strides);
+    conv.attrs.set("pads", p.pads);
+    conv.attrs.set("dilations", p.dilations);
+    conv.attrs.set("group", p.group);
+    const DataType t = op.inType(p.x);
+    auto copyIn = [&](int outer, int local, const Shape& shape) {
+      const Tensor& src = *op.input(outer);
+      Tensor& c = shadow->addTensor(shadow->uniqueTensorId(src.id), src.kind, TensorInfo(t, shape));
+      if (src.data && shape == src.info.shape()) c.data = *src.data;
+      conv.connectInput(local, &c);
+    };
+    copyIn(p.x, 0, p.dilatedIn);
+    copyIn(p.w, 1, op.inShape(p.w));
+    if (p.b >= 0)
+      copyIn(p.b, 2, op.inShape(p.b));
+    else
+      conv.connectInput(2, nullptr);
+    conv.connectOutput(0, &shadow->addTensor(shadow->uniqueTensorId(op.output(static_cast<int>(i))->id),
+                                             TensorKind::ActGrad, TensorInfo(t, p.convOut)));
+    PartContext local(p.b >= 0);
+    r.conv = makeCpuKernel_Conv(conv, local);
+    r.x = kc.in(p.x);
+    r.w = kc.in(p.w);
+    r.b = p.b >= 0 ? kc.in(p.b) : -1;
+    r.y = kc.out(static_cast<int>(i));
+    r.plain = p.plain();
+    r.xs = op.inShape(p.x);
+    r.dilatedIn = p.dilatedIn;
+    r.convOut = p.convOut;
+    r.out = p.out;
+    r.elem = static_cast<size_t>(dataTypeSize(t));
+    r.inStep = {1, 1};
+    r.inStep.insert(r.inStep.end(), p.inDilations.begin(), p.inDilations.end());
+    r.outOffset = {0, 0};
+    r.outOffset.insert(r.outOffset.end(), p.outPads.begin(), p.outPads.begin() + static_cast<long>(p.strides.size()));
+    // Scratch: the four slot pointers, the dilated X and the unpadded Y when needed, the Conv's.
+    int64_t at = partAlign(static_cast<int64_t>(4 * sizeof(void*)));
+    if (!r.plain) {
+      r.xOffset = at;
+      at = partSum(at, partAlign(checkedProduct({TensorInfo(t, p.dilatedIn).nelms(), static_cast<int64_t>(r.elem)})));
+      r.yOffset = at;
+      at = partSum(at, partAlign(checkedProduct({TensorInfo(t, p.convOut).nelms(), static_cast<int64_t>(r.elem)})));
+    }
+    r.innerOffset = at;
+    const int64_t need = partSum(at, local.scratch);
+    scratch = need < 0 || scratch < 0 ? -1 : std::max(scratch, need);
+    runs.push_back(std::move(r));
+  }
+  kc.needScratch(scratch);
+  return [shadow, runs](const RunState& s) {
+    for (const MultiConvRun& r : runs) {
+      if (r.y < 0) continue;  // an output the model does not use
+      void** slots = reinterpret_cast<void**>(s.scratch);
+      slots[1] = s.slots[r.w];
+      slots[2] = r.b >= 0 ? s.slots[r.b] : nullptr;
+      if (r.plain) {
+        slots[0] = s.slots[r.x];
+        slots[3] = s.slots[r.y];
+      } else {
+        slots[0] = s.scratch + r.xOffset;
+        slots[3] = s.scratch + r.yOffset;
+        spread(static_cast<const unsigned char*>(s.slots[r.x]), r.xs, s.scratch + r.xOffset, r.dilatedIn,
+               std::vector<int64_t>(r.xs.size(), 0), r.inStep, r.elem);
+      }
+      RunState inner{slots, s.scratch + r.innerOffset, s.rng};
+      r.conv(inner);
+      if (!r.plain)
+        spread(s.scratch + r.yOffset, r.convOut, static_cast<unsigned char*>(s.slots[r.y]), r.out, r.outOffset,
+               std::vector<int64_t>(r.out.size(), 1), r.elem);
+    }
+  };
 }
 
 }  // namespace cpu
