@@ -219,3 +219,25 @@ def test_multiconv_errors(popart):
         mc([[d0, f0]], strides=[2, 2])
     with pytest.raises(popart.popart_exception, match="list of input lists"):
         mc(d0)
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float16, 2e-3), (np.float64, 1e-12)])
+def test_multiconv_float16_and_double(popart, dtype, tol):
+    # FLOAT16 computes in float partials (the Conv kernel's), DOUBLE in double; input dilation and
+    # output padding move the 16-bit elements as they are.
+    x = np.random.default_rng(1).uniform(-1, 1, (1, 2, 5, 4)).astype(dtype)
+    w = np.random.default_rng(2).uniform(-1, 1, (3, 2, 2, 2)).astype(dtype)
+    b = popart.Builder()
+    xi, wi = b.addInputTensor(popart.TensorInfo(x)), b.addInitializedInputTensor(w)
+    [y] = b.aiGraphcore.multiconv([[xi, wi]], inDilations=[[2, 1]], outPads=[[1, 0, 0, 1]])
+    b.addOutputTensor(y)
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [y]), popart.DeviceManager().createCpuDevice())
+    s.prepareDevice()
+    a = s.initAnchorArrays()
+    s.run(popart.PyStepIO({xi: x}, a))
+    xd = np.zeros((1, 2, 9, 4))
+    xd[:, :, ::2, :] = x
+    ref = torch.nn.functional.conv2d(torch.tensor(xd), torch.tensor(w.astype(np.float64)))
+    ref = torch.nn.functional.pad(ref, (0, 1, 1, 0)).numpy()
+    assert a[y].dtype == dtype and a[y].shape == ref.shape
+    np.testing.assert_allclose(a[y].astype(np.float64), ref, rtol=tol, atol=tol)
