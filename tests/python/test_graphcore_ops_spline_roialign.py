@@ -8,6 +8,7 @@ import itertools
 import numpy as np
 import onnx
 import onnx.helper as oh
+import onnx.numpy_helper  # noqa: F401  (onnx.numpy_helper.from_array)
 import pytest
 import torch
 from scipy.interpolate import BSpline
