@@ -475,6 +475,14 @@ TEST(GraphcoreNnOps, RoiAlignErrors) {
   const auto bi = n.in(std::vector<int64_t>{2}, {1});
   const auto y = n.b->aiOnnxOpset10().roialign({x, r, bi}, "avg", 1, 1, 1, 1.0f);
   expectError([&] { n.run({y}); }, {"batch_indices[0] = 2 is not a batch of X (0 to 1)"});
+  // Boxes that are not finite, or whose adaptive sampling grid would not fit in memory.
+  for (float bad : {std::nanf(""), 1e30f}) {
+    Net m;
+    const auto xm = m.in(values({1, 1, 3, 3}, 1), {1, 1, 3, 3}), rm = m.in(std::vector<float>{0, 0, bad, 1}, {1, 4});
+    const auto bm = m.in(std::vector<int64_t>{0}, {1});
+    const auto ym = m.b->aiOnnxOpset10().roialign({xm, rm, bm}, "avg", 2, 2, 0, 1.0f);
+    expectError([&] { m.run({ym}); }, {"RoiAlign: box 0", std::isnan(bad) ? "is not finite" : "set sampling_ratio"});
+  }
 }
 
 }  // namespace

@@ -54,7 +54,9 @@ struct BoxSamples {
   double count = 1.0;
 };
 
-BoxSamples boxSamples(const ops::RoiAlignParams& p, double x1, double y1, double x2, double y2) {
+BoxSamples boxSamples(const ops::RoiAlignParams& p, int64_t r, double x1, double y1, double x2, double y2) {
+  if (!std::isfinite(x1) || !std::isfinite(y1) || !std::isfinite(x2) || !std::isfinite(y2))
+    throw error("RoiAlign: box {} of rois ({}, {}, {}, {}) is not finite", r, x1, y1, x2, y2);
   const double off = p.halfPixel ? 0.5 : 0.0;
   const double sx = x1 * p.spatialScale - off, sy = y1 * p.spatialScale - off;
   double rw = x2 * p.spatialScale - off - sx, rh = y2 * p.spatialScale - off - sy;
@@ -63,8 +65,19 @@ BoxSamples boxSamples(const ops::RoiAlignParams& p, double x1, double y1, double
     rh = std::max(rh, 1.0);
   }
   const double bh = rh / static_cast<double>(p.outH), bw = rw / static_cast<double>(p.outW);
-  const int64_t gh = p.samplingRatio > 0 ? p.samplingRatio : static_cast<int64_t>(std::ceil(rh / p.outH));
-  const int64_t gw = p.samplingRatio > 0 ? p.samplingRatio : static_cast<int64_t>(std::ceil(rw / p.outW));
+  const double ghd =
+      p.samplingRatio > 0 ? static_cast<double>(p.samplingRatio) : std::ceil(rh / static_cast<double>(p.outH));
+  const double gwd =
+      p.samplingRatio > 0 ? static_cast<double>(p.samplingRatio) : std::ceil(rw / static_cast<double>(p.outW));
+  // An adaptive grid follows the box's size: refuse boxes whose samples would not fit in memory.
+  constexpr double kMaxSamples = double(1 << 22);
+  if (std::max(ghd, 0.0) * std::max(gwd, 0.0) * static_cast<double>(p.outH) * static_cast<double>(p.outW) > kMaxSamples)
+    throw error(
+        "RoiAlign: box {} ({} x {} after spatial_scale) needs {} x {} samples in each of its {} x {} bins: more than "
+        "{} in all (set sampling_ratio)",
+        r, rw, rh, ghd, gwd, p.outH, p.outW, static_cast<int64_t>(kMaxSamples));
+  // (A box of negative size, possible with half_pixel, has a negative grid: no samples, as torchvision.)
+  const int64_t gh = static_cast<int64_t>(std::max(ghd, -1.0)), gw = static_cast<int64_t>(std::max(gwd, -1.0));
   BoxSamples b;
   b.count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
   b.bins.resize(static_cast<size_t>(p.outH * p.outW));
@@ -109,7 +122,8 @@ void roiAlign(const ops::RoiAlignParams& p, const Slots& sl, const RunState& s) 
   const int64_t plane = p.height * p.width, bins = p.outH * p.outW;
   for (int64_t r = 0; r < p.rois; ++r) {
     const int64_t n = batchOf(p, s, sl, r);
-    const BoxSamples b = boxSamples(p, at(rois, 4 * r), at(rois, 4 * r + 1), at(rois, 4 * r + 2), at(rois, 4 * r + 3));
+    const BoxSamples b =
+        boxSamples(p, r, at(rois, 4 * r), at(rois, 4 * r + 1), at(rois, 4 * r + 2), at(rois, 4 * r + 3));
     for (int64_t c = 0; c < p.channels; ++c) {
       const T* xc = x + (n * p.channels + c) * plane;
       for (int64_t bin = 0; bin < bins; ++bin) {
@@ -141,7 +155,8 @@ void roiAlignGrad(const ops::RoiAlignParams& p, const Slots& sl, const RunState&
   std::fill(acc, acc + total, 0.0);
   for (int64_t r = 0; r < p.rois; ++r) {
     const int64_t n = batchOf(p, s, sl, r);
-    const BoxSamples b = boxSamples(p, at(rois, 4 * r), at(rois, 4 * r + 1), at(rois, 4 * r + 2), at(rois, 4 * r + 3));
+    const BoxSamples b =
+        boxSamples(p, r, at(rois, 4 * r), at(rois, 4 * r + 1), at(rois, 4 * r + 2), at(rois, 4 * r + 3));
     for (int64_t c = 0; c < p.channels; ++c) {
       double* gc = acc + (n * p.channels + c) * plane;
       for (int64_t bin = 0; bin < bins; ++bin) {
