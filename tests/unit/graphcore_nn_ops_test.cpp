@@ -320,6 +320,14 @@ TEST(GraphcoreNnOps, SplineOpsErrors) {
         return b.aiGraphcoreOpset1().splineweighting({x, w, bb, i});
       },
       {"weight tensor is not a 3-D tensor. Weight tensor rank = 2."});
+  // A pseudo-coordinate that is not finite is an error when the op runs.
+  {
+    Net m;
+    const auto pm = m.in(std::vector<float>{0.5f, std::nanf("")}, {1, 2});
+    const auto km = m.in(std::vector<int32_t>{3, 3}, {2}), om = m.in(std::vector<uint8_t>{1, 1}, {2});
+    const auto outs = m.gc.splinebasis({pm, km, om}, 1);
+    expectError([&] { m.run({outs[0]}); }, {"SplineBasis: pseudo[0, 1] = nan", "not a finite position"});
+  }
   // A weight index past the weight's kernels is an error when the op runs.
   Net n;
   const auto x = n.in(values({2, 2}, 1), {2, 2}), w = n.in(values({3, 2, 2}, 2), {3, 2, 2});

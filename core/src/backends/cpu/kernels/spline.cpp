@@ -55,6 +55,9 @@ void splineBasis(const ops::SplineBasisParams& p, const T* pseudo, const I* kern
         // the data's precision as torch_spline_conv and Poplar do, so the knot (its integer part)
         // is theirs.
         C v = static_cast<C>(pseudo[e * p.dims + d]) * static_cast<C>(ks - (isOpen(d) ? p.degree : 0));
+        if (!(std::abs(static_cast<double>(v)) < 9.0e15))  // NaN, infinities, beyond exact integers
+          throw error("SplineBasis: pseudo[{}, {}] = {} gives the knot position {}, which is not a finite position", e,
+                      d, static_cast<double>(static_cast<C>(pseudo[e * p.dims + d])), static_cast<double>(v));
         wi += ((static_cast<int64_t>(v) + kMod) % ks) * offset;
         offset *= ks;
         v -= std::floor(v);
