@@ -178,3 +178,24 @@ def test_roialign_errors(popart):
     b.addOutputTensor(y)
     with pytest.raises(popart.popart_exception, match="The size of input data must be 4"):
         popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [y]), popart.DeviceManager().createCpuDevice())
+
+
+def test_spline_ops_in_float16(popart):
+    # PopART's types: FLOAT16 (and FLOAT) data (computed in float, as the other 16-bit kernels).
+    rng = np.random.default_rng(8)
+    pseudo = rng.uniform(0, 1, (10, 2)).astype(np.float16)
+    ks, op = np.array([4, 5], np.int32), np.array([1, 0], np.uint8)
+    x = rng.normal(0, 1, (10, 3)).astype(np.float16)
+    w = rng.normal(0, 1, (20, 3, 2)).astype(np.float16)
+
+    def build(b, i):
+        basis, index = b.aiGraphcore.splinebasis(i[:3], 3)
+        return [basis, index, b.aiGraphcore.splineweighting([i[3], i[4], basis, index])]
+
+    basis, index, y = run(popart, build, [pseudo, ks, op, x, w])
+    assert basis.dtype == np.float16 and y.dtype == np.float16
+    want_b, want_i = spline_basis_ref(pseudo.astype(np.float32), ks, op, 3)
+    np.testing.assert_array_equal(index, want_i)
+    np.testing.assert_allclose(basis, want_b, rtol=2e-3, atol=1e-3)
+    want = np.einsum("es,ei,esio->eo", basis.astype(np.float64), x.astype(np.float64), w.astype(np.float64)[index])
+    np.testing.assert_allclose(y, want, rtol=1e-2, atol=1e-2)
