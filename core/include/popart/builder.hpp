@@ -244,6 +244,15 @@ class AiGraphcoreOpset1 : public DomainOpSet {
   std::vector<TensorId> batchnormalization(const std::vector<TensorId>& args, unsigned num_outputs,
                                            float epsilon = 1e-05f, float momentum = 0.9f,
                                            const DebugContext& debugContext = {});
+  /// [basis [E, S], weightIndex [E, S]] of `args = {pseudo [E, D], kernelSize [D] (INT32),
+  /// isOpenSpline [D] (UINT8)}`: the B-spline basis of `degree` (0 to 3), S = (degree + 1)^D
+  /// (torch_spline_conv's spline_basis). No gradient (as PopART).
+  std::vector<TensorId> splinebasis(const std::vector<TensorId>& args, int64_t degree,
+                                    const DebugContext& debugContext = {});
+  /// [E, Mout] of `args = {input [E, Min], weight [K, Min, Mout], basis [E, S], weightIndex [E, S]}`:
+  /// sum over s of basis[e, s] * input[e] @ weight[weightIndex[e, s]] (torch_spline_conv's
+  /// spline_weighting). No gradient (as PopART).
+  TensorId splineweighting(const std::vector<TensorId>& args, const DebugContext& debugContext = {});
 };
 
 class Builder {

@@ -190,6 +190,15 @@ std::vector<TensorId> AiGraphcoreOpset1::multiconv(
   return callGroupsMethod("multiconv", tensors, a, dc);
 }
 
+std::vector<TensorId> AiGraphcoreOpset1::splinebasis(const std::vector<TensorId>& args, int64_t degree,
+                                                     const DebugContext& dc) {
+  return callMethod("splinebasis", args, {{"degree", degree}}, dc);
+}
+
+TensorId AiGraphcoreOpset1::splineweighting(const std::vector<TensorId>& args, const DebugContext& dc) {
+  return callMethod("splineweighting", args, {}, dc)[0];
+}
+
 TensorId AiGraphcoreOpset1::subsample(const std::vector<TensorId>& args, const std::vector<int64_t>& strides,
                                       const DebugContext& dc) {
   return callMethod("subsample", args, {{"strides", strides}}, dc)[0];

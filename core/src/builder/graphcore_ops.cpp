@@ -345,6 +345,15 @@ const std::vector<GraphcoreOpInfo> kOps{
                        "BatchNormalization of {X, scale, B, mean, var} whose running variance uses the unbiased "
                        "batch variance (N - 1, as PyTorch)."),
                    "num_outputs"),
+    // ---- spline convolution (ops/spline.cpp)
+    multi(row("splinebasis", "SplineBasis", 3, 3, {req("degree", "int", "The B-spline degree, 0 to 3.")},
+              "[basis [E, S], weightIndex [E, S] (INT32)] of {pseudo [E, D], kernelSize [D] (INT32), isOpenSpline "
+              "[D] (UINT8)}: the products of the open / closed B-spline pieces of each edge's pseudo-coordinates "
+              "and the index of the weight each selects, S = (degree + 1)^D (torch_spline_conv's spline_basis)."),
+          2),
+    row("splineweighting", "SplineWeighting", 4, 4, {},
+        "{input [E, Min], weight [K, Min, Mout], basis [E, S], weightIndex [E, S]} -> [E, Mout]: "
+        "sum over s of basis[e, s] * input[e] @ weight[weightIndex[e, s]] (torch_spline_conv's spline_weighting)."),
 };
 
 const GraphcoreOpInfo& findOp(const std::string& method) {

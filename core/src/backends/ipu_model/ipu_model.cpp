@@ -30,9 +30,10 @@ int64_t ceilDiv(int64_t a, int64_t b) {
 
 /// Ops whose work is multiply-accumulates on the AMP units: cost from their MACs.
 bool isContraction(const std::string& type) {
-  static const std::set<std::string> k = {
-      "MatMul", "Gemm",          "Conv",          "ConvTranspose", "ConvDataGrad", "ConvWeightGrad", "LSTM",     "GRU",
-      "RNN",    "MatMulInteger", "QLinearMatMul", "ConvInteger",   "QLinearConv",  "Einsum",         "MultiConv"};
+  static const std::set<std::string> k = {"MatMul",       "Gemm",           "Conv",          "ConvTranspose",
+                                          "ConvDataGrad", "ConvWeightGrad", "LSTM",          "GRU",
+                                          "RNN",          "MatMulInteger",  "QLinearMatMul", "ConvInteger",
+                                          "QLinearConv",  "Einsum",         "MultiConv",     "SplineWeighting"};
   return k.count(type) != 0;
 }
 
@@ -117,6 +118,22 @@ int64_t opFlops(const Op& op) {
     const Shape& lp = op.inShape(0);
     const int64_t states = 2 * op.inShape(1)[1] + 1;
     return checkedProduct({lp[0], lp[1], states, op.kind() == OpKind::GcCtc ? 16 : 32});
+  }
+  if (op.kind() == OpKind::GcSplineWeighting && op.hasInput(2)) {
+    // Each edge: S weight matrices [Min, Mout] applied to its input, scaled by the basis.
+    macs =
+        checkedProduct({op.inShape(2)[0], op.inShape(2)[1], nel(op.input(1)) / std::max<int64_t>(op.inShape(1)[0], 1)});
+  }
+  if (op.kind() == OpKind::GcSplineBasis && out) {
+    // Each basis product: D pieces (a cubic at most) and the weight index.
+    return checkedProduct({nel(out), op.inShape(0)[1], 8});
+  }
+  if (op.kind() == OpKind::RoiAlign || op.kind() == OpKind::RoiAlignGrad) {
+    // Each output bin (each gradient bin): ratio^2 samples (4 when adaptive: box-dependent) of four
+    // bilinear corners, a multiply-add each.
+    const int64_t r = op.attrs.getInt("sampling_ratio", 0);
+    const int64_t bins = nel(op.kind() == OpKind::RoiAlign ? out : op.input(0));
+    return checkedProduct({bins, r > 0 ? r * r : 4, 4, 2});
   }
   if (op.kind() == OpKind::GcCtcBeamSearchDecoder) {
     // Each step extends every kept beam by every class and merges equal prefixes.
