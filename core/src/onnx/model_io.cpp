@@ -231,13 +231,12 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
     const std::string path = externalDataPath(location, baseDir);
     std::ifstream f(path, std::ios::binary);
     if (!f)
-      throw error(
-          "tensor '{}' stores its data in the external file {}, but it doesn't exist or is not accessible{}",
-          tp.name(), path,
-          baseDir.empty() && location[0] != '/'
-              ? " (a relative location of a model given as bytes is relative to the working directory; "
-                "load the model from its file path to read it relative to the model)"
-              : "");
+      throw error("tensor '{}' stores its data in the external file {}, but it doesn't exist or is not accessible{}",
+                  tp.name(), path,
+                  baseDir.empty() && location[0] != '/'
+                      ? " (a relative location of a model given as bytes is relative to the working directory; "
+                        "load the model from its file path to read it relative to the model)"
+                      : "");
     const int64_t need = length >= 0 ? length : info.nbytes();
     if (need != info.nbytes())
       throw error("tensor '{}': external data length {} does not match {} ({} bytes)", tp.name(), need, info.toString(),
