@@ -16,6 +16,9 @@ namespace popart {
 
 class GraphTransformerImpl;
 
+/// ONNX-level rewrites of a model before a session sees it (PopART's GraphTransformer): type
+/// conversions, initializers to Constants, unused inputs removed, initializer data saved
+/// externally. getModelProto() gives the result.
 class GraphTransformer {
  public:
   /// A serialized ModelProto or the path of an .onnx file (tried both ways, as sessions and the
@@ -33,20 +36,29 @@ class GraphTransformer {
   /// BatchNormalization nodes get the 5 outputs of the training variant.
   void prepareNodesForTraining();
 
-  /// Element type conversions. Each rewrites the initializers' data, the tensor attributes of
-  /// nodes (Constant's value, ConstantOfShape's value, ...), the element types of the graph's
-  /// inputs, outputs and value_info, and the type attributes naming the old type (Cast's `to`,
-  /// the random generators' `dtype`), in the main graph and in subgraphs.
-  void convertFloatsToHalfs();  ///< FLOAT -> FLOAT16 (round to nearest even)
-  void convertUINT8ToINT32();   ///< UINT8 -> INT32
-  void convertUINT16ToINT32();  ///< UINT16 -> INT32
-  void convertINT8ToINT32();    ///< INT8 -> INT32
-  void convertINT16ToINT32();   ///< INT16 -> INT32
+  // Element type conversions. Each rewrites the initializers' data, the tensor attributes of
+  // nodes (Constant's value, ConstantOfShape's value, ...), the element types of the graph's
+  // inputs, outputs and value_info, and the type attributes naming the old type (Cast's `to`,
+  // the random generators' `dtype`), in the main graph and in subgraphs.
+
+  /// FLOAT -> FLOAT16, rounded to nearest even (numpy's astype(float16)).
+  void convertFloatsToHalfs();
+  /// UINT8 -> INT32.
+  void convertUINT8ToINT32();
+  /// UINT16 -> INT32.
+  void convertUINT16ToINT32();
+  /// INT8 -> INT32.
+  void convertINT8ToINT32();
+  /// INT16 -> INT32.
+  void convertINT16ToINT32();
   /// INT64 -> INT32. Values outside int32's range are an error, or clipped to it with `clip`.
   void convertINT64ToINT32(bool clip = false);
-  void convertDoublesToFloats();     ///< DOUBLE -> FLOAT (round to nearest even)
-  void convertDoublesToHalfs();      ///< DOUBLE -> FLOAT16 (rounded once, from the double)
-  void convertBFloats16ToFloat32();  ///< BFLOAT16 -> FLOAT (exact)
+  /// DOUBLE -> FLOAT, rounded to nearest even.
+  void convertDoublesToFloats();
+  /// DOUBLE -> FLOAT16, rounded once from the double (numpy's astype(float16)).
+  void convertDoublesToHalfs();
+  /// BFLOAT16 -> FLOAT (exact).
+  void convertBFloats16ToFloat32();
 
   /// The named initializers become Constant nodes (placed before every other node); their
   /// initializers and graph inputs are removed.
