@@ -1065,6 +1065,15 @@ class BuilderJs {
     });
   }
 
+  /// saveInitializersExternally without a file system: the data file's bytes (index.mjs writes
+  /// them with Node's fs; a browser keeps them).
+  val saveInitializersExternallyToBytes(const val& ids, const std::string& location) {
+    return guarded([&] {
+      const std::string s = b_->saveInitializersExternallyToBytes(toStrings(ids), location);
+      return u8Copy(s.data(), s.size());
+    });
+  }
+
   val getTensorShape(const std::string& id) {
     return guarded([&] { return jsShape(b_->getTensorShape(id)); });
   }
@@ -1431,6 +1440,60 @@ class SessionJs {
   Session* s_;
 };
 
+// ---------------------------------------------------------------- GraphTransformer
+
+/// popart::GraphTransformer over model bytes (a browser has no file paths; index.mjs reads a
+/// path with Node's fs and writes external data files).
+class GraphTransformerJs {
+ public:
+  static GraphTransformerJs* create(const val& bytes) {
+    return guarded([&] { return new GraphTransformerJs(bytesFrom(bytes)); });
+  }
+  val getModelProto() {
+    return guarded([&] {
+      const std::string s = g_.getModelProto();
+      return u8Copy(s.data(), s.size());
+    });
+  }
+  /// One of the element type conversions (or removeUnusedInputs / prepareNodesForTraining /
+  /// convertAllFixedPointInitializersToConstants) by its C++ name.
+  void transform(const std::string& name, bool clip) {
+    guarded([&] {
+      using GT = GraphTransformer;
+      static const std::map<std::string, void (GT::*)()> methods{
+          {"removeUnusedInputs", &GT::removeUnusedInputs},
+          {"prepareNodesForTraining", &GT::prepareNodesForTraining},
+          {"convertFloatsToHalfs", &GT::convertFloatsToHalfs},
+          {"convertUINT8ToINT32", &GT::convertUINT8ToINT32},
+          {"convertUINT16ToINT32", &GT::convertUINT16ToINT32},
+          {"convertINT8ToINT32", &GT::convertINT8ToINT32},
+          {"convertINT16ToINT32", &GT::convertINT16ToINT32},
+          {"convertDoublesToFloats", &GT::convertDoublesToFloats},
+          {"convertDoublesToHalfs", &GT::convertDoublesToHalfs},
+          {"convertBFloats16ToFloat32", &GT::convertBFloats16ToFloat32},
+          {"convertAllFixedPointInitializersToConstants", &GT::convertAllFixedPointInitializersToConstants},
+      };
+      if (name == "convertINT64ToINT32") return g_.convertINT64ToINT32(clip);
+      auto it = methods.find(name);
+      if (it == methods.end()) throw error("GraphTransformer has no method '{}'", name);
+      (g_.*(it->second))();
+    });
+  }
+  void convertInitializersToConstants(const val& ids) {
+    guarded([&] { g_.convertInitializersToConstants(toStrings(ids)); });
+  }
+  val saveInitializersExternallyToBytes(const val& ids, const std::string& location) {
+    return guarded([&] {
+      const std::string s = g_.saveInitializersExternallyToBytes(toStrings(ids), location);
+      return u8Copy(s.data(), s.size());
+    });
+  }
+
+ private:
+  explicit GraphTransformerJs(const std::string& bytes) : g_(bytes) {}
+  GraphTransformer g_;
+};
+
 }  // namespace
 }  // namespace wasm
 }  // namespace popart
@@ -1489,6 +1552,7 @@ EMSCRIPTEN_BINDINGS(popart) {
       .function("op", &BuilderJs::op)
       .function("graphcore", &BuilderJs::graphcore)
       .function("getModelProto", &BuilderJs::getModelProto)
+      .function("saveInitializersExternallyToBytes", &BuilderJs::saveInitializersExternallyToBytes)
       .function("getTensorShape", &BuilderJs::getTensorShape)
       .function("getTensorDtypeString", &BuilderJs::getTensorDtypeString)
       .function("isInitializer", &BuilderJs::isInitializer)
@@ -1512,6 +1576,13 @@ EMSCRIPTEN_BINDINGS(popart) {
       .function("setAvailableMemoryProportion", &BuilderJs::setAvailableMemoryProportion)
       .function("setPartialsType", &BuilderJs::setPartialsType)
       .function("excludePatterns", &BuilderJs::excludePatterns);
+
+  class_<GraphTransformerJs>("GraphTransformerHandle")
+      .class_function("create", &GraphTransformerJs::create, allow_raw_pointers())
+      .function("getModelProto", &GraphTransformerJs::getModelProto)
+      .function("transform", &GraphTransformerJs::transform)
+      .function("convertInitializersToConstants", &GraphTransformerJs::convertInitializersToConstants)
+      .function("saveInitializersExternallyToBytes", &GraphTransformerJs::saveInitializersExternallyToBytes);
 
   class_<SessionJs>("SessionHandle")
       .class_function("createInference", &SessionJs::createInference, allow_raw_pointers())

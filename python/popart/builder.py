@@ -276,6 +276,10 @@ class Builder:
     def saveModelProto(self, filename):
         self._impl.saveModelProto(filename)
 
+    def saveInitializersExternally(self, ids, fileName):
+        """Moves the initializers `ids` to the file `fileName` (ONNX external data)."""
+        self._impl.saveInitializersExternally(list(ids), str(fileName))
+
     def getInputTensorIds(self):
         return self._impl.getInputTensorIds()
 

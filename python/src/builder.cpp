@@ -196,6 +196,8 @@ void bindBuilder(py::module_& m) {
       .def("getModelProto",
            [](PyBuilder& s, bool humanReadable) { return py::bytes(s.b().getModelProto(humanReadable)); })
       .def("saveModelProto", [](PyBuilder& s, const std::string& fn) { s.b().saveModelProto(fn); })
+      .def("saveInitializersExternally", [](PyBuilder& s, const std::vector<std::string>& ids,
+                                            const std::string& fn) { s.b().saveInitializersExternally(ids, fn); })
       .def("getInputTensorIds", [](PyBuilder& s) { return s.b().getInputTensorIds(); })
       .def("getOutputTensorIds", [](PyBuilder& s) { return s.b().getOutputTensorIds(); })
       .def("getValueTensorIds", [](PyBuilder& s) { return s.b().getValueTensorIds(); })

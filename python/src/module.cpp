@@ -42,6 +42,7 @@ void addCppDocs(py::module_& m) {
   static const std::map<std::string, std::vector<std::string>> classes{
       {"_Session", {"Session", "TrainingSession", "InferenceSession", "LegacySession"}},
       {"_Builder", {"Builder"}},
+      {"GraphTransformer", {"GraphTransformer"}},
       {"_SessionOptions", {"SessionOptions"}},
       {"TensorInfo", {"TensorInfo"}},
       {"DataFlow", {"DataFlow"}},
@@ -129,6 +130,7 @@ PYBIND11_MODULE(_popart, m) {
   });
   popart::py_bind::bindValues(m);
   popart::py_bind::bindBuilder(m);
+  popart::py_bind::bindGraphTransformer(m);
   popart::py_bind::bindSession(m);
   addCppDocs(m);
 }

@@ -312,6 +312,13 @@ void bindSession(py::module_& m) {
             p.s().modelToHost(fn);
           },
           release())
+      .def(
+          "updateExternallySavedTensorLocations",
+          [](PySession& p, const std::string& fromLocation, const std::string& toLocation) {
+            const PySession::Busy busy(p);
+            p.s().updateExternallySavedTensorLocations(fromLocation, toLocation);
+          },
+          py::arg("fromLocation"), py::arg("toLocation"), release())
       .def("modelToHostBytes",
            [](PySession& p) {
              const PySession::Busy busy(p);

@@ -626,6 +626,10 @@ export interface Builder extends Disposable {
   getModelProto(humanReadable?: boolean): Uint8Array;
   /** Node only: writes the model (temporary file + rename). */
   saveModelProto(path: string): void;
+  /** PopART's: moves the initializers' data to the file `fileName` (ONNX external data; Node only). */
+  saveInitializersExternally(ids: TensorId[], fileName: string): void;
+  /** As saveInitializersExternally, without a file system: returns the data file's bytes (the model names `location`). */
+  saveInitializersExternallyToBytes(ids: TensorId[], location: string): Uint8Array;
   getTensorShape(id: TensorId): Shape;
   getTensorDtypeString(id: TensorId): string;
   isInitializer(id: TensorId): boolean;
@@ -654,6 +658,29 @@ export interface Builder extends Disposable {
   setAvailableMemoryProportion(id: TensorId, proportion: number): void;
   setPartialsType(id: TensorId, type: string): void;
   excludePatterns(id: TensorId, names: string[]): void;
+}
+
+/** PopART's GraphTransformer: ONNX-level rewrites of a model (bytes; a path in Node). */
+export interface GraphTransformer {
+  getModelProto(): Uint8Array;
+  removeUnusedInputs(): void;
+  prepareNodesForTraining(): void;
+  convertFloatsToHalfs(): void;
+  convertUINT8ToINT32(): void;
+  convertUINT16ToINT32(): void;
+  convertINT8ToINT32(): void;
+  convertINT16ToINT32(): void;
+  /** Values outside int32 are an error, or clipped with clip = true. */
+  convertINT64ToINT32(clip?: boolean): void;
+  convertDoublesToFloats(): void;
+  convertDoublesToHalfs(): void;
+  convertBFloats16ToFloat32(): void;
+  convertInitializersToConstants(ids: TensorId[]): void;
+  convertAllFixedPointInitializersToConstants(): void;
+  /** Node only: writes the data file. */
+  saveInitializersExternally(ids: TensorId[], fileName: string): void;
+  saveInitializersExternallyToBytes(ids: TensorId[], location: string): Uint8Array;
+  dispose(): void;
 }
 
 export interface BuilderConstructor {
@@ -1086,6 +1113,7 @@ export interface Popart {
   };
   DeviceManager: () => DeviceManager;
   Builder: BuilderConstructor;
+  GraphTransformer: new (modelProtoOrFilename: ModelSource) => GraphTransformer;
   InferenceSession: InferenceSessionConstructor;
   TrainingSession: TrainingSessionConstructor;
   /** poponnx's Session (deprecated): train / evaluate / infer. */

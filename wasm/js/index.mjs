@@ -176,6 +176,26 @@ function writeFileAtomic(path, bytes) {
   }
 }
 
+/// saveInitializersExternally (Builder, GraphTransformer) in Node: the parent directory checked
+/// first, the core moves the initializers' data out of the model (location `fileName`, offsets,
+/// lengths) and returns it, Node's fs writes it. A browser has no file system: use
+/// saveInitializersExternallyToBytes(ids, location) and keep the bytes next to the model.
+function saveExternally(handle, ids, fileName) {
+  const fn = String(fileName);
+  if (!isNode) {
+    throw new Error('saveInitializersExternally writes a file, which needs Node; in a browser call ' +
+                    'saveInitializersExternallyToBytes(ids, location) and keep the returned bytes');
+  }
+  const fs = nodeModule('fs');
+  const dir = nodeModule('path').dirname(fn);
+  let isDir = false;
+  try { isDir = fs.statSync(dir).isDirectory(); } catch { /* missing */ }
+  if (!isDir) {
+    throw new Error(`Cannot save tensor data externally to the file '${fn}': its parent directory does not exist`);
+  }
+  writeFileAtomic(fn, handle.saveInitializersExternallyToBytes(idList(ids), fn));
+}
+
 /// The JS Error for a failure reported by the module's takeError(): the C++ message, and the
 /// exception's own fields (an OutOfMemoryException's `summaryReport` and `profilePath`).
 function errorFrom({ message, ...fields }) {
@@ -246,6 +266,7 @@ function makeApi(raw) {
     Object.entries(M.reservedPrefixes()).map(([name, value]) => [name, () => value]));
   const BuilderHandle = checked(raw.BuilderHandle);
   const SessionHandle = checked(raw.SessionHandle);
+  const GraphTransformerHandle = checked(raw.GraphTransformerHandle);
 
   const registry = typeof FinalizationRegistry === 'function'
       ? new FinalizationRegistry((h) => { try { if (!h.isDeleted()) h.delete(); } catch { /* gone */ } })
@@ -571,6 +592,36 @@ function makeApi(raw) {
     return gc;
   }
 
+  /// PopART's GraphTransformer: ONNX-level rewrites of a model given as bytes (a path is read with
+  /// Node's fs, so externally stored data of such a model resolves against the working
+  /// directory; a browser has no paths). Each method rewrites the model in place; getModelProto()
+  /// returns it.
+  class GraphTransformer extends Handle {
+    constructor(modelProtoOrFilename) {
+      super(GraphTransformerHandle.create(modelBytes(modelProtoOrFilename, 'GraphTransformer')));
+    }
+    getModelProto() { return this.handle.getModelProto(); }
+    removeUnusedInputs() { this.handle.transform('removeUnusedInputs', false); }
+    prepareNodesForTraining() { this.handle.transform('prepareNodesForTraining', false); }
+    convertFloatsToHalfs() { this.handle.transform('convertFloatsToHalfs', false); }
+    convertUINT8ToINT32() { this.handle.transform('convertUINT8ToINT32', false); }
+    convertUINT16ToINT32() { this.handle.transform('convertUINT16ToINT32', false); }
+    convertINT8ToINT32() { this.handle.transform('convertINT8ToINT32', false); }
+    convertINT16ToINT32() { this.handle.transform('convertINT16ToINT32', false); }
+    convertINT64ToINT32(clip = false) { this.handle.transform('convertINT64ToINT32', !!clip); }
+    convertDoublesToFloats() { this.handle.transform('convertDoublesToFloats', false); }
+    convertDoublesToHalfs() { this.handle.transform('convertDoublesToHalfs', false); }
+    convertBFloats16ToFloat32() { this.handle.transform('convertBFloats16ToFloat32', false); }
+    convertInitializersToConstants(ids) { this.handle.convertInitializersToConstants(idList(ids)); }
+    convertAllFixedPointInitializersToConstants() {
+      this.handle.transform('convertAllFixedPointInitializersToConstants', false);
+    }
+    saveInitializersExternally(ids, fileName) { saveExternally(this.handle, ids, fileName); }
+    saveInitializersExternallyToBytes(ids, location) {
+      return this.handle.saveInitializersExternallyToBytes(idList(ids), String(location));
+    }
+  }
+
   class Builder extends Handle {
     /// new Builder(), new Builder(modelBytesOrPath), or new Builder({modelProtoOrFilename, opsets}).
     constructor(arg = undefined, opsets = undefined, _handle = undefined) {
@@ -648,6 +699,12 @@ function makeApi(raw) {
     }
     getModelProto(humanReadable = false) { return this.handle.getModelProto(!!humanReadable); }
     saveModelProto(path) { writeFileAtomic(path, this.getModelProto()); }
+    /// PopART's: the initializers' data moved to the file `fileName` (ONNX external data; Node only).
+    saveInitializersExternally(ids, fileName) { saveExternally(this.handle, ids, fileName); }
+    /// The same without a file system: returns the data file's bytes (the model names `location`).
+    saveInitializersExternallyToBytes(ids, location) {
+      return this.handle.saveInitializersExternallyToBytes(idList(ids), String(location));
+    }
     getTensorShape(id) { return this.handle.getTensorShape(String(id)); }
     getTensorDtypeString(id) { return this.handle.getTensorDtypeString(String(id)); }
     isInitializer(id) { return this.handle.isInitializer(String(id)); }
@@ -1190,7 +1247,7 @@ function makeApi(raw) {
 
   return {
     TensorInfo, NDArray, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, SessionOptions,
-    DeviceManager, DeviceInfo, Builder, InferenceSession, TrainingSession, Session, PyStepIO, StepIO: PyStepIO, getLogger,
+    DeviceManager, DeviceInfo, Builder, GraphTransformer, InferenceSession, TrainingSession, Session, PyStepIO, StepIO: PyStepIO, getLogger,
     Optimizer, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, describeModel,
     ...enums,
     ...reservedPrefixFns,

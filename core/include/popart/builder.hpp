@@ -389,6 +389,14 @@ class Builder {
   /// The serialized ModelProto.
   std::string getModelProto(bool humanReadable = false) const;
   void saveModelProto(const std::string& fn);
+  /// Moves the named initializers' data to the file `fn` (ONNX external data: location `fn` as
+  /// given, offset, length; the data of all of them concatenated). getModelProto / saveModelProto
+  /// then refer to it. Errors: an id that is not an initializer, or is already external, a parent
+  /// directory of `fn` that does not exist.
+  void saveInitializersExternally(const std::vector<TensorId>& ids, const std::string& fn);
+  /// As saveInitializersExternally, but the data file's bytes are returned instead of written
+  /// (the browser has no file system). Not in PopART.
+  std::string saveInitializersExternallyToBytes(const std::vector<TensorId>& ids, const std::string& location);
   /// Inputs and initializers, in creation order.
   std::vector<TensorId> getInputTensorIds() const;
   std::vector<TensorId> getOutputTensorIds() const;

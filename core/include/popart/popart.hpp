@@ -10,6 +10,7 @@
 #include "popart/dataflow.hpp"
 #include "popart/devicemanager.hpp"
 #include "popart/error.hpp"
+#include "popart/graphtransformer.hpp"
 #include "popart/inputshapeinfo.hpp"
 #include "popart/logging.hpp"
 #include "popart/memorylimit.hpp"

@@ -89,9 +89,16 @@ class Session {
   /// session adds its optimizer state (Accl___w, Accl1___w, Accl2___w, Accl3___w, Step___w,
   /// Accum___w) as extra initializers, which resetHostWeights reads back. The file is written to
   /// a temporary name and renamed: a failure never leaves a half-written model.
+  /// Initializers the model stores as ONNX external data stay external (PopART's behaviour):
+  /// their current values are written into their external files, at their offsets.
   void modelToHost(const std::string& fn);
-  /// The same model as serialized ModelProto bytes.
+  /// The same model as serialized ModelProto bytes (every initializer inline).
   std::string modelToHostBytes();
+  /// The initializers stored externally in the file `fromLocation` are moved to the new file
+  /// `toLocation` (a copy of the data, same offsets); later modelToHost calls write there.
+  /// Errors (PopART's): `toLocation` exists, `fromLocation` does not, or no initializer is
+  /// stored there.
+  void updateExternallySavedTensorLocations(const std::string& fromLocation, const std::string& toLocation);
   /// Loads initializers from an ONNX model (bytes or path) into the host weights;
   /// weightsFromHost must follow.
   void resetHostWeights(const std::string& modelProtoOrFilename,
@@ -150,7 +157,9 @@ class Session {
   Session(std::string name, std::shared_ptr<DeviceInfo> device);
   void checkPrepared(const char* what) const;
   StepIOSpec stepIOSpec() const;
-  std::string saveModelBytes();
+  /// The model with the current weights; `writeExternalData`: externally stored initializers
+  /// stay external, their values written into their files (modelToHost(fn)).
+  std::string saveModelBytes(bool writeExternalData = false);
   /// The host tensors readWeights / writeWeights / modelToHost transfer: the model's
   /// initializers, then the optimizer state.
   std::vector<TensorId> hostWeightIds() const;
@@ -181,6 +190,10 @@ class Session {
   std::string writeAutoReports() const;
   void checkReportable() const;
   uint64_t randomSeed_ = 0;
+  /// The directory of a model loaded from a path ("" for bytes): its external data's base.
+  std::string modelBaseDir_;
+  /// updateExternallySavedTensorLocations: the model's external data location -> the current one.
+  std::map<std::string, std::string> externalLocations_;
 };
 
 class InferenceSession : public Session {

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "builder/builder_impl.hpp"
+#include "onnx/external_data.hpp"
 #include "onnx/model_io.hpp"
 #include "popart/error.hpp"
 #include "popart/patterns.hpp"
@@ -604,6 +605,12 @@ std::string Builder::getModelProto(bool humanReadable) const {
 }
 void Builder::saveModelProto(const std::string& fn) {
   writeFileAtomically(fn, impl_->serialize());
+}
+void Builder::saveInitializersExternally(const std::vector<TensorId>& ids, const std::string& fn) {
+  popart::saveInitializersExternally(impl_->model(), ids, fn);
+}
+std::string Builder::saveInitializersExternallyToBytes(const std::vector<TensorId>& ids, const std::string& location) {
+  return initializersToExternalData(impl_->model(), ids, location);
 }
 std::vector<TensorId> Builder::getInputTensorIds() const {
   return impl_->inputIds();

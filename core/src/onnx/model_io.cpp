@@ -1,5 +1,7 @@
 #include "onnx/model_io.hpp"
 
+#include "onnx/external_data.hpp"
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -224,14 +226,17 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
       if (kv.key() == "length") length = std::stoll(kv.value());
     }
     if (location.empty()) throw error("tensor '{}' has external data without a location", tp.name());
-    if (baseDir.empty())
-      throw error(
-          "tensor '{}' stores its data in the external file '{}'; load the model from its file path so "
-          "the file can be found",
-          tp.name(), location);
-    const std::string path = baseDir + "/" + location;
+    // Absolute as is; relative to the model's directory, or (a model given as bytes, as PopART
+    // does) to the working directory.
+    const std::string path = externalDataPath(location, baseDir);
     std::ifstream f(path, std::ios::binary);
-    if (!f) throw error("tensor '{}': cannot open its external data file '{}'", tp.name(), path);
+    if (!f)
+      throw error("tensor '{}' stores its data in the external file {}, but it doesn't exist or is not accessible{}",
+                  tp.name(), path,
+                  baseDir.empty() && location[0] != '/'
+                      ? " (a relative location of a model given as bytes is relative to the working directory; "
+                        "load the model from its file path to read it relative to the model)"
+                      : "");
     const int64_t need = length >= 0 ? length : info.nbytes();
     if (need != info.nbytes())
       throw error("tensor '{}': external data length {} does not match {} ({} bytes)", tp.name(), need, info.toString(),

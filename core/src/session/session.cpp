@@ -22,6 +22,7 @@
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 #include "session/engine_options.hpp"
+#include "session/external_weights.hpp"
 #include "session/losses.hpp"
 #include "session/report_json.hpp"
 
@@ -381,14 +382,19 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
   }
 }
 
-std::string Session::saveModelBytes() {
+std::string Session::saveModelBytes(bool writeExternalData) {
   weightsToHost();
   onnx::ModelProto m = ir_->model();
   const Graph& g = ir_->mainGraph();
   for (auto& tp : *m.mutable_graph()->mutable_initializer()) {
     const Tensor* t = g.tensor(tp.name());
-    if (t && t->data && (t->kind == TensorKind::Variable || ir_->isStrippedInitializer(tp.name())))
+    const bool current = t && t->data && (t->kind == TensorKind::Variable || ir_->isStrippedInitializer(tp.name()));
+    if (writeExternalData && tp.data_location() == onnx::TensorProto::EXTERNAL) {
+      // PopART: an externally stored initializer stays external, its file updated in place.
+      writeExternalInitializer(tp, current ? &*t->data : nullptr, externalLocations_, modelBaseDir_);
+    } else if (current) {
       tensorToProto(*t->data, &tp);
+    }
   }
   // The optimizer state, as extra initializers (PopART's modelToHost does the same).
   const size_t nModel = ir_->initializerIds().size();
@@ -404,7 +410,7 @@ std::string Session::saveModelBytes() {
 }
 
 void Session::modelToHost(const std::string& fn) {
-  writeFileAtomically(fn, saveModelBytes());
+  writeFileAtomically(fn, saveModelBytes(true));
 }
 
 std::string Session::modelToHostBytes() {
@@ -568,6 +574,7 @@ void Session::createIr(const std::string& model, const std::vector<Loss*>* losse
   IrBundle b;
   b.model = &proto;
   b.modelBaseDir = modelBaseDir(model);
+  modelBaseDir_ = b.modelBaseDir;
   b.inputShapeInfo = inputShapeInfo;
   b.dataFlow = dataFlow;
   b.options = userOptions;

@@ -1,0 +1,114 @@
+#include "onnx/external_data.hpp"
+
+#include <sys/stat.h>
+#include <map>
+#include <set>
+
+#include "onnx/model_io.hpp"
+#include "popart/error.hpp"
+#include "popart/logging.hpp"
+
+namespace popart {
+
+std::string externalDataPath(const std::string& location, const std::string& baseDir) {
+  if (!location.empty() && location[0] == '/') return location;
+  if (baseDir.empty()) return location;  // PopART: relative to the working directory
+  return baseDir + "/" + location;
+}
+
+std::string externalLocation(const onnx::TensorProto& tp) {
+  if (tp.data_location() != onnx::TensorProto::EXTERNAL) return "";
+  for (const auto& kv : tp.external_data()) {
+    if (kv.key() == "location") return kv.value();
+  }
+  return "";
+}
+
+namespace {
+
+bool parentDirectoryExists(const std::string& fn) {
+  const auto slash = fn.find_last_of('/');
+  if (slash == std::string::npos) return true;  // the working directory
+  const std::string dir = slash == 0 ? "/" : fn.substr(0, slash);
+  struct stat st {};
+  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+namespace {
+
+/// Checks every id, then hands the concatenated data to `write`, then (only if it succeeded)
+/// marks the initializers EXTERNAL at `location`: a failure leaves the model untouched.
+void externalize(onnx::ModelProto& model, const std::vector<std::string>& ids, const std::string& location,
+                 const std::string& baseDir, const std::function<void(const std::string&)>& write) {
+  auto* g = model.mutable_graph();
+  std::map<std::string, onnx::TensorProto*> byName;
+  for (auto& t : *g->mutable_initializer()) byName.emplace(t.name(), &t);
+
+  std::set<std::string> seen;
+  std::vector<std::pair<onnx::TensorProto*, int64_t>> todo;
+  std::string bytes;
+  for (const auto& id : ids) {
+    auto it = byName.find(id);
+    if (it == byName.end()) throw error("Tensor '{}' is not an initializer", id);
+    onnx::TensorProto& tp = *it->second;
+    if (tp.data_location() == onnx::TensorProto::EXTERNAL)
+      throw error("Tensor '{}' already has an external data_location", id);
+    if (!seen.insert(id).second) throw error("Tensor '{}' is listed twice in saveInitializersExternally", id);
+    if (tp.data_type() == onnx::TensorProto::STRING)
+      throw error("Tensor '{}' is a STRING tensor: ONNX external data holds only fixed-size elements", id);
+    const TensorData d = tensorFromProto(tp, baseDir);
+    const int64_t n = d.info().nbytes();
+    if (n == 0) throw error("Tensor '{}' has no data to save externally", id);
+    bytes.append(static_cast<const char*>(d.data()), static_cast<size_t>(n));
+    todo.emplace_back(&tp, n);
+  }
+  write(bytes);
+
+  int64_t offset = 0;
+  for (auto& td : todo) {
+    onnx::TensorProto& tp = *td.first;
+    tp.clear_raw_data();
+    tp.clear_float_data();
+    tp.clear_int32_data();
+    tp.clear_int64_data();
+    tp.clear_double_data();
+    tp.clear_uint64_data();
+    tp.clear_external_data();
+    tp.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto add = [&tp](const char* k, const std::string& v) {
+      auto* e = tp.add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    };
+    add("location", location);
+    add("length", std::to_string(td.second));
+    add("offset", std::to_string(offset));
+    offset += td.second;
+  }
+}
+
+}  // namespace
+
+void saveInitializersExternally(onnx::ModelProto& model, const std::vector<std::string>& ids, const std::string& fn,
+                                const std::string& baseDir) {
+  if (fn.empty()) throw error("saveInitializersExternally: the file name is empty");
+  if (!parentDirectoryExists(fn))
+    throw error("Cannot save tensor data externally to the file '{}': its parent directory does not exist", fn);
+  externalize(model, ids, fn, baseDir, [&fn](const std::string& bytes) {
+    if (isExistingFile(fn))
+      logging::info("Saving tensor data to file {}, but it already exists. Its contents will be overwritten", fn);
+    writeFileAtomically(fn, bytes);
+  });
+}
+
+std::string initializersToExternalData(onnx::ModelProto& model, const std::vector<std::string>& ids,
+                                       const std::string& location, const std::string& baseDir) {
+  if (location.empty()) throw error("saveInitializersExternally: the file name is empty");
+  std::string out;
+  externalize(model, ids, location, baseDir, [&out](const std::string& bytes) { out = bytes; });
+  return out;
+}
+
+}  // namespace popart

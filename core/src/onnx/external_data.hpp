@@ -1,0 +1,30 @@
+// ONNX external tensor data on save: initializers' bytes moved to a side file (PopART's
+// saveInitializersExternally), shared by GraphTransformer, Builder and Session::modelToHost.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "onnx.pb.h"
+
+namespace popart {
+
+/// Writes the named initializers' data, concatenated in the order of `ids`, to `fn` and marks
+/// them EXTERNAL (location `fn` as given, offset, length); their inline data is cleared. Every id
+/// is checked before anything is written. `baseDir` resolves data already stored externally.
+void saveInitializersExternally(onnx::ModelProto& model, const std::vector<std::string>& ids, const std::string& fn,
+                                const std::string& baseDir = "");
+/// As saveInitializersExternally, but the data file's bytes are returned, not written (the
+/// model's external_data names `location`): for a caller without a file system (the browser).
+std::string initializersToExternalData(onnx::ModelProto& model, const std::vector<std::string>& ids,
+                                       const std::string& location, const std::string& baseDir = "");
+
+/// The file an external TensorProto's `location` names: absolute as is, else relative to
+/// `baseDir` (the model's directory), or to the working directory when the model came as bytes.
+std::string externalDataPath(const std::string& location, const std::string& baseDir);
+
+/// The `location` of an EXTERNAL TensorProto ("" for inline data).
+std::string externalLocation(const onnx::TensorProto& tp);
+
+}  // namespace popart
