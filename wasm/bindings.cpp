@@ -1162,6 +1162,18 @@ class BuilderJs {
   val checkpointOutput(const val& ids) {
     return guarded([&] { return jsStrings(b_->checkpointOutput(toStrings(ids))); });
   }
+  /// The node's virtual graph / pipeline stage (`id` a string), or the current scope's (undefined).
+  double getVirtualGraph(const val& id) {
+    return guarded([&] {
+      return static_cast<double>(id.isUndefined() ? b_->getVirtualGraph() : b_->getVirtualGraph(id.as<std::string>()));
+    });
+  }
+  double getPipelineStage(const val& id) {
+    return guarded([&] {
+      return static_cast<double>(id.isUndefined() ? b_->getPipelineStage()
+                                                  : b_->getPipelineStage(id.as<std::string>()));
+    });
+  }
   bool hasVirtualGraph() { return b_->hasVirtualGraph(); }
   bool hasPipelineStage() { return b_->hasPipelineStage(); }
   bool hasExecutionPhase() { return b_->hasExecutionPhase(); }
@@ -1403,6 +1415,11 @@ class SessionJs {
   std::string getSummaryReport(bool reset) {
     return guarded([&] { return s_->getSummaryReport(reset); });
   }
+  /// PopART's _serializeIr: the JSON text of Session::serializeIr (`format` an
+  /// IrSerializationFormat name).
+  std::string serializeIr(const std::string& format) {
+    return guarded([&] { return s_->serializeIr(enumFromString<IrSerializationFormat>(format)); });
+  }
   /// report::Report as a plain object with the struct's field names (its JSON, parsed).
   val getReport() {
     return guarded([&] { return val::global("JSON").call<val>("parse", nlohmann::json(s_->getReport()).dump()); });
@@ -1570,6 +1587,8 @@ EMSCRIPTEN_BINDINGS(popart) {
       .function("pipelineStage", &BuilderJs::pipelineStage)
       .function("recomputeOutputInBackwardPass", &BuilderJs::recomputeOutputInBackwardPass)
       .function("checkpointOutput", &BuilderJs::checkpointOutput)
+      .function("getVirtualGraph", &BuilderJs::getVirtualGraph)
+      .function("getPipelineStage", &BuilderJs::getPipelineStage)
       .function("hasVirtualGraph", &BuilderJs::hasVirtualGraph)
       .function("hasPipelineStage", &BuilderJs::hasPipelineStage)
       .function("hasExecutionPhase", &BuilderJs::hasExecutionPhase)
@@ -1609,6 +1628,7 @@ EMSCRIPTEN_BINDINGS(popart) {
       .function("anchorIds", &SessionJs::anchorIds)
       .function("anchorArrayInfos", &SessionJs::anchorArrayInfos)
       .function("getSummaryReport", &SessionJs::getSummaryReport)
+      .function("serializeIr", &SessionJs::serializeIr)
       .function("getReport", &SessionJs::getReport)
       .function("getGraphReport", &SessionJs::getGraphReport)
       .function("getExecutionReport", &SessionJs::getExecutionReport)

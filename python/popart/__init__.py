@@ -12,11 +12,12 @@ from ._popart import (  # noqa: F401
     getLogger, getMemoryLimit, getNumThreads, ipuTarget, ipuTargetList, popart_exception, popart_internal_exception, popart_runtime_error,
     poplar_exception, poplar_runtime_error, setMemoryLimit, setNumThreads, defaultAiOnnxOpset, defaultAiOnnxMlOpset,
     defaultAiGraphcoreOpset, versionString, versionNumber, packageHash, OperatorIdentifier, getSupportedOperations)
-from .builder import AiGraphcore, AiOnnx, Builder  # noqa: F401
+from .builder import AiGraphcore, AiOnnx, Builder, OPSET_CLASSES as _OPSET_CLASSES  # noqa: F401
 from .options import _STRUCTS, SessionOptions  # noqa: F401
 from .session import InferenceSession, Session, TrainingSession  # noqa: F401
 
 globals().update(_ENUMS)  # ReductionType, VirtualGraphMode, PatternsLevel, DeviceType, ...
+globals().update({c.__name__: c for c in _OPSET_CLASSES.values()})  # AiOnnxOpset6, ..., AiOnnxOpset17
 # TensorLocationSettings, TensorLocation, ExecutionPhaseSettings, BatchSerializationSettings, ...
 globals().update(_STRUCTS)
 # reservedGradientPrefix(), reservedRestoredPrefix(), ...: the core's list (popart/names.hpp).

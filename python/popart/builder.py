@@ -4,6 +4,7 @@ aiGraphcore's from the core's Graphcore op table (graphcoreOpList()). Nothing is
 import contextlib
 import inspect
 import keyword
+import typing
 
 from . import _popart
 from ._onnx_ops import FIRST_OPSET, LAST_OPSET, ONNX_OPS
@@ -168,6 +169,17 @@ def _graphcore_method(builder, name, op_type, min_in, max_in, attrs, doc, num_ou
     return method
 
 
+def _opset_class(version):
+    cls = type("AiOnnxOpset%d" % version, (AiOnnx,), {
+        "__doc__": "The ai.onnx ops of opset %d (builder.aiOnnxOpset%d)." % (version, version),
+        "__module__": "popart"})
+    return cls
+
+
+# PopART's per-opset classes (popart.AiOnnxOpset11, ...): what builder.aiOnnxOpsetN returns.
+OPSET_CLASSES = {v: _opset_class(v) for v in range(FIRST_OPSET, LAST_OPSET + 1)}
+
+
 class AiGraphcore:
     """Graphcore's ops (domain ai.graphcore, version 1), from the core's table."""
 
@@ -198,7 +210,7 @@ class Builder:
             if not FIRST_OPSET <= version <= LAST_OPSET:
                 raise AttributeError("aiOnnxOpset%d: supported ai.onnx opsets are %d..%d" %
                                      (version, FIRST_OPSET, LAST_OPSET))
-            self._onnx[version] = AiOnnx(self, version)
+            self._onnx[version] = OPSET_CLASSES[version](self, version)
         return self._onnx[version]
 
     @property
@@ -217,7 +229,8 @@ class Builder:
 
     aiGraphcoreOpset1 = aiGraphcore
 
-    def __getattr__(self, name):
+    def __getattr__(self, name) -> typing.Union[tuple(OPSET_CLASSES.values())]:
+        """builder.aiOnnxOpsetN: the ops of ai.onnx opset N (an AiOnnxOpsetN)."""
         if name.startswith("aiOnnxOpset") and name[len("aiOnnxOpset"):].isdigit():
             return self._aiOnnx(int(name[len("aiOnnxOpset"):]))
         raise AttributeError("'Builder' object has no attribute '%s'" % name)
@@ -378,10 +391,16 @@ class Builder:
     def schedulePriority(self, value):
         return self._scoped("__schedule_priority", value)
 
-    def getVirtualGraph(self, nodeOutputName):
+    def getVirtualGraph(self, nodeOutputName=None):
+        """The virtual graph of the node making `nodeOutputName`; without it, the current scope's."""
+        if nodeOutputName is None:
+            return self._impl.getVirtualGraph()
         return self._impl.getVirtualGraph(nodeOutputName)
 
-    def getPipelineStage(self, nodeOutputName):
+    def getPipelineStage(self, nodeOutputName=None):
+        """The pipeline stage of the node making `nodeOutputName`; without it, the current scope's."""
+        if nodeOutputName is None:
+            return self._impl.getPipelineStage()
         return self._impl.getPipelineStage(nodeOutputName)
 
     def recomputeOutputInBackwardPass(self, nodeOutputNames, value="Recompute"):

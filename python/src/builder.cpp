@@ -264,9 +264,11 @@ void bindBuilder(py::module_& m) {
       .def("virtualGraph",
            [](PyBuilder& s, py::object o, int64_t v) { s.b().virtualGraph(idSet(o, "virtualGraph ids"), v); })
       .def("getVirtualGraph", [](PyBuilder& s, const std::string& id) { return s.b().getVirtualGraph(id); })
+      .def("getVirtualGraph", [](PyBuilder& s) { return s.b().getVirtualGraph(); })
       .def("pipelineStage",
            [](PyBuilder& s, py::object o, int64_t v) { s.b().pipelineStage(idSet(o, "pipelineStage ids"), v); })
       .def("getPipelineStage", [](PyBuilder& s, const std::string& id) { return s.b().getPipelineStage(id); })
+      .def("getPipelineStage", [](PyBuilder& s) { return s.b().getPipelineStage(); })
       .def("executionPhase",
            [](PyBuilder& s, py::object o, int64_t v) {
              for (const auto& id : idSet(o, "executionPhase ids")) s.b().executionPhase(id, v);

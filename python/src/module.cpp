@@ -103,8 +103,10 @@ PYBIND11_MODULE(_popart, m) {
   gRuntimeError = newException(m, "popart_runtime_error", gPopartException, "An error raised while a session runs.");
   gOutOfMemory = newException(m, "OutOfMemoryException", gPopartException,
                               "The device cannot hold the graph, or an allocation is over the memory limit.");
-  gPoplarException = newException(m, "poplar_exception", PyExc_RuntimeError,
-                                  "Poplar's errors (this runtime has no Poplar: only poplar_runtime_error is raised).");
+  gPoplarException = newException(
+      m, "poplar_exception", PyExc_RuntimeError,
+      "The errors PopART passes on from Poplar: an unknown engine option, a profile asked of a device that "
+      "keeps none, a run that reached an abort op (poplar_runtime_error).");
   gPoplarRuntimeError = newException(m, "poplar_runtime_error", gPoplarException,
                                      "A run that reached an aiGraphcore.abort op (\"Abort Program ...\").");
   py::register_exception_translator([](std::exception_ptr p) {
@@ -122,6 +124,8 @@ PYBIND11_MODULE(_popart, m) {
       PyErr_SetString(gInternalException, e.what());
     } catch (const popart::poplar_runtime_error& e) {
       PyErr_SetString(gPoplarRuntimeError, e.what());
+    } catch (const popart::poplar_error& e) {
+      PyErr_SetString(gPoplarException, e.what());
     } catch (const popart::runtime_error& e) {
       PyErr_SetString(gRuntimeError, e.what());
     } catch (const popart::error& e) {

@@ -355,6 +355,13 @@ void bindSession(py::module_& m) {
       .def(
           "getSummaryReport", [](PySession& p, bool reset) { return p.s().getSummaryReport(reset); },
           py::arg("resetProfile") = true)
+      // PopART's _serializeIr(popart.IrSerializationFormat.JSON): the IR as JSON text.
+      .def(
+          "_serializeIr",
+          [](PySession& p, int format) {
+            return p.s().serializeIr(static_cast<popart::IrSerializationFormat>(format));
+          },
+          py::arg("format") = 0)
       // The reports: JSON text, or CBOR as bytes (the core's documents: docs/ipu-model.md).
       .def(
           "getGraphReport",

@@ -139,7 +139,7 @@ TEST(CliReport, DynamicInputFixedWithShape) {
   writeMatMulModel(dir + "/dyn.onnx", 4, 8, true);
   const Result bad = report("dyn.onnx", dir);
   EXPECT_EQ(bad.status, 1) << bad.output;
-  EXPECT_NE(bad.output.find("error: input 'x' has the shape [batch 8]: give it with --shape x=d0,d1,..."),
+  EXPECT_NE(bad.output.find("error: input 'x' has the shape [batch, 8]: give it with --shape x=d0,d1,..."),
             std::string::npos)
       << bad.output;
   const Result r = report("dyn.onnx --shape x=5,8 --run", dir);

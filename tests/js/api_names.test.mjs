@@ -50,6 +50,13 @@ test('checkpointOutput is a marked identity; recompute types by name or number',
   assert.ok(b.getAllNodeAttributeNames([c]).includes('__recompute_output_in_backward_pass'));
   assert.equal(b.hasVirtualGraph(), false);
   assert.equal(b.hasPipelineStage(), false);
+  expectError(() => b.getVirtualGraph(), ['Virtual graph not set in current scope']);
+  expectError(() => b.getPipelineStage(), ['Pipeline stage not set in current scope']);
+  const b2 = new popart.Builder();
+  const r2 = b2.aiOnnx.relu([b2.addInputTensor('FLOAT', [1])]);
+  b2.virtualGraph([r2], 2);
+  assert.equal(b2.getVirtualGraph(r2), 2);
+  b2.dispose();
   b.addOutputTensor(c);
   const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, [c]),
                                         cpu(popart));

@@ -190,5 +190,13 @@ test('session introspection', () => {
   s.run(new popart.PyStepIO({ a: new Float32Array(6).fill(1), b: new Float32Array(6).fill(2) }, anchors));
   assert.match(s.getSummaryReport(), /Micro-batches executed: 1/);
   s.setRandomSeed(42);
+  // PopART's IR JSON: one Add reading a and b.
+  const ir = JSON.parse(s.serializeIr());
+  assert.deepEqual(Object.keys(ir), ['maingraph']);
+  assert.deepEqual(ir.maingraph.map((op) => op.type), ['Add']);
+  assert.deepEqual(ir.maingraph[0].inputs.map((t) => [t.name, t.shape, t.type]),
+                   [[m.a, '[2 3]', 'FLOAT'], [m.b, '[2 3]', 'FLOAT']]);
+  assert.equal(s._serializeIr('JSON'), s.serializeIr());
+  expectError(() => s.serializeIr('XML'), ['XML']);
   s.dispose();
 });

@@ -177,6 +177,22 @@ def test_has_virtual_graph_and_pipeline_stage_follow_the_scopes(popart):
         assert b.hasExecutionPhase()
 
 
+def test_scoped_virtual_graph_and_pipeline_stage_values(popart):
+    b = popart.Builder()
+    for get, what in ((b.getVirtualGraph, "Virtual graph"), (b.getPipelineStage, "Pipeline stage")):
+        with pytest.raises(popart.popart_exception, match=what + " not set in current scope"):
+            get()
+    with b.virtualGraph(2), b.pipelineStage(1):
+        assert (b.getVirtualGraph(), b.getPipelineStage()) == (2, 1)
+        with b.virtualGraph(3):
+            assert b.getVirtualGraph() == 3
+            x = b.addInputTensor("FLOAT", [1])
+            r = b.aiOnnx.relu([x])
+        assert b.getVirtualGraph() == 2
+    # With an id: the node's annotation.
+    assert (b.getVirtualGraph(r), b.getPipelineStage(r)) == (3, 1)
+
+
 # ---------------------------------------------------------------------------- §2 SessionOptions
 
 def test_every_popart_34_field_exists(popart):
@@ -352,3 +368,26 @@ def test_get_supported_operations(popart):
     internal = [o for o in every if o.domain == "internal"]
     assert internal and len(every) == len(ops) + len(internal)
     assert popart.OperatorIdentifier("ai.onnx", "Relu", 1) in ops
+
+
+def test_setting_a_deprecated_alias_warns(popart, capfd):
+    popart.getLogger().setLevel("WARN")
+    try:
+        opts = popart.SessionOptions()
+        opts.defaultPrefetchBufferingDepth = 3
+        assert opts.defaultBufferingDepth == 3
+        err = capfd.readouterr().err
+        assert "defaultPrefetchBufferingDepth has been deprecated" in err
+        assert "Please use the alias defaultBufferingDepth instead." in err
+    finally:
+        popart.getLogger().setLevel("OFF")
+
+
+def test_opset_classes_and_builder_getattr_annotation(popart):
+    import inspect
+    b = popart.Builder()
+    assert isinstance(b.aiOnnxOpset11, popart.AiOnnxOpset11)
+    assert isinstance(b.aiOnnxOpset11, popart.AiOnnx)
+    annotated = inspect.signature(popart.Builder.__getattr__).return_annotation.__args__
+    opsets = [getattr(popart, n) for n in dir(popart) if n.startswith("AiOnnxOpset") and n[11:].isdigit()]
+    assert opsets and all(c in annotated for c in opsets)

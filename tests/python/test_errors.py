@@ -170,3 +170,93 @@ def test_overflowing_input_dims_name_the_input(popart):
     msg = e.value.args[0]
     assert msg.startswith("Invalid shape [4294967296 4294967296]"), msg
     assert "the input 'big' declared FLOAT" in msg
+
+
+def test_poplars_errors_are_poplar_exceptions(popart):
+    """PopART passes these on from Poplar: scripts catch popart.poplar_exception and match the
+    end of the message."""
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [2])
+    o = b.aiOnnx.relu([x])
+    b.addOutputTensor(o)
+    opts = popart.SessionOptions()
+    opts.engineOptions = {"option": "value"}
+    with pytest.raises(popart.poplar_exception) as e:
+        s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [o]), cpu(popart), userOptions=opts)
+        s.prepareDevice()
+    assert e.value.args[0].endswith("Unrecognised option 'option'")
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [o]), cpu(popart))
+    s.prepareDevice()
+    for report in (s.getSummaryReport, s.getGraphReport):
+        with pytest.raises(popart.poplar_exception) as e:
+            report()
+        assert e.value.args[0].endswith("Profiling is disabled for current device type.")
+
+
+def test_an_unknown_dim_param_names_the_value(popart):
+    import onnx
+    from onnx import helper, TensorProto
+    for dims, unknown, text in ((["fubar", 2, 3], "fubar", "[fubar, 2, 3]"), ([-1, 2, 3], "-1", "[-1, 2, 3]")):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
+        with pytest.raises(popart.popart_exception) as e:
+            popart.InferenceSession(m.SerializeToString(), popart.DataFlow(1, ["y"]), cpu(popart))
+        assert e.value.args[0] == (
+            "Input tensor 'x' must be specified in InputShapeInfo, as it has shape %s, which uses an unknown "
+            "value '%s'." % (text, unknown))
+
+
+def test_a_sparse_constant_is_refused_with_popart_message(popart):
+    from onnx import helper, TensorProto
+    values = helper.make_tensor("v", TensorProto.FLOAT, [2], [1.0, 2.0])
+    indices = helper.make_tensor("i", TensorProto.INT64, [2], [0, 3])
+    node = helper.make_node("Constant", [], ["c"], sparse_value=helper.make_sparse_tensor(values, indices, [4]))
+    out = helper.make_tensor_value_info("o", TensorProto.FLOAT, [4])
+    g = helper.make_graph([node, helper.make_node("Identity", ["c"], ["o"])], "g", [], [out])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
+    with pytest.raises(popart.popart_exception) as e:
+        popart.InferenceSession(m.SerializeToString(), popart.DataFlow(1, ["o"]), cpu(popart))
+    assert e.value.args[0] == "The Constant op attribute 'sparse_value' is not supported."
+
+
+def test_exclude_patterns_names_an_unknown_pattern(popart):
+    b = popart.Builder()
+    x = b.aiOnnx.identity([b.addInputTensor("FLOAT", [2])])
+    with pytest.raises(popart.popart_exception) as e:
+        b.excludePatterns(x, ["ThisPatternDoesNotExist"])
+    assert e.value.args[0].startswith("Invalid pattern name 'ThisPatternDoesNotExist'")
+
+
+def test_auto_and_manual_recomputation_together_are_refused(popart):
+    b = popart.Builder()
+    i1 = b.addInputTensor(popart.TensorInfo("FLOAT", [1]))
+    r1 = b.aiOnnx.relu([i1])
+    o = b.aiOnnx.relu([r1])
+    b.recomputeOutputInBackwardPass(r1)
+    opts = popart.SessionOptions()
+    opts.autoRecomputation = popart.RecomputationType.Standard
+    with pytest.raises(popart.popart_exception) as e:
+        popart.TrainingSession(fnModel=b.getModelProto(), dataFlow=popart.DataFlow(1, [o]),
+                               optimizer=popart.ConstSGD(0.001), loss=o, userOptions=opts,
+                               deviceInfo=cpu(popart))
+    assert e.value.args[0] == "A mixture of auto and manual recomputaion is not supported"
+
+
+def test_manual_placement_must_place_every_op_or_none(popart):
+    b = popart.Builder()
+    i1, i2 = (b.addInputTensor(popart.TensorInfo("FLOAT", [1])) for _ in range(2))
+    o1, o2 = b.aiOnnx.add([i1, i2]), b.aiOnnx.add([i1, i2])
+    o = b.aiOnnx.add([o1, o2])
+    b.addOutputTensor(o)
+    b.virtualGraph(o1, 0)
+    b.virtualGraph(o2, 1)
+    opts = popart.SessionOptions()
+    opts.virtualGraphMode = popart.VirtualGraphMode.Manual
+    with pytest.raises(popart.popart_exception) as e:
+        popart.InferenceSession(fnModel=b.getModelProto(), dataFlow=popart.DataFlow(1, [o]), userOptions=opts,
+                                deviceInfo=two_ipus(popart))
+    msg = e.value.args[0]
+    assert msg.startswith("Either all Ops in the main graph must have their virtual graph ids set, or none must.")
+    assert "  -1 : 1\n  0 : 1\n  1 : 1\n" in msg

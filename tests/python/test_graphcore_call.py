@@ -52,6 +52,50 @@ def test_call_two_outputs_called_twice(popart, typed):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 
 
+def test_inputs_named_after_parent_tensors_are_bound_by_the_call(popart):
+    """PopART's form: the callee's inputs come from addInputTensorFromParentGraph(i0), (i1); a call
+    binds them in order to any arguments (the second call passes another tensor for i0)."""
+    rng = np.random.default_rng(3)
+    x0, x1, x2 = (rng.standard_normal((2, 2)).astype(np.float32) for _ in range(3))
+    b = popart.Builder()
+    i0, i1, i2 = (b.addInputTensor(popart.TensorInfo(v)) for v in (x0, x1, x2))
+    sg = b.createSubgraphBuilder()
+    sg.addInputTensorFromParentGraph(i0)
+    sg.addInputTensorFromParentGraph(i1)
+    sg.addOutputTensor(sg.aiOnnx.matmul([i0, i1]))
+    act = b.aiGraphcore.call([i0, i1], 1, sg)[0]
+    out = b.aiGraphcore.call([act, i2], 1, sg)[0]
+    (got,) = run(popart, b, {i0: x0, i1: x1, i2: x2}, [out])
+    want = (x0.astype(np.float64) @ x1) @ x2
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    # The callee's inputs carry the parent tensors' names and types.
+    callee = [a.g for n in onnx.load_from_string(b.getModelProto()).graph.node for a in n.attribute
+              if a.name == "callee"][0]
+    assert [vi.name for vi in callee.input] == [i0, i1]
+    assert [d.dim_value for d in callee.input[0].type.tensor_type.shape.dim] == [2, 2]
+    with pytest.raises(popart.popart_exception, match="number of inputs \\(1\\) does not match"):
+        b.aiGraphcore.call([i0], 1, sg)
+
+
+def test_if_branch_inputs_from_the_parent_read_its_tensors(popart):
+    a0, b0 = np.array([3.0], np.float32), np.array([6.0], np.float32)
+    for cond, want in ((True, a0 + b0), (False, b0 - a0)):
+        b = popart.Builder()
+        a, bb = b.addInputTensor(popart.TensorInfo(a0)), b.addInputTensor(popart.TensorInfo(b0))
+        c = b.aiOnnx.constant(np.array([cond]))
+        then_b = b.createSubgraphBuilder()
+        then_b.addInputTensorFromParentGraph(a)
+        then_b.addInputTensorFromParentGraph(bb)
+        then_b.addOutputTensor(then_b.aiOnnx.add([a, bb]))
+        else_b = b.createSubgraphBuilder()
+        else_b.addInputTensorFromParentGraph(a)
+        else_b.addInputTensorFromParentGraph(bb)
+        else_b.addOutputTensor(else_b.aiOnnx.sub([bb, a]))
+        o = b.aiOnnx.logical_if([c], 1, else_b, then_b)[0]
+        (got,) = run(popart, b, {a: a0, bb: b0}, [o])
+        np.testing.assert_allclose(got, want)
+
+
 def test_nested_calls_and_parent_scope_tensors(popart):
     rng = np.random.default_rng(2)
     x, y, p = (rng.standard_normal(4) for _ in range(3))
@@ -63,7 +107,8 @@ def test_nested_calls_and_parent_scope_tensors(popart):
     z = sg0.addUntypedInputTensor()
     sg0.addInputTensorFromParentGraph(ip)
     sg0.addOutputTensor(sg0.aiOnnx.add([sg0.aiOnnx.sub([sg0.aiOnnx.add([z, z]), sg0.aiOnnx.sin([z])]), ip]))
-    inner = sg1.aiGraphcore.call([sg1.aiOnnx.mul([sx, sy])], 1, sg0)[0]
+    # sg0's input named after ip (addInputTensorFromParentGraph) is bound by the call, as in PopART.
+    inner = sg1.aiGraphcore.call([sg1.aiOnnx.mul([sx, sy]), ip], 1, sg0)[0]
     sg1.addOutputTensor(sg1.aiOnnx.add([inner, sy]))
     out = b.aiGraphcore.call([ix, iy], 1, sg1)[0]
     (got,) = run(popart, b, {ix: x, iy: y, ip: p}, [out])
@@ -108,8 +153,8 @@ def _model(popart, x0, w0, v0):
     sx, sw = sg.addUntypedInputTensor(), sg.addUntypedInputTensor()
     sg.addInputTensorFromParentGraph(v)
     sg.addOutputTensor(sg.aiOnnx.tanh([sg.aiOnnx.add([sg.aiOnnx.matmul([sx, sw]), v])]))
-    h = b.aiGraphcore.call([x, w], 1, sg)[0]
-    y = b.aiGraphcore.call([h, w], 1, sg)[0]
+    h = b.aiGraphcore.call([x, w, v], 1, sg)[0]
+    y = b.aiGraphcore.call([h, w, v], 1, sg)[0]
     c = np.random.default_rng(9).standard_normal(x0.shape)  # y has x's shape
     cid = b.aiOnnx.constant(c)
     loss = b.aiGraphcore.identityloss([b.aiOnnx.mul([y, cid])], reduction=popart.ReductionType.Sum)

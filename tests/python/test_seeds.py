@@ -223,7 +223,7 @@ def test_doc004_fragments(popart):
     session.run(stepio)
     np.testing.assert_allclose(anchors[o], data_a + data_b - 0.3, rtol=1e-5)
     # "Retrieving profiling reports": PopART's CPU device has no profile; the IPU model has all three.
-    with pytest.raises(popart.popart_exception, match="Profiling is disabled for current device type."):
+    with pytest.raises(popart.poplar_exception, match="Profiling is disabled for current device type.$"):
         session.getSummaryReport()
     ipu = popart.TrainingSession(builder.getModelProto(), popart.DataFlow(1, {o: popart.AnchorReturnType("ALL")}),
                                  loss, popart.SGD(learningRate[0]),

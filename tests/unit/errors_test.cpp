@@ -147,7 +147,8 @@ TEST(BadModel, DynamicInputShapeNeedsInputShapeInfo) {
   std::string bytes;
   m.SerializeToString(&bytes);
   expectError([&] { session(bytes, DataFlow(1, {"Add:0"})); },
-              {"Input tensor 'a' must be specified in InputShapeInfo, as it has shape [batch 3]"});
+              {"Input tensor 'a' must be specified in InputShapeInfo, as it has shape [batch, 3], which uses an "
+               "unknown value 'batch'."});
   // With InputShapeInfo it works.
   InputShapeInfo isi;
   isi.add("a", TensorInfo("FLOAT", {2, 3}));

@@ -96,7 +96,9 @@ TEST(GraphcoreCall, NestedCallsAndParentScopeTensors) {
   auto a0 = sg0.aiOnnxOpset11();
   sg0.addOutputTensor(a0.add({a0.sub({a0.add({z, z}), a0.sin({z})}), ip}));
   auto a1 = sg1.aiOnnxOpset11();
-  const TensorId inner = sg1.aiGraphcoreOpset1().call({a1.mul({sx, sy})}, 1, sg0)[0];
+  // sg0's second input is named after the main graph's ip (PopART's addInputTensorFromParentGraph):
+  // the call binds it like any input.
+  const TensorId inner = sg1.aiGraphcoreOpset1().call({a1.mul({sx, sy}), ip}, 1, sg0)[0];
   sg1.addOutputTensor(a1.add({inner, sy}));
   const TensorId out = bld->aiGraphcoreOpset1().call({ix, iy}, 1, sg1)[0];
   bld->addOutputTensor(out);
@@ -163,8 +165,8 @@ TEST(GraphcoreCall, GradientsThroughTheCallee) {
   auto sai = sg.aiOnnxOpset11();
   sg.addOutputTensor(sai.tanh({sai.add({sai.matmul({sx, sw}), v})}));
   auto gc = mb.b->aiGraphcoreOpset1();
-  const TensorId h = gc.call({x, w}, 1, sg)[0];
-  const TensorId y = gc.call({h, w}, 1, sg)[0];
+  const TensorId h = gc.call({x, w, v}, 1, sg)[0];
+  const TensorId y = gc.call({h, w, v}, 1, sg)[0];
   test::checkGradients(mb, mb.weightedSum(ai, y, {2, 3}, 14));
 }
 
@@ -181,7 +183,7 @@ TEST(GraphcoreCall, GradientsThroughNestedCalls) {
   auto iai = inner.aiOnnxOpset11();
   inner.addOutputTensor(iai.mul({iai.sin({iz}), ow}));
   auto oai = outer.aiOnnxOpset11();
-  const TensorId r = outer.aiGraphcoreOpset1().call({oai.mul({ox, ow})}, 1, inner)[0];
+  const TensorId r = outer.aiGraphcoreOpset1().call({oai.mul({ox, ow}), ow}, 1, inner)[0];
   outer.addOutputTensor(oai.add({r, ox}));
   const TensorId y = mb.b->aiGraphcoreOpset1().call({x, w}, 1, outer)[0];
   test::checkGradients(mb, mb.weightedSum(ai, y, {4}, 23));

@@ -100,7 +100,7 @@ TEST(CheckedSize, ModelWithHugeDeclaredDims) {
       [] {
         InferenceSession::createFromOnnxModel(identityModel({4294967296, 4294967296}), DataFlow(1, {"y"}), test::cpu());
       },
-      {"tensor 'x' is declared FLOAT [4294967296 4294967296]", "element count overflows"});
+      {"tensor 'x' is declared FLOAT [4294967296, 4294967296]", "element count overflows"});
   expectGoodModelRuns();
 }
 

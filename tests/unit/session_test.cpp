@@ -2,6 +2,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "common/test_util.hpp"
 
 namespace popart {
@@ -209,6 +211,28 @@ TEST(SessionInfo, GetInfoAndIds) {
   auto p = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), test::cpu(), InputShapeInfo(), o);
   p->prepareDevice();
   EXPECT_NE(p->getSummaryReport().find("Device: CPU"), std::string::npos);
+}
+
+TEST(SessionInfo, SerializeIrIsPopARTsJson) {
+  const ScaleModel m = scaleModel();
+  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), test::cpu());
+  const auto ir = nlohmann::ordered_json::parse(s->serializeIr(IrSerializationFormat::JSON));
+  ASSERT_EQ(ir.size(), 1u);
+  ASSERT_EQ(ir.begin().key(), "maingraph");
+  const auto& ops = ir["maingraph"];
+  ASSERT_EQ(ops.size(), 2u);  // the constant is an initializer of the IR, not an op
+  EXPECT_EQ(ops[0]["type"], "Mul");
+  EXPECT_EQ(ops[0]["domain"], "ai.onnx");
+  EXPECT_EQ(ops[0]["version"], "11");
+  EXPECT_EQ(ops[0]["inputs"][0]["name"], m.x);
+  EXPECT_EQ(ops[0]["inputs"][0]["shape"], "[2]");
+  EXPECT_EQ(ops[0]["inputs"][0]["type"], "FLOAT");
+  EXPECT_EQ(ops[0]["inputs"][1]["index"], "1");
+  EXPECT_EQ(ops[1]["type"], "Add");
+  EXPECT_EQ(ops[1]["inputs"][0]["name"], ops[0]["outputs"][0]["name"]);
+  EXPECT_EQ(ops[1]["outputs"][0]["name"], m.y);
+  EXPECT_TRUE(ops[1]["attributes"].is_object());
+  expectError([&] { s->serializeIr(static_cast<IrSerializationFormat>(3)); }, {"IrSerializationFormat"});
 }
 
 TEST(SessionInfo, StepIOCallback) {

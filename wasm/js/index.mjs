@@ -733,6 +733,9 @@ function makeApi(raw) {
     }
     /// An Identity of each tensor marked RecomputeType Checkpoint; their ids.
     checkpointOutput(ids) { return this.handle.checkpointOutput(idList(ids)); }
+    /// The node's virtual graph / pipeline stage; without an id, the current scope's.
+    getVirtualGraph(id) { return this.handle.getVirtualGraph(id === undefined ? undefined : String(id)); }
+    getPipelineStage(id) { return this.handle.getPipelineStage(id === undefined ? undefined : String(id)); }
     /// Whether a scoped virtual graph / pipeline stage / execution phase is set.
     hasVirtualGraph() { return this.handle.hasVirtualGraph(); }
     hasPipelineStage() { return this.handle.hasPipelineStage(); }
@@ -820,6 +823,10 @@ function makeApi(raw) {
       return out;
     }
     getSummaryReport(resetProfile = true) { return this.handle.getSummaryReport(!!resetProfile); }
+    /// The IR as PopART's JSON text ({"maingraph": [ops], subgraph id: [ops]}); PopART's Python
+    /// spells it _serializeIr(IrSerializationFormat.JSON).
+    serializeIr(format = 'JSON') { return this.handle.serializeIr(String(format)); }
+    _serializeIr(format = 'JSON') { return this.serializeIr(format); }
     /// The profile as a plain object: report::Report's fields (popart/report.hpp).
     getReport() { return this.handle.getReport(); }
     /// JSON text, or with useCbor a Uint8Array of CBOR bytes (the same document).

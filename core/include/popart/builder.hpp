@@ -272,7 +272,10 @@ class Builder {
   TensorId addInputTensor(const std::string& dataType, const Shape& shape, const DebugContext& debugContext = {});
   /// An input of unknown type and shape (subgraphs only).
   TensorId addUntypedInputTensor(const DebugContext& debugContext = {});
-  /// Makes a tensor of the parent graph visible in this subgraph under the same id.
+  /// PopART's: adds an input to this subgraph under the id of a parent graph's tensor (typed as
+  /// that tensor when the parent knows it). A `call` binds it, in order, like any other input
+  /// (the argument may be another tensor); in If branches and beyond the formal inputs of a
+  /// Loop / Scan body it reads the enclosing graph's tensor of that id.
   void addInputTensorFromParentGraph(const TensorId& id);
   /// A weight: an input with an initializer (copied from `initData`).
   TensorId addInitializedInputTensor(const ConstVoidData& initData, const DebugContext& debugContext = {});
@@ -378,6 +381,10 @@ class Builder {
   bool hasVirtualGraph() const { return hasAttribute(sVirtualGraphAttribute); }
   bool hasPipelineStage() const { return hasAttribute(sPipelineStageAttribute); }
   bool hasExecutionPhase() const { return hasAttribute(sExecutionPhaseAttribute); }
+  /// The scoped virtual graph / pipeline stage (PopART's errors "Virtual graph not set in current
+  /// scope." / "Pipeline stage not set in current scope." outside such a scope).
+  int64_t getVirtualGraph() const;
+  int64_t getPipelineStage() const;
 
   // ------------------------------------------------------------------ name scopes
   void pushNameScope(const std::string& name);

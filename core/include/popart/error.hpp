@@ -41,6 +41,14 @@ class poplar_runtime_error : public runtime_error {
   using runtime_error::runtime_error;
 };
 
+/// The errors PopART passes on from Poplar (Python: `popart.poplar_exception`): an engine option
+/// Poplar does not know ("Unrecognised option 'x'"), a profile asked of a device that keeps none
+/// ("Profiling is disabled for current device type.").
+class poplar_error : public error {
+ public:
+  using error::error;
+};
+
 /// The device cannot hold the graph (tile memory exhausted on the IPU model).
 class memory_allocation_err : public error {
  public:

@@ -132,6 +132,12 @@ class Session {
   /// The graph report as JSON (or CBOR bytes): the schema in docs/ipu-model.md, with PopART's
   /// `memory.byTile.total` (one entry per tile).
   std::string getGraphReport(bool useCbor = false) const;
+  /// The IR as PopART's JSON (Python `_serializeIr`): {"maingraph": [ops in schedule order], then
+  /// each called subgraph by id}; each op {"type", "version", "domain", "name", "inputs": [{"name",
+  /// "shape", "type", "index"}], "outputs": [...], "attributes": {...}}, every value a string. The
+  /// IR is that of the session as built: after patterns, the backward pass and the optimizer's
+  /// updates in training; no prepareDevice needed.
+  std::string serializeIr(IrSerializationFormat format = IrSerializationFormat::JSON) const;
   /// The execution report as JSON (or CBOR bytes): `runs[i].name` (the run's debugName),
   /// `simulation.cycles`, `simulation.steps[i].cycles`. The CPU device without profiling:
   /// {"profilerMode":"NONE"}. resetProfile forgets the runs reported.

@@ -521,6 +521,22 @@ void Builder::pipelineStage(const std::set<TensorId>& ids, int64_t value) {
   if (nodeHasAttribute(sPipelineStageAttribute, ids)) removeNodeAttribute(sPipelineStageAttribute, ids);
   addNodeAttribute(sPipelineStageAttribute, value, ids);
 }
+namespace {
+int64_t scopedInt(const std::map<std::string, any>& scoped, const char* name, const char* what) {
+  auto it = scoped.find(name);
+  if (it == scoped.end()) throw error("{} not set in current scope.", what);
+  if (const auto* v = std::any_cast<int64_t>(&it->second)) return *v;
+  if (const auto* v = std::any_cast<int>(&it->second)) return *v;
+  throw error("{} of the current scope is not an integer", what);
+}
+}  // namespace
+
+int64_t Builder::getVirtualGraph() const {
+  return scopedInt(impl_->scopedAttributes, sVirtualGraphAttribute, "Virtual graph");
+}
+int64_t Builder::getPipelineStage() const {
+  return scopedInt(impl_->scopedAttributes, sPipelineStageAttribute, "Pipeline stage");
+}
 int64_t Builder::getPipelineStage(const TensorId& id) {
   return getInt64NodeAttribute(sPipelineStageAttribute, {id});
 }
@@ -581,7 +597,13 @@ void Builder::setSerializeMatMul(const std::set<TensorId>& ids, const std::strin
   addNodeAttribute(sSerializeMatMulPrecisionAttribute, static_cast<int64_t>(keepPrecision), ids);
 }
 void Builder::excludePatterns(const TensorId& id, const std::vector<std::string>& names) {
-  for (const auto& n : names) Patterns::checkName(n);
+  for (const auto& n : names) {
+    try {
+      Patterns::checkName(n);
+    } catch (const pattern_error& e) {
+      throw pattern_error("Invalid pattern name '{}' in Op::excludePatterns ({})", n, e.what());
+    }
+  }
   addNodeAttribute(sExcludePatternsAttribute, names, {id});
 }
 

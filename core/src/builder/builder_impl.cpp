@@ -197,7 +197,15 @@ TensorId BuilderImpl::addUntypedInputTensor(const DebugContext& dc) {
 void BuilderImpl::addInputTensorFromParentGraph(const TensorId& id) {
   if (!parent_ || !parent_->knows(id))
     throw error("addInputTensorFromParentGraph: '{}' is not a tensor of the parent graph", id);
+  if (ids_.count(id)) throw error("addInputTensorFromParentGraph: '{}' is already an input of this graph", id);
+  auto* vi = model_.mutable_graph()->add_input();
+  vi->set_name(id);
+  if (const TensorInfo* i = parent_->info(id)) {
+    setValueInfoType(*i, vi);
+    recordInfo(id, *i);
+  }
   ids_.insert(id);
+  parentNamedInputs_.insert(id);
 }
 
 TensorId BuilderImpl::addInitializedInputTensor(const ConstVoidData& data, const DebugContext& dc) {
@@ -307,6 +315,7 @@ void BuilderImpl::inferShapes(const onnx::NodeProto& node, const std::string& do
     for (const BuilderImpl* p = this; p; p = p->parent_) {
       auto v = p->values_.find(id);
       if (v != p->values_.end()) return &v->second;
+      if (p->parentNamedInputs_.count(id)) return nullptr;  // bound by the caller, not the parent's value
     }
     return nullptr;
   };

@@ -74,6 +74,8 @@ class BuilderImpl {
   BuilderImpl* parent_;
   onnx::ModelProto model_;
   std::set<TensorId> ids_;  ///< every id defined in this graph
+  /// Inputs named after a parent's tensor (addInputTensorFromParentGraph): not the parent's value.
+  std::set<TensorId> parentNamedInputs_;
   std::map<TensorId, TensorInfo> infos_;
   std::map<TensorId, TensorData> values_;  ///< known values (initializers, constants) for inference
   int nodeCounter_ = 0;

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "popart/error.hpp"
+#include "popart/logging.hpp"
 #include "popart/reflection.hpp"
 #include "popart/sessionoptions.hpp"
 
@@ -248,6 +249,7 @@ struct EnumOfSet<std::set<E>> {
 
 struct Field {
   OptionInfo info;
+  const char* aliasOf = nullptr;  ///< a deprecated alias: the field's own name
   std::function<void(SessionOptions&, const OptionValue&)> set;
   std::function<OptionValue(const SessionOptions&)> get;
 };
@@ -276,10 +278,17 @@ Field field(const char* name, const char* doc, T& (*ref)(SessionOptions&)) {
 #define F(path, doc)                                                   \
   field<std::decay_t<decltype(std::declval<SessionOptions&>().path)>>( \
       #path, doc, +[](SessionOptions & o) -> auto& { return o.path; })
-// A(alias, path): PopART's deprecated second name of the field at `path` (reads and writes it).
-#define A(alias, path)                                                 \
-  field<std::decay_t<decltype(std::declval<SessionOptions&>().path)>>( \
-      #alias, "Deprecated alias of " #path ".", +[](SessionOptions & o) -> auto& { return o.path; })
+// A(alias, path): PopART's deprecated second name of the field at `path` (reads and writes it;
+// setting it logs PopART's deprecation warning).
+#define A(alias, path)                                                                                                \
+  deprecatedAlias(field<std::decay_t<decltype(std::declval<SessionOptions&>().path)>>(                                \
+                      #alias, "Deprecated alias of " #path ".", +[](SessionOptions & o) -> auto& { return o.path; }), \
+                  #path)
+
+Field deprecatedAlias(Field f, const char* path) {
+  f.aliasOf = path;
+  return f;
+}
 
 const std::vector<Field>& fields() {
   static const std::vector<Field> table{
@@ -473,7 +482,12 @@ const Field& find(const std::string& name) {
 }  // namespace
 
 void SessionOptions::set(const std::string& name, const OptionValue& value) {
-  find(name).set(*this, value);
+  const Field& f = find(name);
+  if (f.aliasOf)
+    logging::session::warn(
+        "{} has been deprecated and will be removed in a future release. Please use the alias {} instead.", name,
+        f.aliasOf);
+  f.set(*this, value);
 }
 
 OptionValue SessionOptions::get(const std::string& name) const {

@@ -49,6 +49,7 @@ class Graph {
   std::vector<TensorId> implicitInputIds;
   Graph* parent = nullptr;  ///< the enclosing graph (subgraphs only)
   Op* owner = nullptr;      ///< the op whose attribute this subgraph is (subgraphs only)
+  std::string protoName;    ///< the GraphProto's name (subgraphs; PopART keys its IR JSON by it)
 
  private:
   Ir* ir_;

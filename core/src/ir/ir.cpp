@@ -11,6 +11,7 @@
 #include "onnx.pb.h"
 #include "onnx/attributes_io.hpp"
 #include "onnx/model_io.hpp"
+#include "popart/builder.hpp"  // RecomputeType
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 #include "popart/optimizer.hpp"
@@ -20,6 +21,44 @@ namespace popart {
 namespace {
 constexpr int kMinOnnxOpset = 1;
 constexpr int kMaxOnnxOpset = 17;
+
+const onnx::AttributeProto* findAttribute(const onnx::NodeProto& n, const char* name) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == name) return &a;
+  }
+  return nullptr;
+}
+
+/// PopART's check for VirtualGraphMode::Manual: every op of the main graph placed, or none
+/// (Constant nodes become tensors and are not counted).
+void checkManualPlacement(const onnx::GraphProto& g) {
+  std::map<int64_t, int> count;
+  std::vector<const onnx::NodeProto*> unplaced;
+  for (const auto& n : g.node()) {
+    if (n.op_type() == "Constant") continue;
+    const onnx::AttributeProto* a = findAttribute(n, sVirtualGraphAttribute);
+    ++count[a ? a->i() : -1];
+    if (!a) unplaced.push_back(&n);
+  }
+  if (unplaced.empty() || count.size() < 2) return;
+  std::ostringstream m;
+  m << "Either all Ops in the main graph must have their virtual graph ids set, or none must. Op count per virtual "
+       "graph id\n";
+  for (const auto& kv : count) m << "  " << kv.first << " : " << kv.second << "\n";
+  m << "Ops with no virtual graph id :  \n";
+  for (const auto* n : unplaced) m << "  " << n->op_type() << " '" << n->name() << "'\n";
+  throw error(m.str());
+}
+
+/// PopART refuses recomputation chosen both ways (autoRecomputation and a node annotation).
+void checkRecomputeMix(const onnx::GraphProto& g, const SessionOptions& o) {
+  if (o.autoRecomputation == RecomputationType::None) return;
+  for (const auto& n : g.node()) {
+    const onnx::AttributeProto* a = findAttribute(n, sRecomputeOutputAttribute);
+    if (a && a->i() == static_cast<int64_t>(RecomputeType::Recompute))
+      throw error("A mixture of auto and manual recomputaion is not supported");
+  }
+}
 }  // namespace
 
 Ir::Ir() = default;
@@ -65,6 +104,8 @@ void Ir::load(const IrBundle& b) {
 
   importModel(b);
   verifySettings(b);
+  // After the pipelining checks (their depth errors come first, as in PopART).
+  if (options_.virtualGraphMode == VirtualGraphMode::Manual) checkManualPlacement(model_->graph());
 }
 
 void checkPipelineDepth(const Ir& ir, int64_t forwardStages) {
@@ -116,6 +157,7 @@ void Ir::verifySettings(const IrBundle& b) const {
           "should be at least 1.",
           als.updatePeriod);
   }
+  if (mode_ == ExecutionMode::Training) checkRecomputeMix(model_->graph(), options_);
   if (!options_.enablePipelining || options_.virtualGraphMode != VirtualGraphMode::Manual) return;
   // Manual placement: the stages are known from the annotations (Auto: the IPU model splits the
   // graph and checks the depth there).
@@ -192,8 +234,13 @@ void Ir::registerInputs(const IrBundle& b) {
                     vi.name());
     } else {
       bool ok = false;
-      std::string shapeText;
-      info = infoFromValueInfo(vi, &ok, &shapeText);
+      std::string shapeText, unknown;
+      info = infoFromValueInfo(vi, &ok, &shapeText, &unknown);
+      if (!ok && !unknown.empty())
+        throw error(
+            "Input tensor '{}' must be specified in InputShapeInfo, as it has shape {}, which uses an unknown "
+            "value '{}'.",
+            vi.name(), shapeText, unknown);
       if (!ok)
         throw error("Input tensor '{}' must be specified in InputShapeInfo, as it has shape {}", vi.name(), shapeText);
     }
@@ -240,6 +287,11 @@ void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
   const std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(nodeCounter_) : node.name();
   ++nodeCounter_;
   const OpDef* def = findOpDef(domain, node.op_type());
+  if (domain == "ai.onnx" && node.op_type() == "Constant") {
+    for (const auto& a : node.attribute()) {
+      if (a.name() == "sparse_value") throw error("The Constant op attribute 'sparse_value' is not supported.");
+    }
+  }
   if (!def) {
     throw error(
         "Unknown op: node '{}' has op type '{}' in domain '{}' (opset {}), which this runtime does "
@@ -325,6 +377,7 @@ Graph& Ir::importSubgraph(Op& owner, const std::string& attr, const std::vector<
   Graph& g = *subgraphs_.back();
   g.parent = &owner.graph();
   g.owner = &owner;
+  g.protoName = gp->name();
   for (const auto& tp : gp->initializer()) {
     TensorData d = tensorFromProto(tp);
     Tensor& t = g.addTensor(tp.name(), TensorKind::Const, d.info());
@@ -333,6 +386,10 @@ Graph& Ir::importSubgraph(Op& owner, const std::string& attr, const std::vector<
   for (int i = 0; i < gp->input_size(); ++i) {
     const auto& vi = gp->input(i);
     if (g.hasTensor(vi.name())) continue;
+    // Inputs beyond those the op binds (all of an If branch's; a Loop / Scan body's after its
+    // formal ones) name tensors of the enclosing graphs, as PopART's addInputTensorFromParentGraph
+    // writes them: they are read from there.
+    if (static_cast<size_t>(i) >= inputInfos.size()) continue;
     TensorInfo info;
     if (static_cast<size_t>(i) < inputInfos.size() && inputInfos[static_cast<size_t>(i)].isSet()) {
       info = inputInfos[static_cast<size_t>(i)];

@@ -332,7 +332,8 @@ void tensorToProto(const TensorData& d, onnx::TensorProto* tp) {
   tp->set_raw_data(std::string(static_cast<const char*>(d.data()), static_cast<size_t>(info.nbytes())));
 }
 
-TensorInfo infoFromValueInfo(const onnx::ValueInfoProto& vi, bool* ok, std::string* shapeText) {
+TensorInfo infoFromValueInfo(const onnx::ValueInfoProto& vi, bool* ok, std::string* shapeText,
+                             std::string* firstUnknown) {
   *ok = true;
   std::ostringstream txt;
   if (!vi.has_type() || !vi.type().has_tensor_type()) {
@@ -356,14 +357,18 @@ TensorInfo infoFromValueInfo(const onnx::ValueInfoProto& vi, bool* ok, std::stri
   } else {
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
       const auto& d = tt.shape().dim(i);
-      if (i) txt << ' ';
+      if (i) txt << ", ";  // PopART's form: [fubar, 2, 32, 32]
       if (d.has_dim_value() && d.dim_value() >= 0) {
         s.push_back(d.dim_value());
         txt << d.dim_value();
       } else {
+        const std::string v = d.has_dim_param()   ? d.dim_param()
+                              : d.has_dim_value() ? std::to_string(d.dim_value())
+                                                  : std::string("?");
+        if (firstUnknown && firstUnknown->empty()) *firstUnknown = v;
         *ok = false;
         s.push_back(0);
-        txt << (d.has_dim_param() ? d.dim_param() : std::string("?"));
+        txt << v;
       }
     }
   }

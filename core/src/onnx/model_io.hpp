@@ -31,7 +31,10 @@ TensorData takeTensorFromProto(onnx::TensorProto& tp, const std::string& baseDir
 /// Fills a TensorProto (name untouched) from host data, using raw_data.
 void tensorToProto(const TensorData& d, onnx::TensorProto* tp);
 /// TensorInfo of a ValueInfoProto; `ok` is false when the type or a dimension is unknown.
-TensorInfo infoFromValueInfo(const onnx::ValueInfoProto& vi, bool* ok, std::string* shapeText);
+/// `shapeText` gets the shape as PopART prints it ("[fubar, 2, 32, 32]"), `firstUnknown` (when
+/// empty) the first dimension that is not a size ("fubar", "-1", "?").
+TensorInfo infoFromValueInfo(const onnx::ValueInfoProto& vi, bool* ok, std::string* shapeText,
+                             std::string* firstUnknown = nullptr);
 /// Fills a ValueInfoProto's type from a TensorInfo.
 void setValueInfoType(const TensorInfo& info, onnx::ValueInfoProto* vi);
 

@@ -55,7 +55,7 @@ void validateEngineOptions(const std::map<std::string, std::string>& options) {
     for (const auto& d : engineOptionDefs()) {
       if (kv.first == d.key) def = &d;
     }
-    if (!def) throw error("Unrecognised option '{}'", kv.first);
+    if (!def) throw poplar_error("Unrecognised option '{}'", kv.first);
     const std::string kind = def->values;
     const std::string& v = kv.second;
     if (kind == "bool" && v != "true" && v != "false")

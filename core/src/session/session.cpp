@@ -23,6 +23,7 @@
 #include "popart/logging.hpp"
 #include "session/engine_options.hpp"
 #include "session/external_weights.hpp"
+#include "session/ir_json.hpp"
 #include "session/losses.hpp"
 #include "session/report_json.hpp"
 
@@ -460,11 +461,12 @@ std::vector<TensorId> Session::getAllTensorIds() const {
 
 void Session::checkReportable() const {
   if (!executable_) throw error("Session must have been prepared before a report can be fetched");
+  // Poplar's sentence last: PopART's users (and its tests) match the end of the message.
   if (!executable_->compilation() && !profilingEnabled(ir_->options()))
-    throw error(
-        "Profiling is disabled for current device type. (The IPU model and offline IPU devices report memory and "
-        "cycles; on the CPU device set the engine option autoReport.all or debug.instrument to \"true\" for the host "
-        "time per op.)");
+    throw poplar_error(
+        "The IPU model and offline IPU devices report memory and cycles; on the CPU device set the engine option "
+        "autoReport.all or debug.instrument to \"true\" for the host time per op. Profiling is disabled for current "
+        "device type.");
 }
 
 std::string Session::getSummaryReport(bool resetProfile) const {
@@ -489,6 +491,12 @@ report::Report Session::getReport() const {
   for (const report::Run& run : runs_) r.execution.totalCycles += run.cycles;
   r.execution.hostOps = executable_->hostOps();
   return r;
+}
+
+std::string Session::serializeIr(IrSerializationFormat format) const {
+  if (format != IrSerializationFormat::JSON)
+    throw error("Unsupported IrSerializationFormat {}: JSON is the only format", static_cast<int>(format));
+  return irToJson(*ir_);
 }
 
 std::string Session::getGraphReport(bool useCbor) const {

@@ -1,0 +1,106 @@
+"""Session._serializeIr(IrSerializationFormat.JSON): the IR as PopART's JSON document."""
+import json
+
+import numpy as np
+import pytest
+
+
+def _ops(ir, graph="maingraph"):
+    return ir[graph]
+
+
+def test_inference_ir_lists_ops_in_schedule_order_with_tensors(popart, cpu):
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [2, 3]), "x")
+    w = b.addInitializedInputTensor(np.ones((3, 4), np.float32), "w")
+    m = b.aiOnnx.matmul([x, w], "mm")
+    r = b.aiOnnx.sin([m], "act")
+    t = b.aiOnnx.transpose([r], perm=[1, 0], debugContext="tr")
+    b.addOutputTensor(t)
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [t]), cpu)
+    ir = json.loads(s._serializeIr(popart.IrSerializationFormat.JSON))
+    assert list(ir) == ["maingraph"]
+    ops = _ops(ir)
+    assert [o["type"] for o in ops] == ["MatMul", "Sin", "Transpose"]
+    mm = ops[0]
+    assert mm["domain"] == "ai.onnx" and mm["name"] == "mm" and mm["version"].isdigit()
+    assert [(i["name"], i["shape"], i["type"], i["index"]) for i in mm["inputs"]] == [
+        (x, "[2 3]", "FLOAT", "0"), (w, "[3 4]", "FLOAT", "1")]
+    assert [o["index"] for o in mm["outputs"]] == ["0"]
+    # Each op reads what its predecessor wrote.
+    assert ops[1]["inputs"][0]["name"] == mm["outputs"][0]["name"]
+    assert ops[2]["outputs"][0]["name"] == t
+    assert ops[2]["attributes"]["perm"] == "[1 0]"
+    # The default argument is JSON; before prepareDevice and after it, the same document.
+    before = s._serializeIr()
+    s.prepareDevice()
+    assert s._serializeIr() == before
+
+
+def test_training_ir_has_the_backward_pass_and_updates(popart, cpu):
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [2, 3]), "x")
+    w = b.addInitializedInputTensor(np.ones((3, 1), np.float32), "w")
+    y = b.aiOnnx.matmul([x, w])
+    loss = b.aiGraphcore.l1loss([y], 0.5)
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [loss]), loss,
+                               popart.SGD({"defaultLearningRate": (0.1, False)}), cpu)
+    ir = json.loads(s._serializeIr(popart.IrSerializationFormat.JSON))
+    ops = _ops(ir)
+    types = [op["type"] for op in ops]
+    assert types[:2] == ["MatMul", "L1"] and "L1Grad" in types
+    # The last op updates the weight in place from a gradient the backward pass made.
+    update = ops[-1]
+    assert update["type"] == "SGDVarUpdate" and update["outputs"] == []
+    assert update["inputs"][0]["name"] == w
+    made = {o["name"]: op["type"] for op in ops for o in op["outputs"]}
+    assert made[update["inputs"][1]["name"]] == "MatMul"  # x^T @ dL/dy
+
+
+def test_subgraphs_follow_the_main_graph(popart, cpu):
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [2]), "x")
+    c = b.addInputTensor(popart.TensorInfo("BOOL", [1]), "c")
+    then_b = b.createSubgraphBuilder()
+    then_b.addInputTensorFromParentGraph(x)
+    then_b.addOutputTensor(then_b.aiOnnx.relu([x]))
+    else_b = b.createSubgraphBuilder()
+    else_b.addInputTensorFromParentGraph(x)
+    else_b.addOutputTensor(else_b.aiOnnx.neg([x]))
+    out = b.aiOnnx.logical_if([c], 1, else_b, then_b)[0]
+    b.addOutputTensor(out)
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [out]), cpu)
+    ir = json.loads(s._serializeIr(popart.IrSerializationFormat.JSON))
+    keys = list(ir)
+    assert keys[0] == "maingraph" and len(keys) == 3
+    assert [o["type"] for o in _ops(ir)] == ["If"]
+    sub_types = sorted(op["type"] for k in keys[1:] for op in ir[k])
+    assert sub_types == ["Neg", "Relu"]
+
+
+def test_graphs_are_keyed_by_their_names(popart, cpu):
+    b = popart.Builder()
+    b.setGraphName("body_graph")
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [2]))
+    sg = b.createSubgraphBuilder()
+    sg.setGraphName("my_callee")
+    sg.addInputTensorFromParentGraph(x)
+    sg.addOutputTensor(sg.aiOnnx.sin([x]))
+    o = b.aiGraphcore.call([x], 1, sg)[0]
+    b.addOutputTensor(o)
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [o]), cpu)
+    ir = json.loads(s._serializeIr(popart.IrSerializationFormat.JSON))
+    assert list(ir) == ["body_graph", "my_callee"]
+    assert [op["type"] for op in ir["body_graph"]] == ["Call"]
+    assert ir["body_graph"][0]["domain"] == "ai.graphcore"
+    assert [op["type"] for op in ir["my_callee"]] == ["Sin"]
+
+
+def test_unknown_format_is_an_error(popart, cpu):
+    proto = popart.Builder()
+    x = proto.addInputTensor(popart.TensorInfo("FLOAT", [1]))
+    o = proto.aiOnnx.relu([x])
+    proto.addOutputTensor(o)
+    s = popart.InferenceSession(proto.getModelProto(), popart.DataFlow(1, [o]), cpu)
+    with pytest.raises(popart.popart_exception, match="IrSerializationFormat"):
+        s._serializeIr(7)
