@@ -77,12 +77,16 @@ def test_inputs_named_after_parent_tensors_are_bound_by_the_call(popart):
         b.aiGraphcore.call([i0], 1, sg)
 
 
-def test_if_branch_inputs_from_the_parent_read_its_tensors(popart):
+@pytest.mark.parametrize("cond_type", [np.bool_, np.float32])
+def test_if_branch_inputs_from_the_parent_read_its_tensors(popart, cond_type):
+    """PopART's form of If: branch inputs named after the parent's tensors; the condition may be
+    a FLOAT (non-zero is true), fed at run time."""
     a0, b0 = np.array([3.0], np.float32), np.array([6.0], np.float32)
     for cond, want in ((True, a0 + b0), (False, b0 - a0)):
         b = popart.Builder()
         a, bb = b.addInputTensor(popart.TensorInfo(a0)), b.addInputTensor(popart.TensorInfo(b0))
-        c = b.aiOnnx.constant(np.array([cond]))
+        cv = np.array([cond]).astype(cond_type)
+        c = b.addInputTensor(popart.TensorInfo(cv))
         then_b = b.createSubgraphBuilder()
         then_b.addInputTensorFromParentGraph(a)
         then_b.addInputTensorFromParentGraph(bb)
@@ -92,7 +96,7 @@ def test_if_branch_inputs_from_the_parent_read_its_tensors(popart):
         else_b.addInputTensorFromParentGraph(bb)
         else_b.addOutputTensor(else_b.aiOnnx.sub([bb, a]))
         o = b.aiOnnx.logical_if([c], 1, else_b, then_b)[0]
-        (got,) = run(popart, b, {a: a0, bb: b0}, [o])
+        (got,) = run(popart, b, {a: a0, bb: b0, c: cv}, [o])
         np.testing.assert_allclose(got, want)
 
 

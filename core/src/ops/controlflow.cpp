@@ -85,7 +85,8 @@ namespace {
 using namespace ops;
 
 void setupIf(Op& op) {
-  requireType(op, 0, {DataType::BOOL});
+  // ONNX says BOOL; PopART also takes a floating-point condition (non-zero is true).
+  requireType(op, 0, {DataType::BOOL, DataType::FLOAT, DataType::FLOAT16, DataType::BFLOAT16, DataType::DOUBLE});
   if (op.inInfo(0).nelms() != 1) throw error("cond must hold one value, got {}", op.inInfo(0).toString());
   Ir& ir = op.graph().ir();
   Graph& thenG = ir.importSubgraph(op, "then_branch", {});
@@ -367,6 +368,11 @@ void gradIf(GradCtx& c) {
     const std::vector<Tensor*> a = inlineBody(c, *op.subgraphs.at(0), {});
     const std::vector<Tensor*> b = inlineBody(c, *op.subgraphs.at(1), {});
     Tensor* cond = c.reshape(c.in(0), {});
+    if (cond->info.dataType() != DataType::BOOL) {
+      Attributes to;
+      to.set("to", int64_t(onnxDataType(DataType::BOOL)));
+      cond = c.add1(OpKind::Cast, {cond}, to);
+    }
     for (size_t i = 0; i < a.size(); ++i)
       outs.push_back(isFloatType(a[i]->info.dataType()) ? c.add1(OpKind::Where, {cond, a[i], b[i]}) : nullptr);
   }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/program.hpp"
 #include "ops/controlflow_params.hpp"
@@ -75,9 +76,11 @@ KernelFn makeCpuKernel_If(const Op& op, KernelContext& kc) {
     branchInfos.push_back(v);
   }
   const int c = kc.in(0);
+  const LoadFn loadCond = op.inType(0) == DataType::BOOL ? nullptr : floatLoader(op.inType(0));
   const std::string where = op.describe();
   return [=](const RunState& s) {
-    const size_t b = *inPtr<bool>(s, c) ? 0 : 1;
+    const bool cond = loadCond ? loadCond(inPtr<void>(s, c), 0) != 0 : *inPtr<bool>(s, c);
+    const size_t b = cond ? 0 : 1;
     Sub& sub = (*subs)[b];
     sub.bind(s);
     sub.prog->run(*s.rng);
