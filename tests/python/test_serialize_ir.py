@@ -104,3 +104,23 @@ def test_unknown_format_is_an_error(popart, cpu):
     s = popart.InferenceSession(proto.getModelProto(), popart.DataFlow(1, [o]), cpu)
     with pytest.raises(popart.popart_exception, match="IrSerializationFormat"):
         s._serializeIr(7)
+
+
+@pytest.mark.parametrize("like,plain", [("randomnormallike", "RandomNormal"), ("randomuniformlike", "RandomUniform")])
+def test_random_like_ops_become_plain_ones(popart, cpu, like, plain):
+    """PopART's mandatory RandomNormalLikeOpPattern / RandomUniformLikeOpPattern: the *Like op is
+    replaced by the plain op with the input's shape and type."""
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT16", [3, 4]))
+    o = getattr(b.aiOnnx, like)([x])
+    b.addOutputTensor(o)
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [o]), cpu)
+    ir = json.loads(s._serializeIr(popart.IrSerializationFormat.JSON))
+    assert [op["type"] for op in ir["maingraph"]] == [plain]
+    assert ir["maingraph"][0]["attributes"]["shape"] == "[3 4]"
+    s.prepareDevice()
+    s.setRandomSeed(1)
+    a = s.initAnchorArrays()
+    s.run(popart.PyStepIO({x: np.zeros((3, 4), np.float16)}, a))
+    assert a[o].shape == (3, 4) and a[o].dtype == np.float16
+    assert len(np.unique(a[o])) > 1

@@ -68,7 +68,28 @@ TEST(Patterns, ListMatchesTheNamesPatternsAccepts) {
   for (const auto& p : list) {
     if (p.rewrite) rewrites.insert(p.name);
   }
-  EXPECT_EQ(rewrites, (std::set<std::string>{"PreUniRepl", "OpToIdentity", "FuseActivation", "FuseLayerNorm"}));
+  EXPECT_EQ(rewrites, (std::set<std::string>{"PreUniRepl", "OpToIdentity", "FuseActivation", "FuseLayerNorm",
+                                             "RandomNormalLikeOpPattern", "RandomUniformLikeOpPattern"}));
+}
+
+TEST(Patterns, RandomLikeOpsBecomePlainOnes) {
+  for (const bool normal : {true, false}) {
+    auto b = Builder::create();
+    auto ai = b->aiOnnxOpset11();
+    const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2, 5}), "x");
+    const TensorId y = normal ? ai.randomnormallike({x}, nonstd::nullopt, 3.0f, 0.5f)
+                              : ai.randomuniformlike({x}, nonstd::nullopt, 4.0f, 2.0f);
+    b->addOutputTensor(y);
+    const Ran r = runWith(b->getModelProto(), x, {2, 5}, y, Patterns());
+    EXPECT_EQ(r.ops, (std::multiset<std::string>{normal ? "RandomNormal" : "RandomUniform"}));
+    ASSERT_EQ(r.y.size(), 10u);
+    for (float v : r.y) {
+      if (!normal) {
+        EXPECT_TRUE(v >= 2.0f && v < 4.0f) << v;  // uniform in [low, high)
+      }
+    }
+    EXPECT_NE(r.y.front(), r.y.back());
+  }
 }
 
 TEST(Patterns, FuseActivationFoldsReluIntoConv) {

@@ -1,7 +1,7 @@
-// The patterns with a rewrite in this runtime (patternList() says which): identity removal
-// (PreUniRepl / OpToIdentity), FuseLayerNorm (a decomposed layer norm becomes one op) and
-// FuseActivation (activations after a Conv / Gemm / MatMul run in its kernel's epilogue);
-// inference only for the fusions.
+// The patterns with a rewrite in this runtime (patternList() says which): RandomNormalLikeOpPattern /
+// RandomUniformLikeOpPattern, identity removal (PreUniRepl / OpToIdentity), FuseLayerNorm (a decomposed layer norm
+// becomes one op) and FuseActivation (activations after a Conv / Gemm / MatMul run in its kernel's epilogue); inference
+// only for the fusions.
 #include "patterns/patterns_apply.hpp"
 
 #include <algorithm>
@@ -243,17 +243,45 @@ int fuseLayerNorms(Ir& ir) {
   return n;
 }
 
+/// PopART's RandomNormalLikeOpPattern / RandomUniformLikeOpPattern (mandatory): a *Like op becomes
+/// the plain op with its input's shape (and its input's type when it has no dtype); the input is
+/// no longer read.
+int replaceRandomLike(Ir& ir) {
+  Graph& g = ir.mainGraph();
+  int n = 0;
+  std::vector<Op*> ops;
+  for (const auto& kv : g.ops()) ops.push_back(kv.second.get());
+  for (Op* op : ops) {
+    const bool normal = op->kind() == OpKind::RandomNormalLike;
+    if ((!normal && op->kind() != OpKind::RandomUniformLike) || !op->hasOutput(0)) continue;
+    Attributes attrs = op->attrs;
+    attrs.set("shape", std::vector<int64_t>(op->inShape(0).begin(), op->inShape(0).end()));
+    if (!attrs.has("dtype")) attrs.set("dtype", int64_t(onnxDataType(op->inType(0))));
+    const std::string name = op->name();
+    const int opset = op->opset();
+    Tensor* y = op->output(0);
+    g.removeOp(op);
+    Op& r = g.addOp(*findOpDef("ai.onnx", normal ? "RandomNormal" : "RandomUniform"), name, opset);
+    r.attrs = std::move(attrs);
+    r.connectOutput(0, y);
+    ++n;
+  }
+  return n;
+}
+
 }  // namespace
 
 void applyPatterns(Ir& ir) {
   const Patterns& pats = ir.patterns();
+  const int likes = replaceRandomLike(ir);
   int removed = 0, fused = 0;
   if (pats.isPatternEnabled("PreUniRepl") || pats.isPatternEnabled("OpToIdentity")) removed = removeIdentities(ir);
   int norms = 0;
   if (!ir.isTraining() && pats.isPatternEnabled("FuseLayerNorm")) norms = fuseLayerNorms(ir);
   if (!ir.isTraining() && pats.isPatternEnabled("FuseActivation")) fused = fuseActivations(ir);
-  logging::pattern::debug("patterns: {} identities removed, {} layer norms and {} activations fused", removed, norms,
-                          fused);
+  logging::pattern::debug(
+      "patterns: {} random *Like ops made plain, {} identities removed, {} layer norms and {} activations fused", likes,
+      removed, norms, fused);
 }
 
 }  // namespace popart
