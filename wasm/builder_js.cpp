@@ -259,6 +259,15 @@ class BuilderJs {
   void setAvailableMemoryProportion(const std::string& id, float v) {
     guarded([&] { b_->setAvailableMemoryProportion(id, v); });
   }
+  /// {opType: priority} (PopART's inplacing preferences).
+  void setInplacePreferences(const std::string& id, const val& prefs) {
+    guarded([&] {
+      std::map<std::string, float> m;
+      for (const auto& k : toStrings(val::global("Object").call<val>("keys", prefs)))
+        m[k] = toFloat(prefs[k], "setInplacePreferences priority of " + k);
+      b_->setInplacePreferences(id, m);
+    });
+  }
   void setPartialsType(const std::string& id, const std::string& t) {
     guarded([&] { b_->setPartialsType(id, t); });
   }
@@ -372,6 +381,7 @@ EMSCRIPTEN_BINDINGS(popart_builder) {
       .function("hasPipelineStage", &BuilderJs::hasPipelineStage)
       .function("hasExecutionPhase", &BuilderJs::hasExecutionPhase)
       .function("setAvailableMemoryProportion", &BuilderJs::setAvailableMemoryProportion)
+      .function("setInplacePreferences", &BuilderJs::setInplacePreferences)
       .function("setPartialsType", &BuilderJs::setPartialsType)
       .function("excludePatterns", &BuilderJs::excludePatterns);
 

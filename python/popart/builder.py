@@ -426,6 +426,10 @@ class Builder:
     def setAvailableMemoryProportion(self, nodeOutputNames, availableMemoryProportion):
         self._impl.setAvailableMemoryProportion(nodeOutputNames, availableMemoryProportion)
 
+    def setInplacePreferences(self, nodeOutputName, prefs):
+        """PopART's inplacing priorities ({"ExpInplace": 10.0}); kept on the node, no effect on a run here."""
+        self._impl.setInplacePreferences(nodeOutputName, {str(k): float(v) for k, v in dict(prefs).items()})
+
     def setPartialsType(self, nodeOutputName, partialsType):
         self._impl.setPartialsType(nodeOutputName, partialsType)
 

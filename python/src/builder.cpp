@@ -289,6 +289,10 @@ void bindBuilder(py::module_& m) {
              for (const auto& id : idSet(o, "setAvailableMemoryProportion ids"))
                s.b().setAvailableMemoryProportion(id, p);
            })
+      .def("setInplacePreferences",
+           [](PyBuilder& s, const std::string& id, const std::map<std::string, float>& prefs) {
+             s.b().setInplacePreferences(id, prefs);
+           })
       .def("setPartialsType",
            [](PyBuilder& s, const std::string& id, const std::string& t) { s.b().setPartialsType(id, t); })
       .def("setSerializeMatMul",

@@ -56,6 +56,8 @@ test('checkpointOutput is a marked identity; recompute types by name or number',
   const r2 = b2.aiOnnx.relu([b2.addInputTensor('FLOAT', [1])]);
   b2.virtualGraph([r2], 2);
   assert.equal(b2.getVirtualGraph(r2), 2);
+  b2.setInplacePreferences(r2, { ReluInplace: 5 });
+  assert.ok(b2.getAllNodeAttributeNames([r2]).includes('__inplaceOpPriorities'));
   b2.dispose();
   b.addOutputTensor(c);
   const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, [c]),

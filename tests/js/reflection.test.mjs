@@ -76,7 +76,8 @@ test('Patterns.list() is the core pattern table; inplaceEnabled asks the core', 
   assert.deepEqual(list.map((p) => p.name).filter((n) => n !== 'InPlace' && n !== 'UpdateInplacePrioritiesForIpu').sort(),
                    popart.Patterns.getAllPatternNames().slice().sort());
   assert.deepEqual(list.filter((p) => p.rewrite).map((p) => p.name).sort(),
-                   ['FuseActivation', 'FuseLayerNorm', 'OpToIdentity', 'PreUniRepl']);
+                   ['FuseActivation', 'FuseLayerNorm', 'OpToIdentity', 'PreUniRepl', 'RandomNormalLikeOpPattern',
+                    'RandomUniformLikeOpPattern']);
   const dflt = new popart.Patterns(popart.PatternsLevel.Default);
   const minimal = new popart.Patterns(popart.PatternsLevel.Minimal);
   for (const p of list) {

@@ -391,3 +391,20 @@ def test_opset_classes_and_builder_getattr_annotation(popart):
     annotated = inspect.signature(popart.Builder.__getattr__).return_annotation.__args__
     opsets = [getattr(popart, n) for n in dir(popart) if n.startswith("AiOnnxOpset") and n[11:].isdigit()]
     assert opsets and all(c in annotated for c in opsets)
+
+
+def test_inplace_preferences_are_kept_and_change_nothing(popart):
+    x0 = np.array([0.5, -1.0, 2.0], np.float32)
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo(x0))
+    e = b.aiOnnx.exp([x])
+    b.setInplacePreferences(e, {"ExpInplace": 1e8})
+    y = b.aiOnnx.log([e])
+    b.addOutputTensor(y)
+    assert b.getStringVectorNodeAttribute("__inplaceOpNames", {e}) == ["ExpInplace"]
+    assert b.getFloatVectorNodeAttribute("__inplaceOpPriorities", {e}) == [1e8]
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [y]), popart.DeviceManager().createCpuDevice())
+    s.prepareDevice()
+    a = s.initAnchorArrays()
+    s.run(popart.PyStepIO({x: x0}, a))
+    np.testing.assert_allclose(a[y], x0, rtol=1e-6)

@@ -69,6 +69,18 @@ TEST(ApiNames, RecomputeAndCheckpointOutput) {
   EXPECT_EQ(std::vector<float>(y, y + 3), (std::vector<float>{0.f, 0.5f, 2.f}));
 }
 
+TEST(ApiNames, InplacePreferencesAreKeptOnTheNode) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  const TensorId x = b->addInputTensor("FLOAT", {2});
+  const TensorId e = ai.exp({x});
+  b->setInplacePreferences(e, {{"ExpInplace", 100.0f}});
+  b->setInplacePreferences(e, {{"ExpInplace", 10.0f}, {"IdentityInplace", -1.0f}});  // replaces
+  EXPECT_EQ(b->getStringVectorNodeAttribute("__inplaceOpNames", {e}),
+            (std::vector<std::string>{"ExpInplace", "IdentityInplace"}));
+  EXPECT_EQ(b->getFloatVectorNodeAttribute("__inplaceOpPriorities", {e}), (std::vector<float>{10.0f, -1.0f}));
+}
+
 TEST(ApiNames, HasScopedAnnotations) {
   auto b = Builder::create();
   EXPECT_FALSE(b->hasVirtualGraph());

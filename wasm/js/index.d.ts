@@ -583,8 +583,14 @@ export interface AiGraphcoreOpset1 {
   replicatedreducescatter(args: TensorId[], commGroup?: number[], debugContext?: string): TensorId;
   /** [Y, mean [N * G], invStdDev [N * G]] of {X [N, C, ...], scale [C], bias [C]} normalised over each group of C / G consecutive channels of each sample (torch.nn.GroupNorm). (GroupNormalization; epsilon = 0.00001) */
   groupnormalization(args: TensorId[], num_groups: number, epsilon?: number, debugContext?: string): TensorId[];
+  /** One output per convolution of [[x0, w0(, b0)], [x1, w1(, b1)], ...]: each x [N, C, spatial...] convolved with its w [M, C / group, kernel...] (group = C / w[1]) and biased by b [M] (PopART's multiconv: the convolutions run in parallel on the IPU, and are independent). (MultiConv; dilations = [], inDilations = [], pads = [], outPads = [], strides = [], availableMemoryProportions = [], partialsTypes = [], enableConvDithering = []) */
+  multiconv(args: TensorId[][], dilations?: number[][], inDilations?: number[][], pads?: number[][], outPads?: number[][], strides?: number[][], availableMemoryProportions?: number[], partialsTypes?: string[], planType?: string, perConvReservedTiles?: number, cycleBackOff?: number, enableConvDithering?: number[], debugContext?: string): TensorId[];
   /** BatchNormalization of {X, scale, B, mean, var} whose running variance uses the unbiased batch variance (N - 1, as PyTorch). (BatchNormalization; epsilon = 0.00001, momentum = 0.9) */
   batchnormalization(args: TensorId[], num_outputs: number, epsilon?: number, momentum?: number, debugContext?: string): TensorId[];
+  /** [basis [E, S], weightIndex [E, S] (INT32)] of {pseudo [E, D], kernelSize [D] (INT32), isOpenSpline [D] (UINT8)}: the products of the open / closed B-spline pieces of each edge's pseudo-coordinates and the index of the weight each selects, S = (degree + 1)^D (torch_spline_conv's spline_basis). (SplineBasis) */
+  splinebasis(args: TensorId[], degree: number, debugContext?: string): TensorId[];
+  /** {input [E, Min], weight [K, Min, Mout], basis [E, S], weightIndex [E, S]} -> [E, Mout]: sum over s of basis[e, s] * input[e] @ weight[weightIndex[e, s]] (torch_spline_conv's spline_weighting). (SplineWeighting) */
+  splineweighting(args: TensorId[], debugContext?: string): TensorId;
   // END generated: aiGraphcore methods
 }
 

@@ -742,6 +742,8 @@ function makeApi(raw) {
     hasExecutionPhase() { return this.handle.hasExecutionPhase(); }
     setAvailableMemoryProportion(id, p) { this.handle.setAvailableMemoryProportion(String(id), p); }
     setPartialsType(id, t) { this.handle.setPartialsType(String(id), String(t)); }
+    /// PopART's inplacing priorities ({ExpInplace: 10}); kept on the node, no effect on a run here.
+    setInplacePreferences(id, prefs) { this.handle.setInplacePreferences(String(id), prefs); }
     excludePatterns(id, names) { this.handle.excludePatterns(String(id), Array.from(names)); }
   }
   for (let v = FIRST_OPSET; v <= LAST_OPSET; ++v) {

@@ -369,6 +369,10 @@ class Builder {
   std::vector<TensorId> checkpointOutput(const std::vector<TensorId>& nodeOutputNames);
   void setAvailableMemoryProportion(const TensorId& nodeOutputName, float proportion);
   void setPartialsType(const TensorId& nodeOutputName, const std::string& partialsType);
+  /// PopART's inplacing priorities of the node ({"ExpInplace": 10.0, ...}), kept on the node as
+  /// PopART writes them (`__inplaceOpNames`, `__inplaceOpPriorities`). This runtime has no
+  /// inplacing pass (its memory planner reuses buffers instead), so they do not change a run.
+  void setInplacePreferences(const TensorId& nodeOutputName, const std::map<std::string, float>& prefs);
   void setSerializeMatMul(const std::set<TensorId>& nodeOutputNames, const std::string& mode, int64_t factor = 0,
                           bool keepPrecision = false);
   void excludePatterns(const TensorId& nodeOutputName, const std::vector<std::string>& patternNames);

@@ -578,6 +578,20 @@ void Builder::setAvailableMemoryProportion(const TensorId& id, float p) {
   if (nodeHasAttribute(sAvailMemAttribute, ids)) removeNodeAttribute(sAvailMemAttribute, ids);
   addNodeAttribute(sAvailMemAttribute, p, ids);
 }
+void Builder::setInplacePreferences(const TensorId& id, const std::map<std::string, float>& prefs) {
+  std::vector<std::string> names;
+  std::vector<float> priorities;
+  for (const auto& kv : prefs) {
+    names.push_back(kv.first);
+    priorities.push_back(kv.second);
+  }
+  const std::set<TensorId> ids{id};
+  for (const char* a : {sInplaceOpNames, sInplaceOpPriorities}) {
+    if (nodeHasAttribute(a, ids)) removeNodeAttribute(a, ids);
+  }
+  addNodeAttribute(sInplaceOpNames, names, ids);
+  addNodeAttribute(sInplaceOpPriorities, priorities, ids);
+}
 void Builder::setPartialsType(const TensorId& id, const std::string& t) {
   if (t != "FLOAT" && t != "HALF" && t != "float" && t != "half")
     throw error("Partials type must be FLOAT or HALF, got {}", t);
