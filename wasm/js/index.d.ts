@@ -661,8 +661,13 @@ export interface Builder extends Disposable {
   hasVirtualGraph(): boolean;
   hasPipelineStage(): boolean;
   hasExecutionPhase(): boolean;
+  /** The node's virtual graph / pipeline stage; without an id, the current scope's. */
+  getVirtualGraph(id?: TensorId): number;
+  getPipelineStage(id?: TensorId): number;
   setAvailableMemoryProportion(id: TensorId, proportion: number): void;
   setPartialsType(id: TensorId, type: string): void;
+  /** PopART's inplacing priorities ({ExpInplace: 10}); kept on the node, no effect on a run here. */
+  setInplacePreferences(id: TensorId, prefs: Record<string, number>): void;
   excludePatterns(id: TensorId, names: string[]): void;
 }
 
@@ -724,6 +729,9 @@ export interface Session extends Disposable {
    * "Profiling is disabled for current device type.". resetProfile forgets the runs reported.
    */
   getSummaryReport(resetProfile?: boolean): string;
+  /** The IR as PopART's JSON text ({"maingraph": [ops], "<subgraph>": [ops]}); also _serializeIr. */
+  serializeIr(format?: 'JSON'): string;
+  _serializeIr(format?: 'JSON'): string;
   /** The profile as a plain object with report::Report's fields (popart/report.hpp). */
   getReport(): Report;
   /**
