@@ -3,7 +3,7 @@
 // here in double from its definition; PopART's errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPopart, expectError, cpu } from './helpers.mjs';
+import { createPopart, expectError, runOutputs } from './helpers.mjs';
 
 const popart = await createPopart();
 
@@ -42,15 +42,10 @@ test('multiconv runs each convolution with its own strides, pads and dilations',
   const r1 = conv2d(xv1, xs1, wv1, ws1, bv1, [1, 2], [0, 0, 0, 0], [1, 1]);
   assert.deepEqual(b.getTensorShape(outs[0]), r0.shape);
   assert.deepEqual(b.getTensorShape(outs[1]), r1.shape);
-  for (const o of outs) b.addOutputTensor(o);
-  const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, outs), cpu(popart));
-  s.prepareDevice();
-  const a = s.initAnchorArrays();
-  s.run(new popart.PyStepIO({ [x0]: xv0, [w0]: wv0, [x1]: xv1, [w1]: wv1, [b1]: bv1 }, a));
-  for (const [o, r] of [[outs[0], r0], [outs[1], r1]]) {
-    r.y.forEach((v, i) => assert.ok(Math.abs(a[o].data[i] - v) < 1e-4 * (1 + Math.abs(v)), `${o}[${i}]`));
+  const got = runOutputs(popart, b, outs, { [x0]: xv0, [w0]: wv0, [x1]: xv1, [w1]: wv1, [b1]: bv1 });
+  for (const [k, r] of [[0, r0], [1, r1]]) {
+    r.y.forEach((v, i) => assert.ok(Math.abs(got[k].data[i] - v) < 1e-4 * (1 + Math.abs(v)), `${outs[k]}[${i}]`));
   }
-  s.dispose();
   b.dispose();
 });
 

@@ -3,20 +3,12 @@
 // computed here by hand.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPopart, cpu } from './helpers.mjs';
+import { createPopart, runOutputs } from './helpers.mjs';
 
 const popart = await createPopart();
 
-function run(b, outs, feeds) {
-  for (const o of outs) b.addOutputTensor(o);
-  const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, outs), cpu(popart));
-  s.prepareDevice();
-  const anchors = s.initAnchorArrays();
-  s.run(new popart.PyStepIO(feeds, anchors));
-  const res = outs.map((o) => Array.from(anchors[o].data));
-  s.dispose();
-  return res;
-}
+/// Each output's data (an Array).
+const run = (b, outs, feeds) => runOutputs(popart, b, outs, feeds).map((r) => r.data);
 
 const sig = (x) => 1 / (1 + Math.exp(-x));
 

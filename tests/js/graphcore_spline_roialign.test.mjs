@@ -3,20 +3,11 @@
 // double; their errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPopart, expectError, cpu } from './helpers.mjs';
+import { createPopart, expectError, runOutputs } from './helpers.mjs';
 
 const popart = await createPopart();
 
-function run(b, outs, feeds) {
-  for (const o of outs) b.addOutputTensor(o);
-  const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, outs), cpu(popart));
-  s.prepareDevice();
-  const anchors = s.initAnchorArrays();
-  s.run(new popart.PyStepIO(feeds, anchors));
-  const res = outs.map((o) => ({ data: Array.from(anchors[o].data), shape: anchors[o].shape }));
-  s.dispose();
-  return res;
-}
+const run = (b, outs, feeds) => runOutputs(popart, b, outs, feeds);
 
 test('splinebasis returns [basis, weightIndex] of linear open splines; splineweighting applies them', () => {
   const b = new popart.Builder();

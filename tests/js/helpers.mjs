@@ -51,3 +51,18 @@ export function addModel(popart) {
 export function cpu(popart) {
   return popart.DeviceManager().createCpuDevice();
 }
+
+/// Marks `outs` as outputs of `b`, runs its model once on the CPU with `feeds` ({id: typed
+/// array}) and returns each output's {data (an Array), shape}, in order.
+export function runOutputs(popart, b, outs, feeds) {
+  for (const o of outs) b.addOutputTensor(o);
+  const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, outs), cpu(popart));
+  try {
+    s.prepareDevice();
+    const anchors = s.initAnchorArrays();
+    s.run(new popart.PyStepIO(feeds, anchors));
+    return outs.map((o) => ({ data: Array.from(anchors[o].data), shape: anchors[o].shape }));
+  } finally {
+    s.dispose();
+  }
+}
