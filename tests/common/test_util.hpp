@@ -42,6 +42,13 @@ std::map<TensorId, NDArray> runOnce(const std::string& model, const std::map<Ten
                                     const std::vector<TensorId>& anchors, const SessionOptions& opts = {}, int bps = 1,
                                     std::shared_ptr<DeviceInfo> device = nullptr);
 
+/// The number of elements of a shape (1 for a scalar).
+inline int64_t numElements(const Shape& s) {
+  int64_t n = 1;
+  for (auto d : s) n *= d;
+  return n;
+}
+
 /// Deterministic pseudo-random floats in [lo, hi).
 std::vector<float> randomFloats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
 /// y = Relu(x) (opset 11) with x a FLOAT input named "x" of `shape`.

@@ -16,14 +16,8 @@ namespace {
 
 using test::expectError;
 
-int64_t count(const Shape& s) {
-  int64_t n = 1;
-  for (auto d : s) n *= d;
-  return n;
-}
-
 std::vector<double> iota(const Shape& s, double start = 0.0) {
-  std::vector<double> v(static_cast<size_t>(count(s)));
+  std::vector<double> v(static_cast<size_t>(test::numElements(s)));
   std::iota(v.begin(), v.end(), start);
   return v;
 }
@@ -136,7 +130,7 @@ TEST(GraphcoreIndexOps, DynamicSliceOneAndSeveralAxesWithWrapAndOutOfRangeOffset
     EXPECT_EQ(g.b->getTensorShape(y), slice);
     auto out = g.run({y});
     std::vector<double> want;
-    for (int64_t k = 0; k < count(slice); ++k)
+    for (int64_t k = 0; k < test::numElements(slice); ++k)
       want.push_back(data[static_cast<size_t>(ravel(fullPos(unravel(k, slice), c.full, axes, c.offsets), c.full))]);
     expectEq(out.at(y).toVector<double>(), want);
   }
@@ -170,7 +164,7 @@ TEST(GraphcoreIndexOps, DynamicUpdateAddZeroWriteTheRegionOnly) {
   const TensorId zero = g.gc.dynamiczero({x, o}, axes, sizes);
   auto out = g.run({up, add, zero});
   std::vector<double> wUp = data, wAdd = data, wZero = data;
-  for (int64_t k = 0; k < count({3, 4, 5}); ++k) {
+  for (int64_t k = 0; k < test::numElements({3, 4, 5}); ++k) {
     const int64_t f = ravel(fullPos(unravel(k, {3, 4, 5}), full, axes, {1, 10, 4}), full);
     wUp[static_cast<size_t>(f)] = upd[static_cast<size_t>(k)];
     wAdd[static_cast<size_t>(f)] += upd[static_cast<size_t>(k)];
@@ -268,7 +262,7 @@ TEST(GraphcoreIndexOps, SequenceSliceCopiesRowsAndZeroesUnusedRows) {
     for (const auto& c : cases) {
       Net g;
       const auto src = iota(c.src, 10.0);
-      const std::vector<double> dst(static_cast<size_t>(count(c.dst)), -5.0);
+      const std::vector<double> dst(static_cast<size_t>(test::numElements(c.dst)), -5.0);
       const Shape k{static_cast<int64_t>(c.n.size())};
       const TensorId y = g.gc.sequenceslice(
           {g.in(src, c.src), g.in(dst, c.dst), g.in(c.n, k), g.in(c.so, k), g.in(c.d, k)}, zeroUnused);
@@ -323,11 +317,11 @@ std::vector<double> scatterRef(const std::vector<double>& data, const Shape& dat
                                bool vector, int64_t axis, int64_t axisSize, Red r, const std::vector<double>* initial) {
   Shape out = dataShape;
   out[static_cast<size_t>(axis)] = axisSize;
-  const size_t n = static_cast<size_t>(count(out));
+  const size_t n = static_cast<size_t>(test::numElements(out));
   std::vector<double> y(n, r == Red::Mul ? 1.0 : 0.0);
   std::vector<bool> touched(n, false);
   if (initial) y = *initial;
-  for (int64_t k = 0; k < count(dataShape); ++k) {
+  for (int64_t k = 0; k < test::numElements(dataShape); ++k) {
     auto p = unravel(k, dataShape);
     const int64_t v = vector ? idx[static_cast<size_t>(p[static_cast<size_t>(axis)])] : idx[static_cast<size_t>(k)];
     if (v < 0 || v >= axisSize) continue;
@@ -363,19 +357,19 @@ ScatterReduction toPopart(Red r) {
 
 TEST(GraphcoreIndexOps, ScatterReduceEveryReductionBroadcastAndVectorIndicesWithAndWithoutInitialValues) {
   const Shape data{6, 3, 4};
-  const auto x = test::randomDoubles(static_cast<size_t>(count(data)), 7, -2.0, 2.0);
+  const auto x = test::randomDoubles(static_cast<size_t>(test::numElements(data)), 7, -2.0, 2.0);
   for (int64_t axis : {0, 1, -1}) {
     const int64_t a = axis < 0 ? axis + 3 : axis;
     const int64_t len = data[static_cast<size_t>(a)], axisSize = 3;
     std::vector<int64_t> vec;
     for (int64_t i = 0; i < len; ++i) vec.push_back((i * 5 + 1) % axisSize);
     vec[0] = axisSize + 2;  // out of range: skipped
-    std::vector<int64_t> full(static_cast<size_t>(count(data)));
+    std::vector<int64_t> full(static_cast<size_t>(test::numElements(data)));
     for (size_t k = 0; k < full.size(); ++k)
       full[k] = static_cast<int64_t>((k * 7 + 3) % (axisSize + 1));  // 3: skipped
     Shape out = data;
     out[static_cast<size_t>(a)] = axisSize;
-    const auto init = test::randomDoubles(static_cast<size_t>(count(out)), 11, -2.0, 2.0);
+    const auto init = test::randomDoubles(static_cast<size_t>(test::numElements(out)), 11, -2.0, 2.0);
     for (Red r : {Red::Sum, Red::Max, Red::Min, Red::Mul, Red::None}) {
       for (bool vector : {false, true}) {
         for (bool withInitial : {false, true}) {
@@ -632,11 +626,11 @@ TEST(GraphcoreIndexOps, ReduceMedianValuesAndIndicesOverAxes) {
       EXPECT_EQ(g.b->getTensorShape(outs[1]), outShape);
       const auto vals = res.at(outs[0]).toVector<double>();
       const auto idx = res.at(outs[1]).toVector<int32_t>();
-      ASSERT_EQ(vals.size(), static_cast<size_t>(count(kept)));
-      for (int64_t m = 0; m < count(kept); ++m) {
+      ASSERT_EQ(vals.size(), static_cast<size_t>(test::numElements(kept)));
+      for (int64_t m = 0; m < test::numElements(kept); ++m) {
         const auto kp = unravel(m, kept);
         std::vector<std::pair<double, int64_t>> block;
-        for (int64_t j = 0; j < count(red); ++j) {
+        for (int64_t j = 0; j < test::numElements(red); ++j) {
           const auto rp = unravel(j, red);
           std::vector<int64_t> p(3);
           size_t ki = 0, ri = 0;

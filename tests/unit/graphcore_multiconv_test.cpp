@@ -14,20 +14,8 @@ namespace {
 
 using test::expectError;
 
-int64_t count(const Shape& s) {
-  int64_t n = 1;
-  for (auto d : s) n *= d;
-  return n;
-}
-
 std::vector<float> values(const Shape& s, uint32_t seed) {
-  std::vector<float> v(static_cast<size_t>(count(s)));
-  uint32_t x = seed * 2654435761u + 12345u;
-  for (auto& e : v) {
-    x = x * 1664525u + 1013904223u;
-    e = -1.0f + 2.0f * static_cast<float>((x >> 8) & 0xFFFF) / 65536.0f;
-  }
-  return v;
+  return test::randomFloats(static_cast<size_t>(test::numElements(s)), seed);
 }
 
 /// One convolution's parameters (empty: the defaults).
@@ -58,9 +46,9 @@ std::vector<double> convRef(const std::vector<float>& x, const Shape& xs, const 
     out.push_back(o + p.outPads[d] + p.outPads[d + n]);
   }
   outShape = out;
-  std::vector<double> y(static_cast<size_t>(count(out)), 0.0);
-  const int64_t convSpatial = count(Shape(conv.begin() + 2, conv.end()));
-  const int64_t kSpatial = count(Shape(ws.begin() + 2, ws.end()));
+  std::vector<double> y(static_cast<size_t>(test::numElements(out)), 0.0);
+  const int64_t convSpatial = test::numElements(Shape(conv.begin() + 2, conv.end()));
+  const int64_t kSpatial = test::numElements(Shape(ws.begin() + 2, ws.end()));
   std::vector<int64_t> o(n), k(n);
   for (int64_t nn = 0; nn < N; ++nn) {
     for (int64_t m = 0; m < M; ++m) {

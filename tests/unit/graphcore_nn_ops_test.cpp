@@ -14,15 +14,9 @@ namespace {
 
 using test::expectError;
 
-int64_t count(const Shape& s) {
-  int64_t n = 1;
-  for (auto d : s) n *= d;
-  return n;
-}
-
 /// Deterministic values in [lo, hi).
 std::vector<float> values(const Shape& s, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::vector<float> v(static_cast<size_t>(count(s)));
+  std::vector<float> v(static_cast<size_t>(test::numElements(s)));
   uint32_t x = seed * 2654435761u + 12345u;
   for (auto& e : v) {
     x = x * 1664525u + 1013904223u;
@@ -64,7 +58,7 @@ void expectNear(const std::vector<double>& got, const std::vector<double>& want,
 /// torch.nn.GroupNorm in double: [y, mean [N * G], invStdDev [N * G]].
 std::vector<std::vector<double>> groupNormRef(const std::vector<float>& x, const Shape& s, const std::vector<float>& g,
                                               const std::vector<float>& b, int64_t G, double eps) {
-  const int64_t N = s[0], C = s[1], S = count(s) / (N * C), per = C / G * S;
+  const int64_t N = s[0], C = s[1], S = test::numElements(s) / (N * C), per = C / G * S;
   std::vector<double> y(x.size()), mean, inv;
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t k = 0; k < G; ++k) {
