@@ -73,11 +73,18 @@ def grads(popart, build, weights, feeds=()):
     ci = b.addInitializedInputTensor(c)  # a weight too, but not one whose gradient is read
     loss = b.aiGraphcore.identityloss([b.aiOnnx.mul([t, ci])], reduction=popart.ReductionType.Sum)
     anchors = [t] + [popart.reservedGradientPrefix() + x for x in w]
+    a = train_step_lr0(popart, b, loss, anchors, dict(zip(ins, feeds)))
+    return a[t], c, [a[popart.reservedGradientPrefix() + x] for x in w]
+
+
+def train_step_lr0(popart, b, loss, anchors, feeds):
+    """One training step of the model of `b` on the CPU with SGD at learning rate 0 (the weights
+    stay as they are); returns the anchor arrays (gradients anchored by reservedGradientPrefix())."""
     s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, anchors), loss,
                                popart.SGD({"defaultLearningRate": (0.0, False)}),
                                popart.DeviceManager().createCpuDevice())
     s.prepareDevice()
     s.weightsFromHost()
     a = s.initAnchorArrays()
-    s.run(popart.PyStepIO(dict(zip(ins, feeds)), a))
-    return a[t], c, [a[popart.reservedGradientPrefix() + x] for x in w]
+    s.run(popart.PyStepIO(feeds, a))
+    return a

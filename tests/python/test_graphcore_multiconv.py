@@ -9,6 +9,7 @@ import onnx.helper as oh
 import onnx.numpy_helper  # noqa: F401  (onnx.numpy_helper.from_array)
 import pytest
 import torch
+from conftest import train_step_lr0
 
 F = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d, 3: torch.nn.functional.conv3d}
 
@@ -125,13 +126,7 @@ def test_multiconv_gradients_match_torch(popart, with_lists):
     s1 = b.aiOnnx.reducesum([b.aiOnnx.mul([c1, k1])], keepdims=0)
     loss = b.aiGraphcore.identityloss([b.aiOnnx.add([s0, s1])])
     anchors = [c0, c1] + [popart.reservedGradientPrefix() + i for i in ids]
-    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, anchors), loss,
-                               popart.SGD({"defaultLearningRate": (0.0, False)}),
-                               popart.DeviceManager().createCpuDevice())
-    s.prepareDevice()
-    s.weightsFromHost()
-    a = s.initAnchorArrays()
-    s.run(popart.PyStepIO({k0: r0, k1: r1}, a))
+    a = train_step_lr0(popart, b, loss, anchors, {k0: r0, k1: r1})
 
     ts = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (x0, w0, x1, w1, b1)]
     t0 = torch_conv(ts[0], ts[1], None, strides[0] if strides else None, pads[0] if pads else None,
