@@ -17,20 +17,6 @@ bool isHalf(DataType t) {
   return t == DataType::FLOAT16 || t == DataType::BFLOAT16;
 }
 
-constexpr int64_t kAlign = 64;
-
-/// n rounded up to kAlign; -1 (an overflowed size) stays -1.
-int64_t alignUp(int64_t n) {
-  int64_t r = 0;
-  return n < 0 || !checkedAdd(n, kAlign - 1, &r) ? -1 : r / kAlign * kAlign;
-}
-
-/// a + b for sizes; -1 when either is -1 or the sum overflows.
-int64_t sizeSum(int64_t a, int64_t b) {
-  int64_t r = 0;
-  return a < 0 || b < 0 || !checkedAdd(a, b, &r) ? -1 : r;
-}
-
 /// Slots of the FLOAT copy: input i is slot i, output i is slot numInputs + i.
 class LocalContext : public KernelContext {
  public:
@@ -123,7 +109,7 @@ KernelFn viaFloat(const Op& op, KernelContext& kc, KernelFactory factory) {
   const int nIn = op.numInputs(), nOut = op.numOutputs();
   // Scratch: the slot table, the FLOAT buffers, then the FLOAT kernel's own scratch.
   std::vector<Port> ports(static_cast<size_t>(nIn + nOut));
-  int64_t offset = alignUp(static_cast<int64_t>(ports.size() * sizeof(void*)));
+  int64_t offset = scratchAlign(static_cast<int64_t>(ports.size() * sizeof(void*)));
   for (int k = 0; k < nIn + nOut; ++k) {
     const bool input = k < nIn;
     const int i = input ? k : k - nIn;
@@ -135,12 +121,12 @@ KernelFn viaFloat(const Op& op, KernelContext& kc, KernelFactory factory) {
     p.n = info.nelms();
     if (isHalf(p.type)) {
       p.offset = offset;
-      offset = sizeSum(offset, alignUp(checkedProduct({p.n, static_cast<int64_t>(sizeof(float))})));
+      offset = scratchSum(offset, scratchAlign(checkedProduct({p.n, static_cast<int64_t>(sizeof(float))})));
     }
   }
   LocalContext local(copy);
   KernelFn inner = factory(copy, local);
-  kc.needScratch(sizeSum(offset, local.scratch));
+  kc.needScratch(scratchSum(offset, local.scratch));
   const int64_t innerScratch = offset;
   return [shadow, ports, nIn, inner, innerScratch](const RunState& s) {
     void** slots = reinterpret_cast<void**>(s.scratch);

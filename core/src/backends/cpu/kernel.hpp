@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/checked_size.hpp"
 #include "ir/op.hpp"
 #include "popart/error.hpp"
 
@@ -63,6 +64,18 @@ class KernelContext {
   /// checks the largest request against the memory limit.
   virtual void needScratch(int64_t bytes) = 0;
 };
+
+/// Scratch layout sizes in needScratch's convention (-1 an overflowed size, which stays -1): `n`
+/// rounded up to 64 bytes, and the sum of two sizes.
+inline int64_t scratchAlign(int64_t n) {
+  constexpr int64_t kAlign = 64;
+  int64_t r = 0;
+  return n < 0 || !checkedAdd(n, kAlign - 1, &r) ? -1 : r / kAlign * kAlign;
+}
+inline int64_t scratchSum(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return a < 0 || b < 0 || !checkedAdd(a, b, &r) ? -1 : r;
+}
 
 template <typename T>
 inline const T* inPtr(const RunState& s, int slot) {

@@ -513,16 +513,6 @@ class PartContext : public KernelContext {
   bool bias_;
 };
 
-constexpr int64_t kPartAlign = 64;
-int64_t partAlign(int64_t n) {
-  int64_t r = 0;
-  return n < 0 || !checkedAdd(n, kPartAlign - 1, &r) ? -1 : r / kPartAlign * kPartAlign;
-}
-int64_t partSum(int64_t a, int64_t b) {
-  int64_t r = 0;
-  return a < 0 || b < 0 || !checkedAdd(a, b, &r) ? -1 : r;
-}
-
 /// Copies every element of `src` (shape `from`) to `dst` (shape `to`, zeroed first) at
 /// offset[d] + index[d] * step[d] along each dimension: the input dilation (step) and the output
 /// padding (offset) of a MultiConv convolution.
@@ -607,15 +597,17 @@ KernelFn makeCpuKernel_GcMultiConv(const Op& op, KernelContext& kc) {
     r.outOffset = {0, 0};
     r.outOffset.insert(r.outOffset.end(), p.outPads.begin(), p.outPads.begin() + static_cast<long>(p.strides.size()));
     // Scratch: the four slot pointers, the dilated X and the unpadded Y when needed, the Conv's.
-    int64_t at = partAlign(static_cast<int64_t>(4 * sizeof(void*)));
+    int64_t at = scratchAlign(static_cast<int64_t>(4 * sizeof(void*)));
     if (!r.plain) {
       r.xOffset = at;
-      at = partSum(at, partAlign(checkedProduct({TensorInfo(t, p.dilatedIn).nelms(), static_cast<int64_t>(r.elem)})));
+      at = scratchSum(at,
+                      scratchAlign(checkedProduct({TensorInfo(t, p.dilatedIn).nelms(), static_cast<int64_t>(r.elem)})));
       r.yOffset = at;
-      at = partSum(at, partAlign(checkedProduct({TensorInfo(t, p.convOut).nelms(), static_cast<int64_t>(r.elem)})));
+      at = scratchSum(at,
+                      scratchAlign(checkedProduct({TensorInfo(t, p.convOut).nelms(), static_cast<int64_t>(r.elem)})));
     }
     r.innerOffset = at;
-    const int64_t need = partSum(at, local.scratch);
+    const int64_t need = scratchSum(at, local.scratch);
     scratch = need < 0 || scratch < 0 ? -1 : std::max(scratch, need);
     runs.push_back(std::move(r));
   }
