@@ -12,15 +12,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-/// PopART writes a shape as "[2 3]" (its vector printer) and every value as a string.
-std::string shapeText(const Shape& s) {
-  std::ostringstream os;
-  os << '[';
-  for (size_t i = 0; i < s.size(); ++i) os << (i ? " " : "") << s[i];
-  os << ']';
-  return os.str();
-}
-
+/// PopART writes a list (a shape too) as "[2 3]" (its vector printer), and every value as a string.
 template <typename T>
 std::string listText(const std::vector<T>& v) {
   std::ostringstream os;
@@ -56,7 +48,7 @@ Json tensorRef(const Tensor& t, int index, bool withInfo) {
   Json j;
   j["name"] = t.id;
   if (withInfo) {
-    j["shape"] = shapeText(t.info.shape());
+    j["shape"] = listText(t.info.shape());
     j["type"] = dataTypeToString(t.info.dataType());
   }
   j["index"] = std::to_string(index);
