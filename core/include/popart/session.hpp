@@ -200,6 +200,9 @@ class Session {
   std::string modelBaseDir_;
   /// updateExternallySavedTensorLocations: the model's external data location -> the current one.
   std::map<std::string, std::string> externalLocations_;
+  /// syntheticDataMode: each input's generated micro-batch (made on the first run), in its type.
+  std::map<TensorId, std::vector<char>> syntheticInputs_;
+  const std::map<TensorId, std::vector<char>>& syntheticInputs(const StepIOSpec& spec);
 };
 
 class InferenceSession : public Session {

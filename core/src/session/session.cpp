@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -286,10 +287,13 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
         "created in training mode");
   if (!engineLoaded_) loadEngineAndConnectStreams();
   const StepIOSpec spec = stepIOSpec();
+  const SessionOptions& o = ir_->options();
+  // syntheticDataMode: no host streams (PopART's): the inputs are generated once, the StepIO is
+  // neither read nor written.
+  const bool synthetic = o.syntheticDataMode != SyntheticDataMode::Off;
   // Checked on every run: a StepIO's arrays may change between runs (and a new StepIO may reuse
   // an old one's address), and the check is cheap next to a step.
-  if (stepio.runtimeAssertsEnabled()) stepio.assertNumElements(spec);
-  const SessionOptions& o = ir_->options();
+  if (!synthetic && stepio.runtimeAssertsEnabled()) stepio.assertNumElements(spec);
   const int64_t bps = ir_->dataFlow().batchesPerStep();
   const int64_t af = o.getAccumulationFactor();
   const int64_t rf = o.getReplicationFactor();
@@ -307,6 +311,11 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
   for (int64_t b = 0; b < bps; ++b) {
     for (int64_t a = 0; a < af; ++a, ++micro) {
       for (int64_t r = 0; r < rf; ++r) {
+        if (synthetic) {
+          for (const auto& kv : syntheticInputs(spec)) executable_->setInput(kv.first, kv.second.data());
+          executable_->execute();
+          continue;
+        }
         for (const auto& e : spec.inputs) {
           const int64_t n = e.info.nelms();
           ConstVoidData d = stepio.in(e.id, n, false, false);
@@ -351,6 +360,7 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
     }
   }
   for (auto& kv : sums) {
+    if (synthetic) break;
     const TensorInfo& info = g.getTensor(kv.first).info;
     for (auto& acc : kv.second) {
       MutableVoidData out = stepio.out(kv.first, info.nelms());
@@ -381,6 +391,31 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
     runs_.push_back(lastRun_);
     writeAutoReports();
   }
+}
+
+const std::map<TensorId, std::vector<char>>& Session::syntheticInputs(const StepIOSpec& spec) {
+  if (!syntheticInputs_.empty() || spec.inputs.empty()) return syntheticInputs_;
+  const SyntheticDataMode mode = ir_->options().syntheticDataMode;
+  for (const auto& e : spec.inputs) {
+    // As PopART: float values, a fresh default-seeded generator per input, cast to its type.
+    if (e.info.dataType() == DataType::STRING)
+      throw error("syntheticDataMode cannot generate input '{}' of type STRING: use real data (SyntheticDataMode.Off)",
+                  e.id);
+    std::vector<float> v(static_cast<size_t>(e.info.nelms()), 0.0f);
+    std::mt19937 gen;
+    if (mode == SyntheticDataMode::RandomNormal) {
+      std::normal_distribution<float> d(0.0f, 1.0f);
+      for (float& x : v) x = d(gen);
+    } else if (mode == SyntheticDataMode::RandomUniform) {
+      std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+      for (float& x : v) x = d(gen);
+    }
+    const TensorData data = TensorData(TensorInfo(DataType::FLOAT, e.info.shape()), v.data()).castTo(e.info.dataType());
+    const char* bytes = static_cast<const char*>(data.data());
+    syntheticInputs_[e.id].assign(bytes, bytes + e.info.nbytes());
+  }
+  logging::session::info("syntheticDataMode: {} input(s) generated; the StepIO is not used", syntheticInputs_.size());
+  return syntheticInputs_;
 }
 
 std::string Session::saveModelBytes(bool writeExternalData) {

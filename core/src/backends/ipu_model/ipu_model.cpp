@@ -48,6 +48,13 @@ int elementCost(const Op& op) {
       "Selu",        "Celu",     "Mish",      "SoftmaxGrad", "LogSoftmaxGrad",
       "SigmoidGrad", "TanhGrad", "HardSwish", "Softsign",    "ThresholdedRelu"};
   const std::string& f = op.def().family;
+  const SessionOptions& o = op.graph().ir().options();
+  // Softmax without its max-reduction and subtraction (enableNonStableSoftmax).
+  if (op.type() == "Softmax" && o.enableNonStableSoftmax) return 6;
+  // The stable statistics take a second pass over the data (enableStableNorm).
+  if (o.enableStableNorm && (op.type() == "BatchNormalization" || op.type() == "InstanceNormalization" ||
+                             op.kind() == OpKind::GcGroupNormalization || op.kind() == OpKind::GcBatchNormalization))
+    return 10;
   if (transcendental.count(op.type())) return 8;
   if (op.type() == "Sqrt" || op.type() == "Reciprocal" || op.type() == "Div") return 4;
   if (f == "norm" || f == "grad_nn") return 8;

@@ -11,6 +11,7 @@
 #include "backends/cpu/kernels/elementwise_util.hpp"
 #include "backends/cpu/kernels/sum.hpp"
 #include "common/checked_size.hpp"
+#include "ir/ir.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {
@@ -45,6 +46,9 @@ KernelFn softmaxKernel(const Op& op, KernelContext& kc, SoftKind kind) {
     for (int64_t i = axis; i < r; ++i) len *= in[static_cast<size_t>(i)];
   }
   const int x = kc.in(0), y = kc.out(0);
+  // enableNonStableSoftmax: exp(x) without subtracting the row's maximum first (faster on an
+  // IPU; overflows to inf / NaN for inputs above ~88 in float, as PopART's does).
+  const bool nonStable = kind == SoftKind::Softmax && op.graph().ir().options().enableNonStableSoftmax;
   if (inner != 1) kc.needScratch(checkedProduct({len, 2 * static_cast<int64_t>(sizeof(double))}));
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
@@ -69,8 +73,9 @@ KernelFn softmaxKernel(const Op& op, KernelContext& kc, SoftKind kind) {
             for (int64_t i = 0; i < len; ++i) dst[i * inner] = static_cast<T>(i == best ? 1 : 0);
             continue;
           }
-          C mx = -std::numeric_limits<C>::infinity();
-          for (int64_t i = 0; i < len; ++i) mx = std::max(mx, get(i));
+          C mx = nonStable ? C(0) : -std::numeric_limits<C>::infinity();
+          if (!nonStable)
+            for (int64_t i = 0; i < len; ++i) mx = std::max(mx, get(i));
           C sum = 0;  // of the exponentials, through sum.hpp (rows can be long)
           if (v) {
             for (int64_t i = 0; i < len; ++i) v[i] = std::exp(get(i) - mx);

@@ -1,5 +1,6 @@
 // CPU kernels of the matmul family: MatMul (batched, broadcast) and Gemm, with an optional
 // fused activation epilogue.
+#include <cctype>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -9,6 +10,9 @@
 #include "backends/cpu/gemm.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/activation_fn.hpp"
+#include "ir/ir.hpp"
+#include "popart/error.hpp"
+#include "popart/names.hpp"
 
 namespace popart {
 namespace cpu {
@@ -29,6 +33,31 @@ void naiveGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, co
       C[m * N + n] = static_cast<T>(static_cast<compute_t<T>>(acc));
     }
   }
+}
+
+// FLOAT16 with half partials (partialsTypeMatMuls / Builder.setPartialsType "half"): each product
+// (exact in float) is added to a half-precision accumulator, rounded after every addition, as an
+// IPU's AMP accumulating in fp16 would.
+template <typename T>
+void halfPartialsGemm(int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C) {
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t n = 0; n < N; ++n) {
+      T acc = static_cast<T>(0.0f);
+      for (int64_t k = 0; k < K; ++k)
+        acc = static_cast<T>(static_cast<float>(acc) +
+                             static_cast<float>(A[m * K + k]) * static_cast<float>(B[k * N + n]));
+      C[m * N + n] = acc;
+    }
+  }
+}
+
+/// The MatMul's partials type: its own attribute, else the session's partialsTypeMatMuls.
+bool halfPartials(const Op& op) {
+  std::string t = op.attrs.getString(sPartialsTypeAttribute, op.graph().ir().options().partialsTypeMatMuls);
+  for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (t.empty() || t == "float") return false;
+  if (t == "half") return true;
+  throw error("Unable to get partials type from string '{}' for MatMul '{}' (\"float\" or \"half\")", t, op.name());
 }
 
 template <typename T>
@@ -54,12 +83,21 @@ KernelFn makeCpuKernel_MatMul(const Op& op, KernelContext& kc) {
   }
   const Activation act = Activation::fromAttrs(op.attrs);
   const int x = kc.in(0), w = kc.in(1), y = kc.out(0);
+  const bool half = halfPartials(op) && op.inType(0) == DataType::FLOAT16;
   return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     return [=](const RunState& s) {
       const T* A = inPtr<T>(s, x);
       const T* B = inPtr<T>(s, w);
       T* C = outPtr<T>(s, y);
+      if constexpr (std::is_same_v<T, float16_t>) {
+        if (half) {
+          for (int64_t i = 0; i < nb; ++i)
+            halfPartialsGemm<T>(M, N, K, A + offA[static_cast<size_t>(i)] * M * K,
+                                B + offB[static_cast<size_t>(i)] * K * N, C + i * M * N);
+          return;
+        }
+      }
       if (foldBatch) {
         anyGemm<T>(false, false, nb * M, N, K, A, B, C, false);
       } else {

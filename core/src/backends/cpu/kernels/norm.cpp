@@ -9,6 +9,7 @@
 #include "backends/cpu/kernels/bn_geom.hpp"
 #include "backends/cpu/kernels/dropout.hpp"
 #include "backends/cpu/kernels/sum.hpp"
+#include "ir/ir.hpp"
 #include "ops/op_util.hpp"
 
 namespace popart {
@@ -16,12 +17,20 @@ namespace cpu {
 
 // The parameters and statistics may have their own floating-point type (FLOAT with FLOAT16 X, as
 // PopART allows): they are read and written through their types, X and Y computed in X's.
+/// The statistics' algorithm of PopART's normalizations (BatchNormalization, InstanceNormalization,
+/// GroupNormalization): SessionOptions::enableStableNorm, off by default as in PopART (sum.hpp's
+/// meanVar). ONNX's LayerNormalization, which PopART does not have, keeps the two-pass form.
+static bool stableNorm(const Op& op) {
+  return op.graph().ir().options().enableStableNorm;
+}
+
 KernelFn makeCpuKernel_BatchNormalization(const Op& op, KernelContext& kc) {
   const BnGeom geom = bnGeom(op.inShape(0), op.inShape(1));
   const int64_t N = geom.N, C = geom.C, S = geom.S;
   const double eps = op.attrs.getFloat("epsilon", 1e-5f);
   const double momentum = op.attrs.getFloat("momentum", 0.9f);
   const bool training = op.opset() >= 14 ? op.attrs.getInt("training_mode", 0) != 0 : op.numOutputs() > 1;
+  const bool stable = stableNorm(op);
   // Graphcore's BatchNormalization updates the running variance with the unbiased batch variance
   // (N - 1 as the population size, as PyTorch); Y is normalised with the biased one either way.
   const int64_t count = N * S;
@@ -46,7 +55,7 @@ KernelFn makeCpuKernel_BatchNormalization(const Op& op, KernelContext& kc) {
         double mean = ldMn(s.slots[mn], c);
         double var = ldVr(s.slots[vr], c);
         if (training) {
-          const MeanVar mv = meanVar(X + c * S, N, S, C * S);
+          const MeanVar mv = meanVar(X + c * S, N, S, C * S, stable);
           const double bm = mv.mean, bv = mv.var;
           if (rm >= 0) stRm(s.slots[rm], c, momentum * mean + (1 - momentum) * bm);
           if (rv >= 0) stRv(s.slots[rv], c, momentum * var + (1 - momentum) * bv * unbias);
@@ -86,6 +95,7 @@ KernelFn makeCpuKernel_InstanceNormalization(const Op& op, KernelContext& kc) {
   int64_t S = 1;
   for (size_t i = 2; i < xs.size(); ++i) S *= xs[i];
   const double eps = op.attrs.getFloat("epsilon", 1e-5f);
+  const bool stable = stableNorm(op);
   const int x = kc.in(0), sc = kc.in(1), bi = kc.in(2), y = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
@@ -97,7 +107,7 @@ KernelFn makeCpuKernel_InstanceNormalization(const Op& op, KernelContext& kc) {
         for (int64_t c = 0; c < C; ++c) {
           const T* p = X + (n * C + c) * S;
           T* q = Y + (n * C + c) * S;
-          const MeanVar mv = meanVar(p, 1, S, S);
+          const MeanVar mv = meanVar(p, 1, S, S, stable);
           const double mean = mv.mean, inv = 1.0 / std::sqrt(mv.var + eps);
           const double a = static_cast<double>(static_cast<CT>(inPtr<T>(s, sc)[c])) * inv;
           const double b = static_cast<double>(static_cast<CT>(inPtr<T>(s, bi)[c])) - a * mean;
@@ -205,6 +215,7 @@ KernelFn makeCpuKernel_GcGroupNormalization(const Op& op, KernelContext& kc) {
   const int64_t S = C == 0 || N == 0 ? 0 : op.inInfo(0).nelms() / (N * C);
   const int64_t perGroup = (C / G) * S;
   const double eps = op.attrs.getFloat("epsilon", 1e-5f);
+  const bool stable = stableNorm(op);
   const int x = kc.in(0), sc = kc.in(1), bi = kc.in(2), y = kc.out(0), mo = kc.out(1), io = kc.out(2);
   const LoadFn ldSc = floatLoader(op.inType(1)), ldBi = floatLoader(op.inType(2));
   const StoreFn stStat = floatStorer(op.inType(0));
@@ -217,7 +228,7 @@ KernelFn makeCpuKernel_GcGroupNormalization(const Op& op, KernelContext& kc) {
       for (int64_t n = 0; n < N; ++n) {
         for (int64_t g = 0; g < G; ++g) {
           const int64_t base = (n * G + g) * perGroup;
-          const MeanVar mv = meanVar(X + base, 1, perGroup, perGroup);
+          const MeanVar mv = meanVar(X + base, 1, perGroup, perGroup, stable);
           const double inv = 1.0 / std::sqrt(mv.var + eps);
           if (mo >= 0) stStat(s.slots[mo], n * G + g, mv.mean);
           if (io >= 0) stStat(s.slots[io], n * G + g, inv);

@@ -76,13 +76,23 @@ struct MeanVar {
 /// channel), in two passes. The deviations are taken from the mean rounded to the data's type
 /// (so that FLOAT stays in float lanes), m, and the rounding is taken out exactly:
 /// sum (x - m)^2 = sum (x - mean)^2 + count (mean - m)^2. A count of 0 gives NaNs.
+///
+/// stable = false is PopART's default (SessionOptions::enableStableNorm off): the variance as
+/// E[x^2] - E[x]^2 from the sums of x and x^2, which loses precision when the mean is large
+/// next to the deviation.
 template <typename T>
-MeanVar meanVar(const T* x, int64_t planes, int64_t len, int64_t stride) {
+MeanVar meanVar(const T* x, int64_t planes, int64_t len, int64_t stride, bool stable = true) {
   const double count = static_cast<double>(planes * len);
   double sum = 0;
   for (int64_t p = 0; p < planes; ++p) sum += sumOf(x + p * stride, len);
   MeanVar r;
   r.mean = sum / count;
+  if (!stable) {
+    double sq = 0;
+    for (int64_t p = 0; p < planes; ++p) sq += sumOf(x + p * stride, len, [](auto v) { return v * v; });
+    r.var = std::max(sq / count - r.mean * r.mean, 0.0);
+    return r;
+  }
   using M = std::conditional_t<std::is_same_v<T, float>, float, double>;
   const M m = static_cast<M>(r.mean);
   double sq = 0;
