@@ -181,3 +181,61 @@ def test_errors(popart, cpu):
     assert e.value.args[0].startswith("[PreAutomaticLossScale] Some of the tensors in the "
                                       "'automaticLossScalingSettings.toTrackTensors' list do not exist in the model.")
     assert "'missing'" in e.value.args[0]
+
+
+def test_checkpoint_continues_the_schedule(popart, cpu, tmp_path):
+    """modelToHost keeps the factor and the period counter (PopART's model proto does): a session
+    made from the saved model continues where the first stopped."""
+    proto, x, w, loss, _ = model(popart)
+    xs = inputs(6, 1)
+    opts = als_options(popart, 0.02, 0.25, period=2)
+
+    def session(p):
+        s = popart.TrainingSession(p, popart.DataFlow(1, ["finalLossScale"]), loss, sgd(popart, 512.0), cpu,
+                                   userOptions=opts)
+        s.prepareDevice()
+        s.weightsFromHost()
+        return s
+
+    def steps(s, ks):
+        out = []
+        for k in ks:
+            a = s.initAnchorArrays()
+            s.run(popart.PyStepIO({x: xs[k, 0]}, a))
+            out.append(float(a["finalLossScale"]))
+        return out
+
+    whole = session(proto)
+    expected = steps(whole, range(6))
+    first = session(proto)
+    got = steps(first, range(3))
+    path = str(tmp_path / "als.onnx")
+    first.modelToHost(path)
+    import onnx
+    saved = {t.name for t in onnx.load(path).graph.initializer}
+    assert {"lossScaleUpdateFactor", "LossScaleUpdate_counter", "W"} <= saved
+    second = session(path)
+    got += steps(second, range(3, 6))
+    assert got == expected and len(set(expected)) > 1, (got, expected)
+    wa, wb = np.zeros((3, 2), np.float16), np.zeros((3, 2), np.float16)
+    whole.weightsToHost()
+    whole.readWeights(popart.PyWeightsIO({w: wa}))
+    second.weightsToHost()
+    second.readWeights(popart.PyWeightsIO({w: wb}))
+    np.testing.assert_array_equal(wa, wb)
+
+
+def test_ipu_model_costs_the_new_ops(popart):
+    import json
+    proto, x, w, loss, _ = model(popart, rows=64)
+    device = popart.DeviceManager().createIpuModelDevice({"tilesPerIPU": 16})
+    s = popart.TrainingSession(proto, popart.DataFlow(1, ["finalLossScale"]), loss, sgd(popart, 4.0), device,
+                               userOptions=als_options(popart, 0.5, 0.2))
+    s.prepareDevice()
+    s.weightsFromHost()
+    a = s.initAnchorArrays()
+    s.run(popart.PyStepIO({x: np.full((64, 3), 0.5, np.float16)}, a))
+    ops = {o["type"]: o for o in json.loads(s.getGraphReport())["ops"]}
+    # The histogram of Gradient___W [3, 2] with one level: 6 x (2 + 1) instructions.
+    assert ops["Histogram"]["flops"] == 18 and ops["Histogram"]["cycles"] > 0
+    assert ops["LossScaleUpdate"]["flops"] == 16 and ops["LossScaleUpdate"]["cycles"] > 0

@@ -12,6 +12,8 @@
 
 #include "common/tensor_data.hpp"
 #include "common/test_util.hpp"
+#include "popart/adam.hpp"
+#include "popart/adaptive.hpp"
 #include "popart/sgd.hpp"
 
 namespace popart {
@@ -50,7 +52,7 @@ struct AlsRun {
   std::map<TensorId, NDArray> anchors;
   int64_t af = 1;
 
-  AlsRun(const SGD& opt, const SessionOptions& o, int bps, const std::vector<TensorId>& anchorIds,
+  AlsRun(const Optimizer& opt, const SessionOptions& o, int bps, const std::vector<TensorId>& anchorIds,
          DataType t = DataType::FLOAT16)
       : af(o.getAccumulationFactor()) {
     s = TrainingSession::createFromOnnxModel(model(t), DataFlow(bps, anchorIds), "loss:0", opt, test::cpu(), {}, o);
@@ -134,6 +136,33 @@ TEST(AutoLossScale, SettlesAroundTheBinEdgeAndLeavesTheWeightsOfAFixedScale) {
   EXPECT_EQ(r.weight("W"), ref);
 }
 
+TEST(AutoLossScale, EveryOptimizerUpdatesAsWithAFixedScale) {
+  // SGD with momentum (Combined and Separate), Adam, Adaptive: the inverse loss scale each update
+  // applies follows the factor, so the weights are those of a fixed loss scale of 1.
+  using Params = std::map<std::string, std::pair<float, bool>>;
+  auto params = [](Params m, float ls, bool lsConst) {
+    m["lossScaling"] = {ls, lsConst};
+    return m;
+  };
+  const Params sgdm{{"defaultLearningRate", {0.0625f, true}}, {"defaultMomentum", {0.5f, true}}};
+  const Params lr{{"defaultLearningRate", {0.0625f, true}}};
+  std::vector<std::pair<std::unique_ptr<Optimizer>, std::unique_ptr<Optimizer>>> cases;
+  for (auto mm : {SGDAccumulatorAndMomentum::Combined, SGDAccumulatorAndMomentum::Separate})
+    cases.emplace_back(std::make_unique<SGD>(params(sgdm, 256.0f, false), std::vector<ClipNormSettings>{}, mm),
+                       std::make_unique<SGD>(params(sgdm, 1.0f, true), std::vector<ClipNormSettings>{}, mm));
+  cases.emplace_back(std::make_unique<Adam>(params(lr, 256.0f, false)), std::make_unique<Adam>(params(lr, 1.0f, true)));
+  cases.emplace_back(std::make_unique<Adaptive>(params(lr, 256.0f, false)),
+                     std::make_unique<Adaptive>(params(lr, 1.0f, true)));
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.first->type_s());
+    AlsRun r(*c.first, alsOptions(0.125f), 6, {"finalLossScale"});
+    EXPECT_EQ(r.anchor("finalLossScale"), (Vec{256, 512, 1024, 2048, 4096, 8192}));
+    AlsRun fixed(*c.second, SessionOptions(), 6, {"loss:0"});
+    EXPECT_EQ(r.weight("W"), fixed.weight("W"));
+    EXPECT_NE(r.weight("W"), kW0);
+  }
+}
+
 TEST(AutoLossScale, OncePerStepWithGradientAccumulation) {
   SessionOptions o = alsOptions(1.0f);
   o.enableGradientAccumulation = true;
@@ -157,6 +186,13 @@ TEST(AutoLossScale, UserSpecifiedTensors) {
   AlsRun r(sgd(8.0f), o, 2, {"finalLossScale", "summedCastedHistograms"});
   EXPECT_EQ(r.anchor("summedCastedHistograms"), (Vec{0, 6, 0, 6}));  // dW only
   EXPECT_EQ(r.anchor("finalLossScale"), (Vec{8, 4}));
+}
+
+TEST(AutoLossScale, ConvAndMatmulGradients) {
+  SessionOptions o = alsOptions(0.0f);
+  o.automaticLossScalingSettings.gradientTensorTrackingMethod = GradientTensorTrackingMethod::ConvAndMatmulGradients;
+  AlsRun r(sgd(8.0f), o, 2, {"summedCastedHistograms"});
+  EXPECT_EQ(r.anchor("summedCastedHistograms"), (Vec{0, 6, 0, 6}));  // the MatMul giving dW, not dY
 }
 
 TEST(AutoLossScale, Errors) {

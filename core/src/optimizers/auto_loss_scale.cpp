@@ -151,6 +151,10 @@ void rewire(Tensor* from, Tensor* to, const Op* except) {
 /// model already has (a checkpoint made by modelToHost) is kept with its value, as PopART does.
 Tensor& stateVariable(Graph& g, const TensorId& id, const TensorInfo& info, double value) {
   if (Tensor* t = g.tensor(id)) {
+    // The import makes an integer initializer (the period counter) a constant: nothing of the
+    // model reads it, so it becomes the state it was saved as.
+    if (t->kind == TensorKind::Const && t->info == info && t->data && t->consumers.empty() && !t->producer)
+      t->kind = TensorKind::Variable;
     if (t->kind == TensorKind::Variable && t->info == info && t->data) return *t;
     throw error("The automatic loss scaling tensor '{}' ({}) clashes with a tensor of the model ({})", id,
                 info.toString(), t->info.toString());
