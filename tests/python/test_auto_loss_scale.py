@@ -239,3 +239,40 @@ def test_ipu_model_costs_the_new_ops(popart):
     # The histogram of Gradient___W [3, 2] with one level: 6 x (2 + 1) instructions.
     assert ops["Histogram"]["flops"] == 18 and ops["Histogram"]["cycles"] > 0
     assert ops["LossScaleUpdate"]["flops"] == 16 and ops["LossScaleUpdate"]["cycles"] > 0
+
+
+@pytest.mark.parametrize("w_dtype,loss_dtype", [("FLOAT16", "FLOAT16"), ("FLOAT", "FLOAT16"), ("FLOAT16", "FLOAT"),
+                                                ("FLOAT", "FLOAT")])
+def test_clip_at_2_to_the_15_with_float16_weights_or_loss_scale(popart, cpu, w_dtype, loss_dtype):
+    """finalLossScale stays <= 2^15 when the weights or the loss (so the loss scale) are FLOAT16;
+    with both FLOAT (a FLOAT16 part in the middle, so there are gradients to track) it keeps
+    doubling past 2^15 (then the FLOAT16 gradients overflow, count in the upper bin and halve it)."""
+    np_w = np.float16 if w_dtype == "FLOAT16" else np.float32
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo(w_dtype, [4, 3]), "x")
+    w = b.addInitializedInputTensor(np.full((3, 2), 0.5, np_w), "W")
+    h = b.aiOnnx.matmul([x, w])
+    if w_dtype != "FLOAT16":
+        h = b.aiOnnx.cast([h], "FLOAT16")
+    q = b.aiOnnx.mul([h, h])
+    if loss_dtype != "FLOAT16":
+        q = b.aiOnnx.cast([q], loss_dtype)
+    loss = b.aiGraphcore.identityloss([q], reduction=popart.ReductionType.Sum)
+    o = popart.SessionOptions()
+    o.automaticLossScalingSettings.enabled = True
+    o.automaticLossScalingSettings.binEdgeLocation = 1.0
+    bps, ls = 16, 2.0
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(bps, ["finalLossScale", "finalInverseLossScale_0"]),
+                               loss, popart.SGD({"defaultLearningRate": (LR, False), "lossScaling": (ls, False)}), cpu,
+                               userOptions=o)
+    s.prepareDevice()
+    s.weightsFromHost()
+    a = s.initAnchorArrays()
+    s.run(popart.PyStepIO({x: np.full((bps, 4, 3), 2.0 ** -6, np_w)}, a))
+    factor = 2.0 ** np.arange(bps)
+    if "FLOAT16" in (w_dtype, loss_dtype):
+        factor = np.minimum(factor, 2.0 ** 15 / ls)
+    np.testing.assert_array_equal(a["finalLossScale"], ls * factor)
+    assert a["finalLossScale"].dtype == (np.float16 if loss_dtype == "FLOAT16" else np.float32)
+    # SGD0's scaledLearningRate0 = lr / lossScaling, divided by the factor.
+    np.testing.assert_array_equal(a["finalInverseLossScale_0"], np.float32(LR / ls) / factor.astype(np.float32))
