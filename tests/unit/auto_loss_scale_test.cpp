@@ -219,6 +219,12 @@ TEST(AutoLossScale, Errors) {
                               "'GradientTensorTrackingMethod::GradientsOfUserSpecifiedTensors' but 'toTrackTensors' "
                               "has not been set"});
   o = alsOptions();
+  o.enablePipelining = true;
+  o.virtualGraphMode = VirtualGraphMode::Manual;
+  test::expectError(make(o), {"[AutomaticLossScale transform] Automatic loss scaling is not currently supported when "
+                              "the 'enablePipelining' SessionOption is set to 'true', but the "
+                              "'enableGradientAccumulation' SessionOption is set to 'false'"});
+  o = alsOptions();
   o.automaticLossScalingSettings.updatePeriod = 0;
   test::expectError(make(o), {"Out of range value for 'updatePeriod'"});
 }
