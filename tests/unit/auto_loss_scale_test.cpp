@@ -52,20 +52,22 @@ struct AlsRun {
   std::map<TensorId, NDArray> anchors;
   int64_t af = 1;
 
+  /// `xs`: the value of x in each micro-batch (all 0.5 when empty).
   AlsRun(const Optimizer& opt, const SessionOptions& o, int bps, const std::vector<TensorId>& anchorIds,
-         DataType t = DataType::FLOAT16)
+         DataType t = DataType::FLOAT16, const Vec& xs = {})
       : af(o.getAccumulationFactor()) {
     s = TrainingSession::createFromOnnxModel(model(t), DataFlow(bps, anchorIds), "loss:0", opt, test::cpu(), {}, o);
     s->prepareDevice();
     s->weightsFromHost();
-    // Every micro-batch feeds x = 0.5: the gradients of W are 1.0 times the loss scale.
+    // x = 0.5 by default: the gradients of W are then 1.0 times the loss scale.
     const int64_t n = bps * af;
     Shape shape;
     if (bps > 1) shape.push_back(bps);
     if (af > 1) shape.push_back(af);
     shape.insert(shape.end(), {2, 3});
-    const Vec xs(static_cast<size_t>(n * 6), 0.5);
-    const TensorData xd = TensorData(TensorInfo(DataType::DOUBLE, shape), xs.data()).castTo(t);
+    Vec xv(static_cast<size_t>(n * 6), 0.5);
+    for (size_t m = 0; m < xs.size(); ++m) std::fill(xv.begin() + 6 * m, xv.begin() + 6 * (m + 1), xs[m]);
+    const TensorData xd = TensorData(TensorInfo(DataType::DOUBLE, shape), xv.data()).castTo(t);
     NDArray x(xd.info());
     std::memcpy(x.data(), xd.data(), static_cast<size_t>(xd.nbytes()));
     std::map<TensorId, NDArray> in;
@@ -170,6 +172,24 @@ TEST(AutoLossScale, OncePerStepWithGradientAccumulation) {
   AlsRun r(sgd(4.0f), o, 4, {"finalLossScale", "summedCastedHistograms"});
   EXPECT_EQ(r.anchor("finalLossScale"), powers(4.0, 2.0, 4, 3));
   EXPECT_EQ(r.weight(std::string(reservedAccumPrefix()) + "autoLossScaleStats"), (Vec{0.0, 0.0}));
+}
+
+TEST(AutoLossScale, TheCountsOfTheStepsMicroBatchesAreSummed) {
+  // dW = 4096 (x[0][i] + x[1][i]): micro-batch 0 (x = 0.25) has its 6 elements below the edge
+  // 8188, micro-batch 1 (x = 1) its 6 above: the step's upper share is 1/2. Alone, micro-batch 0
+  // would double the scale and micro-batch 1 halve it at either threshold.
+  SessionOptions o = alsOptions(0.125f);
+  o.enableGradientAccumulation = true;
+  o.accumulationFactor = 2;
+  o.automaticLossScalingSettings.gradientTensorTrackingMethod =
+      GradientTensorTrackingMethod::GradientsOfUserSpecifiedTensors;
+  o.automaticLossScalingSettings.toTrackTensors = {"W"};
+  for (const auto& [threshold, factor] : {std::pair<float, double>{0.75f, 2.0}, {0.4f, 0.5}}) {
+    o.automaticLossScalingSettings.thresholdUpperCountProportion = threshold;
+    AlsRun r(sgd(4096.0f), o, 1, {"summedCastedHistograms"}, DataType::FLOAT16, {0.25, 1.0});
+    EXPECT_EQ(r.anchor("summedCastedHistograms"), (Vec{6, 0, 0, 6}));
+    EXPECT_EQ(r.weight("lossScaleUpdateFactor"), Vec{factor}) << "threshold " << threshold;
+  }
 }
 
 TEST(AutoLossScale, EveryUpdatePeriodSteps) {
