@@ -281,7 +281,9 @@ void addAutomaticLossScaling(Ir& ir, const BackwardResult& bwd, const Optimizer&
     if (!optim::isVarUpdate(op.kind())) continue;
     updates.push_back(&op);
     halfWeights = halfWeights || op.inType(optim::kWeight) == DataType::FLOAT16;
-    const int inv = scalarInput(op, inverseScaleName(op));
+    const char* invName = inverseScaleName(op);
+    if (!invName) throw internal_error("automatic loss scaling does not know the update {}", op.describe());
+    const int inv = scalarInput(op, invName);
     if (inv < 0) throw internal_error("the update {} has no non-const inverse loss scale input", op.describe());
     if (std::find(inverse.begin(), inverse.end(), op.input(inv)) == inverse.end()) inverse.push_back(op.input(inv));
     const int adamLs = op.kind() == OpKind::AdamVarUpdate ? scalarInput(op, "lossScaling") : -1;
