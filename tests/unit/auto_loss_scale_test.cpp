@@ -193,8 +193,10 @@ TEST(AutoLossScale, TheCountsOfTheStepsMicroBatchesAreSummed) {
 }
 
 TEST(AutoLossScale, EveryUpdatePeriodSteps) {
-  AlsRun r(sgd(1.0f), alsOptions(1.0f, 3), 7, {"finalLossScale"});
+  AlsRun r(sgd(1.0f), alsOptions(1.0f, 3), 7, {"finalLossScale", "summedCastedHistograms"});
   EXPECT_EQ(r.anchor("finalLossScale"), (Vec{1, 2, 2, 2, 4, 4, 4}));
+  // The histograms count (10 tracked elements, all below the edge) on the updating steps only.
+  EXPECT_EQ(r.anchor("summedCastedHistograms"), (Vec{10, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 10, 0}));
   EXPECT_EQ(r.weight("LossScaleUpdate_counter"), Vec{1.0});  // the step within the period
 }
 

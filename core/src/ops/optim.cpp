@@ -137,7 +137,8 @@ void setupCopyVarUpdate(Op& op) {
                 op.input(1)->id, op.inInfo(1).toString());
 }
 
-/// Histogram(x) -> UINT32 [levels + 1] (PopART's HistogramOp: FLOAT or FLOAT16 input).
+/// Histogram(x[, periodCounter]) -> UINT32 [levels + 1] (PopART's HistogramOp: FLOAT or FLOAT16
+/// input).
 void setupHistogram(Op& op) {
   const DataType t = op.inType(0);
   if (t != DataType::FLOAT && t != DataType::FLOAT16)
@@ -146,6 +147,9 @@ void setupHistogram(Op& op) {
   if (levels.empty()) throw error("Histogram needs at least one level");
   if (!std::is_sorted(levels.begin(), levels.end())) throw error("Histogram: the levels must be in ascending order");
   op.attrs.getInt("absoluteOfInput", 0);  // checks its type
+  if (op.hasInput(1) && (op.inType(1) != DataType::INT32 || op.inInfo(1).nelms() != 1))
+    throw error("the update period counter {} must be an INT32 scalar", op.inInfo(1).toString());
+  if (op.attrs.getInt("updatePeriod", 1) < 1) throw error("updatePeriod must be >= 1");
   op.outInfo(0) = TensorInfo(DataType::UINT32, {static_cast<int64_t>(levels.size()) + 1});
 }
 

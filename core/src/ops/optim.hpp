@@ -66,8 +66,11 @@ constexpr int kAdaptiveFirstScalar = kState0 + 3;
 /// Automatic loss scaling (optimizers/auto_loss_scale.hpp). Histogram(x): UINT32 counts of the
 /// elements of x (|x| with attribute "absoluteOfInput") in the bins split by the ascending
 /// attribute "levels" (FLOATs): bin 0 below levels[0], bin i in [levels[i-1], levels[i]), the last
-/// at or above the last level (NaN and infinities included). LossScaleUpdate has no outputs: it
-/// changes the loss-scale update factor (and its counters) in place. Its inputs:
+/// at or above the last level (NaN and infinities included). Its optional input 1 is the update
+/// period counter (INT32, attribute "updatePeriod"): on the steps that do not update the loss scale
+/// (counter % updatePeriod != 0) the counts are zeros and nothing is counted, as PopART skips the op.
+/// LossScaleUpdate has no outputs: it changes the loss-scale update factor (and its counters) in
+/// place. Its inputs:
 constexpr int kAlsFactor = 0;         ///< lossScaleUpdateFactor (a FLOAT or FLOAT16 scalar Variable)
 constexpr int kAlsLossScaling = 1;    ///< the optimizer's loss scaling (clipping reads it)
 constexpr int kAlsStatistics = 2;     ///< the summed histograms, FLOAT [2] (lower, upper counts)

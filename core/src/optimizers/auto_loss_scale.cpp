@@ -249,14 +249,20 @@ void addAutomaticLossScaling(Ir& ir, const BackwardResult& bwd, const Optimizer&
   Graph& g = ir.mainGraph();
   const std::vector<Tensor*> tracked = trackedGradients(ir, bwd);
 
-  // The statistics: one histogram per tracked gradient, summed, as FLOAT counts.
+  // The statistics: one histogram per tracked gradient (only on the steps that update), summed,
+  // as FLOAT counts.
+  Tensor* periodCounter =
+      s.updatePeriod > 1 ? &stateVariable(g, kPeriodCounterId, TensorInfo(DataType::INT32, {}), 0.0) : nullptr;
   Attributes hist;
   hist.set("levels", std::vector<float>{kHalfMax * s.binEdgeLocation});
   hist.set("absoluteOfInput", int64_t(1));
+  hist.set("updatePeriod", int64_t(s.updatePeriod));
   std::vector<Tensor*> counts;
   for (Tensor* t : tracked) {
     logging::ir::debug("Collecting statistics for tensor '{}' for control of loss-scale value.", t->id);
-    counts.push_back(addOp1(g, OpKind::Histogram, t->id + "/Histogram", {t}, t->id + "_statistics", hist));
+    std::vector<Tensor*> in{t};
+    if (periodCounter) in.push_back(periodCounter);
+    counts.push_back(addOp1(g, OpKind::Histogram, t->id + "/Histogram", in, t->id + "_statistics", hist));
   }
   Tensor* summed = addOp1(g, OpKind::Sum, "summedHistograms", counts, "summedHistograms");
   Tensor* stats = cast(g, summed, DataType::FLOAT, "summedCastedHistograms");
@@ -325,12 +331,15 @@ void addAutomaticLossScaling(Ir& ir, const BackwardResult& bwd, const Optimizer&
                         &stateVariable(g, std::string(reservedAccumPrefix()) + kStatsAccumName, stats->info, 0.0));
     update.connectInput(optim::kAlsCounter, counter);
   }
-  if (s.updatePeriod > 1)
-    update.connectInput(optim::kAlsPeriodCounter,
-                        &stateVariable(g, kPeriodCounterId, TensorInfo(DataType::INT32, {}), 0.0));
+  if (periodCounter) update.connectInput(optim::kAlsPeriodCounter, periodCounter);
   update.setup();
   for (Op* c : factor.consumers) {
     if (c != &update) update.after.push_back(c);
+  }
+  if (periodCounter) {
+    for (Op* c : periodCounter->consumers) {
+      if (c != &update) update.after.push_back(c);
+    }
   }
   // The accumulation counter advances after it, as after the weight updates.
   for (const auto& kv : g.ops()) {

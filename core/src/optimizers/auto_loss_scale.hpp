@@ -4,7 +4,8 @@
 //
 // The graph it adds to the training graph, with PopART's tensor names:
 //   - per tracked gradient g: Histogram(|g|) -> "<g>_statistics" (UINT32 [2]: the elements below
-//     and at or above binEdgeLocation x 65504, the largest FLOAT16);
+//     and at or above binEdgeLocation x 65504, the largest FLOAT16; zeros on the steps that do
+//     not update);
 //   - their Sum "summedHistograms", cast to FLOAT "summedCastedHistograms";
 //   - the Variable "lossScaleUpdateFactor" (the loss scale's type, 1 at the start);
 //     "finalLossScale" = lossScaling x factor replaces the optimizer's loss scaling wherever the

@@ -186,16 +186,20 @@ KernelFn makeCpuKernel_AccumulationCounterIncrement(const Op& op, KernelContext&
 }
 
 // Histogram: a count per bin; the bin of x is the number of levels <= x (NaN: the last bin, as
-// above every level: overflowed values count as large ones).
+// above every level: overflowed values count as large ones). Zeros on the steps the period
+// counter skips.
 KernelFn makeCpuKernel_Histogram(const Op& op, KernelContext& kc) {
   const std::vector<float> levels = op.attrs.getFloats("levels");
   const bool absolute = op.attrs.getInt("absoluteOfInput", 0) != 0;
   const int64_t n = op.inInfo(0).nelms();
   const int x = kc.in(0), y = kc.out(0);
   const bool half = op.inType(0) == DataType::FLOAT16;
+  const int gate = op.hasInput(1) ? kc.in(1) : -1;
+  const int64_t period = std::max<int64_t>(1, op.attrs.getInt("updatePeriod", 1));
   return [=](const RunState& s) {
     auto* counts = outPtr<uint32_t>(s, y);
     std::fill(counts, counts + levels.size() + 1, 0u);
+    if (gate >= 0 && *inPtr<int32_t>(s, gate) % period != 0) return;  // a step without update
     for (int64_t i = 0; i < n; ++i) {
       float v = half ? static_cast<float>(inPtr<float16_t>(s, x)[i]) : inPtr<float>(s, x)[i];
       if (absolute) v = std::fabs(v);
