@@ -219,7 +219,8 @@ TEST(PopartErrors, AutomaticLossScalingOptions) {
       [&] {
         TrainingSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), m.loss, nonConst, test::cpu(), {}, o);
       },
-      "[AutomaticLossScale transform] Out of range value for 'thresholdUpperCountProportion'");
+      "Out of range value for 'thresholdUpperCountProportion'. The current value is -0.25, but it should be in "
+      "the range [0, 1].");
   expectStarts([] { SGD({{"lossScaling", {0.0f, true}}}); }, "Loss scaling cannot be 0");
 }
 

@@ -25,7 +25,8 @@ bool isTrainable(const Tensor& t) {
 
 }  // namespace
 
-BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling) {
+BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling,
+                             const std::vector<TensorId>& requested) {
   Graph& g = ir.mainGraph();
   Tensor* loss = g.tensor(lossId);
   // PopART's messages (Ir::setFinalLoss), with the tensor's type and shape added.
@@ -47,6 +48,11 @@ BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling) 
   for (const TensorId& a : ir.dataFlow().anchors()) {
     if (a.rfind(prefix, 0) != 0) continue;
     const Tensor* t = g.tensor(a.substr(prefix.size()));
+    if (t && ops::isFloatType(t->info.dataType())) wanted.insert(t);
+  }
+  const std::set<TensorId> requestedIds(requested.begin(), requested.end());
+  for (const TensorId& id : requested) {
+    const Tensor* t = g.tensor(id);
     if (t && ops::isFloatType(t->info.dataType())) wanted.insert(t);
   }
 
@@ -150,6 +156,7 @@ BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling) 
     if (!gr) continue;
     if (isTrainable(*t)) result.weightGrads[t->id] = gr;
     if (ir.dataFlow().isAnchored(prefix + t->id)) result.anchoredGrads[t->id] = gr;
+    if (requestedIds.count(t->id)) result.requestedGrads[t->id] = gr;
   }
   for (const auto& kv : g.ops()) {
     if (!before.count(kv.first)) result.ops.push_back(kv.second.get());

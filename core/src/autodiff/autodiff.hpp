@@ -22,6 +22,8 @@ struct BackwardResult {
   /// Tensor id -> its gradient, for the tensors whose gradient the DataFlow anchors
   /// (`Gradient___<id>`) and that lead to the loss through differentiable ops.
   std::map<TensorId, Tensor*> anchoredGrads;
+  /// Tensor id -> its gradient, for the `requested` ids of buildBackward that lead to the loss.
+  std::map<TensorId, Tensor*> requestedGrads;
   /// Every op added by the backward pass.
   std::vector<Op*> ops;
 };
@@ -32,7 +34,9 @@ struct BackwardResult {
 /// needed are built: the trainable weights' (for their updates) and those the DataFlow anchors,
 /// with the ops on the paths from them to the loss. Gradients of tensors read by several ops are
 /// summed; an op that passes no gradient to an input (Detach, an integer input) adds nothing.
-/// Throws PopART's errors for a loss that is not in the graph or not a scalar.
-BackwardResult buildBackward(Ir& ir, const TensorId& loss, float lossScaling);
+/// Throws PopART's errors for a loss that is not in the graph or not a scalar. `requested`: ids
+/// whose gradients are wanted too (automatic loss scaling's toTrackTensors).
+BackwardResult buildBackward(Ir& ir, const TensorId& loss, float lossScaling,
+                             const std::vector<TensorId>& requested = {});
 
 }  // namespace popart

@@ -147,9 +147,9 @@ void Ir::verifySettings(const IrBundle& b) const {
           "should be in the range [0, 1].",
           als.binEdgeLocation);
     if (!(als.thresholdUpperCountProportion >= 0 && als.thresholdUpperCountProportion <= 1))
-      throw error(
-          "[AutomaticLossScale transform] Out of range value for 'thresholdUpperCountProportion'. The current value "
-          "is {}, but it should be in the range [0, 1].",
+      throw error(  // PopART's LossScaleUpdateOpx message (no transform prefix)
+          "Out of range value for 'thresholdUpperCountProportion'. The current value is {}, but it should be in the "
+          "range [0, 1].",
           als.thresholdUpperCountProportion);
     if (als.updatePeriod < 1)
       throw error(

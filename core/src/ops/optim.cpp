@@ -1,5 +1,6 @@
 // The optimizers' weight-update ops (AdamVarUpdate, AdaptiveVarUpdate; SGDVarUpdate is defined in
-// ops/grad.cpp) and the gradient-accumulation counter; the input layout of ops/optim.hpp.
+// ops/grad.cpp), the gradient-accumulation counter and the ops of automatic loss scaling
+// (Histogram, LossScaleUpdate); the input layout of ops/optim.hpp.
 #include "ops/optim.hpp"
 
 #include <algorithm>
@@ -136,7 +137,66 @@ void setupCopyVarUpdate(Op& op) {
                 op.input(1)->id, op.inInfo(1).toString());
 }
 
+/// Histogram(x[, periodCounter]) -> UINT32 [levels + 1] (PopART's HistogramOp: FLOAT or FLOAT16
+/// input).
+void setupHistogram(Op& op) {
+  const DataType t = op.inType(0);
+  if (t != DataType::FLOAT && t != DataType::FLOAT16)
+    throw error("HistogramOp input type {} is not supported (FLOAT or FLOAT16)", dataTypeToString(t));
+  const std::vector<float> levels = op.attrs.getFloats("levels");
+  if (levels.empty()) throw error("Histogram needs at least one level");
+  if (!std::is_sorted(levels.begin(), levels.end())) throw error("Histogram: the levels must be in ascending order");
+  op.attrs.getInt("absoluteOfInput", 0);  // checks its type
+  if (op.hasInput(1) && (op.inType(1) != DataType::INT32 || op.inInfo(1).nelms() != 1))
+    throw error("the update period counter {} must be an INT32 scalar", op.inInfo(1).toString());
+  if (op.attrs.getInt("updatePeriod", 1) < 1) throw error("updatePeriod must be >= 1");
+  op.outInfo(0) = TensorInfo(DataType::UINT32, {static_cast<int64_t>(levels.size()) + 1});
+}
+
+/// LossScaleUpdate(factor, lossScaling, statistics[, accumulator, counter][, periodCounter]).
+void setupLossScaleUpdate(Op& op) {
+  using namespace optim;
+  const TensorInfo& f = op.inInfo(kAlsFactor);
+  if (op.input(kAlsFactor)->kind != TensorKind::Variable)
+    throw internal_error("LossScaleUpdate writes '{}', which is not a Variable", op.input(kAlsFactor)->id);
+  if ((f.dataType() != DataType::FLOAT && f.dataType() != DataType::FLOAT16) || f.nelms() != 1)
+    throw error("the loss scale update factor {} must be a FLOAT or FLOAT16 scalar", f.toString());
+  if (!ops::isFloatType(op.inType(kAlsLossScaling)) || op.inInfo(kAlsLossScaling).nelms() != 1)
+    throw error("the loss scaling {} must be a floating-point scalar", op.inInfo(kAlsLossScaling).toString());
+  // PopART's LossScaleUpdateOp::setup: the statistics are [lower, upper] counts.
+  if (op.inShape(kAlsStatistics) != Shape{2} || op.inType(kAlsStatistics) != DataType::FLOAT)
+    throw error("LossScaleUpdateOp input {} has unexpected shape. Expected shape [2], but it is {}", kAlsStatistics,
+                op.inInfo(kAlsStatistics).toString());
+  if (op.hasInput(kAlsStatsAccum) != op.hasInput(kAlsCounter))
+    throw internal_error("LossScaleUpdate: the statistics accumulator and the counter go together");
+  if (op.hasInput(kAlsStatsAccum) && op.inInfo(kAlsStatsAccum) != op.inInfo(kAlsStatistics))
+    throw error("the statistics accumulator {} must be FLOAT [2]", op.inInfo(kAlsStatsAccum).toString());
+  if (op.hasInput(kAlsCounter) && (op.inType(kAlsCounter) != DataType::INT64 || op.inInfo(kAlsCounter).nelms() != 1))
+    throw error("the accumulation counter {} must be an INT64 scalar", op.inInfo(kAlsCounter).toString());
+  if (op.hasInput(kAlsPeriodCounter) &&
+      (op.inType(kAlsPeriodCounter) != DataType::INT32 || op.inInfo(kAlsPeriodCounter).nelms() != 1))
+    throw error("the update period counter {} must be an INT32 scalar", op.inInfo(kAlsPeriodCounter).toString());
+  const float t = op.attrs.getFloat("thresholdUpperCountProportion");
+  if (!(t >= 0.0f && t <= 1.0f))
+    throw error(
+        "Out of range value for 'thresholdUpperCountProportion'. The current value is {}, but it should be in the "
+        "range [0, 1].",
+        t);
+  if (op.attrs.getInt("updatePeriod", 1) < 1) throw error("updatePeriod must be >= 1");
+  if (op.attrs.getInt("accumulationFactor", 1) < 1) throw error("accumulationFactor must be >= 1");
+}
+
 }  // namespace
+
+void define_Histogram(OpDef& d) {
+  d.setup = setupHistogram;
+}
+
+void define_LossScaleUpdate(OpDef& d) {
+  d.setup = setupLossScaleUpdate;
+  d.foldable = false;
+  d.sideEffect = true;
+}
 
 void define_AdamVarUpdate(OpDef& d) {
   defineVarUpdate(d, 8, setupAdam);

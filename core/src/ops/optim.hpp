@@ -63,6 +63,23 @@ constexpr int kAdamFirstScalar = kState0 + 3;
 /// adaptiveGradientScaling (1/(ls·af)).
 constexpr int kAdaptiveFirstScalar = kState0 + 3;
 
+/// Automatic loss scaling (optimizers/auto_loss_scale.hpp). Histogram(x): UINT32 counts of the
+/// elements of x (|x| with attribute "absoluteOfInput") in the bins split by the ascending
+/// attribute "levels" (FLOATs): bin 0 below levels[0], bin i in [levels[i-1], levels[i]), the last
+/// at or above the last level (NaN and infinities included). Its optional input 1 is the update
+/// period counter (INT32, attribute "updatePeriod"): on the steps that do not update the loss scale
+/// (counter % updatePeriod != 0) the counts are zeros and nothing is counted, as PopART skips the op.
+/// LossScaleUpdate has no outputs: it changes the loss-scale update factor (and its counters) in
+/// place. Its inputs:
+constexpr int kAlsFactor = 0;         ///< lossScaleUpdateFactor (a FLOAT or FLOAT16 scalar Variable)
+constexpr int kAlsLossScaling = 1;    ///< the optimizer's loss scaling (clipping reads it)
+constexpr int kAlsStatistics = 2;     ///< the summed histograms, FLOAT [2] (lower, upper counts)
+constexpr int kAlsStatsAccum = 3;     ///< gradient accumulation: Accum___autoLossScaleStats, FLOAT [2]
+constexpr int kAlsCounter = 4;        ///< gradient accumulation: the micro-batch counter (INT64)
+constexpr int kAlsPeriodCounter = 5;  ///< updatePeriod > 1: the step within the period (INT32)
+/// Attributes: "thresholdUpperCountProportion" (float), "updatePeriod", "accumulationFactor",
+/// "clipOutput" (1: the factor stays <= 2^15 / loss scaling, so the final loss scale fits FLOAT16).
+
 /// True for SGDVarUpdate, AdamVarUpdate and AdaptiveVarUpdate.
 bool isVarUpdate(OpKind k);
 /// The index of the first hyper-parameter input of an update op.

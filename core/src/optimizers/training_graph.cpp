@@ -12,6 +12,7 @@
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
 #include "ops/optim.hpp"
+#include "optimizers/auto_loss_scale.hpp"
 #include "popart/adam.hpp"
 #include "popart/adaptive.hpp"
 #include "popart/clipnormsettings.hpp"
@@ -410,7 +411,7 @@ void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) 
   if (optimizer.getReplicatedGraphCount() > 1)
     throw error("Training with replicated graphs (replicatedGraphCount {}) is not supported by this runtime",
                 optimizer.getReplicatedGraphCount());
-  const BackwardResult bwd = buildBackward(ir, loss, optimizer.lossScaling().val());
+  const BackwardResult bwd = buildBackward(ir, loss, optimizer.lossScaling().val(), autoLossScaleTrackedIds(ir));
   Graph& g = ir.mainGraph();
   // The anchored gradients carry the loss scaling too, as PopART's do.
   if (!bwd.weightGrads.empty() || !bwd.anchoredGrads.empty()) makeLossScalingTensor(g, loss, optimizer);
@@ -418,6 +419,8 @@ void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) 
     // PopART trains such a model too: the forward pass (and any anchored gradient) runs and
     // nothing is updated.
     logging::ir::warn("No trainable weight leads to the loss '{}': the session runs and updates nothing", loss);
+    if (ir.options().automaticLossScalingSettings.enabled)
+      logging::ir::warn("Automatic loss scaling: no weight update to scale, the loss scale stays fixed");
     return;
   }
   std::map<TensorId, Tensor*> grads = bwd.weightGrads;
@@ -426,6 +429,7 @@ void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) 
   for (const auto& kv : grads) b.add(g.getTensor(kv.first), *kv.second);
   addRunningStatisticsUpdates(g);
   b.finish();
+  addAutomaticLossScaling(ir, bwd, optimizer);
   logging::ir::info("Training graph: {} weight updates ({})", bwd.weightGrads.size(), optimizer.type_s());
 }
 
@@ -440,7 +444,9 @@ std::vector<TensorId> updateOptimizerTensors(Ir& ir, const Optimizer& optimizer)
     const int first = optim::firstScalarInput(op.kind());
     for (size_t k = 0; k < values.size(); ++k) {
       Tensor* t = op.hasInput(first + static_cast<int>(k)) ? op.input(first + static_cast<int>(k)) : nullptr;
-      if (!t) continue;
+      // Automatic loss scaling reads the scalar through its factor (finalInverseLossScale_<i>).
+      while (t && t->kind != TensorKind::Variable && t->producer && t->producer->hasInput(0)) t = t->producer->input(0);
+      if (!t || t->kind != TensorKind::Variable) continue;
       t->data = scalarData(values[k].value, t->info.dataType());
       ids.insert(t->id);
     }
@@ -455,6 +461,7 @@ std::vector<TensorId> updateOptimizerTensors(Ir& ir, const Optimizer& optimizer)
 }
 
 bool isOptimizerStateTensorId(const TensorId& id) {
+  if (isAutoLossScaleStateTensorId(id)) return true;
   for (const char* p : {reservedAccumPrefix(), reservedAcclPrefix(), reservedAccl1Prefix(), reservedAccl2Prefix(),
                         reservedAccl3Prefix(), reservedStepPrefix()}) {
     if (id.rfind(p, 0) == 0) return true;

@@ -38,7 +38,8 @@ void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer);
 std::vector<TensorId> updateOptimizerTensors(Ir& ir, const Optimizer& optimizer);
 
 /// True for the ids of optimizer state tensors (Accum___, Accl___, Accl1___, Accl2___, Accl3___,
-/// Step___ prefixes).
+/// Step___ prefixes) and of automatic loss scaling's state (lossScaleUpdateFactor,
+/// LossScaleUpdate_counter; Accum___autoLossScaleStats has the prefix).
 bool isOptimizerStateTensorId(const TensorId& id);
 
 }  // namespace popart

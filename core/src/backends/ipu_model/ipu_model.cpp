@@ -147,6 +147,11 @@ int64_t opFlops(const Op& op) {
     const Shape& lp = op.inShape(0);
     return checkedProduct({lp[0], lp[1], lp[2], op.attrs.getInt("beam_width", 100), 8});
   }
+  if (op.kind() == OpKind::Histogram && op.hasInput(0)) {
+    // Automatic loss scaling: per element its absolute value, a compare per level and a count.
+    return checkedProduct({nel(op.input(0)), static_cast<int64_t>(op.attrs.getFloats("levels").size()) + 2});
+  }
+  if (op.kind() == OpKind::LossScaleUpdate) return 16;  // compare the two counts, scale, clip: scalars
   if (isContraction(ty)) return checkedProduct({2, macs});
   if (isDataMovement(op) || op.def().view != ViewKind::None) return 0;
   int64_t elems = nel(out);

@@ -1,4 +1,5 @@
-// CPU kernels of the Adam and Adaptive weight updates and of the gradient-accumulation counter.
+// CPU kernels of the Adam and Adaptive weight updates, of the gradient-accumulation counter and of
+// automatic loss scaling (Histogram, LossScaleUpdate).
 // The equations are those of popart/adam.hpp and popart/adaptive.hpp, computed in double like the
 // reference steps of optimizers/optimizer_math.cpp. Input layout: ops/optim.hpp.
 #include <algorithm>
@@ -181,6 +182,83 @@ KernelFn makeCpuKernel_AccumulationCounterIncrement(const Op& op, KernelContext&
   return [=](const RunState& s) {
     auto* p = static_cast<int64_t*>(s.slots[c]);
     *p = (*p + 1) % factor;
+  };
+}
+
+// Histogram: a count per bin; the bin of x is the number of levels <= x (NaN: the last bin, as
+// above every level: overflowed values count as large ones). Zeros on the steps the period
+// counter skips.
+KernelFn makeCpuKernel_Histogram(const Op& op, KernelContext& kc) {
+  const std::vector<float> levels = op.attrs.getFloats("levels");
+  const bool absolute = op.attrs.getInt("absoluteOfInput", 0) != 0;
+  const int64_t n = op.inInfo(0).nelms();
+  const int x = kc.in(0), y = kc.out(0);
+  const bool half = op.inType(0) == DataType::FLOAT16;
+  const int gate = op.hasInput(1) ? kc.in(1) : -1;
+  const int64_t period = std::max<int64_t>(1, op.attrs.getInt("updatePeriod", 1));
+  return [=](const RunState& s) {
+    auto* counts = outPtr<uint32_t>(s, y);
+    std::fill(counts, counts + levels.size() + 1, 0u);
+    if (gate >= 0 && *inPtr<int32_t>(s, gate) % period != 0) return;  // a step without update
+    for (int64_t i = 0; i < n; ++i) {
+      float v = half ? static_cast<float>(inPtr<float16_t>(s, x)[i]) : inPtr<float>(s, x)[i];
+      if (absolute) v = std::fabs(v);
+      size_t bin = levels.size();
+      if (!std::isnan(v)) bin = static_cast<size_t>(std::upper_bound(levels.begin(), levels.end(), v) - levels.begin());
+      ++counts[bin];
+    }
+  };
+}
+
+// LossScaleUpdate (PopART's rule): with u and l the upper and lower counts and t the threshold,
+// the factor is halved when u > l * t / (1 - t) (in float), doubled otherwise, then clipped at
+// 2^15 / lossScaling when "clipOutput". With gradient accumulation the counts of the step's
+// micro-batches are summed first and the update runs on the last one; with updatePeriod P only
+// the steps 0, P, 2P, ... update.
+KernelFn makeCpuKernel_LossScaleUpdate(const Op& op, KernelContext& kc) {
+  using namespace layout;
+  const float t = op.attrs.getFloat("thresholdUpperCountProportion");
+  const float f = t / (1.0f - t);
+  const int64_t period = std::max<int64_t>(1, op.attrs.getInt("updatePeriod", 1));
+  const int64_t af = std::max<int64_t>(1, op.attrs.getInt("accumulationFactor", 1));
+  const bool clip = op.attrs.getInt("clipOutput", 0) != 0;
+  const FBuf factor = fbuf(op, kc, kAlsFactor), ls = fbuf(op, kc, kAlsLossScaling);
+  const int stats = kc.in(kAlsStatistics);
+  const int accum = op.hasInput(kAlsStatsAccum) ? kc.in(kAlsStatsAccum) : -1;
+  const int counter = op.hasInput(kAlsCounter) ? kc.in(kAlsCounter) : -1;
+  const int periodCounter = op.hasInput(kAlsPeriodCounter) ? kc.in(kAlsPeriodCounter) : -1;
+  const bool halfFactor = op.inType(kAlsFactor) == DataType::FLOAT16;
+  return [=](const RunState& s) {
+    const float* st = inPtr<float>(s, stats);
+    float lower = st[0], upper = st[1];
+    if (accum >= 0) {
+      auto* a = outPtr<float>(s, accum);
+      a[0] += lower;
+      a[1] += upper;
+      if (*inPtr<int64_t>(s, counter) % af != af - 1) return;  // not the step's last micro-batch
+      lower = a[0];
+      upper = a[1];
+      a[0] = a[1] = 0.0f;
+    }
+    if (periodCounter >= 0) {
+      auto* c = outPtr<int32_t>(s, periodCounter);
+      const bool update = *c % period == 0;
+      *c = static_cast<int32_t>((*c + 1) % period);
+      if (!update) return;
+    }
+    const bool down = upper > lower * f;
+    if (halfFactor) {
+      // The factor's own arithmetic (FLOAT16): exact, as it is a power of two times 2 or 0.5.
+      auto* p = outPtr<float16_t>(s, factor.slot);
+      float v = static_cast<float>(*p) * (down ? 0.5f : 2.0f);
+      if (clip) v = std::min(v, static_cast<float>(float16_t(32768.0f / static_cast<float>(ls.get(s)))));
+      *p = float16_t(v);
+    } else {
+      auto* p = outPtr<float>(s, factor.slot);
+      float v = *p * (down ? 0.5f : 2.0f);
+      if (clip) v = std::min(v, 32768.0f / static_cast<float>(ls.get(s)));
+      *p = v;
+    }
   };
 }
 
