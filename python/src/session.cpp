@@ -313,6 +313,20 @@ void bindSession(py::module_& m) {
           },
           release())
       .def(
+          "compileAndExport",
+          [](PySession& p, const std::string& fn) {
+            const PySession::Busy busy(p);
+            p.s().compileAndExport(fn);
+          },
+          py::arg("filename"), release())
+      .def(
+          "loadExecutable",
+          [](PySession& p, const std::string& fn) {
+            const PySession::Busy busy(p);
+            p.s().loadExecutableFromFile(fn);
+          },
+          py::arg("filename"), release())
+      .def(
           "updateExternallySavedTensorLocations",
           [](PySession& p, const std::string& fromLocation, const std::string& toLocation) {
             const PySession::Busy busy(p);

@@ -212,3 +212,76 @@ def test_partials_type_bad_value(popart):
     opts.partialsTypeMatMuls = "quarter"
     with pytest.raises(popart.popart_exception, match="Unable to get partials type from string 'quarter'"):
         _infer(popart, b.getModelProto(), [y], {x: np.ones((2, 2), np.float16)}, opts)
+
+
+# ------------------------------------------------------------------ executables and engine caching
+
+def _conv_model(popart, seed=3):
+    """A 3x3 convolution with constant weights."""
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [1, 8, 12, 12], "x")
+    w = b.addInitializedInputTensor(rand(16, 8, 3, 3, seed=seed), "w")
+    y = b.aiOnnx.conv([x, w], pads=[1, 1, 1, 1])
+    b.addOutputTensor(y)
+    return b.getModelProto(), x, y
+
+
+def _session(popart, proto, y, opts):
+    return popart.InferenceSession(proto, popart.DataFlow(1, [y]), popart.DeviceManager().createCpuDevice(),
+                                   userOptions=opts)
+
+
+def _run(popart, s, x, data):
+    anchors = s.initAnchorArrays()
+    s.run(popart.PyStepIO({x: data}, anchors))
+    return next(iter(anchors.values()))
+
+
+def test_compile_and_export_then_load_executable(popart, tmp_path):
+    proto, x, y = _conv_model(popart)
+    path = tmp_path / "exported" / "model.popart"
+    data = rand(1, 8, 12, 12)
+    a = _session(popart, proto, y, popart.SessionOptions())
+    a.compileAndExport(str(path))
+    assert path.exists()
+    ref = _run(popart, a, x, data)
+    b = _session(popart, proto, y, popart.SessionOptions())
+    b.loadExecutable(str(path))
+    b.prepareDevice()
+    np.testing.assert_array_equal(_run(popart, b, x, data), ref)
+    # Another model's session refuses the file, naming both hashes; after prepareDevice it is too late.
+    proto2, x2, y2 = _conv_model(popart, seed=5)
+    c = _session(popart, proto2, y2, popart.SessionOptions())
+    with pytest.raises(popart.popart_exception, match="was prepared for another model, options or device"):
+        c.loadExecutable(str(path))
+    with pytest.raises(popart.popart_exception, match="must be called before prepareDevice"):
+        b.loadExecutable(str(path))
+    (tmp_path / "junk").write_bytes(b"hello")
+    with pytest.raises(popart.popart_exception, match="is not an executable"):
+        _session(popart, proto, y, popart.SessionOptions()).loadExecutable(str(tmp_path / "junk"))
+
+
+def test_load_executable_restores_exported_weights(popart, tmp_path):
+    """The file carries the weights at export time (PopART's executables carry tensor data)."""
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [2], "x")
+    w = b.addInitializedInputTensor(np.ones(2, np.float32), "w")
+    y = b.aiOnnx.mul([x, w])
+    loss = b.aiGraphcore.l1loss([y], 1.0)
+    proto = b.getModelProto()
+
+    def session():
+        return popart.TrainingSession(proto, popart.DataFlow(1, [y]), loss, popart.ConstSGD(0.25),
+                                      popart.DeviceManager().createCpuDevice())
+
+    s = session()
+    s.prepareDevice()
+    s.weightsFromHost()
+    s.run(popart.PyStepIO({x: np.array([1, -1], np.float32)}, s.initAnchorArrays()))
+    s.compileAndExport(str(tmp_path / "trained.popart"))
+    t = session()
+    t.loadExecutable(str(tmp_path / "trained.popart"))
+    t.prepareDevice()
+    weights = {w: np.zeros(2, np.float32)}
+    t.readWeights(popart.PyWeightsIO(weights))
+    np.testing.assert_allclose(weights[w], [0.875, 0.875])  # 1 - 0.25 * |x| / 2 (l1loss takes the mean)

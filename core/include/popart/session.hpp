@@ -149,6 +149,14 @@ class Session {
   void setRandomSeed(uint64_t seed);
   uint64_t getRandomSeed() const { return randomSeed_; }
 
+  /// Prepares the device (when not done yet) and writes the session to `filename`: the hash of
+  /// its prepared plan and the current weights (PopART writes its Poplar executable and tensor
+  /// data). Parent directories are made.
+  void compileAndExport(const std::string& filename);
+  /// Before prepareDevice: takes a file of compileAndExport for this session's model, options and
+  /// device (another is an error naming both hashes); the weights start as the file has them.
+  void loadExecutableFromFile(const std::string& filename);
+
   const DataFlow& getDataFlow() const;
   const SessionOptions& getSessionOptions() const;
   const std::string& getName() const { return name_; }

@@ -22,7 +22,9 @@
 #include "passes/prepare.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
+#include "popart/version.hpp"
 #include "session/engine_options.hpp"
+#include "session/executable_file.hpp"
 #include "session/external_weights.hpp"
 #include "session/ir_json.hpp"
 #include "session/losses.hpp"
@@ -58,6 +60,49 @@ void Session::prepareDevice(bool loadEngine) {
   logging::session::info("Graph compiled");
   writeAutoReports();
   if (loadEngine) loadEngineAndConnectStreams();
+}
+
+void Session::compileAndExport(const std::string& filename) {
+  if (!executable_) prepareDevice(false);
+  ExecutableFile f;
+  f.hash = planHash(*ir_, *device_);
+  f.version = core::versionString();
+  f.device = toString(device_->getType());
+  weightsToHost();  // the device's current values
+  const Graph& g = ir_->mainGraph();
+  for (const TensorId& id : hostWeightIds()) {
+    const Tensor& t = g.getTensor(id);
+    if (!t.data || t.info.dataType() == DataType::STRING) continue;
+    ExecutableFile::Weight& w = f.weights[id];
+    w.dtype = t.info.data_type();
+    w.shape = t.info.shape();
+    const char* p = static_cast<const char*>(t.data->data());
+    w.bytes.assign(p, p + t.info.nbytes());
+  }
+  writeExecutableFile(filename, f);
+  logging::session::info("Saved the PopART executable to {}", filename);
+}
+
+void Session::loadExecutableFromFile(const std::string& filename) {
+  if (executable_)
+    throw error("loadExecutable must be called before prepareDevice: this session's device is already prepared");
+  ExecutableFile f = readExecutableFile(filename);
+  const std::string hash = planHash(*ir_, *device_);
+  if (f.hash != hash)
+    throw error(
+        "The executable in {} was prepared for another model, options or device (its hash {}, this session's {}; "
+        "written for a {} device by {})",
+        filename, f.hash, hash, f.device, f.version);
+  logging::session::info("Loading serialized PopART executable from {}", filename);
+  Graph& g = ir_->mainGraph();
+  for (auto& [id, w] : f.weights) {
+    Tensor* t = g.tensor(id);
+    if (!t || t->info.data_type() != w.dtype || t->info.shape() != w.shape ||
+        static_cast<int64_t>(w.bytes.size()) != t->info.nbytes())
+      throw error("The executable in {} has weight '{}' as {} {}, which this session does not have", filename, id,
+                  w.dtype, TensorInfo(dataTypeFromString(w.dtype), w.shape).toString());
+    t->data = TensorData(t->info, w.bytes.data());
+  }
 }
 
 void Session::loadEngineAndConnectStreams() {

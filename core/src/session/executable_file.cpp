@@ -1,0 +1,152 @@
+// The prepared session on disk (session/executable_file.hpp). The file: 8 magic bytes, then one
+// CBOR document {format, hash, version, device, weights: {id: {dtype, shape, data}}}
+// (nlohmann::json's CBOR with binary strings).
+#include "session/executable_file.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ir/ir.hpp"
+#include "popart/devicemanager.hpp"
+#include "popart/error.hpp"
+#include "popart/reflection.hpp"
+#include "popart/tensorinfo.hpp"
+#include "popart/version.hpp"
+#include "session/ir_json.hpp"
+
+namespace popart {
+namespace {
+
+constexpr char kMagic[8] = {'P', 'O', 'P', 'A', 'R', 'T', 'X', '1'};
+constexpr int kFormat = 1;
+
+/// 64-bit FNV-1a over bytes, 8 at a time for long runs (the weights): fast enough that hashing a
+/// model costs little next to preparing it.
+class Hasher {
+ public:
+  void add(const void* p, size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, b + i, 8);
+      h_ = (h_ ^ w) * 0x100000001b3ULL;
+      h_ ^= h_ >> 29;
+    }
+    for (; i < n; ++i) h_ = (h_ ^ b[i]) * 0x100000001b3ULL;
+    add64(n);
+  }
+  void add(const std::string& s) { add(s.data(), s.size()); }
+  std::string hex() const {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h_));
+    return buf;
+  }
+
+ private:
+  void add64(uint64_t v) { h_ = (h_ ^ v) * 0x100000001b3ULL; }
+  uint64_t h_ = 0xcbf29ce484222325ULL;
+};
+
+void addGraphData(Hasher& h, const Graph& g) {
+  for (const auto& kv : g.tensors()) {
+    const Tensor& t = *kv.second;
+    // Constants only: kernels precompute from them; weights change as they train.
+    if (!t.data || t.kind != TensorKind::Const) continue;
+    h.add(t.id);
+    if (t.info.dataType() == DataType::STRING) continue;
+    h.add(t.data->data(), static_cast<size_t>(t.info.nbytes()));
+  }
+  for (const auto& kv : g.ops())
+    for (const Graph* sg : kv.second->subgraphs) addGraphData(h, *sg);
+}
+
+}  // namespace
+
+std::string planHash(const Ir& ir, const DeviceInfo& device) {
+  Hasher h;
+  h.add(irToJson(ir));
+  for (const auto& opt : SessionOptions::list()) {
+    h.add(opt.name);
+    h.add(optionValueToString(ir.options().get(opt.name)));
+  }
+  h.add(toString(device.getType()));
+  for (const auto& kv : device.getOptions()) {
+    h.add(kv.first);
+    h.add(kv.second);
+  }
+  for (const auto& id : ir.dataFlow().anchors()) h.add(id + ":" + ir.dataFlow().art(id).str());
+  h.add(std::to_string(ir.dataFlow().batchesPerStep()));
+  addGraphData(h, ir.mainGraph());
+  return h.hex();
+}
+
+void writeExecutableFile(const std::string& path, const ExecutableFile& f) {
+  using nlohmann::json;
+  json doc;
+  doc["format"] = kFormat;
+  doc["hash"] = f.hash;
+  doc["version"] = f.version;
+  doc["device"] = f.device;
+  json weights = json::object();
+  for (const auto& [id, w] : f.weights)
+    weights[id] = {{"dtype", w.dtype},
+                   {"shape", w.shape},
+                   {"data", json::binary(std::vector<std::uint8_t>(w.bytes.begin(), w.bytes.end()))}};
+  doc["weights"] = std::move(weights);
+  const std::vector<std::uint8_t> body = json::to_cbor(doc);
+
+  const std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
+    if (!os) throw error("Could not open file {} to write the executable", tmp);
+    os.write(kMagic, sizeof kMagic);
+    os.write(reinterpret_cast<const char*>(body.data()), static_cast<std::streamsize>(body.size()));
+    if (!os) throw error("Could not write the executable to {}", tmp);
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw error("Could not write the executable to {}", path);
+  }
+}
+
+ExecutableFile readExecutableFile(const std::string& path) {
+  using nlohmann::json;
+  std::ifstream is(path, std::ios::binary);
+  if (!is) throw error("Could not open file {}", path);
+  char magic[sizeof kMagic] = {};
+  is.read(magic, sizeof magic);
+  if (!is || std::memcmp(magic, kMagic, sizeof magic) != 0)
+    throw error("{} is not an executable written by Session::compileAndExport or engine caching", path);
+  const std::vector<std::uint8_t> body((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+  ExecutableFile f;
+  try {
+    const json doc = json::from_cbor(body);
+    if (doc.at("format").get<int>() != kFormat)
+      throw error("{} is an executable of format {}; this runtime reads format {}", path, doc.at("format").get<int>(),
+                  kFormat);
+    f.hash = doc.at("hash").get<std::string>();
+    f.version = doc.at("version").get<std::string>();
+    f.device = doc.at("device").get<std::string>();
+    for (const auto& [id, w] : doc.at("weights").items()) {
+      ExecutableFile::Weight& out = f.weights[id];
+      out.dtype = w.at("dtype").get<std::string>();
+      out.shape = w.at("shape").get<std::vector<int64_t>>();
+      const auto& bin = w.at("data").get_binary();
+      out.bytes.assign(bin.begin(), bin.end());
+    }
+  } catch (const json::exception& e) {
+    throw error("{} is not a readable executable: {}", path, e.what());
+  }
+  return f;
+}
+
+}  // namespace popart

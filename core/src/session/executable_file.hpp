@@ -1,0 +1,38 @@
+// The prepared session on disk: Session::compileAndExport / loadExecutable. A file holds the
+// plan's hash (of the prepared IR, the options, the device and the constants' values), the
+// runtime's version and the weights at export time (docs/python-api.md).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace popart {
+
+class DeviceInfo;
+class Ir;
+class TensorInfo;
+
+struct ExecutableFile {
+  struct Weight {
+    std::string dtype;
+    std::vector<int64_t> shape;
+    std::vector<char> bytes;
+  };
+  std::string hash;
+  std::string version;
+  std::string device;
+  std::map<std::string, Weight> weights;
+};
+
+/// The hash a plan is valid for: the prepared IR (ops, attributes, shapes, schedule), every
+/// option, the device, the anchors and the values of the constants (which kernels precompute
+/// from; weights train), as 16 hex digits.
+std::string planHash(const Ir& ir, const DeviceInfo& device);
+
+/// Writes `f` to `path` (via a temporary file and a rename; parent directories are made).
+void writeExecutableFile(const std::string& path, const ExecutableFile& f);
+/// Reads an executable file; a popart::error names the path when it is not one.
+ExecutableFile readExecutableFile(const std::string& path);
+
+}  // namespace popart
