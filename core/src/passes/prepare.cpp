@@ -2,6 +2,7 @@
 #include "passes/prepare.hpp"
 
 #include "optimizers/training_graph.hpp"
+#include "patterns/inplace.hpp"
 #include "patterns/patterns_apply.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
@@ -19,6 +20,8 @@ void prepare(Ir& ir, const IrBundle& b) {
   applyPatterns(ir);
   ir.prune();
   ir.updateSchedule();
+  // After the schedule: in-placing needs to know which readers of a buffer run last.
+  if (applyInplace(ir) > 0) ir.updateSchedule();
   logging::ir::info("Ir prepared: {} ops, {} tensors", ir.mainGraph().numOps(), ir.mainGraph().tensors().size());
 }
 
