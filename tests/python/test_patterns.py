@@ -221,3 +221,29 @@ def test_in_place_keeps_training_gradients(popart):
     ht = torch.sigmoid(torch.relu(xt @ wt))
     (ht + torch.exp(ht)).abs().mean().backward()  # l1loss reduces by the mean by default
     np.testing.assert_allclose(gw_on, wt.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_post_n_repl_keeps_a_tensor_a_subgraph_reads(popart):
+    """A subgraph reads an outer tensor by name: the Identity making it stays."""
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [3]), "x")
+    c = b.addInputTensor(popart.TensorInfo("BOOL", [1]), "c")
+    t = b.aiOnnx.identity([b.aiOnnx.abs([x])])
+    then_b = b.createSubgraphBuilder()
+    then_b.addInputTensorFromParentGraph(t)
+    then_b.addOutputTensor(then_b.aiOnnx.sigmoid([t]))
+    else_b = b.createSubgraphBuilder()
+    else_b.addInputTensorFromParentGraph(t)
+    else_b.addOutputTensor(else_b.aiOnnx.neg([t]))
+    y = b.aiOnnx.logical_if([c], 1, else_b, then_b)[0]
+    b.addOutputTensor(y)
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [y]),
+                                popart.DeviceManager().createCpuDevice(), patterns=_patterns(popart, inplace=True))
+    types = [op["type"] for op in json.loads(s._serializeIr())["maingraph"]]
+    assert types[:2] == ["Abs", "IdentityInplace"]
+    s.prepareDevice()
+    xv = _x(3)
+    for cond, ref in ((True, 1 / (1 + np.exp(-np.abs(xv)))), (False, -np.abs(xv))):
+        a = s.initAnchorArrays()
+        s.run(popart.PyStepIO({x: xv, c: np.array([cond])}, a))
+        np.testing.assert_allclose(a[y], ref, rtol=1e-6)

@@ -129,6 +129,9 @@ bool postNRepl(Ir& ir, Op* op) {
   Tensor* in = op->input(0);
   Tensor* out = op->output(0);
   if (isKept(ir, out) || in->info != out->info) return false;
+  for (const Op* c : out->consumers) {
+    if (!c->subgraphs.empty()) return false;  // its subgraphs read `out` by name
+  }
   patterns::rewire(out, in);
   Graph& g = op->graph();
   g.removeOp(op);
