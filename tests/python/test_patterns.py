@@ -247,3 +247,33 @@ def test_post_n_repl_keeps_a_tensor_a_subgraph_reads(popart):
         a = s.initAnchorArrays()
         s.run(popart.PyStepIO({x: xv, c: np.array([cond])}, a))
         np.testing.assert_allclose(a[y], ref, rtol=1e-6)
+
+
+def test_weight_update_stays_after_readers_a_pattern_made(popart):
+    """SplitOp replaces a weight's readers (the Splits) by new Slices: the SGD update of the weight
+    still runs after them, so an anchored forward tensor holds the weights before the step."""
+    w0 = np.array([[1, 2], [3, 4]], np.float32)
+    for off in ([], ["SplitOp"]):
+        b = popart.Builder()
+        x = b.addInputTensor(popart.TensorInfo("FLOAT", [1, 2]), "x")
+        w = b.addInitializedInputTensor(w0, "w")
+        top, _ = b.aiOnnx.split([w], 2, axis=0)
+        loss = b.aiGraphcore.identityloss([b.aiOnnx.reducesum([b.aiOnnx.add([top, x])], keepdims=0)])
+        top2, _ = b.aiOnnx.split([w], 2, axis=0)  # a second reader the loss does not need
+        z = b.aiOnnx.neg([top2])
+        sess = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [loss, z]), loss,
+                                      popart.SGD({"defaultLearningRate": (0.1, False)}),
+                                      popart.DeviceManager().createCpuDevice(), patterns=_patterns(popart, off))
+        types = [op["type"] for op in json.loads(sess._serializeIr())["maingraph"]]
+        assert types.count("Split") == (2 if off else 0) and types.count("Slice") == (0 if off else 2)
+        sess.prepareDevice()
+        sess.weightsFromHost()
+        a = sess.initAnchorArrays()
+        xv = np.array([[0.5, -0.25]], np.float32)
+        sess.run(popart.PyStepIO({x: xv}, a))
+        assert a[loss] == pytest.approx(w0[0].sum() + xv.sum())
+        np.testing.assert_array_equal(a[z], -w0[:1])  # read before the update
+        out = {w: np.zeros((2, 2), np.float32)}
+        sess.weightsToHost()
+        sess.readWeights(popart.PyWeightsIO(out))
+        np.testing.assert_allclose(out[w], w0 - np.array([[0.1], [0.0]], np.float32), rtol=1e-6)

@@ -1,6 +1,8 @@
 #include "patterns/pattern_util.hpp"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "ir/graph.hpp"
 #include "ir/op_def.hpp"
@@ -81,6 +83,36 @@ Tensor* addConst(Graph& g, const std::string& base, const TensorData& data) {
   Tensor& t = g.addTensor(g.uniqueTensorId(base), TensorKind::Const, data.info());
   t.data = data;
   return &t;
+}
+
+void keepUpdatesAfterReaders(Graph& g) {
+  std::map<const Op*, std::vector<Op*>> followers;  // from `after` constraints
+  for (const auto& kv : g.ops()) {
+    for (Op* first : kv.second->after) followers[first].push_back(kv.second.get());
+  }
+  for (const auto& kv : g.ops()) {
+    Op* update = kv.second.get();
+    if (!update->def().sideEffect || !update->hasInput(0) || update->input(0)->kind != TensorKind::Variable) continue;
+    // Ops that run after the update (reading what it writes, or ordered after it) stay there.
+    std::set<const Op*> later{update};
+    std::vector<const Op*> work{update};
+    while (!work.empty()) {
+      const Op* op = work.back();
+      work.pop_back();
+      std::vector<Op*> next = followers[op];
+      for (const Tensor* t : op->outputs()) {
+        if (t) next.insert(next.end(), t->consumers.begin(), t->consumers.end());
+      }
+      for (Op* n : next) {
+        if (later.insert(n).second) work.push_back(n);
+      }
+    }
+    for (Op* c : update->input(0)->consumers) {
+      if (later.count(c) || std::find(update->after.begin(), update->after.end(), c) != update->after.end()) continue;
+      update->after.push_back(c);
+      followers[c].push_back(update);
+    }
+  }
 }
 
 }  // namespace patterns

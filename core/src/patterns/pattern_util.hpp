@@ -34,5 +34,10 @@ Op& replaceOp(Graph& g, Op* old, OpKind kind, int opset, const Attributes& attrs
 /// A new constant tensor in `g` named after `base`.
 Tensor* addConst(Graph& g, const std::string& base, const TensorData& data);
 
+/// Keeps each weight update (an op with a side effect whose input 0 is a Variable) after every
+/// other reader of that weight: rewrites replace readers the training graph ordered the update
+/// after (a Split by Slices, an Identity by its consumers, ...).
+void keepUpdatesAfterReaders(Graph& g);
+
 }  // namespace patterns
 }  // namespace popart

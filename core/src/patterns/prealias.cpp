@@ -342,6 +342,7 @@ bool transposeToIdentityOrReshape(Ir&, Op* op) {
     replaceOp(g, op, OpKind::Identity, 1, {}, {src});
   } else {
     const Shape& s = op->outInfo(0).shape();
+    if (std::find(s.begin(), s.end(), 0) != s.end()) return false;  // Reshape reads a 0 as "keep"
     Tensor* shape = patterns::addConst(
         g, op->name() + "/shape", TensorData(TensorInfo(DataType::INT64, {static_cast<int64_t>(s.size())}), s.data()));
     replaceOp(g, op, OpKind::Reshape, 5, {}, {src, shape});
@@ -412,6 +413,7 @@ std::map<std::string, int> applyPreAliasPatterns(Ir& ir) {
       }
     }
   }
+  if (!counts.empty()) patterns::keepUpdatesAfterReaders(g);
   for (const auto& kv : counts) logging::pattern::debug("pattern {}: {} rewrites", kv.first, kv.second);
   return counts;
 }
