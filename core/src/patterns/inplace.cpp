@@ -22,9 +22,10 @@ struct Variant {
   int input;
 };
 
-/// The in-place variants of an op kind, in PopART's default preference order. Every kernel listed
-/// here reads element i of the overwritten input before it writes element i of the output, so
-/// the output may share that input's buffer.
+/// The in-place variants of an op kind (PopART's, in its default preference order; PopART has
+/// none for Tanh, Neg or Unsqueeze, say). Every kernel listed here reads element i of the
+/// overwritten input before it writes element i of the output, so the output may share that
+/// input's buffer.
 std::vector<Variant> variantsOf(OpKind k) {
   switch (k) {
     case OpKind::Identity:
@@ -35,8 +36,6 @@ std::vector<Variant> variantsOf(OpKind k) {
       return {{"FlattenInplace", 0}};
     case OpKind::Squeeze:
       return {{"SqueezeInplace", 0}};
-    case OpKind::Unsqueeze:
-      return {{"UnsqueezeInplace", 0}};
     case OpKind::GcDetach:
       return {{"DetachInplace", 0}};
     case OpKind::Relu:
@@ -47,16 +46,12 @@ std::vector<Variant> variantsOf(OpKind k) {
       return {{"SigmoidInplace", 0}};
     case OpKind::HardSigmoid:
       return {{"HardSigmoidInplace", 0}};
-    case OpKind::Tanh:
-      return {{"TanhInplace", 0}};
     case OpKind::Elu:
       return {{"EluInplace", 0}};
     case OpKind::Selu:
       return {{"SeluInplace", 0}};
     case OpKind::Exp:
       return {{"ExpInplace", 0}};
-    case OpKind::Neg:
-      return {{"NegInplace", 0}};
     case OpKind::Ceil:
       return {{"CeilInplace", 0}};
     case OpKind::Floor:
