@@ -277,3 +277,18 @@ def test_weight_update_stays_after_readers_a_pattern_made(popart):
         sess.weightsToHost()
         sess.readWeights(popart.PyWeightsIO(out))
         np.testing.assert_allclose(out[w], w0 - np.array([[0.1], [0.0]], np.float32), rtol=1e-6)
+
+
+def test_pre_uni_repl_alone_removes_a_one_input_sum(popart):
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [5]), "x")
+    y = b.aiOnnx.neg([b.aiOnnx.sum([b.aiOnnx.abs([x])])])
+    b.addOutputTensor(y)
+    xv = _x(5)
+    only = popart.Patterns(["PreUniRepl"]).enableRuntimeAsserts(False)
+    none = popart.Patterns(popart.PatternsLevel.NoPatterns)
+    on, (y_on,), _ = _run(popart, b, x, y, xv, only)
+    off, (y_off,), _ = _run(popart, b, x, y, xv, none)
+    assert on == ["Abs", "Neg"] and off == ["Abs", "Sum", "Neg"]
+    np.testing.assert_array_equal(y_on, -np.abs(xv))
+    np.testing.assert_array_equal(y_on, y_off)
