@@ -76,8 +76,9 @@ test('Patterns.list() is the core pattern table; inplaceEnabled asks the core', 
   assert.deepEqual(list.map((p) => p.name).filter((n) => n !== 'InPlace' && n !== 'UpdateInplacePrioritiesForIpu').sort(),
                    popart.Patterns.getAllPatternNames().slice().sort());
   assert.deepEqual(list.filter((p) => p.rewrite).map((p) => p.name).sort(),
-                   ['FuseActivation', 'FuseLayerNorm', 'OpToIdentity', 'PreUniRepl', 'RandomNormalLikeOpPattern',
-                    'RandomUniformLikeOpPattern']);
+                   ['ExpandCast', 'FuseActivation', 'FuseLayerNorm', 'InPlace', 'NegativeOneScale', 'OpToIdentity',
+                    'PadSum', 'PostNRepl', 'PreUniRepl', 'RandomNormalLikeOpPattern', 'RandomUniformLikeOpPattern',
+                    'SplitOp', 'SumToAdd', 'TransposeToIdentityOrReshapePattern', 'UpsampleToResize']);
   const dflt = new popart.Patterns(popart.PatternsLevel.Default);
   const minimal = new popart.Patterns(popart.PatternsLevel.Minimal);
   for (const p of list) {

@@ -200,3 +200,32 @@ test('session introspection', () => {
   expectError(() => s.serializeIr('XML'), ['XML']);
   s.dispose();
 });
+
+test('serializeIr shows the patterns: PopART in-place types, a smaller arena, the same outputs', () => {
+  const run = (inplace) => {
+    const b = new popart.Builder();
+    const x = b.addInputTensor(new popart.TensorInfo('FLOAT', [256]), 'x');
+    const y = b.aiOnnx.sigmoid([b.aiOnnx.relu([b.aiOnnx.exp([x])])]);
+    b.addOutputTensor(y);
+    const patterns = new popart.Patterns(popart.PatternsLevel.Default).enablePattern('InPlace', inplace);
+    const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, [y]), cpu(popart), undefined,
+                                          undefined, patterns);
+    const types = JSON.parse(s.serializeIr()).maingraph.map((op) => op.type);
+    s.prepareDevice();
+    const anchors = s.initAnchorArrays();
+    const xs = Float32Array.from({ length: 256 }, (_, i) => Math.sin(i) * 2);
+    s.run(new popart.PyStepIO({ [x]: xs }, anchors));
+    const out = { types, y: Array.from(anchors[y].data), arena: s.getMemoryStats().activationArenaBytes, xs };
+    s.dispose();
+    b.dispose();
+    return out;
+  };
+  const on = run(true);
+  const off = run(false);
+  assert.deepEqual(on.types, ['Exp', 'ReluInplace', 'SigmoidInplace']);
+  assert.deepEqual(off.types, ['Exp', 'Relu', 'Sigmoid']);
+  assert.deepEqual(on.y, off.y);
+  on.y.forEach((v, i) => assert.ok(Math.abs(v - 1 / (1 + Math.exp(-Math.exp(on.xs[i])))) < 1e-6));
+  assert.equal(on.arena, 1024);
+  assert.equal(off.arena, 2048);
+});

@@ -1,32 +1,43 @@
 // Patterns: every name in patternList() is a name Patterns accepts, and each pattern that says it
-// rewrites the IR does so when enabled, leaves it alone when disabled, and changes no result.
+// rewrites the IR does so when enabled (op types counted through serializeIr, as Python's
+// _serializeIr shows them), leaves it alone when disabled, and changes no result.
 #include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "common/test_util.hpp"
 #include "ir/graph.hpp"
 #include "ir/ir.hpp"
 #include "ir/op.hpp"
+#include "popart/half.hpp"
 #include "popart/reflection.hpp"
 
 namespace popart {
 namespace {
 
-std::multiset<std::string> opTypes(const Session& s) {
-  std::multiset<std::string> types;
-  for (const auto& kv : s.getIr().mainGraph().ops()) types.insert(kv.second->type());
+/// The op types of the main graph in schedule order, as serializeIr (Python _serializeIr) shows
+/// them ("ReluInplace" once InPlace made Relu in-place).
+std::vector<std::string> irTypes(const Session& s) {
+  std::vector<std::string> types;
+  const auto ir = nlohmann::ordered_json::parse(s.serializeIr(IrSerializationFormat::JSON));
+  for (const auto& op : ir.at("maingraph")) types.push_back(op.at("type").get<std::string>());
   return types;
 }
 
 struct Ran {
-  std::multiset<std::string> ops;
-  std::vector<float> y;
+  std::multiset<std::string> ops;  ///< the op types (serializeIr)
+  std::vector<std::string> order;  ///< the same in schedule order
+  std::vector<float> y;            ///< the first anchor's values
+  std::vector<std::vector<float>> anchors;
+  SessionMemoryStats mem;
 };
 
-/// Prepares and runs `model` with `patterns`; returns the IR's op types and the output.
-Ran runWith(const std::string& model, const TensorId& x, const Shape& xShape, const TensorId& y,
+/// Prepares and runs `model` with `patterns` (x filled with random values in [-1, 1)); returns the
+/// IR's op types, the anchors' values and the memory stats.
+Ran runWith(const std::string& model, const TensorId& x, const Shape& xShape, const std::vector<TensorId>& anchors,
             const Patterns& patterns) {
-  auto s = InferenceSession::createFromOnnxModel(model, DataFlow(1, {y}), test::cpu(), InputShapeInfo(),
+  auto s = InferenceSession::createFromOnnxModel(model, DataFlow(1, anchors), test::cpu(), InputShapeInfo(),
                                                  SessionOptions(), patterns);
   s->prepareDevice();
   int64_t n = 1;
@@ -36,11 +47,29 @@ Ran runWith(const std::string& model, const TensorId& x, const Shape& xShape, co
   auto out = s->initAnchorArrays();
   StepIO io(arrayRefs(ins), arrayRefs(out));
   s->run(io);
-  return {opTypes(*s), out.at(y).toVector<float>()};
+  Ran r;
+  r.order = irTypes(*s);
+  r.ops = std::multiset<std::string>(r.order.begin(), r.order.end());
+  for (const auto& a : anchors) r.anchors.push_back(out.at(a).toVector<float>());
+  r.y = r.anchors.at(0);
+  r.mem = s->getMemoryStats();
+  return r;
+}
+
+Ran runWith(const std::string& model, const TensorId& x, const Shape& xShape, const TensorId& y,
+            const Patterns& patterns) {
+  return runWith(model, x, xShape, std::vector<TensorId>{y}, patterns);
+}
+
+/// The default patterns without InPlace: the pre-alias tests count op types without "Inplace".
+Patterns noInplace() {
+  Patterns p;
+  p.enableInPlace(false);
+  return p;
 }
 
 Patterns without(const std::string& name) {
-  Patterns p;
+  Patterns p = noInplace();
   p.enablePattern(name, false);
   return p;
 }
@@ -49,6 +78,19 @@ void expectSame(const std::vector<float>& a, const std::vector<float>& b) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5f) << "at " << i;
 }
+
+void expectBitIdentical(const std::vector<float>& a, const std::vector<float>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << "at " << i;
+}
+
+std::vector<float> inputValues(const Shape& shape) {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return test::randomFloats(static_cast<size_t>(n), 7);  // what runWith feeds
+}
+
+using Types = std::multiset<std::string>;
 
 TEST(Patterns, ListMatchesTheNamesPatternsAccepts) {
   const auto& list = patternList();
@@ -68,8 +110,11 @@ TEST(Patterns, ListMatchesTheNamesPatternsAccepts) {
   for (const auto& p : list) {
     if (p.rewrite) rewrites.insert(p.name);
   }
-  EXPECT_EQ(rewrites, (std::set<std::string>{"PreUniRepl", "OpToIdentity", "FuseActivation", "FuseLayerNorm",
-                                             "RandomNormalLikeOpPattern", "RandomUniformLikeOpPattern"}));
+  EXPECT_EQ(rewrites,
+            (std::set<std::string>{"PreUniRepl", "PostNRepl", "OpToIdentity", "SplitOp", "SumToAdd", "PadSum",
+                                   "NegativeOneScale", "UpsampleToResize", "TransposeToIdentityOrReshapePattern",
+                                   "ExpandCast", "InPlace", "FuseActivation", "FuseLayerNorm",
+                                   "RandomNormalLikeOpPattern", "RandomUniformLikeOpPattern"}));
 }
 
 TEST(Patterns, RandomLikeOpsBecomePlainOnes) {
@@ -102,7 +147,7 @@ TEST(Patterns, FuseActivationFoldsReluIntoConv) {
   b->addOutputTensor(y);
   const std::string model = b->getModelProto();
 
-  const Ran fused = runWith(model, x, {1, 2, 5, 5}, y, Patterns());
+  const Ran fused = runWith(model, x, {1, 2, 5, 5}, y, noInplace());
   const Ran plain = runWith(model, x, {1, 2, 5, 5}, y, without("FuseActivation"));
   EXPECT_EQ(fused.ops.count("Relu"), 0u);
   EXPECT_EQ(fused.ops.count("Conv"), 1u);
@@ -130,7 +175,7 @@ TEST(Patterns, FuseLayerNormMakesOneOp) {
   b->addOutputTensor(y);
   const std::string model = b->getModelProto();
 
-  const Ran fused = runWith(model, x, {3, 8}, y, Patterns());
+  const Ran fused = runWith(model, x, {3, 8}, y, noInplace());
   const Ran plain = runWith(model, x, {3, 8}, y, without("FuseLayerNorm"));
   EXPECT_EQ(fused.ops.count("LayerNormalization"), 1u);
   EXPECT_EQ(fused.ops.count("ReduceMean"), 0u);
@@ -139,7 +184,7 @@ TEST(Patterns, FuseLayerNormMakesOneOp) {
   expectSame(fused.y, plain.y);
 }
 
-TEST(Patterns, IdentityRemovalNeedsPreUniReplOrOpToIdentity) {
+TEST(Patterns, PostNReplRemovesIdentity) {
   auto b = Builder::create();
   auto ai = b->aiOnnxOpset11();
   const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {4}), "x");
@@ -147,17 +192,13 @@ TEST(Patterns, IdentityRemovalNeedsPreUniReplOrOpToIdentity) {
   b->addOutputTensor(y);
   const std::string model = b->getModelProto();
 
-  const Ran dflt = runWith(model, x, {4}, y, Patterns());
-  Patterns neither;
-  neither.enablePattern("PreUniRepl", false).enablePattern("OpToIdentity", false);
-  const Ran kept = runWith(model, x, {4}, y, neither);
-  Patterns onlyOne = neither;
-  onlyOne.enablePattern("OpToIdentity", true);
-  const Ran one = runWith(model, x, {4}, y, onlyOne);
-  EXPECT_EQ(dflt.ops.count("Identity"), 0u);
-  EXPECT_EQ(one.ops.count("Identity"), 0u);
-  EXPECT_EQ(kept.ops.count("Identity"), 1u);
+  const Ran dflt = runWith(model, x, {4}, y, noInplace());
+  const Ran kept = runWith(model, x, {4}, y, without("PostNRepl"));
+  EXPECT_EQ(dflt.ops, (Types{"Abs", "Neg"}));
+  EXPECT_EQ(kept.ops, (Types{"Abs", "Identity", "Neg"}));
   expectSame(dflt.y, kept.y);
+  const auto xs = inputValues({4});
+  for (size_t i = 0; i < xs.size(); ++i) EXPECT_FLOAT_EQ(dflt.y[i], -std::fabs(xs[i]));
 }
 
 TEST(Patterns, MinimalLevelRunsNoOptionalRewrite) {
@@ -167,6 +208,315 @@ TEST(Patterns, MinimalLevelRunsNoOptionalRewrite) {
       EXPECT_FALSE(minimal.isPatternEnabled(p.name)) << p.name;
     }
   }
+}
+
+// ---------------------------------------------------------------- PopART's pre-alias patterns
+
+TEST(Patterns, TransposeUndoingATransposeGoes) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset9();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2, 3, 4}), "x");
+  const TensorId y = ai.neg({ai.transpose({ai.transpose({x}, {2, 0, 1})}, {1, 2, 0})});
+  b->addOutputTensor(y);
+  const std::string model = b->getModelProto();
+
+  const Ran dflt = runWith(model, x, {2, 3, 4}, y, noInplace());
+  const Ran kept = runWith(model, x, {2, 3, 4}, y, without("TransposeToIdentityOrReshapePattern"));
+  const Ran identity = runWith(model, x, {2, 3, 4}, y, without("PostNRepl"));
+  EXPECT_EQ(dflt.ops, (Types{"Neg"}));
+  EXPECT_EQ(kept.ops, (Types{"Transpose", "Transpose", "Neg"}));
+  EXPECT_EQ(identity.ops, (Types{"Identity", "Neg"}));
+  const auto xs = inputValues({2, 3, 4});
+  for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(dflt.y[i], -xs[i]);
+  expectBitIdentical(dflt.y, kept.y);
+  expectBitIdentical(identity.y, kept.y);
+}
+
+TEST(Patterns, TransposeUndoingATransposeThroughAnUnsqueezingReshapeIsAReshape) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset9();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2, 3}), "x");
+  const std::vector<int64_t> shape{3, 1, 2};
+  const TensorId s = ai.constant(ConstVoidData(shape.data(), TensorInfo("INT64", {3})));
+  const TensorId r = ai.reshape({ai.transpose({x}, {1, 0}), s});
+  const TensorId y = ai.neg({ai.transpose({r}, {2, 1, 0})});  // [2, 1, 3]: x reshaped
+  b->addOutputTensor(y);
+  const std::string model = b->getModelProto();
+
+  const Ran dflt = runWith(model, x, {2, 3}, y, noInplace());
+  const Ran kept = runWith(model, x, {2, 3}, y, without("TransposeToIdentityOrReshapePattern"));
+  EXPECT_EQ(dflt.ops, (Types{"Reshape", "Neg"}));
+  EXPECT_EQ(kept.ops, (Types{"Transpose", "Reshape", "Transpose", "Neg"}));
+  const auto xs = inputValues({2, 3});
+  for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(dflt.y[i], -xs[i]);
+  expectBitIdentical(dflt.y, kept.y);
+}
+
+TEST(Patterns, OpToIdentityThenPostNReplRemoveAnIdentityTranspose) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset9();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2, 3}), "x");
+  const TensorId y = ai.neg({ai.transpose({ai.abs({x})}, {0, 1})});
+  b->addOutputTensor(y);
+  const std::string model = b->getModelProto();
+
+  const Ran dflt = runWith(model, x, {2, 3}, y, noInplace());
+  const Ran kept = runWith(model, x, {2, 3}, y, without("OpToIdentity"));
+  const Ran identity = runWith(model, x, {2, 3}, y, without("PostNRepl"));
+  EXPECT_EQ(dflt.ops, (Types{"Abs", "Neg"}));
+  EXPECT_EQ(kept.ops, (Types{"Abs", "Transpose", "Neg"}));
+  EXPECT_EQ(identity.ops, (Types{"Abs", "Identity", "Neg"}));
+  expectBitIdentical(dflt.y, kept.y);
+  expectBitIdentical(identity.y, kept.y);
+}
+
+TEST(Patterns, PreUniReplRemovesAOneInputSumAndAZeroPad) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset9();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2, 3}), "x");
+  const TensorId y = ai.neg({ai.pad({ai.sum({ai.abs({x})})}, {0, 0, 0, 0})});
+  b->addOutputTensor(y);
+  const std::string model = b->getModelProto();
+
+  Patterns none = noInplace();
+  none.enablePattern("PreUniRepl", false).enablePattern("PostNRepl", false).enablePattern("OpToIdentity", false);
+  Patterns onlyPreUniRepl = none;
+  onlyPreUniRepl.enablePattern("PreUniRepl", true);
+  Patterns onlyOpToIdentity = none;
+  onlyOpToIdentity.enablePattern("OpToIdentity", true);
+  const Ran kept = runWith(model, x, {2, 3}, y, none);
+  const Ran pre = runWith(model, x, {2, 3}, y, onlyPreUniRepl);
+  const Ran toIdentity = runWith(model, x, {2, 3}, y, onlyOpToIdentity);
+  const Ran dflt = runWith(model, x, {2, 3}, y, noInplace());
+  EXPECT_EQ(kept.ops, (Types{"Abs", "Sum", "Pad", "Neg"}));
+  EXPECT_EQ(pre.ops, (Types{"Abs", "Neg"}));
+  EXPECT_EQ(toIdentity.ops, (Types{"Abs", "Identity", "Identity", "Neg"}));
+  EXPECT_EQ(dflt.ops, (Types{"Abs", "Neg"}));
+  for (const Ran* r : {&pre, &toIdentity, &dflt}) expectBitIdentical(r->y, kept.y);
+}
+
+TEST(Patterns, SumToAddMakesATwoInputSumAnAdd) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset9();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2, 3}), "x");
+  const TensorId two = ai.sum({ai.abs({x}), ai.exp({x})});
+  const TensorId y = ai.sum({two, ai.neg({x}), ai.sin({x})});  // three inputs: stays a Sum
+  b->addOutputTensor(y);
+  const std::string model = b->getModelProto();
+
+  const Ran dflt = runWith(model, x, {2, 3}, y, noInplace());
+  const Ran kept = runWith(model, x, {2, 3}, y, without("SumToAdd"));
+  EXPECT_EQ(dflt.ops, (Types{"Abs", "Exp", "Add", "Neg", "Sin", "Sum"}));
+  EXPECT_EQ(kept.ops, (Types{"Abs", "Exp", "Sum", "Neg", "Sin", "Sum"}));
+  const auto xs = inputValues({2, 3});
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double v = std::fabs(xs[i]) + std::exp(double(xs[i])) - xs[i] + std::sin(double(xs[i]));
+    EXPECT_NEAR(dflt.y[i], v, 1e-5);
+  }
+  expectBitIdentical(dflt.y, kept.y);
+}
+
+TEST(Patterns, NegativeOneScaleMakesScaleByMinusOneANeg) {
+  auto b = Builder::create();
+  auto gc = b->aiGraphcoreOpset1();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {5}), "x");
+  const TensorId y = gc.scale({gc.scale({x}, -1.0f)}, 2.0f);
+  b->addOutputTensor(y);
+  const std::string model = b->getModelProto();
+
+  const Ran dflt = runWith(model, x, {5}, y, noInplace());
+  const Ran kept = runWith(model, x, {5}, y, without("NegativeOneScale"));
+  EXPECT_EQ(dflt.ops, (Types{"Neg", "Scale"}));
+  EXPECT_EQ(kept.ops, (Types{"Scale", "Scale"}));
+  const auto xs = inputValues({5});
+  for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(dflt.y[i], -2.0f * xs[i]);
+  expectBitIdentical(dflt.y, kept.y);
+}
+
+TEST(Patterns, ExcludePatternsKeepsOneNodeAsItIs) {
+  auto b = Builder::create();
+  auto gc = b->aiGraphcoreOpset1();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {5}), "x");
+  const TensorId a = gc.scale({x}, -1.0f);
+  const TensorId y = gc.scale({a}, -1.0f);
+  b->excludePatterns(a, {"NegativeOneScale"});
+  b->addOutputTensor(y);
+  const Ran r = runWith(b->getModelProto(), x, {5}, y, noInplace());
+  EXPECT_EQ(r.order, (std::vector<std::string>{"Scale", "Neg"}));
+  expectBitIdentical(r.y, inputValues({5}));
+}
+
+TEST(Patterns, SplitOpMakesOneSlicePerOutputRead) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset9();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {6, 4}), "x");
+  const auto parts = ai.split({x}, 3, 0, {1, 2, 3});
+  const TensorId y = ai.concat({ai.neg({parts[2]}), ai.abs({parts[0]})}, 0);  // parts[1] is not read
+  b->addOutputTensor(y);
+  const std::string model = b->getModelProto();
+
+  const Ran dflt = runWith(model, x, {6, 4}, y, noInplace());
+  const Ran kept = runWith(model, x, {6, 4}, y, without("SplitOp"));
+  EXPECT_EQ(dflt.ops, (Types{"Slice", "Slice", "Neg", "Abs", "Concat"}));
+  EXPECT_EQ(kept.ops, (Types{"Split", "Neg", "Abs", "Concat"}));
+  const auto xs = inputValues({6, 4});
+  ASSERT_EQ(dflt.y.size(), 16u);
+  for (size_t i = 0; i < 12; ++i) EXPECT_EQ(dflt.y[i], -xs[12 + i]);           // rows 3..5, negated
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(dflt.y[12 + i], std::fabs(xs[i]));  // row 0
+  expectBitIdentical(dflt.y, kept.y);
+}
+
+TEST(Patterns, PadSumMakesASumOfDisjointPadsAConcat) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset9();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2, 3}), "x");
+  // abs(x) in columns 0..2, exp(x) in columns 4..6, zeros in column 3.
+  const TensorId y = ai.sum({ai.pad({ai.abs({x})}, {0, 0, 0, 4}), ai.pad({ai.exp({x})}, {0, 4, 0, 0})});
+  b->addOutputTensor(y);
+  const std::string model = b->getModelProto();
+
+  const Ran dflt = runWith(model, x, {2, 3}, y, noInplace());
+  const Ran kept = runWith(model, x, {2, 3}, y, without("PadSum"));
+  // The first piece needs no padding (PreUniRepl removes its zero Pad); the second is padded by
+  // the one-column gap.
+  EXPECT_EQ(dflt.ops, (Types{"Abs", "Exp", "Pad", "Concat"}));
+  EXPECT_EQ(kept.ops, (Types{"Abs", "Exp", "Pad", "Pad", "Add"}));
+  const auto xs = inputValues({2, 3});
+  ASSERT_EQ(dflt.y.size(), 14u);
+  for (size_t r = 0; r < 2; ++r) {
+    for (size_t c = 0; c < 3; ++c) {
+      EXPECT_EQ(dflt.y[r * 7 + c], std::fabs(xs[r * 3 + c]));
+      EXPECT_FLOAT_EQ(dflt.y[r * 7 + 4 + c], std::exp(xs[r * 3 + c]));
+    }
+    EXPECT_EQ(dflt.y[r * 7 + 3], 0.0f);
+  }
+  expectBitIdentical(dflt.y, kept.y);
+}
+
+TEST(Patterns, UpsampleToResizeComputesTheSame) {
+  for (const char* mode : {"nearest", "linear"}) {
+    auto b = Builder::create();
+    auto ai = b->aiOnnxOpset9();
+    const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {1, 1, 2, 3}), "x");
+    const std::vector<float> scales{1.0f, 1.0f, 2.0f, 1.5f};
+    const TensorId sc = ai.constant(ConstVoidData(scales.data(), TensorInfo("FLOAT", {4})));
+    const TensorId y = ai.upsample({x, sc}, mode);
+    b->addOutputTensor(y);
+    const std::string model = b->getModelProto();
+
+    const Ran dflt = runWith(model, x, {1, 1, 2, 3}, y, noInplace());
+    const Ran kept = runWith(model, x, {1, 1, 2, 3}, y, without("UpsampleToResize"));
+    EXPECT_EQ(dflt.ops, (Types{"Resize"})) << mode;
+    EXPECT_EQ(kept.ops, (Types{"Upsample"})) << mode;
+    ASSERT_EQ(dflt.y.size(), 4u * 4u) << mode;
+    expectBitIdentical(dflt.y, kept.y);
+    if (std::string(mode) == "nearest") {  // output (r, c) reads input (floor(r / 2), floor(c / 1.5))
+      const auto xs = inputValues({1, 1, 2, 3});
+      for (size_t r = 0; r < 4; ++r) {
+        for (size_t c = 0; c < 4; ++c)
+          EXPECT_EQ(dflt.y[r * 4 + c], xs[(r / 2) * 3 + static_cast<size_t>(std::floor(double(c) / 1.5))]);
+      }
+    }
+  }
+}
+
+TEST(Patterns, ExpandCastCastsBeforeExpanding) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset9();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {1, 3}), "x");
+  const std::vector<int64_t> shape{4, 3};
+  const TensorId s = ai.constant(ConstVoidData(shape.data(), TensorInfo("INT64", {2})));
+  const TensorId h = ai.cast({ai.expand({ai.abs({x}), s})}, "FLOAT16");
+  const TensorId y = ai.cast({h}, "FLOAT");
+  b->addOutputTensor(y);
+  const std::string model = b->getModelProto();
+
+  const Ran dflt = runWith(model, x, {1, 3}, y, noInplace());
+  const Ran kept = runWith(model, x, {1, 3}, y, without("ExpandCast"));
+  // Both casts move before the Expand, one after the other.
+  EXPECT_EQ(dflt.order, (std::vector<std::string>{"Abs", "Cast", "Cast", "Expand"}));
+  EXPECT_EQ(kept.order, (std::vector<std::string>{"Abs", "Expand", "Cast", "Cast"}));
+  const auto xs = inputValues({1, 3});
+  for (size_t i = 0; i < 12; ++i) EXPECT_EQ(dflt.y[i], static_cast<float>(float16_t(std::fabs(xs[i % 3]))));
+  expectBitIdentical(dflt.y, kept.y);
+}
+
+// ---------------------------------------------------------------- InPlace
+
+TEST(Patterns, InPlaceOverwritesBuffersNobodyReadsLater) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {1024}), "x");
+  const TensorId y = ai.sigmoid({ai.relu({ai.exp({x})})});
+  b->addOutputTensor(y);
+  const std::string model = b->getModelProto();
+
+  const Ran inplace = runWith(model, x, {1024}, y, Patterns());
+  const Ran plain = runWith(model, x, {1024}, y, noInplace());
+  // Exp reads the input stream (never overwritten); Relu and Sigmoid overwrite Exp's output.
+  EXPECT_EQ(inplace.order, (std::vector<std::string>{"Exp", "ReluInplace", "SigmoidInplace"}));
+  EXPECT_EQ(plain.order, (std::vector<std::string>{"Exp", "Relu", "Sigmoid"}));
+  expectBitIdentical(inplace.y, plain.y);
+  // One 4 KiB buffer for the three activations instead of two (reused by liveness).
+  EXPECT_EQ(inplace.mem.activationArenaBytes, 4096);
+  EXPECT_EQ(plain.mem.activationArenaBytes, 2 * 4096);
+  const auto xs = inputValues({1024});
+  for (size_t i = 0; i < xs.size(); ++i)
+    EXPECT_NEAR(inplace.y[i], 1.0 / (1.0 + std::exp(-std::exp(double(xs[i])))), 1e-6);
+}
+
+TEST(Patterns, InPlaceLeavesAnInputALaterOpReads) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {64}), "x");
+  const TensorId a = ai.exp({x});
+  const TensorId y = ai.add({ai.relu({a}), a});  // Relu may not overwrite a: the Add reads it after
+  b->addOutputTensor(y);
+  const std::string model = b->getModelProto();
+
+  const Ran inplace = runWith(model, x, {64}, y, Patterns());
+  const Ran plain = runWith(model, x, {64}, y, noInplace());
+  EXPECT_EQ(inplace.order, (std::vector<std::string>{"Exp", "Relu", "AddLhsInplace"}));
+  expectBitIdentical(inplace.y, plain.y);
+  const auto xs = inputValues({64});
+  for (size_t i = 0; i < xs.size(); ++i) EXPECT_FLOAT_EQ(inplace.y[i], 2.0f * std::exp(xs[i]));
+}
+
+TEST(Patterns, InPlaceLeavesAnchorsAlone) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {16}), "x");
+  const TensorId a = ai.exp({x});
+  const TensorId y = ai.sigmoid({ai.relu({a})});
+  b->addOutputTensor(y);
+  const std::string model = b->getModelProto();
+
+  const Ran r = runWith(model, x, {16}, {y, a}, Patterns());
+  EXPECT_EQ(r.order, (std::vector<std::string>{"Exp", "Relu", "SigmoidInplace"}));  // a is anchored
+  const auto xs = inputValues({16});
+  for (size_t i = 0; i < xs.size(); ++i) {
+    EXPECT_FLOAT_EQ(r.anchors[1][i], std::exp(xs[i]));
+    EXPECT_NEAR(r.anchors[0][i], 1.0 / (1.0 + std::exp(-std::exp(double(xs[i])))), 1e-6);
+  }
+}
+
+TEST(Patterns, InplacePreferencesChooseAndVeto) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {8}), "x");
+  const TensorId s = ai.add({ai.exp({x}), ai.abs({x})});
+  const TensorId y = ai.sigmoid({s});                        // (a Relu would be fused into the Add)
+  b->setInplacePreferences(s, {{"AddRhsInplace", 20.0f}});   // overwrite Abs's output, not Exp's
+  b->setInplacePreferences(y, {{"SigmoidInplace", -1.0f}});  // a priority <= 0 vetoes
+  b->addOutputTensor(y);
+  const std::string model = b->getModelProto();
+
+  const Ran r = runWith(model, x, {8}, y, Patterns());
+  EXPECT_EQ(r.ops, (Types{"Exp", "Abs", "AddRhsInplace", "Sigmoid"}));
+  expectBitIdentical(r.y, runWith(model, x, {8}, y, noInplace()).y);
+  Patterns excluded;
+  const Ran dflt = runWith(model, x, {8}, y, excluded.enablePattern("InPlace", false));
+  EXPECT_EQ(dflt.ops, (Types{"Exp", "Abs", "Add", "Sigmoid"}));
 }
 
 }  // namespace

@@ -228,7 +228,8 @@ TEST(SessionInfo, SerializeIrIsPopARTsJson) {
   EXPECT_EQ(ops[0]["inputs"][0]["shape"], "[2]");
   EXPECT_EQ(ops[0]["inputs"][0]["type"], "FLOAT");
   EXPECT_EQ(ops[0]["inputs"][1]["index"], "1");
-  EXPECT_EQ(ops[1]["type"], "Add");
+  // The InPlace pattern (on by default, as in PopART) lets the Add overwrite the Mul's output.
+  EXPECT_EQ(ops[1]["type"], "AddLhsInplace");
   EXPECT_EQ(ops[1]["inputs"][0]["name"], ops[0]["outputs"][0]["name"]);
   EXPECT_EQ(ops[1]["outputs"][0]["name"], m.y);
   EXPECT_TRUE(ops[1]["attributes"].is_object());

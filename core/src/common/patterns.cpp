@@ -60,23 +60,42 @@ const PatternRow kPatterns[] = {
     {"AdaptiveDecompose", Default::Mandatory, false, kOptimizer},
     // enabled by default
     {"PreUniRepl", Default::On, true,
-     "Removes ops that pass their input through (Identity; Detach and Dropout in inference), as OpToIdentity."},
+     "A one-input Sum or a Pad that pads nothing, sole consumer of its input: the producer writes its output "
+     "directly."},
+    {"PostNRepl", Default::On, true,
+     "An Identity (or one-input Sum, zero Pad) goes: its consumers read its input (not when its output is an "
+     "anchor)."},
     {"OpToIdentity", Default::On, true,
-     "Removes ops that pass their input through (Identity; Detach and Dropout in inference), as PreUniRepl."},
+     "Ops that compute nothing become Identity: one-input Sum / Concat, zero Pad, Subsample by 1, Transpose by the "
+     "identity permutation, Reshape / Expand to the same shape, Cast to the same type, Slice of everything, Clip "
+     "without bounds, a Reduce over size-1 axes, Dropout and Detach in inference."},
     {"FuseActivation", Default::On, true,
      "This runtime's: Relu, Sigmoid, Tanh, LeakyRelu or Clip after a Conv, Gemm or MatMul runs in that kernel's "
      "epilogue (inference)."},
     {"FuseLayerNorm", Default::On, true,
      "This runtime's: the decomposed layer norm exporters write (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, "
      "Mul, Add) becomes one LayerNormalization op (inference)."},
-    {"PostNRepl", Default::On, false, kDirect}, {"SoftmaxGradDirect", Default::On, false, kGradKernel},
-    {"NlllWithSoftmaxGradDirect", Default::On, false, kGradKernel}, {"SplitOp", Default::On, false, kDirect},
-    {"SplitGradOpToConcat", Default::On, false, kGradKernel}, {"SumToAdd", Default::On, false, kDirect},
-    {"PadSum", Default::On, false, kDirect}, {"NegativeOneScale", Default::On, false, kDirect},
-    {"DecomposeBinaryConstScalar", Default::On, false, kDirect}, {"InitAccumulate", Default::On, false, kDirect},
-    {"UpsampleToResize", Default::On, false, kDirect},
-    {"TransposeToIdentityOrReshapePattern", Default::On, false, kDirect},
-    {"ExpandCast", Default::On, false, kDirect}, {"RemoveUnnecessaryLossGradCast", Default::On, false, kGradKernel},
+    {"SoftmaxGradDirect", Default::On, false, kGradKernel},
+    {"NlllWithSoftmaxGradDirect", Default::On, false, kGradKernel},
+    {"SplitOp", Default::On, true, "A Split becomes one Slice per output that is read."},
+    {"SplitGradOpToConcat", Default::On, false,
+     "The gradient of Split is built as a Concat of the output gradients already: there is no SplitGrad op."},
+    {"SumToAdd", Default::On, true, "A Sum of two inputs becomes an Add."},
+    {"PadSum", Default::On, true,
+     "A Sum or Add of zero-padded tensors, all padded along one axis with non-overlapping values, becomes a Concat of "
+     "tensors padded only to fill the gaps."},
+    {"NegativeOneScale", Default::On, true, "Scale by -1 becomes Neg."},
+    {"DecomposeBinaryConstScalar", Default::On, false,
+     "PopART's BinaryConstScalar op comes only from its popart.ir API; ONNX models and the Builder cannot make one, "
+     "so there is nothing to decompose."},
+    {"InitAccumulate", Default::On, false, kOptimizer},
+    {"UpsampleToResize", Default::On, true,
+     "Upsample becomes the Resize that computes the same (asymmetric coordinates, nearest index rounded down)."},
+    {"TransposeToIdentityOrReshapePattern", Default::On, true,
+     "A Transpose that undoes an earlier one (through Identity ops and at most one Reshape inserting size-1 "
+     "dimensions) becomes an Identity (or that Reshape) of the earlier Transpose's input."},
+    {"ExpandCast", Default::On, true, "Expand then Cast becomes Cast then Expand (the cast converts fewer elements)."},
+    {"RemoveUnnecessaryLossGradCast", Default::On, false, kGradKernel},
     {"PackedDataBlock", Default::On, false, kDirect}, {"LambSerialisedWeight", Default::On, false, kOptimizer},
     {"ConvFlipWeightsDoubleFlip", Default::On, false, kGradKernel},
     {"ViewSimplifyPattern", Default::On, false, "Views (Reshape, Squeeze, ...) alias their input in the memory plan here."},
@@ -107,9 +126,9 @@ const std::vector<PatternInfo>& patternList() {
     std::vector<PatternInfo> v;
     static const char* defaults[] = {"Mandatory", "On", "Off"};
     for (const auto& r : kPatterns) v.push_back({r.name, defaults[static_cast<int>(r.dflt)], r.rewrite, r.doc});
-    v.push_back({"InPlace", "On", false,
-                 "Ops write their output over their input where it is safe: the memory plan "
-                 "already shares buffers by liveness here."});
+    v.push_back({"InPlace", "On", true,
+                 "Ops write their output over an input no later op reads (ReluInplace, AddLhsInplace, "
+                 "ReshapeInplace, ...): the memory plan gives the output no buffer of its own."});
     v.push_back({"UpdateInplacePrioritiesForIpu", "On", false, kIpu});
     return v;
   }();

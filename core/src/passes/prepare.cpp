@@ -3,6 +3,7 @@
 
 #include "optimizers/training_graph.hpp"
 #include "passes/dot_checks.hpp"
+#include "patterns/inplace.hpp"
 #include "patterns/patterns_apply.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
@@ -20,12 +21,14 @@ void prepare(Ir& ir, const IrBundle& b) {
   }
   ir.validateAnchors();
   applyPatterns(ir);
-  // The patterns run once, after autodiff, and there is no inplacing pass: the forward graph
-  // after its patterns (Fwd1) and the graph before inplacing (PreAlias) are this one.
+  // The patterns run once, after autodiff: the graph after them (Fwd1) is the one before
+  // in-placing (PreAlias).
   dotCheckpoint(ir, "Fwd1");
   dotCheckpoint(ir, "PreAlias");
   ir.prune();
   ir.updateSchedule();
+  // After the schedule: in-placing needs to know which readers of a buffer run last.
+  if (applyInplace(ir) > 0) ir.updateSchedule();
   dotCheckpoint(ir, "Final");
   logging::ir::info("Ir prepared: {} ops, {} tensors", ir.mainGraph().numOps(), ir.mainGraph().tensors().size());
 }

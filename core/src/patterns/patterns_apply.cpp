@@ -1,7 +1,8 @@
-// The patterns with a rewrite in this runtime (patternList() says which): RandomNormalLikeOpPattern /
-// RandomUniformLikeOpPattern, identity removal (PreUniRepl / OpToIdentity), FuseLayerNorm (a decomposed layer norm
-// becomes one op) and FuseActivation (activations after a Conv / Gemm / MatMul run in its kernel's epilogue); inference
-// only for the fusions.
+// The pattern pipeline: the mandatory RandomNormalLikeOpPattern / RandomUniformLikeOpPattern, then
+// PopART's pre-alias patterns to a fixed point (patterns/prealias.cpp), then this runtime's
+// inference fusions, FuseLayerNorm (a decomposed layer norm becomes one op) and FuseActivation
+// (activations after a Conv / Gemm / MatMul run in its kernel's epilogue). InPlace runs after the
+// schedule is made (patterns/inplace.hpp, called by passes::prepare).
 #include "patterns/patterns_apply.hpp"
 
 #include <algorithm>
@@ -9,77 +10,15 @@
 #include <vector>
 
 #include "ir/ir.hpp"
+#include "patterns/pattern_util.hpp"
+#include "patterns/prealias.hpp"
 #include "popart/logging.hpp"
 
 namespace popart {
 namespace {
 
-/// Whether two ops have the same IPU placement (virtualGraph and pipelineStage annotations): a
-/// fusion never merges ops of different IPUs or stages.
-bool samePlacement(const Op& a, const Op& b) {
-  for (const char* k : {sVirtualGraphAttribute, sPipelineStageAttribute}) {
-    if (a.attrs.has(k) != b.attrs.has(k)) return false;
-    if (a.attrs.has(k) && a.attrs.getInt(k) != b.attrs.getInt(k)) return false;
-  }
-  return true;
-}
-
-bool isKept(const Ir& ir, const Tensor* t) {
-  if (ir.dataFlow().isAnchored(t->id)) return true;
-  const auto& outs = ir.mainGraph().outputIds;
-  return std::find(outs.begin(), outs.end(), t->id) != outs.end();
-}
-
-/// Consumers of `from` read `to` instead.
-void rewire(Tensor* from, Tensor* to) {
-  const std::vector<Op*> consumers = from->consumers;
-  for (Op* c : consumers) {
-    for (int i = 0; i < c->numInputs(); ++i) {
-      if (c->hasInput(i) && c->input(i) == from) c->connectInput(i, to);
-    }
-  }
-}
-
-bool isInferenceIdentity(const Ir& ir, const Op& op) {
-  switch (op.kind()) {
-    case OpKind::Identity:
-      return true;
-    case OpKind::GcDetach:
-      return !ir.isTraining();
-    case OpKind::Dropout: {
-      if (ir.isTraining()) return false;
-      if (op.hasOutput(1) && !op.output(1)->consumers.empty()) return false;
-      if (op.opset() >= 12 && op.hasInput(2)) {
-        const TensorData* d = op.inData(2);
-        return d && d->toInt64().at(0) == 0;
-      }
-      return op.opset() >= 7 || op.attrs.getInt("is_test", 0) != 0;
-    }
-    default:
-      return false;
-  }
-}
-
-int removeIdentities(Ir& ir) {
-  Graph& g = ir.mainGraph();
-  int n = 0;
-  std::vector<Op*> ops;
-  for (const auto& kv : g.ops()) ops.push_back(kv.second.get());
-  for (Op* op : ops) {
-    if (!isInferenceIdentity(ir, *op) || !op->hasInput(0) || !op->hasOutput(0)) continue;
-    Tensor* out = op->output(0);
-    if (isKept(ir, out)) continue;
-    Tensor* in = op->input(0);
-    rewire(out, in);
-    std::vector<Tensor*> outs = op->outputs();
-    g.removeOp(op);
-    for (Tensor* t : outs) {
-      if (t) g.removeTensor(t->id);
-    }
-    ++n;
-  }
-  return n;
-}
+using patterns::isKept;
+using patterns::samePlacement;
 
 int fuseActivations(Ir& ir) {
   Graph& g = ir.mainGraph();
@@ -87,6 +26,7 @@ int fuseActivations(Ir& ir) {
   std::vector<Op*> ops;
   for (const auto& kv : g.ops()) ops.push_back(kv.second.get());
   for (Op* act : ops) {
+    if (!patterns::applies(ir, *act, "FuseActivation")) continue;
     std::string kind;
     float a = 0, b = 0;
     switch (act->kind()) {
@@ -148,7 +88,7 @@ int fuseActivations(Ir& ir) {
 // which becomes one LayerNormalization (the kernel computes exactly that).
 
 /// The only consumer of t, if it has exactly one and is not kept (anchor / graph output).
-Op* soleConsumer(const Ir& ir, const Tensor* t, OpKind kind) {
+Op* soleConsumerOfKind(const Ir& ir, const Tensor* t, OpKind kind) {
   if (!t || t->consumers.size() != 1 || isKept(ir, t)) return nullptr;
   Op* c = t->consumers[0];
   return c->kind() == kind ? c : nullptr;
@@ -183,10 +123,10 @@ int fuseLayerNorms(Ir& ir) {
   for (const auto& kv : g.ops()) ops.push_back(kv.second.get());
   std::set<Op*> removed;
   for (Op* rm1 : ops) {
-    if (removed.count(rm1) || !isLastAxisMean(rm1)) continue;
+    if (removed.count(rm1) || !isLastAxisMean(rm1) || !patterns::applies(ir, *rm1, "FuseLayerNorm")) continue;
     Tensor* x = rm1->input(0);
     if (x->info.dataType() != DataType::FLOAT) continue;
-    Op* sub = soleConsumer(ir, rm1->output(0), OpKind::Sub);
+    Op* sub = soleConsumerOfKind(ir, rm1->output(0), OpKind::Sub);
     if (!sub || sub->input(0) != x || sub->input(1) != rm1->output(0)) continue;
     Tensor* d = sub->output(0);
     if (d->consumers.size() != 2 || isKept(ir, d)) continue;
@@ -199,18 +139,18 @@ int fuseLayerNorms(Ir& ir) {
     double e = 0, eps = 0;
     if (!pw || !div || pw->input(0) != d || !isScalarConst(pw->input(1), &e) || e != 2.0 || div->input(0) != d)
       continue;
-    Op* rm2 = soleConsumer(ir, pw->output(0), OpKind::ReduceMean);
+    Op* rm2 = soleConsumerOfKind(ir, pw->output(0), OpKind::ReduceMean);
     if (!rm2 || !isLastAxisMean(rm2)) continue;
-    Op* addEps = soleConsumer(ir, rm2->output(0), OpKind::Add);
+    Op* addEps = soleConsumerOfKind(ir, rm2->output(0), OpKind::Add);
     if (!addEps || !isScalarConst(otherInput(addEps, rm2->output(0)), &eps)) continue;
-    Op* sq = soleConsumer(ir, addEps->output(0), OpKind::Sqrt);
-    if (!sq || soleConsumer(ir, sq->output(0), OpKind::Div) != div || div->input(1) != sq->output(0)) continue;
-    Op* mul = soleConsumer(ir, div->output(0), OpKind::Mul);
+    Op* sq = soleConsumerOfKind(ir, addEps->output(0), OpKind::Sqrt);
+    if (!sq || soleConsumerOfKind(ir, sq->output(0), OpKind::Div) != div || div->input(1) != sq->output(0)) continue;
+    Op* mul = soleConsumerOfKind(ir, div->output(0), OpKind::Mul);
     if (!mul) continue;
     Tensor* gamma = otherInput(mul, div->output(0));
     const int64_t c = x->info.shape().back();
     if (!gamma || gamma->info.shape() != Shape{c} || gamma->info.dataType() != DataType::FLOAT) continue;
-    Op* addB = soleConsumer(ir, mul->output(0), OpKind::Add);
+    Op* addB = soleConsumerOfKind(ir, mul->output(0), OpKind::Add);
     if (!addB) continue;
     Tensor* beta = otherInput(addB, mul->output(0));
     if (!beta || beta->info.shape() != Shape{c} || beta->info.dataType() != DataType::FLOAT) continue;
@@ -274,14 +214,15 @@ int replaceRandomLike(Ir& ir) {
 void applyPatterns(Ir& ir) {
   const Patterns& pats = ir.patterns();
   const int likes = replaceRandomLike(ir);
-  int removed = 0, fused = 0;
-  if (pats.isPatternEnabled("PreUniRepl") || pats.isPatternEnabled("OpToIdentity")) removed = removeIdentities(ir);
-  int norms = 0;
+  const std::map<std::string, int> rewrites = applyPreAliasPatterns(ir);
+  int norms = 0, fused = 0;
   if (!ir.isTraining() && pats.isPatternEnabled("FuseLayerNorm")) norms = fuseLayerNorms(ir);
   if (!ir.isTraining() && pats.isPatternEnabled("FuseActivation")) fused = fuseActivations(ir);
+  int n = 0;
+  for (const auto& kv : rewrites) n += kv.second;
   logging::pattern::debug(
-      "patterns: {} random *Like ops made plain, {} identities removed, {} layer norms and {} activations fused", likes,
-      removed, norms, fused);
+      "patterns: {} random *Like ops made plain, {} pre-alias rewrites, {} layer norms and {} activations fused", likes,
+      n, norms, fused);
 }
 
 }  // namespace popart

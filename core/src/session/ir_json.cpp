@@ -6,6 +6,7 @@
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
 #include "onnx.pb.h"
+#include "patterns/inplace.hpp"
 
 namespace popart {
 namespace {
@@ -57,7 +58,7 @@ Json tensorRef(const Tensor& t, int index, bool withInfo) {
 
 Json opJson(const Op& op) {
   Json j;
-  j["type"] = op.type();
+  j["type"] = irOpType(op);  // PopART's in-place types ("ReluInplace") once InPlace applied
   j["version"] = std::to_string(op.opset());
   j["domain"] = canonicalDomain(op.domain());
   j["name"] = op.name();
@@ -72,7 +73,9 @@ Json opJson(const Op& op) {
   }
   j["outputs"] = std::move(outs);
   Json attrs = Json::object();
-  for (const auto& kv : op.attrs.all()) attrs[kv.first] = attrText(kv.second);
+  for (const auto& kv : op.attrs.all()) {
+    if (kv.first != sInplaceInputAttribute) attrs[kv.first] = attrText(kv.second);  // the type says it
+  }
   j["attributes"] = std::move(attrs);
   return j;
 }

@@ -7,6 +7,7 @@
 
 #include "common/checked_size.hpp"
 #include "passes/memory_plan.hpp"
+#include "patterns/inplace.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 #include "popart/memorylimit.hpp"
@@ -71,11 +72,9 @@ int Program::slotFor(const Tensor* t) {
     case TensorKind::ActGrad:
       break;
   }
-  const Op* p = t->producer;
-  if (p && p->def().view == ViewKind::Reshape && p->hasInput(0) && p->output(0) == t &&
-      p->inInfo(0).nbytes() == t->info.nbytes()) {
+  if (const Tensor* src = aliasSource(t)) {  // a view, or the output of an op InPlace made in-place
     const int s = addSlot(t, SlotKind::Alias);
-    int root = slotFor(p->input(0));
+    int root = slotFor(src);
     while (slots_[static_cast<size_t>(root)].kind == SlotKind::Alias) root = slots_[static_cast<size_t>(root)].root;
     slots_[static_cast<size_t>(s)].root = root;
     return s;

@@ -14,6 +14,7 @@
 #include "common/checked_size.hpp"
 #include "ir/ir.hpp"
 #include "onnx.pb.h"
+#include "patterns/inplace.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 #include "popart/names.hpp"
@@ -214,17 +215,6 @@ std::string kindName(TensorKind k) {
   return "activation";
 }
 
-/// Whether `t` aliases its producer's input (the CPU backend's rule: a reshape-like view of the
-/// same bytes has no buffer of its own).
-const Tensor* viewSource(const Tensor* t) {
-  if (t->kind != TensorKind::ActGrad) return nullptr;
-  const Op* p = t->producer;
-  if (p && p->def().view == ViewKind::Reshape && p->hasInput(0) && p->output(0) == t &&
-      p->inInfo(0).nbytes() == t->info.nbytes())
-    return p->input(0);
-  return nullptr;
-}
-
 class Modeller {
  public:
   Modeller(const Ir& ir, const DeviceInfo& device, const ModelConstants& k)
@@ -400,7 +390,7 @@ class Modeller {
 
   void addTensor(const Tensor* t) {
     if (tensorIndex_.count(t)) return;
-    const Tensor* src = viewSource(t);
+    const Tensor* src = aliasSource(t);
     if (src) addTensor(src);
     report::Tensor r;
     r.id = t->id;
@@ -450,7 +440,7 @@ class Modeller {
     std::vector<int> first(c_.tensors.size(), n), last(c_.tensors.size(), -1);
     auto root = [&](size_t ti) {
       const Tensor* t = irTensors_[ti];
-      while (const Tensor* s = viewSource(t)) t = s;
+      while (const Tensor* s = aliasSource(t)) t = s;
       return tensorIndex_.at(t);
     };
     for (int i = 0; i < n; ++i) {
@@ -620,7 +610,7 @@ class Modeller {
     OpPlan p;
     const Op* op = sched_[i];
     p.ipu = ipuOf_[i];
-    p.view = op->def().view == ViewKind::Reshape && op->hasOutput(0) && viewSource(op->output(0)) != nullptr;
+    p.view = op->def().view == ViewKind::Reshape && op->hasOutput(0) && aliasSource(op->output(0)) != nullptr;
     // The op spreads over the tiles of its largest operand (its output, or an input for
     // reductions and contractions with a small result).
     const report::Tensor* widest = nullptr;
