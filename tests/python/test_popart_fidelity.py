@@ -338,3 +338,25 @@ def test_recurrent_gradient_with_computed_sequence_lengths(popart, cell):
             m[idx] -= h
             fd = (value(**{n: p}) - value(**{n: m})) / (2 * h)
             assert abs(g[idx] - fd) < 2e-3, (n, idx, g[idx], fd)
+
+
+def test_integer_loss_gives_integer_gradients(popart):
+    """An IdentityLoss of INT32 data is differentiated in INT32 (PopART trains reducemedian on INT32
+    data): d sum(median(x, axis 1)) / dx is 1 at each row's median, 0 elsewhere."""
+    rng = np.random.default_rng(3)
+    x = rng.choice(1000, size=(3, 5), replace=False).astype(np.int32)
+    b = popart.Builder()
+    xi = b.addInputTensor(popart.TensorInfo("INT32", [3, 5]), "x")
+    med = b.aiGraphcore.reducemedian([xi], axes=[1], keepdims=0)[0]
+    s = b.aiOnnx.reducesum([med], keepdims=0)
+    loss = b.aiGraphcore.identityloss([s])
+    gx = popart.reservedGradientPrefix() + xi
+    sess = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [s, gx]), loss, popart.ConstSGD(0.1),
+                                  popart.DeviceManager().createCpuDevice())
+    sess.prepareDevice()
+    out = sess.initAnchorArrays()
+    sess.run(popart.PyStepIO({xi: x}, out))
+    assert out[s] == np.sum(np.median(x, axis=1))
+    want = (x == np.median(x, axis=1, keepdims=True)).astype(np.int32)
+    assert out[gx].dtype == np.int32
+    np.testing.assert_array_equal(out[gx], want)
