@@ -360,3 +360,15 @@ def test_integer_loss_gives_integer_gradients(popart):
     want = (x == np.median(x, axis=1, keepdims=True)).astype(np.int32)
     assert out[gx].dtype == np.int32
     np.testing.assert_array_equal(out[gx], want)
+
+
+def test_slice_starts_not_known_when_building(popart):
+    def build(b):
+        x = b.addInputTensor("FLOAT", [2, 4], "x")
+        starts = b.addInputTensor("INT32", [2], "st")
+        ends = b.aiOnnx.constant(np.array([2, 3], dtype=np.int32))
+        return b.aiOnnx.slice([x, starts, ends])
+    e = session_error(popart, build)
+    assert e.args[0] == ("Need the value of the ai.onnx.Slice:10 input 'starts' to determine the output shape, but was "
+                         "unable because [Tensor::getDataViaGraphTraversal] Could not work out tensor data for st.")
+    assert "computed at run time" in e.fullMessage

@@ -11,6 +11,7 @@
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 #include "ops/shape_params.hpp"
+#include "popart/error_context.hpp"
 
 namespace popart {
 namespace ops {
@@ -24,10 +25,27 @@ SliceParams sliceParams(const Op& op) {
     ends = op.attrs.getInts("ends");
     axes = op.attrs.getInts("axes", {});
   } else {
-    starts = op.requireInData(1, "the slice starts").toInt64();
-    ends = op.requireInData(2, "the slice ends").toInt64();
-    if (op.hasInput(3)) axes = op.requireInData(3, "the slice axes").toInt64();
-    if (op.hasInput(4)) steps = op.requireInData(4, "the slice steps").toInt64();
+    // PopART's message for an input it cannot read while building (streamed or computed), then
+    // this runtime's (which says what kind of tensor it is).
+    auto known = [&](int i, const char* name, const char* what) {
+      if (op.inData(i)) return op.inData(i)->toInt64();
+      try {
+        op.requireInData(i, what);
+      } catch (const error& e) {
+        throw contextual_error(
+            format("Need the value of the {}.{}:{} input '{}' to determine the output shape, but was unable because "
+                   "[Tensor::getDataViaGraphTraversal] Could not work out tensor data for {}. ({})",
+                   op.domain(), op.type(), op.opset(), name, op.input(i)->id, e.what()),
+            format("Need the value of the {}.{}:{} input '{}' to determine the output shape, but was unable because "
+                   "[Tensor::getDataViaGraphTraversal] Could not work out tensor data for {}.",
+                   op.domain(), op.type(), op.opset(), name, op.input(i)->id));
+      }
+      return op.requireInData(i, what).toInt64();
+    };
+    starts = known(1, "starts", "the slice starts");
+    ends = known(2, "ends", "the slice ends");
+    if (op.hasInput(3)) axes = known(3, "axes", "the slice axes");
+    if (op.hasInput(4)) steps = known(4, "steps", "the slice steps");
   }
   if (starts.size() != ends.size()) throw error("starts {} and ends {} must have the same length", starts, ends);
   if (axes.empty()) {
