@@ -29,6 +29,18 @@ def _bind(sig, args, kwargs, where):
         raise TypeError("%s%s: %s" % (where, sig, e)) from None
 
 
+def _is_default(value, default):
+    """True when an attribute value equals its schema default (a float within float epsilon)."""
+    if default is None:
+        return False
+    if isinstance(value, (list, tuple)) or isinstance(default, (list, tuple)):
+        return (isinstance(value, (list, tuple)) and isinstance(default, (list, tuple))
+                and list(value) == list(default))
+    if isinstance(default, float) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return abs(float(value) - default) <= 1.1920929e-07
+    return type(value) is type(default) and value == default
+
+
 def _schema(versions, opset):
     best = None
     for v in versions:
@@ -76,12 +88,17 @@ def _onnx_method(builder, opset, name, schema):
                             (opset, name, inputs))
         n_out = a["num_outputs"] if variadic else nout
         attr_list = []
-        for a_name, a_type, required, _ in attrs:
+        for a_name, a_type, required, a_default in attrs:
             v = a[_pname(a_name)]
             # An empty list means "not given", except a Reduce op's axes passed as []: PopART
             # writes it, and the op then reduces over no axis (None reduces over all).
             keep_empty = a_name == "axes" and op_type.startswith("Reduce") and _pname(a_name) in given
             if v is None or (not required and isinstance(v, (list, tuple)) and len(v) == 0 and not keep_empty):
+                continue
+            # PopART's builder writes an optional attribute only when it differs from the schema's
+            # default (floats by more than float epsilon): rnn(..., direction="forward") leaves
+            # `direction` out, so addNodeAttribute("direction", ...) may add it afterwards.
+            if not required and _is_default(v, a_default):
                 continue
             attr_list.append((a_name, a_type, v))
         dc = a["debugContext"]

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "popart/error_context.hpp"
 #include "py_common.hpp"
 #include "python_docs.gen.hpp"
 
@@ -91,6 +92,23 @@ void addCppDocs(py::module_& m) {
   m.attr("_cppDocs") = all;
 }
 
+// args[0] (and str()) is the error's own sentence: PopART's message where PopART has one, as PopART's
+// scripts compare it with ==, startswith, endswith. When the core added context around it (the
+// node, the gradient being built, the step), the whole text is the attribute `fullMessage` and a
+// note (PEP 678), which tracebacks print under the message.
+void setError(PyObject* type, const popart::error& e) {
+  const std::string full = e.what();
+  const std::string own = popart::ownMessage(e);
+  if (own.empty() || own == full) {
+    PyErr_SetString(type, full.c_str());
+    return;
+  }
+  py::object exc = py::reinterpret_borrow<py::object>(type)(own);
+  exc.attr("fullMessage") = full;
+  if (py::hasattr(exc, "add_note")) exc.attr("add_note")(full);
+  PyErr_SetObject(type, exc.ptr());
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_popart, m) {
@@ -119,17 +137,17 @@ PYBIND11_MODULE(_popart, m) {
       exc.attr("_profilePath") = e.getProfilePath();
       PyErr_SetObject(gOutOfMemory, exc.ptr());
     } catch (const popart::memory_allocation_err& e) {
-      PyErr_SetString(gOutOfMemory, e.what());
+      setError(gOutOfMemory, e);
     } catch (const popart::internal_error& e) {
-      PyErr_SetString(gInternalException, e.what());
+      setError(gInternalException, e);
     } catch (const popart::poplar_runtime_error& e) {
-      PyErr_SetString(gPoplarRuntimeError, e.what());
+      setError(gPoplarRuntimeError, e);
     } catch (const popart::poplar_error& e) {
-      PyErr_SetString(gPoplarException, e.what());
+      setError(gPoplarException, e);
     } catch (const popart::runtime_error& e) {
-      PyErr_SetString(gRuntimeError, e.what());
+      setError(gRuntimeError, e);
     } catch (const popart::error& e) {
-      PyErr_SetString(gPopartException, e.what());
+      setError(gPopartException, e);
     }
   });
   popart::py_bind::bindValues(m);

@@ -1,7 +1,8 @@
 """PopART's exception type and message for the same mistakes, as PopART scripts check them
 (`e.value.args[0].startswith(...)` or `in`): PopART's sentence first, then this runtime's context
-(the node, its inputs and shapes). Conv and pooling parameters, LSTM / GRU / RNN attributes,
-pipelining depth, automatic loss scaling options, an input whose declared dims overflow."""
+(the node, its inputs and shapes; in `fullMessage` when shape inference added it). Conv and
+pooling parameters, LSTM / GRU / RNN attributes, pipelining depth, automatic loss scaling options,
+an input whose declared dims overflow."""
 import pytest
 
 
@@ -21,7 +22,16 @@ def node_error(popart, op, shapes, attrs):
     b.addOutputTensor(out)
     with pytest.raises(popart.popart_exception) as e:
         popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [out]), cpu(popart))
-    return e.value.args[0]
+    return full_message(e.value)
+
+
+def full_message(e):
+    """The whole text: args[0] is the error's own (PopART's) sentence, and the context the runtime
+    added while inferring shapes (the node, its inputs) follows it in fullMessage."""
+    full = getattr(e, "fullMessage", e.args[0])
+    assert full.startswith(e.args[0]), (full, e.args[0])
+    assert str(e) == e.args[0]
+    return full
 
 
 def conv(ai, ins, attrs):

@@ -81,7 +81,7 @@ def test_fmod_remainder_match_numpy(popart):
 def test_reverse_depthtospace_slice_subsample(popart):
     x = np.arange(2 * 8 * 2 * 3, dtype=np.float32).reshape(2, 8, 2, 3)
     rv, dcr, crd, sl, ss = run(popart, lambda bl, gc, i: [
-        gc.reverse([i[0]], dimensions=[0, -1]),
+        gc.reverse([i[0]], dimensions=[0, 3]),
         gc.depthtospace([i[0]], blocksize=2, mode="DCR"),
         gc.depthtospace([i[0]], 2, "CRD"),
         gc.slice([i[0]], axes=[1, 3], starts=[1, 1], ends=[-1, 3]),

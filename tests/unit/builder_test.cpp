@@ -148,7 +148,7 @@ TEST(Builder, GraphcoreOps) {
   auto bad = b->addInputTensor("INT32", {2, 5});
   auto badNll = gc.nllloss({sm, bad});
   expectError([&] { InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {badNll}), test::cpu()); },
-              {"The label tensor (INT32 [2 5]) must have shape [2] to match all but the final dimension of the "
+              {"The label tensor (INT32   [2 5]) must have shape [2] to match all but the final dimension of the "
                "probabilities tensor"});
 }
 

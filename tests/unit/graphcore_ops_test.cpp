@@ -155,7 +155,7 @@ TEST(GraphcoreOps, ReverseDepthToSpaceSliceSubsample) {
   std::vector<float> x(2 * 8 * 2 * 3);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
   const auto xi = g.input(x, {2, 8, 2, 3});
-  const auto rv = g.gc.reverse({xi}, {0, -1}), none = g.gc.reverse({xi}, {});
+  const auto rv = g.gc.reverse({xi}, {0, 3}), none = g.gc.reverse({xi}, {});
   const auto dcr = g.gc.depthtospace({xi}, 2, "DCR"), crd = g.gc.depthtospace({xi}, 2, "CRD");
   const auto sl = g.gc.slice({xi}, {-1, 3}, {1, 1}, {1, 3});  // ends, starts, axes
   const auto ss = g.gc.subsample({xi}, {1, 3, 1, 2});
@@ -210,7 +210,22 @@ TEST(GraphcoreOps, ReverseDepthToSpaceSliceSubsample) {
         return e.gc.depthtospace({floatInput(e, {2, 8, 2, 2})}, 2, "RCD");
       },
       {"mode 'RCD' is not DCR or CRD"});
-  expectModelError([](Graph1& e) { return e.gc.reverse({floatInput(e, {2, 3})}, {2}); }, {"dimensions", "2"});
+  // PopART's ReverseOp messages: dimensions are non-negative, below the rank, distinct.
+  expectModelError(
+      [](Graph1& e) {
+        return e.gc.reverse({floatInput(e, {2, 3})}, {2});
+      },
+      {"invalid dimension '2' for input tensor of rank 2"});
+  expectModelError(
+      [](Graph1& e) {
+        return e.gc.reverse({floatInput(e, {2, 3})}, {-1});
+      },
+      {"invalid dimension '-1'. Only positive dimensions are supported"});
+  expectModelError(
+      [](Graph1& e) {
+        return e.gc.reverse({floatInput(e, {2, 3})}, {1, 1});
+      },
+      {"Dimension 1 appears multiple times in the list of dimensions of ReverseOp"});
   expectModelError(
       [](Graph1& e) {
         return e.gc.slice({floatInput(e, {2, 3})}, {1, 2}, {0});

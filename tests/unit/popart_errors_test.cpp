@@ -1,8 +1,11 @@
 // PopART's errors for the same mistakes: the exception type (popart::error) and PopART's sentence
 // first (users match with startswith / `in`), then this runtime's context (the node, the
 // tensors and shapes): Conv and pooling parameters, LSTM / GRU / RNN attributes, pipelining
-// depth, automatic loss scaling options, an input whose declared dims overflow.
+// depth, automatic loss scaling options, an input whose declared dims overflow, Reduce axes,
+// Transpose / Reshape / Tile / Expand / broadcasting / variadic (opset < 8) shapes. A context added
+// by a layer the error passed through keeps the inner sentence as contextual_error::message().
 #include "common/test_util.hpp"
+#include "popart/error_context.hpp"
 
 namespace popart {
 namespace {
@@ -38,6 +41,52 @@ void nodeError(const std::string& type, const std::vector<Shape>& shapes, const 
   b->addOutputTensor(outs[0]);
   expectStarts([&] { InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {outs[0]}), test::cpu()); },
                prefix, fragments);
+}
+
+/// The contextual_error of one-node session (as nodeError), for message() / what() checks.
+contextual_error nodeContextualError(const std::string& type, const std::vector<Shape>& shapes,
+                                     const std::map<std::string, any>& attrs, int opset = 11) {
+  auto b = Builder::create();
+  std::vector<TensorId> ins;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    ins.push_back(b->addInputTensor(TensorInfo("FLOAT", shapes[i]), "in" + std::to_string(i)));
+  const auto outs = b->customOp(OperatorIdentifier("ai.onnx", type, opset), opset, ins, 1, attrs, "n");
+  b->addOutputTensor(outs[0]);
+  try {
+    InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {outs[0]}), test::cpu());
+  } catch (const contextual_error& e) {
+    return e;
+  }
+  ADD_FAILURE() << type << ": no contextual_error";
+  return contextual_error("", "");
+}
+
+TEST(PopartErrors, ContextIsKeptApartFromPopartsSentence) {
+  const auto e = nodeContextualError("ReduceSum", {{4, 5}}, {{"axes", std::vector<int64_t>{2}}});
+  EXPECT_EQ(e.message(), "Axis 2 is out of acceptable range [-2, 1]");
+  const std::string what = e.what();
+  EXPECT_EQ(what.rfind(e.message(), 0), 0u) << what;
+  EXPECT_NE(what.find("(while inferring shapes for node 'n' (ReduceSum, opset 11, input 'in0' FLOAT [4 5])"),
+            std::string::npos)
+      << what;
+  EXPECT_EQ(ownMessage(e), e.message());
+  EXPECT_EQ(ownMessage(error("plain")), "plain");
+  // Wrapped twice (a context around a context): the innermost sentence stays.
+  const contextual_error twice = withContext(e, "outer: {}", e.what());
+  EXPECT_EQ(twice.message(), e.message());
+}
+
+TEST(PopartErrors, ShapeMessages) {
+  EXPECT_EQ(nodeContextualError("ReduceMax", {{3}}, {{"axes", std::vector<int64_t>{-2}}}).message(),
+            "Axis -2 is out of acceptable range [-1, 0]");
+  EXPECT_EQ(nodeContextualError("Transpose", {{1, 3, 2}}, {{"perm", std::vector<int64_t>{1, 0}}}).message(),
+            "Rank of permutation tensor [1 0], rank 2 must be equal to rank of input tensor, shape [1 3 2], rank 3.");
+  nodeError("Add", {{10, 10}, {10, 5}}, {}, "np broadcasting failed on 'Op(n (ai.onnx.Add:11), inputs=[in0, in1]",
+            {"frames [10, 10] and [10, 5] are not aligned", "input 1 ('in1') with shape [10 5]"});
+  EXPECT_EQ(nodeContextualError("Mean", {{2, 3}, {3}}, {}, 7)
+                .message()
+                .rfind("Inputs to ai.onnx.Mean:6 do not all the same type & shape, with opid.version = 6", 0),
+            0u);
 }
 
 TEST(PopartErrors, ConvParameters) {

@@ -91,8 +91,29 @@ TEST(GradRules, Binary) {
       mb.weightedSum(ai, ai.min({a, nb, y}), {2, 3}, 25),
       mb.weightedSum(ai, ai.mean({a, b, nb}), {2, 3}, 26),
       mb.weightedSum(ai, gc.scaledadd({a, y}, 0.5f, -2.0f), {2, 3}, 27),
+      // fmod=0 on floats (PopART's Mod: the divisor's sign, np.mod) and ScaledAdd's tensor scales.
+      mb.weightedSum(ai, ai.mod({a, nb}, 0), {2, 3}, 28),
+      mb.weightedSum(ai, gc.scaledadd({a, y, mb.input({1}, 15, 0.5, 1.5), mb.input({1}, 16, -2, -1)}), {2, 3}, 29),
   };
   checkGradients(mb, ai.sum(terms));
+}
+
+// MatMul with 1-D operands (NumPy / ONNX: A [K] is promoted to [1 K], B [K] to [K 1], and the
+// added 1 removed from the result), batched on the other operand: each operand's gradient.
+TEST(GradRules, MatMulWithOneDimensionalOperands) {
+  const std::vector<std::pair<Shape, Shape>> cases{{{3}, {3}},         {{3}, {3, 2}},    {{2, 3}, {3}},
+                                                   {{3}, {4, 3, 2}},   {{2, 2, 3}, {3}}, {{1}, {4, 2, 1, 3}},
+                                                   {{1, 4, 3, 2}, {2}}};
+  for (const auto& [sa, sb] : cases) {
+    ModelBuilder mb;
+    auto ai = mb.b->aiOnnxOpset14();
+    const auto a = mb.input(sa, 30), b = mb.input(sb, 31);
+    Shape out = npOut(sa.size() > 2 ? Shape(sa.begin(), sa.end() - 2) : Shape{},
+                      sb.size() > 2 ? Shape(sb.begin(), sb.end() - 2) : Shape{});
+    if (sa.size() > 1) out.push_back(sa[sa.size() - 2]);
+    if (sb.size() > 1) out.push_back(sb.back());
+    checkGradients(mb, mb.weightedSum(ai, ai.matmul({a, b}), out, 32));
+  }
 }
 
 TEST(GradRules, Reductions) {

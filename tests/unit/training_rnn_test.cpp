@@ -1,7 +1,7 @@
 // The RNN / LSTM / GRU gradients (the unrolled recurrence differentiated by GraphEditor::backprop)
 // against central finite differences in double precision: X, W, R, B, the initial states and the
 // peepholes, in both directions, both layouts, with clip, other activations, input_forget and
-// linear_before_reset.
+// linear_before_reset; with sequence lengths shorter than the sequence, constant or computed.
 #include <cmath>
 
 #include "common/training_harness.hpp"
@@ -15,9 +15,13 @@ struct Dims {
   int64_t S = 3, N = 2, I = 3, H = 2;
 };
 
-/// sum(Y c1) + sum(Y_h c2) (+ sum(Y_c c3)) of one recurrent op over random inputs.
+enum class Lens { Full, ShortConstant, ShortComputed };
+
+/// sum(Y c1) + sum(Y_h c2) (+ sum(Y_c c3)) of one recurrent op over random inputs. `lens`: every
+/// sequence full length (a constant), or [S, 1] as a constant or as a streamed INT32 input.
 template <typename Make>
-void checkRecurrent(int64_t gates, int64_t dirs, int64_t layout, bool lstmExtras, Make make) {
+void checkRecurrent(int64_t gates, int64_t dirs, int64_t layout, bool lstmExtras, Make make,
+                    Lens lensKind = Lens::Full) {
   const Dims k;
   ModelBuilder mb;
   auto ai = mb.b->aiOnnxOpset14();
@@ -27,8 +31,11 @@ void checkRecurrent(int64_t gates, int64_t dirs, int64_t layout, bool lstmExtras
   const auto w = mb.input({dirs, gates * k.H, k.I}, 2, -0.7, 0.7);
   const auto r = mb.input({dirs, gates * k.H, k.H}, 3, -0.7, 0.7);
   const auto b = mb.input({dirs, 2 * gates * k.H}, 4, -0.5, 0.5);
-  const std::vector<int32_t> lens(static_cast<size_t>(k.N), static_cast<int32_t>(k.S));
-  const auto seqLens = ai.constant(ConstVoidData(lens.data(), TensorInfo(DataType::INT32, {k.N})));
+  std::vector<int32_t> lens(static_cast<size_t>(k.N), static_cast<int32_t>(k.S));
+  if (lensKind != Lens::Full) lens[1] = 1;
+  const auto seqLens = lensKind == Lens::ShortComputed
+                           ? mb.intInput(lens, {k.N})
+                           : ai.constant(ConstVoidData(lens.data(), TensorInfo(DataType::INT32, {k.N})));
   const auto h0 = mb.input(st, 5, -0.5, 0.5);
   std::vector<TensorId> args{x, w, r, b, seqLens, h0};
   if (lstmExtras) {
@@ -68,17 +75,22 @@ TEST(TrainingRnn, GruBothResetForms) {
   });
 }
 
-TEST(TrainingRnn, ShortSequencesAreRefused) {
-  ModelBuilder mb;
-  auto ai = mb.b->aiOnnxOpset14();
-  const auto x = mb.input({3, 2, 3}, 1);
-  const auto w = mb.input({1, 2, 3}, 2), r = mb.input({1, 2, 2}, 3);
-  const std::vector<int32_t> lens{3, 2};
-  const auto seqLens = ai.constant(ConstVoidData(lens.data(), TensorInfo(DataType::INT32, {2})));
-  const auto y = ai.rnn({x, w, r, "", seqLens}, 1, {}, {}, {"Tanh"});
-  const Model m = mb.finish(mb.b->aiGraphcoreOpset1().identityloss({y[0]}, ReductionType::Sum));
-  expectError([&] { trainingAnchors(m, {std::string(reservedGradientPrefix()) + x}); },
-              {"the gradient of RNN with sequences shorter than 3 (sequence_lens) is not supported"});
+// Steps past a sequence's length keep its state and output 0; their gradient is masked the same
+// way, whether sequence_lens is a constant or computed at run time (PopART's tests feed it).
+TEST(TrainingRnn, ShortSequencesConstantOrComputed) {
+  for (const Lens l : {Lens::ShortConstant, Lens::ShortComputed}) {
+    for (const std::string dir : {"forward", "reverse"}) {
+      checkRecurrent(
+          1, 1, 0, false, [&](auto& ai, auto& args) { return ai.rnn(args, 2, {}, {}, {"Tanh"}, {}, dir); }, l);
+      checkRecurrent(
+          3, 1, 0, false, [&](auto& ai, auto& args) { return ai.gru(args, 2, {}, {}, {}, {}, dir); }, l);
+      checkRecurrent(
+          4, 1, 0, true, [&](auto& ai, auto& args) { return ai.lstm(args, 3, {}, {}, {}, {}, dir); }, l);
+    }
+    checkRecurrent(
+        3, 2, 1, false, [](auto& ai, auto& args) { return ai.gru(args, 2, {}, {}, {}, {}, "bidirectional", {}, 1, 1); },
+        l);
+  }
 }
 
 }  // namespace

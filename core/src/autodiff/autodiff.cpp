@@ -9,6 +9,7 @@
 #include "ir/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "popart/error.hpp"
+#include "popart/error_context.hpp"
 #include "popart/half.hpp"
 #include "popart/logging.hpp"
 #include "popart/names.hpp"
@@ -31,29 +32,37 @@ BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling,
   Tensor* loss = g.tensor(lossId);
   // PopART's messages (Ir::setFinalLoss), with the tensor's type and shape added.
   if (!loss) throw error("Could not find loss tensor '{}' in main graph tensors", lossId);
-  if (loss->info.nelms() > 1)
-    throw error("Loss tensor, '{}', must be a scalar tensor (it is {})", lossId, loss->info.toString());
+  if (loss->info.nelms() > 1)  // PopART's sentence (args[0] in Python), then the tensor
+    throw contextual_error(
+        format("Loss tensor, '{}', must be a scalar tensor (it is {})", lossId, loss->info.toString()),
+        format("Loss tensor, '{}', must be a scalar tensor", lossId));
   if (loss->info.nelms() != 1)
     throw error("Loss tensor, '{}', must be a scalar tensor with one element (it is {})", lossId,
                 loss->info.toString());
-  if (!ops::isFloatType(loss->info.dataType()))
+  // An integer loss (PopART's IdentityLoss of INT32 data) is differentiated in its own type: its
+  // gradients are those of the tensors of that type. A floating-point loss has floating-point
+  // gradients only.
+  const DataType lossType = loss->info.dataType();
+  const bool integerLoss = lossType == DataType::INT32 || lossType == DataType::INT64;
+  if (!ops::isFloatType(lossType) && !integerLoss)
     throw error("The loss tensor '{}' ({}) must be a floating-point scalar tensor", lossId, loss->info.toString());
+  auto differentiable = [&](DataType t) { return integerLoss ? t == lossType : ops::isFloatType(t); };
 
   // The tensors whose gradients are wanted: the trainable weights and the anchored gradients.
   std::set<const Tensor*> wanted;
   for (const auto& kv : g.tensors()) {
-    if (isTrainable(*kv.second)) wanted.insert(kv.second.get());
+    if (isTrainable(*kv.second) && differentiable(kv.second->info.dataType())) wanted.insert(kv.second.get());
   }
   const std::string prefix = reservedGradientPrefix();
   for (const TensorId& a : ir.dataFlow().anchors()) {
     if (a.rfind(prefix, 0) != 0) continue;
     const Tensor* t = g.tensor(a.substr(prefix.size()));
-    if (t && ops::isFloatType(t->info.dataType())) wanted.insert(t);
+    if (t && differentiable(t->info.dataType())) wanted.insert(t);
   }
   const std::set<TensorId> requestedIds(requested.begin(), requested.end());
   for (const TensorId& id : requested) {
     const Tensor* t = g.tensor(id);
-    if (t && ops::isFloatType(t->info.dataType())) wanted.insert(t);
+    if (t && differentiable(t->info.dataType())) wanted.insert(t);
   }
 
   const std::vector<Op*> order = g.topologicalOrder();
@@ -64,7 +73,7 @@ BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling,
     for (Tensor* t : op->inputs()) reached = reached || (t && fromWanted.count(t));
     if (!reached) continue;
     for (Tensor* t : op->outputs()) {
-      if (t && ops::isFloatType(t->info.dataType())) fromWanted.insert(t);
+      if (t && differentiable(t->info.dataType())) fromWanted.insert(t);
     }
   }
   // Ops the loss depends on.
@@ -144,7 +153,7 @@ BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling,
     } catch (const internal_error&) {
       throw;
     } catch (const error& e) {
-      throw error("while building the gradient of {}: {}", op->describeWithInputs(), e.what());
+      throw withContext(e, "while building the gradient of {}: {}", op->describeWithInputs(), e.what());
     }
     for (const auto& kv : ctx.inGrads()) contribs[op->input(kv.first)].push_back(kv.second);
   }

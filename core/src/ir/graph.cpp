@@ -7,6 +7,7 @@
 #include "ir/op.hpp"
 #include "ir/tensor.hpp"
 #include "popart/error.hpp"
+#include "popart/error_context.hpp"
 
 namespace popart {
 
@@ -92,7 +93,7 @@ void Op::setup() {
     throw;
   } catch (const error& e) {
     // The op's own message first (PopART's wording where it has one), then the node.
-    throw error("{} (while inferring shapes for {})", e.what(), describeWithInputs());
+    throw withContext(e, "{} (while inferring shapes for {})", e.what(), describeWithInputs());
   }
 }
 

@@ -13,6 +13,7 @@
 #include "onnx/model_io.hpp"
 #include "popart/builder.hpp"  // RecomputeType
 #include "popart/error.hpp"
+#include "popart/error_context.hpp"
 #include "popart/logging.hpp"
 #include "popart/optimizer.hpp"
 
@@ -327,7 +328,7 @@ void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
   try {
     op.attrs = attributesFromNode(node);
   } catch (const error& e) {
-    throw error("{}: {}", op.describe(), e.what());
+    throw withContext(e, "{}: {}", op.describe(), e.what());
   }
   for (int i = 0; i < nIn; ++i) {
     const std::string& in = node.input(i);
@@ -417,6 +418,14 @@ Graph& Ir::importSubgraph(Op& owner, const std::string& attr, const std::vector<
 bool Ir::tryFold(Op& op) {
   const OpDef& def = op.def();
   if (!def.foldable || !evaluator_) return false;
+  // PopART's ConstExprUtil::isComputable: an op with an anchored output is not folded. In training
+  // this keeps the path from a constant to the loss, so the gradient of a Constant-produced tensor
+  // (Gradient___Constant:0) can be anchored.
+  if (isTraining() && !def.foldFromShapesOnly && op.numInputs() > 0) {
+    for (Tensor* t : op.outputs()) {
+      if (t && dataFlow_.isAnchored(t->id)) return false;
+    }
+  }
   if (!def.foldFromShapesOnly) {
     for (Tensor* t : op.inputs()) {
       if (t && t->kind != TensorKind::Const) return false;
@@ -428,7 +437,7 @@ bool Ir::tryFold(Op& op) {
   } catch (const internal_error&) {
     throw;
   } catch (const error& e) {
-    throw error("while evaluating the constant {}: {}", op.describeWithInputs(), e.what());
+    throw withContext(e, "while evaluating the constant {}: {}", op.describeWithInputs(), e.what());
   }
   if (static_cast<int>(results.size()) != op.numOutputs())
     throw internal_error("constant folding {} returned {} values", op.describe(), results.size());

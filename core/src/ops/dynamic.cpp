@@ -88,8 +88,10 @@ void setupDynamicSlice(Op& op) {
   requireData(op, 0, false);
   const DynamicGeom g = dynamicGeom(op, op.inShape(0));
   checkDynamicOffset(op, 1, g);
+  // With the optional slice input (the tensor the slice is written into, as PopART's), the output
+  // has that tensor's shape: [12 7] rather than [1 12 7] when it leaves out the sliced 1s.
   if (op.hasInput(2)) checkDynamicSliceInput(op, 2, g);
-  setOutput(op, 0, op.inType(0), g.slice);
+  setOutput(op, 0, op.inType(0), op.hasInput(2) ? op.inShape(2) : g.slice);
 }
 
 void setupDynamicUpdateOrAdd(Op& op) {

@@ -87,9 +87,8 @@ void setupPow(Op& op) {
 void setupMod(Op& op) {
   requireSameType(op, 0, 1);
   checkUnary(op, In::Numeric);
-  const int64_t fmod = op.attrs.getInt("fmod", 0);
-  if (fmod == 0 && isFloatType(op.inType(0)))
-    throw error("Mod with fmod=0 is only defined for integers; set fmod=1 for {} inputs", op.inInfo(0).data_type());
+  // fmod=0 on floating-point inputs (which ONNX's spec rules out) is accepted as PopART does: the
+  // remainder takes the divisor's sign (Python's %, np.mod), as for integers.
   setOutput(op, 0, op.inType(0), binaryShape(op));
 }
 
@@ -110,6 +109,17 @@ void binary(OpDef& d, void (*setup)(Op&)) {
 }
 
 void setupVariadic(Op& op) {
+  // Max / Min / Mean / Sum before opset 8 (version 6) do not broadcast: every input has input 0's
+  // type and shape (PopART's VariadicOp message).
+  if (op.opset() < 8) {
+    for (int i = 1; i < op.numInputs(); ++i) {
+      if (op.hasInput(i) && !(op.inInfo(i) == op.inInfo(0)))
+        throw error(
+            "Inputs to {}.{}:6 do not all the same type & shape, with opid.version = 6 (input {} ('{}') is {}, input 0 "
+            "is {})",
+            op.domain(), op.type(), i, op.input(i)->id, op.inInfo(i).toString(), op.inInfo(0).toString());
+    }
+  }
   std::vector<int> all;
   for (int i = 0; i < op.numInputs(); ++i) {
     broadcastType(op, 0, i);
@@ -146,6 +156,14 @@ void setupScale(Op& op) {
 void setupScaledAdd(Op& op) {
   requireSameType(op, 0, 1);
   checkUnary(op, In::Numeric);
+  // PopART's 4-input form: X, Y, then optional one-element tensors for scale0 and scale1.
+  for (int i = 2; i < 4; ++i) {
+    if (!op.hasInput(i)) continue;
+    requireSameType(op, 0, i);
+    if (op.inInfo(i).nelms() != 1)
+      throw error("input {} ('{}') (the {} tensor) must have one element, but it is {}", i, op.input(i)->id,
+                  i == 2 ? "scale0" : "scale1", op.inInfo(i).toString());
+  }
   setOutput(op, 0, op.inType(0), broadcastInputs(op, {0, 1}));
 }
 
@@ -414,13 +432,23 @@ void gradMean(GradCtx& c) {
   for (int i = 0; i < c.op().numInputs(); ++i) c.setInGrad(i, c.reduceTo(g, c.in(i)->info.shape()));
 }
 
-/// ScaledAdd: scale0 a + scale1 b (the attributes, as the kernel computes it).
+/// ScaledAdd: scale0 a + scale1 b, each scale the attribute or (4-input form) a tensor:
+/// da = g scale0, db = g scale1, and a scale tensor's gradient is the sum of g times its operand.
 void gradScaledAdd(GradCtx& c) {
   for (int i = 0; i < 2; ++i) {
-    if (!c.needsInGrad(i)) continue;
-    Attributes a;
-    a.set("scale", c.op().attrs.getFloat(i == 0 ? "scale0" : "scale1", 1.0f));
-    c.setInGrad(i, c.reduceTo(c.add1(OpKind::GcScale, {c.outGrad(0)}, a), c.in(i)->info.shape()));
+    Tensor* k = c.op().hasInput(i + 2) ? c.in(i + 2) : nullptr;
+    if (c.needsInGrad(i)) {
+      Tensor* d;
+      if (k) {
+        d = mul(c, c.outGrad(0), k);
+      } else {
+        Attributes a;
+        a.set("scale", c.op().attrs.getFloat(i == 0 ? "scale0" : "scale1", 1.0f));
+        d = c.add1(OpKind::GcScale, {c.outGrad(0)}, a);
+      }
+      c.setInGrad(i, c.reduceTo(d, c.in(i)->info.shape()));
+    }
+    if (k && c.needsInGrad(i + 2)) c.setInGrad(i + 2, c.reduceTo(mul(c, c.outGrad(0), c.in(i)), k->info.shape()));
   }
 }
 

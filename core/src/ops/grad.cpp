@@ -36,6 +36,12 @@ void setupLossGrad(Op& op) {
   setOutput(op, 0, op.inInfo(0));
 }
 
+/// IdentityLoss's gradient: also of an integer (INT32 / INT64) loss, in its type.
+void setupIdentityLossGrad(Op& op) {
+  if (!isFloatType(op.inType(0))) requireType(op, 0, {DataType::INT32, DataType::INT64});
+  setOutput(op, 0, op.inInfo(0));
+}
+
 /// Inputs and attributes: ops/optim.hpp. The velocity (kState0) is the weight's shape.
 void setupSGDVarUpdate(Op& op) {
   optim::setupVarUpdate(op);
@@ -68,7 +74,7 @@ void define_GcL1Grad(OpDef& d) {
   d.setup = setupLossGrad;
 }
 void define_GcIdentityLossGrad(OpDef& d) {
-  d.setup = setupLossGrad;
+  d.setup = setupIdentityLossGrad;
 }
 void define_SGDVarUpdate(OpDef& d) {
   // The op list's input count must match the layout of ops/optim.hpp.

@@ -129,6 +129,12 @@ TensorData filledGradData(double value, const TensorInfo& info) {
     case DataType::FLOAT16:
       std::fill(d.as<float16_t>(), d.as<float16_t>() + n, float16_t(static_cast<float>(value)));
       break;
+    case DataType::INT32:
+      std::fill(d.as<int32_t>(), d.as<int32_t>() + n, static_cast<int32_t>(value));
+      break;
+    case DataType::INT64:
+      std::fill(d.as<int64_t>(), d.as<int64_t>() + n, static_cast<int64_t>(value));
+      break;
     default:
       throw error("gradients of {} tensors are not supported (floating-point types only)",
                   dataTypeToString(info.dataType()));

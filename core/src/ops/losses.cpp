@@ -29,11 +29,11 @@ void setupNll(Op& op) {
   const Shape& label = op.inShape(1);
   if (probs.empty()) throw error("the probabilities tensor must have rank >= 1 ([N.., C]), got {}", probs);
   const Shape expect(probs.begin(), probs.end() - 1);
-  if (label != expect)
+  if (label != expect)  // PopART's message, with its TensorInfo printing ("INT32   [2 5]")
     throw error(
         "The label tensor ({}) must have shape {} to match all but the final dimension of the "
         "probabilities tensor ({})",
-        op.inInfo(1).toString(), expect, op.inInfo(0).toString());
+        popartInfo(op.inInfo(1)), expect, popartInfo(op.inInfo(0)));
   setOutput(op, 0, op.inType(0), reducedShape(op, expect));
 }
 
@@ -44,7 +44,9 @@ void setupL1(Op& op) {
 }
 
 void setupIdentityLoss(Op& op) {
-  requireFloat(op, 0);
+  // Any numeric type: PopART's IdentityLoss of an integer tensor is an integer loss (differentiated
+  // in the integer type, as its reducemedian tests train on INT32 data).
+  if (!isFloatType(op.inType(0))) requireType(op, 0, {DataType::INT32, DataType::INT64});
   setOutput(op, 0, op.inType(0), reducedShape(op, op.inShape(0)));
 }
 

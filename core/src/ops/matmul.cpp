@@ -77,15 +77,35 @@ Tensor* swapLast2(GradCtx& c, Tensor* t) {
 }
 
 // C = A B (numpy matmul): dA = dC B^T, dB = A^T dC, each summed over broadcast batch dimensions.
+// A 1-D operand is promoted as the forward op does (A [K] -> [1 K], B [K] -> [K 1]); dC is seen with
+// the promoted output shape (the removed 1 put back), and each gradient is squeezed back to its
+// operand's shape.
 void gradMatMul(GradCtx& c) {
+  const Shape& sa = c.in(0)->info.shape();
+  const Shape& sb = c.in(1)->info.shape();
+  Tensor* a = c.in(0);
+  Tensor* b = c.in(1);
   Tensor* g = c.outGrad(0);
-  if (c.in(0)->info.shape().size() < 2 || c.in(1)->info.shape().size() < 2)
-    throw error("MatMul gradients need inputs of rank >= 2 (got {} and {})", c.in(0)->info.shape(),
-                c.in(1)->info.shape());
-  if (c.needsInGrad(0))
-    c.setInGrad(0, c.reduceTo(c.add1(OpKind::MatMul, {g, swapLast2(c, c.in(1))}), c.in(0)->info.shape()));
-  if (c.needsInGrad(1))
-    c.setInGrad(1, c.reduceTo(c.add1(OpKind::MatMul, {swapLast2(c, c.in(0)), g}), c.in(1)->info.shape()));
+  if (sa.size() == 1 || sb.size() == 1) {
+    const Shape pa = sa.size() == 1 ? Shape{1, sa[0]} : sa;
+    const Shape pb = sb.size() == 1 ? Shape{sb[0], 1} : sb;
+    Shape out = npOut(Shape(pa.begin(), pa.end() - 2), Shape(pb.begin(), pb.end() - 2));
+    out.push_back(pa[pa.size() - 2]);
+    out.push_back(pb.back());
+    if (sa.size() == 1) a = c.reshape(a, pa);
+    if (sb.size() == 1) b = c.reshape(b, pb);
+    g = c.reshape(g, out);
+  }
+  // reduceTo sums over the broadcast batch dimensions to the (promoted) operand's shape; a promoted
+  // operand's gradient is then reshaped (same elements) to its own 1-D shape.
+  if (c.needsInGrad(0)) {
+    Tensor* da = c.reduceTo(c.add1(OpKind::MatMul, {g, swapLast2(c, b)}), a->info.shape());
+    c.setInGrad(0, sa.size() == 1 ? c.reshape(da, sa) : da);
+  }
+  if (c.needsInGrad(1)) {
+    Tensor* db = c.reduceTo(c.add1(OpKind::MatMul, {swapLast2(c, a), g}), b->info.shape());
+    c.setInGrad(1, sb.size() == 1 ? c.reshape(db, sb) : db);
+  }
 }
 
 Tensor* gemm(GradCtx& c, Tensor* a, Tensor* b, int64_t transA, int64_t transB, float alpha) {

@@ -95,10 +95,16 @@ void setupDropout(Op& op) {
   if (op.opset() >= 12) {
     requireFloat(op, 0);
     if (op.hasInput(1) && op.inInfo(1).nelms() != 1) throw error("ratio must be a scalar");
+    if (const TensorData* r = op.hasInput(1) ? op.inConstData(1) : nullptr) {
+      const double ratio = r->toDouble().at(0);
+      if (!(ratio >= 0.0 && ratio < 1.0))
+        throw error("ratio value {} is not valid. Please use a value in the interval [0,1)", ratio);
+    }
     if (op.hasInput(2)) requireType(op, 2, {DataType::BOOL});
   } else {
     const float ratio = op.attrs.getFloat("ratio", 0.5f);
-    if (ratio < 0.0f || ratio >= 1.0f) throw error("ratio {} must be in [0, 1)", ratio);
+    if (!(ratio >= 0.0f && ratio < 1.0f))  // PopART's message (as ShapedDropout's)
+      throw error("ratio value {} is not valid. Please use a value in the interval [0,1)", ratio);
   }
   setupSameAsInput0(op);
   setOutput(op, 1, op.opset() >= 10 ? DataType::BOOL : op.inType(0), op.inShape(0));

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+
+#include "ir/tensor.hpp"
 
 namespace popart {
 namespace ops {
@@ -23,6 +26,12 @@ std::vector<int64_t> normalizeAxes(const std::vector<int64_t>& axes, int64_t ran
     out.push_back(n);
   }
   return out;
+}
+
+std::vector<int64_t> normalizeReduceAxes(const std::vector<int64_t>& axes, int64_t rank) {
+  for (auto a : axes)
+    if (a < -rank || a > rank - 1) throw error("Axis {} is out of acceptable range [{}, {}]", a, -rank, rank - 1);
+  return normalizeAxes(axes, rank, "axes");
 }
 
 void setOutput(Op& op, int i, DataType t, const Shape& s) {
@@ -81,6 +90,31 @@ void requireRank(const Op& op, int i, int r, bool atLeast) {
                 op.inInfo(i).toString());
 }
 
+std::string commaList(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::string popartInfo(const TensorInfo& info) {
+  std::string t = info.data_type();
+  if (t.size() < 8) t.resize(8, ' ');
+  return t + format("{}", info.shape());
+}
+
+std::string popartDebugName(const Op& op) {
+  auto ids = [](const std::vector<Tensor*>& ts) {
+    std::string s;
+    for (const Tensor* t : ts) {
+      if (!t) continue;
+      s += (s.empty() ? "" : ", ") + t->id;
+    }
+    return s;
+  };
+  return format("Op({} ({}.{}:{}), inputs=[{}], outputs=[{}])", op.name(), op.domain(), op.type(), op.opset(),
+                ids(op.inputs()), ids(op.outputs()));
+}
+
 Shape broadcastInputs(const Op& op, const std::vector<int>& inputs) {
   Shape s;
   bool first = true;
@@ -94,8 +128,11 @@ Shape broadcastInputs(const Op& op, const std::vector<int>& inputs) {
     try {
       s = npOut(s, op.inShape(i));
     } catch (const error&) {
-      throw error("input {} ('{}') with shape {} does not broadcast with shape {} (numpy rules)", i, op.input(i)->id,
-                  op.inShape(i), s);
+      // PopART's npOut message (shapes as "[10, 10]"), then which input it is.
+      throw error(
+          "np broadcasting failed on '{}', frames {} and {} are not aligned (input {} ('{}') with shape {} does not "
+          "broadcast with shape {}, numpy rules)",
+          popartDebugName(op), commaList(s), commaList(op.inShape(i)), i, op.input(i)->id, op.inShape(i), s);
     }
   }
   return s;

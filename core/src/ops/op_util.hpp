@@ -2,6 +2,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "ir/op.hpp"
@@ -14,6 +15,17 @@ namespace ops {
 int64_t normalizeAxis(int64_t axis, int64_t rank, const char* what = "axis");
 /// Each axis normalised; duplicates are an error.
 std::vector<int64_t> normalizeAxes(const std::vector<int64_t>& axes, int64_t rank, const char* what = "axes");
+/// "[10, 5]": a shape as PopART's messages print it (with commas).
+std::string commaList(const std::vector<int64_t>& v);
+/// A TensorInfo as PopART prints it: the type padded to 8 characters, then the shape
+/// ("INT32   [2 5]").
+std::string popartInfo(const TensorInfo& info);
+/// PopART's Op::debugName() for the node: "Op(C (ai.onnx.Add:9), inputs=[A, B], outputs=[C:0])"
+/// (the version is the model's opset of the op's domain).
+std::string popartDebugName(const Op& op);
+/// The axes of a Reduce* op (ONNX's and aiGraphcore's ReduceMedian), normalised: an axis outside
+/// [-rank, rank - 1] is PopART's ReduceOp error "Axis A is out of acceptable range [-r, r-1]".
+std::vector<int64_t> normalizeReduceAxes(const std::vector<int64_t>& axes, int64_t rank);
 
 /// Sets output i (if the node has it) to (type, shape).
 void setOutput(Op& op, int i, DataType t, const Shape& s);

@@ -23,7 +23,7 @@ std::vector<int64_t> reduceAxes(const Op& op) {
   } else if (op.attrs.has("axes")) {
     // An explicit empty list reduces over no axis (PopART's ReduceOp: only an absent attribute
     // means every axis): the op is then the identity.
-    return normalizeAxes(op.attrs.getInts("axes"), r);
+    return normalizeReduceAxes(op.attrs.getInts("axes"), r);
   }
   if (!given || axes.empty()) {
     if (axesInput && op.attrs.getInt("noop_with_empty_axes", 0) != 0) return {};
@@ -31,7 +31,7 @@ std::vector<int64_t> reduceAxes(const Op& op) {
     for (int64_t i = 0; i < r; ++i) axes[static_cast<size_t>(i)] = i;
     return axes;
   }
-  return normalizeAxes(axes, r);
+  return normalizeReduceAxes(axes, r);
 }
 
 }  // namespace ops

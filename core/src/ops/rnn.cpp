@@ -284,6 +284,25 @@ class Unrolled {
     }
     return x;
   }
+  Tensor* cast(Tensor* x, DataType to) {
+    Attributes a;
+    a.set("to", int64_t(onnxDataType(to)));
+    return c_.add1(OpKind::Cast, {x}, a);
+  }
+  /// sequence_lens (constant or computed) as [N, 1] in the op's type, or nullptr without it.
+  Tensor* lensColumn() {
+    if (!c_.op().hasInput(4)) return nullptr;
+    return c_.reshape(cast(c_.in(4), t_), {p_.batch, 1});
+  }
+  /// 1 where time step t is inside the batch entry's sequence (t < sequence_lens[n]), else 0, as
+  /// [N, 1]: the kernel's steps at or past a sequence's length leave its state and write 0.
+  Tensor* validAt(Tensor* lens, int64_t t) {
+    return cast(c_.add1(OpKind::Less, {k(static_cast<double>(t)), lens}), t_);
+  }
+  /// m ? now : before, for m in {0, 1}.
+  Tensor* keep(Tensor* m, Tensor* now, Tensor* before) {
+    return add(mul(m, now), mul(c_.add1(OpKind::Sub, {k(1.0), m}), before));
+  }
   /// Direction d of a [D, ...] (layout 0) or [N, D, ...] (layout 1 states) tensor, as `shape`.
   Tensor* dir(Tensor* x, int64_t axis, int64_t d, const Shape& shape) {
     return c_.reshape(slice(x, axis, d, d + 1), shape);
@@ -327,8 +346,14 @@ class Unrolled {
       Tensor* Pd = lstm && op.hasInput(7) ? dir(c_.in(7), 0, d, {3 * H}) : nullptr;
       auto peep = [&](int64_t j) { return slice(Pd, 0, j * H, (j + 1) * H); };
       std::vector<Tensor*> hs(static_cast<size_t>(S));
+      Tensor* lens = lensColumn();
       for (int64_t step = 0; step < S; ++step) {
         const int64_t t = rev ? S - 1 - step : step;
+        // With sequence lengths, a step past an entry's length keeps its state and outputs 0 (a
+        // reverse pass then starts at its last valid step, as the kernel's does).
+        Tensor* valid = lens ? validAt(lens, t) : nullptr;
+        Tensor* hBefore = h;
+        Tensor* cBefore = cs;
         auto x = [&](int64_t j) { return c_.reshape(slice(xg[static_cast<size_t>(j)], 0, t, t + 1), {N, H}); };
         auto hr = [&](int64_t j, Tensor* state) {
           return c_.add1(OpKind::MatMul, {state, rT[static_cast<size_t>(j)]});
@@ -365,6 +390,12 @@ class Unrolled {
           }
           h = add(mul(c_.add1(OpKind::Sub, {k(1.0), z}), cand), mul(z, h));
         }
+        if (valid) {
+          hs[static_cast<size_t>(t)] = c_.reshape(mul(valid, h), {1, 1, N, H});
+          h = keep(valid, h, hBefore);
+          if (lstm) cs = keep(valid, cs, cBefore);
+          continue;
+        }
         hs[static_cast<size_t>(t)] = c_.reshape(h, {1, 1, N, H});
       }
       ys.push_back(concat(hs, 0));  // [S, 1, N, H]
@@ -389,21 +420,11 @@ class Unrolled {
 };
 
 /// RNN / LSTM / GRU: the gradient of the unrolled recurrence (recomputed from the inputs) for X,
-/// W, R, B, initial_h, initial_c and P. sequence_lens must be constant and the full length.
+/// W, R, B, initial_h, initial_c and P. sequence_lens (constant or computed at run time) masks the
+/// steps past each sequence's length, as the forward kernel skips them; it has no gradient.
 void gradRnnFamily(GradCtx& c, RnnCell cell) {
   const Op& op = c.op();
   const RnnParams p = ops::rnnParams(op, cell);
-  if (op.hasInput(4)) {
-    const TensorData* lens = op.inData(4);
-    if (!lens)
-      throw error("the gradient of {} with a computed sequence_lens is not supported (give it as a constant)",
-                  op.type());
-    for (int64_t v : lens->toInt64()) {
-      if (v != p.seq)
-        throw error("the gradient of {} with sequences shorter than {} (sequence_lens) is not supported", op.type(),
-                    p.seq);
-    }
-  }
   const size_t mark = c.numAdded();
   Unrolled u(c, p);
   const std::vector<Tensor*> outs = u.run();

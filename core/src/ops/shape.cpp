@@ -11,6 +11,7 @@
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 #include "ops/shape_params.hpp"
+#include "popart/error_context.hpp"
 
 namespace popart {
 namespace ops {
@@ -24,10 +25,27 @@ SliceParams sliceParams(const Op& op) {
     ends = op.attrs.getInts("ends");
     axes = op.attrs.getInts("axes", {});
   } else {
-    starts = op.requireInData(1, "the slice starts").toInt64();
-    ends = op.requireInData(2, "the slice ends").toInt64();
-    if (op.hasInput(3)) axes = op.requireInData(3, "the slice axes").toInt64();
-    if (op.hasInput(4)) steps = op.requireInData(4, "the slice steps").toInt64();
+    // PopART's message for an input it cannot read while building (streamed or computed), then
+    // this runtime's (which says what kind of tensor it is).
+    auto known = [&](int i, const char* name, const char* what) {
+      if (op.inData(i)) return op.inData(i)->toInt64();
+      try {
+        op.requireInData(i, what);
+      } catch (const error& e) {
+        throw contextual_error(
+            format("Need the value of the {}.{}:{} input '{}' to determine the output shape, but was unable because "
+                   "[Tensor::getDataViaGraphTraversal] Could not work out tensor data for {}. ({})",
+                   op.domain(), op.type(), op.opset(), name, op.input(i)->id, e.what()),
+            format("Need the value of the {}.{}:{} input '{}' to determine the output shape, but was unable because "
+                   "[Tensor::getDataViaGraphTraversal] Could not work out tensor data for {}.",
+                   op.domain(), op.type(), op.opset(), name, op.input(i)->id));
+      }
+      return op.requireInData(i, what).toInt64();
+    };
+    starts = known(1, "starts", "the slice starts");
+    ends = known(2, "ends", "the slice ends");
+    if (op.hasInput(3)) axes = known(3, "axes", "the slice axes");
+    if (op.hasInput(4)) steps = known(4, "steps", "the slice steps");
   }
   if (starts.size() != ends.size()) throw error("starts {} and ends {} must have the same length", starts, ends);
   if (axes.empty()) {
@@ -125,7 +143,9 @@ std::vector<int64_t> transposePerm(const Op& op) {
   if (perm.empty()) {
     for (int64_t i = r - 1; i >= 0; --i) perm.push_back(i);
   }
-  if (static_cast<int64_t>(perm.size()) != r) throw error("perm {} must have {} entries", perm, r);
+  if (static_cast<int64_t>(perm.size()) != r)  // PopART's TransposeOp message
+    throw error("Rank of permutation tensor {}, rank {} must be equal to rank of input tensor, shape {}, rank {}.",
+                perm, perm.size(), op.inShape(0), r);
   return normalizeAxes(perm, r, "perm");
 }
 
@@ -178,7 +198,8 @@ Shape reshapeTarget(const Shape& in, const std::vector<int64_t>& spec, bool allo
       d = in[i];
     }
     if (d == -1) {
-      if (inferAt >= 0) throw error("shape {} has more than one -1", spec);
+      if (inferAt >= 0)  // PopART's ReshapeOp message, then the shape
+        throw error("shape input to ReshapeOp can only use -1 to specify one unknown dimension (shape {})", spec);
       inferAt = static_cast<int>(i);
       continue;
     }
@@ -300,15 +321,21 @@ void setupExpand(Op& op) {
   try {
     out = npOut(op.inShape(0), shape);
   } catch (const error&) {
-    throw error("input shape {} cannot be expanded to {}", op.inShape(0), shape);
+    throw error(  // PopART's ExpandOp message, then the shapes
+        "Expand shape constraint: corresponding dimensions must have the same value or one of them must be 1 (input "
+        "shape {} cannot be expanded to {})",
+        op.inShape(0), shape);
   }
   setOutput(op, 0, op.inType(0), out);
 }
 
 void setupTile(Op& op) {
+  // PopART's TileOp messages: the repeats are known when the model is built, one per dimension.
+  if (!op.inData(1)) throw error("The 'Repeats' Tensor `{}' must be of type Constant", op.input(1)->id);
   const auto reps = op.requireInData(1, "the repeats").toInt64();
   const Shape& in = op.inShape(0);
-  if (reps.size() != in.size()) throw error("repeats {} must have one entry per input dimension ({})", reps, in.size());
+  if (reps.size() != in.size())
+    throw error("'Repeats' tensor `{}' should have one element for each dimension of the data tensor", op.input(1)->id);
   Shape out = in;
   for (size_t i = 0; i < in.size(); ++i) {
     if (reps[i] < 0) throw error("repeats {} must be >= 0", reps);

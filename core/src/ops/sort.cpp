@@ -44,7 +44,7 @@ std::vector<int64_t> medianAxes(const Attributes& attrs, int64_t rank) {
     for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
     return axes;
   }
-  axes = normalizeAxes(attrs.getInts("axes"), rank, "axes");
+  axes = normalizeReduceAxes(attrs.getInts("axes"), rank);
   std::sort(axes.begin(), axes.end());
   return axes;
 }

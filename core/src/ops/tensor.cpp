@@ -1,5 +1,7 @@
 // Tensor creation and rearrangement: EyeLike, Trilu, CumSum, DepthToSpace, SpaceToDepth, OneHot,
 // and Graphcore's Reverse and DepthToSpace.
+#include <algorithm>
+
 #include "ir/op_def.hpp"
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
@@ -63,7 +65,18 @@ void setupOneHot(Op& op) {
 }
 
 void setupReverse(Op& op) {
-  normalizeAxes(op.attrs.getInts("dimensions"), op.inInfo(0).rank(), "dimensions");
+  // aiGraphcore.reverse is PopART's op: its dimensions are non-negative, below the rank, distinct.
+  const int64_t rank = op.inInfo(0).rank();
+  const auto dims = op.attrs.getInts("dimensions");
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
+  for (auto d : dims) {
+    if (d < 0)
+      throw error("ReverseOp '{}' invalid dimension '{}'. Only positive dimensions are supported", op.name(), d);
+    if (d >= rank) throw error("ReverseOp '{}' invalid dimension '{}' for input tensor of rank {}", op.name(), d, rank);
+    if (seen[static_cast<size_t>(d)])
+      throw error("Dimension {} appears multiple times in the list of dimensions of ReverseOp '{}'", d, op.name());
+    seen[static_cast<size_t>(d)] = true;
+  }
   setupSameAsInput0(op);
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <random>
 #include <set>
 #include <sstream>
@@ -312,6 +313,19 @@ void addInto(void* acc, const void* v, DataType t, int64_t n) {
 
 /// The kernels read BOOL elements as C++ bools, for which a byte other than 0 or 1 is undefined
 /// behaviour; the user's arrays are read in place, so they are checked rather than fixed.
+/// INT64 values for an INT32 input, each within INT32's range (else an error naming the input).
+std::vector<int32_t> narrowInt64(const int64_t* v, int64_t n, const TensorId& id) {
+  std::vector<int32_t> out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    if (v[i] < std::numeric_limits<int32_t>::min() || v[i] > std::numeric_limits<int32_t>::max())
+      throw error(
+          "Input '{}' is given as INT64 data for an INT32 input, and its value {} (element {}) does not fit INT32", id,
+          v[i], i);
+    out[static_cast<size_t>(i)] = static_cast<int32_t>(v[i]);
+  }
+  return out;
+}
+
 void checkBools(const void* data, int64_t n, const TensorId& id) {
   const auto* p = static_cast<const unsigned char*>(data);
   for (int64_t i = 0; i < n; ++i) {
@@ -361,12 +375,21 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
           executable_->execute();
           continue;
         }
+        // INT64 data for an INT32 input (NumPy's default integer array, as PopART's scripts feed
+        // labels) is converted value by value; the buffers live until execute().
+        std::vector<std::vector<int32_t>> narrowed;
+        narrowed.reserve(spec.inputs.size());
         for (const auto& e : spec.inputs) {
           const int64_t n = e.info.nelms();
           ConstVoidData d = stepio.in(e.id, n, false, false);
           if (d.info.nelms() != n)
             throw error("The StepIO returned {} elements for input '{}', but one micro-batch is {} elements ({})",
                         d.info.nelms(), e.id, n, e.info.toString());
+          if (d.info.dataType() == DataType::INT64 && e.info.dataType() == DataType::INT32) {
+            narrowed.push_back(narrowInt64(static_cast<const int64_t*>(d.data), n, e.id));
+            d.data = narrowed.back().data();
+            d.info = TensorInfo(DataType::INT32, d.info.shape());
+          }
           if (d.info.dataType() != e.info.dataType())
             throw error("The StepIO returned {} data for input '{}', but the model expects {}", d.info.data_type(),
                         e.id, e.info.toString());

@@ -76,7 +76,8 @@ void StepIO::assertNumElements(const StepIOSpec& spec) const {
           "are: {}",
           e.id, e.info.toString(), modelInputs.str());
     const IArray& a = *it->second.array;
-    if (a.dataType() != e.info.dataType())
+    const bool narrowable = a.dataType() == DataType::INT64 && e.info.dataType() == DataType::INT32;
+    if (a.dataType() != e.info.dataType() && !narrowable)
       throw error("Input '{}' is given as {} data, but the model expects {} ({})", e.id, dataTypeToString(a.dataType()),
                   e.info.data_type(), e.info.toString());
     if (static_cast<int64_t>(a.nelms()) != e.expectedNelms)
@@ -102,7 +103,8 @@ void StepIO::assertNumElements(const StepIOSpec& spec) const {
           "them)",
           e.id);
     const IArray& a = *it->second.array;
-    if (a.dataType() != e.info.dataType())
+    const bool narrowable = a.dataType() == DataType::INT64 && e.info.dataType() == DataType::INT32;
+    if (a.dataType() != e.info.dataType() && !narrowable)
       throw error("The output array for anchor '{}' holds {} data, but the anchor is {}", e.id,
                   dataTypeToString(a.dataType()), e.info.toString());
     if (static_cast<int64_t>(a.nelms()) != e.expectedNelms)

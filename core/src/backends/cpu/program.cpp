@@ -9,6 +9,7 @@
 #include "passes/memory_plan.hpp"
 #include "patterns/inplace.hpp"
 #include "popart/error.hpp"
+#include "popart/error_context.hpp"
 #include "popart/logging.hpp"
 #include "popart/memorylimit.hpp"
 
@@ -173,7 +174,7 @@ void Program::build(const std::vector<Op*>& sched, const std::vector<const Tenso
     } catch (const internal_error&) {
       throw;
     } catch (const error& e) {
-      throw error("while preparing {} for the CPU device: {}", op->describeWithInputs(), e.what());
+      throw withContext(e, "while preparing {} for the CPU device: {}", op->describeWithInputs(), e.what());
     }
     if (!fn) throw error("{}: no CPU kernel for its input types", op->describeWithInputs());
     steps_.push_back(std::move(fn));

@@ -408,7 +408,29 @@ KernelFn makeCpuKernel_GcScale(const Op& op, KernelContext& kc) {
 
 KernelFn makeCpuKernel_GcScaledAdd(const Op& op, KernelContext& kc) {
   const double s0 = op.attrs.getFloat("scale0", 1.0f), s1 = op.attrs.getFloat("scale1", 1.0f);
-  return arith(op, kc, [s0, s1](auto a, auto b) { return static_cast<decltype(a)>(s0 * a + s1 * b); });
+  if (!op.hasInput(2) && !op.hasInput(3))
+    return arith(op, kc, [s0, s1](auto a, auto b) { return static_cast<decltype(a)>(s0 * a + s1 * b); });
+  // PopART's 4-input form: a scale given as a (one-element) tensor replaces that attribute; it is
+  // read on every run.
+  const int in2 = op.hasInput(2) ? kc.in(2) : -1, in3 = op.hasInput(3) ? kc.in(3) : -1;
+  return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    return [g = makeBinaryPlan(op, kc), in2, in3, s0, s1](const RunState& s) {
+      const double k0 = in2 >= 0 ? static_cast<double>(static_cast<C>(*inPtr<T>(s, in2))) : s0;
+      const double k1 = in3 >= 0 ? static_cast<double>(static_cast<C>(*inPtr<T>(s, in3))) : s1;
+      const T* ap = inPtr<T>(s, g->a);
+      const T* bp = inPtr<T>(s, g->b);
+      T* zp = outPtr<T>(s, g->out);
+      forEachRun<2>(g->plan, [&](int64_t oo, const int64_t* off, int64_t len, const int64_t* st) {
+        for (int64_t j = 0; j < len; ++j) {
+          const double v = k0 * static_cast<double>(static_cast<C>(ap[off[0] + j * st[0]])) +
+                           k1 * static_cast<double>(static_cast<C>(bp[off[1] + j * st[1]]));
+          zp[oo + j] = static_cast<T>(static_cast<C>(v));
+        }
+      });
+    };
+  });
 }
 
 /// IncrementMod: fmod(x + increment, modulus) in x's type (integers wrap on the addition and take

@@ -147,7 +147,22 @@ KernelFn makeCpuKernel_GcL1Grad(const Op& op, KernelContext& kc) {
 }
 
 KernelFn makeCpuKernel_GcIdentityLossGrad(const Op& op, KernelContext& kc) {
-  return elementwiseLossGrad(op, kc, 1.0, [](double) { return 1.0; });
+  if (ops::isFloatType(op.inType(0))) return elementwiseLossGrad(op, kc, 1.0, [](double) { return 1.0; });
+  // An integer loss (PopART differentiates it: the gradient has the loss's type): the incoming
+  // gradient, spread (Sum, NoReduction) or divided by the element count (Mean, truncated).
+  const int64_t n = op.inInfo(0).nelms();
+  const ReductionType red = ops::lossReduction(op);
+  const bool perElement = red == ReductionType::NoReduction;
+  const int64_t div = red == ReductionType::Mean ? std::max<int64_t>(n, 1) : 1;
+  const int dl = kc.in(1), dx = kc.out(0);
+  return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      const T* DL = inPtr<T>(s, dl);
+      T* DX = outPtr<T>(s, dx);
+      for (int64_t i = 0; i < n; ++i) DX[i] = static_cast<T>((perElement ? DL[i] : DL[0]) / static_cast<T>(div));
+    };
+  });
 }
 
 // SGD with the compound scalars of popart/sgd.hpp (the reference: optimizers/optimizer_math):

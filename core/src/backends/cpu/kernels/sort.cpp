@@ -158,7 +158,8 @@ KernelFn makeCpuKernel_GcReduceMedianGrad(const Op& op, KernelContext& kc) {
   const int64_t n = op.outInfo(0).nelms();
   const int64_t blockSize = static_cast<int64_t>(b->block.size());
   const int g = kc.in(0), ix = kc.in(1), y = kc.out(0);
-  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+  // Any numeric type: an integer ReduceMedian under an integer loss has an integer gradient.
+  return dispatchNumeric(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     return [=](const RunState& s) {
       const T* grad = inPtr<T>(s, g);
