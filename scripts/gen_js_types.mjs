@@ -6,7 +6,7 @@
 //        node scripts/gen_js_types.mjs --report-schema FILE
 //   rewrites only the report types from the core's report::schema() as JSON, which the native
 //   build gives without a wasm module:
-//   PYTHONPATH=build/ci/python python3 -c 'import json, popart; print(json.dumps(popart.reportSchema()))'
+//   build/ci/native/popart report --schema > schema.json   (or Python: popart.reportSchema())
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -195,3 +195,29 @@ def test_report_schema_is_documented():
     for f in schema:
         key = f["path"].split(".")[-1]
         assert '"%s"' % key in section, "docs/ipu-model.md's report schema lacks %s" % f["path"]
+
+
+def test_js_report_types_and_python_stubs_follow_the_table(popart):
+    """wasm/js/index.d.ts's generated Report interfaces (scripts/gen_js_types.mjs) and the Python
+    stub's Report classes (python/gen_stubs.py) have the same names and members, those of the
+    core's table: checked natively, without the wasm module (tests/js/reflection.test.mjs checks
+    the d.ts against the module too)."""
+    import ast
+    import re
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "wasm", "js", "index.d.ts")) as f:
+        dts = f.read()
+    block = re.search(r"// BEGIN generated: report types[^\n]*\n(.*?)// END generated: report types", dts, re.S).group(1)
+    js = {m.group(1): re.findall(r"^  (\w+)\??: ", m.group(2), re.M)
+          for m in re.finditer(r"export interface (\w+) \{\n(.*?)\n\}", block, re.S)}
+    table = popart.reportSchema()
+    assert sum(len(v) for v in js.values()) == len(table)
+    assert js["Report"] == ["compilation", "execution"]
+    assert [k for k, v in js.items() if "numIPUs" in v] == ["ReportTarget"]
+    stub = os.path.join(os.path.dirname(popart.__file__), "__init__.pyi")
+    if not os.path.exists(stub):
+        pytest.skip("no stubs next to this popart (built without the popart_py_stubs target)")
+    tree = ast.parse(open(stub).read())
+    py = {c.name: [a.target.id for a in c.body if isinstance(a, ast.AnnAssign)]
+          for c in tree.body if isinstance(c, ast.ClassDef) and c.name.startswith("Report")}
+    assert py == js
