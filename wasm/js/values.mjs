@@ -148,6 +148,10 @@ export function asNDArray(v, dtype, shape, what) {
 export function errorFrom({ message, ...fields }) {
   return Object.assign(new Error(message), fields);
 }
+
+/// The attribute type code of a JS value for customOp / addNodeAttribute: the codes of the
+/// generated op tables (ops.gen.mjs, core/src/builder/gen_builder.py): 'i', 'f', 's', 'ints',
+/// 'floats', 'strings'.
 export function attrType(v) {
   if (typeof v === 'string') return 's';
   if (typeof v === 'number') return Number.isInteger(v) ? 'i' : 'f';
@@ -161,8 +165,9 @@ export function attrType(v) {
   throw new Error(`attribute value ${String(v)} is not an int, float, string or a list of these`);
 }
 
+/// One tensor id or a list of them, as an Array.
 export function idList(ids) { return typeof ids === 'string' ? [ids] : Array.from(ids); }
 
 /// A plain object (not an Array, bytes or one of the API's classes): Python's keyword arguments.
 export const isKeywords = (x) => x !== null && typeof x === 'object' && !Array.isArray(x) && !ArrayBuffer.isView(x) &&
-                          [Object.prototype, null].includes(Object.getPrototypeOf(x));
+                                 [Object.prototype, null].includes(Object.getPrototypeOf(x));
