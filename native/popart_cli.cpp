@@ -58,18 +58,24 @@ int usage() {
                "       popart report MODEL.onnx [--device ipu1|ipu2|ipu21] [--offline] [--tiles N] [--num-ipus N]\n"
                "                                [--bps N] [--shape NAME=d0,d1,...] [--run] [--show-steps]\n"
                "                                [--json FILE] [--execution-json FILE] [--cbor FILE]\n"
+               "                                [--document FILE]\n"
+               "       popart report --schema\n"
                "       popart ops\n"
                "\n"
                "report: compiles MODEL for an IPU model of --tiles tiles per IPU (default: the whole chip of\n"
                "  --device, default ipu2), or with --offline for an offline IPU (compiles like hardware, never\n"
                "  runs), prints the summary report and writes the graph report (--json, default\n"
                "  <MODEL name>.report.json in the current directory; --cbor also writes it as CBOR) and the\n"
-               "  execution report (--execution-json, default <MODEL name>.execution.json). --run first runs\n"
+               "  execution report (--execution-json, default <MODEL name>.execution.json); --document also\n"
+               "  writes the one report document getReport() returns in Python and JS ({compilation: the\n"
+               "  graph report, execution: the execution report}). --run first runs\n"
                "  one step on deterministic inputs (uniform in [-1, 1), seed 7) so that the execution report\n"
                "  has a run. --num-ipus N > 1 splits the model over N IPUs (virtualGraphMode Manual when the\n"
                "  model has virtualGraph annotations, else Auto). --bps (or --batches-per-step) sets\n"
                "  batchesPerStep; --shape fixes a dynamic input shape; --show-steps lists the program.\n"
-               "  Exit status: 0 done, 1 error, 2 bad usage, 3 out of tile memory on an offline IPU.\n";
+               "  Exit status: 0 done, 1 error, 2 bad usage, 3 out of tile memory on an offline IPU.\n"
+               "  --schema prints every key of the report document as JSON ([{path, type, optional, doc}],\n"
+               "  the core's table; scripts/gen_js_types.mjs --report-schema reads it).\n";
   return 2;
 }
 
@@ -333,9 +339,13 @@ bool hasVirtualGraphAnnotations(const onnx::ModelProto& m) {
 
 /// `popart report MODEL [options]` (usage() has the options).
 int cmdReport(int argc, char** argv) {
+  if (argc == 1 && std::string(argv[0]) == "--schema") {
+    std::cout << popart::report::schemaJson() << "\n";
+    return 0;
+  }
   if (argc < 1 || std::string(argv[0]).rfind("--", 0) == 0) return usage();
   const std::string model = argv[0];
-  std::string version = "ipu2", jsonPath, executionPath, cborPath;
+  std::string version = "ipu2", jsonPath, executionPath, cborPath, documentPath;
   std::vector<std::string> shapeArgs;
   bool offline = false, runOnce = false, showSteps = false;
   int64_t tiles = 0, ipus = 1, bps = 1;  // tiles 0: the whole chip
@@ -367,6 +377,8 @@ int cmdReport(int argc, char** argv) {
       executionPath = next();
     } else if (a == "--cbor") {
       cborPath = next();
+    } else if (a == "--document") {
+      documentPath = next();
     } else {
       std::cerr << "popart report: unknown option '" << a << "'\n";
       return usage();
@@ -436,6 +448,10 @@ int cmdReport(int argc, char** argv) {
   if (!cborPath.empty()) {
     writeFile(cborPath, session->getGraphReport(true));
     std::cout << "graph report (CBOR): " << cborPath << "\n";
+  }
+  if (!documentPath.empty()) {  // before the execution report, which forgets the runs
+    writeFile(documentPath, session->getReportJson(false));
+    std::cout << "report document: " << documentPath << "\n";
   }
   writeFile(executionPath, session->getExecutionReport(false, true));
   std::cout << "execution report: " << executionPath << (runOnce ? " (1 run)" : " (no run: --run adds one)") << "\n";

@@ -272,6 +272,7 @@ def packageHash() -> str: ...
 def describeModel(fnModel: Union[bytes, str, Any], inputShapeInfo: Optional[InputShapeInfo] = None,
                   histogramBins: int = 32) -> Dict[str, Any]: ...
 def ipuTargetList() -> List[Dict[str, Any]]: ...
+def reportSchema() -> List[Dict[str, Any]]: ...
 def ipuTarget(version: str) -> Dict[str, Any]: ...
 def setNumThreads(n: int) -> None: ...
 def getNumThreads() -> int: ...
@@ -298,6 +299,10 @@ class _Session:
     def getAnchorShape(self, id: str) -> List[int]: ...
     def initAnchorArrays(self) -> Dict[str, np.ndarray]: ...
     def getSummaryReport(self, resetProfile: bool = True) -> str: ...
+    def getGraphReport(self, useCbor: bool = False) -> Union[str, bytes]: ...
+    def getExecutionReport(self, useCbor: bool = False, resetProfile: bool = True) -> Union[str, bytes]: ...
+    def getReport(self) -> Report: ...
+    def getCycleCount(self, id: str = "") -> int: ...
     def setRandomSeed(self, seed: int) -> None: ...
     def getRandomSeed(self) -> int: ...
     def isPrepared(self) -> bool: ...
@@ -431,6 +436,68 @@ def method_stub(name, sig, types, doc):
     return '    def %s(%s) -> %s:\n        """%s"""' % (name, ", ".join(parts), types.get("->", "str"), doc)
 
 
+def report_stub(schema):
+    """The report document's classes from the core's table report::schema(), named as
+    scripts/gen_js_types.mjs names the JS interfaces: Report + the key (singular for arrays),
+    prefixed with the parent's key where two would share a name."""
+    def cap(x):
+        return x[0].upper() + x[1:]
+
+    def segment(path):
+        return path.split(".")[-1]
+
+    def singular(seg):
+        seg = seg[:-2] if seg.endswith("[]") else seg
+        return seg[:-1] if seg.endswith("s") else seg
+
+    def parent_of(path):
+        return ".".join(path.split(".")[:-1])
+
+    objects = [f for f in schema if f["type"] in ("object", "object[]")]
+
+    def base(f):
+        return cap(singular(segment(f["path"])) if f["type"] == "object[]" else segment(f["path"]))
+
+    counts = {}
+    for f in objects:
+        counts[base(f)] = counts.get(base(f), 0) + 1
+    names = {}
+    for f in objects:
+        parent = segment(parent_of(f["path"]))
+        prefix = cap(singular(parent)) if counts[base(f)] > 1 and parent else ""
+        names[f["path"]] = "Report" + prefix + base(f)
+    scalar = {"string": "str", "int": "int", "float": "float", "bool": "bool", "int[]": "List[int]"}
+
+    def py_type(f):
+        if f["type"] == "object":
+            return names[f["path"]]
+        if f["type"] == "object[]":
+            return "List[%s]" % names[f["path"]]
+        return scalar[f["type"]]
+
+    def members(path):
+        lines = []
+        for f in schema:
+            parent = parent_of(f["path"])
+            if (parent[:-2] if parent.endswith("[]") else parent) != path:
+                continue
+            lines.append("    %s: %s" % (segment(f["path"]), py_type(f)))
+            doc = f["doc"] + (" (Only in some documents.)" if f["optional"] else "")
+            lines.append('    """%s"""' % doc.replace('"""', "\'\'\'").replace("\\", "\\\\"))
+        return lines
+
+    out = ["class Report:",
+           '    """Session.getReport(): the core\'s report document (report::reportJson; the keys of reportSchema())."""']
+    out += members("")
+    out.append("")
+    for f in objects:
+        out.append("class %s:" % names[f["path"]])
+        out.append('    """%s"""' % f["doc"].replace('"""', "\'\'\'"))
+        out += members(f["path"])
+        out.append("")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -469,6 +536,9 @@ def main():
     for name, _ in _popart._reservedPrefixList():
         out.append("def %s() -> str: ..." % name)
     out.append("")
+
+    # The report document (getReport()): the core's table report::schema().
+    out += report_stub(popart.reportSchema())
 
     # The settings classes (TensorLocationSettings, ExecutionPhaseSettings, ...): fields from the table.
     from popart.options import _STRUCTS

@@ -1,7 +1,12 @@
-// Generates the parts of wasm/js/index.d.ts that mirror the core's tables (SessionOptions fields
-// and the public enums) from the built module, between the "BEGIN generated" / "END generated"
-// markers. tests/js/reflection.test.mjs fails when the file differs from what this writes.
+// Generates the parts of wasm/js/index.d.ts that mirror the core's tables (SessionOptions fields,
+// the public enums, the aiGraphcore methods, the report document's types) from the built module,
+// between the "BEGIN generated" / "END generated" markers. tests/js/reflection.test.mjs fails when
+// the file differs from what this writes.
 // Usage: node scripts/gen_js_types.mjs [pkgDir]   (rewrites wasm/js/index.d.ts)
+//        node scripts/gen_js_types.mjs --report-schema FILE
+//   rewrites only the report types from the core's report::schema() as JSON, which the native
+//   build gives without a wasm module:
+//   build/ci/native/popart report --schema > schema.json   (or Python: popart.reportSchema())
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -10,6 +15,38 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DTS = path.join(ROOT, 'wasm/js/index.d.ts');
 
 const union = (values) => values.map((v) => `'${v}'`).join(' | ');
+
+/// The report document's types from the core's table report::schema() ([{path, type, optional,
+/// doc}], parents first; "[]" in a path: an array's elements): one interface per object, named
+/// Report + its key (singular for arrays: compilation.ops[] is ReportOp), prefixed with its
+/// parent's key where two would share a name (ReportRunStep, ReportSimulationStep).
+/// python/gen_stubs.py names the Python stub's classes the same way.
+export function reportTypes(schema) {
+  const cap = (s) => s[0].toUpperCase() + s.slice(1);
+  const segment = (path) => path.split('.').pop();
+  const singular = (seg) => (seg.endsWith('[]') || seg.endsWith('s') ? seg.replace(/\[\]$/, '').replace(/s$/, '') : seg);
+  const parentOf = (path) => path.split('.').slice(0, -1).join('.');
+  const objects = schema.filter((f) => f.type === 'object' || f.type === 'object[]');
+  const base = (f) => cap(f.type === 'object[]' ? singular(segment(f.path)) : segment(f.path));
+  const counts = new Map();
+  for (const f of objects) counts.set(base(f), (counts.get(base(f)) ?? 0) + 1);
+  const names = new Map(objects.map((f) => {
+    const parent = segment(parentOf(f.path));
+    const prefix = counts.get(base(f)) > 1 && parent ? cap(singular(parent)) : '';
+    return [f.path, `Report${prefix}${base(f)}`];
+  }));
+  const tsType = (f) => ({ string: 'string', int: 'number', float: 'number', bool: 'boolean', 'int[]': 'number[]',
+                           object: names.get(f.path), 'object[]': `${names.get(f.path)}[]` })[f.type];
+  const comment = (doc, indent) => `${indent}/** ${doc.replace(/\*\//g, '*\\/')} */\n`;
+  const members = (path) => schema
+    .filter((f) => parentOf(f.path).replace(/\[\]$/, '') === path)
+    .map((f) => `${comment(f.doc, '  ')}  ${segment(f.path)}${f.optional ? '?' : ''}: ${tsType(f)};`).join('\n');
+  const root = '/** Session.getReport(): the core\'s report document (report::reportJson; the keys of ' +
+               'popart.reportSchema()). */\n' +
+               `export interface Report {\n${members('')}\n}`;
+  return [root, ...objects.map((f) => `${comment(f.doc, '')}export interface ${names.get(f.path)} {\n` +
+                                      `${members(f.path)}\n}`)].join('\n');
+}
 
 /// The generated blocks for the API `popart` (from createPopart()).
 export function generatedBlocks(popart) {
@@ -57,7 +94,8 @@ export function generatedBlocks(popart) {
   }).join('\n');
   const categories = `export type MemoryCategoryName = ${union(popart.memoryCategories)};`;
   return { 'enum types': types, 'SessionOptions fields': options, 'enum objects': members,
-           'aiGraphcore methods': methods, 'memory categories': categories };
+           'aiGraphcore methods': methods, 'memory categories': categories,
+           'report types': reportTypes(popart.reportSchema()) };
 }
 
 /// `text` with each generated block replaced.
@@ -70,7 +108,14 @@ export function withBlocks(text, blocks) {
   return text;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) &&
+    process.argv[2] === '--report-schema') {
+  const schema = JSON.parse(fs.readFileSync(process.argv[3], 'utf8'));
+  const before = fs.readFileSync(DTS, 'utf8');
+  const after = withBlocks(before, { 'report types': reportTypes(schema) });
+  if (after !== before) fs.writeFileSync(DTS, after);
+  console.log(after === before ? 'index.d.ts is up to date' : 'index.d.ts updated (report types)');
+} else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const pkg = path.resolve(process.argv[2] ?? path.join(ROOT, 'build/wasm/pkg'));
   const { createPopart } = await import(pathToFileURL(path.join(pkg, 'index.mjs')).href);
   const popart = await createPopart();

@@ -7,6 +7,7 @@
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -18,8 +19,6 @@
 #include <type_traits>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "js_values.hpp"
 #include "popart/describe.hpp"
 #include "popart/opmanager.hpp"
@@ -28,41 +27,6 @@
 #include "popart/version.hpp"
 
 using emscripten::val;
-
-// report::Report to JSON with the structs' own field names, so Session.getReport() in JS mirrors
-// the C++ struct (popart/report.hpp) field for field: a field added there is listed here too (and
-// in index.d.ts's Report). The graph and execution reports (getGraphReport / getExecutionReport)
-// are the core's own documents, with PopART's key names.
-namespace popart {
-namespace report {
-
-void to_json(nlohmann::json& j, MemoryCategory c) {
-  j = memoryCategoryName(c);
-}
-void from_json(const nlohmann::json& j, MemoryCategory& c) {
-  for (int k = 0; k < static_cast<int>(MemoryCategory::N); ++k)
-    if (j == memoryCategoryName(static_cast<MemoryCategory>(k))) c = static_cast<MemoryCategory>(k);
-}
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Target, type, architecture, product, numIpus, tilesPerIpu, numTiles, replicas,
-                                   bytesPerTile, totalMemory, clockHz, workerContexts)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TileMapping, ipu, firstTile, bytesPerTile)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Tensor, id, dtype, shape, bytes, kind, category, mapping, liveFrom, liveTo, view)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Op, name, type, ipu, pipelineStage, flops, exchangeBytes, computeCycles,
-                                   exchangeCycles, syncCycles, cycles, firstTile, numTiles)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Memory, byCategoryByTile, byTileTotal, total, maxTileBytes, maxTile,
-                                   outOfMemoryTiles)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Cycles, perMicroBatch, interIpuCopies, hostToDevicePerMicroBatch,
-                                   deviceToHostPerMicroBatch, stageCycles, perIpu)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Compilation, target, memory, cycles, ops, tensors, pipelined, schedule)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Step, cycles)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Run, name, microBatches, cycles, pipelineFillCycles, pipelineSteadyCycles,
-                                   pipelineDrainCycles, steps, seconds)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(HostOp, name, type, calls, seconds)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Execution, runs, totalCycles, hostOps)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Report, compilation, execution)
-
-}  // namespace report
-}  // namespace popart
 
 namespace popart {
 namespace wasm {
@@ -292,22 +256,18 @@ val memoryCategories() {
   return a;
 }
 
-/// The IPU generations the devices model (the core's ipuTargetList: public figures of the chips).
+/// [{path, type, optional, doc}]: every key of the report document (report::schema()).
+val reportSchemaJs() {
+  return val::global("JSON").call<val>("parse", report::schemaJson());
+}
+
+/// The IPU generations the devices model: the core's ipuTargetList, each row as the core's
+/// ipuTargetJson writes it (the same objects as Python's ipuTargetList()).
 val ipuTargetsJs() {
   val a = val::array();
   const auto& list = ipuTargetList();
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const IpuTargetInfo& t = list[i];
-    val o = val::object();
-    o.set("version", t.version);
-    o.set("product", t.product);
-    o.set("tilesPerIpu", t.tilesPerIpu);
-    o.set("bytesPerTile", static_cast<double>(t.bytesPerTile));
-    o.set("clockHz", t.clockHz);
-    o.set("workerContexts", t.workerContexts);
-    o.set("ipuLinksPerIpu", t.ipuLinksPerIpu);
-    a.set(i, o);
-  }
+  for (std::size_t i = 0; i < list.size(); ++i)
+    a.set(i, val::global("JSON").call<val>("parse", ipuTargetJson(list[i])));
   return a;
 }
 
@@ -419,9 +379,16 @@ val optimizerParamsJs() {
   });
 }
 
-/// {type: 'cpu' | 'ipuModel' | 'offlineIpu' | 'sim', options: {...}}
+/// The JS name of a device type: the core's DeviceType name with a lower-case first letter
+/// ('cpu', 'ipuModel', 'offlineIpu', 'sim', 'ipu').
+std::string deviceTypeJs(DeviceType t) {
+  std::string n = enumToString(t);
+  n[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(n[0])));
+  return n;
+}
+
+/// {type: 'cpu' | 'ipuModel' | 'offlineIpu' | 'sim', options: {...}}: the core's createDevice.
 std::shared_ptr<DeviceInfo> deviceFrom(const val& spec) {
-  auto& dm = DeviceManager::createDeviceManager();
   const auto type = spec["type"].as<std::string>();
   std::map<std::string, std::string> opts;
   val o = spec["options"];
@@ -429,11 +396,13 @@ std::shared_ptr<DeviceInfo> deviceFrom(const val& spec) {
     for (const auto& k : toStrings(val::global("Object").call<val>("keys", o)))
       opts[k] = val::global("String")(o[k]).as<std::string>();
   }
-  if (type == "cpu") return dm.createCpuDevice();
-  if (type == "ipuModel") return dm.createIpuModelDevice(opts);
-  if (type == "offlineIpu") return dm.createOfflineIPUDevice(opts);
-  if (type == "sim") return dm.createSimDevice(opts);
-  throw error("Unknown device type '{}' (expected cpu, ipuModel, offlineIpu or sim)", type);
+  std::string names;
+  for (const std::string& v : enumInfo(EnumTraits<DeviceType>::name()).values) {
+    const auto t = enumFromString<DeviceType>(v);
+    if (deviceTypeJs(t) == type) return DeviceManager::createDeviceManager().createDevice(t, opts);
+    names += (names.empty() ? "" : ", ") + deviceTypeJs(t);
+  }
+  throw error("Unknown device type '{}' (expected one of {})", type, names);
 }
 
 /// A session's device: the spec, or (none given) the core's default for `form`.
@@ -443,12 +412,7 @@ std::shared_ptr<DeviceInfo> sessionDeviceFrom(const val& spec, const std::string
 
 val deviceInfoJs(const DeviceInfo& d) {
   val o = val::object();
-  static const std::map<DeviceType, std::string> types{{DeviceType::Cpu, "cpu"},
-                                                       {DeviceType::IpuModel, "ipuModel"},
-                                                       {DeviceType::OfflineIpu, "offlineIpu"},
-                                                       {DeviceType::Sim, "sim"},
-                                                       {DeviceType::Ipu, "ipu"}};
-  o.set("type", types.at(d.getType()));
+  o.set("type", deviceTypeJs(d.getType()));
   val opts = val::object();
   for (const auto& kv : d.getOptions()) opts.set(kv.first, kv.second);
   o.set("options", opts);
@@ -870,9 +834,9 @@ class SessionJs {
   std::string serializeIr(const std::string& format) {
     return guarded([&] { return s_->serializeIr(enumFromString<IrSerializationFormat>(format)); });
   }
-  /// report::Report as a plain object with the struct's field names (its JSON, parsed).
+  /// The core's report document (Session::getReportJson, the keys of report::schema()), parsed.
   val getReport() {
-    return guarded([&] { return val::global("JSON").call<val>("parse", nlohmann::json(s_->getReport()).dump()); });
+    return guarded([&] { return val::global("JSON").call<val>("parse", s_->getReportJson(false)); });
   }
   /// JSON text, or a Uint8Array of CBOR bytes.
   val getGraphReport(bool cbor) {
@@ -941,6 +905,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("versionInfo", &w::versionInfoJs);
   function("getSupportedOperations", &w::supportedOperationsJs);
   function("memoryCategories", &w::memoryCategories);
+  function("reportSchema", &w::reportSchemaJs);
   function("ipuTargets", &w::ipuTargetsJs);
   function("optimizerParams", &w::optimizerParamsJs);
   function("patternList", &w::patternListJs);

@@ -51,6 +51,14 @@ OutOfMemoryException.getProfilePath = _oom_profile_path
 __version__ = versionString()  # the core's (the CMake project version)
 
 
+def reportSchema():
+    """Every key of the report document getReport() returns, parents first: [{"path", "type",
+    "optional", "doc"}], "[]" in a path standing for an array's elements ("compilation.ops[].name");
+    the core's table (report::schema(); the same list as JS's popart.reportSchema())."""
+    import json
+    return json.loads(_popart._reportSchemaJson())
+
+
 def describeModel(fnModel, inputShapeInfo=None, histogramBins=32):
     """The core's description of an ONNX model (bytes or a path) as data: nodes, tensors with the
     runtime's own inferred TensorInfo, initializer statistics and histograms, the opsets, the

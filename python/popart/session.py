@@ -25,10 +25,11 @@ def _node(v):
     return v
 
 
-class _Report:
-    def __init__(self, graph, execution):
-        self.compilation = _node(graph)
-        self.execution = _node(execution)
+class _Report(_Node):
+    """The report document (the core's report::reportJson) with attribute access."""
+
+    def __repr__(self):
+        return "Report(compilation, execution)"
 
 
 def _options(userOptions):
@@ -67,11 +68,12 @@ class _SessionMixin:
         return self._accumulationFactor()
 
     def getReport(self):
-        """The profile as an object (PopART 3.x's pva Report): `compilation` is the graph report
-        (`compilation.target.totalMemory`, `.architecture`, `compilation.memory.byTile.total`, ...)
-        and `execution` the execution report (`execution.runs[i].name`, `.cycles`), as the core
-        writes them (docs/ipu-model.md); the runs are not reset."""
-        return _Report(json.loads(self.getGraphReport()), json.loads(self.getExecutionReport(False, False)))
+        """The profile as an object (PopART 3.x's pva Report): the core's one report document
+        (docs/ipu-model.md, "Report schema"; popart.reportSchema() lists its keys) with attribute
+        access. `compilation` is the graph report (`compilation.target.totalMemory`,
+        `.architecture`, `compilation.memory.byTile.total`, ...) and `execution` the execution
+        report (`execution.runs[i].name`, `.cycles`); the runs are not reset."""
+        return _Report(json.loads(self._getReportJson()))
 
     def getTensorIds(self):
         return self.getAllTensorIds()

@@ -393,6 +393,15 @@ void bindSession(py::module_& m) {
             return py::str(r);
           },
           py::arg("useCbor") = false, py::arg("resetProfile") = true)
+      // The one report document (Session::getReportJson): popart/session.py's getReport() wraps it.
+      .def(
+          "_getReportJson",
+          [](PySession& p, bool cbor) -> py::object {
+            std::string r = p.s().getReportJson(cbor);
+            if (cbor) return py::bytes(r);
+            return py::str(r);
+          },
+          py::arg("useCbor") = false)
       .def(
           "getCycleCount", [](PySession& p, const std::string& id) { return p.s().getCycleCount(id); },
           py::arg("id") = "")

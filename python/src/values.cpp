@@ -58,23 +58,9 @@ std::map<std::string, std::string> deviceOptions(const py::dict& d) {
   return m;
 }
 
+/// The core's ipuTargetJson as a dict (the same object as JS's ipuTargets() rows).
 py::dict targetDict(const IpuTargetInfo& t) {
-  py::dict d;
-  d["version"] = t.version;
-  d["product"] = t.product;
-  d["tilesPerIpu"] = t.tilesPerIpu;
-  d["bytesPerTile"] = t.bytesPerTile;
-  d["clockHz"] = t.clockHz;
-  d["flopsPerTileCycleFloat"] = t.flopsPerTileCycleFloat;
-  d["flopsPerTileCycleHalf"] = t.flopsPerTileCycleHalf;
-  d["flopsPerTileCycleFp8"] = t.flopsPerTileCycleFp8;
-  d["workerContexts"] = t.workerContexts;
-  d["exchangeBytesPerTileCycle"] = t.exchangeBytesPerTileCycle;
-  d["ipuLinksPerIpu"] = t.ipuLinksPerIpu;
-  d["ipuLinkBytesPerSec"] = t.ipuLinkBytesPerSec;
-  d["hostBytesPerSec"] = t.hostBytesPerSec;
-  d["syncCycles"] = t.syncCycles;
-  return d;
+  return py::module_::import("json").attr("loads")(ipuTargetJson(t));
 }
 
 py::object optionalDevice(std::shared_ptr<DeviceInfo> d) {
@@ -109,6 +95,8 @@ void bindValues(py::module_& m) {
       l.append(py::make_tuple(p.optimizer, p.key, p.defaultValue, p.defaultIsConst, p.doc));
     return l;
   });
+  // [{path, type, optional, doc}]: every key of the report document (report::schema()).
+  m.def("_reportSchemaJson", [] { return report::schemaJson(); });
   m.def("_patternList", [] {
     py::list l;
     for (const auto& p : patternList()) l.append(py::make_tuple(p.name, p.defaultState, p.rewrite, p.doc));

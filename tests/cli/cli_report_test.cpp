@@ -69,7 +69,7 @@ void writeMatMulModel(const std::string& path, int64_t rows, int64_t cols, bool 
 TEST(CliReport, ZooMlpOnAFullIpu2) {
   const std::string dir = tmpDir("mlp");
   const Result r = report(zooModel("mlp") + " --device ipu2 --tiles 1472 --run --json " + dir + "/g.json --cbor " +
-                          dir + "/g.cbor --execution-json " + dir + "/e.json");
+                          dir + "/g.cbor --execution-json " + dir + "/e.json --document " + dir + "/d.json");
   ASSERT_EQ(r.status, 0) << r.output;
   for (const char* s : {"Target:", "Tiles per IPU:", "1,472", "Memory Usage:", "Tiles out of memory:", "Execution:",
                         "Cycles per micro-batch:", "graph report: ", "execution report: "})
@@ -82,6 +82,15 @@ TEST(CliReport, ZooMlpOnAFullIpu2) {
   ASSERT_EQ(e["runs"].size(), 1u) << e.dump();
   EXPECT_EQ(e["runs"][0]["name"], "run");
   EXPECT_GT(e["simulation"]["cycles"].get<int64_t>(), 0);
+  // The one document (Python's and JS's getReport()): the graph and execution reports as its halves.
+  const json d = json::parse(readFile(dir + "/d.json"));
+  EXPECT_EQ(d, json({{"compilation", g}, {"execution", e}}));
+}
+
+TEST(CliReport, SchemaIsTheCoresTable) {
+  const Result r = report("--schema");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(json::parse(r.out), json::parse(report::schemaJson()));
 }
 
 TEST(CliReport, DefaultsWholeChipAndFileNames) {

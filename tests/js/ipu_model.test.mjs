@@ -19,6 +19,25 @@ test('createIpuModelDevice: PopART defaults, options as numbers or strings', () 
   assert.equal(e.numIpus, 2);
 });
 
+test('device type names come from the core\'s DeviceType; ipuTargets() are the core\'s IpuTargetInfo rows', () => {
+  // 'cpu', 'ipuModel', 'offlineIpu', 'sim': the core's DeviceType names with a lower-case first letter.
+  assert.deepEqual([dm().createCpuDevice().type, dm().createIpuModelDevice().type, dm().createOfflineIPUDevice().type],
+                   ['cpu', 'ipuModel', 'offlineIpu']);
+  assert.deepEqual(popart.enumValues.DeviceType.filter((t) => t !== 'Ipu').sort(),
+                   ['Cpu', 'IpuModel', 'OfflineIpu', 'Sim']);
+  expectError(() => dm().createSimDevice(), ['The IPU simulator needs Graphcore\'s Poplar SDK']);
+  // Every field of IpuTargetInfo, as the core's ipuTargetJson writes it (Python's ipuTargetList() too).
+  const targets = popart.ipuTargets();
+  assert.deepEqual(targets.map((t) => t.version), ['ipu1', 'ipu2', 'ipu21']);
+  assert.deepEqual(Object.keys(targets[1]).sort(),
+                   ['bytesPerTile', 'clockHz', 'exchangeBytesPerTileCycle', 'flopsPerTileCycleFloat', 'flopsPerTileCycleFp8',
+                    'flopsPerTileCycleHalf', 'hostBytesPerSec', 'ipuLinkBytesPerSec', 'ipuLinksPerIpu', 'product',
+                    'syncCycles', 'tilesPerIpu', 'version', 'workerContexts']);
+  assert.equal(targets[1].tilesPerIpu, 1472);
+  assert.equal(targets[1].bytesPerTile, 624 * 1024);
+  assert.equal(targets[2].flopsPerTileCycleFp8 > 0, true);
+});
+
 test('device option errors are the core\'s, and the module keeps working', () => {
   expectError(() => dm().createIpuModelDevice({ tiles: 4 }),
               ["Invalid option `tiles' passed to DevicexManager::createHostDevice for device type IpuModel"]);

@@ -1,8 +1,9 @@
 // The IPU model's reports from JS, the same cases as tests/unit/ipu_model_report_test.cpp: out of
 // memory on 4 tiles and the offline device's OutOfMemoryException (a JS Error with
 // summaryReport), cycles, several IPUs, pipelining, the graph / execution reports (JSON and CBOR),
-// getReport(), getCycleCount, autoReport files on disk, the CPU device's profiling errors. Every
-// value and message is the core's; the module keeps working after each error.
+// getReport() (the core's one report document, the same as Python's), getCycleCount, autoReport
+// files on disk, the CPU device's profiling errors. Every value and message is the core's; the
+// module keeps working after each error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -62,7 +63,7 @@ function runMlp(s, m, name = '', bps = 1) {
 
 const sum = (v) => v.reduce((a, b) => a + b, 0);
 const opNamed = (c, name) => c.ops.find((op) => op.name === name || op.name.startsWith(`${name}_`));
-const category = (c, name) => c.memory.byCategoryByTile[popart.memoryCategories.indexOf(name)];
+const category = (c, name) => c.memory.byTile[name];
 
 /// Asserts that `fn` throws the core's OutOfMemoryException as a JS Error and returns it.
 function expectOutOfMemory(fn, parts) {
@@ -142,17 +143,18 @@ test('tile totals add up; weights spread by rows; the mapping is deterministic',
   const m = mlp(8, 300, 200, 10);
   const s = session(m, ipuModel(64));
   const c = s.getReport().compilation;
-  assert.equal(c.memory.byCategoryByTile.length, popart.memoryCategories.length);
+  assert.deepEqual(Object.keys(c.memory.byCategory), [...popart.memoryCategories]);
   assert.equal(sum(category(c, 'variables')), (300 * 200 + 200 * 10) * 4);
-  assert.equal(sum(c.memory.byTileTotal), c.memory.total);
-  assert.equal(sum(c.memory.byCategoryByTile.map(sum)), c.memory.total);
+  assert.equal(c.memory.byCategory.variables, (300 * 200 + 200 * 10) * 4);
+  assert.equal(sum(c.memory.byTile.total), c.memory.total);
+  assert.equal(sum(popart.memoryCategories.map((k) => sum(category(c, k)))), c.memory.total);
   for (const t of c.tensors) {
-    assert.ok(t.mapping.firstTile + t.mapping.bytesPerTile.length <= 64, t.id);
-    if (!t.view) assert.equal(sum(t.mapping.bytesPerTile), t.bytes, t.id);
+    assert.ok(t.firstTile + t.bytesPerTile.length <= 64, t.id);
+    if (!t.view) assert.equal(sum(t.bytesPerTile), t.bytes, t.id);
   }
   const w1 = c.tensors.find((t) => t.id === 'w1');
   assert.equal(w1.category, 'variables');
-  assert.equal(w1.mapping.bytesPerTile.length, 64);
+  assert.equal(w1.bytesPerTile.length, 64);
   s.dispose();
   const small = mlp(8, 64, 32, 10);
   const reports = [0, 1].map(() => {
@@ -198,9 +200,9 @@ test('two IPUs from JS (Builder.virtualGraph, virtualGraphMode Manual): cycles p
   assert.equal(c.cycles.perIpu.length, 2);
   assert.ok(c.cycles.interIpuCopies > 0);
   assert.equal(c.cycles.perIpu[0] + c.cycles.perIpu[1], c.cycles.perMicroBatch);
-  assert.equal(c.tensors.find((t) => t.id === 'w1').mapping.ipu, 0);
-  assert.equal(c.tensors.find((t) => t.id === 'w2').mapping.ipu, 1);
-  assert.equal(c.memory.byTileTotal.length, 128);
+  assert.equal(c.tensors.find((t) => t.id === 'w1').ipu, 0);
+  assert.equal(c.tensors.find((t) => t.id === 'w2').ipu, 1);
+  assert.equal(c.memory.byTile.total.length, 128);
   runMlp(s, m);
   expectError(() => s.getCycleCount(), ["SessionOption 'instrumentWithHardwareCycleCounter' must be"]);
 
@@ -257,21 +259,20 @@ test('pipelining from JS (enablePipelining, Builder.pipelineStage): fill, steady
   runMlp(s, m, 'pipelined', bps);
   const r = s.getReport();
   const c = r.compilation;
-  assert.equal(c.pipelined, true);
+  assert.equal(c.graph.pipelined, true);
   assert.equal(c.cycles.stageCycles.length, 2);
   const [t0, t1] = c.cycles.stageCycles;
+  const { fill, steady, drain } = r.execution.runs[0].pipeline;
   const run = r.execution.runs[0];
   // docs/ipu-model.md: fill t0 + sync, steady (N - 1)(max(t0, t1) + sync), drain t1 + sync.
-  const sync = run.pipelineFillCycles - t0;
+  const sync = fill - t0;
   assert.ok(sync > 0);
-  assert.equal(run.pipelineDrainCycles, t1 + sync);
-  assert.equal(run.pipelineSteadyCycles, (bps - 1) * (Math.max(t0, t1) + sync));
+  assert.equal(drain, t1 + sync);
+  assert.equal(steady, (bps - 1) * (Math.max(t0, t1) + sync));
   const io = c.cycles.hostToDevicePerMicroBatch + c.cycles.deviceToHostPerMicroBatch;
-  assert.equal(run.cycles, run.pipelineFillCycles + run.pipelineSteadyCycles + run.pipelineDrainCycles + bps * io);
+  assert.equal(run.cycles, fill + steady + drain + bps * io);
   assert.ok(run.cycles < bps * (c.cycles.perMicroBatch + io));
-  const e = JSON.parse(s.getExecutionReport(false, false));
-  assert.deepEqual(e.runs[0].pipeline,
-                   { fill: run.pipelineFillCycles, steady: run.pipelineSteadyCycles, drain: run.pipelineDrainCycles });
+  assert.deepEqual(JSON.parse(s.getExecutionReport(false, false)), r.execution);
   assert.match(s.getSummaryReport(), /fill /);
   s.dispose();
 });
@@ -302,7 +303,30 @@ test('graph report: JSON schema (memory.byTile.total one entry per tile); CBOR d
   s.dispose();
 });
 
-test('execution report: run names, CBOR, resetProfile; getReport() mirrors report::Report', () => {
+/// Every key of the object `o` at `path` is in the core's table reportSchema() with its type, and
+/// every required key of the table under `path` is in `o` (tests/unit/report_schema_test.cpp,
+/// tests/python/test_ipu_reports.py: the same walk).
+function checkSchema(o, path, table, seen) {
+  const types = { object: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+                  'object[]': (v) => Array.isArray(v) && v.every(types.object),
+                  string: (v) => typeof v === 'string', int: Number.isInteger, float: (v) => typeof v === 'number',
+                  bool: (v) => typeof v === 'boolean', 'int[]': (v) => Array.isArray(v) && v.every(Number.isInteger) };
+  const prefix = path ? `${path}.` : '';
+  for (const [k, v] of Object.entries(o)) {
+    const f = table.get(prefix + k);
+    assert.ok(f, `the document has ${prefix + k}, reportSchema() does not`);
+    seen.add(f.path);
+    assert.ok(types[f.type](v), `${f.path} is not ${f.type}`);
+    if (f.type === 'object') checkSchema(v, f.path, table, seen);
+    if (f.type === 'object[]') for (const e of v) checkSchema(e, `${f.path}[]`, table, seen);
+  }
+  for (const f of table.values()) {
+    const rest = f.path.slice(prefix.length);
+    if (!f.optional && f.path.startsWith(prefix) && rest && !rest.includes('.')) assert.ok(rest in o, `no ${f.path}`);
+  }
+}
+
+test('execution report: run names, CBOR, resetProfile; getReport() is the core\'s one document', () => {
   const m = mlp(4, 64, 32, 8);
   const s = session(m, ipuModel(16), { bps: 2 });
   runMlp(s, m, 'first', 2);
@@ -321,25 +345,26 @@ test('execution report: run names, CBOR, resetProfile; getReport() mirrors repor
   runMlp(s, m, 'third', 2);
   const r = s.getReport();
   assert.deepEqual(Object.keys(r), ['compilation', 'execution']);
-  assert.deepEqual(Object.keys(r.compilation).sort(),
-                   ['cycles', 'memory', 'ops', 'pipelined', 'schedule', 'target', 'tensors']);
-  assert.deepEqual(Object.keys(r.compilation.target).sort(),
-                   ['architecture', 'bytesPerTile', 'clockHz', 'numIpus', 'numTiles', 'product', 'replicas',
-                    'tilesPerIpu', 'totalMemory', 'type', 'workerContexts']);
+  // Its halves are the graph and the execution reports (getReport() resets nothing).
+  assert.deepEqual(r.compilation, JSON.parse(s.getGraphReport()));
+  assert.deepEqual(r.execution, JSON.parse(s.getExecutionReport(false, false)));
+  const table = new Map(popart.reportSchema().map((f) => [f.path, f]));
+  const seen = new Set();
+  checkSchema(r, '', table, seen);
+  assert.ok(seen.has('compilation.tensors[].bytesPerTile') && seen.has('execution.simulation.steps[].cycles'));
   assert.equal(r.compilation.target.type, 'IpuModel');
   assert.equal(r.compilation.target.totalMemory, 16 * 624 * 1024);
   assert.equal(r.compilation.target.architecture, 'ipu2');
-  assert.equal(r.compilation.target.clockHz, 1.33e9);
+  assert.equal(r.compilation.target.clockFrequency, 1.33e9);
   assert.equal(r.compilation.ops[0].name, 'mm1');
-  assert.equal(r.compilation.ops.length, JSON.parse(s.getGraphReport()).ops.length);
   assert.equal(r.execution.runs.length, 1);
   const run = r.execution.runs[0];
   assert.equal(run.name, 'third');
   assert.equal(run.microBatches, 2);
   assert.deepEqual(Object.keys(run.steps[0]), ['cycles']);
   assert.ok(Math.abs(run.seconds - run.cycles / 1.33e9) < 1e-12);
-  assert.equal(r.execution.totalCycles, run.cycles);
-  assert.match(r.compilation.schedule, /mm1/);
+  assert.equal(r.execution.simulation.cycles, run.cycles);
+  assert.equal(s.getReport().execution.runs.length, 1);  // still there
   s.dispose();
 });
 
@@ -416,7 +441,11 @@ test('the CPU device: reports need prepareDevice; profiling is off unless autoRe
   const q = session(m, cpu(popart), { options: { engineOptions: { 'debug.instrument': 'true' } } });
   runMlp(q, m, 'instrumented');
   assert.match(q.getSummaryReport(false), /Micro-batches executed: 1/);
-  assert.equal(q.getReport().execution.runs[0].name, 'instrumented');
+  const qr = q.getReport();
+  assert.equal(qr.execution.runs[0].name, 'instrumented');
+  assert.equal(qr.execution.profilerMode, 'CPU');
+  assert.ok(qr.execution.hostOps.length > 0 && qr.execution.hostOps.every((o) => o.calls === 1 && o.seconds >= 0));
+  checkSchema(qr, '', new Map(popart.reportSchema().map((f) => [f.path, f])), new Set());
   q.dispose();
   stillWorks();
 });

@@ -1,5 +1,7 @@
 """The IPU model's reports from Python: the same cases as tests/unit/ipu_model_report_test.cpp
-(out of memory, JSON / CBOR reports, run names, resetProfile, cycle counters, PopART's errors)."""
+and tests/js/ipu_reports.test.mjs (out of memory, JSON / CBOR reports, run names, resetProfile,
+getReport()'s one document against the core's table reportSchema(), cycle counters, PopART's
+errors)."""
 import json
 import os
 
@@ -37,6 +39,33 @@ def run(s, x, rows=4, k=64, bps=1, name=""):
 
 def ipu_model(tiles, ipus=1):
     return popart.DeviceManager().createIpuModelDevice({"tilesPerIPU": tiles, "numIPUs": ipus})
+
+
+def check_schema(o, path, table, seen):
+    """Every key of the document `o` at `path` is in the core's table with its type, and every
+    required key of the table under `path` is in `o` (the walk of tests/unit/report_schema_test.cpp
+    and tests/js/ipu_reports.test.mjs)."""
+    types = {"object": lambda v: isinstance(v, dict),
+             "object[]": lambda v: isinstance(v, list) and all(isinstance(e, dict) for e in v),
+             "string": lambda v: isinstance(v, str), "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+             "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+             "bool": lambda v: isinstance(v, bool),
+             "int[]": lambda v: isinstance(v, list) and all(isinstance(e, int) for e in v)}
+    prefix = path + "." if path else ""
+    for k, v in o.items():
+        f = table.get(prefix + k)
+        assert f is not None, "the document has %s, reportSchema() does not" % (prefix + k)
+        seen.add(f["path"])
+        assert types[f["type"]](v), "%s is not %s" % (f["path"], f["type"])
+        if f["type"] == "object":
+            check_schema(v, f["path"], table, seen)
+        if f["type"] == "object[]":
+            for e in v:
+                check_schema(e, f["path"] + "[]", table, seen)
+    for p, f in table.items():
+        rest = p[len(prefix):]
+        if not f["optional"] and p.startswith(prefix) and rest and "." not in rest:
+            assert rest in o, "no " + p
 
 
 def test_out_of_memory_on_four_tiles_and_fits_the_chip():
@@ -81,7 +110,22 @@ def test_execution_report_runs_reset_and_get_report():
     r = s.getReport()
     assert r.compilation.target.totalMemory == 16 * 624 * 1024
     assert r.compilation.target.architecture == "ipu2"
+    assert r.compilation.target.clockFrequency == 1.33e9
+    assert r.compilation.ops[0].name == "mm1"
     assert r.execution.runs[1].name == "second"
+    assert r.execution.runs[1].microBatches == 2
+    assert r.execution.simulation.cycles == sum(run.cycles for run in r.execution.runs)
+    assert len(r.compilation.memory.byTile.total) == 16
+    assert r.compilation.memory.byCategory.variables == (64 * 32 + 32 * 8) * 4
+    # The one document: its halves are the graph and execution reports; its keys the core's table.
+    doc = json.loads(s._getReportJson())
+    assert list(doc) == ["compilation", "execution"]
+    assert doc["compilation"] == json.loads(s.getGraphReport())
+    assert doc["execution"] == json.loads(s.getExecutionReport(resetProfile=False))
+    table = {f["path"]: f for f in popart.reportSchema()}
+    seen = set()
+    check_schema(doc, "", table, seen)
+    assert "compilation.tensors[].bytesPerTile" in seen and "execution.simulation.steps[].cycles" in seen
     assert len(json.loads(s.getExecutionReport())["runs"]) == 2
     assert json.loads(s.getExecutionReport())["runs"] == []
 
@@ -125,3 +169,55 @@ def test_cpu_device_errors_and_profiling(tmp_path):
         assert os.path.exists(tmp_path / "py_session" / f), f
     with open(tmp_path / "py_session" / "execution.json") as f:
         assert json.load(f)["runs"][0]["name"] == "py_run"
+
+    # The CPU device with profiling on: getReport() has the runs and the host time per op.
+    opts = popart.SessionOptions()
+    opts.engineOptions = {"debug.instrument": "true"}
+    q = popart.InferenceSession(fnModel=proto, dataFlow=popart.DataFlow(1, [y]),
+                                deviceInfo=popart.DeviceManager().createCpuDevice(), userOptions=opts)
+    q.prepareDevice()
+    run(q, x, name="instrumented")
+    r = q.getReport()
+    assert r.execution.runs[0].name == "instrumented"
+    assert r.execution.profilerMode == "CPU"
+    assert len(r.execution.hostOps) > 0 and all(o.calls == 1 and o.seconds >= 0 for o in r.execution.hostOps)
+    check_schema(json.loads(q._getReportJson()), "", {f["path"]: f for f in popart.reportSchema()}, set())
+
+
+def test_report_schema_is_documented():
+    """docs/ipu-model.md's "Report schema" names every key of the core's table."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "docs", "ipu-model.md")) as f:
+        text = f.read()
+    section = text[text.index("### Report schema"):text.index("## Command line")]
+    schema = popart.reportSchema()
+    assert schema[0]["path"] == "compilation" and len(schema) > 80
+    for f in schema:
+        key = f["path"].split(".")[-1]
+        assert '"%s"' % key in section, "docs/ipu-model.md's report schema lacks %s" % f["path"]
+
+
+def test_js_report_types_and_python_stubs_follow_the_table(popart):
+    """wasm/js/index.d.ts's generated Report interfaces (scripts/gen_js_types.mjs) and the Python
+    stub's Report classes (python/gen_stubs.py) have the same names and members, those of the
+    core's table: checked natively, without the wasm module (tests/js/reflection.test.mjs checks
+    the d.ts against the module too)."""
+    import ast
+    import re
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "wasm", "js", "index.d.ts")) as f:
+        dts = f.read()
+    block = re.search(r"// BEGIN generated: report types[^\n]*\n(.*?)// END generated: report types", dts, re.S).group(1)
+    js = {m.group(1): re.findall(r"^  (\w+)\??: ", m.group(2), re.M)
+          for m in re.finditer(r"export interface (\w+) \{\n(.*?)\n\}", block, re.S)}
+    table = popart.reportSchema()
+    assert sum(len(v) for v in js.values()) == len(table)
+    assert js["Report"] == ["compilation", "execution"]
+    assert [k for k, v in js.items() if "numIPUs" in v] == ["ReportTarget"]
+    stub = os.path.join(os.path.dirname(popart.__file__), "__init__.pyi")
+    if not os.path.exists(stub):
+        pytest.skip("no stubs next to this popart (built without the popart_py_stubs target)")
+    tree = ast.parse(open(stub).read())
+    py = {c.name: [a.target.id for a in c.body if isinstance(a, ast.AnnAssign)]
+          for c in tree.body if isinstance(c, ast.ClassDef) and c.name.startswith("Report")}
+    assert py == js

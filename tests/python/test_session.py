@@ -325,6 +325,12 @@ def test_devices(popart):
     assert off.type == popart.DeviceType.OfflineIpu and not off.canRun
     assert ipu.target["version"] == "ipu2" and ipu.target == popart.ipuTarget("ipu2")
     assert [t["version"] for t in popart.ipuTargetList()][:2] == ["ipu1", "ipu2"]
+    # Every field of IpuTargetInfo, as the core's ipuTargetJson writes it (JS's ipuTargets() too:
+    # tests/js/ipu_model.test.mjs).
+    assert sorted(popart.ipuTargetList()[1]) == [
+        "bytesPerTile", "clockHz", "exchangeBytesPerTileCycle", "flopsPerTileCycleFloat", "flopsPerTileCycleFp8",
+        "flopsPerTileCycleHalf", "hostBytesPerSec", "ipuLinkBytesPerSec", "ipuLinksPerIpu", "product", "syncCycles",
+        "tilesPerIpu", "version", "workerContexts"]
     with pytest.raises(popart.popart_exception, match="ipu7"):
         popart.ipuTarget("ipu7")
     with pytest.raises(popart.popart_exception):

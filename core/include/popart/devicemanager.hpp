@@ -45,6 +45,10 @@ struct IpuTargetInfo {
 const std::vector<IpuTargetInfo>& ipuTargetList();
 /// The target of a version name; throws popart::error naming the known versions.
 const IpuTargetInfo& ipuTarget(const std::string& version);
+/// `t` as a JSON object, every field of IpuTargetInfo under its own name: what the Python
+/// (`ipuTargetList()`, `ipuTarget()`, `DeviceInfo.target`) and JS (`ipuTargets()`) faces return,
+/// marshalled from this one function.
+std::string ipuTargetJson(const IpuTargetInfo& t);
 
 class DeviceInfo {
  public:
@@ -116,6 +120,9 @@ class DeviceManager {
   /// numIPUs (1), tilesPerIPU (the full chip), ipuVersion ("ipu2"), syncPattern ("Full" |
   /// "SinglePipeline" | "ReplicaAndLadder"), gatewayMode ("false").
   std::shared_ptr<DeviceInfo> createOfflineIPUDevice(const std::map<std::string, std::string>& options = {});
+  /// The create* method of `type` (Cpu, IpuModel, OfflineIpu, Sim) with `options`; Ipu (hardware)
+  /// throws: such devices are acquired. For bindings that name the device type as data.
+  std::shared_ptr<DeviceInfo> createDevice(DeviceType type, const std::map<std::string, std::string>& options = {});
 
   /// Hardware IPUs visible to this process: none in this build.
   std::vector<std::shared_ptr<DeviceInfo>> enumerateDevices(

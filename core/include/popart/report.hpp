@@ -3,8 +3,10 @@
 /// \file report.hpp
 /// The profile of a session on the IPU model (or an offline IPU): where each tensor lives on the
 /// tiles, the memory of every tile, the estimated cycles of every op, and the runs. This is what
-/// `Session::getReport()` returns; `getGraphReport` / `getExecutionReport` serialize it to JSON or
-/// CBOR (the schema is in docs/ipu-model.md) and `getSummaryReport` prints it in Poplar's layout.
+/// `Session::getReport()` returns. Its one document (JSON or CBOR), what every face of the runtime
+/// reads: `reportJson` = {"compilation": the graph report (`getGraphReport`), "execution": the
+/// execution report (`getExecutionReport`)}, every key listed in `schema()` (docs/ipu-model.md,
+/// "Report schema"). `getSummaryReport` prints the profile in Poplar's layout.
 
 #include <cstdint>
 #include <functional>
@@ -141,6 +143,29 @@ struct Report {
   Compilation compilation;
   Execution execution;
 };
+
+/// The report document of `r` as JSON text, or CBOR bytes with `cbor`: {"compilation": the graph
+/// report, "execution": the execution report}, the keys of `schema()` (PopART's key names).
+/// Session::getReportJson and the JS and Python getReport() return it; the graph and execution
+/// reports (getGraphReport, getExecutionReport, the CLI's and autoReport's files) are its halves.
+std::string reportJson(const Report& r, bool cbor = false);
+
+/// One key of the report document. `path` names it from the root, "[]" standing for the elements
+/// of an array ("compilation.ops[].name"); `type` is "object", "object[]", "string", "int",
+/// "float", "bool" or "int[]"; an `optional` key (and what it holds) is present only in some
+/// documents (pipelined runs, the CPU device's host ops, IPU devices' simulation block).
+struct SchemaField {
+  std::string path;
+  std::string type;
+  bool optional = false;
+  std::string doc;
+};
+/// Every key of the report document, parents before their children: the table the serializer is
+/// checked against (tests/unit/report_schema_test.cpp) and that generates the JS `Report` types
+/// (scripts/gen_js_types.mjs) and the Python stubs (python/gen_stubs.py).
+const std::vector<SchemaField>& schema();
+/// schema() as a JSON array of {path, type, optional, doc} (the bindings' `reportSchema()`).
+std::string schemaJson();
 
 /// Writes one file of the engine option autoReport.all: `path` is <autoReport.directory>/<session
 /// name>/<file> (summary.txt, graph.json, execution.json), `bytes` its contents. The writer creates

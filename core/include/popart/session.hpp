@@ -129,6 +129,10 @@ class Session {
   /// The profile as a C++ object: `compilation` (target, memory, ops, tensors) and `execution`
   /// (the runs since the last reset). IPU devices; the CPU device with profiling on (runs only).
   report::Report getReport() const;
+  /// The profile as one document, JSON text (or CBOR bytes): {"compilation": getGraphReport's
+  /// document, "execution": getExecutionReport's (the runs are not reset)}, the keys of
+  /// report::schema(). What the Python and JS getReport() return. Throws as getReport().
+  std::string getReportJson(bool useCbor = false) const;
   /// The graph report as JSON (or CBOR bytes): the schema in docs/ipu-model.md, with PopART's
   /// `memory.byTile.total` (one entry per tile).
   std::string getGraphReport(bool useCbor = false) const;

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "popart/devicemanager.hpp"
 #include "popart/error.hpp"
 
@@ -29,6 +31,24 @@ const IpuTargetInfo& ipuTarget(const std::string& version) {
     known += (known.empty() ? "" : ", ") + t.version;
   }
   throw error("Unknown IPU version '{}' (known: {})", version, known);
+}
+
+std::string ipuTargetJson(const IpuTargetInfo& t) {
+  return nlohmann::json{{"version", t.version},
+                        {"product", t.product},
+                        {"tilesPerIpu", t.tilesPerIpu},
+                        {"bytesPerTile", t.bytesPerTile},
+                        {"clockHz", t.clockHz},
+                        {"flopsPerTileCycleFloat", t.flopsPerTileCycleFloat},
+                        {"flopsPerTileCycleHalf", t.flopsPerTileCycleHalf},
+                        {"flopsPerTileCycleFp8", t.flopsPerTileCycleFp8},
+                        {"workerContexts", t.workerContexts},
+                        {"exchangeBytesPerTileCycle", t.exchangeBytesPerTileCycle},
+                        {"ipuLinksPerIpu", t.ipuLinksPerIpu},
+                        {"ipuLinkBytesPerSec", t.ipuLinkBytesPerSec},
+                        {"hostBytesPerSec", t.hostBytesPerSec},
+                        {"syncCycles", t.syncCycles}}
+      .dump();
 }
 
 }  // namespace popart

@@ -174,6 +174,24 @@ std::shared_ptr<DeviceInfo> DeviceManager::createOfflineIPUDevice(const std::map
   return d;
 }
 
+std::shared_ptr<DeviceInfo> DeviceManager::createDevice(DeviceType type,
+                                                        const std::map<std::string, std::string>& options) {
+  switch (type) {
+    case DeviceType::Cpu:
+      if (!options.empty()) throw error("createCpuDevice takes no options, got {} of them", options.size());
+      return createCpuDevice();
+    case DeviceType::IpuModel:
+      return createIpuModelDevice(options);
+    case DeviceType::OfflineIpu:
+      return createOfflineIPUDevice(options);
+    case DeviceType::Sim:
+      return createSimDevice(options);
+    case DeviceType::Ipu:
+      break;
+  }
+  throw error("A hardware IPU device is acquired (acquireAvailableDevice, acquireDeviceById), not created");
+}
+
 std::vector<std::shared_ptr<DeviceInfo>> DeviceManager::enumerateDevices(SyncPattern, int, DeviceType,
                                                                          DeviceConnectionType, int) {
   logging::devicex::info("enumerateDevices: no hardware IPUs in this build (it has no Poplar SDK)");

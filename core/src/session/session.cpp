@@ -596,6 +596,10 @@ report::Report Session::getReport() const {
   return r;
 }
 
+std::string Session::getReportJson(bool useCbor) const {
+  return report::reportJson(getReport(), useCbor);
+}
+
 std::string Session::serializeIr(IrSerializationFormat format) const {
   if (format != IrSerializationFormat::JSON)
     throw error("Unsupported IrSerializationFormat {}: JSON is the only format", static_cast<int>(format));

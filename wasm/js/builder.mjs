@@ -1,0 +1,240 @@
+// Builder (aiOnnxOpsetN from the generated ONNX table, aiGraphcore from the core's table) and
+// GraphTransformer: ONNX models built and rewritten by the core.
+import { ONNX_OPS, FIRST_OPSET, LAST_OPSET } from './ops.gen.mjs';
+import { asNDArray, attrType, describe, idList } from './values.mjs';
+import { modelBytes, saveExternally, writeFileAtomic } from './files.mjs';
+
+export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransformerHandle, TensorInfo }) {
+  function pickSchema(name, version) {
+    const versions = ONNX_OPS[name];
+    if (!versions) return null;
+    let best = null;
+    for (const v of versions) if (v[0] <= version) best = v;
+    if (!best || best[2]) return null;  // not in this opset, or deprecated there
+    return best;
+  }
+
+  /// `builder.aiOnnxOpsetN`: one method per op with the C++ signature: (args, [num_outputs],
+  /// required attributes, optional attributes, debugContext).
+  function makeOpset(builder, version) {
+    const o = { getOpsetVersion: () => version };
+    for (const name of Object.keys(ONNX_OPS)) {
+      const s = pickSchema(name, version);
+      if (!s) continue;
+      const [, opType, , variadicOut, nOut, minIn, maxIn, attrs] = s;
+      o[name] = (...params) => {
+        let i = 0;
+        const args = opType === 'Constant' ? [] : (params[i++] ?? []);
+        const numOutputs = variadicOut ? params[i++] : nOut;
+        const list = [];
+        for (const [an, at, req, dflt] of attrs) {
+          let v = params[i++];
+          if (opType === 'Constant' && an === 'value') v = asNDArray(v, undefined, undefined, 'constant value');
+          if (v === undefined || v === null) {
+            if (req) throw new Error(`${opType}: missing required attribute '${an}'`);
+            if (dflt === null || at === 'ints' || at === 'floats' || at === 'strings') continue;
+            v = dflt;
+          }
+          if ((at === 'ints' || at === 'floats' || at === 'strings') && !req && v.length === 0) continue;
+          if (at === 'g') v = v._raw;
+          list.push([an, at, v]);
+        }
+        const name_ = params[i] === undefined ? '' : String(params[i]);
+        const outs = builder.handle.op('ai.onnx', version, opType, Array.from(args), numOutputs, list, name_, minIn,
+                                       maxIn);
+        return nOut > 1 || variadicOut ? outs : outs[0];
+      };
+    }
+    return o;
+  }
+
+  /// `builder.aiGraphcore`: one method per row of the core's table (graphcoreOps), taking
+  /// (args, ...the attributes in the table's order, debugContext), as the C++ methods do
+  /// (no args for inputsForm 'none'; one id or a list for 'arg'; a list of id lists for
+  /// 'groups'). Returns the output id, the
+  /// list of ids (returnsList) or undefined (no outputs).
+  const graphcoreOps = M.graphcoreOps();
+  function makeGraphcore(builder) {
+    const gc = { getOpsetVersion: () => 1, ops: graphcoreOps };
+    for (const op of graphcoreOps) {
+      gc[op.method] = (...all) => {
+        const args = op.inputsForm === 'none' ? [] : all.shift();
+        const params = all;
+        const p = {};
+        op.attrs.forEach((a, i) => {
+          if (params[i] === undefined || params[i] === null) return;
+          if (a.type === 'graph' && !(params[i] instanceof Builder)) {
+            throw new Error(`aiGraphcore.${op.method} ${a.name} must be a Builder (a subgraph)`);
+          }
+          p[a.name] = a.type === 'graph' ? params[i]._raw : params[i];
+        });
+        const dc = params[op.attrs.length];
+        if (dc !== undefined) p.debugContext = String(dc);
+        // 'groups' (multiconv): one list of ids per group, passed as an array of arrays.
+        const ids = op.inputsForm === 'groups' ? Array.from(args ?? [], (g) => (typeof g === 'string' ? g : Array.from(g)))
+          : typeof args === 'string' ? [args] : Array.from(args ?? []);
+        const outs = builder.handle.graphcore(op.method, ids, p);
+        return op.returnsList ? outs : outs[0];
+      };
+    }
+    return gc;
+  }
+
+  /// PopART's GraphTransformer: ONNX-level rewrites of a model given as bytes (a path is read with
+  /// Node's fs, so externally stored data of such a model resolves against the working
+  /// directory; a browser has no paths). Each method rewrites the model in place; getModelProto()
+  /// returns it.
+  class GraphTransformer extends Handle {
+    constructor(modelProtoOrFilename) {
+      super(GraphTransformerHandle.create(modelBytes(modelProtoOrFilename, 'GraphTransformer')));
+    }
+    getModelProto() { return this.handle.getModelProto(); }
+    removeUnusedInputs() { this.handle.transform('removeUnusedInputs', false); }
+    prepareNodesForTraining() { this.handle.transform('prepareNodesForTraining', false); }
+    convertFloatsToHalfs() { this.handle.transform('convertFloatsToHalfs', false); }
+    convertUINT8ToINT32() { this.handle.transform('convertUINT8ToINT32', false); }
+    convertUINT16ToINT32() { this.handle.transform('convertUINT16ToINT32', false); }
+    convertINT8ToINT32() { this.handle.transform('convertINT8ToINT32', false); }
+    convertINT16ToINT32() { this.handle.transform('convertINT16ToINT32', false); }
+    convertINT64ToINT32(clip = false) { this.handle.transform('convertINT64ToINT32', !!clip); }
+    convertDoublesToFloats() { this.handle.transform('convertDoublesToFloats', false); }
+    convertDoublesToHalfs() { this.handle.transform('convertDoublesToHalfs', false); }
+    convertBFloats16ToFloat32() { this.handle.transform('convertBFloats16ToFloat32', false); }
+    convertInitializersToConstants(ids) { this.handle.convertInitializersToConstants(idList(ids)); }
+    convertAllFixedPointInitializersToConstants() {
+      this.handle.transform('convertAllFixedPointInitializersToConstants', false);
+    }
+    saveInitializersExternally(ids, fileName) { saveExternally(this.handle, ids, fileName); }
+    saveInitializersExternallyToBytes(ids, location) {
+      return this.handle.saveInitializersExternallyToBytes(idList(ids), String(location));
+    }
+  }
+
+  class Builder extends Handle {
+    /// new Builder(), new Builder(modelBytesOrPath), or new Builder({modelProtoOrFilename, opsets}).
+    constructor(arg = undefined, opsets = undefined, _handle = undefined) {
+      let h = _handle;
+      if (!h) {
+        let model = arg;
+        if (arg && typeof arg === 'object' && !ArrayBuffer.isView(arg) && !(arg instanceof ArrayBuffer)) {
+          model = arg.modelProtoOrFilename;
+          opsets = arg.opsets;
+        }
+        h = model === undefined || model === null ? BuilderHandle.create()
+                                                  : BuilderHandle.createFromOnnxModel(modelBytes(model, 'Builder'));
+      }
+      super(h);
+      this._opsets = new Map();
+      this._onnxDefault = opsets?.['ai.onnx'];
+    }
+    static create() { return new Builder(); }
+    /// The core's table of the aiGraphcore methods.
+    static graphcoreOps() { return graphcoreOps; }
+    static createFromOnnxModel(model) { return new Builder(model); }
+    createSubgraphBuilder() { return new Builder(undefined, undefined, this.handle.createSubgraphBuilder()); }
+    setGraphName(n) { this.handle.setGraphName(String(n)); }
+
+    aiOnnxOpset(version) {
+      if (!Number.isInteger(version) || version < FIRST_OPSET || version > LAST_OPSET) {
+        throw new Error(`Invalid opset '${version}' selected: ai.onnx opsets ${FIRST_OPSET}..${LAST_OPSET} are supported`);
+      }
+      this.handle.useOpset('ai.onnx', version);
+      if (!this._opsets.has(version)) this._opsets.set(version, makeOpset(this, version));
+      return this._opsets.get(version);
+    }
+    /// The ai.onnx ops at opsets['ai.onnx'], else at the core Builder's ai.onnx opset (the model's, or
+    /// the one already used), else at the core's default: the rule of Python's Builder.aiOnnx.
+    get aiOnnx() {
+      return this.aiOnnxOpset(this._onnxDefault ?? (this.handle.getOnnxOpsetVersion() || versionInfo.defaultAiOnnxOpset));
+    }
+    get aiGraphcore() {
+      if (!this._gc) {
+        this.handle.useOpset('ai.graphcore', 1);
+        this._gc = makeGraphcore(this);
+      }
+      return this._gc;
+    }
+    get aiGraphcoreOpset1() { return this.aiGraphcore; }
+
+    /// addInputTensor(TensorInfo | dtype, [shape], [debugContext])
+    addInputTensor(info, shapeOrName = undefined, name = '') {
+      if (info instanceof TensorInfo) return this.handle.addInputTensor(info.dtype, info.shape(), String(shapeOrName ?? ''));
+      if (shapeOrName === undefined) throw new Error(`addInputTensor('${info}', shape): the shape is missing ([] for a scalar)`);
+      return this.handle.addInputTensor(String(info), shapeOrName, String(name ?? ''));
+    }
+    addUntypedInputTensor(name = '') { return this.handle.addUntypedInputTensor(String(name)); }
+    addInputTensorFromParentGraph(id) { this.handle.addInputTensorFromParentGraph(String(id)); }
+    /// addInitializedInputTensor(NDArray | {data, shape, dtype} | TypedArray, [debugContext])
+    addInitializedInputTensor(array, name = '') {
+      const a = asNDArray(array, undefined, undefined, 'addInitializedInputTensor');
+      return this.handle.addInitializedInputTensor(a, String(name));
+    }
+    addOutputTensor(id) { this.handle.addOutputTensor(String(id)); }
+    /// poponnx's builder.add(a, b): the same as builder.aiOnnx.add([a, b]).
+    add(...args) {
+      const ins = args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
+      if (ins.length !== 2 || !ins.every((x) => typeof x === 'string')) {
+        throw new Error(`builder.add(a, b) takes two tensor ids, got (${args.map(describe).join(', ')}); other ops ` +
+                        `are builder.aiOnnx.<op>([inputs], ...), e.g. builder.aiOnnx.add([a, b])`);
+      }
+      return this.aiOnnx.add(ins);
+    }
+    customOp(opName, opVersion, domain, inputs, attributes = {}, numOutputs = 1, name = '') {
+      const list = Object.entries(attributes).map(([k, v]) => [k, attrType(v), v]);
+      return this.handle.op(domain, opVersion, opName, Array.from(inputs), numOutputs, list, name, 0, -1);
+    }
+    getModelProto(humanReadable = false) { return this.handle.getModelProto(!!humanReadable); }
+    saveModelProto(path) { writeFileAtomic(path, this.getModelProto()); }
+    /// PopART's: the initializers' data moved to the file `fileName` (ONNX external data; Node only).
+    saveInitializersExternally(ids, fileName) { saveExternally(this.handle, ids, fileName); }
+    /// The same without a file system: returns the data file's bytes (the model names `location`).
+    saveInitializersExternallyToBytes(ids, location) {
+      return this.handle.saveInitializersExternallyToBytes(idList(ids), String(location));
+    }
+    getTensorShape(id) { return this.handle.getTensorShape(String(id)); }
+    getTensorDtypeString(id) { return this.handle.getTensorDtypeString(String(id)); }
+    isInitializer(id) { return this.handle.isInitializer(String(id)); }
+    getInputTensorIds() { return this.handle.getInputTensorIds(); }
+    getOutputTensorIds() { return this.handle.getOutputTensorIds(); }
+    getValueTensorIds() { return this.handle.getValueTensorIds(); }
+    getTrainableTensorIds() { return this.handle.getTrainableTensorIds(); }
+    pushNameScope(s) { this.handle.pushNameScope(String(s)); }
+    popNameScope() { this.handle.popNameScope(); }
+    getNameScope(s = '') { return this.handle.getNameScope(String(s)); }
+    /// Runs `fn` inside the name scope (PopART's `with builder.nameScope(...)`).
+    nameScope(s, fn) {
+      this.pushNameScope(s);
+      try { return fn(); } finally { this.popNameScope(); }
+    }
+    addNodeAttribute(name, value, outputIds) {
+      this.handle.addNodeAttribute(String(name), attrType(value), value, Array.from(outputIds));
+    }
+    nodeHasAttribute(name, outputIds) { return this.handle.nodeHasAttribute(String(name), Array.from(outputIds)); }
+    getAllNodeAttributeNames(outputIds) { return this.handle.getAllNodeAttributeNames(Array.from(outputIds)); }
+    virtualGraph(ids, value = 0) { this.handle.virtualGraph(idList(ids), value); }
+    pipelineStage(ids, value) { this.handle.pipelineStage(idList(ids), value); }
+    /// value: a RecomputeType name ('Recompute', the default) or its number.
+    recomputeOutputInBackwardPass(ids, value = 'Recompute') {
+      for (const id of idList(ids)) this.handle.recomputeOutputInBackwardPass(String(id), value);
+    }
+    /// An Identity of each tensor marked RecomputeType Checkpoint; their ids.
+    checkpointOutput(ids) { return this.handle.checkpointOutput(idList(ids)); }
+    /// The node's virtual graph / pipeline stage; without an id, the current scope's.
+    getVirtualGraph(id) { return this.handle.getVirtualGraph(id === undefined ? undefined : String(id)); }
+    getPipelineStage(id) { return this.handle.getPipelineStage(id === undefined ? undefined : String(id)); }
+    /// Whether a scoped virtual graph / pipeline stage / execution phase is set.
+    hasVirtualGraph() { return this.handle.hasVirtualGraph(); }
+    hasPipelineStage() { return this.handle.hasPipelineStage(); }
+    hasExecutionPhase() { return this.handle.hasExecutionPhase(); }
+    setAvailableMemoryProportion(id, p) { this.handle.setAvailableMemoryProportion(String(id), p); }
+    setPartialsType(id, t) { this.handle.setPartialsType(String(id), String(t)); }
+    /// PopART's inplacing priorities ({ExpInplace: 10}); kept on the node, no effect on a run here.
+    setInplacePreferences(id, prefs) { this.handle.setInplacePreferences(String(id), prefs); }
+    excludePatterns(id, names) { this.handle.excludePatterns(String(id), Array.from(names)); }
+  }
+  for (let v = FIRST_OPSET; v <= LAST_OPSET; ++v) {
+    Object.defineProperty(Builder.prototype, `aiOnnxOpset${v}`, { get() { return this.aiOnnxOpset(v); } });
+  }
+
+  return { Builder, GraphTransformer };
+}
