@@ -438,6 +438,89 @@ function makeApi(raw) {
   const { PatternsLevel } = enums;
   const popartEnumList = (name) => Object.keys(enums[name]).join(', ');
 
+  /// PopART's replica groups (popart/replicagrouping.hpp, commgroup.hpp, variablesettings.hpp):
+  /// plain values here; every rule (group counts, members, shapes, errors) is the core's, asked
+  /// through M.variableSettingsInfo.
+  class ReplicaGrouping {
+    constructor(numReplicas, stride = 1, groupSize = numReplicas) {
+      Object.assign(this, { numReplicas, stride, groupSize });
+      M.variableSettingsInfo({ replicaGrouping: this }, numReplicas);  // checks it
+    }
+    getNumReplicas() { return this.numReplicas; }
+    getStride() { return this.stride; }
+    getGroupSize() { return this.groupSize; }
+    getNumGroups() { return this.numReplicas / this.groupSize; }
+    getReplicasAt(group) { return M.variableSettingsInfo({ replicaGrouping: this }, this.numReplicas).groups[group]; }
+  }
+  class CommGroup {
+    /// CommGroup(type = 'All', replicaGroupSize = 0); type: a CommGroupType name.
+    constructor(type = 'All', replicaGroupSize = 0) {
+      this.type = String(type);
+      this.replicaGroupSize = replicaGroupSize;
+    }
+    toReplicaGrouping(numReplicas) {
+      const i = M.variableSettingsInfo({ commGroup: this }, numReplicas);
+      return new ReplicaGrouping(numReplicas, i.stride, i.realGroupSize);
+    }
+  }
+  class VariableSettings {
+    /// VariableSettings([CommGroup | ReplicaGrouping | VariableRetrievalMode], [retrievalMode]).
+    constructor(domain = undefined, retrievalMode = undefined) {
+      if (typeof domain === 'string') [domain, retrievalMode] = [undefined, domain];
+      if (domain instanceof ReplicaGrouping) this.replicaGrouping = domain;
+      else if (domain !== undefined) this.commGroup = domain instanceof CommGroup ? domain : new CommGroup(...domain);
+      this.retrievalMode = retrievalMode ?? 'OnePerGroup';
+      M.variableSettingsInfo(this, 0);  // checks them
+    }
+    _info(replicaCount) { return M.variableSettingsInfo(this, replicaCount); }
+    getSharedVariableDomain() {
+      if (this.commGroup) return this.commGroup;
+      const i = this._info(0);
+      return new CommGroup(i.commGroupType, i.replicaGroupSize);
+    }
+    getRetrievalMode() { return this.retrievalMode; }
+    getGroupCount(replicaCount) { return this._info(replicaCount).groupCount; }
+    numReplicasReturningVariable(replicaCount) { return this._info(replicaCount).numReplicasReturningVariable; }
+    getStride(replicaCount) { return this._info(replicaCount).stride; }
+    getRealGroupSize(replicaCount) { return this._info(replicaCount).realGroupSize; }
+    groups(replicaCount) { return this._info(replicaCount).groups; }
+    getReplicaGrouping(replicaCount) {
+      const i = this._info(replicaCount);
+      return new ReplicaGrouping(replicaCount, i.stride, i.realGroupSize);
+    }
+  }
+  /// PopART's InputSettings: InputSettings(ReplicatedStreamMode) or InputSettings(tileSet,
+  /// exchangeStrategy) (names of the enums). Only the replicated stream mode acts (docs/js-api.md).
+  class InputSettings {
+    constructor(a = undefined, exchangeStrategy = undefined) {
+      if (a !== undefined && enums.ReplicatedStreamMode[a] !== undefined && exchangeStrategy === undefined) {
+        this.replicatedStreamMode = a;
+      } else {
+        if (a !== undefined) this.tileSet = a;
+        if (exchangeStrategy !== undefined) this.exchangeStrategy = exchangeStrategy;
+      }
+    }
+    setReplicatedStreamMode(m) { this.replicatedStreamMode = m; }
+    setTileSet(t) { this.tileSet = t; }
+    setExchangeStrategy(e) { this.exchangeStrategy = e; }
+  }
+
+  /// initializePoplarDebugInfo(filename, format = 'json'): the module records; closePoplarDebugInfo()
+  /// returns the JSON text and, in Node, writes it to the file given (browsers: pass '' and keep
+  /// the text).
+  let debugInfoFile = null;
+  function initializePoplarDebugInfo(filename = '', format = 'json') {
+    M.initializePoplarDebugInfo(String(format));
+    debugInfoFile = filename ? String(filename) : null;
+  }
+  function closePoplarDebugInfo() {
+    const text = M.closePoplarDebugInfo();
+    const fn = debugInfoFile;
+    debugInfoFile = null;
+    if (fn) writeFileAtomic(fn, new TextEncoder().encode(text));
+    return text;
+  }
+
   const patternList = Object.freeze(M.patternList().map((p) => Object.freeze(p)));
   class Patterns {
     /// Patterns(PatternsLevel) or Patterns([names]).
@@ -670,17 +753,30 @@ function makeApi(raw) {
     }
     get aiGraphcoreOpset1() { return this.aiGraphcore; }
 
-    /// addInputTensor(TensorInfo | dtype, [shape], [debugContext])
-    addInputTensor(info, shapeOrName = undefined, name = '') {
-      if (info instanceof TensorInfo) return this.handle.addInputTensor(info.dtype, info.shape(), String(shapeOrName ?? ''));
+    /// addInputTensor(TensorInfo | dtype, [shape], [InputSettings], [debugContext])
+    addInputTensor(info, shapeOrName = undefined, name = '', maybeName = '') {
+      if (info instanceof TensorInfo) {
+        if (shapeOrName instanceof InputSettings) {
+          return this.handle.addInputTensorWithSettings(info.dtype, info.shape(), shapeOrName, String(name ?? ''));
+        }
+        return this.handle.addInputTensor(info.dtype, info.shape(), String(shapeOrName ?? ''));
+      }
       if (shapeOrName === undefined) throw new Error(`addInputTensor('${info}', shape): the shape is missing ([] for a scalar)`);
+      if (name instanceof InputSettings) {
+        return this.handle.addInputTensorWithSettings(String(info), shapeOrName, name, String(maybeName ?? ''));
+      }
       return this.handle.addInputTensor(String(info), shapeOrName, String(name ?? ''));
     }
     addUntypedInputTensor(name = '') { return this.handle.addUntypedInputTensor(String(name)); }
     addInputTensorFromParentGraph(id) { this.handle.addInputTensorFromParentGraph(String(id)); }
     /// addInitializedInputTensor(NDArray | {data, shape, dtype} | TypedArray, [debugContext])
-    addInitializedInputTensor(array, name = '') {
+    /// addInitializedInputTensor(array, VariableSettings, [debugContext]): PopART's grouped weight
+    /// (one value per replica group in the outer dimension when there is more than one group).
+    addInitializedInputTensor(array, name = '', maybeName = '') {
       const a = asNDArray(array, undefined, undefined, 'addInitializedInputTensor');
+      if (name instanceof VariableSettings) {
+        return this.handle.addInitializedInputTensorWithSettings(a, name, String(maybeName ?? ''));
+      }
       return this.handle.addInitializedInputTensor(a, String(name));
     }
     addOutputTensor(id) { this.handle.addOutputTensor(String(id)); }
@@ -1258,6 +1354,7 @@ function makeApi(raw) {
     TensorInfo, NDArray, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, SessionOptions,
     DeviceManager, DeviceInfo, Builder, GraphTransformer, InferenceSession, TrainingSession, Session, PyStepIO, StepIO: PyStepIO, getLogger,
     Optimizer, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, describeModel,
+    ReplicaGrouping, CommGroup, VariableSettings, InputSettings,
     ...enums,
     ...reservedPrefixFns,
     /// This runtime's version: "major.minor.point", [major, minor, point], the git commit built.
@@ -1271,6 +1368,13 @@ function makeApi(raw) {
     /// [{domain, type, version}] of every op this runtime runs (version: the earliest opset of
     /// its domain it is implemented at); includeInternal adds the internal (gradient, optimizer) ops.
     getSupportedOperations: (includeInternal) => M.getSupportedOperations(Boolean(includeInternal)),
+    /// The same ops with their definitions: [{domain, type, version, inputs: [{name,
+    /// supportedTensors: [DataType names], constant}], outputs: [{name, supportedTensors}],
+    /// attributes: {name: {supportedValuesRegex}}}] (PopART returns a map keyed by the operator).
+    getSupportedOperationsDefinition: (includeInternal) => M.getSupportedOperationsDefinition(Boolean(includeInternal)),
+    /// The ai.onnx op types of opset `opsetVersion` this runtime does not implement.
+    getUnsupportedOperations: (opsetVersion) => M.getUnsupportedOperations(Number(opsetVersion)),
+    initializePoplarDebugInfo, closePoplarDebugInfo,
     /// {EnumName: [value names]} of every public enum (the core's table).
     enumValues: Object.freeze(M.enums()),
     /// The memory categories of the reports, in the order of getReport()'s
