@@ -308,6 +308,89 @@ val supportedOperationsJs(bool includeInternal) {
   });
 }
 
+/// [{domain, type, version, inputs: [{name, supportedTensors, constant}], outputs: [{name,
+/// supportedTensors}], attributes: {name: {supportedValuesRegex}}}] (OpManager's definitions).
+val supportedOperationsDefinitionJs(bool includeInternal) {
+  return guarded([&] {
+    val out = val::array();
+    for (const auto& kv : OpManager::getSupportedOperationsDefinition(includeInternal)) {
+      val e = val::object();
+      e.set("domain", kv.first.domain);
+      e.set("type", kv.first.type);
+      e.set("version", kv.first.version);
+      auto types = [](const OpDefinition::DataTypes& ts) {
+        std::vector<std::string> names;
+        for (DataType t : ts) names.push_back(dataTypeToString(t));
+        return jsStrings(names);
+      };
+      val ins = val::array();
+      for (const auto& i : kv.second.inputs) {
+        val o = val::object();
+        o.set("name", i.name);
+        o.set("supportedTensors", types(i.supportedTensors));
+        o.set("constant", i.constant);
+        ins.call<void>("push", o);
+      }
+      val outs = val::array();
+      for (const auto& i : kv.second.outputs) {
+        val o = val::object();
+        o.set("name", i.name);
+        o.set("supportedTensors", types(i.supportedTensors));
+        outs.call<void>("push", o);
+      }
+      val attrs = val::object();
+      for (const auto& a : kv.second.attributes) {
+        val o = val::object();
+        o.set("supportedValuesRegex", a.second.supportedValuesRegex);
+        attrs.set(a.first, o);
+      }
+      e.set("inputs", ins);
+      e.set("outputs", outs);
+      e.set("attributes", attrs);
+      out.call<void>("push", e);
+    }
+    return out;
+  });
+}
+
+val unsupportedOperationsJs(int opsetVersion) {
+  return guarded([&] { return jsStrings(OpManager::getUnsupportedOperations(opsetVersion)); });
+}
+
+/// What the JS VariableSettings' getters return at `replicaCount` replicas (the core's rules);
+/// with replicaCount 0 only the CommGroup (the settings are checked either way).
+val variableSettingsInfoJs(const val& settings, int replicaCount) {
+  return guarded([&] {
+    const VariableSettings vs = variableSettingsFrom(settings);  // checks the settings (verify)
+    val o = val::object();
+    const CommGroup cg = vs.getSharedVariableDomain();
+    o.set("commGroupType", enumToString(cg.type));
+    o.set("replicaGroupSize", cg.replicaGroupSize);
+    if (replicaCount < 1) return o;  // only the check and the CommGroup
+    const auto r = static_cast<unsigned>(replicaCount);
+    o.set("groupCount", vs.getGroupCount(r));
+    o.set("numReplicasReturningVariable", vs.numReplicasReturningVariable(r));
+    o.set("stride", vs.getStride(r));
+    o.set("realGroupSize", vs.getRealGroupSize(r));
+    val groups = val::array();
+    for (const auto& g : vs.groups(r)) {
+      val members = val::array();
+      for (auto m : g) members.call<void>("push", static_cast<double>(m));
+      groups.call<void>("push", members);
+    }
+    o.set("groups", groups);
+    return o;
+  });
+}
+
+/// Recording debug info in the module: no file system, so the JS side writes the file (Node).
+void initializePoplarDebugInfoJs(const std::string& format) {
+  guarded([&] { initializePoplarDebugInfo("", format); });
+}
+std::string closePoplarDebugInfoJs() {
+  return guarded([&] { return closePoplarDebugInfoToString(); });
+}
+
 val enumsJs() {
   return guarded([&] {
     val o = val::object();
@@ -770,7 +853,12 @@ class SessionJs {
       std::map<TensorId, NDArray> bufs;
       WeightsIO io;
       for (const auto& id : ids) {
-        auto& a = bufs.emplace(id, NDArray(s_->getInfo(id))).first->second;
+        // Sized from the caller's array: a grouped weight (VariableSettings) returns several values.
+        const TensorInfo info = s_->getInfo(id);
+        const val arr = weights[id];
+        const Shape shape =
+            isUndef(arr["length"]) ? info.shape() : Shape{toInt(arr["length"], "readWeights array length", 0)};
+        auto& a = bufs.emplace(id, NDArray(TensorInfo(info.dataType(), shape))).first->second;
         io.insert(id, MutableVoidData(a.data(), a.info()));
       }
       s_->readWeights(io);
@@ -904,6 +992,11 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("reservedPrefixes", &w::reservedPrefixesJs);
   function("versionInfo", &w::versionInfoJs);
   function("getSupportedOperations", &w::supportedOperationsJs);
+  function("getSupportedOperationsDefinition", &w::supportedOperationsDefinitionJs);
+  function("getUnsupportedOperations", &w::unsupportedOperationsJs);
+  function("variableSettingsInfo", &w::variableSettingsInfoJs);
+  function("initializePoplarDebugInfo", &w::initializePoplarDebugInfoJs);
+  function("closePoplarDebugInfo", &w::closePoplarDebugInfoJs);
   function("memoryCategories", &w::memoryCategories);
   function("reportSchema", &w::reportSchemaJs);
   function("ipuTargets", &w::ipuTargetsJs);

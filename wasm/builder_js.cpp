@@ -49,6 +49,21 @@ class BuilderJs {
       return b_->addInitializedInputTensor(ConstVoidData(a.data(), a.info()), name);
     });
   }
+  /// PopART's addInputTensor(info, InputSettings, debugContext); settings: {replicatedStreamMode,
+  /// tileSet, exchangeStrategy}.
+  std::string addInputTensorWithSettings(const std::string& dtype, const val& shape, const val& settings,
+                                         const std::string& name) {
+    return guarded([&] {
+      return b_->addInputTensor(dtype, toInts(shape, "addInputTensor shape"), inputSettingsFrom(settings), name);
+    });
+  }
+  /// PopART's addInitializedInputTensor(initData, VariableSettings, debugContext).
+  std::string addInitializedInputTensorWithSettings(const val& nd, const val& settings, const std::string& name) {
+    return guarded([&] {
+      NDArray a = ndarrayFrom(nd);
+      return b_->addInitializedInputTensor(ConstVoidData(a.data(), a.info()), variableSettingsFrom(settings), name);
+    });
+  }
   void addOutputTensor(const std::string& id) {
     guarded([&] { b_->addOutputTensor(id); });
   }
@@ -351,6 +366,8 @@ EMSCRIPTEN_BINDINGS(popart_builder) {
       .function("addUntypedInputTensor", &BuilderJs::addUntypedInputTensor)
       .function("addInputTensorFromParentGraph", &BuilderJs::addInputTensorFromParentGraph)
       .function("addInitializedInputTensor", &BuilderJs::addInitializedInputTensor)
+      .function("addInitializedInputTensorWithSettings", &BuilderJs::addInitializedInputTensorWithSettings)
+      .function("addInputTensorWithSettings", &BuilderJs::addInputTensorWithSettings)
       .function("addOutputTensor", &BuilderJs::addOutputTensor)
       .function("useOpset", &BuilderJs::useOpset)
       .function("getOnnxOpsetVersion", &BuilderJs::getOnnxOpsetVersion)

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "popart/popart.hpp"
+#include "popart/reflection.hpp"
+#include "popart/variablesettings.hpp"
 
 namespace popart {
 namespace wasm {
@@ -242,6 +244,52 @@ inline NDArray ndarrayFrom(const val& nd) {
     copyFromJs(a.data(), static_cast<std::size_t>(a.info().nbytes()), nd["data"]);
   }
   return a;
+}
+
+/// The enum value named by a JS string (or the number of a value), checked by the core's table.
+template <typename E>
+E enumFromJs(const val& v, const std::string& what) {
+  if (typeOf(v) == "number") {
+    const auto n = static_cast<int64_t>(enumInfo(EnumTraits<E>::name()).values.size());
+    return static_cast<E>(toInt(v, what, 0, n - 1));
+  }
+  if (typeOf(v) != "string") throw error("{}: a {} name is expected, got {}", what, EnumTraits<E>::name(), describe(v));
+  return enumFromString<E>(v.as<std::string>());
+}
+
+/// VariableSettings from JS: {commGroup: {type, replicaGroupSize} | [type, size], retrievalMode}
+/// or {replicaGrouping: {numReplicas, stride, groupSize}, retrievalMode} (the JS VariableSettings).
+inline VariableSettings variableSettingsFrom(const val& v) {
+  const VariableRetrievalMode mode = isUndef(v["retrievalMode"])
+                                         ? VariableRetrievalMode::OnePerGroup
+                                         : enumFromJs<VariableRetrievalMode>(v["retrievalMode"], "retrievalMode");
+  const val g = v["replicaGrouping"];
+  if (!isUndef(g))
+    return VariableSettings(
+        ReplicaGrouping(static_cast<unsigned>(toInt(g["numReplicas"], "numReplicas", 1, UINT32_MAX)),
+                        static_cast<unsigned>(toInt(g["stride"], "stride", 1, UINT32_MAX)),
+                        static_cast<unsigned>(toInt(g["groupSize"], "groupSize", 1, UINT32_MAX))),
+        mode);
+  const val c = v["commGroup"];
+  if (isUndef(c)) return VariableSettings(mode);
+  const bool list = val::global("Array").call<bool>("isArray", c);
+  const val type = list ? c[0] : c["type"];
+  const val size = list ? c[1] : c["replicaGroupSize"];
+  return VariableSettings(
+      CommGroup(enumFromJs<CommGroupType>(type, "CommGroup type"),
+                static_cast<unsigned>(isUndef(size) ? 0 : toInt(size, "replicaGroupSize", 0, UINT32_MAX))),
+      mode);
+}
+
+/// InputSettings from JS: {replicatedStreamMode, tileSet, exchangeStrategy} (each optional).
+inline InputSettings inputSettingsFrom(const val& v) {
+  InputSettings s;
+  if (!isUndef(v["replicatedStreamMode"]))
+    s.setReplicatedStreamMode(enumFromJs<ReplicatedStreamMode>(v["replicatedStreamMode"], "replicatedStreamMode"));
+  if (!isUndef(v["tileSet"])) s.setTileSet(enumFromJs<TileSet>(v["tileSet"], "tileSet"));
+  if (!isUndef(v["exchangeStrategy"]))
+    s.setExchangeStrategy(enumFromJs<ExchangeStrategy>(v["exchangeStrategy"], "exchangeStrategy"));
+  return s;
 }
 
 inline val infoJs(const TensorInfo& info) {

@@ -11,7 +11,9 @@ from ._popart import (  # noqa: F401
     OptimizerValueMap, OutOfMemoryException, Patterns, PyStepIO, PyStepIOCallback, PyWeightsIO, SGD, TensorInfo,
     getLogger, getMemoryLimit, getNumThreads, ipuTarget, ipuTargetList, popart_exception, popart_internal_exception, popart_runtime_error,
     poplar_exception, poplar_runtime_error, setMemoryLimit, setNumThreads, defaultAiOnnxOpset, defaultAiOnnxMlOpset,
-    defaultAiGraphcoreOpset, versionString, versionNumber, packageHash, OperatorIdentifier, getSupportedOperations)
+    defaultAiGraphcoreOpset, versionString, versionNumber, packageHash, OperatorIdentifier, getSupportedOperations,
+    getSupportedOperationsDefinition, getUnsupportedOperations, OpDefinition, CommGroup, ReplicaGrouping,
+    VariableSettings, InputSettings, initializePoplarDebugInfo, closePoplarDebugInfo, DebugContext, DebugInfo)
 from .builder import AiGraphcore, AiOnnx, Builder, OPSET_CLASSES as _OPSET_CLASSES  # noqa: F401
 from .options import _STRUCTS, SessionOptions  # noqa: F401
 from .session import InferenceSession, Session, TrainingSession  # noqa: F401

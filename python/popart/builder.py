@@ -253,15 +253,23 @@ class Builder:
         raise AttributeError("'Builder' object has no attribute '%s'" % name)
 
     # ------------------------------------------------------------------ tensors
-    def addInputTensor(self, tensorInfo, shape=None, debugContext=""):
-        """addInputTensor(TensorInfo) or addInputTensor("FLOAT", [shape]) (also with a name)."""
+    def addInputTensor(self, tensorInfo, shape=None, debugContext="", settings=None):
+        """addInputTensor(TensorInfo) or addInputTensor("FLOAT", [shape]) (also with a name), and
+        PopART's forms with InputSettings: addInputTensor(info, settings, debugContext) and
+        addInputTensor("FLOAT", [shape], settings, debugContext)."""
         if isinstance(tensorInfo, _popart.TensorInfo):
+            if isinstance(shape, _popart.InputSettings):
+                settings, shape = shape, None  # addInputTensor(info, settings[, name])
             if shape is not None and isinstance(shape, str) and not debugContext:
                 debugContext, shape = shape, None  # addInputTensor(info, "name")
             if shape is not None:
                 raise TypeError("addInputTensor(TensorInfo, debugContext=''): unexpected shape argument")
-            return self._impl.addInputTensor(tensorInfo, None, debugContext)
-        return self._impl.addInputTensor(tensorInfo, shape, debugContext)
+            if isinstance(debugContext, _popart.InputSettings):
+                settings, debugContext = debugContext, ""
+            return self._impl.addInputTensor(tensorInfo, None, str(debugContext), settings)
+        if isinstance(debugContext, _popart.InputSettings):
+            settings, debugContext = debugContext, ""  # addInputTensor(dtype, shape, settings[, name])
+        return self._impl.addInputTensor(tensorInfo, shape, str(debugContext), settings)
 
     def addUntypedInputTensor(self, debugContext=""):
         return self._impl.addUntypedInputTensor(debugContext)
@@ -269,9 +277,17 @@ class Builder:
     def addInputTensorFromParentGraph(self, tensorId):
         self._impl.addInputTensorFromParentGraph(tensorId)
 
-    def addInitializedInputTensor(self, initVal, debugContext=""):
-        """A weight initialised from a NumPy array (copied)."""
-        return self._impl.addInitializedInputTensor(initVal, debugContext)
+    def addInitializedInputTensor(self, initVal, variableSettings=None, debugContext=""):
+        """A weight initialised from a NumPy array (copied): addInitializedInputTensor(initVal[,
+        debugContext]) or PopART's addInitializedInputTensor(initVal, variableSettings[,
+        debugContext]), where initVal has an outer dimension of one value per replica group when
+        the settings make more than one group."""
+        if variableSettings is not None and not isinstance(variableSettings, _popart.VariableSettings):
+            if debugContext:
+                raise TypeError("addInitializedInputTensor(initVal, variableSettings, debugContext): "
+                                "variableSettings must be a popart.VariableSettings")
+            debugContext, variableSettings = variableSettings, None  # addInitializedInputTensor(v, "name")
+        return self._impl.addInitializedInputTensor(initVal, str(debugContext), variableSettings)
 
     def addOutputTensor(self, outputName):
         self._impl.addOutputTensor(outputName)

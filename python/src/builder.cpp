@@ -102,20 +102,27 @@ void bindBuilder(py::module_& m) {
           py::keep_alive<0, 1>())
       .def("setGraphName", [](PyBuilder& s, const std::string& n) { s.b().setGraphName(n); })
       .def("addInputTensor",
-           [](PyBuilder& s, py::object a, py::object shape, const std::string& dc) {
-             if (py::isinstance<TensorInfo>(a)) return s.b().addInputTensor(a.cast<TensorInfo>(), dc);
+           [](PyBuilder& s, py::object a, py::object shape, const std::string& dc, py::object settings) {
+             const bool with = !settings.is_none();
+             const InputSettings is = with ? settings.cast<InputSettings>() : InputSettings();
+             if (py::isinstance<TensorInfo>(a))
+               return with ? s.b().addInputTensor(a.cast<TensorInfo>(), is, dc)
+                           : s.b().addInputTensor(a.cast<TensorInfo>(), dc);
              if (shape.is_none()) throw error("addInputTensor(dtype, shape): the shape is missing");
-             return s.b().addInputTensor(dataTypeToString(toDataType(a, "addInputTensor data type")),
-                                         shape.cast<std::vector<int64_t>>(), dc);
+             const std::string dt = dataTypeToString(toDataType(a, "addInputTensor data type"));
+             const auto sh = shape.cast<std::vector<int64_t>>();
+             return with ? s.b().addInputTensor(dt, sh, is, dc) : s.b().addInputTensor(dt, sh, dc);
            })
       .def("addUntypedInputTensor", [](PyBuilder& s, const std::string& dc) { return s.b().addUntypedInputTensor(dc); })
       .def("addInputTensorFromParentGraph",
            [](PyBuilder& s, const std::string& id) { s.b().addInputTensorFromParentGraph(id); })
       .def("addInitializedInputTensor",
-           [](PyBuilder& s, py::object arr, const std::string& dc) {
+           [](PyBuilder& s, py::object arr, const std::string& dc, py::object settings) {
              py::array a = py::module_::import("numpy").attr("ascontiguousarray")(arr);
              ArrayRef r(a, "addInitializedInputTensor", false);
-             return s.b().addInitializedInputTensor(ConstVoidData(r.data(), r.info()), dc);
+             if (settings.is_none()) return s.b().addInitializedInputTensor(ConstVoidData(r.data(), r.info()), dc);
+             return s.b().addInitializedInputTensor(ConstVoidData(r.data(), r.info()),
+                                                    settings.cast<VariableSettings>(), dc);
            })
       .def("addOutputTensor", [](PyBuilder& s, const std::string& id) { s.b().addOutputTensor(id); })
       .def("useOpset", [](PyBuilder& s, const std::string& d, int v) { s.b().useOpset(d, v); })

@@ -151,6 +151,7 @@ PYBIND11_MODULE(_popart, m) {
     }
   });
   popart::py_bind::bindValues(m);
+  popart::py_bind::bindReplicas(m);
   popart::py_bind::bindBuilder(m);
   popart::py_bind::bindGraphTransformer(m);
   popart::py_bind::bindSession(m);

@@ -69,6 +69,7 @@ class ArrayRef : public IArray {
 
 void bindValues(py::module_& m);
 void bindBuilder(py::module_& m);
+void bindReplicas(py::module_& m);
 void bindGraphTransformer(py::module_& m);
 void bindSession(py::module_& m);
 

@@ -4,7 +4,8 @@ import { ONNX_OPS, FIRST_OPSET, LAST_OPSET } from './ops.gen.mjs';
 import { asNDArray, attrType, describe, idList } from './values.mjs';
 import { modelBytes, saveExternally, writeFileAtomic } from './files.mjs';
 
-export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransformerHandle, TensorInfo }) {
+export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransformerHandle, TensorInfo, InputSettings,
+                              VariableSettings }) {
   function pickSchema(name, version) {
     const versions = ONNX_OPS[name];
     if (!versions) return null;
@@ -156,17 +157,30 @@ export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransf
     }
     get aiGraphcoreOpset1() { return this.aiGraphcore; }
 
-    /// addInputTensor(TensorInfo | dtype, [shape], [debugContext])
-    addInputTensor(info, shapeOrName = undefined, name = '') {
-      if (info instanceof TensorInfo) return this.handle.addInputTensor(info.dtype, info.shape(), String(shapeOrName ?? ''));
+    /// addInputTensor(TensorInfo | dtype, [shape], [InputSettings], [debugContext])
+    addInputTensor(info, shapeOrName = undefined, name = '', maybeName = '') {
+      if (info instanceof TensorInfo) {
+        if (shapeOrName instanceof InputSettings) {
+          return this.handle.addInputTensorWithSettings(info.dtype, info.shape(), shapeOrName, String(name ?? ''));
+        }
+        return this.handle.addInputTensor(info.dtype, info.shape(), String(shapeOrName ?? ''));
+      }
       if (shapeOrName === undefined) throw new Error(`addInputTensor('${info}', shape): the shape is missing ([] for a scalar)`);
+      if (name instanceof InputSettings) {
+        return this.handle.addInputTensorWithSettings(String(info), shapeOrName, name, String(maybeName ?? ''));
+      }
       return this.handle.addInputTensor(String(info), shapeOrName, String(name ?? ''));
     }
     addUntypedInputTensor(name = '') { return this.handle.addUntypedInputTensor(String(name)); }
     addInputTensorFromParentGraph(id) { this.handle.addInputTensorFromParentGraph(String(id)); }
     /// addInitializedInputTensor(NDArray | {data, shape, dtype} | TypedArray, [debugContext])
-    addInitializedInputTensor(array, name = '') {
+    /// addInitializedInputTensor(array, VariableSettings, [debugContext]): PopART's grouped weight
+    /// (one value per replica group in the outer dimension when there is more than one group).
+    addInitializedInputTensor(array, name = '', maybeName = '') {
       const a = asNDArray(array, undefined, undefined, 'addInitializedInputTensor');
+      if (name instanceof VariableSettings) {
+        return this.handle.addInitializedInputTensorWithSettings(a, name, String(maybeName ?? ''));
+      }
       return this.handle.addInitializedInputTensor(a, String(name));
     }
     addOutputTensor(id) { this.handle.addOutputTensor(String(id)); }

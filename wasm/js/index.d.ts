@@ -105,7 +105,46 @@ export type InitType = 'NoInit' | 'Zero';
 export type RecomputeType = 'Undefined' | 'Checkpoint' | 'Recompute' | 'Recomputed';
 export type DeviceSelectionCriterion = 'First' | 'Random';
 export type IrSerializationFormat = 'JSON';
+export type CommGroupType = 'All' | 'Consecutive' | 'Orthogonal' | 'Ungrouped';
+export type VariableRetrievalMode = 'OnePerGroup' | 'AllReduceReplicas' | 'AllReplicas';
+export type ReplicatedStreamMode = 'Replicate' | 'Broadcast';
 // END generated: enum types
+
+/** PopART's replica groups (the rules are the core's; docs/js-api.md). */
+export interface ReplicaGrouping {
+  numReplicas: number; stride: number; groupSize: number;
+  getNumReplicas(): number; getStride(): number; getGroupSize(): number; getNumGroups(): number;
+  getReplicasAt(group: number): number[];
+}
+export interface CommGroup {
+  type: CommGroupType;
+  replicaGroupSize: number;
+  toReplicaGrouping(numReplicas: number): ReplicaGrouping;
+}
+export interface VariableSettings {
+  getSharedVariableDomain(): CommGroup;
+  getRetrievalMode(): VariableRetrievalMode;
+  getGroupCount(replicaCount: number): number;
+  numReplicasReturningVariable(replicaCount: number): number;
+  getStride(replicaCount: number): number;
+  getRealGroupSize(replicaCount: number): number;
+  groups(replicaCount: number): number[][];
+  getReplicaGrouping(replicaCount: number): ReplicaGrouping;
+}
+/** A stream input's settings: only the replicated stream mode acts. */
+export interface InputSettings {
+  replicatedStreamMode?: ReplicatedStreamMode; tileSet?: TileSet; exchangeStrategy?: ExchangeStrategy;
+  setReplicatedStreamMode(m: ReplicatedStreamMode): void;
+  setTileSet(t: TileSet): void;
+  setExchangeStrategy(e: ExchangeStrategy): void;
+}
+/** getSupportedOperationsDefinition's entries. */
+export interface OpDefinition {
+  domain: string; type: string; version: number;
+  inputs: Array<{ name: string; supportedTensors: DataTypeName[]; constant: boolean }>;
+  outputs: Array<{ name: string; supportedTensors: DataTypeName[] }>;
+  attributes: Record<string, { supportedValuesRegex: string }>;
+}
 
 /** PopART's SessionOptions field names; unknown names are an error at session creation. */
 export interface SessionOptionsFields {
@@ -623,9 +662,13 @@ export interface Builder extends Disposable {
   setGraphName(name: string): void;
   addInputTensor(info: TensorInfo, debugContext?: string): TensorId;
   addInputTensor(dtype: DataTypeName, shape: Int[], debugContext?: string): TensorId;
+  addInputTensor(info: TensorInfo, settings: InputSettings, debugContext?: string): TensorId;
+  addInputTensor(dtype: DataTypeName, shape: Int[], settings: InputSettings, debugContext?: string): TensorId;
   addUntypedInputTensor(debugContext?: string): TensorId;
   addInputTensorFromParentGraph(id: TensorId): void;
   addInitializedInputTensor(array: ArrayLike, debugContext?: string): TensorId;
+  /** A weight grouped over replicas: one value per group in the outer dimension when there are several. */
+  addInitializedInputTensor(array: ArrayLike, variableSettings: VariableSettings, debugContext?: string): TensorId;
   addOutputTensor(id: TensorId): void;
   customOp(opName: string, opVersion: number, domain: string, inputs: TensorId[],
            attributes?: Record<string, number | string | number[] | string[]>, numOutputs?: number, name?: string): TensorId[];
@@ -1368,7 +1411,28 @@ export interface Popart {
   RecomputeType: { Undefined: 'Undefined'; Checkpoint: 'Checkpoint'; Recompute: 'Recompute'; Recomputed: 'Recomputed' };
   DeviceSelectionCriterion: { First: 'First'; Random: 'Random' };
   IrSerializationFormat: { JSON: 'JSON' };
+  CommGroupType: { All: 'All'; Consecutive: 'Consecutive'; Orthogonal: 'Orthogonal'; Ungrouped: 'Ungrouped' };
+  VariableRetrievalMode: { OnePerGroup: 'OnePerGroup'; AllReduceReplicas: 'AllReduceReplicas'; AllReplicas: 'AllReplicas' };
+  ReplicatedStreamMode: { Replicate: 'Replicate'; Broadcast: 'Broadcast' };
   // END generated: enum objects
+  ReplicaGrouping: new (numReplicas: number, stride?: number, groupSize?: number) => ReplicaGrouping;
+  CommGroup: new (type?: CommGroupType, replicaGroupSize?: number) => CommGroup;
+  VariableSettings: {
+    new (domain?: CommGroup | ReplicaGrouping | [CommGroupType, number], retrievalMode?: VariableRetrievalMode): VariableSettings;
+    new (retrievalMode: VariableRetrievalMode): VariableSettings;
+  };
+  InputSettings: {
+    new (replicatedStreamMode: ReplicatedStreamMode): InputSettings;
+    new (tileSet?: TileSet, exchangeStrategy?: ExchangeStrategy): InputSettings;
+  };
+  /** The ops getSupportedOperations lists with their inputs, outputs and attributes. */
+  getSupportedOperationsDefinition(includeInternal: boolean): OpDefinition[];
+  /** The ai.onnx op types of that opset this runtime does not implement. */
+  getUnsupportedOperations(opsetVersion: number): string[];
+  /** Starts recording debug contexts (Builder and IR ops). */
+  initializePoplarDebugInfo(filename?: string, format?: 'json'): void;
+  /** Stops recording: the JSON text (also written to the file given, in Node). */
+  closePoplarDebugInfo(): string;
   /** {EnumName: [value names]} of every public enum. */
   enumValues: Record<string, string[]>;
   /** This runtime's version ("major.minor.point"), as numbers, and the git commit it was built from. */

@@ -5,7 +5,7 @@
 // (also `Symbol.dispose`, and a FinalizationRegistry as a safety net for forgotten objects).
 // One module per concern, each a factory over the instantiated module: module.mjs (checked entry
 // points, Handle), options.mjs (TensorInfo, DataFlow, Patterns, SessionOptions, enums),
-// devices.mjs, builder.mjs (Builder, GraphTransformer), optimizers.mjs (optimizers, pre-1.2
+// replicas.mjs (VariableSettings, InputSettings, debug info), devices.mjs, builder.mjs (Builder, GraphTransformer), optimizers.mjs (optimizers, pre-1.2
 // losses), reports.mjs (the session's reports), sessions.mjs; values.mjs and files.mjs hold the
 // plain helpers (NDArray, TypedArrays, Node's file system).
 import createPopartModule from './popart_wasm.mjs';
@@ -14,6 +14,7 @@ import { modelBytes } from './files.mjs';
 import { makeModule } from './module.mjs';
 import { makeOptions } from './options.mjs';
 import { makeDevices } from './devices.mjs';
+import { makeReplicas } from './replicas.mjs';
 import { makeBuilder } from './builder.mjs';
 import { makeOptimizers } from './optimizers.mjs';
 import { makeReports } from './reports.mjs';
@@ -25,6 +26,7 @@ export { NDArray, TYPED_ARRAYS };
 function makeApi(raw) {
   const ctx = makeModule(raw);
   Object.assign(ctx, makeOptions(ctx));
+  Object.assign(ctx, makeReplicas(ctx));
   Object.assign(ctx, makeDevices(ctx));
   Object.assign(ctx, makeBuilder(ctx));
   Object.assign(ctx, makeOptimizers(ctx));
@@ -34,7 +36,8 @@ function makeApi(raw) {
     M, versionInfo, reservedPrefixFns, TensorInfo, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, SessionOptions,
     enums, DeviceManager, DeviceInfo, Builder, GraphTransformer, InferenceSession, TrainingSession, Session, PyStepIO,
     Optimizer, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, memoryCategories,
-    reportSchema,
+    reportSchema, ReplicaGrouping, CommGroup, VariableSettings, InputSettings, initializePoplarDebugInfo,
+    closePoplarDebugInfo,
   } = ctx;
 
   // ------------------------------------------------------------ describing a model
@@ -82,6 +85,7 @@ function makeApi(raw) {
     TensorInfo, NDArray, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, SessionOptions,
     DeviceManager, DeviceInfo, Builder, GraphTransformer, InferenceSession, TrainingSession, Session, PyStepIO, StepIO: PyStepIO, getLogger,
     Optimizer, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, describeModel,
+    ReplicaGrouping, CommGroup, VariableSettings, InputSettings,
     ...enums,
     ...reservedPrefixFns,
     /// This runtime's version: "major.minor.point", [major, minor, point], the git commit built.
@@ -95,6 +99,13 @@ function makeApi(raw) {
     /// [{domain, type, version}] of every op this runtime runs (version: the earliest opset of
     /// its domain it is implemented at); includeInternal adds the internal (gradient, optimizer) ops.
     getSupportedOperations: (includeInternal) => M.getSupportedOperations(Boolean(includeInternal)),
+    /// The same ops with their definitions: [{domain, type, version, inputs: [{name,
+    /// supportedTensors: [DataType names], constant}], outputs: [{name, supportedTensors}],
+    /// attributes: {name: {supportedValuesRegex}}}] (PopART returns a map keyed by the operator).
+    getSupportedOperationsDefinition: (includeInternal) => M.getSupportedOperationsDefinition(Boolean(includeInternal)),
+    /// The ai.onnx op types of opset `opsetVersion` this runtime does not implement.
+    getUnsupportedOperations: (opsetVersion) => M.getUnsupportedOperations(Number(opsetVersion)),
+    initializePoplarDebugInfo, closePoplarDebugInfo,
     /// {EnumName: [value names]} of every public enum (the core's table).
     enumValues: Object.freeze(M.enums()),
     memoryCategories,

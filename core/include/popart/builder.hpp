@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "popart/builder.gen.hpp"
+#include "popart/dataflow.hpp"
 #include "popart/debugcontext.hpp"
 #include "popart/domainopset.hpp"
 #include "popart/names.hpp"
@@ -22,6 +23,7 @@
 #include "popart/op/scatterreduce.hpp"
 #include "popart/reflection.hpp"
 #include "popart/tensorinfo.hpp"
+#include "popart/variablesettings.hpp"
 #include "popart/voiddata.hpp"
 
 namespace popart {
@@ -270,6 +272,13 @@ class Builder {
   // ------------------------------------------------------------------ tensors
   TensorId addInputTensor(const TensorInfo& info, const DebugContext& debugContext = {});
   TensorId addInputTensor(const std::string& dataType, const Shape& shape, const DebugContext& debugContext = {});
+  /// An input with PopART's InputSettings (popart/dataflow.hpp): a Broadcast input gives every
+  /// replica the same micro-batch (its host array has no replica dimension). The settings are
+  /// kept in the model (metadata_props "__replicated_stream_mode:<id>", "__tile_set:<id>",
+  /// "__exchange_strategy:<id>"; defaults are not written).
+  TensorId addInputTensor(const TensorInfo& info, const InputSettings& settings, const DebugContext& debugContext = {});
+  TensorId addInputTensor(const std::string& dataType, const Shape& shape, const InputSettings& settings,
+                          const DebugContext& debugContext = {});
   /// An input of unknown type and shape (subgraphs only).
   TensorId addUntypedInputTensor(const DebugContext& debugContext = {});
   /// PopART's: adds an input to this subgraph under the id of a parent graph's tensor (typed as
@@ -279,6 +288,14 @@ class Builder {
   void addInputTensorFromParentGraph(const TensorId& id);
   /// A weight: an input with an initializer (copied from `initData`).
   TensorId addInitializedInputTensor(const ConstVoidData& initData, const DebugContext& debugContext = {});
+  /// A weight shared among replicas as `variableSettings` say (popart/variablesettings.hpp). With
+  /// more than one replica group at the session's replication factor, `initData` holds one value
+  /// per group: shape [groups] + the weight's shape (checked when a session loads the model, with
+  /// PopART's error; the Builder does not know the replication factor, so it records, and infers
+  /// from, the shape given). The settings are kept in the model (metadata_props
+  /// "__variable_settings:<id>").
+  TensorId addInitializedInputTensor(const ConstVoidData& initData, const VariableSettings& variableSettings,
+                                     const DebugContext& debugContext = {});
   /// Marks an ONNX graph output (an output is not an anchor: DataFlow selects anchors).
   void addOutputTensor(const TensorId& id);
   /// poponnx's `builder.add(a, b)`: an ai.onnx Add in the model's ai.onnx opset (PopART's default,

@@ -46,6 +46,37 @@ class AnchorReturnType {
 
 using AnchorReturnTypeMap = std::map<TensorId, AnchorReturnType>;
 
+/// How one input stream feeds the replicas (PopART's ReplicatedStreamMode).
+enum class ReplicatedStreamMode {
+  Replicate = 0,  ///< each replica reads its own micro-batch: the host array has a replica dimension
+  Broadcast,      ///< one host micro-batch goes to every replica: no replica dimension
+  N
+};
+
+/// PopART's InputSettings: what `Builder::addInputTensor(info, settings)` records for a stream
+/// input. The replicated stream mode acts (Session::run, stepio shapes); the tile set and
+/// exchange strategy are kept in the model and have no effect here (no IO tiles, no overlap).
+class InputSettings {
+ public:
+  InputSettings() = default;
+  InputSettings(TileSet tileSet, ExchangeStrategy exchangeStrategy)
+      : tileSet_(tileSet), exchangeStrategy_(exchangeStrategy) {}
+  InputSettings(ReplicatedStreamMode replicatedStreamMode)  // NOLINT: implicit, as PopART's
+      : replicatedStreamMode_(replicatedStreamMode) {}
+
+  const TileSet& tileSet() const { return tileSet_; }
+  const ExchangeStrategy& exchangeStrategy() const { return exchangeStrategy_; }
+  ReplicatedStreamMode replicatedStreamMode() const { return replicatedStreamMode_; }
+  void setTileSet(TileSet t) { tileSet_ = t; }
+  void setExchangeStrategy(ExchangeStrategy e) { exchangeStrategy_ = e; }
+  void setReplicatedStreamMode(ReplicatedStreamMode m) { replicatedStreamMode_ = m; }
+
+ private:
+  TileSet tileSet_ = TileSet::Compute;
+  ExchangeStrategy exchangeStrategy_ = ExchangeStrategy::JustInTime;
+  ReplicatedStreamMode replicatedStreamMode_ = ReplicatedStreamMode::Replicate;
+};
+
 class DataFlow {
  public:
   /// batchesPerStep 0, no anchors.

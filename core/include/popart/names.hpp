@@ -150,6 +150,15 @@ inline constexpr const char* sSerializeMatMulFactorAttribute = "__serialize_matm
 inline constexpr const char* sSerializeMatMulPrecisionAttribute = "__serialize_matmul_precision";
 inline constexpr const char* sExcludePatternsAttribute = "__exclude_patterns";
 inline constexpr const char* sNameDelimiter = "/";
+/// The id of the Builder's debug-info context of a node (while initializePoplarDebugInfo is open).
+inline constexpr const char* sDebugInfoId = "__debug_info_id";
+/// PopART's names for the settings of a graph input. This runtime keeps them in the model's
+/// metadata_props under "<name>:<tensor id>" (an ONNX input has no attributes):
+/// `__variable_settings` holds VariableSettings::serialize(), the others an enum value's name.
+inline constexpr const char* sVariableSettings = "__variable_settings";
+inline constexpr const char* sReplicatedStreamMode = "__replicated_stream_mode";
+inline constexpr const char* sTileSetAttribute = "__tile_set";
+inline constexpr const char* sExchangeStrategyAttribute = "__exchange_strategy";
 
 /// Domains.
 namespace Domain {

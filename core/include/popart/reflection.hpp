@@ -90,6 +90,9 @@ POPART_REFLECT_ENUM(InitType)
 POPART_REFLECT_ENUM(RecomputeType)
 POPART_REFLECT_ENUM(DeviceSelectionCriterion)
 POPART_REFLECT_ENUM(IrSerializationFormat)
+POPART_REFLECT_ENUM(CommGroupType)
+POPART_REFLECT_ENUM(VariableRetrievalMode)
+POPART_REFLECT_ENUM(ReplicatedStreamMode)
 #undef POPART_REFLECT_ENUM
 
 namespace detail {

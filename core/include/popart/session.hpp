@@ -35,6 +35,7 @@ namespace popart {
 
 class Ir;
 class Executable;
+class ReplicaWeights;
 class Backend;
 class LegacySession;
 
@@ -195,6 +196,9 @@ class Session {
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Ir> ir_;
   std::unique_ptr<Executable> executable_;
+  /// Weights with VariableSettings at this replication factor (session/replica_weights.hpp).
+  ReplicaWeights& replicaWeights() const;
+  mutable std::unique_ptr<ReplicaWeights> replicaWeights_;
   bool engineLoaded_ = false;
   bool weightsFromHostCalled_ = false;
   /// Runs since the last resetProfile (IPU devices, or the CPU with profiling on); the most recent

@@ -389,6 +389,39 @@ TensorId Builder::addInitializedInputTensor(const ConstVoidData& initData, const
   return impl_->addInitializedInputTensor(initData, dc);
 }
 
+TensorId Builder::addInitializedInputTensor(const ConstVoidData& initData, const VariableSettings& settings,
+                                            const DebugContext& dc) {
+  settings.verify();
+  const TensorId id = impl_->addInitializedInputTensor(initData, dc);
+  impl_->setInputSetting(sVariableSettings, id, settings.serialize());
+  return id;
+}
+
+namespace {
+/// Records an input's non-default InputSettings in the model.
+void recordInputSettings(BuilderImpl& impl, const TensorId& id, const InputSettings& settings) {
+  if (settings.replicatedStreamMode() != ReplicatedStreamMode::Replicate)
+    impl.setInputSetting(sReplicatedStreamMode, id, enumToString(settings.replicatedStreamMode()));
+  if (settings.tileSet() != TileSet::Compute)
+    impl.setInputSetting(sTileSetAttribute, id, enumToString(settings.tileSet()));
+  if (settings.exchangeStrategy() != ExchangeStrategy::JustInTime)
+    impl.setInputSetting(sExchangeStrategyAttribute, id, enumToString(settings.exchangeStrategy()));
+}
+}  // namespace
+
+TensorId Builder::addInputTensor(const TensorInfo& info, const InputSettings& settings, const DebugContext& dc) {
+  const TensorId id = impl_->addInputTensor(info, dc);
+  recordInputSettings(*impl_, id, settings);
+  return id;
+}
+
+TensorId Builder::addInputTensor(const std::string& dataType, const Shape& shape, const InputSettings& settings,
+                                 const DebugContext& dc) {
+  const TensorId id = addInputTensor(dataType, shape, dc);
+  recordInputSettings(*impl_, id, settings);
+  return id;
+}
+
 void Builder::addOutputTensor(const TensorId& id) {
   impl_->addOutputTensor(id);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "common/debug_info.hpp"
 #include "ir/ir.hpp"
 #include "onnx/attributes_io.hpp"
 #include "onnx/model_io.hpp"
@@ -184,6 +185,7 @@ TensorId BuilderImpl::addInputTensor(const TensorInfo& info, const DebugContext&
   vi->set_name(id);
   setValueInfoType(info, vi);
   recordInfo(id, info);
+  recordTensorDebugInfo("addInputTensor", dc, id);
   return id;
 }
 
@@ -221,7 +223,21 @@ TensorId BuilderImpl::addInitializedInputTensor(const ConstVoidData& data, const
   tensorToProto(d, tp);
   recordInfo(id, data.info);
   values_[id] = std::move(d);
+  recordTensorDebugInfo("addInitializedInputTensor", dc, id);
   return id;
+}
+
+void BuilderImpl::setInputSetting(const char* name, const TensorId& id, const std::string& value) {
+  const std::string key = std::string(name) + ":" + id;
+  for (auto& p : *model_.mutable_metadata_props()) {
+    if (p.key() == key) {
+      p.set_value(value);
+      return;
+    }
+  }
+  auto* p = model_.add_metadata_props();
+  p->set_key(key);
+  p->set_value(value);
 }
 
 void BuilderImpl::addOutputTensor(const TensorId& id) {
@@ -305,8 +321,38 @@ std::vector<TensorId> BuilderImpl::op(const std::string& domain, int version, co
     for (const auto& o : outs) ids_.erase(o);
     throw;
   }
+  recordDebugInfo(*node, domain, version, dc, inputs, outs);
   inferShapes(*node, domain, version);
   return outs;
+}
+
+void BuilderImpl::recordDebugInfo(onnx::NodeProto& node, const std::string& domain, int version, const DebugContext& dc,
+                                  const std::vector<TensorId>& inputs, const std::vector<TensorId>& outputs) {
+  if (!debuginfo::recording()) return;
+  std::map<std::string, std::string> attrs;
+  const Attributes nodeAttrs = attributesFromNode(node);
+  for (const auto& kv : nodeAttrs.all()) {
+    if (kv.first.rfind("__", 0) != 0) attrs[kv.first] = attrValueText(kv.second);
+  }
+  const std::string dom = domain.empty() ? std::string(Domain::ai_onnx) : domain;
+  const int64_t id = debuginfo::add("popartbuilder", dc.getPathName(), dc.parentId(),
+                                    {{"category", std::string("op")},
+                                     {"api", node.op_type()},
+                                     {"opid", dom + "." + node.op_type() + ":" + std::to_string(version)},
+                                     {"inputs", inputs},
+                                     {"outputs", outputs},
+                                     {"attributes", attrs}});
+  // PopART's attribute: the IR's op records this context as its parent.
+  auto* a = node.add_attribute();
+  a->set_name(sDebugInfoId);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(id);
+}
+
+void BuilderImpl::recordTensorDebugInfo(const char* api, const DebugContext& dc, const TensorId& id) {
+  debuginfo::add(
+      "popartbuilder", dc.getPathName(), dc.parentId(),
+      {{"category", std::string("tensor")}, {"api", std::string(api)}, {"outputs", std::vector<TensorId>{id}}});
 }
 
 void BuilderImpl::inferShapes(const onnx::NodeProto& node, const std::string& domain, int version) {

@@ -33,6 +33,8 @@ class BuilderImpl {
   void addInputTensorFromParentGraph(const TensorId& id);
   TensorId addInitializedInputTensor(const ConstVoidData& data, const DebugContext& dc);
   void addOutputTensor(const TensorId& id);
+  /// A graph input's setting, kept in the model's metadata_props as "<name>:<id>" = value.
+  void setInputSetting(const char* name, const TensorId& id, const std::string& value);
 
   /// Adds a node. `explicitOutputs` names the outputs instead of generated ids.
   std::vector<TensorId> op(const std::string& domain, int version, const std::string& type,
@@ -70,6 +72,11 @@ class BuilderImpl {
   void checkInputs(const std::string& type, const std::vector<TensorId>& inputs, int minIn, int maxIn) const;
   void inferShapes(const onnx::NodeProto& node, const std::string& domain, int version);
   void recordInfo(const TensorId& id, const TensorInfo& info);
+  /// With initializePoplarDebugInfo open: the node's debug context (layer "popartbuilder"), its id
+  /// kept in the node's `__debug_info_id` attribute; an input's.
+  void recordDebugInfo(onnx::NodeProto& node, const std::string& domain, int version, const DebugContext& dc,
+                       const std::vector<TensorId>& inputs, const std::vector<TensorId>& outputs);
+  void recordTensorDebugInfo(const char* api, const DebugContext& dc, const TensorId& id);
 
   BuilderImpl* parent_;
   onnx::ModelProto model_;

@@ -77,4 +77,26 @@ GraphProtoPtr Attributes::getGraph(const std::string& name) const {
   return get<GraphProtoPtr>(name, "GRAPH");
 }
 
+std::string attrValueText(const AttrValue& v) {
+  std::ostringstream os;
+  if (const auto* i = std::get_if<int64_t>(&v)) {
+    os << *i;
+  } else if (const auto* f = std::get_if<float>(&v)) {
+    os << *f;
+  } else if (const auto* s = std::get_if<std::string>(&v)) {
+    os << *s;
+  } else if (const auto* is = std::get_if<std::vector<int64_t>>(&v)) {
+    os << listText(*is);
+  } else if (const auto* fs = std::get_if<std::vector<float>>(&v)) {
+    os << listText(*fs);
+  } else if (const auto* ss = std::get_if<std::vector<std::string>>(&v)) {
+    os << listText(*ss);
+  } else if (const auto* t = std::get_if<TensorData>(&v)) {
+    os << "tensor " << t->info();
+  } else {
+    os << "graph";  // subgraphs are listed as graphs of their own
+  }
+  return os.str();
+}
+
 }  // namespace popart

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <variant>
 #include <vector>
@@ -23,6 +24,19 @@ using AttrValue = std::variant<int64_t, float, std::string, std::vector<int64_t>
 
 /// Name of an attribute value's type as ONNX spells it ("INT", "FLOATS", ...).
 const char* attrTypeName(const AttrValue& v);
+
+/// PopART writes a list (a shape too) as "[2 3]" (its vector printer).
+template <typename T>
+std::string listText(const std::vector<T>& v) {
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < v.size(); ++i) os << (i ? " " : "") << v[i];
+  os << ']';
+  return os.str();
+}
+/// An attribute value as PopART's IR dumps and debug info write it: "3", "0.5", "abc", "[1 2]",
+/// "tensor FLOAT [2]", "graph".
+std::string attrValueText(const AttrValue& v);
 
 /// A node's attributes. Getters throw popart::error naming the attribute when it is missing
 /// (required form) or has another type; the op's setup adds the node context.

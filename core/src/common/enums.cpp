@@ -18,6 +18,7 @@
 #include "popart/reflection.hpp"
 #include "popart/sessionoptions.hpp"
 #include "popart/sgd.hpp"
+#include "popart/variablesettings.hpp"
 
 namespace popart {
 namespace {
@@ -47,6 +48,9 @@ static_assert(count<ExchangeStrategy>() == 4);
 static_assert(count<ScatterReduction>() == 5);
 static_assert(count<RecomputeType>() == 4);
 static_assert(count<AutodiffStitchStrategy>() == 4);
+static_assert(count<CommGroupType>() == 4);
+static_assert(count<VariableRetrievalMode>() == 3);
+static_assert(count<ReplicatedStreamMode>() == 2);
 // Enums without a sentinel: their last value.
 static_assert(static_cast<int>(ReplicatedTensorSharding::On) == 1);
 static_assert(static_cast<int>(AccumulateOuterFragmentSchedule::OverlapMemoryOptimized) == 3);
@@ -122,6 +126,15 @@ const std::vector<EnumInfo> kEnums{
      "How recomputation treats an op's outputs (Builder.recomputeOutputInBackwardPass)."},
     {"DeviceSelectionCriterion", {"First", "Random"}, "Which of the matching devices acquireAvailableDevice takes."},
     {"IrSerializationFormat", {"JSON"}, "The format of Session._serializeIr."},
+    {"CommGroupType",
+     {"All", "Consecutive", "Orthogonal", "Ungrouped"},
+     "How replicas are grouped (CommGroup; C++ names Ungrouped CommGroupType::None)."},
+    {"VariableRetrievalMode",
+     {"OnePerGroup", "AllReduceReplicas", "AllReplicas"},
+     "How a grouped weight returns to the host (VariableSettings)."},
+    {"ReplicatedStreamMode",
+     {"Replicate", "Broadcast"},
+     "How an input stream feeds the replicas (InputSettings): one micro-batch each, or one for all."},
 };
 
 std::string lower(std::string s) {

@@ -16,6 +16,7 @@
 #include "popart/error_context.hpp"
 #include "popart/logging.hpp"
 #include "popart/optimizer.hpp"
+#include "popart/reflection.hpp"
 
 namespace popart {
 
@@ -198,6 +199,14 @@ void Ir::importModel(const IrBundle& b) {
   for (const auto& o : m.graph().output()) main_->outputIds.push_back(o.name());
 }
 
+const std::string* Ir::inputSetting(const char* name, const TensorId& id) const {
+  const std::string key = std::string(name) + ":" + id;
+  for (const auto& p : model_->metadata_props()) {
+    if (p.key() == key) return &p.value();
+  }
+  return nullptr;
+}
+
 void Ir::registerInitializers(const IrBundle& b) {
   auto& g = *model_->mutable_graph();
   // With constantWeights (the default) an inference session may not change weights, so they
@@ -213,11 +222,37 @@ void Ir::registerInitializers(const IrBundle& b) {
     } catch (const error& e) {
       throw error("Invalid initializer '{}': {}", tp.name(), e.what());
     }
+    // VariableSettings (Builder::addInitializedInputTensor): with more than one replica group
+    // the initializer holds one value per group, [groups] + the per-replica shape.
+    std::optional<VariableSettings> settings;
+    unsigned groups = 1;
+    TensorInfo replicaInfo = d.info();
+    if (const std::string* text = inputSetting(sVariableSettings, tp.name())) {
+      try {
+        const auto replicas = static_cast<unsigned>(options_.getReplicationFactor());
+        settings = VariableSettings::deserialize(*text);
+        groups = settings->getGroupCount(replicas);
+        replicaInfo = TensorInfo(d.info().dataType(), settings->shapeOnReplica(d.info().shape(), replicas, tp.name()));
+      } catch (const error& e) {
+        throw error("{} (the VariableSettings of weight '{}', at replication factor {})", e.what(), tp.name(),
+                    options_.getReplicationFactor());
+      }
+    }
     const bool trainableType = isFloatingPoint(d.info().dataType());
-    const TensorKind kind = (weightsAreConst || !trainableType) ? TensorKind::Const : TensorKind::Variable;
+    // Replicas of different groups run with different values: a grouped weight is never a
+    // constant folded into the graph.
+    const TensorKind kind = groups > 1
+                                ? TensorKind::Variable
+                                : ((weightsAreConst || !trainableType) ? TensorKind::Const : TensorKind::Variable);
     if (main_->hasTensor(tp.name())) throw error("Invalid ONNX model: initializer '{}' is defined twice", tp.name());
-    Tensor& t = main_->addTensor(tp.name(), kind, d.info());
-    t.data = std::move(d);
+    Tensor& t = main_->addTensor(tp.name(), kind, replicaInfo);
+    t.variableSettings = settings;
+    if (groups > 1) {
+      t.data = TensorData(replicaInfo, d.data());  // group 0 until a replica selects its own
+      t.groupData = std::move(d);
+    } else {
+      t.data = std::move(d);
+    }
     initializerIds_.push_back(tp.name());
     if (big) stripped_.insert(tp.name());
   }
@@ -247,6 +282,13 @@ void Ir::registerInputs(const IrBundle& b) {
     }
     Tensor& t = main_->addTensor(vi.name(), TensorKind::Stream, info);
     t.streamIndex = static_cast<int>(streamIds_.size());
+    if (const std::string* mode = inputSetting(sReplicatedStreamMode, vi.name())) {
+      try {
+        t.replicatedStreamMode = enumFromString<ReplicatedStreamMode>(*mode);
+      } catch (const error& e) {
+        throw error("{} (the replicated stream mode of input '{}')", e.what(), vi.name());
+      }
+    }
     streamIds_.push_back(vi.name());
     main_->inputIds.push_back(vi.name());
   }

@@ -116,6 +116,8 @@ class Ir {
   /// pipelineStage / virtualGraph annotations of the imported model).
   void verifySettings(const IrBundle& b) const;
   void registerInitializers(const IrBundle& b);
+  /// The model's metadata_props value "<name>:<id>" (a graph input's setting), or nullptr.
+  const std::string* inputSetting(const char* name, const TensorId& id) const;
   void registerInputs(const IrBundle& b);
   void importNodes(const onnx::GraphProto& g, Graph& graph);
   void importNode(const onnx::NodeProto& node, Graph& graph);

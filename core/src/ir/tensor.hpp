@@ -6,8 +6,10 @@
 #include <vector>
 
 #include "common/tensor_data.hpp"
+#include "popart/dataflow.hpp"
 #include "popart/names.hpp"
 #include "popart/tensorinfo.hpp"
+#include "popart/variablesettings.hpp"
 
 namespace popart {
 
@@ -39,6 +41,14 @@ class Tensor {
   std::optional<TensorData> data;
   /// Set on Stream tensors of the main graph: index among the model's inputs.
   int streamIndex = -1;
+  /// A stream input's replicated stream mode (Builder InputSettings).
+  ReplicatedStreamMode replicatedStreamMode = ReplicatedStreamMode::Replicate;
+  /// A weight's VariableSettings (Builder addInitializedInputTensor with settings), if given.
+  std::optional<VariableSettings> variableSettings;
+  /// A weight with more than one replica group: the host value of every group, [groups] + the
+  /// per-replica shape (`data` then stages the group a replica runs with; see
+  /// session/replica_weights.hpp).
+  std::optional<TensorData> groupData;
 
   bool hasData() const { return data.has_value(); }
   bool isConst() const { return kind == TensorKind::Const; }

@@ -1,6 +1,8 @@
 // The prepare pipeline (passes/prepare.hpp).
 #include "passes/prepare.hpp"
 
+#include "common/debug_info.hpp"
+#include "ir/ir.hpp"
 #include "optimizers/training_graph.hpp"
 #include "passes/dot_checks.hpp"
 #include "patterns/inplace.hpp"
@@ -10,6 +12,39 @@
 
 namespace popart {
 namespace passes {
+namespace {
+
+/// With initializePoplarDebugInfo open: one context per op of the prepared IR (layer "popart",
+/// PopART's fields), under the Builder's context of the node it came from (`__debug_info_id`).
+void recordDebugInfo(const Ir& ir) {
+  std::vector<const Graph*> graphs{&ir.mainGraph()};
+  for (size_t gi = 0; gi < graphs.size(); ++gi) {
+    for (const Op* op : graphs[gi]->topologicalOrder()) {
+      std::map<std::string, std::string> attrs;
+      int64_t parent = -1;
+      for (const auto& kv : op->attrs.all()) {
+        if (kv.first == sDebugInfoId) {
+          if (const auto* i = std::get_if<int64_t>(&kv.second)) parent = *i;
+        } else if (kv.first.rfind("__", 0) != 0) {
+          attrs[kv.first] = attrValueText(kv.second);
+        }
+      }
+      std::vector<TensorId> ins, outs;
+      for (const Tensor* t : op->inputs()) ins.push_back(t ? t->id : "");
+      for (const Tensor* t : op->outputs()) outs.push_back(t ? t->id : "");
+      debuginfo::add("popart", op->name(), parent,
+                     {{"category", std::string("op")},
+                      {"opid", op->domain() + "." + op->type() + ":" + std::to_string(op->opset())},
+                      {"graph", graphs[gi] == &ir.mainGraph() ? std::string("main") : std::string("subgraph")},
+                      {"inputs", ins},
+                      {"outputs", outs},
+                      {"attributes", attrs}});
+      for (const Graph* sub : op->subgraphs) graphs.push_back(sub);
+    }
+  }
+}
+
+}  // namespace
 
 void prepare(Ir& ir, const IrBundle& b) {
   ir.load(b);
@@ -30,6 +65,7 @@ void prepare(Ir& ir, const IrBundle& b) {
   // After the schedule: in-placing needs to know which readers of a buffer run last.
   if (applyInplace(ir) > 0) ir.updateSchedule();
   dotCheckpoint(ir, "Final");
+  if (debuginfo::recording()) recordDebugInfo(ir);
   logging::ir::info("Ir prepared: {} ops, {} tensors", ir.mainGraph().numOps(), ir.mainGraph().tensors().size());
 }
 

@@ -13,38 +13,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-/// PopART writes a list (a shape too) as "[2 3]" (its vector printer), and every value as a string.
-template <typename T>
-std::string listText(const std::vector<T>& v) {
-  std::ostringstream os;
-  os << '[';
-  for (size_t i = 0; i < v.size(); ++i) os << (i ? " " : "") << v[i];
-  os << ']';
-  return os.str();
-}
-
-std::string attrText(const AttrValue& v) {
-  std::ostringstream os;
-  if (const auto* i = std::get_if<int64_t>(&v)) {
-    os << *i;
-  } else if (const auto* f = std::get_if<float>(&v)) {
-    os << *f;
-  } else if (const auto* s = std::get_if<std::string>(&v)) {
-    os << *s;
-  } else if (const auto* is = std::get_if<std::vector<int64_t>>(&v)) {
-    os << listText(*is);
-  } else if (const auto* fs = std::get_if<std::vector<float>>(&v)) {
-    os << listText(*fs);
-  } else if (const auto* ss = std::get_if<std::vector<std::string>>(&v)) {
-    os << listText(*ss);
-  } else if (const auto* t = std::get_if<TensorData>(&v)) {
-    os << "tensor " << t->info();
-  } else {
-    os << "graph";  // subgraphs are listed as graphs of their own
-  }
-  return os.str();
-}
-
 Json tensorRef(const Tensor& t, int index, bool withInfo) {
   Json j;
   j["name"] = t.id;
@@ -74,7 +42,7 @@ Json opJson(const Op& op) {
   j["outputs"] = std::move(outs);
   Json attrs = Json::object();
   for (const auto& kv : op.attrs.all()) {
-    if (kv.first != sInplaceInputAttribute) attrs[kv.first] = attrText(kv.second);  // the type says it
+    if (kv.first != sInplaceInputAttribute) attrs[kv.first] = attrValueText(kv.second);  // the type says it
   }
   j["attributes"] = std::move(attrs);
   return j;

@@ -29,6 +29,7 @@
 #include "session/external_weights.hpp"
 #include "session/ir_json.hpp"
 #include "session/losses.hpp"
+#include "session/replica_weights.hpp"
 #include "session/report_json.hpp"
 
 namespace popart {
@@ -37,6 +38,11 @@ Session::Session(std::string name, std::shared_ptr<DeviceInfo> device)
     : name_(std::move(name)), device_(std::move(device)), ir_(std::make_unique<Ir>()) {}
 
 Session::~Session() = default;
+
+ReplicaWeights& Session::replicaWeights() const {
+  if (!replicaWeights_) replicaWeights_ = std::make_unique<ReplicaWeights>(*ir_);
+  return *replicaWeights_;
+}
 
 void Session::checkPrepared(const char* what) const {
   if (!executable_) throw error("Session::prepareDevice() must be called before Session::{}() is called.", what);
@@ -57,6 +63,7 @@ void Session::prepareDevice(bool loadEngine) {
   executable_ = backend_->compile(*ir_);
   executable_->setRandomSeed(randomSeed_);
   // Weights start out as in the model; a training session still requires weightsFromHost().
+  replicaWeights().fromHost();
   executable_->weightsFromHost();
   logging::session::info("Graph compiled");
   writeAutoReports();
@@ -114,6 +121,7 @@ void Session::loadEngineAndConnectStreams() {
 
 void Session::weightsFromHost() {
   checkPrepared("weightsFromHost");
+  replicaWeights().fromHost();
   executable_->weightsFromHost();
   weightsFromHostCalled_ = true;
 }
@@ -124,6 +132,7 @@ void Session::weightsToHost() {
         "Devicex::prepare() must be called before Devicex::weightsToHost(const "
         "std::map<TensorId, MutableVoidData> &) is called.");
   executable_->weightsToHost();
+  replicaWeights().toHost();
   afterWeightsToHost();
 }
 
@@ -146,6 +155,10 @@ void Session::readWeights(const IWeightsIO& weights) {
     const Tensor* t = g.tensor(id);
     if (!t || !t->data) continue;
     MutableVoidData dst = weights.weight(id);
+    if (t->variableSettings) {
+      replicaWeights().read(*t, dst);
+      continue;
+    }
     if (dst.info.nelms() != t->info.nelms() || dst.info.dataType() != t->info.dataType())
       throw error("readWeights: the buffer for '{}' is {} but the weight is {}", id, dst.info.toString(),
                   t->info.toString());
@@ -167,6 +180,10 @@ void Session::writeWeights(const IWeightsIO& weights) {
       throw error("writeWeights: '{}' is a constant of the model ({}), not a weight that can be written", id,
                   t->info.toString());
     MutableVoidData src = weights.weight(id);
+    if (t->variableSettings) {
+      replicaWeights().write(*t, src);
+      continue;
+    }
     if (src.info.nelms() != t->info.nelms() || src.info.dataType() != t->info.dataType())
       throw error("writeWeights: the buffer for '{}' is {} but the weight is {}", id, src.info.toString(),
                   t->info.toString());
@@ -193,10 +210,14 @@ StepIOSpec Session::stepIOSpec() const {
   for (const auto& id : ir_->streamInputIds()) {
     const Tensor* t = g.tensor(id);
     if (!t) continue;
+    // A Broadcast input gives all replicas one micro-batch: no replica factor (PopART's rule).
+    const bool bc = t->replicatedStreamMode == ReplicatedStreamMode::Broadcast;
+    const int64_t irf = bc ? 1 : rf;
     std::ostringstream f;
-    f << "batchesPerStep (" << bps << ") * accumulationFactor (" << af << ") * replicationFactor (" << rf
-      << ") * elements per micro-batch (" << t->info.nelms() << ", shape " << t->info.shape() << ")";
-    spec.inputs.push_back(entry(id, t->info, checkedProduct({t->info.nelms(), bps, af, rf}), f.str(), "input"));
+    f << "batchesPerStep (" << bps << ") * accumulationFactor (" << af << ") * replicationFactor (" << irf
+      << (bc ? ": a Broadcast input" : "") << ") * elements per micro-batch (" << t->info.nelms() << ", shape "
+      << t->info.shape() << ")";
+    spec.inputs.push_back(entry(id, t->info, checkedProduct({t->info.nelms(), bps, af, irf}), f.str(), "input"));
   }
   for (const auto& id : ir_->dataFlow().anchors()) {
     const Tensor& t = g.getTensor(id);
@@ -358,6 +379,12 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
   const int64_t rf = o.getReplicationFactor();
   const Graph& g = ir_->mainGraph();
 
+  std::set<TensorId> broadcast;
+  for (const auto& e : spec.inputs) {
+    if (g.getTensor(e.id).replicatedStreamMode == ReplicatedStreamMode::Broadcast) broadcast.insert(e.id);
+  }
+  bool grouped = false;
+  for (const auto& id : ir_->initializerIds()) grouped = grouped || replicaWeights().grouped(id);
   // Sum anchors accumulate over the step, per replica.
   std::map<TensorId, std::vector<TensorData>> sums;
   for (const auto& e : spec.outputs) {
@@ -381,6 +408,8 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
         narrowed.reserve(spec.inputs.size());
         for (const auto& e : spec.inputs) {
           const int64_t n = e.info.nelms();
+          // A Broadcast input: replica 0 reads the micro-batch, the others run with the same.
+          if (broadcast.count(e.id) && r > 0) continue;
           ConstVoidData d = stepio.in(e.id, n, false, false);
           if (d.info.nelms() != n)
             throw error("The StepIO returned {} elements for input '{}', but one micro-batch is {} elements ({})",
@@ -396,8 +425,11 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
           if (e.info.dataType() == DataType::BOOL) checkBools(d.data, n, e.id);
           executable_->setInput(e.id, d.data);
         }
+        if (grouped) replicaWeights().selectReplica(*executable_, static_cast<unsigned>(r));
         executable_->execute();
-        for (const auto& e : spec.inputs) stepio.inComplete(e.id, e.info.nelms(), false);
+        for (const auto& e : spec.inputs) {
+          if (!broadcast.count(e.id) || r == rf - 1) stepio.inComplete(e.id, e.info.nelms(), false);
+        }
         for (const auto& e : spec.outputs) {
           const AnchorReturnType& art = ir_->dataFlow().art(e.id);
           const int64_t n = e.info.nelms();
@@ -493,11 +525,13 @@ std::string Session::saveModelBytes(bool writeExternalData) {
   for (auto& tp : *m.mutable_graph()->mutable_initializer()) {
     const Tensor* t = g.tensor(tp.name());
     const bool current = t && t->data && (t->kind == TensorKind::Variable || ir_->isStrippedInitializer(tp.name()));
+    // A grouped weight (VariableSettings) is saved with every group's value, as it was given.
+    const TensorData* value = current ? &replicaWeights().hostValue(*t) : nullptr;
     if (writeExternalData && tp.data_location() == onnx::TensorProto::EXTERNAL) {
       // PopART: an externally stored initializer stays external, its file updated in place.
-      writeExternalInitializer(tp, current ? &*t->data : nullptr, externalLocations_, modelBaseDir_);
+      writeExternalInitializer(tp, value, externalLocations_, modelBaseDir_);
     } else if (current) {
-      tensorToProto(*t->data, &tp);
+      tensorToProto(*value, &tp);
     }
   }
   // The optimizer state, as extra initializers (PopART's modelToHost does the same).
@@ -536,13 +570,14 @@ void Session::resetHostWeights(const std::string& modelProtoOrFilename, bool ign
       throw error("resetWeights, no tensor '{}' in tensors", tp.name());
     }
     TensorData d = tensorFromProto(tp, base);
-    if (d.info() != t->info)
+    const TensorInfo& hostInfo = t->groupData ? t->groupData->info() : t->info;  // grouped: every group
+    if (d.info() != hostInfo)
       throw error("resetHostWeights: '{}' is {} in the model given, but {} in the session", tp.name(),
-                  d.info().toString(), t->info.toString());
+                  d.info().toString(), hostInfo.toString());
     if (t->kind != TensorKind::Variable) continue;  // constants of the graph stay as compiled
     updates.emplace_back(t, std::move(d));
   }
-  for (auto& u : updates) u.first->data = std::move(u.second);
+  for (auto& u : updates) (u.first->groupData ? u.first->groupData : u.first->data) = std::move(u.second);
 }
 
 TensorInfo Session::getInfo(const TensorId& id) const {

@@ -1,0 +1,45 @@
+// Weights with VariableSettings at the session's replication factor: the device value of each
+// replica group, the group each replica runs with, and the host layout readWeights /
+// writeWeights / modelToHost use (PopART's VariableRetrievalMode rules).
+#pragma once
+
+#include <map>
+
+#include "common/tensor_data.hpp"
+#include "popart/names.hpp"
+#include "popart/voiddata.hpp"
+
+namespace popart {
+
+class Ir;
+class Tensor;
+class Executable;
+
+class ReplicaWeights {
+ public:
+  /// The grouped weights (more than one group) of `ir`.
+  explicit ReplicaWeights(Ir& ir);
+  /// Stages the host values of every group as the device's (before Executable::weightsFromHost,
+  /// which then loads group 0).
+  void fromHost();
+  /// Device -> host: every group's device value becomes its host value.
+  void toHost();
+  /// Loads into the executable the values of the groups replica `replica` belongs to.
+  void selectReplica(Executable& exe, unsigned replica);
+  /// The weight's host values in `dst`, laid out as its VariableRetrievalMode says:
+  /// numReplicasReturningVariable values (one value: no outer dimension).
+  void read(const Tensor& t, const MutableVoidData& dst) const;
+  /// The inverse of read (AllReplicas: each group takes its first replica's value).
+  void write(Tensor& t, const MutableVoidData& src);
+  /// The host value saved in a model (every group's value for a grouped weight).
+  const TensorData& hostValue(const Tensor& t) const;
+  bool grouped(const TensorId& id) const { return device_.count(id) != 0; }
+
+ private:
+  unsigned replicas_;
+  Ir& ir_;
+  std::map<TensorId, TensorData> device_;  ///< [groups] + shape per grouped weight
+  std::map<TensorId, unsigned> loaded_;    ///< the group the executable holds
+};
+
+}  // namespace popart
