@@ -86,7 +86,7 @@ test('batchesPerStep, batchSize, return periods and options must be integers', (
               ['SessionOptions.accumulationFactor must be an integer, got float 2.5']);
   expectError(() => new popart.InferenceSession(m.proto, new popart.DataFlow(1, [m.out]), cpu(popart), undefined,
                                                 { outlineThreshold: '1' }),
-              ["SessionOptions.outlineThreshold must be a finite number, got string '1'"]);
+              ["SessionOptions.outlineThreshold must be a number (not NaN), got string '1'"]);
   const s = new popart.InferenceSession(m.proto, new popart.DataFlow(1, [m.out]), cpu(popart));
   s.prepareDevice();
   expectError(() => s.setRandomSeed(1.5), ['setRandomSeed seed must be an integer, got 1.5']);

@@ -34,9 +34,10 @@ int64_t asInt(const std::string& name, const OptionValue& v) {
 }
 
 double asReal(const std::string& name, const OptionValue& v) {
-  if (const auto* d = std::get_if<double>(&v); d && std::isfinite(*d)) return *d;
+  // Infinities are values PopART scripts use (outlineThreshold = -inf outlines everything).
+  if (const auto* d = std::get_if<double>(&v); d && !std::isnan(*d)) return *d;
   if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
-  wrongKind(name, "a finite number", v);
+  wrongKind(name, "a number (not NaN)", v);
 }
 
 std::vector<std::string> asStrings(const std::string& name, const OptionValue& v) {

@@ -331,7 +331,15 @@ void setupExpand(Op& op) {
 
 void setupTile(Op& op) {
   // PopART's TileOp messages: the repeats are known when the model is built, one per dimension.
-  if (!op.inData(1)) throw error("The 'Repeats' Tensor `{}' must be of type Constant", op.input(1)->id);
+  if (!op.inData(1)) {
+    // PopART's sentence, then this runtime's reason (what kind of tensor it is).
+    const std::string popart = format("The 'Repeats' Tensor `{}' must be of type Constant", op.input(1)->id);
+    try {
+      op.requireInData(1, "the repeats");
+    } catch (const error& e) {
+      throw contextual_error(format("{} ({})", popart, e.what()), popart);
+    }
+  }
   const auto reps = op.requireInData(1, "the repeats").toInt64();
   const Shape& in = op.inShape(0);
   if (reps.size() != in.size())
