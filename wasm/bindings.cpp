@@ -833,6 +833,8 @@ class SessionJs {
       for (auto& kv : out) outRefs.emplace(kv.first, kv.second);
       StepIO io(inRefs, outRefs);
       step(io);
+      // syntheticDataMode: no host streams, so nothing reaches the anchors (as natively).
+      if (s_->getSessionOptions().syntheticDataMode != SyntheticDataMode::Off) return;
       for (const auto& id : outIds) {
         NDArray& a = out.at(id);
         if (a.info().dataType() == DataType::STRING) {

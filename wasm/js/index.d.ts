@@ -520,7 +520,7 @@ export interface AiGraphcoreOpset1 {
   identityloss(args: TensorId[], reduction?: ReductionType, debugContext?: string): TensorId;
   /** x * scale. (Scale) */
   scale(args: TensorId[], scale: number, debugContext?: string): TensorId;
-  /** scale0 * a + scale1 * b. (ScaledAdd; scale0 = 1, scale1 = 1) */
+  /** scale0 * a + scale1 * b; optional inputs 3 and 4 (one-element tensors) replace scale0 / scale1. (ScaledAdd; scale0 = 1, scale1 = 1) */
   scaledadd(args: TensorId[], scale0?: number, scale1?: number, debugContext?: string): TensorId;
   /** Every strides[d]-th element along each dimension d. (Subsample) */
   subsample(args: TensorId[], strides: number[], debugContext?: string): TensorId;
