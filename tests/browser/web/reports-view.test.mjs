@@ -67,6 +67,7 @@ async function clickItem(page, chart, i, n) {
 /// Clicks tile t's cell in the heat grid (one IPU).
 async function clickCell(page, t) {
   const grid = page.getByTestId('tile-heat-grid');
+  await grid.locator('canvas').scrollIntoViewIfNeeded();  // the tile's tensor table above it can be long
   const box = await grid.locator('canvas').boundingBox();
   const d = await grid.evaluate((e) => ({ ...e.dataset }));
   const c = Number(d.cell), cols = Number(d.cols);
