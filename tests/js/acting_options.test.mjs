@@ -4,23 +4,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { cpu, createPopart, expectError } from './helpers.mjs';
+import { cpu, createPopart, expectError, runOutputs } from './helpers.mjs';
 
 const popart = await createPopart();
 
-function infer(b, outs, feeds, userOptions) {
-  for (const o of outs) b.addOutputTensor(o);
-  const s = new popart.InferenceSession({ fnModel: b.getModelProto(), dataFlow: new popart.DataFlow(1, outs),
-                                          deviceInfo: cpu(popart), userOptions });
-  try {
-    s.prepareDevice();
-    const anchors = s.initAnchorArrays();
-    s.run(new popart.PyStepIO(feeds, anchors));
-    return outs.map((o) => Array.from(anchors[o].data));
-  } finally {
-    s.dispose();
-  }
-}
+const infer = (b, outs, feeds, userOptions) => runOutputs(popart, b, outs, feeds, userOptions).map((r) => r.data);
 
 test('enableNonStableSoftmax: exp without the max subtracted overflows as PopART', () => {
   for (const nonStable of [false, true]) {

@@ -53,10 +53,12 @@ export function cpu(popart) {
 }
 
 /// Marks `outs` as outputs of `b`, runs its model once on the CPU with `feeds` ({id: typed
-/// array}) and returns each output's {data (an Array), shape}, in order.
-export function runOutputs(popart, b, outs, feeds) {
+/// array}) and the session options `userOptions`, and returns each output's {data (an Array),
+/// shape}, in order.
+export function runOutputs(popart, b, outs, feeds, userOptions = undefined) {
   for (const o of outs) b.addOutputTensor(o);
-  const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, outs), cpu(popart));
+  const s = new popart.InferenceSession({ fnModel: b.getModelProto(), dataFlow: new popart.DataFlow(1, outs),
+                                          deviceInfo: cpu(popart), userOptions });
   try {
     s.prepareDevice();
     const anchors = s.initAnchorArrays();
