@@ -1,8 +1,8 @@
-// Generates the parts of wasm/js/index.d.ts that mirror the core's tables (SessionOptions fields,
-// the public enums, the aiGraphcore methods, the report document's types) from the built module,
-// between the "BEGIN generated" / "END generated" markers. tests/js/reflection.test.mjs fails when
-// the file differs from what this writes.
-// Usage: node scripts/gen_js_types.mjs [pkgDir]   (rewrites wasm/js/index.d.ts)
+// Generates the parts of wasm/js/index.d.ts (SessionOptions fields, the public enums, the
+// aiGraphcore methods) and of wasm/js/report-types.d.ts (the report document's types) that mirror
+// the core's tables, from the built module, between the "BEGIN generated" / "END generated"
+// markers. tests/js/reflection.test.mjs fails when a file differs from what this writes.
+// Usage: node scripts/gen_js_types.mjs [pkgDir]   (rewrites both files)
 //        node scripts/gen_js_types.mjs --report-schema FILE
 //   rewrites only the report types from the core's report::schema() as JSON, which the native
 //   build gives without a wasm module:
@@ -13,6 +13,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DTS = path.join(ROOT, 'wasm/js/index.d.ts');
+export const REPORT_DTS = path.join(ROOT, 'wasm/js/report-types.d.ts');
+/// The file that holds a generated block.
+const fileOf = (block) => (block === 'report types' ? REPORT_DTS : DTS);
 
 const union = (values) => values.map((v) => `'${v}'`).join(' | ');
 
@@ -99,28 +102,41 @@ export function generatedBlocks(popart) {
 }
 
 /// `text` with each generated block replaced.
-export function withBlocks(text, blocks) {
+export function withBlocks(text, blocks, file = DTS) {
   for (const [name, body] of Object.entries(blocks)) {
     const re = new RegExp(`(// BEGIN generated: ${name}[^\\n]*\\n)[\\s\\S]*?([ \\t]*// END generated: ${name})`);
-    if (!re.test(text)) throw new Error(`index.d.ts has no generated block '${name}'`);
+    if (!re.test(text)) throw new Error(`${path.basename(file)} has no generated block '${name}'`);
     text = text.replace(re, (_, begin, end) => `${begin}${body}\n${end}`);
   }
   return text;
 }
 
+/// Each declaration file's text as it is and as the blocks make it: Map file -> {before, after}.
+export function regenerated(blocks) {
+  const byFile = new Map();
+  for (const [name, body] of Object.entries(blocks)) {
+    const file = fileOf(name);
+    if (!byFile.has(file)) byFile.set(file, {});
+    byFile.get(file)[name] = body;
+  }
+  return new Map([...byFile].map(([file, fileBlocks]) => {
+    const before = fs.readFileSync(file, 'utf8');
+    return [file, { before, after: withBlocks(before, fileBlocks, file) }];
+  }));
+}
+
+function write(blocks) {
+  for (const [file, { before, after }] of regenerated(blocks)) {
+    if (after !== before) fs.writeFileSync(file, after);
+    console.log(`${path.basename(file)} ${after === before ? 'is up to date' : 'updated'}`);
+  }
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) &&
     process.argv[2] === '--report-schema') {
-  const schema = JSON.parse(fs.readFileSync(process.argv[3], 'utf8'));
-  const before = fs.readFileSync(DTS, 'utf8');
-  const after = withBlocks(before, { 'report types': reportTypes(schema) });
-  if (after !== before) fs.writeFileSync(DTS, after);
-  console.log(after === before ? 'index.d.ts is up to date' : 'index.d.ts updated (report types)');
+  write({ 'report types': reportTypes(JSON.parse(fs.readFileSync(process.argv[3], 'utf8'))) });
 } else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const pkg = path.resolve(process.argv[2] ?? path.join(ROOT, 'build/wasm/pkg'));
   const { createPopart } = await import(pathToFileURL(path.join(pkg, 'index.mjs')).href);
-  const popart = await createPopart();
-  const before = fs.readFileSync(DTS, 'utf8');
-  const after = withBlocks(before, generatedBlocks(popart));
-  if (after !== before) fs.writeFileSync(DTS, after);
-  console.log(after === before ? 'index.d.ts is up to date' : 'index.d.ts updated');
+  write(generatedBlocks(await createPopart()));
 }

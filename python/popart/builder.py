@@ -227,6 +227,8 @@ class Builder:
             if not FIRST_OPSET <= version <= LAST_OPSET:
                 raise AttributeError("aiOnnxOpset%d: supported ai.onnx opsets are %d..%d" %
                                      (version, FIRST_OPSET, LAST_OPSET))
+            if "ai.onnx" in self._opsets:  # the constructor's opset is the model's: another one is an error
+                self._impl.useOpset("ai.onnx", int(self._opsets["ai.onnx"]))
             self._onnx[version] = OPSET_CLASSES[version](self, version)
         return self._onnx[version]
 

@@ -49,9 +49,26 @@ def conv(ai, ins, attrs):
      "input 'in1' FLOAT [6 2 3 3]"),
 ])
 def test_conv_parameters(popart, attrs, start, more):
-    msg = node_error(popart, conv, [[1, 4, 5, 5], [6, 2, 3, 3]], attrs)
+    """The session's checks (customOp: PopART's typed conv checks the window parameters first)."""
+    def custom(ai, ins, a):
+        return ai._builder.customOp("Conv", 11, "ai.onnx", ins, a, 1, "n")[0]
+    msg = node_error(popart, custom, [[1, 4, 5, 5], [6, 2, 3, 3]], attrs)
     assert msg.startswith(start), msg
     assert more in msg
+
+
+@pytest.mark.parametrize("attrs, message", [
+    ({"strides": [1, 1, 1]}, "Length of strides vector 3 != number of spatial dimensions 2"),
+    ({"pads": [1, 1]}, "Padding vector (length 2) does not have 2 values for each spatial dimension 2"),
+    ({"dilations": [2]}, "Length of dilations vector 1 != number of spatial dimensions 2"),
+])
+def test_conv_window_parameters_at_build_time(popart, attrs, message):
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [1, 4, 5, 5])
+    w = b.addInputTensor("FLOAT", [6, 2, 3, 3])
+    with pytest.raises(popart.popart_exception) as e:
+        b.aiOnnxOpset11.conv([x, w], group=2, **attrs)
+    assert e.value.args[0] == message
 
 
 @pytest.mark.parametrize("pool", ["maxpool", "averagepool"])

@@ -125,6 +125,8 @@ def test_integers_to_int32(popart, dtype, method):
     m = onnx.load_from_string(gt.getModelProto())
     assert _elem(m.graph.input, "x") == TensorProto.INT32
     np.testing.assert_array_equal(numpy_helper.to_array(_init(m, "w")), w.astype(np.int32))
+    # PopART writes the converted values to int32_data, one per element (scripts count them).
+    assert not _init(m, "w").raw_data and list(_init(m, "w").int32_data) == w.astype(np.int32).tolist()
     x = np.array([5, -3, 2, 7], np.int32)
     np.testing.assert_array_equal(_run(popart, gt.getModelProto(), {"x": x}, ["out"])[0],
                                   (w.astype(np.int64) + x).astype(np.int32))

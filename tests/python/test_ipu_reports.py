@@ -198,14 +198,14 @@ def test_report_schema_is_documented():
 
 
 def test_js_report_types_and_python_stubs_follow_the_table(popart):
-    """wasm/js/index.d.ts's generated Report interfaces (scripts/gen_js_types.mjs) and the Python
+    """wasm/js/report-types.d.ts's generated Report interfaces (scripts/gen_js_types.mjs) and the Python
     stub's Report classes (python/gen_stubs.py) have the same names and members, those of the
     core's table: checked natively, without the wasm module (tests/js/reflection.test.mjs checks
     the d.ts against the module too)."""
     import ast
     import re
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    with open(os.path.join(root, "wasm", "js", "index.d.ts")) as f:
+    with open(os.path.join(root, "wasm", "js", "report-types.d.ts")) as f:
         dts = f.read()
     block = re.search(r"// BEGIN generated: report types[^\n]*\n(.*?)// END generated: report types", dts, re.S).group(1)
     js = {m.group(1): re.findall(r"^  (\w+)\??: ", m.group(2), re.M)

@@ -166,6 +166,38 @@ def test_opset_versions_and_names(popart):
     assert isinstance(b.aiOnnx.dropout([x], ratio=0.1), list)  # num_outputs defaults to 1
     with pytest.raises(TypeError, match="num_outputs"):
         b.aiOnnx.maxpool([x], kernel_shape=[2, 2])  # required before kernel_shape
+    # The constructor's opset holds before any op is added.
+    with pytest.raises(RuntimeError) as e:
+        popart.Builder(opsets={"ai.onnx": 9, "ai.graphcore": 1}).aiOnnxOpset8
+    assert e.value.args[0].startswith("Invalid opset 'aiOnnxOpset8' selected. Opset for domain ai.onnx already "
+                                      "defined as 9")
+
+
+def test_builder_checks_window_parameters(popart):
+    """PopART's Builder checks Conv / pooling windows and Pad's attribute as the op is added."""
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [1, 4, 6, 6])
+    w = b.addInputTensor("FLOAT", [8, 4, 1, 1])
+    big = b.addInputTensor("FLOAT", [8, 4, 9, 9])
+    with pytest.raises(popart.popart_exception) as e:
+        b.aiOnnx.conv([x, w], kernel_shape=[3, 3])
+    assert e.value.args[0] == "kernel_shape, [3 3], does not match inferred shape from weight input '%s', [1 1]" % w
+    with pytest.raises(popart.popart_exception) as e:
+        b.aiOnnx.conv([x, big], pads=[2, 0, 1, 0])
+    assert e.value.args[0] == "Window parameter values combine to give invalid spatial output shape: [1 -2]"
+    with pytest.raises(popart.popart_exception, match=r"^Length of strides vector 1 != number of spatial dimensions 2"):
+        b.aiOnnx.maxpool([x], 1, kernel_shape=[2, 2], strides=[2])
+    with pytest.raises(popart.popart_exception, match=r"^Padding vector \(length 2\) does not have 2 values"):
+        b.aiOnnx.averagepool([x], kernel_shape=[2, 2], pads=[0, 0])
+    with pytest.raises(popart.popart_exception, match=r"invalid spatial output shape: \[-1 -1\]"):
+        b.aiOnnx.maxpool([x], 1, kernel_shape=[9, 9], strides=[2, 2])
+    # The model is unchanged by the refused ops; a valid conv still builds.
+    assert b.getTensorShape(b.aiOnnx.conv([x, w])) == [1, 8, 6, 6]
+    b10 = popart.Builder()
+    v = b10.addInputTensor("FLOAT", [10])
+    with pytest.raises(popart.popart_exception, match=r"^Padding vector \(length 4\) doesn't contain 2 entries"):
+        b10.aiOnnxOpset10.pad([v], [2, 3, 4, 5], "constant", 0.0)
+    assert b10.getTensorShape(b10.aiOnnxOpset10.pad([v], [2, 3])) == [15]
 
 
 def test_node_attributes_and_annotations(popart):

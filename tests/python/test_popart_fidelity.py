@@ -154,6 +154,43 @@ def test_dropout_ratio(popart):
     assert session_error(popart, build).args[0].endswith("Please use a value in the interval [0,1)")
 
 
+def _dropout_run(popart, opset, train, seed, steps=2, n=200):
+    """x (ones) -> Dropout(ratio 0.5) -> identityloss; returns (y, dL/dx) for each step."""
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [n], "x")
+    y = getattr(b, "aiOnnxOpset%d" % opset).dropout([x], 1, 0.5)[0]
+    loss = b.aiGraphcore.identityloss([y], reduction=popart.ReductionType.Sum)
+    grad = popart.reservedGradientPrefix() + x
+    dev = popart.DeviceManager().createCpuDevice()
+    if train:
+        s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(steps, [y, grad]), loss,
+                                   popart.ConstSGD(0.1), dev)
+    else:
+        s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(steps, [y]), dev)
+    s.prepareDevice()
+    s.setRandomSeed(seed)
+    a = s.initAnchorArrays()
+    s.run(popart.PyStepIO({x: np.ones((steps, n), np.float32)}, a))
+    return a[y], a.get(grad)
+
+
+@pytest.mark.parametrize("opset", [7, 10, 11])
+def test_dropout_acts_in_a_training_session(popart, opset):
+    """PopART applies Dropout 6-11 in a TrainingSession (its DropoutOp; only inference makes it the
+    identity): kept elements scaled by 1/(1 - ratio), the gradient through the same mask, a new
+    mask each step, the same masks for the same seed."""
+    y, g = _dropout_run(popart, opset, True, 0)
+    kept = y != 0
+    assert 0.3 < kept.mean() < 0.7
+    np.testing.assert_array_equal(y[kept], 2.0)
+    np.testing.assert_array_equal(g, np.where(kept, 2.0, 0.0))
+    assert not np.array_equal(kept[0], kept[1])
+    np.testing.assert_array_equal(_dropout_run(popart, opset, True, 0)[0], y)
+    assert not np.array_equal(_dropout_run(popart, opset, True, 11583)[0] != 0, kept)
+    # Inference: the identity.
+    np.testing.assert_array_equal(_dropout_run(popart, opset, False, 0)[0], 1.0)
+
+
 def test_non_scalar_loss_and_label_shape(popart):
     b = popart.Builder()
     x = b.addInputTensor("FLOAT", [2, 3], "x")

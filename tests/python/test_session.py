@@ -165,6 +165,26 @@ def train_steps(popart, cpu, optimizer, steps):
     return s, wv[0]
 
 
+def test_model_to_host_keeps_raw_data_initializers(popart, cpu):
+    """A model whose initializers are in raw_data (as exporters write them) is saved in raw_data."""
+    import onnx
+    from onnx import helper, numpy_helper
+    g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"]),
+                           helper.make_node("ReduceSum", ["y"], ["loss"], keepdims=0)], "g",
+                          [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("loss", onnx.TensorProto.FLOAT, [])],
+                          [numpy_helper.from_array(np.array([1.0, 2.0], np.float32), "w")])
+    proto = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+    s = popart.TrainingSession(proto, popart.DataFlow(1, ["loss"]), "loss",
+                               popart.ConstSGD(0.5), cpu)
+    s.prepareDevice()
+    s.weightsFromHost()
+    s.run(popart.PyStepIO({"x": np.zeros(2, np.float32)}, s.initAnchorArrays()))
+    w = next(t for t in onnx.load_from_string(s.modelToHostBytes()).graph.initializer if t.name == "w")
+    assert w.raw_data and not w.float_data
+    np.testing.assert_allclose(numpy_helper.to_array(w), [0.5, 1.5])
+
+
 def test_sgd_momentum_closed_form(popart, cpu):
     # The spec's worked example: mm 0.9, dm 0.1, lr 0.1, g = 1, 3 steps: w = w0 - 0.5049.
     opt = popart.SGD({"defaultLearningRate": (0.1, True), "defaultMomentum": (0.9, True),
@@ -236,8 +256,13 @@ def test_model_to_host_reset_host_weights_round_trip(popart, cpu, in_tmp):
     assert wv[0] == pytest.approx(w1)
     # The file also holds the momentum (Accl___w), read back by a new session's resetHostWeights.
     import onnx
-    names = {t.name for t in onnx.load("trained.onnx").graph.initializer}
-    assert {"w", popart.reservedAcclPrefix() + "w"} <= names
+    saved = {t.name: t for t in onnx.load("trained.onnx").graph.initializer}
+    assert {"w", popart.reservedAcclPrefix() + "w"} <= saved.keys()
+    # As PopART: the Builder's initializers and the added optimizer state are in float_data (scripts
+    # read `t.float_data`), and the saved weight is the trained one.
+    assert not saved["w"].raw_data and saved["w"].float_data[0] == pytest.approx(w1)
+    accl = saved[popart.reservedAcclPrefix() + "w"]
+    assert not accl.raw_data and len(accl.float_data) == 1
     b = popart.Builder()
     b.addOutputTensor(b.aiOnnx.relu([b.addInitializedInputTensor(np.zeros(1, np.float32), "nope")]))
     with pytest.raises(popart.popart_exception, match="resetWeights, no tensor 'nope' in tensors"):

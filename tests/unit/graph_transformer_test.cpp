@@ -15,6 +15,7 @@
 
 #include "common/test_util.hpp"
 #include "onnx.pb.h"
+#include "onnx/model_io.hpp"
 #include "popart/graphtransformer.hpp"
 
 namespace popart {
@@ -115,6 +116,15 @@ std::vector<T> rawValues(const onnx::TensorProto& t) {
   std::vector<T> v(t.raw_data().size() / sizeof(T));
   std::memcpy(v.data(), t.raw_data().data(), v.size() * sizeof(T));
   return v;
+}
+
+/// Values of a tensor PopART's transforms write in the ONNX typed fields (int32_data, float_data).
+template <typename T>
+std::vector<T> typedValues(const onnx::TensorProto& t) {
+  EXPECT_FALSE(t.has_raw_data()) << t.name();
+  const TensorData d = tensorFromProto(t);
+  const T* p = static_cast<const T*>(d.data());
+  return std::vector<T>(p, p + d.info().nelms());
 }
 
 // ------------------------------------------------------------------ float -> half
@@ -253,7 +263,7 @@ TEST(GraphTransformer, DoublesToFloatsRunsAndMatches) {
   const auto h = parse(gt.getModelProto());
   EXPECT_EQ(elemType(h.graph().input(), "x"), onnx::TensorProto::FLOAT);
   EXPECT_EQ(nodeOf(h, "Constant").attribute(0).t().data_type(), onnx::TensorProto::FLOAT);
-  const auto wf = rawValues<float>(initializer(h, "w"));
+  const auto wf = typedValues<float>(initializer(h, "w"));
   for (size_t k = 0; k < w.size(); ++k) EXPECT_EQ(wf[k], static_cast<float>(w[k])) << k;  // nearest float
   EXPECT_EQ(wf[2], 0.0f);                                                                 // below float's range
 
@@ -276,7 +286,7 @@ TEST(GraphTransformer, BFloats16ToFloat32IsExact) {
   gt.convertBFloats16ToFloat32();
   const auto h = parse(gt.getModelProto());
   EXPECT_EQ(elemType(h.graph().output(), "out"), onnx::TensorProto::FLOAT);
-  EXPECT_EQ(rawValues<float>(initializer(h, "w")), (std::vector<float>{1.0f, -3.0f, 0.2001953125f}));
+  EXPECT_EQ(typedValues<float>(initializer(h, "w")), (std::vector<float>{1.0f, -3.0f, 0.2001953125f}));
   const auto y = test::runOnce(gt.getModelProto(), {}, {"out"}).at("out").toVector<float>();
   EXPECT_EQ(y, (std::vector<float>{1.0f, -3.0f, 0.2001953125f}));
 }
@@ -301,7 +311,7 @@ void checkIntToInt32(int type, const std::vector<T>& w, const std::function<void
   EXPECT_EQ(elemType(h.graph().input(), "x"), onnx::TensorProto::INT32);
   EXPECT_EQ(elemType(h.graph().output(), "out"), onnx::TensorProto::INT32);
   EXPECT_EQ(nodeOf(h, "Cast").attribute(0).i(), onnx::TensorProto::INT32);
-  const auto wi = rawValues<int32_t>(initializer(h, "w"));
+  const auto wi = typedValues<int32_t>(initializer(h, "w"));
   for (size_t k = 0; k < w.size(); ++k) EXPECT_EQ(wi[k], static_cast<int64_t>(w[k])) << k;
 
   std::map<TensorId, NDArray> in;
@@ -347,8 +357,8 @@ TEST(GraphTransformer, Int64OutOfRangeIsAnErrorOrClipped) {
   EXPECT_EQ(gt.getModelProto(), model);  // a failed conversion leaves the model as it was
   gt.convertINT64ToINT32(true);
   const auto h = parse(gt.getModelProto());
-  EXPECT_EQ(rawValues<int32_t>(initializer(h, "w")), (std::vector<int32_t>{2147483647, -2147483647 - 1, 7}));
-  EXPECT_EQ(rawValues<int32_t>(nodeOf(h, "Constant").attribute(0).t()), (std::vector<int32_t>{5, -5, 2147483647}));
+  EXPECT_EQ(typedValues<int32_t>(initializer(h, "w")), (std::vector<int32_t>{2147483647, -2147483647 - 1, 7}));
+  EXPECT_EQ(typedValues<int32_t>(nodeOf(h, "Constant").attribute(0).t()), (std::vector<int32_t>{5, -5, 2147483647}));
   EXPECT_EQ(elemType(h.graph().output(), "out"), onnx::TensorProto::INT32);
 }
 

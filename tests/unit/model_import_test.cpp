@@ -66,7 +66,12 @@ TEST(ModelImport, BigAdoptedWeightsComputeAndExport) {
   const TensorId yc = ai.conv({xci, wci}, {1, 1}, 1, {3, 3}, {1, 1, 1, 1});
   b->addOutputTensor(y);
   b->addOutputTensor(yc);
-  const std::string proto = b->getModelProto();
+  // The Builder writes float_data (as PopART's); exporters write raw_data, which is adopted.
+  onnx::ModelProto built;
+  ASSERT_TRUE(built.ParseFromString(b->getModelProto()));
+  for (auto& tp : *built.mutable_graph()->mutable_initializer())
+    tensorToProto(tensorFromProto(tp), &tp, ProtoValues::Raw);
+  const std::string proto = built.SerializeAsString();
 
   std::map<TensorId, NDArray> inputs;
   inputs.emplace(xi, NDArray::fromVector(x, {4, 64}));

@@ -286,16 +286,52 @@ TEST(ClipNorm, Errors) {
       {"the weight 'a' is in more than one group"});
   expectError([&] { clipStep(SGD(lr, {ClipNormSettings({"a"}, 0.0f)})); },
               {"ClipNormSettings 0: the maximum norm must be positive"});
+}
+
+/// clipModel() with gradient accumulation over 2 micro-batches (x, then 3x): the accumulated
+/// gradient is 4x (norm 52 together). Runs `steps` steps and returns a and b.
+std::pair<std::vector<float>, std::vector<float>> clipAccumulatedSteps(const Optimizer& opt, int steps) {
   ClipModel m = clipModel();
   SessionOptions o;
   o.enableGradientAccumulation = true;
   o.accumulationFactor = 2;
-  expectError(
-      [&] {
-        TrainingSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), m.loss,
-                                             SGD(lr, {ClipNormSettings::clipAllWeights(1.0f)}), test::cpu(), {}, o);
-      },
-      {"together with gradient accumulation is not supported"});
+  auto s = TrainingSession::createFromOnnxModel(m.proto, DataFlow(1, {m.loss}), m.loss, opt, test::cpu(), {}, o);
+  s->prepareDevice();
+  s->weightsFromHost();
+  std::vector<float> xa(kXa), xb(kXb);
+  for (float v : kXa) xa.push_back(3.0f * v);
+  for (float v : kXb) xb.push_back(3.0f * v);
+  std::map<TensorId, NDArray> in{{"xa", NDArray::fromVector(xa, {2, 3})}, {"xb", NDArray::fromVector(xb, {2, 2})}};
+  auto out = s->initAnchorArrays();
+  for (int i = 0; i < steps; ++i) {
+    StepIO io(arrayRefs(in), arrayRefs(out));
+    s->run(io);
+  }
+  s->weightsToHost();
+  std::vector<float> a(3), b(2);
+  WeightsIO wio;
+  wio.insert("a", MutableVoidData(a.data(), TensorInfo(DataType::FLOAT, {3})));
+  wio.insert("b", MutableVoidData(b.data(), TensorInfo(DataType::FLOAT, {2})));
+  s->readWeights(wio);
+  return {a, b};
+}
+
+TEST(ClipNorm, WithGradientAccumulationClipsTheAccumulatedGradient) {
+  const float lr = 0.01f;
+  // Norm 52 of the sum 4x, clipped to 13: the update is lr * x. (Clipping each micro-batch would
+  // give 13 -> x, then 39 -> x: 2x.)
+  expectSgdStep(
+      clipAccumulatedSteps(SGD({{"defaultLearningRate", {lr, true}}}, {ClipNormSettings::clipAllWeights(13.0f)}), 1),
+      lr, 1.0f, 1.0f);
+  // Two steps: the accumulator starts again on each (b, unclipped in practice, moves by 4x twice).
+  expectSgdStep(clipAccumulatedSteps(SGD({{"defaultLearningRate", {lr, true}}}, {ClipNormSettings({"b"}, 1000.0f)}), 2),
+                lr, 8.0f, 8.0f);
+  // Momentum 0.9 (SGD1, the velocity reads the clipped sum on the last micro-batch): x, then
+  // 0.9x + x: 2.9x over two steps.
+  expectSgdStep(clipAccumulatedSteps(SGD({{"defaultLearningRate", {lr, true}}, {"defaultMomentum", {0.9f, true}}},
+                                         {ClipNormSettings::clipAllWeights(13.0f)}),
+                                     2),
+                lr, 2.9f, 2.9f);
 }
 
 // ---------------------------------------------------------------- BatchNormalization

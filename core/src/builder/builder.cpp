@@ -21,6 +21,7 @@ DomainOpSet::DomainOpSet(BuilderImpl* impl, const std::string& domain, int versi
 std::vector<TensorId> DomainOpSet::op(const char* opType, const std::vector<TensorId>& inputs, unsigned numOutputs,
                                       const std::map<std::string, any>& attributes, const DebugContext& debugContext,
                                       int minInputs, int maxInputs) const {
+  impl_->verifyWindowParameters(domain_, opType, inputs, attributes);
   return impl_->op(domain_, version_, opType, inputs, numOutputs, attributes, debugContext, minInputs, maxInputs);
 }
 
@@ -456,6 +457,7 @@ std::vector<TensorId> Builder::opsetOp(const std::string& domain, int version, c
                                        const std::map<std::string, any>& attributes, const DebugContext& dc,
                                        int minInputs, int maxInputs) {
   impl_->addOpsetRequirement(domain, version);
+  impl_->verifyWindowParameters(domain, opType, inputs, attributes);
   return impl_->op(domain, version, opType, inputs, numOutputs, attributes, dc, minInputs, maxInputs);
 }
 

@@ -3,6 +3,7 @@
 #include "builder/builder_impl.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "common/debug_info.hpp"
@@ -68,7 +69,7 @@ void setAttr(onnx::AttributeProto* a, const std::string& name, const any& v) {
     for (const auto& x : *vs) a->add_strings(x);
   } else if (auto* t = std::any_cast<ConstVoidData>(&v)) {
     a->set_type(AP::TENSOR);
-    tensorToProto(TensorData(t->info, t->data), a->mutable_t());
+    tensorToProto(TensorData(t->info, t->data), a->mutable_t(), ProtoValues::Typed);  // as PopART's Builder
   } else if (auto* g = std::any_cast<const Builder*>(&v)) {
     a->set_type(AP::GRAPH);
     *a->mutable_g() = (*g)->impl().model().graph();
@@ -220,7 +221,7 @@ TensorId BuilderImpl::addInitializedInputTensor(const ConstVoidData& data, const
   auto* tp = g->add_initializer();
   tp->set_name(id);
   TensorData d(data.info, data.data);
-  tensorToProto(d, tp);
+  tensorToProto(d, tp, ProtoValues::Typed);  // PopART's Builder: float_data, int32_data, ...
   recordInfo(id, data.info);
   values_[id] = std::move(d);
   recordTensorDebugInfo("addInitializedInputTensor", dc, id);
@@ -260,6 +261,96 @@ void BuilderImpl::checkInputs(const std::string& type, const std::vector<TensorI
       throw error("Builder: input {} of {} is '{}', which is not a tensor of this graph (unknown tensor id)", i, type,
                   inputs[i]);
   }
+}
+
+namespace {
+
+std::string shapeText(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? " " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::vector<int64_t> intsAttr(const std::map<std::string, any>& attrs, const char* name) {
+  auto it = attrs.find(name);
+  if (it == attrs.end()) return {};
+  if (const auto* v = std::any_cast<std::vector<int64_t>>(&it->second)) return *v;
+  return {};
+}
+
+}  // namespace
+
+void BuilderImpl::verifyWindowParameters(const std::string& domain, const std::string& type,
+                                         const std::vector<TensorId>& inputs,
+                                         const std::map<std::string, any>& attrs) const {
+  if ((domain != "ai.onnx" && !domain.empty()) || inputs.empty()) return;
+  const TensorInfo* x = info(inputs[0]);
+  if (!x || !x->isSet()) return;
+  const size_t rank = static_cast<size_t>(x->rank());
+  if (type == "Pad") {
+    if (!attrs.count("pads")) return;  // opset 11 on: an input
+    const auto p = intsAttr(attrs, "pads");
+    if (p.size() != 2 * rank)
+      throw error("Padding vector (length {}) doesn't contain 2 entries per input dimension {}", p.size(), rank);
+    return;
+  }
+  const bool conv = type == "Conv";
+  if (!conv && type != "AveragePool" && type != "MaxPool") return;
+  std::vector<int64_t> kernel = intsAttr(attrs, "kernel_shape");
+  if (conv && inputs.size() > 1) {
+    const TensorInfo* w = info(inputs[1]);
+    if (!w || !w->isSet() || w->rank() < 3) return;
+    const std::vector<int64_t> fromWeight(w->shape().begin() + 2, w->shape().end());
+    if (attrs.count("kernel_shape") && kernel != fromWeight)
+      throw error("kernel_shape, {}, does not match inferred shape from weight input '{}', {}", shapeText(kernel),
+                  inputs[1], shapeText(fromWeight));
+    kernel = fromWeight;
+  }
+  if (rank < 3) throw error("Input tensor has no spatial dimensions");
+  const size_t n = rank - 2;
+  std::vector<int64_t> strides = intsAttr(attrs, "strides"), pads = intsAttr(attrs, "pads"),
+                       dilations = intsAttr(attrs, "dilations");
+  if (!strides.empty() && strides.size() != n)
+    throw error("Length of strides vector {} != number of spatial dimensions {}", strides.size(), n);
+  if (!pads.empty() && pads.size() != 2 * n)
+    throw error("Padding vector (length {}) does not have 2 values for each spatial dimension {}", pads.size(), n);
+  if (!dilations.empty() && dilations.size() != n)
+    throw error("Length of dilations vector {} != number of spatial dimensions {}", dilations.size(), n);
+  if (kernel.size() != n) return;  // the op's own checks say what is wrong
+  strides.resize(n, 1);
+  pads.resize(2 * n, 0);
+  dilations.resize(n, 1);
+  std::string autoPad = "NOTSET";
+  if (auto it = attrs.find("auto_pad"); it != attrs.end()) {
+    if (const auto* s = std::any_cast<std::string>(&it->second)) autoPad = s->empty() ? "NOTSET" : *s;
+  }
+  bool ceilMode = false;
+  if (auto it = attrs.find("ceil_mode"); it != attrs.end()) {
+    if (const auto* c = std::any_cast<int64_t>(&it->second)) ceilMode = *c != 0;
+  }
+  std::vector<int64_t> out(n);
+  bool negative = false;
+  for (size_t i = 0; i < n; ++i) {
+    // Values the op's own checks refuse (a zero stride, sizes that overflow) are left to them.
+    int64_t span = 0, padded = 0;
+    if (strides[i] <= 0 || dilations[i] <= 0 || kernel[i] <= 0 ||
+        __builtin_mul_overflow(dilations[i], kernel[i] - 1, &span) || __builtin_add_overflow(span, 1, &span) ||
+        __builtin_add_overflow(x->shape()[i + 2], pads[i], &padded) ||
+        __builtin_add_overflow(padded, pads[i + n], &padded))
+      return;
+    const int64_t in = x->shape()[i + 2];
+    const double s = static_cast<double>(strides[i]);
+    if (autoPad == "VALID")
+      out[i] = static_cast<int64_t>(std::ceil(static_cast<double>(in - span + 1) / s));
+    else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")
+      out[i] = static_cast<int64_t>(std::ceil(static_cast<double>(in) / s));
+    else {
+      const double v = (static_cast<double>(padded) - static_cast<double>(span)) / s;
+      out[i] = static_cast<int64_t>(ceilMode ? std::ceil(v) : std::floor(v)) + 1;
+    }
+    negative = negative || out[i] < 0;
+  }
+  if (negative) throw error("Window parameter values combine to give invalid spatial output shape: {}", shapeText(out));
 }
 
 std::vector<TensorId> BuilderImpl::op(const std::string& domain, int version, const std::string& type,

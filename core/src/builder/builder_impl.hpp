@@ -61,6 +61,12 @@ class BuilderImpl {
   bool isInitializer(const TensorId& id) const;
   /// The inferred info of a tensor, or nullptr when it is unknown.
   const TensorInfo* info(const TensorId& id) const;
+  /// PopART's Builder checks of Conv, AveragePool, MaxPool and Pad (attribute form), made by the
+  /// typed ai.onnx methods (not customOp) as the op is added, with its messages: the window
+  /// parameters' lengths, Conv's kernel_shape against its weight, a negative spatial output size.
+  /// (Shapes not known yet: checked at the session.)
+  void verifyWindowParameters(const std::string& domain, const std::string& type, const std::vector<TensorId>& inputs,
+                              const std::map<std::string, any>& attrs) const;
   std::vector<TensorId> inputIds() const;
   std::vector<TensorId> outputIds() const;
   std::vector<TensorId> valueIds() const;

@@ -372,6 +372,10 @@ void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
   } catch (const error& e) {
     throw withContext(e, "{}: {}", op.describe(), e.what());
   }
+  // PopART drops in a TrainingSession whatever the opset (its DropoutOp replaces Dropout 6 to
+  // 11, and only inference makes it the identity); ONNX's Dropout 7 to 11 alone never would.
+  if (op.kind() == OpKind::Dropout && opset >= 7 && opset < 12 && mode_ == ExecutionMode::Training)
+    op.attrs.set("training", int64_t(1));
   for (int i = 0; i < nIn; ++i) {
     const std::string& in = node.input(i);
     if (in.empty()) {

@@ -86,7 +86,7 @@ class Walker {
     }
     const TensorData out = c_.convert(in, t.name());
     const std::string name = t.name();
-    tensorToProto(out, &t);  // clears every data field, external data included
+    tensorToProto(out, &t, ProtoValues::Typed);  // as PopART (int32_data, float_data); clears every other field
     t.set_name(name);
   }
 

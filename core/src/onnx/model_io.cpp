@@ -311,7 +311,62 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
   return d;
 }
 
-void tensorToProto(const TensorData& d, onnx::TensorProto* tp) {
+namespace {
+
+template <typename T, typename Field>
+void appendAll(const TensorData& d, Field* f) {
+  const T* p = static_cast<const T*>(d.data());
+  const int64_t n = d.info().nelms();
+  f->Reserve(static_cast<int>(n));
+  for (int64_t i = 0; i < n; ++i) f->Add(p[i]);
+}
+
+/// The ONNX typed field for `d`'s element type (one value per element); false where raw_data is
+/// the only faithful form here (FLOAT16 / BFLOAT16: PopART packs two halves per int32, which
+/// onnx.numpy_helper reads wrongly; COMPLEX).
+bool writeTypedField(const TensorData& d, onnx::TensorProto* tp) {
+  switch (d.info().dataType()) {
+    case DataType::FLOAT:
+      appendAll<float>(d, tp->mutable_float_data());
+      return true;
+    case DataType::DOUBLE:
+      appendAll<double>(d, tp->mutable_double_data());
+      return true;
+    case DataType::INT64:
+      appendAll<int64_t>(d, tp->mutable_int64_data());
+      return true;
+    case DataType::INT32:
+      appendAll<int32_t>(d, tp->mutable_int32_data());
+      return true;
+    case DataType::INT16:
+      appendAll<int16_t>(d, tp->mutable_int32_data());
+      return true;
+    case DataType::INT8:
+      appendAll<int8_t>(d, tp->mutable_int32_data());
+      return true;
+    case DataType::UINT16:
+      appendAll<uint16_t>(d, tp->mutable_int32_data());
+      return true;
+    case DataType::UINT8:
+      appendAll<uint8_t>(d, tp->mutable_int32_data());
+      return true;
+    case DataType::BOOL:
+      appendAll<uint8_t>(d, tp->mutable_int32_data());
+      return true;
+    case DataType::UINT32:
+      appendAll<uint32_t>(d, tp->mutable_uint64_data());
+      return true;
+    case DataType::UINT64:
+      appendAll<uint64_t>(d, tp->mutable_uint64_data());
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void tensorToProto(const TensorData& d, onnx::TensorProto* tp, ProtoValues form) {
   const TensorInfo& info = d.info();
   tp->clear_dims();
   for (auto x : info.shape()) tp->add_dims(x);
@@ -329,7 +384,15 @@ void tensorToProto(const TensorData& d, onnx::TensorProto* tp) {
     for (const auto& s : d.strings()) tp->add_string_data(s);
     return;
   }
+  if (form == ProtoValues::Typed && writeTypedField(d, tp)) return;
   tp->set_raw_data(std::string(static_cast<const char*>(d.data()), static_cast<size_t>(info.nbytes())));
+}
+
+ProtoValues protoValuesOf(const onnx::TensorProto& tp) {
+  if (tp.has_raw_data() || tp.data_location() == onnx::TensorProto::EXTERNAL) return ProtoValues::Raw;
+  const bool typed = tp.float_data_size() || tp.int32_data_size() || tp.int64_data_size() || tp.double_data_size() ||
+                     tp.uint64_data_size();
+  return typed ? ProtoValues::Typed : ProtoValues::Raw;
 }
 
 TensorInfo infoFromValueInfo(const onnx::ValueInfoProto& vi, bool* ok, std::string* shapeText,

@@ -28,8 +28,14 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
 /// As tensorFromProto, but raw_data moves into the result without a copy (TensorData::adopt)
 /// where it can; `tp` keeps no raw_data afterwards (its bytes adopted or freed).
 TensorData takeTensorFromProto(onnx::TensorProto& tp, const std::string& baseDir = "");
-/// Fills a TensorProto (name untouched) from host data, using raw_data.
-void tensorToProto(const TensorData& d, onnx::TensorProto* tp);
+/// Where a TensorProto keeps its values. PopART's Builder and modelToHost write the typed fields
+/// (float_data, int32_data, int64_data, ...), which scripts read back (`init.float_data`);
+/// imported models mostly use raw_data. FLOAT16 / BFLOAT16 / COMPLEX stay in raw_data either way.
+enum class ProtoValues { Raw, Typed };
+/// The form `tp` keeps its values in now (Typed only when a typed field holds them).
+ProtoValues protoValuesOf(const onnx::TensorProto& tp);
+/// Fills a TensorProto (name untouched) from host data, in the given form.
+void tensorToProto(const TensorData& d, onnx::TensorProto* tp, ProtoValues form = ProtoValues::Raw);
 /// TensorInfo of a ValueInfoProto; `ok` is false when the type or a dimension is unknown.
 /// `shapeText` gets the shape as PopART prints it ("[fubar, 2, 32, 32]"), `firstUnknown` (when
 /// empty) the first dimension that is not a size ("fubar", "-1", "?").

@@ -152,8 +152,9 @@ void gradLayerNorm(GradCtx& c) {
   if (c.needsInGrad(2)) c.setInGrad(2, c.reshape(g[2], c.in(2)->info.shape()));
 }
 
-/// Dropout: the identity where the forward kernel is (opset 7 to 11, no training_mode input, a
-/// constant training_mode of false or ratio of 0); otherwise DropoutGrad applies the forward
+/// Dropout: the identity where the forward kernel is (opset 7 to 11 outside a TrainingSession (no
+/// "training" attribute), no training_mode input, a constant training_mode of false or ratio of
+/// 0); otherwise DropoutGrad applies the forward
 /// op's mask (the op gets a mask output if it has none) and its 1 / (1 - ratio) scale, deciding
 /// at run time as the forward kernel does.
 void gradDropout(GradCtx& c) {
@@ -165,7 +166,7 @@ void gradDropout(GradCtx& c) {
     const TensorData* ratio = op.hasInput(1) ? op.inData(1) : nullptr;
     identity = !op.hasInput(2) || (train && train->toInt64().at(0) == 0) || (ratio && ratio->getDouble(0) == 0.0);
   } else if (opset >= 7) {
-    identity = true;
+    identity = op.attrs.getInt("training", 0) == 0 || op.attrs.getFloat("ratio", 0.5f) == 0.0f;
   } else {
     identity = op.attrs.getInt("is_test", 0) != 0 || op.attrs.getFloat("ratio", 0.5f) == 0.0f;
   }
@@ -184,7 +185,7 @@ void gradDropout(GradCtx& c) {
   }
   Attributes a;
   a.set("ratio", opset < 12 ? op.attrs.getFloat("ratio", 0.5f) : 0.5f);
-  a.set("training", int64_t(opset < 7 ? 1 : 0));
+  a.set("training", int64_t(opset < 12 ? 1 : 0));  // (opset 12 on: its training_mode input)
   Tensor* ratio = opset >= 12 && op.hasInput(1) ? c.in(1) : nullptr;
   Tensor* train = opset >= 12 && op.hasInput(2) ? c.in(2) : nullptr;
   c.setInGrad(0, c.add1(OpKind::DropoutGrad, {c.outGrad(0), mask, ratio, train}, a));

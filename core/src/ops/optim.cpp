@@ -128,6 +128,22 @@ void setupCounter(Op& op) {
   if (op.attrs.getInt("accumulationFactor", 1) < 1) throw error("accumulationFactor must be >= 1");
 }
 
+/// GradAccumulate(accum, grad, counter): accum (a Variable) takes or adds grad, in place.
+void setupGradAccumulate(Op& op) {
+  using namespace optim;
+  if (op.input(kGaAccum)->kind != TensorKind::Variable)
+    throw internal_error("Accumulate writes '{}', which is not a Variable", op.input(kGaAccum)->id);
+  if (op.inShape(kGaAccum) != op.inShape(kGaGrad) || !ops::isFloatType(op.inType(kGaAccum)) ||
+      !ops::isFloatType(op.inType(kGaGrad)))
+    throw error(
+        "Accumulate: the accumulator '{}' ({}) and the gradient '{}' ({}) must be floating-point tensors of "
+        "one shape",
+        op.input(kGaAccum)->id, op.inInfo(kGaAccum).toString(), op.input(kGaGrad)->id, op.inInfo(kGaGrad).toString());
+  if (op.inType(kGaCounter) != DataType::INT64 || op.inInfo(kGaCounter).nelms() != 1)
+    throw error("the accumulation counter {} must be an INT64 scalar", op.inInfo(kGaCounter).toString());
+  if (op.attrs.getInt("accumulationFactor", 1) < 1) throw error("accumulationFactor must be >= 1");
+}
+
 /// CopyVarUpdate(var, value): var := value, in place (a Variable; no outputs).
 void setupCopyVarUpdate(Op& op) {
   if (op.input(0)->kind != TensorKind::Variable)
@@ -208,6 +224,12 @@ void define_AdaptiveVarUpdate(OpDef& d) {
 
 void define_CopyVarUpdate(OpDef& d) {
   d.setup = setupCopyVarUpdate;
+  d.foldable = false;
+  d.sideEffect = true;
+}
+
+void define_GradAccumulate(OpDef& d) {
+  d.setup = setupGradAccumulate;
   d.foldable = false;
   d.sideEffect = true;
 }

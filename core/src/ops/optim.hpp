@@ -22,7 +22,10 @@
 //
 // Attributes: "accumulationFactor" (micro-batches per update) and "runningMean" (1: the
 // accumulator keeps the running mean, SessionOptions::meanAccumulationAndReplicationReductionStrategy
-// Running) with gradient accumulation; "mode" and per-optimizer flags (see below).
+// Running) with gradient accumulation; "preAccumulated" (1: kGrad is already the accumulated
+// gradient, made by a GradAccumulate op, as gradient clipping needs the whole accumulated gradient
+// before any update: the op has no kAccum and only acts on the last micro-batch); "mode" and
+// per-optimizer flags (see below).
 #pragma once
 
 #include <string>
@@ -79,6 +82,15 @@ constexpr int kAlsCounter = 4;        ///< gradient accumulation: the micro-batc
 constexpr int kAlsPeriodCounter = 5;  ///< updatePeriod > 1: the step within the period (INT32)
 /// Attributes: "thresholdUpperCountProportion" (float), "updatePeriod", "accumulationFactor",
 /// "clipOutput" (1: the factor stays <= 2^15 / loss scaling, so the final loss scale fits FLOAT16).
+
+/// GradAccumulate (PopART's AccumulateOp; type "Accumulate") has no outputs and writes its
+/// accumulator in place: inputs kGaAccum (a Variable Accum___w), kGaGrad (the micro-batch's
+/// gradient), kGaCounter (the micro-batch counter, INT64). On micro-batch 0 of a step the
+/// accumulator takes the gradient; later it adds it (or, with attribute "runningMean", keeps the
+/// running mean). Attribute "accumulationFactor".
+constexpr int kGaAccum = 0;
+constexpr int kGaGrad = 1;
+constexpr int kGaCounter = 2;
 
 /// True for SGDVarUpdate, AdamVarUpdate and AdaptiveVarUpdate.
 bool isVarUpdate(OpKind k);

@@ -1,6 +1,7 @@
 // SGD and ConstSGD: hyper-parameter maps, checks, replacement rules, compound scalars.
 #include "popart/sgd.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <ostream>
@@ -159,6 +160,20 @@ bool SGD::enableNesterov(const TensorId& id) const {
   return nts.get(id).val() != 0.0f && mms.get(id).val() > 0.0f;
 }
 
+namespace {
+
+/// Whether a ClipNormSettings group holds the weight.
+bool clipped(const std::vector<ClipNormSettings>& settings, const TensorId& id) {
+  for (const ClipNormSettings& s : settings) {
+    if (s.getMode() == ClipNormSettings::Mode::ClipAllWeights) return true;
+    const auto& ids = s.getWeightIds();
+    if (std::find(ids.begin(), ids.end(), id) != ids.end()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<TensorId> SGD::getStateTensorIds(const TensorId& id) const {
   const bool accum = gradientAccumulationEnabled();
   if (!hasMomentum(id)) {
@@ -167,8 +182,9 @@ std::vector<TensorId> SGD::getStateTensorIds(const TensorId& id) const {
   }
   if (sgdAccMm == SGDAccumulatorAndMomentum::Combined) {
     std::vector<TensorId> ids{reservedAcclPrefix() + id};
-    // Nesterov needs the raw accumulated gradient next to the combined velocity.
-    if (accum && enableNesterov(id)) ids.push_back(reservedAccumPrefix() + id);
+    // Nesterov needs the raw accumulated gradient next to the combined velocity, and gradient
+    // clipping the whole accumulated gradient before the update.
+    if (accum && (enableNesterov(id) || clipped(getClipNormSettings(), id))) ids.push_back(reservedAccumPrefix() + id);
     return ids;
   }
   std::vector<TensorId> ids{reservedAccl1Prefix() + id};

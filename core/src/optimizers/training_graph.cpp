@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "autodiff/autodiff.hpp"
 #include "ir/ir.hpp"
@@ -132,6 +133,24 @@ class UpdateBuilder {
     }
   }
 
+  /// Gradient clipping with gradient accumulation: the accumulator Accum___w takes the
+  /// micro-batches' gradients in a GradAccumulate op (PopART's AccumulateOp) ahead of the update,
+  /// so that the clipping sees the whole accumulated gradient; w's update then reads the clipped
+  /// accumulator on the last micro-batch (preAccumulated). Returns the accumulator and the op.
+  std::pair<Tensor*, Op*> accumulate(Tensor& w, Tensor& grad) {
+    Tensor& acc = state(reservedAccumPrefix(), w, orWeightType(accumType(), w));
+    preAccumulated_[w.id] = acc.id;
+    Op& op = g_.addOp(opDef(OpKind::GradAccumulate), w.id + "/Accumulate", 1);
+    op.attrs.set("accumulationFactor", opt_.getAccumulationFactor());
+    op.attrs.set("runningMean", int64_t(runningMean() ? 1 : 0));
+    op.connectInput(optim::kGaAccum, &acc);
+    op.connectInput(optim::kGaGrad, &grad);
+    op.connectInput(optim::kGaCounter, &counter());
+    op.setup();
+    updates_.push_back(&op);  // before the counter moves on
+    return {&acc, &op};
+  }
+
   /// With gradient accumulation: the counter increment, after every update.
   void finish() {
     if (!counter_) return;
@@ -164,19 +183,46 @@ class UpdateBuilder {
     return op;
   }
 
-  /// Gradient accumulation: the counter and, if `accumulator`, Accum___w of type `accumType`.
-  void connectAccumulation(Op& op, const Tensor& w, bool accumulator, DataType accumType) {
-    if (!opt_.gradientAccumulationEnabled()) return;
-    op.attrs.set("accumulationFactor", opt_.getAccumulationFactor());
-    const bool running = opt_.meanReductionEnabled() && !opt_.postMeanAccumulationEnabled();
-    op.attrs.set("runningMean", int64_t(running ? 1 : 0));
+  bool runningMean() const { return opt_.meanReductionEnabled() && !opt_.postMeanAccumulationEnabled(); }
+
+  /// The micro-batch counter of gradient accumulation, made on first use.
+  Tensor& counter() {
     if (!counter_) {
       if (g_.hasTensor(kCounterId)) throw error("The tensor '{}' clashes with a tensor of the model", kCounterId);
       counter_ = &g_.addTensor(kCounterId, TensorKind::Variable, TensorInfo(DataType::INT64, {}));
       counter_->data = TensorData::scalarInt64(0);
     }
-    op.connectInput(optim::kCounter, counter_);
-    if (accumulator) op.connectInput(optim::kAccum, &state(reservedAccumPrefix(), w, orWeightType(accumType, w)));
+    return *counter_;
+  }
+
+  /// The optimizer's accumulator type (UNDEFINED: the weight's).
+  DataType accumType() const {
+    switch (opt_.type()) {
+      case OptimizerType::SGD:
+        return static_cast<const SGD&>(opt_).getSGDAccumType();
+      case OptimizerType::Adam:
+        return static_cast<const Adam&>(opt_).getAccumType();
+      case OptimizerType::Adaptive:
+        return static_cast<const Adaptive&>(opt_).getAccumType();
+      default:
+        return DataType::UNDEFINED;
+    }
+  }
+
+  /// Gradient accumulation: the counter and, if `accumulator`, Accum___w (unless accumulate()
+  /// made it: the gradient is the accumulator then).
+  void connectAccumulation(Op& op, const Tensor& w, bool accumulator) {
+    if (!opt_.gradientAccumulationEnabled()) return;
+    op.attrs.set("accumulationFactor", opt_.getAccumulationFactor());
+    op.attrs.set("runningMean", int64_t(runningMean() ? 1 : 0));
+    op.connectInput(optim::kCounter, &counter());
+    auto pre = preAccumulated_.find(w.id);
+    if (pre != preAccumulated_.end()) {
+      op.attrs.set("preAccumulated", int64_t(1));
+      stateIds_.push_back(pre->second);
+      return;
+    }
+    if (accumulator) op.connectInput(optim::kAccum, &state(reservedAccumPrefix(), w, orWeightType(accumType(), w)));
   }
 
   /// The hyper-parameters: const values as attributes, the others as scalar tensors.
@@ -225,7 +271,7 @@ class UpdateBuilder {
     Op& op = newOp(OpKind::SGDVarUpdate, w, grad, mode);
     op.attrs.set("nesterov", int64_t(nesterov ? 1 : 0));
     // SGD1 accumulates into its velocity; it keeps the raw sum only for nesterov.
-    connectAccumulation(op, w, mode != 1 || nesterov, sgd.getSGDAccumType());
+    connectAccumulation(op, w, mode != 1 || nesterov);
     if (mode == 1) {
       // The Combined velocity holds mm·v + (1-dm)·wd·vs·w between steps; v starts at 0.
       Tensor& v = state(reservedAcclPrefix(), w, w.info.dataType());
@@ -249,7 +295,7 @@ class UpdateBuilder {
     Op& op = newOp(OpKind::AdamVarUpdate, w, grad, static_cast<int>(adam.getMode()));
     op.attrs.set("decayMode", int64_t(adam.getWeightDecayMode() == WeightDecayMode::L2Regularization ? 1 : 0));
     op.attrs.set("scaledOptimizerState", int64_t(adam.useScaledOptimizerState() ? 1 : 0));
-    connectAccumulation(op, w, true, adam.getAccumType());
+    connectAccumulation(op, w, true);
     op.connectInput(optim::kState0, &state(reservedAccl1Prefix(), w, orWeightType(adam.getAccl1Type(), w)));
     op.connectInput(optim::kState0 + 1, &state(reservedAccl2Prefix(), w, orWeightType(adam.getAccl2Type(), w)));
     if (adam.hasStepCounter())
@@ -263,7 +309,7 @@ class UpdateBuilder {
     Op& op = newOp(OpKind::AdaptiveVarUpdate, w, grad, static_cast<int>(mode));
     op.attrs.set("decayMode", int64_t(ada.getWeightDecayMode() == WeightDecayMode::L2Regularization ? 1 : 0));
     op.attrs.set("tfVariant", int64_t(ada.getRmspropTFVariant() ? 1 : 0));
-    connectAccumulation(op, w, true, ada.getAccumType());
+    connectAccumulation(op, w, true);
     Tensor& accl1 = state(reservedAccl1Prefix(), w, orWeightType(ada.getAccl1Type(), w));
     if (ada.getRmspropTFVariant()) {
       // TensorFlow's RMSProp starts its mean square at 1, not 0 (PopART's AdaptiveDecompose).
@@ -286,6 +332,7 @@ class UpdateBuilder {
   std::vector<Op*> updates_;
   std::vector<TensorId> stateIds_;
   std::set<TensorId> scalarIds_;
+  std::map<TensorId, TensorId> preAccumulated_;  // weight -> its accumulate()d Accum___w
 };
 
 /// A non-const loss scaling: the seed of the backward pass becomes the Variable
@@ -348,14 +395,11 @@ Tensor* lossScalingTensor(Graph& g) {
 /// Gradient clipping by global norm (ClipNormSettings, PopART's ClipWeightGradientsByNorm): for
 /// each group the gradients the updates consume are multiplied by maxNorm / max(norm, maxNorm),
 /// with `norm` the L2 norm of the group's gradients without loss scaling. The Gradient___w
-/// tensors keep the unclipped values.
-void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tensor*>& grads) {
+/// tensors keep the unclipped values. With gradient accumulation the clipping acts on the
+/// accumulated gradients (the sum, or the mean with a mean reduction), on the last micro-batch.
+void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tensor*>& grads, UpdateBuilder& updates) {
   const auto& settings = opt.getClipNormSettings();
   if (settings.empty()) return;
-  if (opt.gradientAccumulationEnabled())
-    throw error(
-        "Gradient clipping (ClipNormSettings) together with gradient accumulation is not supported by "
-        "this runtime");
   std::set<TensorId> clipped;
   for (size_t k = 0; k < settings.size(); ++k) {
     const ClipNormSettings& s = settings[k];
@@ -370,12 +414,23 @@ void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tens
       throw error("ClipNormSettings {}: the maximum norm must be positive, not {}", k, s.getMaxNorm());
     GraphEditor e(g, "ClipNorm" + std::to_string(k));
     std::vector<Tensor*> squares;
+    std::map<TensorId, Op*> accumulateOps;
+    // A reader of an accumulator runs after the micro-batch's accumulation.
+    auto afterAccumulation = [&](Tensor* read, const TensorId& id) {
+      auto a = accumulateOps.find(id);
+      if (a != accumulateOps.end()) read->producer->after.push_back(a->second);
+    };
     DataType type = DataType::UNDEFINED;
     for (const TensorId& id : ids) {
       auto it = grads.find(id);
       if (it == grads.end())
         throw error("ClipNormSettings {}: '{}' is not a trainable weight of the model that leads to the loss", k, id);
       if (!clipped.insert(id).second) throw error("ClipNormSettings: the weight '{}' is in more than one group", id);
+      if (opt.gradientAccumulationEnabled()) {
+        const auto acc = updates.accumulate(g.getTensor(id), *it->second);
+        it->second = acc.first;
+        accumulateOps[id] = acc.second;
+      }
       const DataType t = it->second->info.dataType();
       if (type == DataType::UNDEFINED) type = t;
       if (t != type)
@@ -384,6 +439,7 @@ void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tens
       Attributes a;
       a.set("keepdims", int64_t(0));
       squares.push_back(e.add1(OpKind::ReduceSumSquare, {it->second}, a));
+      afterAccumulation(squares.back(), id);
     }
     Tensor* total = squares.size() == 1 ? squares[0] : e.add1(OpKind::Sum, squares);
     Tensor* norm = e.add1(OpKind::Sqrt, {total});
@@ -400,7 +456,10 @@ void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tens
       limit = e.add1(OpKind::Mul, {limit, ls});
     }
     Tensor* factor = e.add1(OpKind::Div, {limit, e.add1(OpKind::Max, {norm, limit})});
-    for (const TensorId& id : ids) grads[id] = e.add1(OpKind::Mul, {grads[id], factor});
+    for (const TensorId& id : ids) {
+      grads[id] = e.add1(OpKind::Mul, {grads[id], factor});
+      afterAccumulation(grads[id], id);
+    }
   }
   logging::ir::info("Gradient clipping: {} groups, {} weights", settings.size(), clipped.size());
 }
@@ -424,8 +483,8 @@ void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) 
     return;
   }
   std::map<TensorId, Tensor*> grads = bwd.weightGrads;
-  addGradientClipping(g, optimizer, grads);
   UpdateBuilder b(g, optimizer);
+  addGradientClipping(g, optimizer, grads, b);
   for (const auto& kv : grads) b.add(g.getTensor(kv.first), *kv.second);
   addRunningStatisticsUpdates(g);
   b.finish();

@@ -531,7 +531,7 @@ std::string Session::saveModelBytes(bool writeExternalData) {
       // PopART: an externally stored initializer stays external, its file updated in place.
       writeExternalInitializer(tp, value, externalLocations_, modelBaseDir_);
     } else if (current) {
-      tensorToProto(*value, &tp);
+      tensorToProto(*value, &tp, protoValuesOf(tp));  // in the form the model gave it
     }
   }
   // The optimizer state, as extra initializers (PopART's modelToHost does the same).
@@ -540,7 +540,7 @@ std::string Session::saveModelBytes(bool writeExternalData) {
   for (size_t i = nModel; i < ids.size(); ++i) {
     onnx::TensorProto* tp = m.mutable_graph()->add_initializer();
     tp->set_name(ids[i]);
-    tensorToProto(*g.getTensor(ids[i]).data, tp);
+    tensorToProto(*g.getTensor(ids[i]).data, tp, ProtoValues::Typed);  // as PopART: float_data, int32_data
   }
   std::string bytes;
   if (!m.SerializeToString(&bytes)) throw error("modelToHost: the model could not be serialized");

@@ -171,7 +171,8 @@ KernelFn makeCpuKernel_GcIdentityLossGrad(const Op& op, KernelContext& kc) {
 //         w -= slr1·v (nesterov: slr1·(dpsf1·g + swd1·w + smm1·v)), then v <- smm1·v + swd1·w,
 //         so that changes of mm, dm and wd take effect one step late
 //   SGD2: v <- smm2·v + dpsf2·g + swd1·w; w -= slr2·v (nesterov: slr2·(dpsf2·g + swd1·w + smm2·v))
-// With gradient accumulation, g is the accumulator Accum___w, which is zeroed after the update.
+// With gradient accumulation, g is the accumulator Accum___w, which is zeroed after the update
+// (preAccumulated: g is a GradAccumulate's accumulator, read on the last micro-batch only).
 KernelFn makeCpuKernel_SGDVarUpdate(const Op& op, KernelContext& kc) {
   using namespace optim;
   const int64_t n = op.inInfo(popart::optim::kWeight).nelms();
@@ -226,9 +227,11 @@ KernelFn makeCpuKernel_SGDVarUpdate(const Op& op, KernelContext& kc) {
       }
       return;
     }
+    if (mode == 1 && acc.preAccumulated && !acc.isLast(s)) return;  // g is whole on the last one only
     if (mode == 1) {
-      // The running mean divides each micro-batch's contribution by the factor.
-      const double contrib = acc.runningMean ? dpsf / static_cast<double>(acc.factor) : dpsf;
+      // The running mean divides each micro-batch's contribution by the factor (an accumulated
+      // gradient is the mean already).
+      const double contrib = acc.runningMean && !acc.preAccumulated ? dpsf / static_cast<double>(acc.factor) : dpsf;
       for (int64_t off = 0; off < n; off += kBlock) {
         const int64_t m = std::min(kBlock, n - off);
         v.load(s, off, m, V);

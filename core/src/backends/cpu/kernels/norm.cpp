@@ -170,8 +170,9 @@ KernelFn makeCpuKernel_Dropout(const Op& op, KernelContext& kc) {
   const int64_t n = op.inInfo(0).nelms();
   const int x = kc.in(0), y = kc.out(0), mask = kc.out(1);
   const DropoutRatio dropout{op.opset() < 12 ? op.attrs.getFloat("ratio", 0.5f) : 0.5,
-                             op.opset() < 7 && op.attrs.getInt("is_test", 0) == 0, kc.in(1),
-                             op.hasInput(1) ? op.inType(1) : DataType::FLOAT, kc.in(2)};
+                             (op.opset() < 7 && op.attrs.getInt("is_test", 0) == 0) ||
+                                 op.attrs.getInt("training", 0) != 0,  // Dropout 7-11 in a TrainingSession
+                             kc.in(1), op.hasInput(1) ? op.inType(1) : DataType::FLOAT, kc.in(2)};
   const bool maskBool = op.opset() >= 10;
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);

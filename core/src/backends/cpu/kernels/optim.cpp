@@ -176,6 +176,28 @@ KernelFn makeCpuKernel_CopyVarUpdate(const Op& op, KernelContext& kc) {
   return [=](const RunState& s) { std::memcpy(s.slots[var], s.slots[value], bytes); };
 }
 
+KernelFn makeCpuKernel_GradAccumulate(const Op& op, KernelContext& kc) {
+  const FBuf a = fbuf(op, kc, layout::kGaAccum), g = fbuf(op, kc, layout::kGaGrad);
+  const int counter = kc.in(layout::kGaCounter);
+  const int64_t factor = std::max<int64_t>(1, op.attrs.getInt("accumulationFactor", 1));
+  const bool running = op.attrs.getInt("runningMean", 0) != 0;
+  const int64_t n = op.inInfo(layout::kGaAccum).nelms();
+  return [=](const RunState& s) {
+    const int64_t k = *static_cast<const int64_t*>(s.slots[counter]) % factor;
+    double A[kBlock], G[kBlock];
+    for (int64_t off = 0; off < n; off += kBlock) {
+      const int64_t m = std::min(kBlock, n - off);
+      g.load(s, off, m, G);
+      if (k > 0) {
+        a.load(s, off, m, A);
+        for (int64_t i = 0; i < m; ++i)
+          G[i] = running ? A[i] + (G[i] - A[i]) / static_cast<double>(k + 1) : A[i] + G[i];
+      }
+      a.store(s, off, m, G);
+    }
+  };
+}
+
 KernelFn makeCpuKernel_AccumulationCounterIncrement(const Op& op, KernelContext& kc) {
   const int c = kc.in(0);
   const int64_t factor = std::max<int64_t>(1, op.attrs.getInt("accumulationFactor", 1));

@@ -122,6 +122,7 @@ struct Accumulation {
   int counterSlot = -1;
   int64_t factor = 1;
   bool runningMean = false;
+  bool preAccumulated = false;  // the gradient input already is the accumulated gradient
 
   bool enabled() const { return counterSlot >= 0; }
   /// The micro-batch index within the current accumulation (0 without accumulation).
@@ -150,6 +151,7 @@ inline Accumulation accumulation(const Op& op, KernelContext& kc) {
   if (op.hasInput(popart::optim::kCounter)) a.counterSlot = kc.in(popart::optim::kCounter);
   a.factor = op.attrs.getInt("accumulationFactor", 1);
   a.runningMean = op.attrs.getInt("runningMean", 0) != 0;
+  a.preAccumulated = op.attrs.getInt("preAccumulated", 0) != 0;
   if (!a.enabled()) a.factor = 1;
   return a;
 }
