@@ -52,26 +52,27 @@ fi
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=0:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 
-status=0
-for h in "${HARNESSES[@]}"; do
-  bin="$OUT/tests/fuzz/popart_fuzz_$h"
-  corpus="$OUT/corpus/$h"
-  artifacts="$OUT/artifacts/$h"
-  log="$OUT/fuzz_$h.log"
+# One harness: libFuzzer for TIME seconds, then its statistics (or, on a finding, the log's end
+# and how to replay it). The harnesses run side by side, one per core.
+fuzz_one() {
+  local h="$1"
+  local bin="$OUT/tests/fuzz/popart_fuzz_$h"
+  local corpus="$OUT/corpus/$h"
+  local artifacts="$OUT/artifacts/$h"
+  local log="$OUT/fuzz_$h.log"
   mkdir -p "$corpus" "$artifacts"
-  args=(-max_total_time="$TIME" -timeout="$UNIT_TIMEOUT_S" -rss_limit_mb="$RSS_LIMIT_MB"
-        -malloc_limit_mb="$MALLOC_LIMIT_MB" -artifact_prefix="$artifacts/" -print_final_stats=1)
+  local args=(-max_total_time="$TIME" -timeout="$UNIT_TIMEOUT_S" -rss_limit_mb="$RSS_LIMIT_MB"
+              -malloc_limit_mb="$MALLOC_LIMIT_MB" -artifact_prefix="$artifacts/" -print_final_stats=1)
   if [ "$h" = model ]; then
     args+=(-dict="$OUT/inputs/model.dict" -max_len=262144)
   else
     args+=(-max_len=4096)
   fi
   echo "fuzz: $h for ${TIME}s (log: $log)"
-  set +e
-  "$bin" "${args[@]}" "${EXTRA[@]}" "$corpus" "$OUT/inputs/seeds/$h" >"$log" 2>&1
-  rc=$?
-  set -e
+  local rc=0
+  "$bin" "${args[@]}" "${EXTRA[@]}" "$corpus" "$OUT/inputs/seeds/$h" >"$log" 2>&1 || rc=$?
   # The last status line (runs, coverage, corpus) and libFuzzer's final statistics.
+  local last runs speed
   last="$(grep -E '^#[0-9]+' "$log" | tail -1 || true)"
   runs="$(sed -n 's/^stat::number_of_executed_units: //p' "$log")"
   speed="$(sed -n 's/^stat::average_exec_per_sec: //p' "$log")"
@@ -82,7 +83,17 @@ for h in "${HARNESSES[@]}"; do
     for f in "$artifacts"/*; do
       [ -e "$f" ] && echo "fuzz: replay with: $bin $f" >&2
     done
-    status=1
+    return 1
   fi
+}
+
+status=0
+pids=()
+for h in "${HARNESSES[@]}"; do
+  fuzz_one "$h" &
+  pids+=($!)
+done
+for p in "${pids[@]}"; do
+  wait "$p" || status=1
 done
 exit "$status"

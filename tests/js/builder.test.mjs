@@ -31,6 +31,22 @@ test('tensor naming rules', () => {
   b.dispose();
 });
 
+test('conv windows are checked as the op is added (PopART\'s Builder messages)', () => {
+  const b = new popart.Builder();
+  const ai = b.aiOnnxOpset11;
+  const x = b.addInputTensor(new popart.TensorInfo('FLOAT', [1, 4, 6, 6]), 'x');
+  const w = b.addInputTensor(new popart.TensorInfo('FLOAT', [8, 4, 1, 1]), 'w');
+  const big = b.addInputTensor(new popart.TensorInfo('FLOAT', [8, 4, 9, 9]), 'big');
+  expectError(() => ai.conv([x, w], [1, 1], 1, [3, 3]),
+              ["kernel_shape, [3 3], does not match inferred shape from weight input 'w', [1 1]"]);
+  expectError(() => ai.conv([x, big], [1, 1], 1, [], [2, 0, 1, 0]),
+              ['Window parameter values combine to give invalid spatial output shape: [1 -2]']);
+  expectError(() => ai.conv([x, w], [1, 1], 1, [], [], [1, 1, 1]),
+              ['Length of strides vector 3 != number of spatial dimensions 2']);
+  assert.deepEqual(b.getTensorShape(ai.conv([x, w])), [1, 8, 6, 6]);
+  b.dispose();
+});
+
 test('shape inference and introspection', () => {
   const b = new popart.Builder();
   const ai = b.aiOnnxOpset11;

@@ -11,7 +11,7 @@ export const TMP = process.env.POPART_JS_TMP ?? path.join(ROOT, 'build/wasm/tmp'
 
 const mod = await import(pathToFileURL(path.join(PKG, 'index.mjs')).href);
 /// POPART_TEST_MAXIMUM_MEMORY=<bytes> runs the suites on modules with that maximum memory (the
-/// out-of-memory paths; scripts/test.sh runs them once so), unless a test asks for its own.
+/// out-of-memory paths; scripts/test.sh runs reliability.test.mjs so), unless a test asks for its own.
 const testMaximumMemory = process.env.POPART_TEST_MAXIMUM_MEMORY ? Number(process.env.POPART_TEST_MAXIMUM_MEMORY)
                                                                  : undefined;
 export const createPopart = (options = {}) =>

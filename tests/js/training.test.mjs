@@ -179,3 +179,50 @@ test('ClipNormSettings clip the gradient by its norm', () => {
                                                cpu(popart)),
               ["ClipNormSettings 0: 'v' is not a trainable weight"]);
 });
+
+test('ClipNormSettings with gradient accumulation clip the accumulated gradient', () => {
+  const m = unitGradModel(5);  // the gradient of w is x
+  const train = (clip) => {
+    const s = new popart.TrainingSession({ fnModel: m.proto, dataFlow: new popart.DataFlow(1, [m.loss]), loss: m.loss,
+                                           optimizer: new popart.SGD({ defaultLearningRate: 1 }, clip),
+                                           deviceInfo: cpu(popart),
+                                           userOptions: { enableGradientAccumulation: true, accumulationFactor: 2 } });
+    s.prepareDevice();
+    s.weightsFromHost();
+    const anchors = s.initAnchorArrays();
+    for (let i = 0; i < 2; ++i) s.run(new popart.PyStepIO({ x: [1, 3] }, anchors));  // micro-batches x = 1, 3
+    s.weightsToHost();
+    const w = { w: new Float32Array(1) };
+    s.readWeights(w);
+    s.dispose();
+    return w.w[0];
+  };
+  // Accumulated gradient 4 per step, clipped to 1 (clipping each micro-batch would give 2).
+  assert.equal(train([popart.ClipNormSettings.clipAllWeights(1)]), 5 - 2);
+  assert.equal(train([]), 5 - 8);
+});
+
+test('Dropout (opset 10) drops in a TrainingSession and not in an InferenceSession', () => {
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [64], 'x');
+  const y = b.aiOnnxOpset10.dropout([x], 1, 0.5)[0];
+  const l = b.aiGraphcore.identityloss([y], 'Sum', 'loss');
+  const proto = b.getModelProto();
+  b.dispose();
+  const ones = new Float32Array(64).fill(1);
+  const t = new popart.TrainingSession({ fnModel: proto, dataFlow: new popart.DataFlow(1, [y]), loss: l,
+                                         optimizer: new popart.ConstSGD(0.1), deviceInfo: cpu(popart) });
+  t.prepareDevice();
+  const ta = t.initAnchorArrays();
+  t.run(new popart.PyStepIO({ x: ones }, ta));
+  const kept = [...ta[y].data].filter((v) => v !== 0);
+  assert.ok(kept.length > 16 && kept.length < 48, `${kept.length} kept`);
+  assert.ok(kept.every((v) => v === 2));
+  t.dispose();
+  const i = new popart.InferenceSession({ fnModel: proto, dataFlow: new popart.DataFlow(1, [y]), deviceInfo: cpu(popart) });
+  i.prepareDevice();
+  const ia = i.initAnchorArrays();
+  i.run(new popart.PyStepIO({ x: ones }, ia));
+  assert.ok([...ia[y].data].every((v) => v === 1));
+  i.dispose();
+});

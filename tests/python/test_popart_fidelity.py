@@ -191,6 +191,25 @@ def test_dropout_acts_in_a_training_session(popart, opset):
     np.testing.assert_array_equal(_dropout_run(popart, opset, False, 0)[0], 1.0)
 
 
+def test_set_random_seed_before_prepare(popart):
+    """PopART: a session with random behaviour needs prepareDevice first; one without warns and
+    does nothing, prepared or not."""
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [10], "x")
+    y = b.aiOnnxOpset10.dropout([x], 1, 0.3)[0]
+    loss = b.aiGraphcore.identityloss([y])
+    dev = popart.DeviceManager().createCpuDevice()
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [y]), loss, popart.ConstSGD(0.1), dev)
+    with pytest.raises(popart.popart_exception) as e:
+        s.setRandomSeed(0)
+    assert e.value.args[0] == ("Devicex::prepare() must be called before Devicex::setRandomSeedFromHost(uint64_t) is "
+                               "called.")
+    s.prepareDevice()
+    s.setRandomSeed(0)
+    i = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [y]), dev)  # Dropout: the identity
+    i.setRandomSeed(0)
+
+
 def test_non_scalar_loss_and_label_shape(popart):
     b = popart.Builder()
     x = b.addInputTensor("FLOAT", [2, 3], "x")
