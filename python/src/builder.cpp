@@ -271,10 +271,18 @@ void bindBuilder(py::module_& m) {
       .def("virtualGraph",
            [](PyBuilder& s, py::object o, int64_t v) { s.b().virtualGraph(idSet(o, "virtualGraph ids"), v); })
       .def("getVirtualGraph", [](PyBuilder& s, const std::string& id) { return s.b().getVirtualGraph(id); })
+      .def("getVirtualGraph",  // PopART's set form: the node that makes all of these outputs
+           [](PyBuilder& s, py::object o) {
+             return s.b().getInt64NodeAttribute(sVirtualGraphAttribute, idSet(o, "getVirtualGraph ids"));
+           })
       .def("getVirtualGraph", [](PyBuilder& s) { return s.b().getVirtualGraph(); })
       .def("pipelineStage",
            [](PyBuilder& s, py::object o, int64_t v) { s.b().pipelineStage(idSet(o, "pipelineStage ids"), v); })
       .def("getPipelineStage", [](PyBuilder& s, const std::string& id) { return s.b().getPipelineStage(id); })
+      .def("getPipelineStage",
+           [](PyBuilder& s, py::object o) {
+             return s.b().getInt64NodeAttribute(sPipelineStageAttribute, idSet(o, "getPipelineStage ids"));
+           })
       .def("getPipelineStage", [](PyBuilder& s) { return s.b().getPipelineStage(); })
       .def("executionPhase",
            [](PyBuilder& s, py::object o, int64_t v) {

@@ -191,6 +191,13 @@ def test_scoped_virtual_graph_and_pipeline_stage_values(popart):
         assert b.getVirtualGraph() == 2
     # With an id: the node's annotation.
     assert (b.getVirtualGraph(r), b.getPipelineStage(r)) == (3, 1)
+    # With the outputs of a multi-output node, as a set or a list: that node's annotation.
+    with b.virtualGraph(1), b.pipelineStage(0):
+        outs = b.aiOnnx.topk([x, b.aiOnnx.constant(np.array([1], np.int64))], 0)  # values, indices
+    for ids in (set(outs), list(outs)):
+        assert (b.getVirtualGraph(ids), b.getPipelineStage(ids)) == (1, 0)
+    with pytest.raises(popart.popart_exception, match="Could not find a node with outputs"):
+        b.getVirtualGraph({outs[0], r})
 
 
 # ---------------------------------------------------------------------------- §2 SessionOptions
