@@ -4,6 +4,7 @@
 // so the module keeps working.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
+#include <emscripten/threading.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
@@ -15,12 +16,14 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "js_values.hpp"
 #include "popart/describe.hpp"
+#include "popart/logsink.hpp"
 #include "popart/opmanager.hpp"
 #include "popart/popart.hpp"
 #include "popart/threads.hpp"
@@ -183,7 +186,10 @@ void setOptionsFrom(SessionOptions& o, const val& obj, const std::string& prefix
     if (isUndef(v)) continue;
     const std::string name = prefix + k;
     if (const OptionInfo* info = findOption(name)) {
-      o.set(name, optionValueFrom(v, info->type, "SessionOptions." + name));
+      // A JS SessionOptions holds every field: only those that differ from the default are set
+      // (a deprecated alias left alone neither warns nor overwrites what its new name was given).
+      OptionValue value = optionValueFrom(v, info->type, "SessionOptions." + name);
+      if (!(value == info->defaultValue)) o.set(name, value);
       continue;
     }
     bool nested = false;
@@ -201,9 +207,6 @@ SessionOptions sessionOptionsFrom(const val& spec) {
   return o;
 }
 
-void checkSessionOptions(const val& spec) {
-  guarded([&] { sessionOptionsFrom(spec); });
-}
 
 /// Every field with its default, nested settings as nested objects (the JS SessionOptions starts
 /// from this).
@@ -541,6 +544,66 @@ void setLogLevel(const std::string& module, const std::string& level) {
 
 std::string getLogLevel(const std::string& module) {
   return guarded([&] { return logging::levelToString(logging::getLogLevel(logging::moduleFromString(module))); });
+}
+
+/// The JS log destination: "stderr", "stdout" (Node: the process's streams; browsers: the console),
+/// or a function(line, level, module) called with each line. A line logged on a pool thread (the
+/// pthreads module) waits for the next line logged on the calling thread, which cannot be
+/// interrupted to run JS; the JS wrapper keeps a throwing function from unwinding the core.
+struct JsLogSink {
+  static val& fn() {
+    static val f = val::undefined();
+    return f;
+  }
+  struct Pending {
+    logging::Level level;
+    logging::Module module;
+    std::string line;
+  };
+  static std::vector<Pending>& pending() {
+    static std::vector<Pending> p;
+    return p;
+  }
+  static std::mutex& mu() {
+    static std::mutex m;
+    return m;
+  }
+  static void call(logging::Level l, logging::Module m, const std::string& line) {
+    fn()(line, logging::levelToString(l), logging::moduleToString(m));
+  }
+  static void sink(logging::Level l, logging::Module m, const std::string& line) {
+#ifdef __EMSCRIPTEN_PTHREADS__
+    if (!emscripten_is_main_runtime_thread()) {
+      std::lock_guard<std::mutex> lock(mu());
+      pending().push_back({l, m, line});
+      return;
+    }
+#endif
+    std::vector<Pending> earlier;
+    {
+      std::lock_guard<std::mutex> lock(mu());
+      earlier.swap(pending());
+    }
+    for (const auto& p : earlier) call(p.level, p.module, p.line);
+    call(l, m, line);
+  }
+};
+
+void setLogDestination(val dest) {
+  guarded([&] {
+    if (dest.typeOf().as<std::string>() == "function") {
+      JsLogSink::fn() = dest;
+      logging::setLineSink(&JsLogSink::sink);
+      return;
+    }
+    if (dest.typeOf().as<std::string>() != "string")
+      throw error("setLogDestination: the destination must be 'stderr', 'stdout' or a function");
+    const std::string d = dest.as<std::string>();
+    if (d != "stderr" && d != "stdout")
+      throw error("setLogDestination: '{}' is not a destination here: use 'stderr', 'stdout' or a function", d);
+    logging::setLogDestination(d);  // also ends a function destination
+    JsLogSink::fn() = val::undefined();
+  });
 }
 
 double heapInUse() {
@@ -977,12 +1040,12 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("checkPatterns", &w::checkPatterns);
   function("patternEnabled", &w::patternEnabled);
   function("allPatternNames", &w::allPatternNames);
-  function("checkSessionOptions", &w::checkSessionOptions);
   function("checkDevice", &w::checkDevice);
   function("acquireDevice", &w::acquireDevice);
   function("checkOptimizer", &w::checkOptimizer);
   function("setLogLevel", &w::setLogLevel);
   function("getLogLevel", &w::getLogLevel);
+  function("setLogDestination", &w::setLogDestination);
   function("heapInUse", &w::heapInUse);
   function("setNumThreads", &w::setNumThreads);
   function("setModuleMaximumMemory", &w::setModuleMaximumMemory);

@@ -3,11 +3,14 @@
 // with the memory limit (popart/memorylimit.hpp) before it is allocated, and the errors name the
 // tensor, the shape and the factors. After each error a good model still runs.
 #include <fstream>
+#include <tuple>
+#include <vector>
 
 #include "common/checked_size.hpp"
 #include "common/test_util.hpp"
 #include "onnx.pb.h"
 #include "passes/memory_plan.hpp"
+#include "popart/logsink.hpp"
 
 namespace popart {
 namespace {
@@ -261,6 +264,32 @@ TEST(Logging, SecondDestinationFileIsUsed) {
   EXPECT_EQ(ta.find("second message"), std::string::npos);
   EXPECT_NE(tb.find("second message"), std::string::npos);
   EXPECT_EQ(tb.find("first message"), std::string::npos);
+}
+
+TEST(Logging, ALineSinkTakesEachLineInPlaceOfTheStream) {
+  std::vector<std::tuple<logging::Level, logging::Module, std::string>> got;
+  logging::setLineSink([&](logging::Level l, logging::Module m, const std::string& line) {
+    got.emplace_back(l, m, line);
+    // No deadlock (no lock held) and no recursion: the sink's own line goes to the stream.
+    logging::log(logging::Module::ir, logging::Level::Info, "from the sink");
+  });
+  getLogger().setLevel("INFO");
+  logging::log(logging::Module::session, logging::Level::Warn, "a warning");
+  logging::print("printed: 1 2 3");
+  logging::setLineSink(nullptr);
+  logging::log(logging::Module::session, logging::Level::Warn, "to stderr again");
+  getLogger().setLevel("OFF");
+  ASSERT_EQ(got.size(), 2u);  // the warning and the print
+  EXPECT_EQ(std::get<0>(got[0]), logging::Level::Warn);
+  EXPECT_EQ(std::get<1>(got[0]), logging::Module::session);
+  EXPECT_NE(std::get<2>(got[0]).find(" popart:session "), std::string::npos);
+  EXPECT_NE(std::get<2>(got[0]).find(" W: a warning"), std::string::npos);
+  EXPECT_EQ(std::get<2>(got[0]).find('\n'), std::string::npos);
+  bool printed = false;
+  for (const auto& g : got)
+    printed = printed || (std::get<2>(g) == "printed: 1 2 3" && std::get<1>(g) == logging::Module::op);
+  EXPECT_TRUE(printed);
+  for (const auto& g : got) EXPECT_EQ(std::get<2>(g).find("to stderr again"), std::string::npos);
 }
 
 // ---------------------------------------------------------------- options accepted and ignored

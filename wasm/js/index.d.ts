@@ -962,8 +962,10 @@ export interface LegacySessionFactory {
   new (args: LegacySessionArgs): LegacySession;
 }
 
+export type LogLevelName = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERR' | 'CRITICAL' | 'OFF';
+
 export interface Logger {
-  setLevel(level: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERR' | 'CRITICAL' | 'OFF' | string): void;
+  setLevel(level: LogLevelName | string): void;
   getLevel(): string;
 }
 
@@ -1221,6 +1223,10 @@ export interface Popart {
   /** Every optimizer hyper-parameter key with its default (SGD({...}), Adam({...}), Adaptive({...}), insertSpecific). */
   optimizerParams(): Array<{ optimizer: 'SGD' | 'Adam' | 'Adaptive'; key: string; default: number; isConst: boolean; doc: string }>;
   getLogger(module?: string): Logger;
+  /** Where the core's log lines go: 'stderr', 'stdout', or a function called with each line
+   * (PopART's format: `<time> popart:<module> <pid>.<tid> <letter>: message`; printtensor's text as
+   * it is, level INFO, module 'op') in place of the streams. */
+  setLogDestination(dest: 'stderr' | 'stdout' | ((line: string, level: LogLevelName, module: string) => void)): void;
   /** Bytes allocated on the wasm heap (for leak checks). */
   heapInUse(): number;
   /** Threads the kernels use, the caller's included (at most MAX_THREADS with the pthread build, 1 otherwise). */

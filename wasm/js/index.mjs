@@ -81,9 +81,23 @@ function makeApi(raw) {
     return loggerCache.get(module);
   }
 
+  /// Where the core's log lines go: 'stderr', 'stdout', or a function(line, level, module) called
+  /// with each line (PopART's format) in place of the streams. A function that throws is reported
+  /// on the console and does not stop the call that logged.
+  function setLogDestination(dest) {
+    if (typeof dest !== 'function') return M.setLogDestination(dest);
+    return M.setLogDestination((line, level, module) => {
+      try {
+        dest(line, level, module);
+      } catch (e) {
+        console.error('popart: the log destination function threw:', e);
+      }
+    });
+  }
+
   return {
     TensorInfo, NDArray, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, SessionOptions,
-    DeviceManager, DeviceInfo, Builder, GraphTransformer, InferenceSession, TrainingSession, Session, PyStepIO, StepIO: PyStepIO, getLogger,
+    DeviceManager, DeviceInfo, Builder, GraphTransformer, InferenceSession, TrainingSession, Session, PyStepIO, StepIO: PyStepIO, getLogger, setLogDestination,
     Optimizer, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, describeModel,
     ReplicaGrouping, CommGroup, VariableSettings, InputSettings,
     ...enums,

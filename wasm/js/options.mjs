@@ -183,11 +183,10 @@ export function makeOptions({ M }) {
     /// Every field: {name (dotted for nested settings), type, enumName, default, doc}.
     static list() { return sessionOptionsList; }
   }
+  /// The fields to send: the core checks them (its messages) as the session is made.
   function optionsSpec(o) {
     if (o === undefined || o === null) return undefined;
-    const spec = { ...o };
-    M.checkSessionOptions(spec);
-    return spec;
+    return { ...o };
   }
 
   return { TensorInfo, AnchorReturnType, DataFlow, InputShapeInfo, enums, popartEnumList, Patterns, SessionOptions,

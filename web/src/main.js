@@ -8,6 +8,7 @@ import { renderSummary, renderNode, renderSearch } from './model-panels.js';
 import { createRunPanel } from './run-panel.js';
 import { createTrainPanel } from './train-panel.js';
 import { createReportsPanel } from './reports-panel.js';
+import { createLogPanel } from './log-panel.js';
 import { setupTabs, download } from './util.js';
 
 const $ = (id) => document.getElementById(id);
@@ -486,6 +487,7 @@ window.addEventListener('keydown', (e) => {
   else if (e.key === '1') workTabs.select('tab-run');
   else if (e.key === '2') workTabs.select('tab-train');
   else if (e.key === '3') workTabs.select('tab-reports');
+  else if (e.key === '4') workTabs.select('tab-log');
   else if (e.key === 'r' || e.key === 'R') app.emit('shortcut-run');
   else if (e.key === ' ' && app.state.tab === 'tab-train' && !/^(BUTTON)$/.test(e.target.tagName)) {
     e.preventDefault();
@@ -496,7 +498,8 @@ window.addEventListener('keydown', (e) => {
 // ------------------------------------------------------------------ start
 
 function newRuntime() {
-  return new RuntimeClient(new URL('./runtime-worker.js', import.meta.url).href, { onBusy: (b) => setBusy('runtime', b) });
+  return new RuntimeClient(new URL('./runtime-worker.js', import.meta.url).href,
+                           { onBusy: (b) => setBusy('runtime', b), onLog: (l) => app.emit('log', l) });
 }
 
 /// Cancels whatever the runtime is doing by restarting its worker (a prepare cannot be interrupted
@@ -517,6 +520,7 @@ async function start() {
   createRunPanel($('panel-run'), app);
   createTrainPanel($('panel-train'), app);
   createReportsPanel($('panel-reports'), app);
+  createLogPanel($('panel-log'), app, $('tab-log'));
   workTabs.select(app.state.tab || 'tab-run');
   const examplesReady = fillExamples();
   try {

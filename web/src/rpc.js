@@ -1,11 +1,13 @@
 // The UI side of the runtime worker's protocol: request(op, args, {onProgress, transfer}) returns
-// a promise with a `cancel()`; while any request runs, <body data-busy="true">.
+// a promise with a `cancel()`; while any request runs, <body data-busy="true">. The core's log
+// lines arrive on their own ({kind: 'log', line, level, module}) and go to onLog.
 export class RuntimeClient {
-  constructor(url, { onBusy } = {}) {
+  constructor(url, { onBusy, onLog } = {}) {
     this.worker = new Worker(url, { type: 'module' });
     this.next = 1;
     this.pending = new Map();
     this.onBusy = onBusy ?? (() => {});
+    this.onLog = onLog ?? (() => {});
     this.worker.onmessage = (ev) => this._message(ev.data);
     this.worker.onerror = (ev) => {
       const err = new Error(`the runtime worker failed: ${ev.message ?? 'unknown error'}`);
@@ -30,6 +32,10 @@ export class RuntimeClient {
   }
 
   _message(m) {
+    if (m.kind === 'log') {
+      this.onLog({ line: m.line, level: m.level, module: m.module });
+      return;
+    }
     const p = this.pending.get(m.id);
     if (!p) return;
     if (m.kind === 'progress') {

@@ -3,6 +3,8 @@
 //   in:  {id, op, args}            out: {id, kind: 'progress', data} (any number)
 //                                       {id, kind: 'result', value} | {id, kind: 'error', error}
 //   in:  {cancel: id}              marks request `id` cancelled (checked between steps)
+//                                  out: {kind: 'log', line, level, module} (the core's log lines,
+//                                       at the level of 'setLogLevel')
 // The training loop runs as one long request ('train') that yields between steps, so 'trainControl'
 // messages (pause / resume / step / stop / learning rate) arrive while it runs.
 import { createPopart, MAX_THREADS } from './pkg/index.mjs';
@@ -14,6 +16,7 @@ let threads = 1;
 let model = null;       // {bytes: Uint8Array, name, description}
 let infer = null;       // {session, key, inputs, anchors}
 let trainer = null;     // the training state (see train())
+let logLevel = 'WARN';  // the core's log level (the Log panel's); lines go to the page
 const cancelled = new Set();
 
 const ops = {};
@@ -64,6 +67,8 @@ ops.init = async ({ threads: wanted }) => {
   const hc = self.navigator?.hardwareConcurrency ?? 1;
   threads = isolated ? Math.max(1, Math.min(wanted ?? hc, MAX_THREADS)) : 1;
   popart = await createPopart({ threads });
+  popart.setLogDestination((line, level, module) => self.postMessage({ kind: 'log', line, level, module }));
+  popart.getLogger().setLevel(logLevel);
   return {
     threads, isolated, maxThreads: isolated ? MAX_THREADS : 1, hardwareConcurrency: hc,
     startMs: performance.now() - t0,
@@ -73,6 +78,13 @@ ops.init = async ({ threads: wanted }) => {
     deviceTargets: popart.ipuTargets ? popart.ipuTargets() : null,
     deviceOptions: popart.deviceOptions ? popart.deviceOptions() : null,
   };
+};
+
+/// The core's log level, every module (kept for a runtime that is still starting).
+ops.setLogLevel = ({ level }) => {
+  logLevel = String(level);
+  popart?.getLogger().setLevel(logLevel);
+  return logLevel;
 };
 
 ops.setThreads = ({ threads: n }) => {

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "popart/error.hpp"
+#include "popart/logsink.hpp"
 
 #if !defined(__EMSCRIPTEN__)
 #include <unistd.h>
@@ -40,6 +41,7 @@ struct State {
   std::mutex mu;
   std::ostream* out = &std::cerr;
   std::ofstream file;
+  LineSink sink;  // when set, the destination (setLineSink)
 
   State() {
     for (auto& l : levels) l = static_cast<int>(Level::Off);
@@ -107,6 +109,17 @@ State& state() {
   return s;
 }
 
+/// True on a thread while it runs the line sink: a line the sink itself logs goes to the stream
+/// (no recursion).
+thread_local bool inSink = false;
+
+struct SinkCall {
+  SinkCall() { inSink = true; }
+  ~SinkCall() { inSink = false; }
+  SinkCall(const SinkCall&) = delete;
+  SinkCall& operator=(const SinkCall&) = delete;
+};
+
 }  // namespace
 
 void setLogLevel(Module m, Level l) {
@@ -149,6 +162,7 @@ void setLogDestination(const std::string& dest) {
   auto& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   s.setDest(dest);
+  s.sink = nullptr;  // a stream destination replaces a function (setLineSink)
 }
 
 bool shouldLog(Module m, Level l) {
@@ -175,19 +189,46 @@ void log(Module m, Level l, const std::string& msg) {
   const long pid = static_cast<long>(getpid());
 #endif
   const size_t tid = std::hash<std::thread::id>()(std::this_thread::get_id()) % 100000;
-  std::lock_guard<std::mutex> lock(s.mu);
   char msbuf[8];
   std::snprintf(msbuf, sizeof msbuf, ".%03d", static_cast<int>(ms));
-  *s.out << ts << msbuf << " popart:" << kModuleNames[static_cast<size_t>(m)] << ' ' << pid << '.' << tid << ' '
-         << kLevelLetters[static_cast<size_t>(l)] << ": " << msg << '\n';
-  if (l >= Level::Err) s.out->flush();
+  std::string line = std::string(ts) + msbuf + " popart:" + kModuleNames[static_cast<size_t>(m)] + ' ' +
+                     std::to_string(pid) + '.' + std::to_string(tid) + ' ' + kLevelLetters[static_cast<size_t>(l)] +
+                     ": " + msg;
+  LineSink sink;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!s.sink || inSink) {
+      *s.out << line << '\n';
+      if (l >= Level::Err) s.out->flush();
+      return;
+    }
+    sink = s.sink;
+  }
+  SinkCall guard;
+  sink(l, m, line);  // without the lock: the function may log or change the destination
 }
 
 void print(const std::string& text) {
   auto& s = state();
+  LineSink sink;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!s.sink || inSink) {
+      *s.out << text << '\n';
+      s.out->flush();
+      return;
+    }
+    sink = s.sink;
+  }
+  SinkCall guard;
+  sink(Level::Info, Module::op, text);
+}
+
+void setLineSink(LineSink sink) {
+  auto& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  *s.out << text << '\n';
-  s.out->flush();
+  s.sink = std::move(sink);
+  if (!s.sink) s.out->flush();
 }
 
 void flush() {

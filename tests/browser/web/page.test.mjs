@@ -457,6 +457,42 @@ test('quality: dark mode (toggle remembered), state in the URL hash, shortcut ov
   await k.close();
 });
 
+test('log panel: the runtime\'s log lines at the chosen level, filter, clear, warnings counted on the tab', async () => {
+  const p = await openPage(env, { hash: 'example=mlp' });
+  const { page } = p;
+  await page.keyboard.press('4');
+  assert.equal(await page.isVisible('#panel-log'), true);
+  assert.equal(await page.$eval(byId('log-level'), (e) => e.value), 'WARN');  // PopART's levels; WARN to start
+  await page.selectOption(byId('log-level'), 'INFO');
+  await page.keyboard.press('1');
+  await page.click(byId('run-button'));
+  await page.waitForSelector(`${byId('run-output')} [data-output]`);
+  await page.keyboard.press('4');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="log-lines"] li').length > 0);
+  const lines = await page.$$eval(`${byId('log-lines')} li`, (els) => els.map((e) => ({ text: e.textContent, level: e.dataset.level, module: e.dataset.module })));
+  // PopART's line format, from the core in the worker: "<time> popart:<module> <pid>.<tid> I: ...".
+  assert.ok(lines.some((l) => l.level === 'INFO' && l.module === 'session' && / popart:session \d+\.\d+ I: /.test(l.text)),
+            JSON.stringify(lines.slice(0, 5)));
+  assert.ok(lines.every((l) => ['INFO', 'WARN', 'ERR', 'CRITICAL'].includes(l.level)));
+  await shot(page, 'log-panel');
+  // The filter keeps the matching lines; Clear empties the list.
+  await page.fill(byId('log-filter'), 'popart:ir');
+  const shown = await page.$$eval(`${byId('log-lines')} li`, (els) => els.map((e) => e.textContent));
+  assert.ok(shown.length < lines.length && shown.every((t) => t.includes('popart:ir')));
+  assert.match(await page.textContent(byId('log-count')), /shown/);
+  await page.fill(byId('log-filter'), '');
+  await page.click(byId('log-clear'));
+  assert.equal(await page.$$eval(`${byId('log-lines')} li`, (els) => els.length), 0);
+  // Back at OFF nothing more arrives.
+  await page.selectOption(byId('log-level'), 'OFF');
+  await page.keyboard.press('1');
+  await page.click(byId('run-button'));
+  await waitIdle(page);
+  assert.equal(await page.$$eval(`${byId('log-lines')} li`, (els) => els.length), 0);
+  assert.equal(await page.textContent('#tab-log'), 'Log');
+  await p.close();
+});
+
 test('a generated 2,000-node graph lays out in the worker while the page keeps answering', async () => {
   const p = await openPage(env);
   const { page } = p;
