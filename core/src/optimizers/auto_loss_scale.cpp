@@ -10,6 +10,7 @@
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
 #include "ops/optim.hpp"
+#include "optimizers/training_graph.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 #include "popart/optimizer.hpp"
@@ -150,15 +151,7 @@ void rewire(Tensor* from, Tensor* to, const Op* except) {
 /// A zero-filled (or `value`-filled) Variable `id`; a Variable of the same type and shape the
 /// model already has (a checkpoint made by modelToHost) is kept with its value, as PopART does.
 Tensor& stateVariable(Graph& g, const TensorId& id, const TensorInfo& info, double value) {
-  if (Tensor* t = g.tensor(id)) {
-    // The import makes an integer initializer (the period counter) a constant: nothing of the
-    // model reads it, so it becomes the state it was saved as.
-    if (t->kind == TensorKind::Const && t->info == info && t->data && t->consumers.empty() && !t->producer)
-      t->kind = TensorKind::Variable;
-    if (t->kind == TensorKind::Variable && t->info == info && t->data) return *t;
-    throw error("The automatic loss scaling tensor '{}' ({}) clashes with a tensor of the model ({})", id,
-                info.toString(), t->info.toString());
-  }
+  if (Tensor* t = savedStateTensor(g, id, info, "automatic loss scaling tensor")) return *t;
   Tensor& t = g.addTensor(id, TensorKind::Variable, info);
   t.data = TensorData(TensorInfo(DataType::DOUBLE, {}), &value).castTo(info.dataType());
   if (info.nelms() != 1) {

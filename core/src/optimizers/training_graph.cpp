@@ -22,6 +22,19 @@
 #include "popart/sgd.hpp"
 
 namespace popart {
+
+Tensor* savedStateTensor(Graph& g, const TensorId& id, const TensorInfo& info, const char* what) {
+  Tensor* t = g.tensor(id);
+  if (!t) return nullptr;
+  // The import makes an integer initializer (a counter) a constant: nothing of the model reads
+  // it, so it becomes the state it was saved as.
+  if (t->kind == TensorKind::Const && t->info == info && t->data && t->consumers.empty() && !t->producer)
+    t->kind = TensorKind::Variable;
+  if (t->kind == TensorKind::Variable && t->info == info && t->data && t->consumers.empty() && !t->producer) return t;
+  throw error("The {} '{}' ({}) clashes with a tensor of the model ({})", what, id, info.toString(),
+              t->info.toString());
+}
+
 namespace {
 
 constexpr const char* kCounterId = "accumulationCounter___";
@@ -162,16 +175,21 @@ class UpdateBuilder {
   }
 
  private:
-  /// A zero-initialised Variable state tensor `prefix + w`.
+  /// A zero-initialised Variable state tensor `prefix + w`, or the model's saved one (resumed).
   Tensor& state(const char* prefix, const Tensor& w, DataType type, const Shape& shape) {
     const TensorId id = prefix + w.id;
-    if (g_.hasTensor(id)) throw error("The optimizer state tensor '{}' clashes with a tensor of the model", id);
     const TensorInfo info(type, shape);
+    stateIds_.push_back(id);
+    if (Tensor* saved = savedStateTensor(g_, id, info, "optimizer state tensor")) {
+      resumed_.insert(saved);
+      return *saved;
+    }
     Tensor& t = g_.addTensor(id, TensorKind::Variable, info);
     t.data = TensorData(info);
-    stateIds_.push_back(id);
     return t;
   }
+  /// Whether state() took a saved value (its start value is not to be recomputed).
+  bool resumed(const Tensor& t) const { return resumed_.count(&t) != 0; }
   Tensor& state(const char* prefix, const Tensor& w, DataType type) { return state(prefix, w, type, w.info.shape()); }
 
   Op& newOp(OpKind k, Tensor& w, Tensor& grad, int mode) {
@@ -278,7 +296,7 @@ class UpdateBuilder {
       const SGD::WeightValues h = sgd.getWeightValues(w.id);
       const double f = (1.0 - static_cast<double>(h.dampening.val())) * static_cast<double>(h.weightDecay.val()) *
                        static_cast<double>(h.velocityScaling.val());
-      if (f != 0.0 && w.data) {
+      if (f != 0.0 && w.data && !resumed(v)) {
         std::vector<double> w0 = w.data->toDouble();
         for (double& x : w0) x *= f;
         v.data = TensorData(TensorInfo(DataType::DOUBLE, w.info.shape()), w0.data()).castTo(w.info.dataType());
@@ -311,7 +329,7 @@ class UpdateBuilder {
     op.attrs.set("tfVariant", int64_t(ada.getRmspropTFVariant() ? 1 : 0));
     connectAccumulation(op, w, true);
     Tensor& accl1 = state(reservedAccl1Prefix(), w, orWeightType(ada.getAccl1Type(), w));
-    if (ada.getRmspropTFVariant()) {
+    if (ada.getRmspropTFVariant() && !resumed(accl1)) {
       // TensorFlow's RMSProp starts its mean square at 1, not 0 (PopART's AdaptiveDecompose).
       const std::vector<double> ones(static_cast<size_t>(accl1.info.nelms()), 1.0);
       accl1.data =
@@ -333,6 +351,7 @@ class UpdateBuilder {
   std::vector<TensorId> stateIds_;
   std::set<TensorId> scalarIds_;
   std::map<TensorId, TensorId> preAccumulated_;  // weight -> its accumulate()d Accum___w
+  std::set<const Tensor*> resumed_;              // state tensors the model saved
 };
 
 /// A non-const loss scaling: the seed of the backward pass becomes the Variable

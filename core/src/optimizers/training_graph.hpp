@@ -25,8 +25,17 @@
 
 namespace popart {
 
+class Graph;
 class Ir;
 class Optimizer;
+class Tensor;
+class TensorInfo;
+
+/// The model's own tensor `id` when it is an optimizer state saved by modelToHost (an initializer
+/// nothing reads, of type and shape `info`): it becomes the state Variable with its saved value,
+/// as PopART resumes from such a checkpoint. nullptr when the model has no tensor `id`; another
+/// tensor of that name is an error ("The <what> '<id>' (info) clashes with a tensor of the model").
+Tensor* savedStateTensor(Graph& g, const TensorId& id, const TensorInfo& info, const char* what);
 
 /// Adds autodiff's backward pass and the optimizer's updates to the main graph of `ir`. The
 /// optimizer's factors (setFactorsFromOptions) must be set.
