@@ -210,6 +210,25 @@ def test_training_resumes_from_a_model_to_host_checkpoint(popart, cpu, in_tmp, o
     assert not np.allclose(fresh, both, rtol=1e-6)
 
 
+def test_builder_float16_initializers_in_popart_packed_form(popart, cpu):
+    """PopART's Builder writes FLOAT16 initializers as two halves per int32 of int32_data (scripts
+    view them with .view(np.float16)); sessions read that form (and ONNX's one-per-element)."""
+    import onnx
+    w0 = np.array([1.5, -2.25, 0.125, 65504.0, 3.0], np.float16)  # odd count: the last int32 half-filled
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT16", [5], "x")
+    w = b.addInitializedInputTensor(w0, "w")
+    y = b.aiOnnx.add([x, w])
+    t = next(t for t in onnx.load_from_string(b.getModelProto()).graph.initializer if t.name == w)
+    assert not t.raw_data and len(t.int32_data) == 3
+    np.testing.assert_array_equal(np.asarray(t.int32_data, np.int32).view(np.float16)[:5], w0)
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [y]), cpu)
+    s.prepareDevice()
+    a = s.initAnchorArrays()
+    s.run(popart.PyStepIO({x: np.zeros(5, np.float16)}, a))
+    np.testing.assert_array_equal(a[y], w0)
+
+
 def test_model_to_host_keeps_raw_data_initializers(popart, cpu):
     """A model whose initializers are in raw_data (as exporters write them) is saved in raw_data."""
     import onnx

@@ -86,7 +86,8 @@ class Walker {
     }
     const TensorData out = c_.convert(in, t.name());
     const std::string name = t.name();
-    tensorToProto(out, &t, ProtoValues::Typed);  // as PopART (int32_data, float_data); clears every other field
+    // As PopART: int32_data / float_data, but raw_data for the halves; every other field cleared.
+    tensorToProto(out, &t, out.info().dataType() == DataType::FLOAT16 ? ProtoValues::Raw : ProtoValues::Typed);
     t.set_name(name);
   }
 

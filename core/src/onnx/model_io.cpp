@@ -290,6 +290,13 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
       break;
     }
     case DataType::FLOAT16:
+      if (n > 1 && static_cast<int64_t>(tp.int32_data_size()) == (n + 1) / 2) {
+        // PopART's Builder and modelToHost: two halves per int32, little-endian.
+        std::memcpy(d.data(), tp.int32_data().data(), static_cast<size_t>(n) * 2);
+        break;
+      }
+      copyField<uint16_t>(tp.int32_data(), d, n, tp.name());
+      break;
     case DataType::BFLOAT16:
       copyField<uint16_t>(tp.int32_data(), d, n, tp.name());
       break;
@@ -321,11 +328,18 @@ void appendAll(const TensorData& d, Field* f) {
   for (int64_t i = 0; i < n; ++i) f->Add(p[i]);
 }
 
-/// The ONNX typed field for `d`'s element type (one value per element); false where raw_data is
-/// the only faithful form here (FLOAT16 / BFLOAT16: PopART packs two halves per int32, which
-/// onnx.numpy_helper reads wrongly; COMPLEX).
+/// The typed field PopART's Builder writes for `d`'s element type: one value per element, except
+/// FLOAT16, two halves per int32 of int32_data (PopART's form; tensorFromProto reads both it and
+/// ONNX's one-per-element form). False where raw_data is the only form (BFLOAT16, COMPLEX).
 bool writeTypedField(const TensorData& d, onnx::TensorProto* tp) {
   switch (d.info().dataType()) {
+    case DataType::FLOAT16: {
+      const int64_t n = d.info().nelms();
+      auto* f = tp->mutable_int32_data();
+      f->Resize(static_cast<int>((n + 1) / 2), 0);
+      std::memcpy(f->mutable_data(), d.data(), static_cast<size_t>(n) * 2);
+      return true;
+    }
     case DataType::FLOAT:
       appendAll<float>(d, tp->mutable_float_data());
       return true;

@@ -29,8 +29,9 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
 /// where it can; `tp` keeps no raw_data afterwards (its bytes adopted or freed).
 TensorData takeTensorFromProto(onnx::TensorProto& tp, const std::string& baseDir = "");
 /// Where a TensorProto keeps its values. PopART's Builder and modelToHost write the typed fields
-/// (float_data, int32_data, int64_data, ...), which scripts read back (`init.float_data`);
-/// imported models mostly use raw_data. FLOAT16 / BFLOAT16 / COMPLEX stay in raw_data either way.
+/// (float_data, int32_data, int64_data, ...; FLOAT16 packed two per int32 of int32_data), which
+/// scripts read back (`init.float_data`); imported models mostly use raw_data. BFLOAT16 and
+/// COMPLEX stay in raw_data either way.
 enum class ProtoValues { Raw, Typed };
 /// The form `tp` keeps its values in now (Typed only when a typed field holds them).
 ProtoValues protoValuesOf(const onnx::TensorProto& tp);
