@@ -207,7 +207,6 @@ SessionOptions sessionOptionsFrom(const val& spec) {
   return o;
 }
 
-
 /// Every field with its default, nested settings as nested objects (the JS SessionOptions starts
 /// from this).
 val sessionOptionsDefaults() {
