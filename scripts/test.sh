@@ -63,7 +63,7 @@ node build/wasm/tests/popart_conformance_wasm.cjs --data /usr/share/libonnx-test
 # Chromium and the page), and is waited for below. (The gcc preset native-asan is for local runs.)
 step "ASan + UBSan build started in the background (clang, preset fuzz: the tests and the libFuzzer harnesses; log: build/fuzz_build.log)"
 cmake --preset fuzz >/dev/null
-setsid nice -n 19 cmake --build build/fuzz -j"$JOBS" --target popart_unit_tests popart_zoo_tests popart_zoo_ir_tests \
+setsid -w nice -n 19 cmake --build build/fuzz -j"$JOBS" --target popart_unit_tests popart_zoo_tests popart_zoo_ir_tests \
   popart_zoo_describe_tests popart_seed_tests popart_conformance popart_cli popart_cli_tests popart_training_ref_tests \
   example_train_digits popart_fuzz_model popart_fuzz_builder >build/fuzz_build.log 2>&1 &
 FUZZ_BUILD=$!
