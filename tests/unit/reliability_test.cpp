@@ -268,6 +268,9 @@ TEST(Logging, SecondDestinationFileIsUsed) {
 
 TEST(Logging, ALineSinkTakesEachLineInPlaceOfTheStream) {
   std::vector<std::tuple<logging::Level, logging::Module, std::string>> got;
+  const std::string stream = std::string(POPART_TEST_TMPDIR) + "_log_sink.txt";
+  std::remove(stream.c_str());
+  logging::setLogDestination(stream);  // the lines that go to the stream, read back below
   logging::setLineSink([&](logging::Level l, logging::Module m, const std::string& line) {
     got.emplace_back(l, m, line);
     // No deadlock (no lock held) and no recursion: the sink's own line goes to the stream.
@@ -277,8 +280,14 @@ TEST(Logging, ALineSinkTakesEachLineInPlaceOfTheStream) {
   logging::log(logging::Module::session, logging::Level::Warn, "a warning");
   logging::print("printed: 1 2 3");
   logging::setLineSink(nullptr);
-  logging::log(logging::Module::session, logging::Level::Warn, "to stderr again");
+  logging::log(logging::Module::session, logging::Level::Warn, "to the stream again");
   getLogger().setLevel("OFF");
+  logging::setLogDestination("stderr");
+  std::ifstream f(stream);
+  const std::string streamed((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(streamed.find("I: from the sink"), std::string::npos);
+  EXPECT_NE(streamed.find("W: to the stream again"), std::string::npos);
+  EXPECT_EQ(streamed.find("a warning"), std::string::npos);
   ASSERT_EQ(got.size(), 2u);  // the warning and the print
   EXPECT_EQ(std::get<0>(got[0]), logging::Level::Warn);
   EXPECT_EQ(std::get<1>(got[0]), logging::Module::session);
@@ -289,7 +298,7 @@ TEST(Logging, ALineSinkTakesEachLineInPlaceOfTheStream) {
   for (const auto& g : got)
     printed = printed || (std::get<2>(g) == "printed: 1 2 3" && std::get<1>(g) == logging::Module::op);
   EXPECT_TRUE(printed);
-  for (const auto& g : got) EXPECT_EQ(std::get<2>(g).find("to stderr again"), std::string::npos);
+  for (const auto& g : got) EXPECT_EQ(std::get<2>(g).find("to the stream again"), std::string::npos);
 }
 
 // ---------------------------------------------------------------- options accepted and ignored
