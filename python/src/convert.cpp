@@ -1,6 +1,7 @@
 // Python value <-> core type conversions (py_common.hpp).
 #include <cstring>
 
+#include "popart/commgroup.hpp"
 #include "py_common.hpp"
 
 namespace popart {
@@ -175,6 +176,12 @@ OptionValue optionValueFrom(py::handle v, const std::string& type, const std::st
       d.push_back(e.cast<double>());
     }
     return d;
+  }
+  // A CommGroup object where the table has PopART's [CommGroupType, replicaGroupSize] pair
+  // (replicatedallreduce(commGroup=popart.CommGroup(...))).
+  if (type == "ints" && py::isinstance<CommGroup>(v)) {
+    const auto g = v.cast<CommGroup>();
+    return std::vector<int64_t>{static_cast<int64_t>(g.type), static_cast<int64_t>(g.replicaGroupSize)};
   }
   throw error("{} cannot be set from {}", what, py::repr(v).cast<std::string>());
 }

@@ -143,6 +143,11 @@ def test_init_printtensor_tensorremap_collectives(popart, capfd):
     assert named.startswith("test_init") and b.getTensorShape(named) == [5, 12, 7]
     with pytest.raises(Exception, match="batch_axis"):
         b.aiGraphcore.init([2], popart.DataType.FLOAT, popart.InitType.NoInit, "x", "y")
+    # commGroup: a CommGroup object, or PopART's older [type, size] pair; the node holds the pair.
+    v = b.addInputTensor("FLOAT", [4])
+    g1 = b.aiGraphcore.replicatedallreduce([v], commGroup=popart.CommGroup(popart.CommGroupType.Consecutive, 2))
+    g2 = b.aiGraphcore.replicatedallreduce([v], commGroup=[popart.CommGroupType.Consecutive, 2])
+    assert b.getInt64VectorNodeAttribute("commGroup", {g1}) == b.getInt64VectorNodeAttribute("commGroup", {g2})
     with pytest.raises(popart.popart_exception, match="not supported yet"):
         opts = popart.SessionOptions()
         opts.enableReplicatedGraphs = True
