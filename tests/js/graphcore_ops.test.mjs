@@ -60,3 +60,16 @@ test('reverse and depthtospace; abort fails the run', () => {
   expectError(() => runOnce(b2, [y], { y: new popart.NDArray(new Float32Array([1]), [1]) }), ['Abort Program']);
   b2.dispose();
 });
+
+test('replicatedallreduce takes a CommGroup or the [type, size] pair for commGroup', () => {
+  const build = (group) => {
+    const b = new popart.Builder();
+    const x = b.addInputTensor('FLOAT', [4], 'x');
+    b.addOutputTensor(b.aiGraphcore.replicatedallreduce([x], group));
+    const proto = b.getModelProto();
+    b.dispose();
+    return Buffer.from(proto).toString('hex');
+  };
+  assert.equal(build(new popart.CommGroup('Consecutive', 2)), build([1, 2]));
+  assert.notEqual(build(new popart.CommGroup('Orthogonal', 2)), build([1, 2]));
+});

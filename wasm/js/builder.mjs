@@ -5,7 +5,7 @@ import { asNDArray, attrType, describe, idList } from './values.mjs';
 import { modelBytes, saveExternally, writeFileAtomic } from './files.mjs';
 
 export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransformerHandle, TensorInfo, InputSettings,
-                              VariableSettings }) {
+                              VariableSettings, CommGroup, enums }) {
   function pickSchema(name, version) {
     const versions = ONNX_OPS[name];
     if (!versions) return null;
@@ -67,7 +67,10 @@ export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransf
           if (a.type === 'graph' && !(params[i] instanceof Builder)) {
             throw new Error(`aiGraphcore.${op.method} ${a.name} must be a Builder (a subgraph)`);
           }
-          p[a.name] = a.type === 'graph' ? params[i]._raw : params[i];
+          // A CommGroup where the table has PopART's [CommGroupType, replicaGroupSize] pair.
+          p[a.name] = a.type === 'graph' ? params[i]._raw
+            : params[i] instanceof CommGroup
+              ? [Object.keys(enums.CommGroupType).indexOf(params[i].type), params[i].replicaGroupSize] : params[i];
         });
         const dc = params[op.attrs.length];
         if (dc !== undefined) p.debugContext = String(dc);
