@@ -229,6 +229,33 @@ def test_builder_float16_initializers_in_popart_packed_form(popart, cpu):
     np.testing.assert_array_equal(a[y], w0)
 
 
+def test_stepio_may_carry_model_inputs_the_session_does_not_stream(popart, cpu, capfd):
+    """As PopART: an initializer listed as a graph input (the Builder lists them) may be in the
+    StepIO (its array is not read), and so may an input nothing computed needs (with PopART's
+    warning); any other name is still an error."""
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [2], "x")
+    unused = b.addInputTensor("FLOAT", [2], "unused")
+    w = b.addInitializedInputTensor(np.array([1.0, 2.0], np.float32), "w")
+    y = b.aiOnnx.add([x, w])
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [y]), cpu)
+    s.prepareDevice()
+    a = s.initAnchorArrays()
+    popart.getLogger().setLevel("WARN")
+    try:
+        s.run(popart.PyStepIO({x: np.ones(2, np.float32), w: np.full(2, 9.0, np.float32),
+                               unused: np.zeros(2, np.float32)}, a))
+    finally:
+        popart.getLogger().setLevel("OFF")
+    np.testing.assert_array_equal(a[y], [2.0, 3.0])  # w's own value, not the StepIO's
+    err = capfd.readouterr().err
+    assert "The input Tensor unused to the ONNX Model does not appear in the optimized PopART Ir" in err
+    assert "Tensor w " not in err
+    s.run(popart.PyStepIO({x: np.ones(2, np.float32)}, a))  # the unused input need not be given
+    with pytest.raises(popart.popart_exception, match="The tensor 'nope' has been provided as one of the inputs"):
+        s.run(popart.PyStepIO({x: np.ones(2, np.float32), "nope": np.ones(2, np.float32)}, a))
+
+
 def test_model_to_host_keeps_raw_data_initializers(popart, cpu):
     """A model whose initializers are in raw_data (as exporters write them) is saved in raw_data."""
     import onnx

@@ -207,9 +207,18 @@ StepIOSpec Session::stepIOSpec() const {
                 af, rf);
   StepIOSpec spec;
   const Graph& g = ir_->mainGraph();
+  const std::set<TensorId> initializers(ir_->initializerIds().begin(), ir_->initializerIds().end());
+  for (const auto& vi : ir_->model().graph().input()) {
+    if (initializers.count(vi.name())) spec.initializerInputs.push_back(vi.name());
+  }
   for (const auto& id : ir_->streamInputIds()) {
     const Tensor* t = g.tensor(id);
-    if (!t) continue;
+    // An input nothing computed reads (pruned, or without consumers) need not be given, as in
+    // PopART, whose IR drops it; the executable does not read it.
+    if (!t || (t->consumers.empty() && !ir_->dataFlow().isAnchored(id))) {
+      spec.unusedInputs.push_back(id);
+      continue;
+    }
     // A Broadcast input gives all replicas one micro-batch: no replica factor (PopART's rule).
     const bool bc = t->replicatedStreamMode == ReplicatedStreamMode::Broadcast;
     const int64_t irf = bc ? 1 : rf;

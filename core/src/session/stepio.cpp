@@ -1,9 +1,11 @@
 // StepIO over user arrays, StepIOCallback, WeightsIO.
 #include "popart/stepio.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "popart/error.hpp"
+#include "popart/logging.hpp"
 
 namespace popart {
 
@@ -62,6 +64,17 @@ void StepIO::assertNumElements(const StepIOSpec& spec) const {
   for (const auto& kv : inputs_) {
     bool known = false;
     for (const auto& e : spec.inputs) known = known || e.id == kv.first;
+    auto listed = [&](const std::vector<TensorId>& ids) {
+      return std::find(ids.begin(), ids.end(), kv.first) != ids.end();
+    };
+    if (!known && listed(spec.initializerInputs)) continue;
+    if (!known && listed(spec.unusedInputs)) {
+      logging::devicex::warn(
+          "The input Tensor {} to the ONNX Model does not appear in the optimized PopART Ir, possibly due to constant "
+          "folding. Therefore, the input buffer provided will not be used. ",
+          kv.first);
+      continue;
+    }
     if (!known)
       throw error(
           "The tensor '{}' has been provided as one of the inputs to the stepIO, but it is not registered as "
