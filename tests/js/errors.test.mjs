@@ -82,6 +82,18 @@ test('StepIO errors', () => {
   s.run(new popart.PyStepIO({ a: new Float32Array(12).fill(1), b: new Float32Array(12).fill(2) }, anchors));
   assert.equal(anchors[m.out].data[11], 3);
   s.dispose();
+  // As PopART: an initializer the Builder lists as a graph input may be in the StepIO (not read).
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [2], 'x');
+  const w = b.addInitializedInputTensor(new popart.NDArray(new Float32Array([1, 2]), [2]), 'w');
+  const y = b.aiOnnx.add([x, w]);
+  s = session(b.getModelProto(), new popart.DataFlow(1, [y]));
+  b.dispose();
+  s.prepareDevice();
+  anchors = s.initAnchorArrays();
+  s.run(new popart.PyStepIO({ x: new Float32Array([1, 1]), w: new Float32Array([9, 9]) }, anchors));
+  assert.deepEqual(Array.from(anchors[y].data), [2, 3]);
+  s.dispose();
 });
 
 test('session errors', () => {
