@@ -265,12 +265,6 @@ void BuilderImpl::checkInputs(const std::string& type, const std::vector<TensorI
 
 namespace {
 
-std::string shapeText(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? " " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 std::vector<int64_t> intsAttr(const std::map<std::string, any>& attrs, const char* name) {
   auto it = attrs.find(name);
   if (it == attrs.end()) return {};
@@ -302,8 +296,8 @@ void BuilderImpl::verifyWindowParameters(const std::string& domain, const std::s
     if (!w || !w->isSet() || w->rank() < 3) return;
     const std::vector<int64_t> fromWeight(w->shape().begin() + 2, w->shape().end());
     if (attrs.count("kernel_shape") && kernel != fromWeight)
-      throw error("kernel_shape, {}, does not match inferred shape from weight input '{}', {}", shapeText(kernel),
-                  inputs[1], shapeText(fromWeight));
+      throw error("kernel_shape, {}, does not match inferred shape from weight input '{}', {}", kernel, inputs[1],
+                  fromWeight);
     kernel = fromWeight;
   }
   if (rank < 3) throw error("Input tensor has no spatial dimensions");
@@ -350,7 +344,7 @@ void BuilderImpl::verifyWindowParameters(const std::string& domain, const std::s
     }
     negative = negative || out[i] < 0;
   }
-  if (negative) throw error("Window parameter values combine to give invalid spatial output shape: {}", shapeText(out));
+  if (negative) throw error("Window parameter values combine to give invalid spatial output shape: {}", out);
 }
 
 std::vector<TensorId> BuilderImpl::op(const std::string& domain, int version, const std::string& type,
