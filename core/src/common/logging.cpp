@@ -120,6 +120,24 @@ struct SinkCall {
   SinkCall& operator=(const SinkCall&) = delete;
 };
 
+/// Sends one line to the destination: the line sink (without the lock: the function may log or
+/// change the destination) or the stream (flushed when `flush`).
+void emit(Level l, Module m, const std::string& line, bool flush) {
+  auto& s = state();
+  LineSink sink;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!s.sink || inSink) {
+      *s.out << line << '\n';
+      if (flush) s.out->flush();
+      return;
+    }
+    sink = s.sink;
+  }
+  SinkCall guard;
+  sink(l, m, line);
+}
+
 }  // namespace
 
 void setLogLevel(Module m, Level l) {
@@ -171,7 +189,6 @@ bool shouldLog(Module m, Level l) {
 
 void log(Module m, Level l, const std::string& msg) {
   if (!shouldLog(m, l)) return;
-  auto& s = state();
   const auto now = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
@@ -191,37 +208,14 @@ void log(Module m, Level l, const std::string& msg) {
   const size_t tid = std::hash<std::thread::id>()(std::this_thread::get_id()) % 100000;
   char msbuf[8];
   std::snprintf(msbuf, sizeof msbuf, ".%03d", static_cast<int>(ms));
-  std::string line = std::string(ts) + msbuf + " popart:" + kModuleNames[static_cast<size_t>(m)] + ' ' +
-                     std::to_string(pid) + '.' + std::to_string(tid) + ' ' + kLevelLetters[static_cast<size_t>(l)] +
-                     ": " + msg;
-  LineSink sink;
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (!s.sink || inSink) {
-      *s.out << line << '\n';
-      if (l >= Level::Err) s.out->flush();
-      return;
-    }
-    sink = s.sink;
-  }
-  SinkCall guard;
-  sink(l, m, line);  // without the lock: the function may log or change the destination
+  const std::string line = std::string(ts) + msbuf + " popart:" + kModuleNames[static_cast<size_t>(m)] + ' ' +
+                           std::to_string(pid) + '.' + std::to_string(tid) + ' ' +
+                           kLevelLetters[static_cast<size_t>(l)] + ": " + msg;
+  emit(l, m, line, l >= Level::Err);
 }
 
 void print(const std::string& text) {
-  auto& s = state();
-  LineSink sink;
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (!s.sink || inSink) {
-      *s.out << text << '\n';
-      s.out->flush();
-      return;
-    }
-    sink = s.sink;
-  }
-  SinkCall guard;
-  sink(Level::Info, Module::op, text);
+  emit(Level::Info, Module::op, text, true);
 }
 
 void setLineSink(LineSink sink) {
