@@ -222,15 +222,19 @@ std::unique_ptr<TrainingSession> clipModelStep(const Optimizer& opt) {
   return s;
 }
 
-/// One step; returns the weights a and b after it.
-std::pair<std::vector<float>, std::vector<float>> clipStep(const Optimizer& opt) {
-  auto s = clipModelStep(opt);
+/// The weights a and b of a clipModel() session (after weightsToHost).
+std::pair<std::vector<float>, std::vector<float>> readClipWeights(Session& s) {
   std::vector<float> a(3), b(2);
   WeightsIO wio;
   wio.insert("a", MutableVoidData(a.data(), TensorInfo(DataType::FLOAT, {3})));
   wio.insert("b", MutableVoidData(b.data(), TensorInfo(DataType::FLOAT, {2})));
-  s->readWeights(wio);
+  s.readWeights(wio);
   return {a, b};
+}
+
+/// One step; returns the weights a and b after it.
+std::pair<std::vector<float>, std::vector<float>> clipStep(const Optimizer& opt) {
+  return readClipWeights(*clipModelStep(opt));
 }
 
 void expectSgdStep(const std::pair<std::vector<float>, std::vector<float>>& w, float lr, float fa, float fb) {
@@ -308,12 +312,7 @@ std::pair<std::vector<float>, std::vector<float>> clipAccumulatedSteps(const Opt
     s->run(io);
   }
   s->weightsToHost();
-  std::vector<float> a(3), b(2);
-  WeightsIO wio;
-  wio.insert("a", MutableVoidData(a.data(), TensorInfo(DataType::FLOAT, {3})));
-  wio.insert("b", MutableVoidData(b.data(), TensorInfo(DataType::FLOAT, {2})));
-  s->readWeights(wio);
-  return {a, b};
+  return readClipWeights(*s);
 }
 
 TEST(ClipNorm, WithGradientAccumulationClipsTheAccumulatedGradient) {
