@@ -93,6 +93,24 @@ TEST(FuzzRegressions, EmptySumAnchor) {
   EXPECT_EQ(out.at(m.y).nelms(), 0u);
 }
 
+// An empty FLOAT16 initializer written in PopART's packed int32_data form called memcpy with
+// null pointers (undefined behaviour, even for zero bytes). It round-trips as an empty tensor now.
+TEST(FuzzRegressions, EmptyHalfInitializer) {
+  auto builder = Builder::create();
+  const TensorId w = builder->addInitializedInputTensor(ConstVoidData(nullptr, TensorInfo("FLOAT16", {0, 3})), "w");
+  builder->addOutputTensor(builder->aiOnnxOpset13().identity({w}));
+  onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromString(builder->getModelProto()));
+  ASSERT_EQ(proto.graph().initializer_size(), 1);
+  EXPECT_EQ(proto.graph().initializer(0).int32_data_size(), 0);
+  auto s = InferenceSession::createFromOnnxModel(builder->getModelProto(), DataFlow(1, {w}), test::cpu());
+  s->prepareDevice();
+  auto out = s->initAnchorArrays();
+  StepIO io({}, arrayRefs(out));
+  s->run(io);
+  EXPECT_EQ(out.at(w).nelms(), 0u);
+}
+
 // A JS caller's numOutputs of 4294967295 made the Builder name four billion outputs (hours).
 TEST(FuzzRegressions, BuilderRefusesAbsurdOutputCounts) {
   auto builder = Builder::create();

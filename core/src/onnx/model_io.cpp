@@ -337,7 +337,7 @@ bool writeTypedField(const TensorData& d, onnx::TensorProto* tp) {
       const int64_t n = d.info().nelms();
       auto* f = tp->mutable_int32_data();
       f->Resize(static_cast<int>((n + 1) / 2), 0);
-      std::memcpy(f->mutable_data(), d.data(), static_cast<size_t>(n) * 2);
+      if (n > 0) std::memcpy(f->mutable_data(), d.data(), static_cast<size_t>(n) * 2);  // empty: both null
       return true;
     }
     case DataType::FLOAT:
