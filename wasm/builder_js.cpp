@@ -283,6 +283,12 @@ class BuilderJs {
       b_->setInplacePreferences(id, m);
     });
   }
+  void setEnableConvDithering(const std::string& id, double value) {
+    guarded([&] {
+      if (value != std::floor(value)) throw error("enableConvDithering must be a bool value");
+      b_->setEnableConvDithering(id, static_cast<int64_t>(value));
+    });
+  }
   void setPartialsType(const std::string& id, const std::string& t) {
     guarded([&] { b_->setPartialsType(id, t); });
   }
@@ -400,6 +406,7 @@ EMSCRIPTEN_BINDINGS(popart_builder) {
       .function("setAvailableMemoryProportion", &BuilderJs::setAvailableMemoryProportion)
       .function("setInplacePreferences", &BuilderJs::setInplacePreferences)
       .function("setPartialsType", &BuilderJs::setPartialsType)
+      .function("setEnableConvDithering", &BuilderJs::setEnableConvDithering)
       .function("excludePatterns", &BuilderJs::excludePatterns);
 
   class_<GraphTransformerJs>("GraphTransformerHandle")

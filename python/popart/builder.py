@@ -468,6 +468,10 @@ class Builder:
     def setPartialsType(self, nodeOutputName, partialsType):
         self._impl.setPartialsType(nodeOutputName, partialsType)
 
+    def setEnableConvDithering(self, nodeOutputName, value):
+        """Poplar's convolution dithering for a Conv (1 / True on); kept on the node, no effect on results here."""
+        self._impl.setEnableConvDithering(nodeOutputName, value)
+
     def setSerializeMatMul(self, nodeOutputNames, mode, factor=0, keep_precision=False):
         self._impl.setSerializeMatMul(nodeOutputNames, mode, factor, keep_precision)
 

@@ -61,5 +61,28 @@ ReluModel reluModel(const Shape& shape);
 /// The same in double precision.
 std::vector<double> randomDoubles(size_t n, uint32_t seed, double lo = -1.0, double hi = 1.0);
 
+/// Element-wise |got - want| <= relTol * (1 + |want|); a failure names `what` and the index.
+template <typename G>
+void expectNear(const std::vector<G>& got, const std::vector<double>& want, double relTol,
+                const std::string& what = "") {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], relTol * (1.0 + std::fabs(want[i]))) << what << " at " << i;
+}
+
+/// A Constant node of `ai`'s opset holding `v` with shape `s`.
+template <typename T, typename Opset>
+TensorId constant(Opset& ai, const std::vector<T>& v, const Shape& s) {
+  return ai.constant(ConstVoidData(v.data(), TensorInfo(getDataType<T>(), s)));
+}
+
+inline double sigmoid(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
+
+inline DeviceManager& dm() {
+  return DeviceManager::createDeviceManager();
+}
+
 }  // namespace test
 }  // namespace popart

@@ -57,7 +57,14 @@ test('checkpointOutput is a marked identity; recompute types by name or number',
   b2.virtualGraph([r2], 2);
   assert.equal(b2.getVirtualGraph(r2), 2);
   b2.setInplacePreferences(r2, { ReluInplace: 5 });
-  assert.ok(b2.getAllNodeAttributeNames([r2]).includes('__inplaceOpPriorities'));
+  assert.ok(b2.getAllNodeAttributeNames([r2]).includes('__inplace_op_priorities'));
+  expectError(() => b2.setEnableConvDithering(r2, true),
+              ['Builder::setEnableConvDithering should only be called on convolutions but was given: Relu']);
+  const c2 = b2.aiOnnx.conv([b2.addInputTensor('FLOAT', [1, 1, 3, 3]),
+                             b2.addInitializedInputTensor(new popart.NDArray([1, 1, 1, 1], [1, 1, 2, 2], 'FLOAT'))]);
+  b2.setEnableConvDithering(c2, true);
+  assert.equal(b2.getInt64NodeAttribute('__enable_conv_dithering', [c2]), 1);
+  expectError(() => b2.setEnableConvDithering(c2, 44), ['enableConvDithering must be a bool value']);
   b2.dispose();
   b.addOutputTensor(c);
   const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, [c]),

@@ -131,7 +131,7 @@ test('value-class errors: TensorInfo, DataFlow, Patterns, devices, NDArray', () 
   expectError(() => new popart.Patterns('Sometimes'), ["Invalid PatternsLevel 'Sometimes'; expected one of NoPatterns, Minimal, Default, All"]);
   expectError(() => popart.DeviceManager().acquireAvailableDevice(1), ['Failed to acquire device with 1 IPUs', 'createCpuDevice()']);
   expectError(() => popart.DeviceManager().acquireDeviceById(5), ["Failed to acquire device with id '5'", 'createCpuDevice()']);
-  expectError(() => popart.DeviceManager().createSimDevice(), ['Poplar SDK']);
+  expectError(() => popart.DeviceManager().createSimDevice({ ipuVersion: 'ipu2' }), ["Invalid option `ipuVersion'", 'device type Sim']);
   expectError(() => new popart.NDArray(new Float32Array(5), [2, 3]), ['5 elements do not fill shape [2 3]']);
   expectError(() => popart.getLogger().setLevel('LOUD'), ['LOUD']);
 });

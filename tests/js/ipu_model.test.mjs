@@ -25,7 +25,10 @@ test('device type names come from the core\'s DeviceType; ipuTargets() are the c
                    ['cpu', 'ipuModel', 'offlineIpu']);
   assert.deepEqual(popart.enumValues.DeviceType.filter((t) => t !== 'Ipu').sort(),
                    ['Cpu', 'IpuModel', 'OfflineIpu', 'Sim']);
-  expectError(() => dm().createSimDevice(), ['The IPU simulator needs Graphcore\'s Poplar SDK']);
+  // createSimDevice: PopART's default shape (1 IPU x 4 tiles), run by the IPU model.
+  const sim = dm().createSimDevice({ numIPUs: 2, tilesPerIPU: 8 });
+  assert.deepEqual([sim.type, sim.numIpus, sim.tilesPerIPU], ['sim', 2, 8]);
+  assert.equal(dm().createSimDevice().tilesPerIPU, 4);
   // Every field of IpuTargetInfo, as the core's ipuTargetJson writes it (Python's ipuTargetList() too).
   const targets = popart.ipuTargets();
   assert.deepEqual(targets.map((t) => t.version), ['ipu1', 'ipu2', 'ipu21']);

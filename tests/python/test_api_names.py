@@ -408,8 +408,8 @@ def test_inplace_preferences_are_kept_and_change_nothing(popart):
     b.setInplacePreferences(e, {"ExpInplace": 1e8})
     y = b.aiOnnx.log([e])
     b.addOutputTensor(y)
-    assert b.getStringVectorNodeAttribute("__inplaceOpNames", {e}) == ["ExpInplace"]
-    assert b.getFloatVectorNodeAttribute("__inplaceOpPriorities", {e}) == [1e8]
+    assert b.getStringVectorNodeAttribute("__inplace_op_names", {e}) == ["ExpInplace"]
+    assert b.getFloatVectorNodeAttribute("__inplace_op_priorities", {e}) == [1e8]
     s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [y]), popart.DeviceManager().createCpuDevice())
     s.prepareDevice()
     a = s.initAnchorArrays()

@@ -222,6 +222,9 @@ def test_node_attributes_and_annotations(popart):
     assert {"test", "__ipu_number"} <= set(b.getAllNodeAttributeNames([n]))
     b.setAvailableMemoryProportion(r, 0.3)
     b.setPartialsType(r, "HALF")
+    with pytest.raises(popart.popart_exception) as e:
+        b.setEnableConvDithering(r, True)
+    assert e.value.args[0].startswith("Builder::setEnableConvDithering should only be called on convolutions")
     b.recomputeOutputInBackwardPass(r)
     w = b.addInitializedInputTensor(np.ones(2, np.float32), "w")
     assert b.getTrainableTensorIds() == [w] and b.isInitializer(w)
@@ -229,3 +232,9 @@ def test_node_attributes_and_annotations(popart):
     import onnx
     m = onnx.load_from_string(b.getModelProto())
     assert any(a.name == "__ipu_number" for node in m.graph.node for a in node.attribute)
+    xc = b.addInputTensor("FLOAT", [1, 1, 3, 3])
+    c = b.aiOnnx.conv([xc, b.addInitializedInputTensor(np.ones([1, 1, 2, 2], np.float32))])
+    b.setEnableConvDithering(c, True)
+    assert b.getInt64NodeAttribute("__enable_conv_dithering", [c]) == 1
+    with pytest.raises(popart.popart_exception, match="^enableConvDithering must be a bool value$"):
+        b.setEnableConvDithering(c, 44)

@@ -439,6 +439,10 @@ def test_devices(popart):
     assert dm.enumerateDevices() == []
     off = dm.createOfflineIPUDevice({"numIPUs": 1, "tilesPerIPU": 4})
     assert off.type == popart.DeviceType.OfflineIpu and not off.canRun
+    # The simulator: PopART's default shape (1 IPU x 4 tiles), run by the IPU model.
+    sim = dm.createSimDevice({"numIPUs": 2, "tilesPerIPU": 8})
+    assert sim.type == popart.DeviceType.Sim and sim.canRun and (sim.numIpus, sim.tilesPerIPU) == (2, 8)
+    assert dm.createSimDevice({}).tilesPerIPU == 4
     assert ipu.target["version"] == "ipu2" and ipu.target == popart.ipuTarget("ipu2")
     assert [t["version"] for t in popart.ipuTargetList()][:2] == ["ipu1", "ipu2"]
     # Every field of IpuTargetInfo, as the core's ipuTargetJson writes it (JS's ipuTargets() too:

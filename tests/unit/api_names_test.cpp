@@ -76,9 +76,9 @@ TEST(ApiNames, InplacePreferencesAreKeptOnTheNode) {
   const TensorId e = ai.exp({x});
   b->setInplacePreferences(e, {{"ExpInplace", 100.0f}});
   b->setInplacePreferences(e, {{"ExpInplace", 10.0f}, {"IdentityInplace", -1.0f}});  // replaces
-  EXPECT_EQ(b->getStringVectorNodeAttribute("__inplaceOpNames", {e}),
+  EXPECT_EQ(b->getStringVectorNodeAttribute("__inplace_op_names", {e}),
             (std::vector<std::string>{"ExpInplace", "IdentityInplace"}));
-  EXPECT_EQ(b->getFloatVectorNodeAttribute("__inplaceOpPriorities", {e}), (std::vector<float>{10.0f, -1.0f}));
+  EXPECT_EQ(b->getFloatVectorNodeAttribute("__inplace_op_priorities", {e}), (std::vector<float>{10.0f, -1.0f}));
 }
 
 TEST(ApiNames, HasScopedAnnotations) {

@@ -115,6 +115,28 @@ TEST(Builder, IpuAnnotationsAreNodeAttributes) {
   EXPECT_NEAR(out.at(u).dataAs<float>()[0], std::tanh(0.5f), 1e-6);
 }
 
+// setEnableConvDithering: Conv only, 0 or 1, PopART's messages; the attribute is PopART's and the
+// convolution's result is unchanged.
+TEST(Builder, EnableConvDithering) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  auto x = b->addInputTensor("FLOAT", {1, 1, 3, 3});
+  const std::vector<float> wv(4, 0.5f);
+  auto w = b->addInitializedInputTensor(ConstVoidData(wv.data(), TensorInfo("FLOAT", {1, 1, 2, 2})));
+  auto c = ai.conv({x, w}, {1, 1}, 1, {2, 2}, {0, 0, 0, 0}, {1, 1});
+  auto r = ai.relu({c});
+  expectError([&] { b->setEnableConvDithering(r, 1); },
+              {"Builder::setEnableConvDithering should only be called on convolutions but was given: Relu"});
+  expectError([&] { b->setEnableConvDithering(c, 44); }, {"enableConvDithering must be a bool value"});
+  b->setEnableConvDithering(c, 1);
+  b->setEnableConvDithering(c, 0);  // set again: replaces
+  EXPECT_EQ(b->getInt64NodeAttribute(sEnableConvDitheringAttribute, {c}), 0);
+  b->addOutputTensor(r);
+  NDArray in = NDArray::fromVector(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3});
+  auto out = test::runOnce(b->getModelProto(), {{x, in}}, {r});
+  EXPECT_EQ(out.at(r).toVector<float>(), (std::vector<float>{6, 8, 12, 14}));
+}
+
 TEST(Builder, GraphcoreOps) {
   auto b = Builder::create();
   auto ai = b->aiOnnxOpset11();

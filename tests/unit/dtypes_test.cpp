@@ -12,6 +12,8 @@
 namespace popart {
 namespace {
 
+using test::constant;
+
 using test::expectError;
 
 std::vector<float16_t> toHalf(const std::vector<float>& v) {
@@ -37,11 +39,6 @@ void expectHalfNear(const std::vector<double>& got, const std::vector<double>& w
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_NEAR(got[i], want[i], std::ldexp(std::fabs(want[i]), -10) + 1e-5 * scale) << "at " << i;
-}
-
-template <typename T>
-TensorId constant(AiOnnxOpset13& ai, const std::vector<T>& v, const Shape& s) {
-  return ai.constant(ConstVoidData(v.data(), TensorInfo(getDataType<T>(), s)));
 }
 
 /// Creates an inference session of `proto` anchoring `out` (the Builder only warns when shape

@@ -23,7 +23,7 @@ namespace {
 
 // ------------------------------------------------------------------ model helpers
 
-onnx::ModelProto newModel() {
+onnx::ModelProto blankModel() {
   onnx::ModelProto m;
   m.set_ir_version(7);
   auto* op = m.add_opset_import();
@@ -142,7 +142,7 @@ const std::vector<float> kC = {65519.0f, 65520.0f, -70000.0f, 0.5f, 0.25f, -1.0f
 const std::vector<uint16_t> kCHalf = {0x7bff, 0x7c00, 0xfc00, 0x3800, 0x3400, 0xbc00, 0x4000, 0x4400};
 
 std::string floatModel() {
-  auto m = newModel();
+  auto m = blankModel();
   auto* g = m.mutable_graph();
   addValue(g->mutable_input(), "x", onnx::TensorProto::FLOAT, {8});
   addValue(g->mutable_input(), "i", onnx::TensorProto::INT32, {8});
@@ -193,7 +193,7 @@ TEST(GraphTransformer, FloatsToHalfsRewritesTypesValuesAndCast) {
 }
 
 TEST(GraphTransformer, FloatsToHalfsOverflowAndTiesInAConstant) {
-  auto m = newModel();
+  auto m = blankModel();
   auto* g = m.mutable_graph();
   addConstant(g, "c", onnx::TensorProto::FLOAT, kC);
   addNode(g, "Identity", {"c"}, "out");
@@ -205,7 +205,7 @@ TEST(GraphTransformer, FloatsToHalfsOverflowAndTiesInAConstant) {
 }
 
 TEST(GraphTransformer, FloatsToHalfsInsideSubgraphs) {
-  auto m = newModel();
+  auto m = blankModel();
   auto* g = m.mutable_graph();
   addValue(g->mutable_input(), "cond", onnx::TensorProto::BOOL, {});
   auto* n = addNode(g, "If", {"cond"}, "out");
@@ -234,7 +234,7 @@ TEST(GraphTransformer, DoublesToHalfsRoundsOnceFromTheDouble) {
   // 1 + 2^-11 + 2^-40 lies just above the tie between 1 and 1 + 2^-10: rounded directly it is
   // 1 + 2^-10 (0x3c01); through float (which drops the 2^-40) it would tie to even, 1 (0x3c00).
   const std::vector<double> w = {1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40), 0.1, -2.5, 1e300};
-  auto m = newModel();
+  auto m = blankModel();
   auto* g = m.mutable_graph();
   addValue(g->mutable_input(), "x", onnx::TensorProto::DOUBLE, {4});
   *g->add_initializer() = rawTensor("w", onnx::TensorProto::DOUBLE, w);
@@ -250,7 +250,7 @@ TEST(GraphTransformer, DoublesToHalfsRoundsOnceFromTheDouble) {
 
 TEST(GraphTransformer, DoublesToFloatsRunsAndMatches) {
   const std::vector<double> w = {0.1, -1.0 / 3.0, 1e-50, 3.0e38};
-  auto m = newModel();
+  auto m = blankModel();
   auto* g = m.mutable_graph();
   addValue(g->mutable_input(), "x", onnx::TensorProto::DOUBLE, {4});
   *g->add_initializer() = rawTensor("w", onnx::TensorProto::DOUBLE, w);
@@ -276,7 +276,7 @@ TEST(GraphTransformer, DoublesToFloatsRunsAndMatches) {
 
 TEST(GraphTransformer, BFloats16ToFloat32IsExact) {
   // bfloat16 is float's upper 16 bits: 0x3f80 = 1, 0xc040 = -3, 0x3e4d = 0x3e4d0000 = 0.2001953125.
-  auto m = newModel();
+  auto m = blankModel();
   auto* g = m.mutable_graph();
   *g->add_initializer() = rawTensor("w", onnx::TensorProto::BFLOAT16, std::vector<uint16_t>{0x3f80, 0xc040, 0x3e4d});
   addValue(g->mutable_input(), "w", onnx::TensorProto::BFLOAT16, {3});
@@ -296,7 +296,7 @@ TEST(GraphTransformer, BFloats16ToFloat32IsExact) {
 /// out = x + w (+ Cast(x) for the Cast check), x an input and w an initializer of `type`.
 template <typename T>
 void checkIntToInt32(int type, const std::vector<T>& w, const std::function<void(GraphTransformer&)>& convert) {
-  auto m = newModel();
+  auto m = blankModel();
   auto* g = m.mutable_graph();
   addValue(g->mutable_input(), "x", type, {4});
   *g->add_initializer() = rawTensor("w", type, w);
@@ -339,7 +339,7 @@ TEST(GraphTransformer, Int64ToInt32InRange) {
 }
 
 std::string int64Model(const std::vector<int64_t>& w) {
-  auto m = newModel();
+  auto m = blankModel();
   auto* g = m.mutable_graph();
   *g->add_initializer() = rawTensor("w", onnx::TensorProto::INT64, w);
   addConstant(g, "c", onnx::TensorProto::INT64, std::vector<int64_t>{5, -5, 1LL << 40});
@@ -367,7 +367,7 @@ TEST(GraphTransformer, Int64OutOfRangeIsAnErrorOrClipped) {
 /// out = (x + a) * b with a, b FLOAT initializers listed as inputs, k an INT64 initializer and
 /// `unused` an input no node reads.
 std::string structureModel() {
-  auto m = newModel();
+  auto m = blankModel();
   auto* g = m.mutable_graph();
   addValue(g->mutable_input(), "x", onnx::TensorProto::FLOAT, {3});
   addValue(g->mutable_input(), "a", onnx::TensorProto::FLOAT, {3});
@@ -459,7 +459,7 @@ TEST(GraphTransformer, RemoveUnusedInputs) {
 }
 
 TEST(GraphTransformer, PrepareNodesForTrainingGivesBatchNormFiveOutputs) {
-  auto m = newModel();
+  auto m = blankModel();
   auto* g = m.mutable_graph();
   addValue(g->mutable_input(), "x", onnx::TensorProto::FLOAT, {1, 2, 2, 2});
   for (const char* n : {"s", "bias", "mean", "var"}) {

@@ -10,6 +10,8 @@
 namespace popart {
 namespace {
 
+using test::expectNear;
+
 using test::expectError;
 
 NDArray doubles(const std::vector<double>& v, const Shape& s) {
@@ -24,11 +26,6 @@ std::vector<double> matmul(const std::vector<double>& a, const std::vector<doubl
       for (int64_t t = 0; t < k; ++t)
         c[static_cast<size_t>(i * m + j)] += a[static_cast<size_t>(i * k + t)] * b[static_cast<size_t>(t * m + j)];
   return c;
-}
-
-void expectNear(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-12) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol * (1 + std::fabs(want[i]))) << "at " << i;
 }
 
 /// sg(a, b, c) = [(a + b) @ c, tanh(a)] with typed or untyped inputs.
@@ -74,10 +71,10 @@ TEST(GraphcoreCall, TwoOutputsTypedAndUntypedInputsCalledTwice) {
       y0pb[i] = y0[i] + b[i];
       t0[i] = std::tanh(y0[i]);
     }
-    expectNear(res.at(first[0]).toVector<double>(), y0);
-    expectNear(res.at(first[1]).toVector<double>(), t);
-    expectNear(res.at(second[0]).toVector<double>(), matmul(y0pb, c, 3, 3, 3));
-    expectNear(res.at(second[1]).toVector<double>(), t0);
+    expectNear(res.at(first[0]).toVector<double>(), y0, 1e-12);
+    expectNear(res.at(first[1]).toVector<double>(), t, 1e-12);
+    expectNear(res.at(second[0]).toVector<double>(), matmul(y0pb, c, 3, 3, 3), 1e-12);
+    expectNear(res.at(second[1]).toVector<double>(), t0, 1e-12);
   }
 }
 
@@ -109,7 +106,7 @@ TEST(GraphcoreCall, NestedCallsAndParentScopeTensors) {
     const double zz = x[i] * y[i];
     want[i] = 2 * zz - std::sin(zz) + p[i] + y[i];
   }
-  expectNear(res.at(out).toVector<double>(), want);
+  expectNear(res.at(out).toVector<double>(), want, 1e-12);
 }
 
 TEST(GraphcoreCall, OnnxRoundTrip) {
@@ -147,7 +144,7 @@ TEST(GraphcoreCall, OnnxRoundTrip) {
   const auto r2 = test::runOnce(proto2, in, {outs[0]});
   std::vector<double> apb(4);
   for (size_t i = 0; i < 4; ++i) apb[i] = a[i] + b[i];
-  expectNear(r1.at(outs[0]).toVector<double>(), matmul(apb, c, 2, 2, 2));
+  expectNear(r1.at(outs[0]).toVector<double>(), matmul(apb, c, 2, 2, 2), 1e-12);
   expectNear(r2.at(outs[0]).toVector<double>(), r1.at(outs[0]).toVector<double>(), 0);
 }
 

@@ -19,7 +19,7 @@ std::vector<float> values(const Shape& s, uint32_t seed) {
 }
 
 /// One convolution's parameters (empty: the defaults).
-struct Params {
+struct ConvParams {
   std::vector<int64_t> strides, pads, dilations, inDilations, outPads;
 };
 
@@ -27,7 +27,7 @@ struct Params {
 /// x dilated by inDilations and zero-padded, the kernel dilated, every strides-th window, then
 /// outPads zeros around the result.
 std::vector<double> convRef(const std::vector<float>& x, const Shape& xs, const std::vector<float>& w, const Shape& ws,
-                            const std::vector<float>* b, Params p, Shape& outShape) {
+                            const std::vector<float>* b, ConvParams p, Shape& outShape) {
   const size_t n = xs.size() - 2;
   auto dflt = [](std::vector<int64_t>& v, size_t len, int64_t d) {
     if (v.empty()) v.assign(len, d);
@@ -90,7 +90,7 @@ std::vector<double> convRef(const std::vector<float>& x, const Shape& xs, const 
 struct Conv {
   Shape xs, ws;
   bool bias;
-  Params p;
+  ConvParams p;
 };
 
 /// Builds multiconv of `convs` with every per-convolution list given (or none when all are

@@ -12,10 +12,12 @@
 namespace popart {
 namespace {
 
+using test::expectNear;
+
 using test::expectError;
 
 /// Deterministic values in [lo, hi).
-std::vector<float> values(const Shape& s, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+std::vector<float> uniformValues(const Shape& s, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
   std::vector<float> v(static_cast<size_t>(test::numElements(s)));
   uint32_t x = seed * 2654435761u + 12345u;
   for (auto& e : v) {
@@ -25,7 +27,7 @@ std::vector<float> values(const Shape& s, uint32_t seed, float lo = -1.0f, float
   return v;
 }
 
-struct Net {
+struct NnNet {
   std::unique_ptr<Builder> b = Builder::create();
   std::map<TensorId, NDArray> inputs;
   AiGraphcoreOpset1 gc = b->aiGraphcoreOpset1();
@@ -45,12 +47,6 @@ struct Net {
 std::vector<double> asDouble(const NDArray& a) {
   const auto v = a.toVector<float>();
   return std::vector<double>(v.begin(), v.end());
-}
-
-void expectNear(const std::vector<double>& got, const std::vector<double>& want, double tol, const char* what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], tol * (1.0 + std::abs(want[i]))) << what << " " << i;
 }
 
 // ---------------------------------------------------------------- groupnormalization
@@ -89,9 +85,10 @@ TEST(GraphcoreNnOps, GroupNormalizationMatchesTorchGroupNorm) {
   };
   for (const Case& k : {Case{{2, 4, 3, 2}, 2, 1e-5f}, Case{{3, 6, 5}, 3, 0.5f}, Case{{2, 6, 2, 2}, 6, 1.0f},
                         Case{{4, 4}, 1, 1e-5f}, Case{{1, 8, 2, 2, 2}, 4, 1e-3f}}) {
-    Net n;
+    NnNet n;
     const int64_t C = k.s[1];
-    const auto xv = values(k.s, 1, -2.0f, 3.0f), gv = values({C}, 2, 0.5f, 1.5f), bv = values({C}, 3);
+    const auto xv = uniformValues(k.s, 1, -2.0f, 3.0f), gv = uniformValues({C}, 2, 0.5f, 1.5f),
+               bv = uniformValues({C}, 3);
     const auto x = n.in(xv, k.s), g = n.in(gv, {C}), b = n.in(bv, {C});
     const auto outs = n.gc.groupnormalization({x, g, b}, k.groups, k.eps);
     ASSERT_EQ(outs.size(), 3u);
@@ -104,8 +101,8 @@ TEST(GraphcoreNnOps, GroupNormalizationMatchesTorchGroupNorm) {
 
 TEST(GraphcoreNnOps, GroupNormalizationDefaultEpsilonAndErrors) {
   {
-    Net n;
-    const auto xv = values({2, 4, 3}, 4);
+    NnNet n;
+    const auto xv = uniformValues({2, 4, 3}, 4);
     const auto x = n.in(xv, {2, 4, 3});
     const auto g = n.in(std::vector<float>(4, 1.0f), {4}), b = n.in(std::vector<float>(4, 0.0f), {4});
     const auto outs =
@@ -188,10 +185,10 @@ TEST(GraphcoreNnOps, SplineBasisMatchesTheBSplineDefinition) {
        {Case{1, {5}, {1}}, Case{1, {5}, {0}}, Case{2, {4, 6}, {1, 0}}, Case{2, {7}, {0}}, Case{3, {5, 4}, {1, 1}},
         Case{3, {6, 5}, {0, 0}}, Case{1, {3, 4, 5}, {1, 0, 1}}, Case{0, {4, 3}, {1, 0}}}) {
     const int64_t E = 9, D = static_cast<int64_t>(k.ks.size());
-    auto pv = values({E, D}, 11 + static_cast<uint32_t>(k.degree), 0.0f, 1.0f);
+    auto pv = uniformValues({E, D}, 11 + static_cast<uint32_t>(k.degree), 0.0f, 1.0f);
     pv[0] = 0.0f;  // the ends of the pseudo-coordinate range
     pv[static_cast<size_t>(D)] = 1.0f;
-    Net n;
+    NnNet n;
     const auto pseudo = n.in(pv, {E, D});
     const auto ks = n.in(k.ks, {D});
     const auto open = n.in(k.open, {D});
@@ -237,10 +234,11 @@ std::vector<double> splineWeightingRef(const std::vector<float>& x, const std::v
 
 TEST(GraphcoreNnOps, SplineWeightingMatchesItsDefinition) {
   const int64_t E = 7, Min = 3, Mout = 4, K = 6, S = 4;
-  const auto xv = values({E, Min}, 21), wv = values({K, Min, Mout}, 22), bv = values({E, S}, 23, 0.0f, 1.0f);
+  const auto xv = uniformValues({E, Min}, 21), wv = uniformValues({K, Min, Mout}, 22),
+             bv = uniformValues({E, S}, 23, 0.0f, 1.0f);
   std::vector<int32_t> iv(static_cast<size_t>(E * S));
   for (size_t i = 0; i < iv.size(); ++i) iv[i] = static_cast<int32_t>((i * 5 + 1) % K);
-  Net n;
+  NnNet n;
   const auto x = n.in(xv, {E, Min}), w = n.in(wv, {K, Min, Mout}), b = n.in(bv, {E, S}), idx = n.in(iv, {E, S});
   const auto y = n.gc.splineweighting({x, w, b, idx});
   auto r = n.run({y});
@@ -255,8 +253,9 @@ TEST(GraphcoreNnOps, SplineConvolutionChainsBasisAndWeighting) {
   const std::vector<int32_t> ksv{3, 4};
   const std::vector<uint8_t> openv{1, 0};
   const int64_t K = 12;
-  const auto pv = values({E, D}, 31, 0.0f, 1.0f), xv = values({E, Min}, 32), wv = values({K, Min, Mout}, 33);
-  Net n;
+  const auto pv = uniformValues({E, D}, 31, 0.0f, 1.0f), xv = uniformValues({E, Min}, 32),
+             wv = uniformValues({K, Min, Mout}, 33);
+  NnNet n;
   const auto pseudo = n.in(pv, {E, D}), ks = n.in(ksv, {D}), open = n.in(openv, {D});
   const auto x = n.in(xv, {E, Min}), w = n.in(wv, {K, Min, Mout});
   const auto bw = n.gc.splinebasis({pseudo, ks, open}, 2);
@@ -316,16 +315,16 @@ TEST(GraphcoreNnOps, SplineOpsErrors) {
       {"weight tensor is not a 3-D tensor. Weight tensor rank = 2."});
   // A pseudo-coordinate that is not finite is an error when the op runs.
   {
-    Net m;
+    NnNet m;
     const auto pm = m.in(std::vector<float>{0.5f, std::nanf("")}, {1, 2});
     const auto km = m.in(std::vector<int32_t>{3, 3}, {2}), om = m.in(std::vector<uint8_t>{1, 1}, {2});
     const auto outs = m.gc.splinebasis({pm, km, om}, 1);
     expectError([&] { m.run({outs[0]}); }, {"SplineBasis: pseudo[0, 1] = nan", "not a finite position"});
   }
   // A weight index past the weight's kernels is an error when the op runs.
-  Net n;
-  const auto x = n.in(values({2, 2}, 1), {2, 2}), w = n.in(values({3, 2, 2}, 2), {3, 2, 2});
-  const auto bb = n.in(values({2, 1}, 3), {2, 1}), i = n.in(std::vector<int32_t>{0, 3}, {2, 1});
+  NnNet n;
+  const auto x = n.in(uniformValues({2, 2}, 1), {2, 2}), w = n.in(uniformValues({3, 2, 2}, 2), {3, 2, 2});
+  const auto bb = n.in(uniformValues({2, 1}, 3), {2, 1}), i = n.in(std::vector<int32_t>{0, 3}, {2, 1});
   const auto y = n.gc.splineweighting({x, w, bb, i});
   expectError([&] { n.run({y}); }, {"weightIndex[1, 0] = 3 is not a kernel of the weight (0 to 2)"});
 }
@@ -383,7 +382,7 @@ std::vector<double> roiAlignRef(const std::vector<float>& X, const Shape& xs, co
 
 TEST(GraphcoreNnOps, RoiAlignMatchesItsDefinition) {
   const Shape xs{2, 3, 6, 7};
-  const auto xv = values(xs, 41, -2.0f, 2.0f);
+  const auto xv = uniformValues(xs, 41, -2.0f, 2.0f);
   // Boxes inside, partly outside, smaller than a pixel, and reversed (clamped to 1 x 1 at opset 10).
   const std::vector<float> rois{0.5f, 1.0f, 4.5f, 5.0f, -2.0f, -1.5f, 3.0f, 2.0f, 2.2f, 2.4f,
                                 2.6f, 2.5f, 6.0f, 4.0f, 12.0f, 11.0f, 3.0f, 3.0f, 1.0f, 2.0f};
@@ -396,7 +395,7 @@ TEST(GraphcoreNnOps, RoiAlignMatchesItsDefinition) {
   };
   for (const Case& k : {Case{10, 3, 2, 2, 1.0f, false}, Case{10, 2, 3, 0, 0.5f, true}, Case{16, 3, 3, 2, 1.0f, false},
                         Case{16, 2, 2, 0, 0.75f, false}, Case{11, 4, 4, 1, 1.0f, true}}) {
-    Net n;
+    NnNet n;
     const auto x = n.in(xv, xs), r = n.in(rois, {5, 4});
     TensorId bi;
     if (k.int32)
@@ -420,9 +419,9 @@ TEST(GraphcoreNnOps, RoiAlignMatchesItsDefinition) {
 TEST(GraphcoreNnOps, RoiAlignMaxModeIsOnnxs) {
   // ONNX's max: per sample the largest of the four weighted corners, then the largest sample.
   const Shape xs{1, 2, 5, 5};
-  const auto xv = values(xs, 51, 0.0f, 3.0f);
+  const auto xv = uniformValues(xs, 51, 0.0f, 3.0f);
   const std::vector<float> rois{0.3f, 0.6f, 3.7f, 4.1f, 1.0f, 0.0f, 2.5f, 3.5f};
-  Net n;
+  NnNet n;
   const auto x = n.in(xv, xs), r = n.in(rois, {2, 4}), bi = n.in(std::vector<int64_t>{0, 0}, {2});
   const auto y = n.b->aiOnnxOpset10().roialign({x, r, bi}, "max", 2, 2, 2, 1.0f);
   auto res = n.run({y});
@@ -472,15 +471,16 @@ TEST(GraphcoreNnOps, RoiAlignErrors) {
   sessionError({1, 3, 4, 4}, {2, 4}, {2}, "mean", 1, {"mode 'mean' is not supported"});
   sessionError({1, 3, 4, 4}, {2, 4}, {2}, "avg", -1, {"sampling_ratio = -1 must be >= 0"});
   // A batch index outside X's batch is an error when the op runs.
-  Net n;
-  const auto x = n.in(values({2, 1, 3, 3}, 1), {2, 1, 3, 3}), r = n.in(std::vector<float>{0, 0, 1, 1}, {1, 4});
+  NnNet n;
+  const auto x = n.in(uniformValues({2, 1, 3, 3}, 1), {2, 1, 3, 3}), r = n.in(std::vector<float>{0, 0, 1, 1}, {1, 4});
   const auto bi = n.in(std::vector<int64_t>{2}, {1});
   const auto y = n.b->aiOnnxOpset10().roialign({x, r, bi}, "avg", 1, 1, 1, 1.0f);
   expectError([&] { n.run({y}); }, {"batch_indices[0] = 2 is not a batch of X (0 to 1)"});
   // Boxes that are not finite, or whose adaptive sampling grid would not fit in memory.
   for (float bad : {std::nanf(""), 1e30f}) {
-    Net m;
-    const auto xm = m.in(values({1, 1, 3, 3}, 1), {1, 1, 3, 3}), rm = m.in(std::vector<float>{0, 0, bad, 1}, {1, 4});
+    NnNet m;
+    const auto xm = m.in(uniformValues({1, 1, 3, 3}, 1), {1, 1, 3, 3}),
+               rm = m.in(std::vector<float>{0, 0, bad, 1}, {1, 4});
     const auto bm = m.in(std::vector<int64_t>{0}, {1});
     const auto ym = m.b->aiOnnxOpset10().roialign({xm, rm, bm}, "avg", 2, 2, 0, 1.0f);
     expectError([&] { m.run({ym}); }, {"RoiAlign: box 0", std::isnan(bad) ? "is not finite" : "set sampling_ratio"});

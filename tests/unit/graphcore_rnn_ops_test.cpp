@@ -13,12 +13,10 @@
 namespace popart {
 namespace {
 
+using test::sigmoid;
+
 using test::expectError;
 using test::ModelBuilder;
-
-double sigmoid(double x) {
-  return 1.0 / (1.0 + std::exp(-x));
-}
 
 /// PopART's LSTM in double: W [4, I + H, H] with gates forget, input, candidate, output.
 struct LstmRef {
@@ -60,7 +58,7 @@ LstmRef lstmRef(const std::vector<double>& X, const std::vector<double>& W, cons
   return r;
 }
 
-void expectNear(const std::vector<double>& got, const std::vector<double>& want, double tol) {
+void expectAbsNear(const std::vector<double>& got, const std::vector<double>& want, double tol) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
 }
@@ -97,8 +95,8 @@ TEST(GraphcoreRnnOps, LstmFullSequenceAndLastStepWithBiasAndInitialState) {
       auto res = run(mb, outs);
       const LstmRef r = lstmRef(mb.values[x], mb.values[w], inputs > 2 ? mb.values[bias] : std::vector<double>{},
                                 inputs > 3 ? mb.values[init] : std::vector<double>{}, S, N, I, H);
-      expectNear(res.at(outs[0]).toVector<double>(), full ? r.out : r.h, 1e-12);
-      expectNear(res.at(outs[1]).toVector<double>(), r.c, 1e-12);
+      expectAbsNear(res.at(outs[0]).toVector<double>(), full ? r.out : r.h, 1e-12);
+      expectAbsNear(res.at(outs[1]).toVector<double>(), r.c, 1e-12);
     }
   }
 }
@@ -115,8 +113,8 @@ TEST(GraphcoreRnnOps, LstmSequenceLengthsStopEachSample) {
   const auto outs = gc.lstm({x, w, bias, init, lens});
   auto res = run(mb, outs);
   const LstmRef r = lstmRef(mb.values[x], mb.values[w], mb.values[bias], mb.values[init], S, N, I, H, {5, 2, 0});
-  expectNear(res.at(outs[0]).toVector<double>(), r.out, 1e-12);
-  expectNear(res.at(outs[1]).toVector<double>(), r.c, 1e-12);
+  expectAbsNear(res.at(outs[0]).toVector<double>(), r.out, 1e-12);
+  expectAbsNear(res.at(outs[1]).toVector<double>(), r.c, 1e-12);
 }
 
 TEST(GraphcoreRnnOps, LstmFloatMatchesTheDoubleReference) {
@@ -133,7 +131,7 @@ TEST(GraphcoreRnnOps, LstmFloatMatchesTheDoubleReference) {
   const LstmRef r =
       lstmRef(std::vector<double>(xv.begin(), xv.end()), std::vector<double>(wv.begin(), wv.end()), {}, {}, S, N, I, H);
   const auto got = res.at(outs[0]).toVector<float>();
-  expectNear(std::vector<double>(got.begin(), got.end()), r.out, 1e-5);
+  expectAbsNear(std::vector<double>(got.begin(), got.end()), r.out, 1e-5);
 }
 
 TEST(GraphcoreRnnOps, LstmBadShapesNameTheInput) {
@@ -225,9 +223,9 @@ TEST(GraphcoreRnnOps, CtcLossEveryReductionAgainstEnumeratedAlignments) {
       }
       const auto got = res.at(loss).toVector<double>();
       if (red == ReductionType::NoReduction)
-        expectNear(got, per, 1e-10);
+        expectAbsNear(got, per, 1e-10);
       else
-        expectNear(got, {red == ReductionType::Sum ? sum : mean}, 1e-10);
+        expectAbsNear(got, {red == ReductionType::Sum ? sum : mean}, 1e-10);
     }
   }
 }
@@ -280,7 +278,7 @@ TEST(GraphcoreRnnOps, CtcLossSecondOutputIsEachSamplesGradient) {
   mb.b->addOutputTensor(outs[1]);
   const test::Model m = mb.finish(outs[0]);
   auto anchors = test::trainingAnchors(m, {outs[1]});
-  expectNear(anchors.at(outs[1]).toVector<double>(), test::gradOf(anchors, lp), 1e-12);
+  expectAbsNear(anchors.at(outs[1]).toVector<double>(), test::gradOf(anchors, lp), 1e-12);
 }
 
 TEST(GraphcoreRnnOps, CtcLossOutDataTypeAndErrors) {

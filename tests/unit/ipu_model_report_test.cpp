@@ -14,12 +14,10 @@
 namespace popart {
 namespace {
 
+using test::dm;
+
 using nlohmann::json;
 using test::expectError;
-
-DeviceManager& dm() {
-  return DeviceManager::createDeviceManager();
-}
 
 std::shared_ptr<DeviceInfo> ipuModel(int tiles, int ipus = 1, const std::string& version = "ipu2") {
   return dm().createIpuModelDevice(

@@ -5,11 +5,9 @@
 namespace popart {
 namespace {
 
-using test::expectError;
+using test::dm;
 
-DeviceManager& dm() {
-  return DeviceManager::createDeviceManager();
-}
+using test::expectError;
 
 TEST(IpuModelDevice, DefaultsArePopArts) {
   auto d = dm().createIpuModelDevice();
@@ -153,6 +151,31 @@ TEST(IpuModelDevice, SameOutputsAsTheCpuDevice) {
   const auto cpu = infer(m, dm().createCpuDevice());
   const auto ipu = infer(m, dm().createIpuModelDevice({{"tilesPerIPU", "1472"}}));
   EXPECT_EQ(cpu, ipu);  // the same kernels: bit for bit
+}
+
+// createSimDevice: PopART's shape (1 IPU of 4 tiles by default, numIPUs / tilesPerIPU), run by
+// the IPU model; the report's target says "Sim".
+TEST(SimDevice, IsShapedAsPopArtsAndRunsOnTheIpuModel) {
+  auto d = dm().createSimDevice();
+  EXPECT_EQ(d->getType(), DeviceType::Sim);
+  EXPECT_EQ(d->getNumIpus(), 1);
+  EXPECT_EQ(d->getTilesPerIPU(), 4);
+  EXPECT_TRUE(d->canRun());
+  auto two = dm().createSimDevice({{"numIPUs", "2"}, {"tilesPerIPU", "8"}});
+  EXPECT_EQ(two->getNumIpus(), 2);
+  EXPECT_EQ(two->getTilesPerIPU(), 8);
+  expectError(
+      [] {
+        dm().createSimDevice({{"ipuVersion", "ipu2"}});
+      },
+      {"Invalid option `ipuVersion' passed to DevicexManager::createHostDevice for device type Sim"});
+  expectError([] { dm().createSimDevice({{"numIPUs", "many"}}); }, {"createSimDevice: option 'numIPUs'"});
+
+  const Cnn m = cnn();
+  EXPECT_EQ(infer(m, dm().createCpuDevice()), infer(m, dm().createSimDevice()));
+  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), dm().createSimDevice());
+  s->prepareDevice();
+  EXPECT_NE(s->getSummaryReport().find("Sim"), std::string::npos) << s->getSummaryReport();
 }
 
 TEST(IpuModelDevice, TrainsToTheCpuDevicesWeights) {

@@ -11,6 +11,8 @@
 namespace popart {
 namespace {
 
+using test::constant;
+
 using test::expectError;
 
 constexpr double kPi = 3.14159265358979323846;
@@ -22,11 +24,6 @@ std::vector<T> randomInts(size_t n, uint32_t seed, int lo, int hi) {
   std::vector<T> v(n);
   for (auto& x : v) x = static_cast<T>(d(rng));
   return v;
-}
-
-template <typename T>
-TensorId constant(AiOnnxOpset17& ai, const std::vector<T>& v, const Shape& s) {
-  return ai.constant(ConstVoidData(v.data(), TensorInfo(getDataType<T>(), s)));
 }
 
 /// Builds with `make` (which adds inputs and returns the output), runs once, returns output 0.

@@ -11,15 +11,13 @@
 namespace popart {
 namespace {
 
+using test::sigmoid;
+
 using test::expectError;
 using test::randomFloats;
 
-double sigmoid(double x) {
-  return 1.0 / (1.0 + std::exp(-x));
-}
-
 /// A graph under construction with float inputs fed at run time.
-struct Graph {
+struct RnnGraph {
   std::unique_ptr<Builder> b = Builder::create();
   std::map<TensorId, NDArray> feeds;
 
@@ -48,7 +46,7 @@ TEST(OpsRnn, LstmForwardMatchesDoubleReference) {
   const auto x = randomFloats(S * N * I, 1), w = randomFloats(4 * H * I, 2), r = randomFloats(4 * H * H, 3),
              bias = randomFloats(8 * H, 4), h0 = randomFloats(N * H, 5), c0 = randomFloats(N * H, 6),
              p = randomFloats(3 * H, 7);
-  Graph g;
+  RnnGraph g;
   auto ai = g.b->aiOnnxOpset14();
   const auto outs =
       ai.lstm({g.input(x, {S, N, I}), g.input(w, {1, 4 * H, I}), g.input(r, {1, 4 * H, H}), g.input(bias, {1, 8 * H}),
@@ -139,7 +137,7 @@ TEST(OpsRnn, GruBidirectionalBatchMajorMatchesDoubleReference) {
   for (bool lbr : {false, true}) {
     const auto x = randomFloats(N * S * I, 11), w = randomFloats(2 * 3 * H * I, 12),
                r = randomFloats(2 * 3 * H * H, 13), bias = randomFloats(2 * 6 * H, 14);
-    Graph g;
+    RnnGraph g;
     auto ai = g.b->aiOnnxOpset14();
     const auto outs =
         ai.gru({g.input(x, {N, S, I}), g.input(w, {2, 3 * H, I}), g.input(r, {2, 3 * H, H}), g.input(bias, {2, 6 * H})},
@@ -196,7 +194,7 @@ TEST(OpsRnn, RnnReverseWithSequenceLengthsAndClip) {
   const int64_t S = 4, N = 3, I = 2, H = 3;
   const auto x = randomFloats(S * N * I, 21), w = randomFloats(H * I, 22, -2, 2), r = randomFloats(H * H, 23);
   const std::vector<int32_t> lens{4, 2, 0};
-  Graph g;
+  RnnGraph g;
   auto ai = g.b->aiOnnxOpset14();
   auto lensId = g.b->addInputTensor(TensorInfo(DataType::INT32, {N}));
   g.feeds.emplace(lensId, NDArray::fromVector(lens, {N}));
@@ -269,7 +267,7 @@ TEST(OpsRnn, BadShapesAndAttributesNameTheNode) {
 
 TEST(OpsLinalg, EinsumMatmulTransposeDiagonalAndImplicitOutput) {
   const auto a = randomFloats(2 * 3 * 4, 31), bm = randomFloats(2 * 4 * 5, 32), sq = randomFloats(3 * 3, 33);
-  Graph g;
+  RnnGraph g;
   auto ai = g.b->aiOnnxOpset14();
   auto A = g.input(a, {2, 3, 4}), B = g.input(bm, {2, 4, 5}), Q = g.input(sq, {3, 3});
   auto mm = ai.einsum({A, B}, "bij,bjk->bik");
@@ -317,7 +315,7 @@ TEST(OpsLinalg, DetOfBatchedMatrices) {
   const std::vector<float> m{2, 1, 0, 1, 3, 1, 0, 1, 4,   // det 18
                              0, 1, 0, 1, 0, 0, 0, 0, 1,   // a row swap: det -1
                              1, 2, 3, 2, 4, 6, 1, 0, 1};  // singular
-  Graph g;
+  RnnGraph g;
   auto ai = g.b->aiOnnxOpset14();
   auto d = ai.det({g.input(m, {3, 3, 3})});
   auto res = g.run({d});
@@ -353,7 +351,7 @@ TEST(OpsMisc2, LrnMatchesDoubleReference) {
   const auto x = randomFloats(N * C * HW, 41, -3, 3);
   const int64_t size = 4;
   const double alpha = 0.01, beta = 0.6, bias = 1.5;
-  Graph g;
+  RnnGraph g;
   auto ai = g.b->aiOnnxOpset14();
   auto y = ai.lrn({g.input(x, {N, C, HW})}, size, float(alpha), float(beta), float(bias));
   auto res = g.run({y});
@@ -370,7 +368,7 @@ TEST(OpsMisc2, LrnMatchesDoubleReference) {
 }
 
 TEST(OpsMisc2, ReverseSequenceMaxUnpoolAndUnique) {
-  Graph g;
+  RnnGraph g;
   auto ai = g.b->aiOnnxOpset14();
   // ReverseSequence, batch-major: row b reverses its first lens[b] elements.
   std::vector<float> x{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};

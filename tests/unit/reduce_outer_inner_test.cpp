@@ -6,17 +6,17 @@
 namespace popart {
 namespace {
 
-struct Case {
+struct OuterInnerCase {
   Shape shape;
   std::vector<int64_t> axes;
 };
 
 TEST(ReduceOuterInner, SumAndMeanMatchDoubleSums) {
-  const std::vector<Case> cases = {{{3, 5, 4, 6}, {0, 2, 3}},  // rows of 24
-                                   {{2, 3, 5}, {0, 2}},        // short rows
-                                   {{7, 9}, {0}},              // no inner axes
-                                   {{4, 1, 3, 2}, {0, 1, 3}},  // a size-1 reduced axis
-                                   {{2, 3, 1, 11}, {3}}};      // no outer axes
+  const std::vector<OuterInnerCase> cases = {{{3, 5, 4, 6}, {0, 2, 3}},  // rows of 24
+                                             {{2, 3, 5}, {0, 2}},        // short rows
+                                             {{7, 9}, {0}},              // no inner axes
+                                             {{4, 1, 3, 2}, {0, 1, 3}},  // a size-1 reduced axis
+                                             {{2, 3, 1, 11}, {3}}};      // no outer axes
   for (const auto& c : cases) {
     for (int keep = 0; keep < 2; ++keep) {
       const size_t n = static_cast<size_t>(TensorInfo(DataType::FLOAT, c.shape).nelms());

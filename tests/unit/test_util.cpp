@@ -8,8 +8,9 @@ namespace test {
 std::map<TensorId, NDArray> runOnce(const std::string& model, const std::map<TensorId, NDArray>& inputs,
                                     const std::vector<TensorId>& anchors, const SessionOptions& opts, int bps,
                                     std::shared_ptr<DeviceInfo> device) {
-  auto session = InferenceSession::createFromOnnxModel(model, DataFlow(bps, anchors, AnchorReturnType("All")),
-                                                       device ? std::move(device) : cpu(), InputShapeInfo(), opts);
+  auto session =
+      InferenceSession::createFromOnnxModel(model, DataFlow(bps, anchors, AnchorReturnType("All")),
+                                            device ? std::move(device) : test::cpu(), InputShapeInfo(), opts);
   session->prepareDevice();
   auto out = session->initAnchorArrays();
   std::map<TensorId, NDArray> in = inputs;

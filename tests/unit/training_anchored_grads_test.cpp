@@ -13,6 +13,8 @@
 namespace popart {
 namespace {
 
+using test::expectNear;
+
 using test::expectError;
 
 std::string grad(const TensorId& id) {
@@ -40,11 +42,6 @@ Trained train(const std::string& proto, const TensorId& loss, const std::vector<
 
 std::vector<float> vals(const Trained& r, const TensorId& id) {
   return r.anchors.at(id).toVector<float>();
-}
-
-void expectNear(const std::vector<float>& got, const std::vector<double>& want, double tol = 1e-5) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol * (1 + std::fabs(want[i]))) << "at " << i;
 }
 
 // x (input) -> a = x * w -> b = a * x -> loss = sum(b): the gradient of x sums two paths.
@@ -80,11 +77,11 @@ TEST(AnchoredGradients, InputAndActivationGradientsWithSummedPaths) {
     da.push_back(m.xv[i]);
     dw.push_back(static_cast<double>(m.xv[i]) * m.xv[i]);
   }
-  expectNear(vals(r, grad(m.x)), dx);
-  expectNear(vals(r, grad(m.a)), da);
-  expectNear(vals(r, grad(m.b)), {1, 1, 1});
-  expectNear(vals(r, grad(m.w)), dw);
-  expectNear(vals(r, grad(m.loss)), {1});
+  expectNear(vals(r, grad(m.x)), dx, 1e-05);
+  expectNear(vals(r, grad(m.a)), da, 1e-05);
+  expectNear(vals(r, grad(m.b)), {1, 1, 1}, 1e-05);
+  expectNear(vals(r, grad(m.w)), dw, 1e-05);
+  expectNear(vals(r, grad(m.loss)), {1}, 1e-05);
   EXPECT_EQ(r.anchors.at(grad(m.loss)).info().shape(), Shape{});
 }
 
@@ -95,8 +92,8 @@ TEST(AnchoredGradients, CarryTheLossScaling) {
   const Trained r = train(m.proto, m.loss, {grad(m.x), grad(m.loss)}, in, 0.1f, 8.0f);
   std::vector<double> dx;
   for (size_t i = 0; i < 3; ++i) dx.push_back(8.0 * 2.0 * m.wv[i] * m.xv[i]);
-  expectNear(vals(r, grad(m.x)), dx);
-  expectNear(vals(r, grad(m.loss)), {8});
+  expectNear(vals(r, grad(m.x)), dx, 1e-05);
+  expectNear(vals(r, grad(m.loss)), {8}, 1e-05);
 }
 
 TEST(AnchoredGradients, OnlyWhatIsNeededIsBuilt) {
@@ -132,7 +129,7 @@ TEST(AnchoredGradients, DetachPassesNoGradient) {
   in.emplace(x, NDArray::fromVector(std::vector<float>{3.0f, -2.0f}, {2}));
   in.emplace(y, NDArray::fromVector(std::vector<float>{1.0f, 1.0f}, {2}));
   const Trained r = train(proto, loss, {grad(x)}, in);
-  expectNear(vals(r, grad(x)), {3, -2});
+  expectNear(vals(r, grad(x)), {3, -2}, 1e-05);
   expectError([&] { train(proto, loss, {grad(y)}, in); },
               {"Anchor tensor `Gradient___y' not in Ir Tensors.", "Interestingly, `y' IS in tensors.",
                "its gradient is zero and never computed."});
@@ -153,7 +150,7 @@ TEST(AnchoredGradients, ErrorsForGradientsThatCannotExist) {
   in.emplace(x, NDArray::fromVector(std::vector<float>{1.0f, 2.0f}, {2}));
   in.emplace(idx, NDArray::fromVector(std::vector<int32_t>{1, 1}, {2}));
   // Gather's data gets its gradient (both picks land on x[1])...
-  expectNear(vals(train(proto, loss, {grad(x)}, in), grad(x)), {0, 2});
+  expectNear(vals(train(proto, loss, {grad(x)}, in), grad(x)), {0, 2}, 1e-05);
   // ...its integer indices and a tensor off the path to the loss have none: PopART's message.
   for (const TensorId& t : {idx, side})
     expectError(
@@ -192,9 +189,9 @@ TEST(AnchoredGradients, LossMustBeAScalar) {
   // A NoReduction loss is an intermediate here: d/dx of sum(0.5 |x|) = 0.5 sign(x).
   const Trained r = train(proto, one, {one, grad(x), grad(perSample)}, in);
   EXPECT_EQ(r.anchors.at(one).info().shape(), (Shape{1, 1}));
-  expectNear(vals(r, one), {10.5});
-  expectNear(vals(r, grad(x)), {0.5, -0.5, 0.5, -0.5, 0.5, -0.5});
-  expectNear(vals(r, grad(perSample)), {1, 1, 1, 1, 1, 1});
+  expectNear(vals(r, one), {10.5}, 1e-05);
+  expectNear(vals(r, grad(x)), {0.5, -0.5, 0.5, -0.5, 0.5, -0.5}, 1e-05);
+  expectNear(vals(r, grad(perSample)), {1, 1, 1, 1, 1, 1}, 1e-05);
   // As the loss itself, PopART refuses it.
   expectError([&] { train(proto, perSample, {perSample}, in); },
               {"Loss tensor, '" + perSample + "', must be a scalar tensor"});

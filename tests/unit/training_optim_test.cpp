@@ -24,6 +24,8 @@
 namespace popart {
 namespace {
 
+using test::expectNear;
+
 using test::expectError;
 using Vec = std::vector<double>;
 namespace om = optimizer_math;
@@ -179,12 +181,6 @@ class Reference {
   int bps_;
   int64_t micro_ = 0;
 };
-
-void expectNear(const Vec& got, const Vec& want, double tol, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], tol * (1.0 + std::fabs(want[i]))) << what << "[" << i << "]";
-}
 
 /// `steps` runs of the session and of the reference with optimizer `o`.
 void stepBoth(Trainer& tr, Reference& ref, const Optimizer& o, int steps = 1) {

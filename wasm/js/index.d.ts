@@ -709,6 +709,8 @@ export interface Builder extends Disposable {
   getPipelineStage(id?: TensorId): number;
   setAvailableMemoryProportion(id: TensorId, proportion: number): void;
   setPartialsType(id: TensorId, type: string): void;
+  /** Poplar's convolution dithering for a Conv (1 / true on, 0 / false off); kept on the node, no effect on results here. */
+  setEnableConvDithering(id: TensorId, value: number | boolean): void;
   /** PopART's inplacing priorities ({ExpInplace: 10}); kept on the node, no effect on a run here. */
   setInplacePreferences(id: TensorId, prefs: Record<string, number>): void;
   excludePatterns(id: TensorId, names: string[]): void;

@@ -26,7 +26,7 @@ export interface ReportCompilation {
 }
 /** The machine compiled for. */
 export interface ReportTarget {
-  /** "IpuModel" or "OfflineIpu" ("" on the CPU device). */
+  /** "IpuModel", "OfflineIpu" or "Sim" ("" on the CPU device). */
   type: string;
   /** "ipu1", "ipu2" or "ipu21". */
   architecture: string;

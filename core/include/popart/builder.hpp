@@ -386,8 +386,12 @@ class Builder {
   std::vector<TensorId> checkpointOutput(const std::vector<TensorId>& nodeOutputNames);
   void setAvailableMemoryProportion(const TensorId& nodeOutputName, float proportion);
   void setPartialsType(const TensorId& nodeOutputName, const std::string& partialsType);
+  /// Poplar's convolution dithering for the Conv producing `nodeOutputName` (1 on, 0 off), kept
+  /// on the node as PopART writes it (`__enable_conv_dithering`). It spreads a convolution's tile
+  /// placement in Poplar's code; this runtime's arithmetic and IPU model do not depend on it.
+  void setEnableConvDithering(const TensorId& nodeOutputName, int64_t value);
   /// PopART's inplacing priorities of the node ({"ExpInplace": 10.0, ...}), kept on the node as
-  /// PopART writes them (`__inplaceOpNames`, `__inplaceOpPriorities`). This runtime has no
+  /// PopART writes them (`__inplace_op_names`, `__inplace_op_priorities`). This runtime has no
   /// inplacing pass (its memory planner reuses buffers instead), so they do not change a run.
   void setInplacePreferences(const TensorId& nodeOutputName, const std::map<std::string, float>& prefs);
   void setSerializeMatMul(const std::set<TensorId>& nodeOutputNames, const std::string& mode, int64_t factor = 0,

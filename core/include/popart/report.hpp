@@ -21,7 +21,7 @@ namespace report {
 
 /// The machine compiled for.
 struct Target {
-  std::string type;          ///< "IpuModel" or "OfflineIpu"
+  std::string type;          ///< "IpuModel", "OfflineIpu" or "Sim"
   std::string architecture;  ///< "ipu1", "ipu2", "ipu21"
   std::string product;
   int numIpus = 0;

@@ -15,6 +15,7 @@ std::unique_ptr<Backend> createBackend(const DeviceInfo& device) {
       return std::make_unique<cpu::CpuBackend>();
     case DeviceType::IpuModel:
     case DeviceType::OfflineIpu:
+    case DeviceType::Sim:  // Graphcore's simulator needs Poplar: the IPU model stands in for it
       return std::make_unique<ipu_model::IpuModelBackend>(device);
     default:
       break;

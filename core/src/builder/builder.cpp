@@ -634,6 +634,15 @@ void Builder::setPartialsType(const TensorId& id, const std::string& t) {
   if (nodeHasAttribute(sPartialsTypeAttribute, ids)) removeNodeAttribute(sPartialsTypeAttribute, ids);
   addNodeAttribute(sPartialsTypeAttribute, t, ids);
 }
+void Builder::setEnableConvDithering(const TensorId& id, int64_t value) {
+  const std::set<TensorId> ids{id};
+  const std::string& type = impl_->findNode(ids).op_type();
+  if (type != "Conv")
+    throw error("Builder::setEnableConvDithering should only be called on convolutions but was given: {}", type);
+  if (value != 0 && value != 1) throw error("enableConvDithering must be a bool value");
+  if (nodeHasAttribute(sEnableConvDitheringAttribute, ids)) removeNodeAttribute(sEnableConvDitheringAttribute, ids);
+  addNodeAttribute(sEnableConvDitheringAttribute, value, ids);
+}
 void Builder::setSerializeMatMul(const std::set<TensorId>& ids, const std::string& mode, int64_t factor,
                                  bool keepPrecision) {
   if (mode != "input_channels" && mode != "output_channels" && mode != "reducing_dim" && mode != "none")

@@ -169,7 +169,7 @@ const std::vector<SchemaField>& schema() {
     // ---- compilation: the graph report (getGraphReport).
     add("compilation", "object", "The graph report (getGraphReport): the target, the graph, memory, ops, tensors.");
     add("compilation.target", "object", "The machine compiled for.");
-    add("compilation.target.type", "string", "\"IpuModel\" or \"OfflineIpu\" (\"\" on the CPU device).");
+    add("compilation.target.type", "string", "\"IpuModel\", \"OfflineIpu\" or \"Sim\" (\"\" on the CPU device).");
     add("compilation.target.architecture", "string", "\"ipu1\", \"ipu2\" or \"ipu21\".");
     add("compilation.target.product", "string", "The chip's product name.");
     add("compilation.target.numIPUs", "int", "IPUs of the device (every replica's).");
