@@ -30,6 +30,8 @@ const std::vector<EngineOptionDef>& engineOptionDefs() {
       {"debug.outputAllSymbols", "bool", false, "Poplar: keep every symbol in the executable."},
       {"debug.retainDebugInformation", "bool", false, "Poplar: keep debug information."},
       {"debug.verify", "bool", false, "Poplar: verify the compiled program."},
+      {"debug.floatPointOpException", "bool", false, "Poplar: the IPU's floating-point operation exceptions."},
+      {"debug.nanOverflowException", "bool", false, "Poplar: the IPU's NaN-on-overflow exception."},
       {"debug.supervisorStackSizeInBytes", "int", false, "Poplar: supervisor stack size."},
       {"debug.workerStackSizeInBytes", "int", false, "Poplar: worker stack size."},
       {"opt.enableMultiAccessCopies", "bool", false, "Poplar: multi-access copies."},
