@@ -91,6 +91,32 @@ def test_stepio_element_count_and_missing_inputs(popart, cpu):
     np.testing.assert_allclose(a[o], xs + ys, rtol=1e-6)
 
 
+def test_training_stepio_may_carry_a_weights_data(popart, cpu):
+    """PopART's Builder lists initialized inputs among the graph inputs: a script may pass a weight's
+    data in the StepIO of a training session. It is not read; the weight trains as without it."""
+    def train(extra):
+        b = popart.Builder()
+        x = b.addInputTensor("FLOAT", [2, 3], "x")
+        w = b.addInitializedInputTensor(np.full([3, 2], 0.5, np.float32), "w")
+        loss = b.aiGraphcore.l1loss([b.aiOnnx.matmul([x, w])], 1.0)
+        s = popart.TrainingSession(b.getModelProto(), deviceInfo=cpu, dataFlow=popart.DataFlow(1, [loss]),
+                                   loss=loss, optimizer=popart.ConstSGD(0.1))
+        s.prepareDevice()
+        s.weightsFromHost()
+        anchors = s.initAnchorArrays()
+        inputs = {x: np.ones([2, 3], np.float32)}
+        if extra:
+            inputs[w] = np.full([3, 2], 9.0, np.float32)
+        s.run(popart.PyStepIO(inputs, anchors))
+        out = {w: np.zeros([3, 2], np.float32)}
+        s.weightsToHost()
+        s.readWeights(popart.PyWeightsIO(out))
+        return anchors[loss], out[w]
+
+    (l0, w0), (l1, w1) = train(False), train(True)
+    assert l0 == l1 and np.array_equal(w0, w1) and not np.array_equal(w0, np.full([3, 2], 0.5, np.float32))
+
+
 def test_pystepio_reads_inputs_in_place(popart, cpu):
     proto, x, y, o = add_model(popart)
     s = popart.InferenceSession(proto, popart.DataFlow(1, {o: popart.AnchorReturnType("All")}), cpu)

@@ -220,6 +220,26 @@ TEST(BadStepIO, InputNotAModelInput) {
                "of the inputs to the model"});
 }
 
+// PopART's Builder lists initialized inputs among the graph inputs, so its scripts may pass a
+// weight's data in the StepIO: accepted and not read, the initializer is the weight.
+TEST(BadStepIO, AnInitializersDataIsNotRead) {
+  auto b = Builder::create();
+  const TensorId x = b->addInputTensor("FLOAT", {2});
+  const std::vector<float> wv{2.0f, 3.0f};
+  const TensorId w = b->addInitializedInputTensor(ConstVoidData(wv.data(), TensorInfo("FLOAT", {2})), "w");
+  const TensorId y = b->aiOnnxOpset13().mul({x, w});
+  b->addOutputTensor(y);
+  auto s = session(b->getModelProto(), DataFlow(1, {y}));
+  s->prepareDevice();
+  std::vector<float> xv{1.0f, 1.0f}, other{100.0f, 100.0f};
+  NDArrayWrapper<float> wx(xv.data(), {2}), ww(other.data(), {2});
+  auto anchors = s->initAnchorArrays();
+  std::map<TensorId, IArray&> in{{x, wx}, {w, ww}};
+  StepIO io(in, arrayRefs(anchors));
+  s->run(io);
+  EXPECT_EQ(anchors.at(y).toVector<float>(), wv);
+}
+
 TEST(BadStepIO, WrongInputType) {
   const AddModel m = addModel();
   auto s = session(m.proto, DataFlow(1, {m.out}));

@@ -24,8 +24,8 @@ struct StepIOSpec {
   std::vector<Entry> inputs;
   std::vector<Entry> outputs;
   /// Graph inputs of the ONNX model the session does not stream: a StepIO may carry them and they
-  /// are not read, as in PopART: initializers listed as graph inputs (silently), and inputs nothing
-  /// computed needs (with PopART's warning).
+  /// are not read, as in PopART: the initializers (silently; PopART's Builder lists them among the
+  /// graph inputs), and inputs nothing computed needs (with PopART's warning).
   std::vector<TensorId> initializerInputs;
   std::vector<TensorId> unusedInputs;
 };

@@ -207,10 +207,9 @@ StepIOSpec Session::stepIOSpec() const {
                 af, rf);
   StepIOSpec spec;
   const Graph& g = ir_->mainGraph();
-  const std::set<TensorId> initializers(ir_->initializerIds().begin(), ir_->initializerIds().end());
-  for (const auto& vi : ir_->model().graph().input()) {
-    if (initializers.count(vi.name())) spec.initializerInputs.push_back(vi.name());
-  }
+  // PopART's Builder lists every initialized input among the graph inputs too, so its scripts may
+  // pass a weight's data in the StepIO: accepted, not read (the weight is the initializer).
+  spec.initializerInputs.assign(ir_->initializerIds().begin(), ir_->initializerIds().end());
   for (const auto& id : ir_->streamInputIds()) {
     const Tensor* t = g.tensor(id);
     // An input nothing computed reads (pruned, or without consumers) need not be given, as in
