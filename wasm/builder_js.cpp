@@ -283,11 +283,8 @@ class BuilderJs {
       b_->setInplacePreferences(id, m);
     });
   }
-  void setEnableConvDithering(const std::string& id, double value) {
-    guarded([&] {
-      if (value != std::floor(value)) throw error("enableConvDithering must be a bool value");
-      b_->setEnableConvDithering(id, static_cast<int64_t>(value));
-    });
+  void setEnableConvDithering(const std::string& id, const val& value) {
+    guarded([&] { b_->setEnableConvDithering(id, toInt(value, "setEnableConvDithering value")); });
   }
   void setPartialsType(const std::string& id, const std::string& t) {
     guarded([&] { b_->setPartialsType(id, t); });

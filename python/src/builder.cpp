@@ -308,12 +308,8 @@ void bindBuilder(py::module_& m) {
            [](PyBuilder& s, const std::string& id, const std::map<std::string, float>& prefs) {
              s.b().setInplacePreferences(id, prefs);
            })
-      .def("setEnableConvDithering",
-           [](PyBuilder& s, const std::string& id, const py::object& v) {
-             // PopART's binding takes an int; True / False are ints in Python.
-             if (!py::isinstance<py::int_>(v)) throw error("enableConvDithering must be a bool value");
-             s.b().setEnableConvDithering(id, v.cast<int64_t>());
-           })
+      .def("setEnableConvDithering",  // an int, as PopART's (True / False are ints in Python)
+           [](PyBuilder& s, const std::string& id, int64_t v) { s.b().setEnableConvDithering(id, v); })
       .def("setPartialsType",
            [](PyBuilder& s, const std::string& id, const std::string& t) { s.b().setPartialsType(id, t); })
       .def("setSerializeMatMul",

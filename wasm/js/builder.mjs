@@ -245,7 +245,9 @@ export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransf
     hasExecutionPhase() { return this.handle.hasExecutionPhase(); }
     setAvailableMemoryProportion(id, p) { this.handle.setAvailableMemoryProportion(String(id), p); }
     setPartialsType(id, t) { this.handle.setPartialsType(String(id), String(t)); }
-    setEnableConvDithering(id, value) { this.handle.setEnableConvDithering(String(id), Number(value)); }
+    setEnableConvDithering(id, value) {
+      this.handle.setEnableConvDithering(String(id), typeof value === 'boolean' ? Number(value) : value);
+    }
     /// PopART's inplacing priorities ({ExpInplace: 10}); kept on the node, no effect on a run here.
     setInplacePreferences(id, prefs) { this.handle.setInplacePreferences(String(id), prefs); }
     excludePatterns(id, names) { this.handle.excludePatterns(String(id), Array.from(names)); }
