@@ -299,15 +299,20 @@ val versionInfoJs() {
   return o;
 }
 
-/// [{domain, type, version}]: the ops this runtime runs (popart/opmanager.hpp).
-val supportedOperationsJs(bool includeInternal) {
-  return jsArrayOf(OpManager::getSupportedOperations(includeInternal), [](const OperatorIdentifier& o) {
+/// [{domain, type, version}] of OperatorIdentifiers.
+val jsOperatorIds(const std::vector<OperatorIdentifier>& ids) {
+  return jsArrayOf(ids, [](const OperatorIdentifier& o) {
     val e = val::object();
     e.set("domain", o.domain);
     e.set("type", o.type);
     e.set("version", o.version);
     return e;
   });
+}
+
+/// The ops this runtime runs (popart/opmanager.hpp).
+val supportedOperationsJs(bool includeInternal) {
+  return jsOperatorIds(OpManager::getSupportedOperations(includeInternal));
 }
 
 /// [{domain, type, version, inputs: [{name, supportedTensors, constant}], outputs: [{name,
@@ -356,7 +361,7 @@ val supportedOperationsDefinitionJs(bool includeInternal) {
 }
 
 val unsupportedOperationsJs(int opsetVersion) {
-  return guarded([&] { return jsStrings(OpManager::getUnsupportedOperations(opsetVersion)); });
+  return guarded([&] { return jsOperatorIds(OpManager::getUnsupportedOperations(opsetVersion)); });
 }
 
 /// What the JS VariableSettings' getters return at `replicaCount` replicas (the core's rules);

@@ -148,7 +148,7 @@ void bindReplicas(py::module_& m) {
       },
       py::arg("includeInternal"), "{OperatorIdentifier: OpDefinition} of every op this runtime runs.");
   m.def("getUnsupportedOperations", &OpManager::getUnsupportedOperations, py::arg("opsetVersion"),
-        "The ai.onnx op types of that opset this runtime does not implement.");
+        "The ai.onnx ops of that opset this runtime does not implement (OperatorIdentifiers).");
 
   m.def("initializePoplarDebugInfo", &initializePoplarDebugInfo, py::arg("filename"), py::arg("format") = "json");
   m.def("closePoplarDebugInfo", &closePoplarDebugInfo);

@@ -151,7 +151,10 @@ def _onnx_types_at(opset):
 def test_unsupported_operations_against_onnx(popart, opset):
     supported = {o.type for o in popart.getSupportedOperations(False) if o.domain == "ai.onnx" and o.version <= opset}
     expected = sorted(t for t in _onnx_types_at(opset) if t not in supported)
-    assert popart.getUnsupportedOperations(opset) == expected
+    unsupported = popart.getUnsupportedOperations(opset)
+    assert [o.type for o in unsupported] == expected
+    onnx_types = _onnx_types_at(opset)
+    assert all(o.domain == "ai.onnx" and o.version == onnx_types[o.type].since_version for o in unsupported)
 
 
 def test_supported_operations_definition(popart):

@@ -1190,7 +1190,8 @@ export interface Popart {
   /** The ops getSupportedOperations lists with their inputs, outputs and attributes. */
   getSupportedOperationsDefinition(includeInternal: boolean): OpDefinition[];
   /** The ai.onnx op types of that opset this runtime does not implement. */
-  getUnsupportedOperations(opsetVersion: number): string[];
+  /** The ai.onnx ops of that opset this runtime does not implement, with their schema version there. */
+  getUnsupportedOperations(opsetVersion: number): Array<{ domain: string; type: string; version: number }>;
   /** Starts recording debug contexts (Builder and IR ops). */
   initializePoplarDebugInfo(filename?: string, format?: 'json'): void;
   /** Stops recording: the JSON text (also written to the file given, in Node). */

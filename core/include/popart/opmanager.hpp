@@ -47,9 +47,10 @@ class OpManager {
   /// aiGraphcore method's inputs and attributes (no types); internal ops: their input and output
   /// counts.
   static OpDefinitions getSupportedOperationsDefinition(bool includeInternal);
-  /// The ai.onnx op types defined at opset `opsetVersion` (a schema version at or below it that
-  /// is not deprecated there) that this runtime does not implement at that opset, sorted.
-  static std::vector<std::string> getUnsupportedOperations(int opsetVersion);
+  /// The ai.onnx ops defined at opset `opsetVersion` (a schema version at or below it that is not
+  /// deprecated there) that this runtime does not implement at that opset, sorted by type; each
+  /// with the version of its schema in force at that opset (PopART's OperatorIdentifiers).
+  static std::vector<OperatorIdentifier> getUnsupportedOperations(int opsetVersion);
 };
 
 }  // namespace popart

@@ -105,17 +105,17 @@ OpDefinitions OpManager::getSupportedOperationsDefinition(bool includeInternal) 
   return out;
 }
 
-std::vector<std::string> OpManager::getUnsupportedOperations(int opsetVersion) {
+std::vector<OperatorIdentifier> OpManager::getUnsupportedOperations(int opsetVersion) {
   if (opsetVersion < 1)
     throw error("getUnsupportedOperations: opsetVersion must be at least 1 (it is {})", opsetVersion);
   std::set<std::string> types;
   for (size_t i = 0; i < kNumOnnxSchemas; ++i) types.insert(kOnnxSchemas[i].type);
-  std::vector<std::string> out;
+  std::vector<OperatorIdentifier> out;
   for (const auto& type : types) {
     const OnnxSchemaRow* row = schemaAt(type, opsetVersion);
     if (!row || row->deprecated) continue;  // not an op of that opset
     const OpDef* d = findOpDef(Domain::ai_onnx, type);
-    if (!d || d->sinceOpset > opsetVersion) out.push_back(type);
+    if (!d || d->sinceOpset > opsetVersion) out.emplace_back(Domain::ai_onnx, type, row->since);
   }
   return out;
 }

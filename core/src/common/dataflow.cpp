@@ -5,6 +5,7 @@
 #include <cctype>
 #include <functional>
 
+#include "common/strings.hpp"
 #include "popart/error.hpp"
 #include "popart/inputshapeinfo.hpp"
 #include "popart/logging.hpp"
@@ -14,13 +15,8 @@
 namespace popart {
 namespace {
 
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
-
 AnchorReturnTypeId artFromString(const std::string& s) {
-  const std::string u = upper(s);
+  const std::string u = asciiUpper(s);
   if (u == "ALL") return AnchorReturnTypeId::All;
   if (u == "FINAL") return AnchorReturnTypeId::Final;
   if (u == "SUM") return AnchorReturnTypeId::Sum;
@@ -130,7 +126,7 @@ std::string reductionTypeToString(ReductionType r) {
 }
 
 ReductionType reductionTypeFromString(const std::string& s) {
-  const std::string u = upper(s);
+  const std::string u = asciiUpper(s);
   if (u == "SUM") return ReductionType::Sum;
   if (u == "MEAN") return ReductionType::Mean;
   if (u == "NONE" || u == "NOREDUCTION") return ReductionType::NoReduction;

@@ -3,6 +3,7 @@
 #include <array>
 #include <cctype>
 
+#include "common/strings.hpp"
 #include "popart/datatype.hpp"
 #include "popart/error.hpp"
 
@@ -54,11 +55,6 @@ std::array<std::string, kTypes.size()> column(const char* TypeRow::*name) {
   return a;
 }
 
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
-
 }  // namespace
 
 const std::string& dataTypeToString(DataType t) {
@@ -72,9 +68,9 @@ const std::string& dataTypeToLcaseString(DataType t) {
 }
 
 DataType dataTypeFromString(const std::string& s) {
-  const std::string u = upper(s);
+  const std::string u = asciiUpper(s);
   for (const auto& r : kTypes) {
-    if (u == r.name || u == upper(r.lcase)) return r.type;
+    if (u == r.name || u == asciiUpper(r.lcase)) return r.type;
   }
   if (u == "FLOAT32") return DataType::FLOAT;
   if (u == "FLOAT64") return DataType::DOUBLE;

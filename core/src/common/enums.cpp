@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/strings.hpp"
 #include "popart/adam.hpp"
 #include "popart/adaptive.hpp"
 #include "popart/builder.hpp"
@@ -137,11 +138,6 @@ const std::vector<EnumInfo> kEnums{
      "How an input stream feeds the replicas (InputSettings): one micro-batch each, or one for all."},
 };
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 }  // namespace
 
 const std::vector<EnumInfo>& allEnums() {
@@ -170,7 +166,7 @@ int enumValueFromName(const char* enumName, const std::string& s) {
     if (e.values[i] == s) return static_cast<int>(i);
   }
   for (size_t i = 0; i < e.values.size(); ++i) {
-    if (lower(e.values[i]) == lower(s)) return static_cast<int>(i);
+    if (asciiLower(e.values[i]) == asciiLower(s)) return static_cast<int>(i);
   }
   std::string all;
   for (size_t i = 0; i < e.values.size(); ++i) all += (i ? ", " : "") + e.values[i];

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/strings.hpp"
 #include "popart/error.hpp"
 #include "popart/logsink.hpp"
 
@@ -30,11 +31,6 @@ const std::array<const char*, kModules> kModuleNames{"popart",  "session", "ir",
                                                      "builder", "op",      "opx", "ces",     "python",    "none"};
 const std::array<const char*, 7> kLevelNames{"TRACE", "DEBUG", "INFO", "WARN", "ERR", "CRITICAL", "OFF"};
 const std::array<char, 7> kLevelLetters{'T', 'D', 'I', 'W', 'E', 'C', 'O'};
-
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
 
 struct State {
   std::array<std::atomic<int>, kModules> levels;
@@ -153,7 +149,7 @@ Level getLogLevel(Module m) {
 }
 
 Level levelFromString(const std::string& s) {
-  const std::string u = upper(s);
+  const std::string u = asciiUpper(s);
   for (size_t i = 0; i < kLevelNames.size(); ++i) {
     if (u == kLevelNames[i]) return static_cast<Level>(i);
   }

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <ostream>
 
+#include "common/strings.hpp"
 #include "popart/error.hpp"
 #include "popart/reflection.hpp"
 
@@ -114,11 +115,6 @@ const PatternRow* findRow(const std::string& name) {
   return nullptr;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 }  // namespace
 
 const std::vector<PatternInfo>& patternList() {
@@ -144,9 +140,10 @@ std::vector<std::string> Patterns::getAllPatternNames() {
 void Patterns::checkName(const std::string& name) {
   if (findRow(name) || name == "InPlace" || name == "UpdateInplacePrioritiesForIpu") return;
   for (const auto& r : kPatterns) {
-    if (lower(name) == lower(r.name)) throw pattern_error("Unknown pattern {}, did you mean {}?", name, r.name);
+    if (asciiLower(name) == asciiLower(r.name))
+      throw pattern_error("Unknown pattern {}, did you mean {}?", name, r.name);
   }
-  if (lower(name) == "inplace") throw pattern_error("Unknown pattern {}, did you mean InPlace?", name);
+  if (asciiLower(name) == "inplace") throw pattern_error("Unknown pattern {}, did you mean InPlace?", name);
   throw pattern_error("Unknown pattern {}", name);
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/strings.hpp"
 #include "ir/op_def.hpp"
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
@@ -12,11 +13,6 @@
 namespace popart {
 namespace ops {
 namespace {
-
-std::string lowered(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 const char* cellName(RnnCell c) {
   return c == RnnCell::Rnn ? "RNN" : (c == RnnCell::Lstm ? "LSTM" : "GRU");
@@ -31,7 +27,7 @@ std::vector<RnnActivation> parseActivations(const Op& op, const std::vector<std:
   std::vector<RnnActivation> out;
   using K = RnnActivation::Kind;
   for (const auto& n : names) {
-    const std::string l = lowered(n);
+    const std::string l = asciiLower(n);
     RnnActivation a;
     bool usesAlpha = false, usesBeta = false;
     if (l == "relu") {

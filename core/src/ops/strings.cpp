@@ -3,32 +3,26 @@
 #include <cctype>
 #include <set>
 
+#include "common/strings.hpp"
 #include "ir/op_def.hpp"
 #include "ops/op_util.hpp"
 #include "ops/strings_params.hpp"
 
 namespace popart {
 namespace ops {
-namespace {
-
-std::string lowered(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<std::string> normalizeStrings(const Op& op, const std::string* in, int64_t n) {
   const std::string action = op.attrs.getString("case_change_action", "NONE");
   const bool caseSensitive = op.attrs.getInt("is_case_sensitive", 0) != 0;
   std::set<std::string> stop;
-  for (const auto& w : op.attrs.getStrings("stopwords", {})) stop.insert(caseSensitive ? w : lowered(w));
+  for (const auto& w : op.attrs.getStrings("stopwords", {})) stop.insert(caseSensitive ? w : asciiLower(w));
   std::vector<std::string> out;
   for (int64_t i = 0; i < n; ++i) {
     const std::string& s = in[i];
-    if (stop.count(caseSensitive ? s : lowered(s))) continue;
+    if (stop.count(caseSensitive ? s : asciiLower(s))) continue;
     std::string t = s;
-    if (action == "LOWER") t = lowered(t);
+    if (action == "LOWER") t = asciiLower(t);
     if (action == "UPPER")
       std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::toupper(c); });
     out.push_back(t);

@@ -73,7 +73,7 @@ void setupTensorRemap(Op& op) {
 /// CopyVarUpdate(var, updater): var := updater when it runs, after the readers of var that come
 /// before it in the model; the output is the updated value. (That var is a variable, not a
 /// constant, is checked by the kernel: the Builder's shape inference sees initializers as values.)
-void setupCopyVarUpdate(Op& op) {
+void setupGcCopyVarUpdate(Op& op) {
   Tensor* var = op.input(0);
   if (op.inInfo(0) != op.inInfo(1))
     throw error("the variable '{}' ({}) cannot take the value of '{}' ({})", var->id, op.inInfo(0).toString(),
@@ -131,7 +131,7 @@ void define_GcTensorRemap(OpDef& d) {
   d.grad = gradIdentity;
 }
 void define_GcCopyVarUpdate(OpDef& d) {
-  d.setup = setupCopyVarUpdate;
+  d.setup = setupGcCopyVarUpdate;
   d.foldable = false;
   d.sideEffect = true;
 }

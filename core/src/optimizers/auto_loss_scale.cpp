@@ -21,7 +21,6 @@ namespace {
 constexpr const char* kFactorId = "lossScaleUpdateFactor";
 constexpr const char* kPeriodCounterId = "LossScaleUpdate_counter";
 constexpr const char* kStatsAccumName = "autoLossScaleStats";
-constexpr const char* kCounterId = "accumulationCounter___";
 /// The largest FLOAT16: the tracked gradients' range (PopART's getLevels).
 constexpr float kHalfMax = 65504.0f;
 
@@ -317,8 +316,8 @@ void addAutomaticLossScaling(Ir& ir, const BackwardResult& bwd, const Optimizer&
   update.connectInput(optim::kAlsStatistics, stats);
   const int64_t af = opt.gradientAccumulationEnabled() ? opt.getAccumulationFactor() : 1;
   if (af > 1) {
-    Tensor* counter = g.tensor(kCounterId);
-    if (!counter) throw internal_error("gradient accumulation without the counter '{}'", kCounterId);
+    Tensor* counter = g.tensor(kAccumulationCounterId);
+    if (!counter) throw internal_error("gradient accumulation without the counter '{}'", kAccumulationCounterId);
     update.attrs.set("accumulationFactor", af);
     update.connectInput(optim::kAlsStatsAccum,
                         &stateVariable(g, std::string(reservedAccumPrefix()) + kStatsAccumName, stats->info, 0.0));

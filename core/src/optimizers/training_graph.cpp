@@ -37,8 +37,6 @@ Tensor* savedStateTensor(Graph& g, const TensorId& id, const TensorInfo& info, c
 
 namespace {
 
-constexpr const char* kCounterId = "accumulationCounter___";
-
 TensorData scalarData(double v, DataType t) {
   return TensorData(TensorInfo(DataType::DOUBLE, {}), &v).castTo(t);
 }
@@ -206,8 +204,9 @@ class UpdateBuilder {
   /// The micro-batch counter of gradient accumulation, made on first use.
   Tensor& counter() {
     if (!counter_) {
-      if (g_.hasTensor(kCounterId)) throw error("The tensor '{}' clashes with a tensor of the model", kCounterId);
-      counter_ = &g_.addTensor(kCounterId, TensorKind::Variable, TensorInfo(DataType::INT64, {}));
+      if (g_.hasTensor(kAccumulationCounterId))
+        throw error("The tensor '{}' clashes with a tensor of the model", kAccumulationCounterId);
+      counter_ = &g_.addTensor(kAccumulationCounterId, TensorKind::Variable, TensorInfo(DataType::INT64, {}));
       counter_->data = TensorData::scalarInt64(0);
     }
     return *counter_;

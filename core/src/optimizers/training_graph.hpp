@@ -25,6 +25,9 @@
 
 namespace popart {
 
+/// The gradient-accumulation step counter (a Variable) the updates and automatic loss scaling read.
+inline constexpr const char* kAccumulationCounterId = "accumulationCounter___";
+
 class Graph;
 class Ir;
 class Optimizer;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "common/strings.hpp"
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
 #include "popart/error.hpp"
@@ -19,11 +20,6 @@
 namespace popart {
 namespace passes {
 namespace {
-
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return s;
-}
 
 /// A .dot string literal: quotes and backslashes escaped (tensor ids are the user's strings).
 std::string quoted(const std::string& s) {
@@ -191,13 +187,13 @@ class DotWriter {
 
 std::set<std::string> dotChecks(const Ir& ir) {
   std::set<std::string> r;
-  for (const std::string& c : ir.options().dotChecks) r.insert(upper(c));
+  for (const std::string& c : ir.options().dotChecks) r.insert(asciiUpper(c));
   if (const char* env = std::getenv("POPART_DOT_CHECKS")) {
     std::string s = env;
     size_t pos = 0;
     while (pos <= s.size()) {
       const size_t colon = std::min(s.find(':', pos), s.size());
-      if (colon > pos) r.insert(upper(s.substr(pos, colon - pos)));
+      if (colon > pos) r.insert(asciiUpper(s.substr(pos, colon - pos)));
       pos = colon + 1;
     }
   }
@@ -206,7 +202,7 @@ std::set<std::string> dotChecks(const Ir& ir) {
 
 void dotCheckpoint(const Ir& ir, const std::string& check) {
   const std::set<std::string> checks = dotChecks(ir);
-  if (!checks.count("ALL") && !checks.count(upper(check))) return;
+  if (!checks.count("ALL") && !checks.count(asciiUpper(check))) return;
   DotWriter(ir, check).write();
 }
 

@@ -101,6 +101,10 @@ inline void checkNotString(const Op& op) {
 
 using KernelFactory = KernelFn (*)(const Op& op, KernelContext& kc);
 
+/// Output 0 = input 0, byte for byte (nothing when the planner aliased them): identities,
+/// reshapes, copies.
+KernelFn copyKernel(const Op& op, KernelContext& kc);
+
 /// The factory for an op kind (every op of the list has one; the link fails otherwise).
 KernelFactory kernelFactory(OpKind k);
 

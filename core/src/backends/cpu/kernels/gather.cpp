@@ -19,34 +19,34 @@ int64_t wrapIndex(int64_t i, int64_t n, const std::string& where) {
   return i < 0 ? i + n : i;
 }
 
-enum class Red { None, Add, Mul, Max, Min };
+enum class ScatterNdReduction { None, Add, Mul, Max, Min };
 
-Red reduction(const Op& op) {
+ScatterNdReduction reduction(const Op& op) {
   const std::string r = op.attrs.getString("reduction", "none");
-  if (r == "add") return Red::Add;
-  if (r == "mul") return Red::Mul;
-  if (r == "max") return Red::Max;
-  if (r == "min") return Red::Min;
-  return Red::None;
+  if (r == "add") return ScatterNdReduction::Add;
+  if (r == "mul") return ScatterNdReduction::Mul;
+  if (r == "max") return ScatterNdReduction::Max;
+  if (r == "min") return ScatterNdReduction::Min;
+  return ScatterNdReduction::None;
 }
 
 template <typename T>
-void apply(Red r, T& dst, T v) {
+void apply(ScatterNdReduction r, T& dst, T v) {
   using C = compute_t<T>;
   switch (r) {
-    case Red::None:
+    case ScatterNdReduction::None:
       dst = v;
       break;
-    case Red::Add:
+    case ScatterNdReduction::Add:
       dst = static_cast<T>(static_cast<C>(dst) + static_cast<C>(v));
       break;
-    case Red::Mul:
+    case ScatterNdReduction::Mul:
       dst = static_cast<T>(static_cast<C>(dst) * static_cast<C>(v));
       break;
-    case Red::Max:
+    case ScatterNdReduction::Max:
       dst = static_cast<C>(v) > static_cast<C>(dst) ? v : dst;
       break;
-    case Red::Min:
+    case ScatterNdReduction::Min:
       dst = static_cast<C>(v) < static_cast<C>(dst) ? v : dst;
       break;
   }
@@ -73,7 +73,7 @@ KernelFn gatherKernel(const Op& op, KernelContext& kc, F forEachCopy) {
 /// the (o, k) pairs that forEachUpdate(indices, where, f) passes to f.
 template <typename F>
 KernelFn scatterKernel(const Op& op, KernelContext& kc, F forEachUpdate) {
-  const Red red = reduction(op);
+  const ScatterNdReduction red = reduction(op);
   const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
   const int x = kc.in(0), ix = kc.in(1), up = kc.in(2), y = kc.out(0);
   const std::string where = op.describe();

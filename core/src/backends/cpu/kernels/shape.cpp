@@ -15,14 +15,10 @@ namespace popart {
 namespace cpu {
 namespace {
 
-/// Output 0 is input 0's bytes (views run as copies only when not aliased).
-KernelFn copyKernel(const Op& op, KernelContext& kc) {
+/// Output 0 is input 0's bytes (views run as copies only when not aliased); numeric types only.
+KernelFn numericCopyKernel(const Op& op, KernelContext& kc) {
   checkNotString(op);
-  const int x = kc.in(0), y = kc.out(0);
-  const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
-  return [=](const RunState& s) {
-    if (s.slots[x] != s.slots[y]) std::memcpy(s.slots[y], s.slots[x], bytes);
-  };
+  return copyKernel(op, kc);
 }
 
 KernelFn fillKernel(const Op& op, KernelContext& kc, const TensorData& value) {
@@ -40,28 +36,28 @@ KernelFn fillKernel(const Op& op, KernelContext& kc, const TensorData& value) {
 }  // namespace
 
 KernelFn makeCpuKernel_Identity(const Op& op, KernelContext& kc) {
-  return copyKernel(op, kc);
+  return numericCopyKernel(op, kc);
 }
 KernelFn makeCpuKernel_GcDetach(const Op& op, KernelContext& kc) {
-  return copyKernel(op, kc);
+  return numericCopyKernel(op, kc);
 }
 KernelFn makeCpuKernel_GcNop(const Op& op, KernelContext& kc) {
-  return copyKernel(op, kc);
+  return numericCopyKernel(op, kc);
 }
 KernelFn makeCpuKernel_Reshape(const Op& op, KernelContext& kc) {
-  return copyKernel(op, kc);
+  return numericCopyKernel(op, kc);
 }
 KernelFn makeCpuKernel_GcReshape(const Op& op, KernelContext& kc) {
-  return copyKernel(op, kc);
+  return numericCopyKernel(op, kc);
 }
 KernelFn makeCpuKernel_Flatten(const Op& op, KernelContext& kc) {
-  return copyKernel(op, kc);
+  return numericCopyKernel(op, kc);
 }
 KernelFn makeCpuKernel_Squeeze(const Op& op, KernelContext& kc) {
-  return copyKernel(op, kc);
+  return numericCopyKernel(op, kc);
 }
 KernelFn makeCpuKernel_Unsqueeze(const Op& op, KernelContext& kc) {
-  return copyKernel(op, kc);
+  return numericCopyKernel(op, kc);
 }
 
 KernelFn makeCpuKernel_Transpose(const Op& op, KernelContext& kc) {

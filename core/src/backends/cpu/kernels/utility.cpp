@@ -10,6 +10,14 @@
 
 namespace popart {
 namespace cpu {
+KernelFn copyKernel(const Op& op, KernelContext& kc) {
+  const int x = kc.in(0), y = kc.out(0);
+  const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
+  return [=](const RunState& s) {
+    if (s.slots[x] != s.slots[y]) std::memcpy(s.slots[y], s.slots[x], bytes);
+  };
+}
+
 namespace {
 
 /// Tensors with more elements than this are summarised: `kEdgeItems` values at each end of every
@@ -49,14 +57,6 @@ void appendDims(std::ostringstream& os, const T* p, const Shape& shape, size_t d
     appendDims(os, p + i * inner, shape, d + 1, summarise);
   }
   os << '}';
-}
-
-KernelFn copyKernel(const Op& op, KernelContext& kc) {
-  const int x = kc.in(0), y = kc.out(0);
-  const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
-  return [=](const RunState& s) {
-    if (s.slots[x] != s.slots[y]) std::memcpy(s.slots[y], s.slots[x], bytes);
-  };
 }
 
 }  // namespace
