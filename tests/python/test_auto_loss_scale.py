@@ -176,6 +176,15 @@ def test_errors(popart, cpu):
     with pytest.raises(popart.popart_exception) as e:
         popart.TrainingSession(p32, popart.DataFlow(1, [loss32]), loss32, sgd(popart, 8.0), cpu, userOptions=o)
     assert e.value.args[0] == "[AutomaticLossScale transform] No tracked gradient tensors of type fp16 were found."
+    # No weight at all: the same error (PopART's transform still looks for gradients to track).
+    b = popart.Builder()
+    loss = b.aiGraphcore.identityloss([b.aiOnnx.relu([b.addInputTensor("FLOAT", [2, 2])])])
+    plain = popart.SessionOptions()
+    plain.automaticLossScalingSettings.enabled = True
+    with pytest.raises(popart.popart_exception) as e:
+        popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [loss]), loss, sgd(popart, 2.0), cpu,
+                               userOptions=plain)
+    assert e.value.args[0] == "[AutomaticLossScale transform] No tracked gradient tensors of type fp16 were found."
     o = als_options(popart, 0.5, 0.2)
     o.automaticLossScalingSettings.toTrackTensors = ["W", "missing"]
     with pytest.raises(popart.popart_exception) as e:

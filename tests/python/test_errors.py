@@ -131,6 +131,25 @@ def test_pipelining_needs_virtual_graphs(popart):
     assert e.value.args[0].startswith("Pipelining requires more than")
 
 
+@pytest.mark.parametrize("vgraphs,stages,start", [
+    ([0, 0, 1], [0, 1, 1], "Ops [Exp 'e1_1' Exp 'e2_2'] have the same pipeline stage 1, but different virtual graph ids"),
+    ([0, 1, 1], [0, None, 1], "Only some ops have had their pipeline stage set. Ops missing the pipeline stage:\n"),
+])
+def test_pipeline_stage_errors(popart, vgraphs, stages, start):
+    """PopART's pipeline-stage checks (before the depth check: batchesPerStep 1 would fail it)."""
+    b = popart.Builder()
+    t = b.addInputTensor("FLOAT", [4])
+    for i, (vg, ps) in enumerate(zip(vgraphs, stages)):
+        t = b.aiOnnx.exp([t], "e%d" % i)
+        b.virtualGraph(t, vg)
+        if ps is not None:
+            b.pipelineStage(t, ps)
+    with pytest.raises(popart.popart_exception) as e:
+        popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [t]), two_ipus(popart),
+                                userOptions=pipelined(popart))
+    assert e.value.args[0].startswith(start)
+
+
 @pytest.mark.parametrize("stages", [True, False])
 def test_pipelining_batches_per_step_too_small(popart, stages):
     proto, y = two_stage(popart, stages)

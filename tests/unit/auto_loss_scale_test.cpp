@@ -249,6 +249,18 @@ TEST(AutoLossScale, Errors) {
   o = alsOptions();
   o.automaticLossScalingSettings.updatePeriod = 0;
   test::expectError(make(o), {"Out of range value for 'updatePeriod'"});
+
+  // No weight: PopART's transform still looks for fp16 gradients to track.
+  auto noWeights = [](DataType t) {
+    auto b = Builder::create();
+    const TensorId x = b->addInputTensor(TensorInfo(t, Shape{2, 2}));
+    const TensorId loss = b->aiGraphcoreOpset1().identityloss({b->aiOnnxOpset11().relu({x})});
+    return [proto = b->getModelProto(), loss] {
+      TrainingSession::createFromOnnxModel(proto, DataFlow(1, {loss}), loss, sgd(2.0f), test::cpu(), {}, alsOptions());
+    };
+  };
+  test::expectError(noWeights(DataType::FLOAT),
+                    {"[AutomaticLossScale transform] No tracked gradient tensors of type fp16 were found."});
 }
 
 }  // namespace

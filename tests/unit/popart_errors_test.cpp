@@ -201,6 +201,34 @@ TEST(PopartErrors, Pipelining) {
                "For pipelining, depth (batchesPerStep) must equal at least the number of pipeline stages (2)");
 }
 
+// PopART's pipeline-stage checks: every op has a stage or none has; a stage's ops share one
+// virtual graph. They come before the depth check (batchesPerStep 1 would fail it here).
+TEST(PopartErrors, PipelineStages) {
+  auto model = [](std::vector<int64_t> vgraphs, std::vector<int64_t> stages) {
+    auto b = Builder::create();
+    auto ai = b->aiOnnxOpset11();
+    TensorId t = b->addInputTensor("FLOAT", {4});
+    for (size_t i = 0; i < vgraphs.size(); ++i) {
+      t = ai.exp({t}, "e" + std::to_string(i));
+      b->virtualGraph(t, vgraphs[i]);
+      if (stages[i] >= 0) b->pipelineStage(t, stages[i]);
+    }
+    b->addOutputTensor(t);
+    return std::make_pair(b->getModelProto(), t);
+  };
+  const auto [split, y1] = model({0, 0, 1}, {0, 1, 1});
+  expectStarts(
+      [&, y = y1] { InferenceSession::createFromOnnxModel(split, DataFlow(1, {y}), twoIpus(), {}, pipelined()); },
+      "Ops [Exp 'e1_1' Exp 'e2_2'] have the same pipeline stage 1, but different virtual graph ids [0 1]. All ops with "
+      "the same pipeline stage must also have the same virtual graph id");
+  const auto [some, y2] = model({0, 1, 1}, {0, -1, 1});
+  expectStarts(
+      [&, y = y2] { InferenceSession::createFromOnnxModel(some, DataFlow(1, {y}), twoIpus(), {}, pipelined()); },
+      "Only some ops have had their pipeline stage set. Ops missing the pipeline stage:\n  Exp 'e1_1'");
+  const auto [good, y3] = model({0, 1, 1}, {0, 1, 1});
+  InferenceSession::createFromOnnxModel(good, DataFlow(2, {y3}), twoIpus(), {}, pipelined());
+}
+
 /// loss = sum(sin(x) * w) with a weight w on stage / IPU 0 and the sum on stage / IPU 1.
 struct TrainModel {
   std::string proto;
@@ -212,9 +240,12 @@ TrainModel trainModel() {
   const TensorId x = b->addInputTensor("FLOAT", {4});
   const std::vector<float> w0{1, 2, 3, 4};
   const TensorId w = b->addInitializedInputTensor(ConstVoidData(w0.data(), TensorInfo("FLOAT", {4})));
-  const TensorId p = ai.mul({ai.sin({x}), w});
-  b->virtualGraph(p, 0);
-  b->pipelineStage(p, 0);
+  const TensorId sx = ai.sin({x});
+  const TensorId p = ai.mul({sx, w});
+  for (const TensorId& t : {sx, p}) {
+    b->virtualGraph(t, 0);
+    b->pipelineStage(t, 0);
+  }
   const TensorId loss = b->aiGraphcoreOpset1().identityloss({p}, ReductionType::Sum);
   b->virtualGraph(loss, 1);
   b->pipelineStage(loss, 1);

@@ -52,6 +52,40 @@ void checkManualPlacement(const onnx::GraphProto& g) {
   throw error(m.str());
 }
 
+/// PopART's pipeline-stage checks of a manually placed model: every op has a stage or none has
+/// (then the virtual graphs are the stages), and the ops of a stage share one virtual graph.
+void checkPipelineStages(const onnx::GraphProto& g) {
+  std::map<int64_t, std::vector<const onnx::NodeProto*>> byStage;
+  for (const auto& n : g.node()) {
+    if (n.op_type() == "Constant") continue;  // a tensor, not an op
+    const onnx::AttributeProto* a = findAttribute(n, sPipelineStageAttribute);
+    byStage[a ? a->i() : -1].push_back(&n);
+  }
+  auto name = [](const onnx::NodeProto* n) { return n->op_type() + " '" + n->name() + "'"; };
+  auto unset = byStage.find(-1);
+  if (unset != byStage.end() && byStage.size() > 1) {
+    std::ostringstream m;
+    m << "Only some ops have had their pipeline stage set. Ops missing the pipeline stage:";
+    for (const auto* n : unset->second) m << "\n  " << name(n);
+    throw error(m.str());
+  }
+  if (unset != byStage.end()) return;
+  for (const auto& [stage, nodes] : byStage) {
+    std::set<int64_t> vgraphs;
+    for (const auto* n : nodes) {
+      const onnx::AttributeProto* a = findAttribute(*n, sVirtualGraphAttribute);
+      vgraphs.insert(a ? a->i() : -1);
+    }
+    if (vgraphs.size() < 2) continue;
+    std::vector<std::string> names;
+    for (const auto* n : nodes) names.push_back(name(n));
+    throw error(
+        "Ops {} have the same pipeline stage {}, but different virtual graph ids {}. All ops with the same pipeline "
+        "stage must also have the same virtual graph id",
+        names, stage, std::vector<int64_t>(vgraphs.begin(), vgraphs.end()));
+  }
+}
+
 /// PopART refuses recomputation chosen both ways (autoRecomputation and a node annotation).
 void checkRecomputeMix(const onnx::GraphProto& g, const SessionOptions& o) {
   if (o.autoRecomputation == RecomputationType::None) return;
@@ -175,6 +209,7 @@ void Ir::verifySettings(const IrBundle& b) const {
         "Pipelining requires more than 1 IPU and the 'virtualGraphMode' session option to not be "
         "VirtualGraphMode::Off. (Every op of the model is on virtual graph 0.)");
   if (maxVGraph < 0) return;  // no annotation: the IPU model reports it
+  checkPipelineStages(model_->graph());
   checkPipelineDepth(*this, maxStage >= 0 ? maxStage + 1 : maxVGraph + 1);
 }
 

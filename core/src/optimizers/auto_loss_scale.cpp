@@ -235,6 +235,12 @@ bool isAutoLossScaleStateTensorId(const TensorId& id) {
   return id == kFactorId || id == kPeriodCounterId;
 }
 
+void checkAutomaticLossScalingWithoutUpdates(const Ir& ir, const BackwardResult& bwd) {
+  if (!settings(ir).enabled) return;
+  trackedGradients(ir, bwd);
+  logging::ir::warn("Automatic loss scaling: no weight update to scale, the loss scale stays fixed");
+}
+
 void addAutomaticLossScaling(Ir& ir, const BackwardResult& bwd, const Optimizer& opt) {
   const AutomaticLossScalingSettings& s = settings(ir);
   if (!s.enabled) return;

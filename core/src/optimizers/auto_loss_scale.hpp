@@ -44,6 +44,12 @@ std::vector<TensorId> autoLossScaleTrackedIds(const Ir& ir);
 /// updates (and accumulation counter) are built. No-op when ALS is off.
 void addAutomaticLossScaling(Ir& ir, const BackwardResult& bwd, const Optimizer& optimizer);
 
+/// A training graph with no weight update: PopART's transform still looks for gradients to track
+/// and fails when there are none ("No tracked gradient tensors of type fp16 were found."); with
+/// some, nothing is scaled (no update reads the loss scale) and a warning says so. No-op when ALS
+/// is off.
+void checkAutomaticLossScalingWithoutUpdates(const Ir& ir, const BackwardResult& bwd);
+
 /// The ids of the state ALS keeps between steps besides Accum___autoLossScaleStats: the factor and
 /// the update period counter (session weights, as in PopART's model proto).
 bool isAutoLossScaleStateTensorId(const TensorId& id);

@@ -496,8 +496,7 @@ void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) 
     // PopART trains such a model too: the forward pass (and any anchored gradient) runs and
     // nothing is updated.
     logging::ir::warn("No trainable weight leads to the loss '{}': the session runs and updates nothing", loss);
-    if (ir.options().automaticLossScalingSettings.enabled)
-      logging::ir::warn("Automatic loss scaling: no weight update to scale, the loss scale stays fixed");
+    checkAutomaticLossScalingWithoutUpdates(ir, bwd);
     return;
   }
   std::map<TensorId, Tensor*> grads = bwd.weightGrads;
