@@ -13,7 +13,6 @@ namespace popart {
 namespace {
 
 using test::constant;
-
 using test::expectError;
 
 std::vector<float16_t> toHalf(const std::vector<float>& v) {

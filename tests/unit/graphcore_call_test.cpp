@@ -10,9 +10,8 @@
 namespace popart {
 namespace {
 
-using test::expectNear;
-
 using test::expectError;
+using test::expectNear;
 
 NDArray doubles(const std::vector<double>& v, const Shape& s) {
   return NDArray::fromVector(v, s);

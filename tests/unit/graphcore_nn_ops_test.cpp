@@ -12,9 +12,8 @@
 namespace popart {
 namespace {
 
-using test::expectNear;
-
 using test::expectError;
+using test::expectNear;
 
 /// Deterministic values in [lo, hi).
 std::vector<float> uniformValues(const Shape& s, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {

@@ -11,9 +11,8 @@
 namespace popart {
 namespace {
 
-using test::expectNear;
-
 using test::expectError;
+using test::expectNear;
 
 std::vector<double> asDoubles(const NDArray& a) {
   switch (a.info().dataType()) {

@@ -13,10 +13,9 @@
 namespace popart {
 namespace {
 
-using test::sigmoid;
-
 using test::expectError;
 using test::ModelBuilder;
+using test::sigmoid;
 
 /// PopART's LSTM in double: W [4, I + H, H] with gates forget, input, candidate, output.
 struct LstmRef {

@@ -6,7 +6,6 @@ namespace popart {
 namespace {
 
 using test::dm;
-
 using test::expectError;
 
 TEST(IpuModelDevice, DefaultsArePopArts) {

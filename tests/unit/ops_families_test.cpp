@@ -13,10 +13,8 @@ namespace popart {
 namespace {
 
 using test::constant;
-
-using test::expectNear;
-
 using test::expectError;
+using test::expectNear;
 
 std::vector<float> ramp(size_t n, float start = -1.0f, float step = 0.25f) {
   std::vector<float> v(n);

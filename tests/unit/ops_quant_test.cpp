@@ -12,7 +12,6 @@ namespace popart {
 namespace {
 
 using test::constant;
-
 using test::expectError;
 
 constexpr double kPi = 3.14159265358979323846;

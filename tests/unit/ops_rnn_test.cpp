@@ -11,10 +11,9 @@
 namespace popart {
 namespace {
 
-using test::sigmoid;
-
 using test::expectError;
 using test::randomFloats;
+using test::sigmoid;
 
 /// A graph under construction with float inputs fed at run time.
 struct RnnGraph {

@@ -13,9 +13,8 @@
 namespace popart {
 namespace {
 
-using test::expectNear;
-
 using test::expectError;
+using test::expectNear;
 
 std::string grad(const TensorId& id) {
   return std::string(reservedGradientPrefix()) + id;

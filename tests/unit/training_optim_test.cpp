@@ -24,9 +24,8 @@
 namespace popart {
 namespace {
 
-using test::expectNear;
-
 using test::expectError;
+using test::expectNear;
 using Vec = std::vector<double>;
 namespace om = optimizer_math;
 
