@@ -216,17 +216,22 @@ TEST(PopartErrors, PipelineStages) {
     b->addOutputTensor(t);
     return std::make_pair(b->getModelProto(), t);
   };
-  const auto [split, y1] = model({0, 0, 1}, {0, 1, 1});
+  // (pairs, not structured bindings: a C++17 lambda cannot capture those)
+  const auto split = model({0, 0, 1}, {0, 1, 1});
   expectStarts(
-      [&, y = y1] { InferenceSession::createFromOnnxModel(split, DataFlow(1, {y}), twoIpus(), {}, pipelined()); },
+      [&] {
+        InferenceSession::createFromOnnxModel(split.first, DataFlow(1, {split.second}), twoIpus(), {}, pipelined());
+      },
       "Ops [Exp 'e1_1' Exp 'e2_2'] have the same pipeline stage 1, but different virtual graph ids [0 1]. All ops with "
       "the same pipeline stage must also have the same virtual graph id");
-  const auto [some, y2] = model({0, 1, 1}, {0, -1, 1});
+  const auto some = model({0, 1, 1}, {0, -1, 1});
   expectStarts(
-      [&, y = y2] { InferenceSession::createFromOnnxModel(some, DataFlow(1, {y}), twoIpus(), {}, pipelined()); },
+      [&] {
+        InferenceSession::createFromOnnxModel(some.first, DataFlow(1, {some.second}), twoIpus(), {}, pipelined());
+      },
       "Only some ops have had their pipeline stage set. Ops missing the pipeline stage:\n  Exp 'e1_1'");
-  const auto [good, y3] = model({0, 1, 1}, {0, 1, 1});
-  InferenceSession::createFromOnnxModel(good, DataFlow(2, {y3}), twoIpus(), {}, pipelined());
+  const auto good = model({0, 1, 1}, {0, 1, 1});
+  InferenceSession::createFromOnnxModel(good.first, DataFlow(2, {good.second}), twoIpus(), {}, pipelined());
 }
 
 /// loss = sum(sin(x) * w) with a weight w on stage / IPU 0 and the sum on stage / IPU 1.
