@@ -543,8 +543,7 @@ void Builder::virtualGraph(const TensorId& id, int64_t value) {
   virtualGraph(std::set<TensorId>{id}, value);
 }
 void Builder::virtualGraph(const std::set<TensorId>& ids, int64_t value) {
-  if (nodeHasAttribute(sVirtualGraphAttribute, ids)) removeNodeAttribute(sVirtualGraphAttribute, ids);
-  addNodeAttribute(sVirtualGraphAttribute, value, ids);
+  impl_->setNodeAttribute(sVirtualGraphAttribute, value, ids);
 }
 int64_t Builder::getVirtualGraph(const TensorId& id) {
   return getInt64NodeAttribute(sVirtualGraphAttribute, {id});
@@ -553,8 +552,7 @@ void Builder::pipelineStage(const TensorId& id, int64_t value) {
   pipelineStage(std::set<TensorId>{id}, value);
 }
 void Builder::pipelineStage(const std::set<TensorId>& ids, int64_t value) {
-  if (nodeHasAttribute(sPipelineStageAttribute, ids)) removeNodeAttribute(sPipelineStageAttribute, ids);
-  addNodeAttribute(sPipelineStageAttribute, value, ids);
+  impl_->setNodeAttribute(sPipelineStageAttribute, value, ids);
 }
 namespace {
 int64_t scopedInt(const std::map<std::string, any>& scoped, const char* name, const char* what) {
@@ -577,8 +575,7 @@ int64_t Builder::getPipelineStage(const TensorId& id) {
 }
 void Builder::executionPhase(const TensorId& id, int64_t value) {
   const std::set<TensorId> ids{id};
-  if (nodeHasAttribute(sExecutionPhaseAttribute, ids)) removeNodeAttribute(sExecutionPhaseAttribute, ids);
-  addNodeAttribute(sExecutionPhaseAttribute, value, ids);
+  impl_->setNodeAttribute(sExecutionPhaseAttribute, value, ids);
 }
 void Builder::recomputeOutputInBackwardPass(const TensorId& id, int64_t value) {
   if (value < 0 || value >= static_cast<int64_t>(RecomputeType::N))
@@ -587,8 +584,7 @@ void Builder::recomputeOutputInBackwardPass(const TensorId& id, int64_t value) {
         "3 Recomputed)",
         value);
   const std::set<TensorId> ids{id};
-  if (nodeHasAttribute(sRecomputeOutputAttribute, ids)) removeNodeAttribute(sRecomputeOutputAttribute, ids);
-  addNodeAttribute(sRecomputeOutputAttribute, value, ids);
+  impl_->setNodeAttribute(sRecomputeOutputAttribute, value, ids);
 }
 void Builder::recomputeOutputInBackwardPass(const TensorId& id, RecomputeType value) {
   recomputeOutputInBackwardPass(id, static_cast<int64_t>(value));
@@ -610,8 +606,7 @@ std::vector<TensorId> Builder::checkpointOutput(const std::vector<TensorId>& ids
 void Builder::setAvailableMemoryProportion(const TensorId& id, float p) {
   if (p < 0.0f || p >= 1.0f) throw error("availableMemoryProportion must be in [0, 1), got {}", p);
   const std::set<TensorId> ids{id};
-  if (nodeHasAttribute(sAvailMemAttribute, ids)) removeNodeAttribute(sAvailMemAttribute, ids);
-  addNodeAttribute(sAvailMemAttribute, p, ids);
+  impl_->setNodeAttribute(sAvailMemAttribute, p, ids);
 }
 void Builder::setInplacePreferences(const TensorId& id, const std::map<std::string, float>& prefs) {
   std::vector<std::string> names;
@@ -621,18 +616,14 @@ void Builder::setInplacePreferences(const TensorId& id, const std::map<std::stri
     priorities.push_back(kv.second);
   }
   const std::set<TensorId> ids{id};
-  for (const char* a : {sInplaceOpNames, sInplaceOpPriorities}) {
-    if (nodeHasAttribute(a, ids)) removeNodeAttribute(a, ids);
-  }
-  addNodeAttribute(sInplaceOpNames, names, ids);
-  addNodeAttribute(sInplaceOpPriorities, priorities, ids);
+  impl_->setNodeAttribute(sInplaceOpNames, names, ids);
+  impl_->setNodeAttribute(sInplaceOpPriorities, priorities, ids);
 }
 void Builder::setPartialsType(const TensorId& id, const std::string& t) {
   if (t != "FLOAT" && t != "HALF" && t != "float" && t != "half")
     throw error("Partials type must be FLOAT or HALF, got {}", t);
   const std::set<TensorId> ids{id};
-  if (nodeHasAttribute(sPartialsTypeAttribute, ids)) removeNodeAttribute(sPartialsTypeAttribute, ids);
-  addNodeAttribute(sPartialsTypeAttribute, t, ids);
+  impl_->setNodeAttribute(sPartialsTypeAttribute, t, ids);
 }
 void Builder::setEnableConvDithering(const TensorId& id, int64_t value) {
   const std::set<TensorId> ids{id};
@@ -640,8 +631,7 @@ void Builder::setEnableConvDithering(const TensorId& id, int64_t value) {
   if (type != "Conv")
     throw error("Builder::setEnableConvDithering should only be called on convolutions but was given: {}", type);
   if (value != 0 && value != 1) throw error("enableConvDithering must be a bool value");
-  if (nodeHasAttribute(sEnableConvDitheringAttribute, ids)) removeNodeAttribute(sEnableConvDitheringAttribute, ids);
-  addNodeAttribute(sEnableConvDitheringAttribute, value, ids);
+  impl_->setNodeAttribute(sEnableConvDitheringAttribute, value, ids);
 }
 void Builder::setSerializeMatMul(const std::set<TensorId>& ids, const std::string& mode, int64_t factor,
                                  bool keepPrecision) {

@@ -515,6 +515,18 @@ void BuilderImpl::removeNodeAttribute(const std::string& name, const std::set<Te
   throw error("Cannot remove attribute {}: the node does not have it.", name);
 }
 
+void BuilderImpl::setNodeAttribute(const std::string& name, const any& value, const std::set<TensorId>& outs) {
+  onnx::NodeProto& n = findNode(outs);
+  auto* attrs = n.mutable_attribute();
+  for (int i = 0; i < attrs->size(); ++i) {
+    if (attrs->Get(i).name() == name) {
+      attrs->erase(attrs->begin() + i);
+      break;
+    }
+  }
+  setAttr(n.add_attribute(), name, value);
+}
+
 std::vector<std::string> BuilderImpl::getAllNodeAttributeNames(const std::set<TensorId>& outs) {
   std::vector<std::string> v;
   for (const auto& a : findNode(outs).attribute()) v.push_back(a.name());

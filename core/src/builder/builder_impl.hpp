@@ -48,6 +48,9 @@ class BuilderImpl {
   bool nodeHasAttribute(const std::string& name, const std::set<TensorId>& outs);
   const onnx::AttributeProto& getNodeAttribute(const std::string& name, const std::set<TensorId>& outs);
   void removeNodeAttribute(const std::string& name, const std::set<TensorId>& outs);
+  /// The node's attribute `name` set to `value`: an existing one is replaced (the new one is the
+  /// node's last attribute, as after removeNodeAttribute + addNodeAttribute).
+  void setNodeAttribute(const std::string& name, const any& value, const std::set<TensorId>& outs);
   std::vector<std::string> getAllNodeAttributeNames(const std::set<TensorId>& outs);
 
   std::map<std::string, any> scopedAttributes;

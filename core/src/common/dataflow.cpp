@@ -1,8 +1,6 @@
 // DataFlow, AnchorReturnType, InputShapeInfo and ReductionType names.
 #include "popart/dataflow.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <functional>
 
 #include "common/strings.hpp"

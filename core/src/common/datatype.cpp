@@ -1,7 +1,5 @@
 // Data type names, sizes and the ONNX mapping.
-#include <algorithm>
 #include <array>
-#include <cctype>
 
 #include "common/strings.hpp"
 #include "popart/datatype.hpp"

@@ -1,8 +1,6 @@
 // The public enums' value names: one table (popart/reflection.hpp). A static_assert ties each
 // row to its enum's value count where the enum has an N sentinel, so adding a value without a
 // name fails the build.
-#include <algorithm>
-#include <cctype>
 
 #include "common/strings.hpp"
 #include "popart/adam.hpp"

@@ -1,10 +1,8 @@
 // Logging: per-module levels, environment configuration, line formatting.
 #include "popart/logging.hpp"
 
-#include <algorithm>
 #include <array>
 #include <atomic>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

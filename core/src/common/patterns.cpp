@@ -1,8 +1,6 @@
 // Patterns: names, levels, mandatory checks.
 #include "popart/patterns.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <ostream>
 
 #include "common/strings.hpp"

@@ -31,6 +31,17 @@ const onnx::AttributeProto* findAttribute(const onnx::NodeProto& n, const char* 
   return nullptr;
 }
 
+/// A node as the placement errors name it: "Type 'name'".
+std::string nodeName(const onnx::NodeProto& n) {
+  return n.op_type() + " '" + n.name() + "'";
+}
+
+/// An integer annotation of the node (virtual graph, pipeline stage), -1 when absent.
+int64_t annotation(const onnx::NodeProto& n, const char* name) {
+  const onnx::AttributeProto* a = findAttribute(n, name);
+  return a ? a->i() : -1;
+}
+
 /// PopART's check for VirtualGraphMode::Manual: every op of the main graph placed, or none
 /// (Constant nodes become tensors and are not counted).
 void checkManualPlacement(const onnx::GraphProto& g) {
@@ -48,7 +59,7 @@ void checkManualPlacement(const onnx::GraphProto& g) {
        "graph id\n";
   for (const auto& kv : count) m << "  " << kv.first << " : " << kv.second << "\n";
   m << "Ops with no virtual graph id :  \n";
-  for (const auto* n : unplaced) m << "  " << n->op_type() << " '" << n->name() << "'\n";
+  for (const auto* n : unplaced) m << "  " << nodeName(*n) << "\n";
   throw error(m.str());
 }
 
@@ -58,27 +69,22 @@ void checkPipelineStages(const onnx::GraphProto& g) {
   std::map<int64_t, std::vector<const onnx::NodeProto*>> byStage;
   for (const auto& n : g.node()) {
     if (n.op_type() == "Constant") continue;  // a tensor, not an op
-    const onnx::AttributeProto* a = findAttribute(n, sPipelineStageAttribute);
-    byStage[a ? a->i() : -1].push_back(&n);
+    byStage[annotation(n, sPipelineStageAttribute)].push_back(&n);
   }
-  auto name = [](const onnx::NodeProto* n) { return n->op_type() + " '" + n->name() + "'"; };
   auto unset = byStage.find(-1);
   if (unset != byStage.end() && byStage.size() > 1) {
     std::ostringstream m;
     m << "Only some ops have had their pipeline stage set. Ops missing the pipeline stage:";
-    for (const auto* n : unset->second) m << "\n  " << name(n);
+    for (const auto* n : unset->second) m << "\n  " << nodeName(*n);
     throw error(m.str());
   }
   if (unset != byStage.end()) return;
   for (const auto& [stage, nodes] : byStage) {
     std::set<int64_t> vgraphs;
-    for (const auto* n : nodes) {
-      const onnx::AttributeProto* a = findAttribute(*n, sVirtualGraphAttribute);
-      vgraphs.insert(a ? a->i() : -1);
-    }
+    for (const auto* n : nodes) vgraphs.insert(annotation(*n, sVirtualGraphAttribute));
     if (vgraphs.size() < 2) continue;
     std::vector<std::string> names;
-    for (const auto* n : nodes) names.push_back(name(n));
+    for (const auto* n : nodes) names.push_back(nodeName(*n));
     throw error(
         "Ops {} have the same pipeline stage {}, but different virtual graph ids {}. All ops with the same pipeline "
         "stage must also have the same virtual graph id",

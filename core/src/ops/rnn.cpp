@@ -1,8 +1,6 @@
 // Recurrent networks: RNN, LSTM, GRU (opsets 1-14 forms: directions, activations, clip,
 // sequence_lens, initial states, peepholes, input_forget, linear_before_reset, layout), and
 // PopART's own LSTM (ai.graphcore: Poplar's weight layout, gates forget, input, candidate, output).
-#include <algorithm>
-#include <cctype>
 
 #include "common/strings.hpp"
 #include "ir/op_def.hpp"

@@ -1,6 +1,4 @@
 // String ops: StringNormalizer.
-#include <algorithm>
-#include <cctype>
 #include <set>
 
 #include "common/strings.hpp"
@@ -10,8 +8,6 @@
 
 namespace popart {
 namespace ops {
-namespace {}  // namespace
-
 std::vector<std::string> normalizeStrings(const Op& op, const std::string* in, int64_t n) {
   const std::string action = op.attrs.getString("case_change_action", "NONE");
   const bool caseSensitive = op.attrs.getInt("is_case_sensitive", 0) != 0;
@@ -23,8 +19,7 @@ std::vector<std::string> normalizeStrings(const Op& op, const std::string* in, i
     if (stop.count(caseSensitive ? s : asciiLower(s))) continue;
     std::string t = s;
     if (action == "LOWER") t = asciiLower(t);
-    if (action == "UPPER")
-      std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::toupper(c); });
+    if (action == "UPPER") t = asciiUpper(t);
     out.push_back(t);
   }
   if (out.empty()) out.emplace_back();

@@ -2,7 +2,6 @@
 #include "passes/dot_checks.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>

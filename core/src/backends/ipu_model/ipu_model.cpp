@@ -240,7 +240,7 @@ class Modeller {
   // ---------------------------------------------------------------- target
   void fillTarget() {
     report::Target& t = c_.target;
-    t.type = device_.getType() == DeviceType::IpuModel ? "IpuModel" : toString(device_.getType());
+    t.type = toString(device_.getType());  // "IpuModel", "OfflineIpu" or "Sim"
     t.architecture = target_.version;
     t.product = target_.product;
     t.numIpus = device_.getNumIpus();

@@ -5,8 +5,6 @@
 
 namespace popart {
 namespace cpu {
-namespace {}  // namespace
-
 KernelFn makeCpuKernel_GcReplicatedAllReduce(const Op& op, KernelContext& kc) {
   return copyKernel(op, kc);
 }

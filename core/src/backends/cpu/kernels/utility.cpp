@@ -10,6 +10,7 @@
 
 namespace popart {
 namespace cpu {
+
 KernelFn copyKernel(const Op& op, KernelContext& kc) {
   const int x = kc.in(0), y = kc.out(0);
   const size_t bytes = static_cast<size_t>(op.inInfo(0).nbytes());
