@@ -161,11 +161,6 @@ namespace {
 
 using namespace test;
 
-template <typename T>
-TensorId constOf14(Builder& b, const std::vector<T>& v, const Shape& s) {
-  return b.aiOnnxOpset14().constant(ConstVoidData(v.data(), TensorInfo(getDataType<T>(), s)));
-}
-
 TensorId boolsOf(Builder& b, const std::vector<uint8_t>& v) {
   return b.aiOnnxOpset14().constant(
       ConstVoidData(v.data(), TensorInfo(DataType::BOOL, {static_cast<int64_t>(v.size())})));
@@ -176,12 +171,12 @@ TEST(GradRules, TileSubsampleCompressTrilu) {
   auto ai = mb.b->aiOnnxOpset14();
   auto gc = mb.b->aiGraphcoreOpset1();
   const auto x = mb.input({2, 3}, 60);
-  const auto t = ai.tile({x, constOf14<int64_t>(*mb.b, {3, 2}, {2})});  // [6, 6]
-  const auto s = gc.subsample({t}, {4, 2});                             // [2, 3]
-  const auto c0 = ai.compress({x, boolsOf(*mb.b, {1, 0, 1})}, 1);       // [2, 2]
-  const auto c1 = ai.compress({x, boolsOf(*mb.b, {0, 1, 1, 0, 1})});    // [3]
+  const auto t = ai.tile({x, constant<int64_t>(ai, {3, 2}, {2})});    // [6, 6]
+  const auto s = gc.subsample({t}, {4, 2});                           // [2, 3]
+  const auto c0 = ai.compress({x, boolsOf(*mb.b, {1, 0, 1})}, 1);     // [2, 2]
+  const auto c1 = ai.compress({x, boolsOf(*mb.b, {0, 1, 1, 0, 1})});  // [3]
   const auto m = mb.input({4, 4}, 61);
-  const auto lower = ai.trilu({m, constOf14<int64_t>(*mb.b, {1}, {})}, 0);
+  const auto lower = ai.trilu({m, constant<int64_t>(ai, {1}, {})}, 0);
   const auto upper = ai.trilu({m}, 1);
   checkGradients(mb, ai.sum({mb.weightedSum(ai, t, {6, 6}, 62), mb.weightedSum(ai, s, {2, 3}, 63),
                              mb.weightedSum(ai, c0, {2, 2}, 64), mb.weightedSum(ai, c1, {3}, 65),
@@ -193,14 +188,14 @@ TEST(GradRules, GatherAndScatterFamilies) {
   auto ai = mb.b->aiOnnxOpset14();
   const auto x = mb.input({3, 4}, 70);
   // repeated indices: their gradients add up
-  const auto ge = ai.gatherelements({x, constOf14<int64_t>(*mb.b, {0, 2, 2, 1, 1, 1, 0, 2}, {2, 4})}, 0);
-  const auto gn = ai.gathernd({x, constOf14<int64_t>(*mb.b, {2, 1, 0, 2, 2, 1}, {3, 2})});  // [3]
-  const auto gr = ai.gathernd({x, constOf14<int64_t>(*mb.b, {1, 1}, {2, 1})});              // rows: [2, 4]
+  const auto ge = ai.gatherelements({x, constant<int64_t>(ai, {0, 2, 2, 1, 1, 1, 0, 2}, {2, 4})}, 0);
+  const auto gn = ai.gathernd({x, constant<int64_t>(ai, {2, 1, 0, 2, 2, 1}, {3, 2})});  // [3]
+  const auto gr = ai.gathernd({x, constant<int64_t>(ai, {1, 1}, {2, 1})});              // rows: [2, 4]
   const auto upd = mb.input({2, 2}, 71);
-  const auto se = ai.scatterelements({x, constOf14<int64_t>(*mb.b, {1, 3, 0, 2}, {2, 2}), upd}, 1);
+  const auto se = ai.scatterelements({x, constant<int64_t>(ai, {1, 3, 0, 2}, {2, 2}), upd}, 1);
   const auto upd2 = mb.input({2}, 72);
-  const auto sn = ai.scatternd({x, constOf14<int64_t>(*mb.b, {0, 1, 2, 3}, {2, 2}), upd2});
-  const auto tk = ai.topk({x, constOf14<int64_t>(*mb.b, {2}, {1})}, 1);  // values along the last axis
+  const auto sn = ai.scatternd({x, constant<int64_t>(ai, {0, 1, 2, 3}, {2, 2}), upd2});
+  const auto tk = ai.topk({x, constant<int64_t>(ai, {2}, {1})}, 1);  // values along the last axis
   checkGradients(mb, ai.sum({mb.weightedSum(ai, ge, {2, 4}, 73), mb.weightedSum(ai, gn, {3}, 74),
                              mb.weightedSum(ai, gr, {2, 4}, 75), mb.weightedSum(ai, se, {3, 4}, 76),
                              mb.weightedSum(ai, sn, {3, 4}, 77), mb.weightedSum(ai, tk[0], {3, 2}, 78)}));
@@ -210,7 +205,7 @@ TEST(GradRules, CumSumDepthSpaceOneHot) {
   ModelBuilder mb;
   auto ai = mb.b->aiOnnxOpset14();
   const auto x = mb.input({2, 5}, 80);
-  const auto axis = constOf14<int64_t>(*mb.b, {1}, {});
+  const auto axis = constant<int64_t>(ai, {1}, {});
   const auto terms = std::vector<TensorId>{
       mb.weightedSum(ai, ai.cumsum({x, axis}), {2, 5}, 81),
       mb.weightedSum(ai, ai.cumsum({x, axis}, 1, 0), {2, 5}, 82),
@@ -222,7 +217,7 @@ TEST(GradRules, CumSumDepthSpaceOneHot) {
   const auto crd = ai.depthtospace({y}, 2, "CRD");
   const auto s2d = ai.spacetodepth({dcr}, 2);  // back to [1, 8, 2, 3]
   const auto values = mb.input({2}, 86);
-  const auto oh = ai.onehot({constOf14<int64_t>(*mb.b, {0, 3, 1}, {3}), constOf14<int64_t>(*mb.b, {4}, {}), values}, 0);
+  const auto oh = ai.onehot({constant<int64_t>(ai, {0, 3, 1}, {3}), constant<int64_t>(ai, {4}, {}), values}, 0);
   auto all = terms;
   all.push_back(mb.weightedSum(ai, crd, {1, 2, 4, 6}, 87));
   all.push_back(mb.weightedSum(ai, s2d, {1, 8, 2, 3}, 88));
@@ -234,11 +229,11 @@ TEST(GradRules, ReverseSequenceMaxUnpoolLRN) {
   ModelBuilder mb;
   auto ai = mb.b->aiOnnxOpset14();
   const auto x = mb.input({4, 2, 3}, 90);
-  const auto rs = ai.reversesequence({x, constOf14<int64_t>(*mb.b, {3, 1}, {2})}, 1, 0);
+  const auto rs = ai.reversesequence({x, constant<int64_t>(ai, {3, 1}, {2})}, 1, 0);
   const auto p = mb.input({1, 1, 2, 2}, 91);
-  const auto idx = constOf14<int64_t>(*mb.b, {0, 3, 9, 14}, {1, 1, 2, 2});
+  const auto idx = constant<int64_t>(ai, {0, 3, 9, 14}, {1, 1, 2, 2});
   const auto up = ai.maxunpool({p, idx}, {2, 2}, {}, {2, 2});  // [1, 1, 4, 4]
-  const auto cropped = ai.maxunpool({p, idx, constOf14<int64_t>(*mb.b, {1, 1, 3, 3}, {4})}, {2, 2}, {}, {2, 2});
+  const auto cropped = ai.maxunpool({p, idx, constant<int64_t>(ai, {1, 1, 3, 3}, {4})}, {2, 2}, {}, {2, 2});
   const auto l = mb.input({2, 5, 2, 2}, 92);
   const auto lrn4 = ai.lrn({l}, 4, 0.3f, 0.6f, 1.5f);
   const auto lrn3 = ai.lrn({l}, 3, 0.5f, 0.75f, 2.0f);

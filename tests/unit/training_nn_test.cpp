@@ -14,11 +14,6 @@ namespace {
 
 using namespace test;
 
-template <typename T>
-TensorId constOf(Builder& b, const std::vector<T>& v, const Shape& s) {
-  return b.aiOnnxOpset13().constant(ConstVoidData(v.data(), TensorInfo(getDataType<T>(), s)));
-}
-
 // ------------------------------------------------------------------ convolution
 
 TEST(TrainingNn, Conv2dStridesPadsDilationsGroupsBias) {
@@ -244,18 +239,17 @@ TEST(TrainingNn, GatherScatterAddsRepeatedAndNegativeIndices) {
 TEST(TrainingNn, ConcatSliceSplitSqueezeExpandPad) {
   ModelBuilder mb;
   auto ai = mb.b->aiOnnxOpset13();
-  auto& b = *mb.b;
   const auto a = mb.weight({2, 3}, 110), w = mb.weight({2, 2}, 111), c = mb.weight({3, 1}, 112);
   const auto cat = ai.concat({a, w}, 1);  // [2, 5]
-  const auto sl = ai.slice({cat, constOf<int64_t>(b, {0, 4}, {2}), constOf<int64_t>(b, {2, 0}, {2}),
-                            constOf<int64_t>(b, {0, 1}, {2}), constOf<int64_t>(b, {1, -2}, {2})});  // [2, 2]
-  const auto sl2 = ai.slice({cat, constOf<int64_t>(b, {1}, {1}), constOf<int64_t>(b, {5}, {1}),
-                             constOf<int64_t>(b, {1}, {1}), constOf<int64_t>(b, {3}, {1})});  // [2, 2]
-  const auto parts = ai.split({cat, constOf<int64_t>(b, {2, 3}, {2})}, 2, 1);                 // [2, 2], [2, 3]
-  const auto u = ai.unsqueeze({sl, constOf<int64_t>(b, {0}, {1})});                           // [1, 2, 2]
-  const auto sq = ai.squeeze({u, constOf<int64_t>(b, {0}, {1})});                             // [2, 2]
-  const auto e = ai.expand({c, constOf<int64_t>(b, {2, 3, 4}, {3})});                         // [2, 3, 4]
-  const auto p = ai.pad({a, constOf<int64_t>(b, {1, 0, 0, -1}, {4})});                        // [3, 2]
+  const auto sl = ai.slice({cat, constant<int64_t>(ai, {0, 4}, {2}), constant<int64_t>(ai, {2, 0}, {2}),
+                            constant<int64_t>(ai, {0, 1}, {2}), constant<int64_t>(ai, {1, -2}, {2})});  // [2, 2]
+  const auto sl2 = ai.slice({cat, constant<int64_t>(ai, {1}, {1}), constant<int64_t>(ai, {5}, {1}),
+                             constant<int64_t>(ai, {1}, {1}), constant<int64_t>(ai, {3}, {1})});  // [2, 2]
+  const auto parts = ai.split({cat, constant<int64_t>(ai, {2, 3}, {2})}, 2, 1);                   // [2, 2], [2, 3]
+  const auto u = ai.unsqueeze({sl, constant<int64_t>(ai, {0}, {1})});                             // [1, 2, 2]
+  const auto sq = ai.squeeze({u, constant<int64_t>(ai, {0}, {1})});                               // [2, 2]
+  const auto e = ai.expand({c, constant<int64_t>(ai, {2, 3, 4}, {3})});                           // [2, 3, 4]
+  const auto p = ai.pad({a, constant<int64_t>(ai, {1, 0, 0, -1}, {4})});                          // [3, 2]
   const auto loss = ai.sum({mb.weightedSum(ai, sq, {2, 2}, 113), mb.weightedSum(ai, sl2, {2, 2}, 114),
                             mb.weightedSum(ai, parts[1], {2, 3}, 115), mb.weightedSum(ai, e, {2, 3, 4}, 116),
                             mb.weightedSum(ai, p, {3, 2}, 117)});
@@ -268,14 +262,14 @@ TEST(TrainingNn, WherePowErfGeluCast) {
   auto gc = mb.b->aiGraphcoreOpset1();
   const auto x = mb.input({3, 4}, 120);
   mb.noGrad = {x};  // only read by the comparison
-  const auto cond = ai.greater({x, constOf<double>(*mb.b, {0.0}, {})});
+  const auto cond = ai.greater({x, constant<double>(ai, {0.0}, {})});
   const auto w1 = mb.weight({3, 4}, 121), w2 = mb.weight({4}, 122);
   const auto wh = ai.where({cond, w1, w2});
   const auto base = mb.weight({3, 4}, 123, 0.5, 1.5), ex = mb.weight({1, 4}, 124);
   const auto p1 = ai.pow({base, ex});
   const auto p2 = ai.pow({base, mb.intInput({3}, {1})});  // an INT32 exponent
   const auto er = ai.erf({w1});
-  const auto ge = gc.gelu({ai.mul({w1, constOf<double>(*mb.b, {2.0}, {})})});
+  const auto ge = gc.gelu({ai.mul({w1, constant<double>(ai, {2.0}, {})})});
   const auto ca = ai.cast({w2}, "DOUBLE");
   const auto loss = ai.sum({mb.weightedSum(ai, wh, {3, 4}, 125), mb.weightedSum(ai, p1, {3, 4}, 126),
                             mb.weightedSum(ai, p2, {3, 4}, 127), mb.weightedSum(ai, er, {3, 4}, 128),
@@ -370,7 +364,7 @@ TEST(TrainingNn, DropoutInferenceFormsAreTheIdentity) {
     ModelBuilder mb;  // no training_mode input: the identity
     auto ai = mb.b->aiOnnxOpset13();
     const auto w = mb.weight({2, 3}, 140);
-    const auto d = ai.dropout({w, constOf<double>(*mb.b, {0.5}, {})}, 1)[0];
+    const auto d = ai.dropout({w, constant<double>(ai, {0.5}, {})}, 1)[0];
     checkGradients(mb, mb.weightedSum(ai, ai.mul({d, w}), {2, 3}, 141));
   }
   {
@@ -379,7 +373,7 @@ TEST(TrainingNn, DropoutInferenceFormsAreTheIdentity) {
     const auto w = mb.weight({2, 3}, 142);
     const bool t = true;
     const auto train = ai.constant(ConstVoidData(&t, TensorInfo(DataType::BOOL, {})));
-    const auto d = ai.dropout({w, constOf<double>(*mb.b, {0.0}, {}), train}, 2)[0];
+    const auto d = ai.dropout({w, constant<double>(ai, {0.0}, {}), train}, 2)[0];
     checkGradients(mb, mb.weightedSum(ai, d, {2, 3}, 143));
   }
 }
@@ -392,7 +386,7 @@ TEST(TrainingNn, DropoutInTrainingAppliesTheForwardMask) {
     const auto w = mb.weight(s, 150);
     const bool t = true;
     const auto train = ai.constant(ConstVoidData(&t, TensorInfo(DataType::BOOL, {})));
-    const auto outs = ai.dropout({w, constOf<double>(*mb.b, {0.25}, {}), train}, static_cast<unsigned>(outputs));
+    const auto outs = ai.dropout({w, constant<double>(ai, {0.25}, {}), train}, static_cast<unsigned>(outputs));
     const auto c = mb.input(s, 151);
     const auto loss = mb.b->aiGraphcoreOpset1().identityloss({ai.mul({outs[0], c})}, ReductionType::Sum);
     const Model m = mb.finish(loss);
@@ -520,7 +514,7 @@ TEST(TrainingNn, GradRuleErrors) {
   auto ai = b->aiOnnxOpset13();
   const float w0[3] = {1, 2, 3};
   const auto w = b->addInitializedInputTensor(ConstVoidData(w0, TensorInfo(DataType::FLOAT, {3})));
-  const auto p = ai.pad({w, constOf<int64_t>(*b, {1, 1}, {2})}, "reflect");
+  const auto p = ai.pad({w, constant<int64_t>(ai, {1, 1}, {2})}, "reflect");
   const auto l = b->aiGraphcoreOpset1().identityloss({p}, ReductionType::Sum);
   b->addOutputTensor(l);
   const SGD sgd({{"defaultLearningRate", {0.1f, true}}});
