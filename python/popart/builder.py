@@ -19,6 +19,13 @@ def _pname(name):
     return name + "_" if keyword.iskeyword(name) else name
 
 
+def _incompatible(where, sig, detail):
+    """A TypeError in pybind11's wording, which PopART scripts match on: "<name>(): incompatible
+    function arguments. The following argument types are supported: ..."."""
+    return TypeError("%s(): incompatible function arguments. The following argument types are supported:\n"
+                     "    1. %s%s\n\n%s" % (where.rsplit(".", 1)[-1], where, sig, detail))
+
+
 def _bind(sig, args, kwargs, where):
     for k in list(kwargs):
         if keyword.iskeyword(k):
@@ -26,7 +33,7 @@ def _bind(sig, args, kwargs, where):
     try:
         return sig.bind(*args, **kwargs)
     except TypeError as e:
-        raise TypeError("%s%s: %s" % (where, sig, e)) from None
+        raise _incompatible(where, sig, e) from None
 
 
 def _is_default(value, default):
@@ -78,7 +85,8 @@ def _onnx_method(builder, opset, name, schema):
     multi = variadic or nout > 1
 
     def method(*args, **kwargs):
-        bound = _bind(sig, args, kwargs, "aiOnnxOpset%d.%s" % (opset, name))
+        where = "aiOnnxOpset%d.%s" % (opset, name)
+        bound = _bind(sig, args, kwargs, where)
         given = set(bound.arguments)
         bound.apply_defaults()
         a = bound.arguments
@@ -102,8 +110,11 @@ def _onnx_method(builder, opset, name, schema):
                 continue
             attr_list.append((a_name, a_type, v))
         dc = a["debugContext"]
-        out = impl.op("ai.onnx", opset, op_type, inputs, n_out, attr_list, dc if isinstance(dc, str) else str(dc),
-                      min_in, max_in)
+        try:
+            out = impl.op("ai.onnx", opset, op_type, inputs, n_out, attr_list,
+                          dc if isinstance(dc, str) else str(dc), min_in, max_in)
+        except TypeError as e:  # an attribute of the wrong type
+            raise _incompatible(where, sig, e) from None
         return out if multi else out[0]
 
     method.__name__ = name
@@ -138,6 +149,9 @@ class AiOnnx:
 
     def getOpsetVersion(self):
         return self._opset
+
+    def __str__(self):
+        return "AiOnnx%d" % self._opset  # PopART's per-opset class name
 
 
 def _graphcore_method(builder, name, op_type, min_in, max_in, attrs, doc, num_outputs, num_outputs_from,

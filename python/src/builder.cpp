@@ -71,14 +71,15 @@ any onnxAttribute(const std::string& op, const std::string& n, const std::string
     }
     if (t == "g") return static_cast<const Builder*>(&v.attr("_impl").cast<PyBuilder&>().b());
   } catch (const py::cast_error&) {
-    throw error("{} must be {}, got {}", what,
-                t == "i"        ? "an integer"
-                : t == "f"      ? "a number"
-                : t == "s"      ? "a string"
-                : t == "ints"   ? "a list of integers"
-                : t == "floats" ? "a list of numbers"
-                                : "a Builder",
-                py::repr(v).cast<std::string>());
+    // A TypeError, as pybind11 raises for an argument of the wrong type (popart/builder.py words it).
+    throw py::type_error(popart::format("{} must be {}, got {}", what,
+                                        t == "i"        ? "an integer"
+                                        : t == "f"      ? "a number"
+                                        : t == "s"      ? "a string"
+                                        : t == "ints"   ? "a list of integers"
+                                        : t == "floats" ? "a list of numbers"
+                                                        : "a Builder",
+                                        py::repr(v).cast<std::string>()));
   }
   throw error("internal: attribute '{}' has unknown type code '{}'", n, t);
 }

@@ -205,8 +205,8 @@ ArrayRef::ArrayRef(py::handle obj, const std::string& what, bool writeable) {
   }
   if (!(array_.flags() & py::array::c_style))
     throw error(
-        "{} is not C-contiguous (shape {}, strides {}); the runtime reads arrays in place: pass "
-        "np.ascontiguousarray(...)",
+        "{} cannot be used as it is not c-contiguous (shape {}, strides {}): the runtime reads arrays in "
+        "place, a conversion would copy it; pass np.ascontiguousarray(...)",
         what, py::str(array_.attr("shape")).cast<std::string>(), py::str(array_.attr("strides")).cast<std::string>());
   if (writeable && !array_.writeable()) throw error("{} is read-only; the runtime writes into it", what);
   Shape shape(array_.shape(), array_.shape() + array_.ndim());

@@ -164,7 +164,8 @@ def test_errors(popart, cpu):
     o = als_options(popart, 0.5, 0.2)
     with pytest.raises(popart.popart_exception) as e:
         session(o, popart.SGD({"lossScaling": (8.0, True)}))
-    assert e.value.args[0].startswith("[AutomaticLossScale transform] The optimizer must have non-const loss scaling")
+    assert e.value.args[0] == "[AutomaticLossScale transform] The optimizer must have non-const loss scaling"
+    assert "(its lossScaling 8 is const)" in e.value.fullMessage
     o.automaticLossScalingSettings.gradientTensorTrackingMethod = \
         popart.GradientTensorTrackingMethod.AllNonViewChangingGradientTensors
     with pytest.raises(popart.popart_exception) as e:

@@ -188,6 +188,32 @@ def test_pipelining_training_depth(popart):
     assert e.value.args[0].startswith("For pipelining, depth (gradient accumulation factor)")
 
 
+@pytest.mark.parametrize("mode,message", [
+    ("no pipelining", "without implicit pipelining."),
+    ("explicit", "with explicit pipelining."),
+    ("no accumulation", "without gradient accumulation."),
+])
+def test_implicit_pipelining_fwd_only_program_settings(popart, mode, message):
+    proto, loss = train_model(popart)
+    o = pipelined(popart)
+    o.enablePipelining = mode != "no pipelining"
+    o.createImplicitPipeliningFwdOnlyProgram = True
+    if mode == "explicit":
+        o.enableExplicitIR(True)
+    if mode != "no accumulation":
+        o.enableGradientAccumulation = True
+        o.accumulationFactor = 4
+    with pytest.raises(popart.popart_exception) as e:
+        popart.TrainingSession(proto, popart.DataFlow(8, [loss]), loss, popart.ConstSGD(0.1), two_ipus(popart),
+                               userOptions=o)
+    assert e.value.args[0] == "Implicit pipelining forward-only program is not supported " + message
+    o.enableExplicitIR(False)
+    o.enablePipelining = o.enableGradientAccumulation = True
+    o.accumulationFactor = 4
+    popart.TrainingSession(proto, popart.DataFlow(8, [loss]), loss, popart.ConstSGD(0.1), two_ipus(popart),
+                           userOptions=o)  # accepted (no effect here)
+
+
 def test_automatic_loss_scaling_options(popart):
     proto, loss = train_model(popart)
     o = popart.SessionOptions()

@@ -199,3 +199,26 @@ def test_debug_info_json(popart, cpu, tmp_path):
     del s
     with pytest.raises(popart.popart_exception, match="initializePoplarDebugInfo was not called"):
         popart.closePoplarDebugInfo()
+
+
+def test_debug_info_written_when_it_ends(popart, tmp_path):
+    """As Poplar's: a DebugInfo is written when it is destroyed, so one made inside a function
+    called under another comes first; ids count from 1."""
+    def inner(debug_context):
+        di = popart.DebugInfo(debug_context, "unit_test")
+        di.setValue("arg", "123")
+
+    def outer(debug_context):
+        di = popart.DebugInfo(debug_context, "unit_test")
+        di.setValue("arg", "42")
+        inner(popart.DebugContext(di, "inner"))
+
+    fn = str(tmp_path / "debug.json")
+    popart.initializePoplarDebugInfo(fn, "json")
+    outer(popart.DebugContext())
+    popart.closePoplarDebugInfo()
+    data = json.load(open(fn, encoding="utf-8"))
+    first, second = data["contexts"]
+    assert data["stringTable"][first["name"]] == "inner" and first["arg"] == "123"
+    assert first["parentId"] == second["id"] == 1
+    assert data["stringTable"][second["name"]] == "" and second["arg"] == "42"

@@ -57,6 +57,30 @@ def test_training_ir_has_the_backward_pass_and_updates(popart, cpu):
     assert made[update["inputs"][1]["name"]] == "MatMul"  # x^T @ dL/dy
 
 
+def test_ops_carry_popart_op_settings(popart, cpu):
+    """PopART's serializer writes each op's settings among its attributes: recompute, tileSet,
+    executionContext, scope, schedulePriority, and the IPU annotations when they are set."""
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [2, 3]), "x")
+    w = b.addInitializedInputTensor(np.ones((3, 1), np.float32), "w")
+    with b.schedulePriority(3):
+        y = b.aiOnnx.matmul([x, w], "mm")
+    r = b.aiOnnx.relu([y], "act")
+    b.recomputeOutputInBackwardPass(r)
+    with b.virtualGraph(0):
+        loss = b.aiGraphcore.l1loss([r], 0.5)
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [loss]), loss,
+                               popart.SGD({"defaultLearningRate": (0.1, False)}), cpu)
+    ops = {op["type"]: op["attributes"] for op in _ops(json.loads(s._serializeIr(popart.IrSerializationFormat.JSON)))
+           if op["type"] != "MatMul" or "grad" not in op["name"]}
+    act, mm, l1 = ops["ReluInplace"], ops["MatMul"], ops["L1"]
+    assert act["recompute"] == "YES" and mm["recompute"] == "NO"
+    assert mm["schedulePriority"] == "3" and act["schedulePriority"] == "0"
+    assert all(a["tileSet"] == "0" and a["executionContext"] == "Normal" and a["scope"] == "" for a in ops.values())
+    assert l1["__ipu_number"] == "0" and "__ipu_number" not in mm
+    assert "__schedule_priority" not in mm and "__recompute_output_in_backward_pass" not in act
+
+
 def test_subgraphs_follow_the_main_graph(popart, cpu):
     b = popart.Builder()
     x = b.addInputTensor(popart.TensorInfo("FLOAT", [2]), "x")

@@ -83,6 +83,7 @@ TEST(Builder, NodeAttributes) {
   expectError([&] { b->getStringNodeAttribute("f", {y}); }, {"is not a string"});
   b->removeNodeAttribute("test", {y});
   EXPECT_FALSE(b->nodeHasAttribute("test", {y}));
+  expectError([&] { b->removeNodeAttribute("test", {y}); }, {"Cannot remove attribute test as it does not exist."});
   expectError([&] { b->nodeHasAttribute("x", {"nope"}); }, {"Could not find a node with outputs nope"});
 }
 
@@ -107,7 +108,7 @@ TEST(Builder, IpuAnnotationsAreNodeAttributes) {
   for (const auto& a : m.graph().node(0).attribute()) seen = seen || a.name() == "__ipu_number";
   EXPECT_TRUE(seen);
   expectError([&] { b->setSerializeMatMul({y}, "diagonal"); }, {"Unsupported mat mul serialization mode 'diagonal'"});
-  expectError([&] { b->setAvailableMemoryProportion(y, 1.5f); }, {"must be in [0, 1)"});
+  expectError([&] { b->setAvailableMemoryProportion(y, 1.5f); }, {"availableMemoryProportion must be in (0,1]"});
   // Annotated models still run on the CPU.
   b->addOutputTensor(u);
   NDArray in = NDArray::fromVector(std::vector<float>{0, 1}, {2});

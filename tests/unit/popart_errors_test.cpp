@@ -257,6 +257,31 @@ TrainModel trainModel() {
   return {b->getModelProto(), loss};
 }
 
+// createImplicitPipeliningFwdOnlyProgram needs implicit pipelining with gradient accumulation.
+TEST(PopartErrors, ImplicitPipeliningFwdOnlyProgram) {
+  const TrainModel m = trainModel();
+  SessionOptions o = pipelined();
+  o.createImplicitPipeliningFwdOnlyProgram = true;
+  o.enableGradientAccumulation = true;
+  o.accumulationFactor = 4;
+  auto make = [&] {
+    TrainingSession::createFromOnnxModel(m.proto, DataFlow(8, {m.loss}), m.loss, ConstSGD(0.1f), twoIpus(), {}, o);
+  };
+  const std::string start = "Implicit pipelining forward-only program is not supported ";
+  o.enablePipelining = false;
+  expectStarts(make, start + "without implicit pipelining.");
+  o.enablePipelining = true;
+  o.enableExplicitIR(true);
+  expectStarts(make, start + "with explicit pipelining.");
+  o.enableExplicitIR(false);
+  o.enableGradientAccumulation = false;
+  o.accumulationFactor = 1;
+  expectStarts(make, start + "without gradient accumulation.");
+  o.enableGradientAccumulation = true;
+  o.accumulationFactor = 4;
+  make();  // accepted (no effect here)
+}
+
 TEST(PopartErrors, PipeliningTrainingDepth) {
   const TrainModel m = trainModel();
   // Training: 2 forward stages and 1 backward one more = 3.

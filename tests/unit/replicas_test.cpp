@@ -314,5 +314,26 @@ TEST(Replicas, DebugInfoRecordsBuilderAndIrOps) {
   expectError([] { initializePoplarDebugInfo("x.cbor", "cbor"); }, {"unsupported format 'cbor'"});
 }
 
+// Poplar writes a DebugInfo when it is destroyed: a context made under another (while the outer
+// DebugInfo lives) comes first in the file. Ids count from 1 in each recording.
+TEST(Replicas, DebugInfoWrittenWhenItEnds) {
+  initializePoplarDebugInfo("", "json");
+  {
+    DebugInfo outer(DebugContext(), "unit_test");
+    outer.setValue("arg", "42");
+    DebugInfo inner(DebugContext(outer, "inner"), "unit_test");
+    inner.setValue("arg", "123");
+  }
+  const auto j = nlohmann::json::parse(closePoplarDebugInfoToString());
+  const auto& contexts = j.at("contexts");
+  ASSERT_EQ(contexts.size(), 2u);
+  EXPECT_EQ(contexts[0].at("arg"), "123");
+  EXPECT_EQ(contexts[0].at("parentId"), 1);
+  EXPECT_EQ(j.at("stringTable").at(contexts[0].at("name").get<size_t>()), "inner");
+  EXPECT_EQ(contexts[1].at("id"), 1);
+  EXPECT_EQ(contexts[1].at("arg"), "42");
+  EXPECT_FALSE(contexts[1].contains("parentId"));
+}
+
 }  // namespace
 }  // namespace popart

@@ -39,6 +39,11 @@ class DebugContext {
 class DebugInfo {
  public:
   DebugInfo(const DebugContext& debugContext, const std::string& layer);
+  /// The context is written out when its DebugInfo ends, as Poplar's (so a context created
+  /// under this one comes before it in the file).
+  ~DebugInfo();
+  DebugInfo(const DebugInfo&) = delete;
+  DebugInfo& operator=(const DebugInfo&) = delete;
   void setValue(const std::string& name, const std::string& value);
   /// Its id in the recording (-1 when nothing is being recorded).
   int64_t getId() const { return id_; }

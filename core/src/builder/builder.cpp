@@ -604,7 +604,7 @@ std::vector<TensorId> Builder::checkpointOutput(const std::vector<TensorId>& ids
   return out;
 }
 void Builder::setAvailableMemoryProportion(const TensorId& id, float p) {
-  if (p < 0.0f || p >= 1.0f) throw error("availableMemoryProportion must be in [0, 1), got {}", p);
+  if (p > 1.0f || !(p > 0.0f)) throw error("availableMemoryProportion must be in (0,1]");  // PopART's words
   const std::set<TensorId> ids{id};
   impl_->setNodeAttribute(sAvailMemAttribute, p, ids);
 }

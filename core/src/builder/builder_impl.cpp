@@ -512,7 +512,7 @@ void BuilderImpl::removeNodeAttribute(const std::string& name, const std::set<Te
       return;
     }
   }
-  throw error("Cannot remove attribute {}: the node does not have it.", name);
+  throw error("Cannot remove attribute {} as it does not exist.", name);  // PopART's words
 }
 
 void BuilderImpl::setNodeAttribute(const std::string& name, const any& value, const std::set<TensorId>& outs) {

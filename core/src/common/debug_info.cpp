@@ -24,7 +24,12 @@ struct Context {
 
 struct Recorder {
   std::string filename;
-  std::vector<Context> contexts;
+  std::vector<Context> contexts;  ///< by id: contexts[id - 1] (Poplar's ids start at 1)
+  /// Indices into `contexts` in the order they are written: as Poplar streams a context when its
+  /// DebugInfo is destroyed, a nested context comes before the one it is under. Contexts still
+  /// open at close follow, in creation order.
+  std::vector<size_t> written;
+  std::vector<bool> open;
   std::vector<std::string> strings;
   std::map<std::string, size_t> stringIndex;
 
@@ -101,14 +106,24 @@ void jsonValue(std::ostream& os, const Value& v) {
   }
 }
 
+/// The context of id `id`, or nullptr.
+Context* find(int64_t id) {
+  if (!rec() || id < 1 || id > static_cast<int64_t>(rec()->contexts.size())) return nullptr;
+  return &rec()->contexts[static_cast<size_t>(id - 1)];
+}
+
 std::string toJson(const Recorder& r) {
+  std::vector<size_t> order = r.written;
+  for (size_t i = 0; i < r.contexts.size(); ++i) {
+    if (r.open[i]) order.push_back(i);
+  }
   std::ostringstream os;
   os << "{\"contexts\":[";
-  for (size_t i = 0; i < r.contexts.size(); ++i) {
-    const Context& c = r.contexts[i];
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Context& c = r.contexts[order[i]];
     if (i) os << ',';
     os << "{\"id\":" << c.id;
-    if (c.parentId >= 0) os << ",\"parentId\":" << c.parentId;
+    if (c.parentId >= 1) os << ",\"parentId\":" << c.parentId;
     os << ",\"layer\":";
     jsonString(os, c.layer);
     os << ",\"name\":" << c.name;
@@ -136,19 +151,31 @@ bool recording() {
   return rec() != nullptr;
 }
 
-int64_t add(const std::string& layer, const std::string& name, int64_t parentId, Fields fields) {
+int64_t add(const std::string& layer, const std::string& name, int64_t parentId, Fields fields, bool keepOpen) {
   std::lock_guard<std::mutex> l(mu());
   if (!rec()) return -1;
   Recorder& r = *rec();
-  const auto id = static_cast<int64_t>(r.contexts.size());
+  const auto id = static_cast<int64_t>(r.contexts.size()) + 1;
   r.contexts.push_back({id, parentId < id ? parentId : -1, layer, r.intern(name), std::move(fields)});
+  r.open.push_back(keepOpen);
+  if (!keepOpen) r.written.push_back(r.contexts.size() - 1);
   return id;
+}
+
+void finish(int64_t id) {
+  std::lock_guard<std::mutex> l(mu());
+  if (!find(id)) return;
+  const auto i = static_cast<size_t>(id - 1);
+  if (!rec()->open[i]) return;
+  rec()->open[i] = false;
+  rec()->written.push_back(i);
 }
 
 void setValue(int64_t id, const std::string& key, Value value) {
   std::lock_guard<std::mutex> l(mu());
-  if (!rec() || id < 0 || id >= static_cast<int64_t>(rec()->contexts.size())) return;
-  Fields& f = rec()->contexts[static_cast<size_t>(id)].fields;
+  Context* c = find(id);
+  if (!c) return;
+  Fields& f = c->fields;
   for (auto& kv : f) {
     if (kv.first == key) {
       kv.second = std::move(value);
@@ -160,8 +187,8 @@ void setValue(int64_t id, const std::string& key, Value value) {
 
 int64_t parentOf(int64_t id) {
   std::lock_guard<std::mutex> l(mu());
-  if (!rec() || id < 0 || id >= static_cast<int64_t>(rec()->contexts.size())) return -1;
-  return rec()->contexts[static_cast<size_t>(id)].parentId;
+  const Context* c = find(id);
+  return c ? c->parentId : -1;
 }
 
 void open(const std::string& filename, const std::string& format) {
@@ -208,7 +235,11 @@ std::string closePoplarDebugInfoToString() {
 }
 
 DebugInfo::DebugInfo(const DebugContext& debugContext, const std::string& layer)
-    : id_(debuginfo::add(layer, debugContext.getPathName(), debugContext.parentId(), {})) {}
+    : id_(debuginfo::add(layer, debugContext.getPathName(), debugContext.parentId(), {}, true)) {}
+
+DebugInfo::~DebugInfo() {
+  debuginfo::finish(id_);  // (ids are per recording: one from an earlier recording only moves a context in the file)
+}
 
 void DebugInfo::setValue(const std::string& name, const std::string& value) {
   debuginfo::setValue(id_, name, value);

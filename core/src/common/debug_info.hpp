@@ -20,9 +20,13 @@ using Fields = std::vector<std::pair<std::string, Value>>;
 
 /// Whether a recording is open.
 bool recording();
-/// Adds a context; returns its id, or -1 (nothing recorded) when no recording is open.
-/// `parentId` -1: none. `name` goes to the string table.
-int64_t add(const std::string& layer, const std::string& name, int64_t parentId, Fields fields);
+/// Adds a context; returns its id (from 1, as Poplar's), or -1 (nothing recorded) when no recording
+/// is open. `parentId` -1: none. `name` goes to the string table. It is written in the order
+/// contexts finish, as Poplar writes a DebugInfo when it is destroyed: at once, or with
+/// `keepOpen` when finish(id) is called (a DebugInfo object's destructor).
+int64_t add(const std::string& layer, const std::string& name, int64_t parentId, Fields fields, bool keepOpen = false);
+/// Ends context `id` opened with keepOpen (ignored when it is not recorded or already ended).
+void finish(int64_t id);
 /// Sets (or replaces) a field of context `id` (ignored when it is not recorded).
 void setValue(int64_t id, const std::string& key, Value value);
 /// The parent of context `id` (-1: none or unknown).

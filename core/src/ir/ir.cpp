@@ -169,15 +169,23 @@ void checkPipelineDepth(const Ir& ir, int64_t forwardStages) {
 }
 
 void Ir::verifySettings(const IrBundle& b) const {
+  if (options_.createImplicitPipeliningFwdOnlyProgram) {  // PopART's checks, in its order
+    if (!options_.enablePipelining)
+      throw error("Implicit pipelining forward-only program is not supported without implicit pipelining.");
+    if (options_.enableExplicitMainLoops && options_.useHostCopyOps)
+      throw error("Implicit pipelining forward-only program is not supported with explicit pipelining.");
+    if (!options_.enableGradientAccumulation)
+      throw error("Implicit pipelining forward-only program is not supported without gradient accumulation.");
+  }
   const AutomaticLossScalingSettings& als = options_.automaticLossScalingSettings;
   if (als.enabled) {  // PopART's AutomaticLossScale transform's checks, in its order
     if (mode_ != ExecutionMode::Training)
       throw error("[AutomaticLossScale transform] Only compatible when doing training");
-    if (b.optimizer && b.optimizer->lossScaling().isConst())
-      throw error(
-          "[AutomaticLossScale transform] The optimizer must have non-const loss scaling (its lossScaling {} is "
-          "const)",
-          b.optimizer->lossScaling().val());
+    if (b.optimizer && b.optimizer->lossScaling().isConst()) {
+      const std::string sentence = "[AutomaticLossScale transform] The optimizer must have non-const loss scaling";
+      throw contextual_error(format("{} (its lossScaling {} is const)", sentence, b.optimizer->lossScaling().val()),
+                             sentence);
+    }
     if (options_.enablePipelining && !options_.enableGradientAccumulation)
       throw error(
           "[AutomaticLossScale transform] Automatic loss scaling is not currently supported when the "

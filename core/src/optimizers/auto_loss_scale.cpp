@@ -3,6 +3,7 @@
 #include "optimizers/auto_loss_scale.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -255,6 +256,7 @@ void addAutomaticLossScaling(Ir& ir, const BackwardResult& bwd, const Optimizer&
   hist.set("levels", std::vector<float>{kHalfMax * s.binEdgeLocation});
   hist.set("absoluteOfInput", int64_t(1));
   hist.set("updatePeriod", int64_t(s.updatePeriod));
+  hist.set(sSchedulePriority, std::numeric_limits<float>::max());  // PopART's: the highest (as its IR shows)
   std::vector<Tensor*> counts;
   for (Tensor* t : tracked) {
     logging::ir::debug("Collecting statistics for tensor '{}' for control of loss-scale value.", t->id);

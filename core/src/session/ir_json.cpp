@@ -7,6 +7,7 @@
 #include "ir/op_def.hpp"
 #include "onnx.pb.h"
 #include "patterns/inplace.hpp"
+#include "popart/builder.hpp"  // RecomputeType
 
 namespace popart {
 namespace {
@@ -22,6 +23,28 @@ Json tensorRef(const Tensor& t, int index, bool withInfo) {
   }
   j["index"] = std::to_string(index);
   return j;
+}
+
+/// PopART's op settings, which its serializer writes among the attributes of every op: "recompute"
+/// ("YES" for an op whose outputs are recomputed in the backward pass), "tileSet" (0: compute
+/// tiles), "executionContext", "scope" and "schedulePriority" (a float; 0 unless set). The
+/// annotations (__ipu_number, __pipeline_stage, __execution_phase) are already attributes when set.
+void addSettings(const Op& op, Json& attrs) {
+  const bool recompute =
+      op.attrs.getInt(sRecomputeOutputAttribute, 0) == static_cast<int64_t>(RecomputeType::Recompute);
+  attrs["recompute"] = recompute ? "YES" : "NO";
+  if (!attrs.contains(sTileSetAttribute)) attrs["tileSet"] = "0";
+  attrs["executionContext"] = "Normal";
+  attrs["scope"] = "";
+  float priority = 0.0f;  // the Builder's scope writes an integer, PopART's C++ API a float
+  const auto& all = op.attrs.all();
+  if (auto it = all.find(sSchedulePriority); it != all.end()) {
+    if (const auto* i = std::get_if<int64_t>(&it->second)) priority = static_cast<float>(*i);
+    if (const auto* f = std::get_if<float>(&it->second)) priority = *f;
+  }
+  std::ostringstream text;
+  text << priority;
+  attrs["schedulePriority"] = text.str();
 }
 
 Json opJson(const Op& op) {
@@ -42,8 +65,12 @@ Json opJson(const Op& op) {
   j["outputs"] = std::move(outs);
   Json attrs = Json::object();
   for (const auto& kv : op.attrs.all()) {
-    if (kv.first != sInplaceInputAttribute) attrs[kv.first] = attrValueText(kv.second);  // the type says it
+    // (The Builder's recompute and priority annotations are written as PopART's settings below.)
+    if (kv.first == sInplaceInputAttribute || kv.first == sRecomputeOutputAttribute || kv.first == sSchedulePriority)
+      continue;
+    attrs[kv.first] = attrValueText(kv.second);  // the type says it
   }
+  addSettings(op, attrs);
   j["attributes"] = std::move(attrs);
   return j;
 }
