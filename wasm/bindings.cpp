@@ -955,6 +955,17 @@ class SessionJs {
       return u8Copy(s.data(), s.size());
     });
   }
+  /// Session::compileAndExport's file as bytes; loadExecutable takes them back (sessions.mjs
+  /// writes and reads the file in Node).
+  val compileAndExportToBytes() {
+    return guarded([&] {
+      const std::string s = s_->compileAndExportToBytes();
+      return u8Copy(s.data(), s.size());
+    });
+  }
+  void loadExecutableFromBytes(const val& bytes) {
+    guarded([&] { s_->loadExecutableFromBytes(bytesFrom(bytes)); });
+  }
   void resetHostWeights(const val& model, bool ignoreMissing) {
     guarded([&] { s_->resetHostWeights(bytesFrom(model), ignoreMissing); });
   }
@@ -1093,6 +1104,8 @@ EMSCRIPTEN_BINDINGS(popart) {
       .function("readWeights", &SessionJs::readWeights)
       .function("writeWeights", &SessionJs::writeWeights)
       .function("modelToHostBytes", &SessionJs::modelToHostBytes)
+      .function("compileAndExportToBytes", &SessionJs::compileAndExportToBytes)
+      .function("loadExecutableFromBytes", &SessionJs::loadExecutableFromBytes)
       .function("resetHostWeights", &SessionJs::resetHostWeights)
       .function("getInfo", &SessionJs::getInfo)
       .function("hasInfo", &SessionJs::hasInfo)

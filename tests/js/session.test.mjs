@@ -174,6 +174,46 @@ test('weights: readWeights, writeWeights, modelToHost, resetHostWeights', () => 
   s.dispose();
 });
 
+test('compileAndExport / loadExecutable: a file in Node, bytes anywhere', () => {
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [1, 2], 'x');
+  const w = b.addInitializedInputTensor(new popart.NDArray([1, 2, 3, 4], [2, 2], 'FLOAT'), 'w');
+  const y = b.aiOnnxOpset11.matmul([x, w], 'y');
+  b.addOutputTensor(y);
+  const proto = b.getModelProto();
+  b.dispose();
+  const make = () => new popart.InferenceSession(proto, new popart.DataFlow(1, [y]), cpu(popart), undefined,
+                                                 { constantWeights: false });
+  const runOnce = (s) => {
+    const anchors = s.initAnchorArrays();
+    s.run(new popart.PyStepIO({ x: new Float32Array([1, 1]) }, anchors));
+    return Array.from(anchors[y].data);
+  };
+  const s = make();
+  s.prepareDevice();
+  s.writeWeights({ w: new Float32Array([10, 20, 30, 40]) });
+  s.weightsFromHost();
+  const file = path.join(TMP, 'exported_plan.popart');
+  assert.equal(s.compileAndExport(file), undefined);
+  const bytes = s.compileAndExport();
+  assert.ok(bytes instanceof Uint8Array && bytes.length > 16);
+  for (const source of [file, bytes]) {
+    const t = make();
+    t.loadExecutable(source);
+    t.prepareDevice();
+    assert.deepEqual(runOnce(t), [40, 60]);  // the exported weights
+    expectError(() => t.loadExecutable(bytes), ['must be called before prepareDevice']);
+    t.dispose();
+  }
+  const other = new popart.InferenceSession(proto, new popart.DataFlow(2, [y]), cpu(popart), undefined,
+                                            { constantWeights: false });
+  expectError(() => other.loadExecutable(bytes), ['was prepared for another model, options or device']);
+  expectError(() => other.loadExecutable(new Uint8Array([1, 2, 3])), ['is not an executable']);
+  expectError(() => other.loadExecutable(42), ["loadExecutable: expected compileAndExport's bytes"]);
+  other.dispose();
+  s.dispose();
+});
+
 test('session introspection', () => {
   const m = addModel(popart);
   // debug.instrument: the CPU device's summary report (host time per op) needs profiling on.

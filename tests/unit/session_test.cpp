@@ -166,6 +166,53 @@ TEST(Weights, WriteReadResetAndExport) {
   std::remove(path.c_str());
 }
 
+// compileAndExport / loadExecutable, through a file and through bytes (the JS API in a browser):
+// the weights at export time come back; another model's plan is refused and changes nothing.
+TEST(Weights, CompileAndExportThenLoadExecutable) {
+  const ScaleModel m = scaleModel();
+  SessionOptions o;
+  o.constantWeights = false;
+  auto make = [&] { return InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), test::cpu(), {}, o); };
+  auto s = make();
+  s->prepareDevice();
+  std::vector<float> w{10.0f, 20.0f};
+  WeightsIO io;
+  io.insert(m.w, MutableVoidData(w.data(), TensorInfo("FLOAT", {2})));
+  s->writeWeights(io);
+  s->weightsFromHost();
+  const std::string path = std::string(POPART_TEST_TMPDIR) + "/exported/plan.popart";
+  s->compileAndExport(path);
+  const std::string bytes = s->compileAndExportToBytes();
+  for (bool fromFile : {true, false}) {
+    auto t = make();
+    if (fromFile) {
+      t->loadExecutableFromFile(path);
+    } else {
+      t->loadExecutableFromBytes(bytes);
+    }
+    t->prepareDevice();
+    EXPECT_FLOAT_EQ(runWith(*t, m.x, {1, 1}, {2}).at(m.y).dataAs<float>()[1], 21.0f) << fromFile;
+    expectError([&] { t->loadExecutableFromBytes(bytes); }, {"must be called before prepareDevice"});
+  }
+  // Another model (other weights' shape): refused, naming both hashes; its weights unchanged.
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2}), "x");
+  std::vector<float> v{5.0f, 6.0f};
+  const TensorId y = ai.mul({x, b->addInitializedInputTensor(ConstVoidData(v.data(), TensorInfo("FLOAT", {2})), "w")});
+  b->addOutputTensor(y);
+  auto other = InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {y}), test::cpu(), {}, o);
+  expectError([&] { other->loadExecutableFromBytes(bytes); },
+              {"was prepared for another model, options or device", "this session's"});
+  other->prepareDevice();
+  EXPECT_FLOAT_EQ(runWith(*other, x, {1, 1}, {2}).at(y).dataAs<float>()[1], 6.0f);
+  expectError([&] { make()->loadExecutableFromBytes("not a plan"); },
+              {"The buffer given to loadExecutable is not an executable written by Session::compileAndExport"});
+  expectError([&] { make()->loadExecutableFromBytes(bytes.substr(0, bytes.size() / 2)); },
+              {"The buffer given to loadExecutable is not a readable executable"});
+  std::remove(path.c_str());
+}
+
 TEST(Weights, ResetHostWeightsUnknownTensor) {
   const ScaleModel m = scaleModel();
   auto b = Builder::create();

@@ -3,7 +3,7 @@
 // (or, for the reports, write nothing).
 import { idList, isNode, nodeModule } from './values.mjs';
 
-export function modelBytes(model, what) {
+export function modelBytes(model, what, kind = 'ONNX model bytes') {
   if (typeof model === 'string') {
     const fs = nodeModule('fs');
     try {
@@ -14,7 +14,7 @@ export function modelBytes(model, what) {
   }
   if (model instanceof ArrayBuffer) return new Uint8Array(model);
   if (ArrayBuffer.isView(model)) return model;
-  throw new Error(`${what}: expected ONNX model bytes (Uint8Array) or a file path`);
+  throw new Error(`${what}: expected ${kind} (Uint8Array) or a file path`);
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename: a failure never leaves a

@@ -761,6 +761,10 @@ export interface Session extends Disposable {
   /** Node: writes the model to `path` (temporary file + rename); without a path, returns the bytes. */
   modelToHost(path?: string): void | Uint8Array;
   modelToHostBytes(): Uint8Array;
+  /** Prepares the device if needed; the plan's hash and the weights to `path` (Node), or returned as bytes. */
+  compileAndExport(path?: string): void | Uint8Array;
+  /** Before prepareDevice: a compileAndExport file (Node) or its bytes, for this model, options and device. */
+  loadExecutable(fileOrBytes: string | Uint8Array | ArrayBuffer): void;
   resetHostWeights(model: ModelSource, ignoreWeightsInModelWithoutCorrespondingHostWeight?: boolean): void;
   getInfo(id: TensorId): TensorInfo;
   hasInfo(id: TensorId): boolean;

@@ -51,6 +51,19 @@ export function makeSessions({ SessionHandle, SessionReports, TensorInfo, DataFl
       if (path === undefined) return this.modelToHostBytes();
       writeFileAtomic(path, this.modelToHostBytes());
     }
+    /// PopART's compileAndExport: prepares the device if needed and saves the prepared plan's hash
+    /// and the current weights. Node: to `path` (temporary file + rename); without a path (and in
+    /// browsers) returns the bytes.
+    compileAndExport(path) {
+      const bytes = this.handle.compileAndExportToBytes();
+      if (path === undefined) return bytes;
+      writeFileAtomic(String(path), bytes);
+      return undefined;
+    }
+    /// PopART's loadExecutable, before prepareDevice: a file path (Node) or compileAndExport's bytes.
+    loadExecutable(fileOrBytes) {
+      this.handle.loadExecutableFromBytes(modelBytes(fileOrBytes, 'loadExecutable', "compileAndExport's bytes"));
+    }
     resetHostWeights(model, ignoreWeightsInModelWithoutCorrespondingHostWeight = false) {
       this.handle.resetHostWeights(modelBytes(model, 'resetHostWeights'),
                                    !!ignoreWeightsInModelWithoutCorrespondingHostWeight);

@@ -36,6 +36,7 @@ namespace popart {
 class Ir;
 class Executable;
 class ReplicaWeights;
+struct ExecutableFile;
 class Backend;
 class LegacySession;
 
@@ -158,9 +159,13 @@ class Session {
   /// its prepared plan and the current weights (PopART writes its Poplar executable and tensor
   /// data). Parent directories are made.
   void compileAndExport(const std::string& filename);
+  /// compileAndExport's file as bytes (the JS API in a browser, which has no file system).
+  std::string compileAndExportToBytes();
   /// Before prepareDevice: takes a file of compileAndExport for this session's model, options and
   /// device (another is an error naming both hashes); the weights start as the file has them.
   void loadExecutableFromFile(const std::string& filename);
+  /// loadExecutableFromFile from the file's bytes.
+  void loadExecutableFromBytes(const std::string& bytes);
 
   const DataFlow& getDataFlow() const;
   const SessionOptions& getSessionOptions() const;
@@ -175,7 +180,13 @@ class Session {
  protected:
   Session(std::string name, std::shared_ptr<DeviceInfo> device);
   void checkPrepared(const char* what) const;
-  StepIOSpec stepIOSpec() const;
+  ExecutableFile exportExecutable();
+  void checkNotPrepared() const;
+  void importExecutable(const ExecutableFile& f, const std::string& source);
+  /// What a StepIO must hold for one step: fixed once the IR is prepared (at construction), so
+  /// computed on the first call and kept.
+  const StepIOSpec& stepIOSpec() const;
+  StepIOSpec makeStepIOSpec() const;
   /// The model with the current weights; `writeExternalData`: externally stored initializers
   /// stay external, their values written into their files (modelToHost(fn)).
   std::string saveModelBytes(bool writeExternalData = false);
@@ -199,6 +210,7 @@ class Session {
   /// Weights with VariableSettings at this replication factor (session/replica_weights.hpp).
   ReplicaWeights& replicaWeights() const;
   mutable std::unique_ptr<ReplicaWeights> replicaWeights_;
+  mutable std::unique_ptr<StepIOSpec> stepIOSpec_;
   bool engineLoaded_ = false;
   bool weightsFromHostCalled_ = false;
   /// Runs since the last resetProfile (IPU devices, or the CPU with profiling on); the most recent

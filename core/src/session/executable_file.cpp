@@ -85,7 +85,7 @@ std::string planHash(const Ir& ir, const DeviceInfo& device) {
   return h.hex();
 }
 
-void writeExecutableFile(const std::string& path, const ExecutableFile& f) {
+std::string executableBytes(const ExecutableFile& f) {
   using nlohmann::json;
   json doc;
   doc["format"] = kFormat;
@@ -99,7 +99,13 @@ void writeExecutableFile(const std::string& path, const ExecutableFile& f) {
                    {"data", json::binary(std::vector<std::uint8_t>(w.bytes.begin(), w.bytes.end()))}};
   doc["weights"] = std::move(weights);
   const std::vector<std::uint8_t> body = json::to_cbor(doc);
+  std::string bytes(kMagic, sizeof kMagic);
+  bytes.append(reinterpret_cast<const char*>(body.data()), body.size());
+  return bytes;
+}
 
+void writeExecutableFile(const std::string& path, const ExecutableFile& f) {
+  const std::string bytes = executableBytes(f);
   const std::filesystem::path p(path);
   std::error_code ec;
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
@@ -107,8 +113,7 @@ void writeExecutableFile(const std::string& path, const ExecutableFile& f) {
   {
     std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
     if (!os) throw error("Could not open file {} to write the executable", tmp);
-    os.write(kMagic, sizeof kMagic);
-    os.write(reinterpret_cast<const char*>(body.data()), static_cast<std::streamsize>(body.size()));
+    os.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (!os) throw error("Could not write the executable to {}", tmp);
   }
   std::filesystem::rename(tmp, path, ec);
@@ -118,20 +123,15 @@ void writeExecutableFile(const std::string& path, const ExecutableFile& f) {
   }
 }
 
-ExecutableFile readExecutableFile(const std::string& path) {
+ExecutableFile executableFromBytes(const std::string& bytes, const std::string& what) {
   using nlohmann::json;
-  std::ifstream is(path, std::ios::binary);
-  if (!is) throw error("Could not open file {}", path);
-  char magic[sizeof kMagic] = {};
-  is.read(magic, sizeof magic);
-  if (!is || std::memcmp(magic, kMagic, sizeof magic) != 0)
-    throw error("{} is not an executable written by Session::compileAndExport or engine caching", path);
-  const std::vector<std::uint8_t> body((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    throw error("{} is not an executable written by Session::compileAndExport or engine caching", what);
   ExecutableFile f;
   try {
-    const json doc = json::from_cbor(body);
+    const json doc = json::from_cbor(bytes.begin() + sizeof kMagic, bytes.end());
     if (doc.at("format").get<int>() != kFormat)
-      throw error("{} is an executable of format {}; this runtime reads format {}", path, doc.at("format").get<int>(),
+      throw error("{} is an executable of format {}; this runtime reads format {}", what, doc.at("format").get<int>(),
                   kFormat);
     f.hash = doc.at("hash").get<std::string>();
     f.version = doc.at("version").get<std::string>();
@@ -144,9 +144,16 @@ ExecutableFile readExecutableFile(const std::string& path) {
       out.bytes.assign(bin.begin(), bin.end());
     }
   } catch (const json::exception& e) {
-    throw error("{} is not a readable executable: {}", path, e.what());
+    throw error("{} is not a readable executable: {}", what, e.what());
   }
   return f;
+}
+
+ExecutableFile readExecutableFile(const std::string& path) {
+  std::ifstream is(path, std::ios::binary);
+  if (!is) throw error("Could not open file {}", path);
+  const std::string bytes((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+  return executableFromBytes(bytes, path);
 }
 
 }  // namespace popart

@@ -30,8 +30,13 @@ struct ExecutableFile {
 /// from; weights train), as 16 hex digits.
 std::string planHash(const Ir& ir, const DeviceInfo& device);
 
+/// `f` as the bytes of an executable file (a magic number, then CBOR).
+std::string executableBytes(const ExecutableFile& f);
 /// Writes `f` to `path` (via a temporary file and a rename; parent directories are made).
 void writeExecutableFile(const std::string& path, const ExecutableFile& f);
+/// Parses the bytes of an executable file; a popart::error names `what` (the path, say) when they
+/// are not one.
+ExecutableFile executableFromBytes(const std::string& bytes, const std::string& what);
 /// Reads an executable file; a popart::error names the path when it is not one.
 ExecutableFile readExecutableFile(const std::string& path);
 

@@ -71,6 +71,15 @@ void Session::prepareDevice(bool loadEngine) {
 }
 
 void Session::compileAndExport(const std::string& filename) {
+  writeExecutableFile(filename, exportExecutable());
+  logging::session::info("Saved the PopART executable to {}", filename);
+}
+
+std::string Session::compileAndExportToBytes() {
+  return executableBytes(exportExecutable());
+}
+
+ExecutableFile Session::exportExecutable() {
   if (!executable_) prepareDevice(false);
   ExecutableFile f;
   f.hash = planHash(*ir_, *device_);
@@ -87,28 +96,43 @@ void Session::compileAndExport(const std::string& filename) {
     const char* p = static_cast<const char*>(t.data->data());
     w.bytes.assign(p, p + t.info.nbytes());
   }
-  writeExecutableFile(filename, f);
-  logging::session::info("Saved the PopART executable to {}", filename);
+  return f;
 }
 
 void Session::loadExecutableFromFile(const std::string& filename) {
+  checkNotPrepared();  // before reading the file
+  importExecutable(readExecutableFile(filename), filename);
+}
+
+void Session::loadExecutableFromBytes(const std::string& bytes) {
+  checkNotPrepared();
+  importExecutable(executableFromBytes(bytes, "The buffer given to loadExecutable"), "the buffer given");
+}
+
+void Session::checkNotPrepared() const {
   if (executable_)
     throw error("loadExecutable must be called before prepareDevice: this session's device is already prepared");
-  ExecutableFile f = readExecutableFile(filename);
+}
+
+void Session::importExecutable(const ExecutableFile& f, const std::string& source) {
   const std::string hash = planHash(*ir_, *device_);
   if (f.hash != hash)
     throw error(
         "The executable in {} was prepared for another model, options or device (its hash {}, this session's {}; "
         "written for a {} device by {})",
-        filename, f.hash, hash, f.device, f.version);
-  logging::session::info("Loading serialized PopART executable from {}", filename);
+        source, f.hash, hash, f.device, f.version);
+  // Every weight is checked before any is taken: a file that does not fit changes nothing.
   Graph& g = ir_->mainGraph();
-  for (auto& [id, w] : f.weights) {
-    Tensor* t = g.tensor(id);
+  for (const auto& [id, w] : f.weights) {
+    const Tensor* t = g.tensor(id);
     if (!t || t->info.data_type() != w.dtype || t->info.shape() != w.shape ||
         static_cast<int64_t>(w.bytes.size()) != t->info.nbytes())
-      throw error("The executable in {} has weight '{}' as {} {}, which this session does not have", filename, id,
+      throw error("The executable in {} has weight '{}' as {} {}, which this session does not have", source, id,
                   w.dtype, TensorInfo(dataTypeFromString(w.dtype), w.shape).toString());
+  }
+  logging::session::info("Loading serialized PopART executable from {}", source);
+  for (const auto& [id, w] : f.weights) {
+    Tensor* t = g.tensor(id);
     t->data = TensorData(t->info, w.bytes.data());
   }
 }
@@ -191,7 +215,12 @@ void Session::writeWeights(const IWeightsIO& weights) {
   }
 }
 
-StepIOSpec Session::stepIOSpec() const {
+const StepIOSpec& Session::stepIOSpec() const {
+  if (!stepIOSpec_) stepIOSpec_ = std::make_unique<StepIOSpec>(makeStepIOSpec());
+  return *stepIOSpec_;
+}
+
+StepIOSpec Session::makeStepIOSpec() const {
   const SessionOptions& o = ir_->options();
   const int64_t bps = ir_->dataFlow().batchesPerStep();
   const int64_t af = o.getAccumulationFactor();
@@ -374,7 +403,7 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
         "Must call weightsFromHost before run as the model has initializers and the session has been "
         "created in training mode");
   if (!engineLoaded_) loadEngineAndConnectStreams();
-  const StepIOSpec spec = stepIOSpec();
+  const StepIOSpec& spec = stepIOSpec();
   const SessionOptions& o = ir_->options();
   // syntheticDataMode: no host streams (PopART's): the inputs are generated once, the StepIO is
   // neither read nor written.
