@@ -292,3 +292,30 @@ def test_pre_uni_repl_alone_removes_a_one_input_sum(popart):
     assert on == ["Abs", "Neg"] and off == ["Abs", "Sum", "Neg"]
     np.testing.assert_array_equal(y_on, -np.abs(xv))
     np.testing.assert_array_equal(y_on, y_off)
+
+
+@pytest.mark.parametrize("op,enabled,missing", [
+    ("sqrt", [], "SqrtGradOp"),
+    ("exp", ["ExpGradOp"], None),
+    ("reciprocal", ["ExpGradOp"], "ReciprocalGradOp"),
+])
+def test_disabled_gradient_pattern_fails_as_in_popart(popart, op, enabled, missing):
+    """PopART lowers these gradients only through their (mandatory) pattern: with it disabled and
+    runtime asserts off, building the training session fails with PopART's sentence."""
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [4]), "x")
+    w = b.addInitializedInputTensor(np.linspace(1, 2, 4, dtype=np.float32), "w")
+    y = getattr(b.aiOnnx, op)([b.aiOnnx.add([x, w])])
+    loss = b.aiGraphcore.l1loss([y], 0.1)
+    patterns = popart.Patterns(enabled).enableRuntimeAsserts(False)
+
+    def session():
+        return popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [loss]), loss, popart.ConstSGD(0.1),
+                                      popart.DeviceManager().createCpuDevice(), patterns=patterns)
+
+    if missing is None:
+        session()
+        return
+    with pytest.raises(popart.popart_exception) as e:
+        session()
+    assert e.value.args[0].endswith("This op should have been removed by pattern " + missing)

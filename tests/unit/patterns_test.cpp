@@ -519,5 +519,40 @@ TEST(Patterns, InplacePreferencesChooseAndVeto) {
   EXPECT_EQ(dflt.ops, (Types{"Exp", "Abs", "Add", "Sigmoid"}));
 }
 
+// PopART lowers some ops and gradients only through a (mandatory) pattern: with it disabled and
+// runtime asserts off, training that needs such a gradient fails with PopART's sentence at its end,
+// as does a forward op that needs one; the default patterns train and run.
+TEST(Patterns, DisabledGradientPatternFailsAsInPopART) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {4}), "x");
+  std::vector<float> wv{0.5f, 1.0f, 1.5f, 2.0f};
+  const TensorId w = b->addInitializedInputTensor(ConstVoidData(wv.data(), TensorInfo("FLOAT", {4})), "w");
+  const TensorId y = ai.cos({ai.sub({x, w})});
+  const TensorId loss = b->aiGraphcoreOpset1().l1loss({y}, 0.1f);
+  const std::string model = b->getModelProto();
+  auto train = [&](const Patterns& p) {
+    TrainingSession::createFromOnnxModel(model, DataFlow(1, {loss}), loss, ConstSGD(0.1f), test::cpu(), {}, {}, p);
+  };
+  train(Patterns());
+  Patterns noCos({"SubtractArg1GradOp"});
+  noCos.enableRuntimeAsserts(false);
+  test::expectError([&] { train(noCos); }, {"with respect to input 0 needs PopART's pattern CosGradOp",
+                                            "This op should have been removed by pattern CosGradOp"});
+  Patterns noSub({"CosGradOp"});
+  noSub.enableRuntimeAsserts(false);
+  test::expectError([&] { train(noSub); }, {"This op should have been removed by pattern SubtractArg1GradOp"});
+  // Only the gradients needed: x is a stream input, so Sub's input 0 needs no pattern.
+  train(Patterns({"CosGradOp", "SubtractArg1GradOp"}).enableRuntimeAsserts(false));
+
+  auto c = Builder::create();
+  const TensorId cx = c->addInputTensor(TensorInfo("FLOAT", {4}), "x");
+  const TensorId cy = c->aiOnnxOpset11().cosh({cx});
+  Patterns none(PatternsLevel::NoPatterns);
+  test::expectError(
+      [&] { InferenceSession::createFromOnnxModel(c->getModelProto(), DataFlow(1, {cy}), test::cpu(), {}, {}, none); },
+      {"This op should have been removed by pattern CoshOp"});
+}
+
 }  // namespace
 }  // namespace popart

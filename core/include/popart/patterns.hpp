@@ -33,6 +33,9 @@ class Patterns {
   /// while runtime asserts are on.
   Patterns& enablePattern(const std::string& name, bool enabled);
   std::vector<std::string> getEnabledPatternNames() const;
+  /// This runtime's: the disabled pattern PopART needs to lower op `opType` (`inputIndex` -1) or
+  /// its gradient with respect to input `inputIndex`, or "" when nothing is missing.
+  std::string disabledLoweringPattern(const std::string& opType, int inputIndex) const;
 
   bool isInPlaceEnabled() const { return inplace_; }
   Patterns& enableInPlace(bool v) {

@@ -142,6 +142,15 @@ BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling,
       anyOut = anyOut || og;
     }
     if (!anyOut) continue;
+    for (int i = 0; i < op->numInputs(); ++i) {
+      const std::string missing =
+          needs[static_cast<size_t>(i)] ? ir.patterns().disabledLoweringPattern(op->type(), i) : "";
+      if (!missing.empty())
+        throw error(
+            "The gradient of {} with respect to input {} needs PopART's pattern {}, which the session's Patterns "
+            "disable. This op should have been removed by pattern {}",
+            op->describe(), i, missing, missing);
+    }
     if (!op->def().grad)
       throw error(
           "Autodiff: {} has no gradient rule in this runtime, but it lies on a path from a trainable weight "

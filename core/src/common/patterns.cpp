@@ -15,7 +15,8 @@ enum class Default { Mandatory, On, Off };
 // Why a PopART pattern has no rewrite here: this runtime lowers the op it targets directly.
 constexpr const char* kGradKernel =
     "PopART decomposes this grad op into forward ops; here the CPU backend's grad rule emits "
-    "forward ops or a grad kernel directly, so there is nothing to rewrite.";
+    "forward ops or a grad kernel directly, so there is nothing to rewrite. Disabled (runtime asserts off), "
+    "a gradient that needs it fails as in PopART (\"This op should have been removed by pattern ...\").";
 constexpr const char* kDirect = "The CPU backend has a kernel for this op as it stands: no rewrite is needed.";
 constexpr const char* kOptimizer =
     "The optimizer's update is one fused weight-update op with its own kernel here: no decomposition.";
@@ -106,6 +107,42 @@ const PatternRow kPatterns[] = {
 };
 // clang-format on
 
+// The ops whose PopART lowering needs a pattern (PopART has no kernel for the op it replaces): with
+// the pattern disabled (runtime asserts off), PopART fails to lower them, and so does this runtime.
+// `input` -1: the forward op itself; otherwise the gradient with respect to that input (-2: any).
+struct LoweringRow {
+  const char* pattern;
+  const char* opType;
+  int input;
+};
+const LoweringRow kLowering[] = {
+    {"AbsGradOp", "Abs", -2},
+    {"SinGradOp", "Sin", -2},
+    {"CosGradOp", "Cos", -2},
+    {"ExpGradOp", "Exp", -2},
+    {"Expm1GradOp", "Expm1", -2},
+    {"LogGradOp", "Log", -2},
+    {"Log1pGradOp", "Log1p", -2},
+    {"SqrtGradOp", "Sqrt", -2},
+    {"ReciprocalGradOp", "Reciprocal", -2},
+    {"DivArg0GradOp", "Div", 0},
+    {"DivArg1GradOp", "Div", 1},
+    {"PowArg0GradOp", "Pow", 0},
+    {"PowArg1GradOp", "Pow", 1},
+    {"Atan2Arg0GradOp", "Atan2", 0},
+    {"Atan2Arg1GradOp", "Atan2", 1},
+    {"FmodArg0GradOp", "Fmod", 0},
+    {"MulArgGradOp", "Mul", -2},
+    {"SubtractArg1GradOp", "Sub", 1},
+    {"MatMulLhsGradOp", "MatMul", 0},
+    {"MatMulRhsGradOp", "MatMul", 1},
+    {"ConvDataGrad", "Conv", 0},
+    {"ConvDataGrad", "ConvTranspose", 0},
+    {"ConvFlipWeightsGradOp", "ConvTranspose", 1},
+    {"CoshOp", "Cosh", -1},
+    {"ConvTranspose", "ConvTranspose", -1},
+};
+
 const PatternRow* findRow(const std::string& name) {
   for (const auto& r : kPatterns) {
     if (name == r.name) return &r;
@@ -143,6 +180,14 @@ void Patterns::checkName(const std::string& name) {
   }
   if (asciiLower(name) == "inplace") throw pattern_error("Unknown pattern {}, did you mean InPlace?", name);
   throw pattern_error("Unknown pattern {}", name);
+}
+
+std::string Patterns::disabledLoweringPattern(const std::string& opType, int inputIndex) const {
+  for (const auto& r : kLowering) {
+    const bool matches = opType == r.opType && (r.input == inputIndex || (r.input == -2 && inputIndex >= 0));
+    if (matches && !isPatternEnabled(r.pattern)) return r.pattern;
+  }
+  return "";
 }
 
 bool Patterns::isMandatory(const std::string& name) {

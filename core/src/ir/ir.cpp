@@ -414,6 +414,12 @@ void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
     throw error("node '{}' ({}, opset {}) has {} outputs, but {} produces {} to {}", name, node.op_type(), opset, nOut,
                 node.op_type(), def->minOutputs, def->maxOutputs < 0 ? 1000 : def->maxOutputs);
 
+  const std::string missing = patterns_.disabledLoweringPattern(node.op_type(), -1);
+  if (!missing.empty())
+    throw error(
+        "node '{}' ({}) needs PopART's pattern {}, which the session's Patterns disable. This op should have been "
+        "removed by pattern {}",
+        name, node.op_type(), missing, missing);
   Op& op = graph.addOp(*def, name, opset);
   op.numFormalInputs = nIn;
   try {
