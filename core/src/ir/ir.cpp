@@ -209,8 +209,8 @@ void Ir::verifySettings(const IrBundle& b) const {
   }
   if (mode_ == ExecutionMode::Training) checkRecomputeMix(model_->graph(), options_);
   if (!options_.enablePipelining || options_.virtualGraphMode != VirtualGraphMode::Manual) return;
-  // Manual placement: the stages are known from the annotations (Auto: the IPU model splits the
-  // graph and checks the depth there).
+  // Manual placement: the stages are known from the annotations (Auto: the AutoVirtualGraph pass
+  // splits the graph after autodiff and checks the depth there, passes/auto_virtual_graph.hpp).
   int64_t maxStage = -1, maxVGraph = -1;
   for (const auto& n : model_->graph().node()) {
     for (const auto& a : n.attribute()) {

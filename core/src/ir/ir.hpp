@@ -52,6 +52,8 @@ struct IrBundle {
   /// Training: the scalar loss tensor and the optimizer (owned by the session).
   TensorId loss;
   const Optimizer* optimizer = nullptr;
+  /// The device's IPUs (VirtualGraphMode::Auto splits the graph over a replica's share).
+  int64_t numIpus = 1;
 };
 
 class Ir {

@@ -4,6 +4,7 @@
 #include "common/debug_info.hpp"
 #include "ir/ir.hpp"
 #include "optimizers/training_graph.hpp"
+#include "passes/auto_virtual_graph.hpp"
 #include "passes/dot_checks.hpp"
 #include "patterns/inplace.hpp"
 #include "patterns/patterns_apply.hpp"
@@ -49,11 +50,15 @@ void recordDebugInfo(const Ir& ir) {
 void prepare(Ir& ir, const IrBundle& b) {
   ir.load(b);
   dotCheckpoint(ir, "Fwd0");
+  // VirtualGraphMode::Auto: PopART splits the forward graph before the backward pass, whose ops
+  // take their forward op's virtual graph.
+  AutoVirtualGraph autoVirtualGraph(ir, b.numIpus);
   if (ir.isTraining()) {
     if (!b.optimizer) throw internal_error("a training Ir needs an optimizer");
     addTrainingGraph(ir, b.loss, *b.optimizer);
     dotCheckpoint(ir, "Bwd0");
   }
+  autoVirtualGraph.apply();
   ir.validateAnchors();
   applyPatterns(ir);
   // The patterns run once, after autodiff: the graph after them (Fwd1) is the one before
@@ -64,6 +69,7 @@ void prepare(Ir& ir, const IrBundle& b) {
   ir.updateSchedule();
   // After the schedule: in-placing needs to know which readers of a buffer run last.
   if (applyInplace(ir) > 0) ir.updateSchedule();
+  autoVirtualGraph.placeRemaining();
   dotCheckpoint(ir, "Final");
   if (debuginfo::recording()) recordDebugInfo(ir);
   logging::ir::info("Ir prepared: {} ops, {} tensors", ir.mainGraph().numOps(), ir.mainGraph().tensors().size());

@@ -807,6 +807,7 @@ void Session::createIr(const std::string& model, const std::vector<Loss*>* losse
   b.evaluator = &backend_->constEvaluator();
   b.loss = lossId;
   b.optimizer = optimizer;
+  b.numIpus = device_->getNumIpus();
   passes::prepare(*ir_, b);
   if (dataFlow.batchSize() > 0) {
     // poponnx's DataFlow(batchesPerStep, batchSize, ...): the input shapes decide the batch size.

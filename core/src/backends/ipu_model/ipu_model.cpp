@@ -281,6 +281,10 @@ class Modeller {
       for (const Op* op : sched_) any = any || op->attrs.has(sVirtualGraphAttribute);
       if (!any)
         throw error("virtualGraphMode is Manual but no op has a virtualGraph annotation (Builder.virtualGraph)");
+    }
+    if (mode == VirtualGraphMode::Manual || (mode == VirtualGraphMode::Auto && ipusPerReplica_ > 1)) {
+      // Manual: the user's annotations; Auto: the ids the AutoVirtualGraph pass wrote
+      // (passes/auto_virtual_graph.hpp) on every op.
       for (size_t i = 0; i < sched_.size(); ++i) {
         const Op* op = sched_[i];
         if (op->attrs.has(sVirtualGraphAttribute)) {
@@ -289,15 +293,13 @@ class Modeller {
             throw error("{} has virtualGraph {}, but the device has {} IPU(s) per replica (0 .. {})", op->describe(), v,
                         ipusPerReplica_, ipusPerReplica_ - 1);
           ipuOf_[i] = static_cast<int>(v);
-        } else if (modelNodes.count(op->name())) {
+        } else if (mode == VirtualGraphMode::Manual && modelNodes.count(op->name())) {
           throw error("{} has no virtualGraph annotation: virtualGraphMode Manual needs one on every op of the model",
                       op->describe());
         } else {
           ipuOf_[i] = inheritedIpu(i);
         }
       }
-    } else if (mode == VirtualGraphMode::Auto && ipusPerReplica_ > 1) {
-      autoSplit(modelNodes);
     }
 
     c_.pipelined = o.enablePipelining;
@@ -343,36 +345,6 @@ class Modeller {
       }
     }
     return std::max(best, 0);
-  }
-
-  /// Auto: the model's ops in schedule order split into ipusPerReplica contiguous groups of about
-  /// equal bytes (weights they read plus outputs); ops the IR added follow inheritedIpu.
-  void autoSplit(const std::set<std::string>& modelNodes) {
-    std::vector<int64_t> w(sched_.size(), 0);
-    std::set<const Tensor*> counted;
-    int64_t total = 0;
-    for (size_t i = 0; i < sched_.size(); ++i) {
-      const Op* op = sched_[i];
-      if (!modelNodes.count(op->name())) continue;
-      for (const Tensor* t : op->inputs())
-        if (t && (t->kind == TensorKind::Variable || t->kind == TensorKind::Const) && counted.insert(t).second)
-          w[i] += t->info.dataType() == DataType::STRING ? 0 : t->info.nbytes();
-      for (const Tensor* t : op->outputs())
-        if (t && t->info.dataType() != DataType::STRING) w[i] += t->info.nbytes();
-      total += w[i];
-    }
-    int64_t acc = 0;
-    for (size_t i = 0; i < sched_.size(); ++i) {
-      if (!modelNodes.count(sched_[i]->name())) {
-        ipuOf_[i] = inheritedIpu(i);
-        continue;
-      }
-      // The IPU whose share of the total the op's midpoint falls in.
-      const double mid = static_cast<double>(acc) + static_cast<double>(w[i]) / 2;
-      acc += w[i];
-      int ipu = total > 0 ? static_cast<int>(mid * ipusPerReplica_ / static_cast<double>(total)) : 0;
-      ipuOf_[i] = std::clamp(ipu, 0, ipusPerReplica_ - 1);
-    }
   }
 
   // ---------------------------------------------------------------- tensors
