@@ -441,6 +441,9 @@ int applyRecomputation(Ir& ir, const TensorId& loss) {
         std::lower_bound(lseq.begin(), lseq.end(), p, [](const std::pair<int, Op*>& a, int v) { return a.first < v; });
     Op* anchor = it == lseq.begin() ? f.lossOp : std::prev(it)->second;
     if (anchor) c->after.push_back(anchor);
+    // Once released, the clone runs before the ops created after the one that needs it (else the
+    // backward ops ready meanwhile, such as transposed weights, would all run first).
+    if (p != kNever) c->scheduleRank = order0[static_cast<size_t>(p)]->id();
     for (Op* u : updates) u->after.push_back(c);
   }
   logging::ir::info("Recomputation: {} forward ops recomputed in the backward pass ({} marked Recompute)",
