@@ -321,3 +321,25 @@ def test_pipeline_recomputes_the_earlier_stages(popart):
                                 popart.DeviceManager().createIpuModelDevice({"tilesPerIPU": 16, "numIPUs": 2}),
                                 userOptions=opts)
     assert e.value.args[0] == "When pipelining is enabled, user annotation for recomputation is not allowed"
+
+
+def test_matmul_chain_saving(popart):
+    """12 MatMul + Relu layers on a [256, 64] activation, a checkpoint every 4: RecomputeAll
+    recomputes the first 8 layers; the arena falls by more than four activations."""
+    rows, d = 256, 64
+    arena = {}
+    for rt in ("NoRecompute", "RecomputeAll"):
+        rng = np.random.default_rng(0)
+        b = popart.Builder()
+        x = b.addInputTensor(popart.TensorInfo("FLOAT", [rows, d]), "x")
+        h = x
+        for k in range(12):
+            w = b.addInitializedInputTensor((rng.standard_normal((d, d)) / 8).astype(np.float32))
+            h = b.aiOnnx.relu([b.aiOnnx.matmul([h, w])])
+            if (k + 1) % 4 == 0 and k + 1 < 12:
+                h = b.checkpointOutput([h])[0]
+        loss = b.aiGraphcore.l1loss([h], 0.1)
+        s, _, _ = train(popart, popart.DeviceManager().createCpuDevice(), b, x, loss,
+                        getattr(popart.RecomputationType, rt), steps=1, shape=(rows, d))
+        arena[rt] = s.getMemoryStats()["activationArenaBytes"]
+    assert arena["RecomputeAll"] < arena["NoRecompute"] - 4 * rows * d * 4, arena
