@@ -381,8 +381,9 @@ class Builder {
                                      RecomputeType value = RecomputeType::Recompute);
   /// The same with the attribute's number (what the bindings pass).
   void recomputeOutputInBackwardPass(const TensorId& nodeOutputName, int64_t value);
-  /// An Identity of each tensor, marked RecomputeType::Checkpoint (kept, not recomputed); returns
-  /// the identities' ids, in order.
+  /// An Identity of each tensor, marked RecomputeType::Checkpoint (kept, not recomputed) and
+  /// excluded from the PreUniRepl and PostNRepl patterns (which would remove it); returns the
+  /// identities' ids, in order.
   std::vector<TensorId> checkpointOutput(const std::vector<TensorId>& nodeOutputNames);
   void setAvailableMemoryProportion(const TensorId& nodeOutputName, float proportion);
   void setPartialsType(const TensorId& nodeOutputName, const std::string& partialsType);

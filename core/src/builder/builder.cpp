@@ -600,6 +600,8 @@ std::vector<TensorId> Builder::checkpointOutput(const std::vector<TensorId>& ids
                           DebugContext("checkpoint"), 1, 1)
                       .at(0));
     recomputeOutputInBackwardPass(out.back(), RecomputeType::Checkpoint);
+    // As PopART: the patterns that remove an Identity leave the checkpoint in place.
+    addNodeAttribute(sExcludePatternsAttribute, std::vector<std::string>{"PreUniRepl", "PostNRepl"}, {out.back()});
   }
   return out;
 }

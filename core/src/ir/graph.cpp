@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <queue>
 #include <sstream>
+#include <tuple>
 
 #include "ir/graph.hpp"
 #include "ir/op.hpp"
@@ -183,7 +184,9 @@ void Graph::removeOp(Op* op) {
 std::vector<Op*> Graph::topologicalOrder() const {
   std::map<const Op*, int> pending;
   std::map<const Op*, std::vector<Op*>> followers;  // from `after` constraints
-  std::priority_queue<std::pair<OpId, Op*>, std::vector<std::pair<OpId, Op*>>, std::greater<>> ready;
+  using Key = std::tuple<OpId, OpId, Op*>;          // (rank, id): ties broken by op id (= import order)
+  std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
+  auto key = [](Op* op) { return Key{op->scheduleRank >= 0 ? op->scheduleRank : op->id(), op->id(), op}; };
   for (const auto& kv : ops_) {
     for (Op* first : kv.second->after) followers[first].push_back(kv.second.get());
   }
@@ -194,22 +197,22 @@ std::vector<Op*> Graph::topologicalOrder() const {
       if (t && t->producer) ++n;
     }
     pending[op] = n;
-    if (n == 0) ready.push({op->id(), op});
+    if (n == 0) ready.push(key(op));
   }
   std::vector<Op*> order;
   order.reserve(ops_.size());
   while (!ready.empty()) {
-    Op* op = ready.top().second;
+    Op* op = std::get<2>(ready.top());
     ready.pop();
     order.push_back(op);
     for (Op* f : followers[op]) {
-      if (--pending[f] == 0) ready.push({f->id(), f});
+      if (--pending[f] == 0) ready.push(key(f));
     }
     for (Tensor* t : op->outputs()) {
       if (!t) continue;
       for (Op* c : t->consumers) {
         // A consumer may use the same tensor at several inputs: count each use.
-        if (--pending[c] == 0) ready.push({c->id(), c});
+        if (--pending[c] == 0) ready.push(key(c));
       }
     }
   }

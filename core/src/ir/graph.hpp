@@ -39,7 +39,8 @@ class Graph {
   const std::map<OpId, std::unique_ptr<Op>>& ops() const { return ops_; }
   size_t numOps() const { return ops_.size(); }
 
-  /// Topological order; ties broken by op id (= import order).
+  /// Topological order: of the ready ops, the one of the lowest Op::scheduleRank (its id unless
+  /// set), ties broken by op id (= import order); `Op::after` constraints count as inputs.
   std::vector<Op*> topologicalOrder() const;
 
   std::vector<TensorId> inputIds;   ///< graph inputs (streams for the main graph)

@@ -101,6 +101,16 @@ void checkRecomputeMix(const onnx::GraphProto& g, const SessionOptions& o) {
       throw error("A mixture of auto and manual recomputaion is not supported");
   }
 }
+
+/// PopART's Pipeline transform refuses the Builder's Recompute marks under (implicit) pipelining.
+void checkPipelinedRecompute(const onnx::GraphProto& g, const SessionOptions& o) {
+  if (!o.enablePipelining) return;
+  for (const auto& n : g.node()) {
+    const onnx::AttributeProto* a = findAttribute(n, sRecomputeOutputAttribute);
+    if (a && a->i() == static_cast<int64_t>(RecomputeType::Recompute))
+      throw error("When pipelining is enabled, user annotation for recomputation is not allowed");
+  }
+}
 }  // namespace
 
 Ir::Ir() = default;
@@ -208,6 +218,7 @@ void Ir::verifySettings(const IrBundle& b) const {
           als.updatePeriod);
   }
   if (mode_ == ExecutionMode::Training) checkRecomputeMix(model_->graph(), options_);
+  checkPipelinedRecompute(model_->graph(), options_);
   if (!options_.enablePipelining || options_.virtualGraphMode != VirtualGraphMode::Manual) return;
   // Manual placement: the stages are known from the annotations (Auto: the AutoVirtualGraph pass
   // splits the graph after autodiff and checks the depth there, passes/auto_virtual_graph.hpp).

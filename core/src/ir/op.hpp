@@ -34,6 +34,9 @@ class Op {
   /// Scheduling constraints besides data: this op runs after these (e.g. a weight update after
   /// every reader of the weight).
   std::vector<Op*> after;
+  /// The schedule's ready queue takes the ready op of the lowest (rank, id), the rank being the op's
+  /// id unless this is set (recomputation's clones take the rank of the op that needs them).
+  OpId scheduleRank = -1;
 
   // ---- inputs (an absent optional input is a nullptr)
   int numInputs() const { return static_cast<int>(inputs_.size()); }

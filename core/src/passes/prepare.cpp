@@ -6,6 +6,7 @@
 #include "optimizers/training_graph.hpp"
 #include "passes/auto_virtual_graph.hpp"
 #include "passes/dot_checks.hpp"
+#include "passes/recompute.hpp"
 #include "patterns/inplace.hpp"
 #include "patterns/patterns_apply.hpp"
 #include "popart/error.hpp"
@@ -66,6 +67,12 @@ void prepare(Ir& ir, const IrBundle& b) {
   dotCheckpoint(ir, "Fwd1");
   dotCheckpoint(ir, "PreAlias");
   ir.prune();
+  if (ir.isTraining()) {
+    // On the pruned graph: the forward ops get their RecomputeType, and those marked Recompute
+    // are cloned into the backward pass (passes/recompute.hpp).
+    annotateRecomputation(ir, b.loss);
+    applyRecomputation(ir, b.loss);
+  }
   ir.updateSchedule();
   // After the schedule: in-placing needs to know which readers of a buffer run last.
   if (applyInplace(ir) > 0) ir.updateSchedule();

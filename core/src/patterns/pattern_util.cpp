@@ -55,6 +55,7 @@ Op& replaceOp(Graph& g, Op* old, OpKind kind, int opset, const Attributes& attrs
   }
   const std::vector<Tensor*> outs = old->outputs();
   const std::vector<Op*> after = old->after;
+  const OpId rank = old->scheduleRank;
   std::vector<Op*> followers;  // ops that had to run after the old one follow the new one
   for (const auto& kv : g.ops()) {
     const auto& a = kv.second->after;
@@ -64,6 +65,7 @@ Op& replaceOp(Graph& g, Op* old, OpKind kind, int opset, const Attributes& attrs
   Op& op = g.addOp(def, name, def.domain == "ai.onnx" ? opset : 1);
   op.attrs = std::move(merged);
   op.after = after;
+  op.scheduleRank = rank;
   for (Op* f : followers) f->after.push_back(&op);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i]) op.connectInput(static_cast<int>(i), inputs[i]);
