@@ -270,6 +270,91 @@ std::vector<const Tensor*> backwardSeeds(const Graph& g, const TensorId& loss) {
   return seeds;
 }
 
+/// The backward pass. `dependOnLossGrad` (L): the backward ops that depend on the loss gradient
+/// (descendants of its seed). `all` (B): those of L and the ops feeding them (parts of gradients
+/// computed from forward tensors only, such as a transposed activation).
+struct BackwardOps {
+  std::set<const Op*> dependOnLossGrad, all;
+};
+
+BackwardOps backwardOps(const Graph& g, const Forward& f, const TensorId& loss, const std::vector<Op*>& order) {
+  BackwardOps b;
+  std::set<const Op*>& lset = b.dependOnLossGrad;
+  std::vector<const Tensor*> work = backwardSeeds(g, loss);
+  if (work.empty()) {  // no seed found: every op that is not forward counts
+    for (Op* op : order) {
+      if (!f.ops.count(op)) lset.insert(op);
+    }
+  }
+  while (!work.empty()) {
+    const Tensor* t = work.back();
+    work.pop_back();
+    for (const Op* c : t->consumers) {
+      if (f.ops.count(c) || !lset.insert(c).second) continue;
+      for (const Tensor* out : c->outputs()) {
+        if (out) work.push_back(out);
+      }
+    }
+  }
+  std::vector<const Op*> up(lset.begin(), lset.end());
+  b.all = lset;
+  while (!up.empty()) {
+    const Op* op = up.back();
+    up.pop_back();
+    for (const Tensor* t : op->inputs()) {
+      if (t && t->producer && !f.ops.count(t->producer) && b.all.insert(t->producer).second) up.push_back(t->producer);
+    }
+  }
+  return b;
+}
+
+/// Orders each clone: after the backward op (of L) that came just before the first op of L it
+/// feeds (directly or through other clones and backward ops) in the schedule without clones
+/// (`order0`), and before any update of a weight it reads.
+void scheduleClones(Graph& g, const Forward& f, const std::set<const Op*>& lset, const std::vector<Op*>& order0,
+                    const std::vector<Op*>& clones) {
+  std::map<const Op*, int> pos0;
+  for (size_t i = 0; i < order0.size(); ++i) pos0[order0[i]] = static_cast<int>(i);
+  constexpr int kNever = std::numeric_limits<int>::max();
+  std::map<const Op*, int> target;  // the first position in order0 the op's outputs are needed by
+  {
+    const std::vector<Op*> order1 = g.topologicalOrder();
+    for (auto it = order1.rbegin(); it != order1.rend(); ++it) {
+      const Op* op = *it;
+      int p = lset.count(op) ? pos0.at(op) : kNever;
+      for (const Tensor* t : op->outputs()) {
+        if (!t) continue;
+        for (const Op* c : t->consumers) p = std::min(p, target.count(c) ? target.at(c) : kNever);
+      }
+      target[op] = p;
+    }
+  }
+  std::vector<std::pair<int, Op*>> lseq;
+  for (const Op* op : lset) lseq.push_back({pos0.at(op), const_cast<Op*>(op)});
+  std::sort(lseq.begin(), lseq.end());
+  for (Op* c : clones) {
+    int p = target.at(c);
+    std::vector<Op*> updates;
+    for (const Tensor* t : c->inputs()) {
+      if (!t || t->kind != TensorKind::Variable) continue;
+      for (Op* u : t->consumers) {
+        if (u->def().sideEffect && pos0.count(u)) {
+          updates.push_back(u);
+          p = std::min(p, pos0.at(u));
+        }
+      }
+    }
+    auto it =
+        std::lower_bound(lseq.begin(), lseq.end(), p, [](const std::pair<int, Op*>& a, int v) { return a.first < v; });
+    Op* anchor = it == lseq.begin() ? f.lossOp : std::prev(it)->second;
+    if (anchor) c->after.push_back(anchor);
+    // Once released, the clone runs before the ops created after the one that needs it (else the
+    // backward ops ready meanwhile, such as transposed weights, would all run first).
+    if (p != kNever) c->scheduleRank = order0[static_cast<size_t>(p)]->id();
+    for (Op* u : updates) u->after.push_back(c);
+  }
+}
+
 }  // namespace
 }  // namespace recompute
 
@@ -321,40 +406,8 @@ int applyRecomputation(Ir& ir, const TensorId& loss) {
   if (recomputed.empty()) return 0;
 
   const std::vector<Op*> order0 = g.topologicalOrder();
-  std::map<const Op*, int> pos0;
-  for (size_t i = 0; i < order0.size(); ++i) pos0[order0[i]] = static_cast<int>(i);
 
-  // L: the backward ops that depend on the loss gradient (descendants of its seed). B: the ops of
-  // the backward pass, those of L and the ops feeding them (parts of gradients computed from
-  // forward tensors only, such as a transposed activation).
-  std::set<const Op*> lset, bset;
-  {
-    std::vector<const Tensor*> work = backwardSeeds(g, loss);
-    if (work.empty()) {  // no seed found: every op that is not forward counts
-      for (Op* op : order0) {
-        if (!f.ops.count(op)) lset.insert(op);
-      }
-    }
-    while (!work.empty()) {
-      const Tensor* t = work.back();
-      work.pop_back();
-      for (const Op* c : t->consumers) {
-        if (f.ops.count(c) || !lset.insert(c).second) continue;
-        for (const Tensor* out : c->outputs()) {
-          if (out) work.push_back(out);
-        }
-      }
-    }
-    std::vector<const Op*> up(lset.begin(), lset.end());
-    bset = lset;
-    while (!up.empty()) {
-      const Op* op = up.back();
-      up.pop_back();
-      for (const Tensor* t : op->inputs()) {
-        if (t && t->producer && !f.ops.count(t->producer) && bset.insert(t->producer).second) up.push_back(t->producer);
-      }
-    }
-  }
+  const BackwardOps bw = backwardOps(g, f, loss, order0);
 
   std::set<TensorId> kept(ir.dataFlow().anchors().begin(), ir.dataFlow().anchors().end());
   kept.insert(g.outputIds.begin(), g.outputIds.end());
@@ -397,7 +450,7 @@ int applyRecomputation(Ir& ir, const TensorId& loss) {
 
   // The backward readers read the clones.
   for (Op* op : order0) {
-    if (!bset.count(op)) continue;
+    if (!bw.all.count(op)) continue;
     for (int i = 0; i < op->numInputs(); ++i) {
       Tensor* t = op->hasInput(i) ? op->input(i) : nullptr;
       if (needsClone(t)) op->connectInput(i, cloneOut(t));
@@ -405,47 +458,7 @@ int applyRecomputation(Ir& ir, const TensorId& loss) {
   }
   if (clones.empty()) return 0;
 
-  // Scheduling. A clone runs after the backward op (of L) that came just before the first op of L
-  // it feeds (directly or through other clones and backward ops) in the schedule without clones,
-  // and before any update of a weight it reads.
-  constexpr int kNever = std::numeric_limits<int>::max();
-  std::map<const Op*, int> target;  // the first position in order0 the op's outputs are needed by
-  {
-    const std::vector<Op*> order1 = g.topologicalOrder();
-    for (auto it = order1.rbegin(); it != order1.rend(); ++it) {
-      const Op* op = *it;
-      int p = lset.count(op) ? pos0.at(op) : kNever;
-      for (const Tensor* t : op->outputs()) {
-        if (!t) continue;
-        for (const Op* c : t->consumers) p = std::min(p, target.count(c) ? target.at(c) : kNever);
-      }
-      target[op] = p;
-    }
-  }
-  std::vector<std::pair<int, Op*>> lseq;
-  for (const Op* op : lset) lseq.push_back({pos0.at(op), const_cast<Op*>(op)});
-  std::sort(lseq.begin(), lseq.end());
-  for (Op* c : clones) {
-    int p = target.at(c);
-    std::vector<Op*> updates;
-    for (const Tensor* t : c->inputs()) {
-      if (!t || t->kind != TensorKind::Variable) continue;
-      for (Op* u : t->consumers) {
-        if (u->def().sideEffect && pos0.count(u)) {
-          updates.push_back(u);
-          p = std::min(p, pos0.at(u));
-        }
-      }
-    }
-    auto it =
-        std::lower_bound(lseq.begin(), lseq.end(), p, [](const std::pair<int, Op*>& a, int v) { return a.first < v; });
-    Op* anchor = it == lseq.begin() ? f.lossOp : std::prev(it)->second;
-    if (anchor) c->after.push_back(anchor);
-    // Once released, the clone runs before the ops created after the one that needs it (else the
-    // backward ops ready meanwhile, such as transposed weights, would all run first).
-    if (p != kNever) c->scheduleRank = order0[static_cast<size_t>(p)]->id();
-    for (Op* u : updates) u->after.push_back(c);
-  }
+  scheduleClones(g, f, bw.dependOnLossGrad, order0, clones);
   logging::ir::info("Recomputation: {} forward ops recomputed in the backward pass ({} marked Recompute)",
                     clones.size(), recomputed.size());
   return static_cast<int>(clones.size());
