@@ -95,6 +95,46 @@ float opCost(const Op& op, const std::vector<Op*>& gradOps, float weightFactor) 
   return total;
 }
 
+/// 3: budgets. Each region goes to the IPU being filled; a region that would pass IPU i's budget
+/// (i / ipus of the total cost) is cut at its split point nearest the budget. PopART's error when
+/// fewer than ipus - 1 splits are found.
+void assignIpus(std::vector<Region>& regions, int64_t ipus, float totalCost, const Graph& g) {
+  // `ipu` counts the splits made so far (= the IPU being filled).
+  float placedCost = 0.0f;
+  int64_t ipu = 0;
+  size_t r = 0;
+  for (int64_t i = 1; i <= ipus; ++i) {
+    const bool last = i == ipus;
+    const float budget = static_cast<float>(i) / static_cast<float>(ipus) * totalCost;
+    while (r < regions.size()) {
+      Region& region = regions[r];
+      const bool over = region.cost + placedCost > budget && region.cost > 0.0f;
+      bool splitAtEnd = (region.cost + placedCost) - budget == 0.0f;
+      if (over && !last) {
+        OpId at = -1;
+        if (region.takeSplit(budget - placedCost, at)) {
+          region.cuts.insert(at);
+          logging::transform::info("[AutoVirtualGraph]   Split node: {}", g.ops().at(at)->describe());
+          if (!region.wasSplit) region.ipu = ipu;
+          region.wasSplit = true;
+          ++ipu;
+          break;
+        }
+        splitAtEnd = true;  // no split point: the region ends this IPU
+      }
+      placedCost += region.cost;
+      ++r;
+      if (!region.wasSplit) region.ipu = ipu;
+      if (splitAtEnd && !last && r != regions.size()) {
+        ++ipu;
+        break;
+      }
+    }
+  }
+  if (ipu != ipus - 1)
+    throw error("[AutoVirtualGraph] Couldn't find enough splits for {} IPUs. Only found {}", ipus, ipu);
+}
+
 }  // namespace
 
 AutoVirtualGraph::AutoVirtualGraph(Ir& ir, int64_t numIpus) : ir_(ir) {
@@ -193,40 +233,7 @@ void AutoVirtualGraph::apply() {
   }
   logging::transform::trace("[AutoVirtualGraph] {} region(s), total cost {}", regions.size(), totalCost);
 
-  // 3: budgets. `ipu` counts the splits made so far (= the IPU being filled).
-  float placedCost = 0.0f;
-  int64_t ipu = 0;
-  size_t r = 0;
-  for (int64_t i = 1; i <= ipus_; ++i) {
-    const bool last = i == ipus_;
-    const float budget = static_cast<float>(i) / static_cast<float>(ipus_) * totalCost;
-    while (r < regions.size()) {
-      Region& region = regions[r];
-      const bool over = region.cost + placedCost > budget && region.cost > 0.0f;
-      bool splitAtEnd = (region.cost + placedCost) - budget == 0.0f;
-      if (over && !last) {
-        OpId at = -1;
-        if (region.takeSplit(budget - placedCost, at)) {
-          region.cuts.insert(at);
-          logging::transform::info("[AutoVirtualGraph]   Split node: {}", g.ops().at(at)->describe());
-          if (!region.wasSplit) region.ipu = ipu;
-          region.wasSplit = true;
-          ++ipu;
-          break;
-        }
-        splitAtEnd = true;  // no split point: the region ends this IPU
-      }
-      placedCost += region.cost;
-      ++r;
-      if (!region.wasSplit) region.ipu = ipu;
-      if (splitAtEnd && !last && r != regions.size()) {
-        ++ipu;
-        break;
-      }
-    }
-  }
-  if (ipu != ipus_ - 1)
-    throw error("[AutoVirtualGraph] Couldn't find enough splits for {} IPUs. Only found {}", ipus_, ipu);
+  assignIpus(regions, ipus_, totalCost, g);
 
   // The ids: a region's ops in topological order, the next IPU after each cut.
   std::map<size_t, int64_t> finalIpu;
