@@ -252,18 +252,8 @@ def test_errors(popart, cpu):
         popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [loss]), loss, popart.ConstSGD(0.1), cpu,
                                userOptions=opts)
     assert e.value.args[0] == "Invalid RecomputationType::Pipeline in autoAnnotate when using implicit pipelining."
-
-    b = popart.Builder()
-    i1 = b.addInputTensor(popart.TensorInfo("FLOAT", [1]))
-    r1 = b.aiOnnx.relu([i1])
-    o = b.aiOnnx.relu([r1])
-    b.recomputeOutputInBackwardPass(r1)
-    opts = popart.SessionOptions()
-    opts.autoRecomputation = popart.RecomputationType.Standard
-    with pytest.raises(popart.popart_exception) as e:
-        popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [o]), o, popart.ConstSGD(0.1), cpu,
-                               userOptions=opts)
-    assert e.value.args[0] == "A mixture of auto and manual recomputaion is not supported"
+    # Auto and manual recomputation together: test_errors.py's
+    # test_auto_and_manual_recomputation_together_are_refused.
 
 
 def test_pipeline_recomputes_the_earlier_stages(popart):

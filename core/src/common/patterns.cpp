@@ -109,22 +109,25 @@ const PatternRow kPatterns[] = {
 
 // The ops whose PopART lowering needs a pattern (PopART has no kernel for the op it replaces): with
 // the pattern disabled (runtime asserts off), PopART fails to lower them, and so does this runtime.
-// `input` -1: the forward op itself; otherwise the gradient with respect to that input (-2: any).
+// `input`: kTheOp (the forward op itself), kAnyInput (its gradient with respect to any input), or
+// the gradient with respect to that input.
+constexpr int kTheOp = -1;
+constexpr int kAnyInput = -2;
 struct LoweringRow {
   const char* pattern;
   const char* opType;
   int input;
 };
 const LoweringRow kLowering[] = {
-    {"AbsGradOp", "Abs", -2},
-    {"SinGradOp", "Sin", -2},
-    {"CosGradOp", "Cos", -2},
-    {"ExpGradOp", "Exp", -2},
-    {"Expm1GradOp", "Expm1", -2},
-    {"LogGradOp", "Log", -2},
-    {"Log1pGradOp", "Log1p", -2},
-    {"SqrtGradOp", "Sqrt", -2},
-    {"ReciprocalGradOp", "Reciprocal", -2},
+    {"AbsGradOp", "Abs", kAnyInput},
+    {"SinGradOp", "Sin", kAnyInput},
+    {"CosGradOp", "Cos", kAnyInput},
+    {"ExpGradOp", "Exp", kAnyInput},
+    {"Expm1GradOp", "Expm1", kAnyInput},
+    {"LogGradOp", "Log", kAnyInput},
+    {"Log1pGradOp", "Log1p", kAnyInput},
+    {"SqrtGradOp", "Sqrt", kAnyInput},
+    {"ReciprocalGradOp", "Reciprocal", kAnyInput},
     {"DivArg0GradOp", "Div", 0},
     {"DivArg1GradOp", "Div", 1},
     {"PowArg0GradOp", "Pow", 0},
@@ -132,15 +135,15 @@ const LoweringRow kLowering[] = {
     {"Atan2Arg0GradOp", "Atan2", 0},
     {"Atan2Arg1GradOp", "Atan2", 1},
     {"FmodArg0GradOp", "Fmod", 0},
-    {"MulArgGradOp", "Mul", -2},
+    {"MulArgGradOp", "Mul", kAnyInput},
     {"SubtractArg1GradOp", "Sub", 1},
     {"MatMulLhsGradOp", "MatMul", 0},
     {"MatMulRhsGradOp", "MatMul", 1},
     {"ConvDataGrad", "Conv", 0},
     {"ConvDataGrad", "ConvTranspose", 0},
     {"ConvFlipWeightsGradOp", "ConvTranspose", 1},
-    {"CoshOp", "Cosh", -1},
-    {"ConvTranspose", "ConvTranspose", -1},
+    {"CoshOp", "Cosh", kTheOp},
+    {"ConvTranspose", "ConvTranspose", kTheOp},
 };
 
 const PatternRow* findRow(const std::string& name) {
@@ -184,7 +187,7 @@ void Patterns::checkName(const std::string& name) {
 
 std::string Patterns::disabledLoweringPattern(const std::string& opType, int inputIndex) const {
   for (const auto& r : kLowering) {
-    const bool matches = opType == r.opType && (r.input == inputIndex || (r.input == -2 && inputIndex >= 0));
+    const bool matches = opType == r.opType && (r.input == inputIndex || (r.input == kAnyInput && inputIndex >= 0));
     if (matches && !isPatternEnabled(r.pattern)) return r.pattern;
   }
   return "";
