@@ -56,7 +56,8 @@ export function generatedBlocks(popart) {
   const enumNames = Object.keys(popart.enumValues);
   const type = (o) => ({
     bool: 'boolean', int: 'number', float: 'number', string: 'string', ints: 'number[]', floats: 'number[]',
-    strings: 'string[]', map: 'Record<string, string>', enum: o.enumName, enums: `${o.enumName}[]`,
+    strings: 'string[]', map: 'Record<string, string>', intmap: 'Record<string, number>', enum: o.enumName,
+    enums: `${o.enumName}[]`,
   })[o.type];
   const doc = (o, indent) => `${indent}/** ${o.doc} Default: ${JSON.stringify(o.default)}. */\n`;
   // Nested settings (weightTensorLocationSettings.location.storage) as nested object types.

@@ -315,7 +315,7 @@ inline OptionValue optionValueFrom(const val& v, const std::string& type, const 
     }
     return out;
   }
-  if (type == "map") {
+  if (type == "map" || type == "intmap") {
     if (t != "object" || val::global("Array").call<bool>("isArray", v))
       throw error("{} must be an object of strings (got {})", what, t);
     std::map<std::string, std::string> m;

@@ -20,6 +20,8 @@ def _to_python(name, value):
         return {ENUMS[enum_name][v] for v in value}
     if type_ == "map":
         return _OptionDict(None, name, value)
+    if type_ == "intmap":
+        return _OptionDict(None, name, {k: int(v) for k, v in value.items()})
     return value
 
 

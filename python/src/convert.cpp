@@ -110,7 +110,7 @@ OptionValue optionValueFrom(py::handle v, const std::string& type, const std::st
     }
     return out;
   }
-  if (type == "map") {
+  if (type == "map" || type == "intmap") {
     if (!py::isinstance<py::dict>(v))
       throw error("{} must be a dict of strings, got {}", what, py::repr(v).cast<std::string>());
     std::map<std::string, std::string> m;

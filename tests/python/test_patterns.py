@@ -319,3 +319,47 @@ def test_disabled_gradient_pattern_fails_as_in_popart(popart, op, enabled, missi
     with pytest.raises(popart.popart_exception) as e:
         session()
     assert e.value.args[0].endswith("This op should have been removed by pattern " + missing)
+
+
+def _softmax_nll_step(popart, patterns, x, labels, w0):
+    """One SGD step of nll(softmax(x @ w)) (Mean, label 3 ignored): (op types, loss, d loss/d logits)."""
+    b = popart.Builder()
+    xi = b.addInputTensor(popart.TensorInfo("FLOAT", list(x.shape)), "x")
+    li = b.addInputTensor(popart.TensorInfo("INT32", list(labels.shape)), "label")
+    w = b.addInitializedInputTensor(w0, "w")
+    logits = b.aiOnnx.matmul([xi, w])
+    loss = b.aiGraphcore.nllloss([b.aiOnnx.softmax([logits], axis=1), li], ignoreIndex=3)
+    gl = popart.reservedGradientPrefix() + logits
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [loss, gl]), loss, popart.ConstSGD(0.1),
+                               popart.DeviceManager().createCpuDevice(), patterns=patterns)
+    ir = json.loads(s._serializeIr(popart.IrSerializationFormat.JSON))
+    s.prepareDevice()
+    s.weightsFromHost()
+    a = s.initAnchorArrays()
+    s.run(popart.PyStepIO({xi: x, li: labels}, a))
+    return Counter(op["type"] for op in ir["maingraph"]), a[loss], a[gl]
+
+
+def test_softmax_grad_direct_and_nlll_with_softmax_grad_direct(popart):
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
+    w0 = rng.uniform(-1, 1, (3, 5)).astype(np.float32)
+    labels = np.array([0, 4, 2, 3], dtype=np.int32)
+    z = x.astype(np.float64) @ w0.astype(np.float64)
+    p = np.exp(z - z.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    keep = labels != 3
+    onehot = np.eye(5)[np.where(keep, labels, 0)]
+    want_grad = np.where(keep[:, None], p - onehot, 0.0) / keep.sum()
+    want_loss = -np.log(p[keep, labels[keep]]).mean()
+
+    fused = _softmax_nll_step(popart, _patterns(popart), x, labels, w0)
+    direct = _softmax_nll_step(popart, _patterns(popart, ["NlllWithSoftmaxGradDirect"]), x, labels, w0)
+    apart = _softmax_nll_step(popart, _patterns(popart, ["SoftmaxGradDirect"]), x, labels, w0)
+    assert fused[0]["NlllWithSoftmaxGradDirect"] == 1
+    assert not {"Nll", "NllGrad", "SoftmaxGrad", "SoftmaxGradDirect"} & set(fused[0])
+    assert direct[0]["SoftmaxGradDirect"] == 1 and direct[0]["Nll"] == 1 and direct[0]["NllGrad"] == 0
+    assert apart[0]["NllGrad"] == 1 and apart[0]["SoftmaxGrad"] == 1
+    for ops, loss, grad in (fused, direct, apart):
+        np.testing.assert_allclose(loss, want_loss, rtol=1e-5)
+        np.testing.assert_allclose(grad, want_grad, atol=1e-6)

@@ -110,11 +110,11 @@ TEST(Patterns, ListMatchesTheNamesPatternsAccepts) {
   for (const auto& p : list) {
     if (p.rewrite) rewrites.insert(p.name);
   }
-  EXPECT_EQ(rewrites,
-            (std::set<std::string>{"PreUniRepl", "PostNRepl", "OpToIdentity", "SplitOp", "SumToAdd", "PadSum",
-                                   "NegativeOneScale", "UpsampleToResize", "TransposeToIdentityOrReshapePattern",
-                                   "ExpandCast", "InPlace", "FuseActivation", "FuseLayerNorm",
-                                   "RandomNormalLikeOpPattern", "RandomUniformLikeOpPattern"}));
+  EXPECT_EQ(rewrites, (std::set<std::string>{
+                          "PreUniRepl", "PostNRepl", "SoftmaxGradDirect", "NlllWithSoftmaxGradDirect", "OpToIdentity",
+                          "SplitOp", "SumToAdd", "PadSum", "NegativeOneScale", "UpsampleToResize",
+                          "TransposeToIdentityOrReshapePattern", "ExpandCast", "InPlace", "FuseActivation",
+                          "FuseLayerNorm", "RandomNormalLikeOpPattern", "RandomUniformLikeOpPattern"}));
 }
 
 TEST(Patterns, RandomLikeOpsBecomePlainOnes) {
@@ -552,6 +552,119 @@ TEST(Patterns, DisabledGradientPatternFailsAsInPopART) {
   test::expectError(
       [&] { InferenceSession::createFromOnnxModel(c->getModelProto(), DataFlow(1, {cy}), test::cpu(), {}, {}, none); },
       {"This op should have been removed by pattern CoshOp"});
+}
+
+// ---------------------------------------------------------------- Softmax then Nll
+
+struct SoftmaxNll {
+  Types ops;
+  std::vector<float> loss, dLogits;
+};
+
+/// Trains one step of Nll(Softmax(x · w)) (x [4, 3] times `spread`, labels {0, 4, 2, 4}, the last
+/// one ignored) and returns the IR's op types with the loss and the gradient of the logits.
+SoftmaxNll softmaxNll(const Patterns& p, float spread, ReductionType red) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset13();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {4, 3}), "x");
+  const TensorId label = b->addInputTensor(TensorInfo("INT32", {4}), "label");
+  std::vector<float> wv = test::randomFloats(15, 3);
+  const TensorId w = b->addInitializedInputTensor(ConstVoidData(wv.data(), TensorInfo("FLOAT", {3, 5})), "w");
+  const TensorId logits = ai.matmul({x, w});
+  const TensorId probs = ai.softmax({logits}, -1);
+  const TensorId loss = b->aiGraphcoreOpset1().nllloss({probs, label}, red, 3);
+  const TensorId gl = std::string(reservedGradientPrefix()) + logits;
+  auto s = TrainingSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, std::vector<TensorId>{loss, gl}), loss,
+                                                ConstSGD(0.1f), test::cpu(), {}, {}, p);
+  s->prepareDevice();
+  s->weightsFromHost();
+  std::vector<float> xv = test::randomFloats(12, 5);
+  for (float& v : xv) v *= spread;
+  std::map<TensorId, NDArray> in;
+  in.emplace(x, NDArray::fromVector(xv, {4, 3}));
+  in.emplace(label, NDArray::fromVector(std::vector<int32_t>{0, 4, 2, 3}, {4}));
+  auto out = s->initAnchorArrays();
+  StepIO io(arrayRefs(in), arrayRefs(out));
+  s->run(io);
+  const std::vector<std::string> order = irTypes(*s);
+  SoftmaxNll r;
+  r.ops = Types(order.begin(), order.end());
+  r.loss = out.at(loss).toVector<float>();
+  r.dLogits = out.at(gl).toVector<float>();
+  return r;
+}
+
+/// The same in double: the loss (probabilities clamped at 1e-7 as PopART's Nll) and the exact
+/// gradient (p - onehot(label)) * dLoss, 0 for the ignored sample.
+SoftmaxNll softmaxNllReference(float spread, ReductionType red) {
+  const std::vector<float> w = test::randomFloats(15, 3);
+  std::vector<float> x = test::randomFloats(12, 5);
+  const int label[4] = {0, 4, 2, 3};
+  SoftmaxNll r;
+  const double scale = red == ReductionType::Mean ? 1.0 / 3.0 : 1.0;  // three samples counted
+  double total = 0;
+  for (int i = 0; i < 4; ++i) {
+    double z[5], mx = -1e300, sum = 0;
+    for (int c = 0; c < 5; ++c) {
+      z[c] = 0;
+      for (int k = 0; k < 3; ++k) z[c] += double(x[size_t(i * 3 + k)] * spread) * double(w[size_t(k * 5 + c)]);
+      mx = std::max(mx, z[c]);
+    }
+    for (double v : z) sum += std::exp(v - mx);
+    const bool ignored = label[i] == 3;
+    const double l = ignored ? 0.0 : -std::log(std::max(std::exp(z[label[i]] - mx) / sum, 1e-7));
+    total += l;
+    if (red == ReductionType::NoReduction) r.loss.push_back(float(l));
+    for (int c = 0; c < 5; ++c) {
+      const double pc = std::exp(z[c] - mx) / sum;
+      r.dLogits.push_back(ignored ? 0.0f : float(scale * (c == label[i] ? pc - 1.0 : pc)));
+    }
+  }
+  if (red != ReductionType::NoReduction) r.loss.push_back(float(total * scale));
+  return r;
+}
+
+void expectClose(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+  std::vector<double> w(want.begin(), want.end());
+  test::expectNear(got, w, 1e-5, what);
+}
+
+TEST(Patterns, SoftmaxGradDirectAndNlllWithSoftmaxGradDirectFuseSoftmaxAndNll) {
+  for (ReductionType red : {ReductionType::Mean, ReductionType::Sum}) {
+    const SoftmaxNll want = softmaxNllReference(1.0f, red);
+    const SoftmaxNll fused = softmaxNll(noInplace(), 1.0f, red);
+    EXPECT_EQ(fused.ops.count("NlllWithSoftmaxGradDirect"), 1u);
+    for (const char* gone : {"Nll", "NllGrad", "SoftmaxGrad", "SoftmaxGradDirect"})
+      EXPECT_EQ(fused.ops.count(gone), 0u);
+    expectClose(fused.loss, want.loss, "fused loss");
+    expectClose(fused.dLogits, want.dLogits, "fused dLogits");
+
+    const SoftmaxNll direct = softmaxNll(without("NlllWithSoftmaxGradDirect"), 1.0f, red);
+    EXPECT_EQ(direct.ops.count("SoftmaxGradDirect"), 1u);
+    EXPECT_EQ(direct.ops.count("Nll"), 1u);
+    EXPECT_EQ(direct.ops.count("NllGrad"), 0u);
+    expectClose(direct.loss, want.loss, "direct loss");
+    expectClose(direct.dLogits, want.dLogits, "direct dLogits");
+
+    const SoftmaxNll apart = softmaxNll(without("SoftmaxGradDirect"), 1.0f, red);
+    EXPECT_EQ(apart.ops.count("NllGrad"), 1u);
+    EXPECT_EQ(apart.ops.count("SoftmaxGrad"), 1u);
+    EXPECT_EQ(apart.ops.count("NlllWithSoftmaxGradDirect"), 0u);  // it needs SoftmaxGradDirect first
+    expectClose(apart.dLogits, want.dLogits, "NllGrad then SoftmaxGrad");
+  }
+}
+
+TEST(Patterns, SoftmaxGradDirectIsExactWhereTheLabelledProbabilityUnderflows) {
+  // Logits 60 times wider: some labelled probabilities fall below Nll's clamp (1e-7), where
+  // NllGrad's -1/p is cut to 0, but (p - 1) is still right.
+  const SoftmaxNll want = softmaxNllReference(60.0f, ReductionType::Sum);
+  const SoftmaxNll fused = softmaxNll(noInplace(), 60.0f, ReductionType::Sum);
+  expectClose(fused.dLogits, want.dLogits, "fused dLogits");
+  const SoftmaxNll apart = softmaxNll(without("SoftmaxGradDirect"), 60.0f, ReductionType::Sum);
+  double worst = 0;
+  for (size_t i = 0; i < want.dLogits.size(); ++i)
+    worst = std::max(worst, double(std::fabs(apart.dLogits[i] - want.dLogits[i])));
+  EXPECT_GT(worst, 0.5) << "the reference case should have an underflowing labelled probability";
 }
 
 }  // namespace

@@ -117,7 +117,8 @@ E enumFromString(const std::string& s) {
 
 /// A field of an options table: `name` is dotted for nested settings
 /// ("executionPhaseSettings.phases"); `type` is "bool", "int", "float", "string", "enum"
-/// (`enumName` names it), "enums" (a set of enum values), "ints", "floats", "strings" or "map".
+/// (`enumName` names it), "enums" (a set of enum values), "ints", "floats", "strings", "map" (of
+/// strings) or "intmap" (of integers, held as decimal strings in the OptionValue).
 struct OptionInfo {
   std::string name;
   std::string type;

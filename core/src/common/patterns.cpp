@@ -75,8 +75,12 @@ const PatternRow kPatterns[] = {
     {"FuseLayerNorm", Default::On, true,
      "This runtime's: the decomposed layer norm exporters write (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, "
      "Mul, Add) becomes one LayerNormalization op (inference)."},
-    {"SoftmaxGradDirect", Default::On, false, kGradKernel},
-    {"NlllWithSoftmaxGradDirect", Default::On, false, kGradKernel},
+    {"SoftmaxGradDirect", Default::On, true,
+     "The Nll gradient then the Softmax gradient (Nll reading a last-axis Softmax's output) become one "
+     "SoftmaxGradDirect op: dLoss * (probabilities - onehot(label)), without dividing by the probabilities."},
+    {"NlllWithSoftmaxGradDirect", Default::On, true,
+     "A SoftmaxGradDirect and the forward Nll of the same probabilities and labels become one "
+     "NlllWithSoftmaxGradDirect op writing the loss and the gradient."},
     {"SplitOp", Default::On, true, "A Split becomes one Slice per output that is read."},
     {"SplitGradOpToConcat", Default::On, false,
      "The gradient of Split is built as a Concat of the output gradients already: there is no SplitGrad op."},

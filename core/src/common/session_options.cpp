@@ -134,7 +134,7 @@ struct Conv<std::map<std::string, std::string>> {
 
 template <>
 struct Conv<std::map<TensorId, unsigned>> {
-  static constexpr const char* type = "map";
+  static constexpr const char* type = "intmap";  // held as decimal strings in an OptionValue
   static void from(std::map<TensorId, unsigned>& dst, const std::string& name, const OptionValue& v) {
     const auto* m = std::get_if<std::map<std::string, std::string>>(&v);
     if (!m) wrongKind(name, "a map of tensor ids to depths", v);

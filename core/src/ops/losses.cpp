@@ -37,6 +37,19 @@ void setupNll(Op& op) {
   setOutput(op, 0, op.inType(0), reducedShape(op, expect));
 }
 
+/// SoftmaxGradDirect (probs, label, dLoss) -> dLogits: the gradient of Nll(Softmax(logits)) by
+/// the logits, with the Nll's attributes.
+void setupSoftmaxGradDirect(Op& op) {
+  setupNll(op);
+  setOutput(op, 0, op.inInfo(0));
+}
+
+/// NlllWithSoftmaxGradDirect (probs, label, dLoss) -> (loss, dLogits): the Nll and that gradient.
+void setupNlllWithSoftmaxGradDirect(Op& op) {
+  setupNll(op);
+  setOutput(op, 1, op.inInfo(0));
+}
+
 void setupL1(Op& op) {
   requireFloat(op, 0);
   op.attrs.getFloat("lambda");
@@ -179,6 +192,12 @@ void gradIdentityLoss(GradCtx& c) {
 void define_GcNll(OpDef& d) {
   d.setup = setupNll;
   d.grad = gradNll;
+}
+void define_SoftmaxGradDirect(OpDef& d) {
+  d.setup = setupSoftmaxGradDirect;
+}
+void define_NlllWithSoftmaxGradDirect(OpDef& d) {
+  d.setup = setupNlllWithSoftmaxGradDirect;
 }
 void define_GcL1(OpDef& d) {
   d.setup = setupL1;

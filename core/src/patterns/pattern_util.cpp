@@ -46,14 +46,15 @@ Op* soleConsumer(const Tensor* t) {
   return t->consumers[0];
 }
 
-Op& replaceOp(Graph& g, Op* old, OpKind kind, int opset, const Attributes& attrs, const std::vector<Tensor*>& inputs) {
+Op& replaceOp(Graph& g, Op* old, OpKind kind, int opset, const Attributes& attrs, const std::vector<Tensor*>& inputs,
+              const std::vector<Tensor*>& outputs) {
   const OpDef& def = opDef(kind);
   const std::string name = old->name();
   Attributes merged = attrs;
   for (const auto& kv : old->attrs.all()) {
     if (kv.first.rfind("__", 0) == 0 && !merged.has(kv.first)) merged.set(kv.first, kv.second);
   }
-  const std::vector<Tensor*> outs = old->outputs();
+  const std::vector<Tensor*> outs = outputs.empty() ? old->outputs() : outputs;
   const std::vector<Op*> after = old->after;
   const OpId rank = old->scheduleRank;
   std::vector<Op*> followers;  // ops that had to run after the old one follow the new one

@@ -26,10 +26,12 @@ bool applies(const Ir& ir, const Op& op, const std::string& pattern);
 /// The only consumer of `t` (nullptr if it has none, several, or reads it at several inputs).
 Op* soleConsumer(const Tensor* t);
 
-/// Replaces `old` by a new op of `kind` (ONNX ops at `opset`) with the same name, writing the
-/// same output tensors and reading `inputs` (nullptr: an absent optional input). The new op gets
-/// `attrs` plus the old op's placement and other "__" annotations; it is set up before returning.
-Op& replaceOp(Graph& g, Op* old, OpKind kind, int opset, const Attributes& attrs, const std::vector<Tensor*>& inputs);
+/// Replaces `old` by a new op of `kind` (ONNX ops at `opset`) with the same name, reading `inputs`
+/// (nullptr: an absent optional input) and writing `outputs` (none given: the old op's, those the
+/// new op has). The new op gets `attrs` plus the old op's placement and other "__" annotations; it
+/// is set up before returning.
+Op& replaceOp(Graph& g, Op* old, OpKind kind, int opset, const Attributes& attrs, const std::vector<Tensor*>& inputs,
+              const std::vector<Tensor*>& outputs = {});
 
 /// A new constant tensor in `g` named after `base`.
 Tensor* addConst(Graph& g, const std::string& base, const TensorData& data);

@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <vector>
 
 #include "ir/graph.hpp"
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
+#include "ops/losses.hpp"
+#include "ops/op_util.hpp"
 #include "ops/resize_params.hpp"
 #include "ops/shape_params.hpp"
 #include "patterns/pattern_util.hpp"
@@ -372,6 +375,69 @@ bool expandCast(Ir& ir, Op* op) {
   return true;
 }
 
+/// Whether `target` is `from` or computed from it (a path of ops from `from` to `target`).
+bool computedFrom(const Tensor* target, const Tensor* from) {
+  std::set<const Tensor*> seen{from};
+  std::vector<const Tensor*> work{from};
+  while (!work.empty()) {
+    const Tensor* t = work.back();
+    work.pop_back();
+    if (t == target) return true;
+    for (const Op* c : t->consumers) {
+      for (const Tensor* o : c->outputs()) {
+        if (o && seen.insert(o).second) work.push_back(o);
+      }
+    }
+  }
+  return false;
+}
+
+/// SoftmaxGradDirect: NllGrad(p, label, dLoss) -> (dp) -> SoftmaxGrad(dp, p), where p is the
+/// output of a Softmax over its last axis read by the Nll as probabilities, becomes one
+/// SoftmaxGradDirect(p, label, dLoss) with the Nll's attributes: dLoss * (p - onehot(label)),
+/// which never divides by p.
+bool softmaxGradDirect(Ir& ir, Op* op) {
+  if (op->kind() != OpKind::GcNllGrad || op->attrs.getInt("inputIsLogProbability", 0) != 0) return false;
+  Tensor* p = op->input(0);
+  Tensor* dp = op->output(0);
+  Op* sg = soleConsumer(dp);
+  if (!sg || sg->kind() != OpKind::SoftmaxGrad || sg->input(0) != dp || sg->input(1) != p || isKept(ir, dp))
+    return false;
+  const int64_t rank = p->info.rank();
+  if (rank == 0 || ops::normalizeAxis(sg->attrs.getInt("axis", -1), rank) != rank - 1) return false;
+  if (!patterns::samePlacement(*op, *sg)) return false;
+  Graph& g = op->graph();
+  replaceOp(g, sg, OpKind::SoftmaxGradDirect, 1, op->attrs, {p, op->input(1), op->input(2)});
+  g.removeOp(op);
+  g.removeTensor(dp->id);
+  return true;
+}
+
+/// The same loss: reduction and ignored label.
+bool sameNll(const Op& a, const Op& b) {
+  return ops::lossReduction(a) == ops::lossReduction(b) && a.attrs.has("ignoreIndex") == b.attrs.has("ignoreIndex") &&
+         a.attrs.getInt("ignoreIndex", -1) == b.attrs.getInt("ignoreIndex", -1);
+}
+
+/// NlllWithSoftmaxGradDirect: a SoftmaxGradDirect and the forward Nll of the same probabilities
+/// and labels become one op writing the loss and the gradient, when the incoming gradient is not
+/// computed from the loss (the one op could not run before itself).
+bool nlllWithSoftmaxGradDirect(Ir&, Op* op) {
+  if (op->kind() != OpKind::SoftmaxGradDirect) return false;
+  Tensor* p = op->input(0);
+  Op* nll = nullptr;
+  for (Op* c : p->consumers) {
+    if (c->kind() == OpKind::GcNll && c->input(0) == p && c->input(1) == op->input(1) && sameNll(*c, *op)) nll = c;
+  }
+  if (!nll || !patterns::samePlacement(*nll, *op) || computedFrom(op->input(2), nll->output(0))) return false;
+  Graph& g = op->graph();
+  Tensor* loss = nll->output(0);
+  g.removeOp(nll);
+  replaceOp(g, op, OpKind::NlllWithSoftmaxGradDirect, 1, op->attrs, {p, op->input(1), op->input(2)},
+            {loss, op->output(0)});
+  return true;
+}
+
 struct Entry {
   const char* name;
   bool (*rewrite)(Ir&, Op*);
@@ -381,6 +447,8 @@ struct Entry {
 const Entry kOrder[] = {
     {"PreUniRepl", preUniRepl},
     {"PostNRepl", postNRepl},
+    {"SoftmaxGradDirect", softmaxGradDirect},
+    {"NlllWithSoftmaxGradDirect", nlllWithSoftmaxGradDirect},
     {"OpToIdentity", opToIdentity},
     {"SplitOp", splitOp},
     {"PadSum", padSum},

@@ -45,6 +45,13 @@ struct GcNllArgs {
                                            : inPtr<int32_t>(s, labels)[i];
   }
   bool ignored(int64_t c) const { return hasIgnore && c == ignore; }
+  /// The factor of the incoming gradient: 1 / (samples not ignored) for Mean (0 if none), else 1.
+  double gradScale(const RunState& s) const {
+    if (red != ReductionType::Mean) return 1.0;
+    int64_t counted = 0;
+    for (int64_t i = 0; i < S; ++i) counted += !ignored(label(s, i));
+    return counted ? 1.0 / static_cast<double>(counted) : 0.0;
+  }
   /// f(i, label) for each sample i whose label is not ignored; throws for a label that is not a class.
   template <typename F>
   void forEachLabelled(const RunState& s, F f) const {

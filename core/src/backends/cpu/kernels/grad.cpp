@@ -128,9 +128,7 @@ KernelFn makeCpuKernel_GcNllGrad(const Op& op, KernelContext& kc) {
       const T* DL = inPtr<T>(s, dl);
       T* DP = outPtr<T>(s, dp);
       std::fill(DP, DP + a.S * a.C, static_cast<T>(CT(0)));
-      int64_t counted = 0;
-      for (int64_t i = 0; i < a.S; ++i) counted += !a.ignored(a.label(s, i));
-      const double scale = a.red == ReductionType::Mean ? (counted ? 1.0 / static_cast<double>(counted) : 0.0) : 1.0;
+      const double scale = a.gradScale(s);
       a.forEachLabelled(s, [&](int64_t i, int64_t c) {
         const double g = lossGradAt(DL, perSample, i) * scale;
         const double v = static_cast<CT>(P[i * a.C + c]);

@@ -117,22 +117,69 @@ KernelFn makeCpuKernel_SoftmaxCrossEntropyLoss(const Op& op, KernelContext& kc) 
   return onnxLossKernel(op, kc, true);
 }
 
+namespace {
+
+/// PopART's Nll of the probabilities P (or log-probabilities) into `out`, reduced by the op's
+/// reduction (Mean over the samples not ignored).
+template <typename T>
+void nllLoss(const GcNllArgs& a, const RunState& s, const T* P, T* out) {
+  std::vector<double> loss(static_cast<size_t>(a.S));  // 0 for the ignored samples
+  int64_t counted = 0;
+  a.forEachLabelled(s, [&](int64_t i, int64_t c) {
+    const double v = static_cast<double>(static_cast<compute_t<T>>(P[i * a.C + c]));
+    loss[static_cast<size_t>(i)] = a.logProb ? -v : -std::log(std::max(v, GcNllArgs::eps<T>()));
+    ++counted;
+  });
+  reduceInto(loss, a.red, static_cast<double>(counted), out);
+}
+
+/// The gradient of Nll(Softmax(x)) by x, from the softmax's output P: for each sample i not
+/// ignored, dLoss_i * scale * (P[i, :] - onehot(label_i)) (scale 1 / samples counted for Mean);
+/// 0 for the ignored ones. Unlike NllGrad then SoftmaxGrad, it never divides by P.
+template <typename T>
+void softmaxNllGrad(const GcNllArgs& a, const RunState& s, const T* P, const T* DL, T* DX) {
+  using CT = compute_t<T>;
+  std::fill(DX, DX + a.S * a.C, static_cast<T>(CT(0)));
+  const double scale = a.gradScale(s);
+  const bool perSample = a.red == ReductionType::NoReduction;
+  a.forEachLabelled(s, [&](int64_t i, int64_t label) {
+    const double g = static_cast<double>(static_cast<CT>(perSample ? DL[i] : DL[0])) * scale;
+    for (int64_t c = 0; c < a.C; ++c) {
+      const double p = static_cast<CT>(P[i * a.C + c]);
+      DX[i * a.C + c] = static_cast<T>(static_cast<CT>(g * (c == label ? p - 1.0 : p)));
+    }
+  });
+}
+
+}  // namespace
+
 KernelFn makeCpuKernel_GcNll(const Op& op, KernelContext& kc) {
   const GcNllArgs a(op, kc);
   const int p = kc.in(0), y = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
-    constexpr double eps = GcNllArgs::eps<T>();
+    return [=](const RunState& s) { nllLoss(a, s, inPtr<T>(s, p), outPtr<T>(s, y)); };
+  });
+}
+
+KernelFn makeCpuKernel_SoftmaxGradDirect(const Op& op, KernelContext& kc) {
+  const GcNllArgs a(op, kc);
+  const int p = kc.in(0), dl = kc.in(2), dx = kc.out(0);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) { softmaxNllGrad(a, s, inPtr<T>(s, p), inPtr<T>(s, dl), outPtr<T>(s, dx)); };
+  });
+}
+
+KernelFn makeCpuKernel_NlllWithSoftmaxGradDirect(const Op& op, KernelContext& kc) {
+  const GcNllArgs a(op, kc);
+  const int p = kc.in(0), dl = kc.in(2), y = kc.out(0), dx = kc.out(1);
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
     return [=](const RunState& s) {
       const T* P = inPtr<T>(s, p);
-      std::vector<double> loss(static_cast<size_t>(a.S));  // 0 for the ignored samples
-      int64_t counted = 0;
-      a.forEachLabelled(s, [&](int64_t i, int64_t c) {
-        const double v = static_cast<double>(static_cast<compute_t<T>>(P[i * a.C + c]));
-        loss[static_cast<size_t>(i)] = a.logProb ? -v : -std::log(std::max(v, eps));
-        ++counted;
-      });
-      reduceInto(loss, a.red, static_cast<double>(counted), outPtr<T>(s, y));
+      nllLoss(a, s, P, outPtr<T>(s, y));
+      softmaxNllGrad(a, s, P, inPtr<T>(s, dl), outPtr<T>(s, dx));
     };
   });
 }
