@@ -286,5 +286,41 @@ TEST(ExecutionPhases, TrainingStoresUpdatedWeightsAndTheSummaryShowsPhases) {
   EXPECT_NE(summary.find("Phase 2:"), std::string::npos) << summary;
 }
 
+TEST(ExecutionPhases, OffChipActivationReadTwoPhasesLaterIsStoredAndLoaded) {
+  // a = x @ w0 (phase 0, IPU 0); b = a @ w1 (phase 1, IPU 1: a arrives by an IPU copy);
+  // y = (b @ w2) + a (phase 2, IPU 0: a comes back from streaming memory).
+  auto bld = Builder::create();
+  auto ai = bld->aiOnnxOpset11();
+  const TensorId x = bld->addInputTensor(TensorInfo(DataType::FLOAT, {8, 16}), "x");
+  auto weight = [&](int k) {
+    const auto v = test::randomFloats(16 * 16, 50 + static_cast<uint32_t>(k));
+    return bld->addInitializedInputTensor(ConstVoidData(v.data(), TensorInfo(DataType::FLOAT, {16, 16})),
+                                          "w" + std::to_string(k));
+  };
+  const TensorId a = ai.matmul({x, weight(0)}, "mm0");
+  const TensorId b = ai.matmul({a, weight(1)}, "mm1");
+  const TensorId c = ai.matmul({b, weight(2)}, "mm2");
+  const TensorId y = ai.add({c, a}, "skip");
+  bld->executionPhase(a, 0);
+  bld->executionPhase(b, 1);
+  bld->executionPhase(c, 2);
+  bld->executionPhase(y, 2);
+  bld->addOutputTensor(y);
+  SessionOptions o = phased(3);
+  o.activationTensorLocationSettings.location.storage = TensorStorage::OffChip;
+  auto s =
+      InferenceSession::createFromOnnxModel(bld->getModelProto(), DataFlow(1, {y}), phIpus(2, 4), InputShapeInfo(), o);
+  s->prepareDevice();
+  const report::Compilation r = s->getReport().compilation;
+  ASSERT_EQ(r.phases.size(), 3u);
+  const int64_t bytes = 8 * 16 * 4;  // a
+  EXPECT_EQ(r.phases[0].remoteStoreBytes, bytes);
+  EXPECT_EQ(r.phases[0].remoteLoadBytes, 0);
+  EXPECT_EQ(r.phases[1].remoteLoadBytes + r.phases[1].remoteStoreBytes, 0);  // b goes to IPU 0 by a copy
+  EXPECT_EQ(r.phases[2].remoteLoadBytes, bytes);
+  EXPECT_EQ(r.phases[2].remoteStoreBytes, 0);
+  EXPECT_GT(r.cycles.interIpuCopies, 0);
+}
+
 }  // namespace
 }  // namespace popart

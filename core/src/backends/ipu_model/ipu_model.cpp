@@ -494,7 +494,9 @@ class Modeller {
     }
   }
 
-  /// The phases that use tensor `ti` (streamingMemory): its spans and its traffic.
+  /// The phases that use tensor `ti` (streamingMemory): its spans and its traffic. A phase on
+  /// another IPU than the tensor's gets it by an inter-IPU copy (costed with the op that reads
+  /// it), not from streaming memory.
   void streamTensor(size_t ti) {
     const Tensor* t = irTensors_[ti];
     std::map<int, std::pair<int, int>> uses;  // phase -> first, last schedule index
@@ -512,12 +514,17 @@ class Modeller {
     const int producedIn =
         t->producer && index_.count(t->producer) ? phaseOf_[static_cast<size_t>(index_.at(t->producer))] : -1;
     const int64_t bytes = c_.tensors[ti].bytes;
+    const int ipu = c_.tensors[ti].mapping.ipu;
+    auto here = [&](int p) { return c_.phases[static_cast<size_t>(p)].ipu == ipu; };
+    bool readLater = false;  // in a later phase on its own IPU
+    for (const auto& u : uses) readLater = readLater || (u.first != producedIn && here(u.first));
     for (const auto& [p, span] : uses) {
+      if (!here(p) && p != producedIn) continue;
       (t->kind == TensorKind::ActGrad ? streamedActivations_ : streamedVariables_)
           .push_back({ti, span.first, span.second});
       report::Phase& ph = c_.phases[static_cast<size_t>(p)];
       if (p != producedIn) ph.remoteLoadBytes += bytes;
-      if ((p == producedIn && uses.size() > 1) || modifiedIn.count(p)) ph.remoteStoreBytes += bytes;
+      if ((p == producedIn && readLater) || modifiedIn.count(p)) ph.remoteStoreBytes += bytes;
     }
   }
 
