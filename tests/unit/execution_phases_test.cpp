@@ -141,6 +141,7 @@ TEST(ExecutionPhases, OnePhaseOnlyWarnsAndRunsUnphased) {
   auto s = phTraining(c, phIpus(1, 4), phased(1));  // PopART: a warning, phased execution off
   for (const report::Op& op : s->getReport().compilation.ops) EXPECT_EQ(op.executionPhase, -1) << op.name;
   EXPECT_TRUE(s->getReport().compilation.phases.empty());
+  for (const Op* op : s->getIr().schedule()) EXPECT_FALSE(op->attrs.has(sExecutionPhaseAttribute)) << op->describe();
 }
 
 // ---------------------------------------------------------------- placement and schedule

@@ -79,7 +79,11 @@ std::string describeAll(const std::vector<Op*>& ops) {
 
 void assignForwardPhases(Ir& ir) {
   const SessionOptions& o = ir.options();
-  if (!phasedExecution(o)) return;
+  if (!phasedExecution(o)) {
+    // PopART's Ir::verifyExecutionPhaseSettings: without phased execution no op keeps a phase.
+    for (const auto& kv : ir.mainGraph().ops()) kv.second->attrs.erase(sExecutionPhaseAttribute);
+    return;
+  }
   const std::vector<Op*> order = ir.mainGraph().topologicalOrder();
   double total = 0;
   for (const Op* op : order) total += phaseSplitCost(*op);

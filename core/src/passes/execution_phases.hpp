@@ -3,7 +3,7 @@
 // phase (`__execution_phase`) and the virtual graph phase % stages (`__ipu_number`); the phases
 // run one after another (Graph::topologicalOrder), and the tensors whose location is OffChip live
 // in streaming memory, in an IPU's tiles only during the phases that use them (the IPU model
-// counts that, docs/ipu-model.md "Execution phases"). Nothing happens without phased execution.
+// counts that, docs/ipu-model.md "Execution phases").
 #pragma once
 
 namespace popart {
@@ -16,7 +16,8 @@ namespace passes {
 /// Before autodiff: the forward ops without an executionPhase annotation get one by PopART's
 /// greedy split (in schedule order, about the same weight bytes per phase); then no op runs in an
 /// earlier phase than the producers of its inputs. The gradient ops built from them take the
-/// mirrored phase 2 * phases - 2 - p (ir/placement.hpp).
+/// mirrored phase 2 * phases - 2 - p (ir/placement.hpp). Without phased execution, removes every
+/// op's phase annotation (as PopART does).
 void assignForwardPhases(Ir& ir);
 
 /// After autodiff, the patterns and recomputation: every op still without a phase (the IR's own:
