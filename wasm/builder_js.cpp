@@ -232,18 +232,19 @@ class BuilderJs {
       return jsStrings(b_->getAllNodeAttributeNames(std::set<TensorId>(o.begin(), o.end())));
     });
   }
-  void virtualGraph(const val& outs, const val& v) {
+  /// Sets the placement annotation `set` (virtualGraph, pipelineStage, executionPhase; `what`
+  /// names it in errors) to `v` on the nodes of the outputs `outs`.
+  void annotate(const val& outs, const val& v, const std::string& what,
+                void (Builder::*set)(const TensorId&, int64_t)) {
     guarded([&] {
       const auto o = toStrings(outs);
-      b_->virtualGraph(std::set<TensorId>(o.begin(), o.end()), toInt(v, "virtualGraph value"));
+      const int64_t value = toInt(v, what + " value");
+      for (const TensorId& id : std::set<TensorId>(o.begin(), o.end())) (b_->*set)(id, value);
     });
   }
-  void pipelineStage(const val& outs, const val& v) {
-    guarded([&] {
-      const auto o = toStrings(outs);
-      b_->pipelineStage(std::set<TensorId>(o.begin(), o.end()), toInt(v, "pipelineStage value"));
-    });
-  }
+  void virtualGraph(const val& outs, const val& v) { annotate(outs, v, "virtualGraph", &Builder::virtualGraph); }
+  void pipelineStage(const val& outs, const val& v) { annotate(outs, v, "pipelineStage", &Builder::pipelineStage); }
+  void executionPhase(const val& outs, const val& v) { annotate(outs, v, "executionPhase", &Builder::executionPhase); }
   /// `v`: a RecomputeType name ("Recompute") or its number.
   void recomputeOutputInBackwardPass(const std::string& id, const val& v) {
     guarded([&] {
@@ -393,6 +394,7 @@ EMSCRIPTEN_BINDINGS(popart_builder) {
       .function("getAllNodeAttributeNames", &BuilderJs::getAllNodeAttributeNames)
       .function("virtualGraph", &BuilderJs::virtualGraph)
       .function("pipelineStage", &BuilderJs::pipelineStage)
+      .function("executionPhase", &BuilderJs::executionPhase)
       .function("recomputeOutputInBackwardPass", &BuilderJs::recomputeOutputInBackwardPass)
       .function("checkpointOutput", &BuilderJs::checkpointOutput)
       .function("getVirtualGraph", &BuilderJs::getVirtualGraph)

@@ -1,8 +1,8 @@
 // The report document (report::reportJson, Session::getReportJson: what Python's and JS's
 // getReport() return) against the core's table report::schema(): every key of real documents (a
-// pipelined run on two IPUs of the IPU model, the CPU device with profiling on) is in the table
-// with its type, every key of the table is in some document, and every object carries all of its
-// required keys. A key added to the serializer or to the table alone fails here.
+// pipelined run on two IPUs of the IPU model, the CPU device with profiling on, phased execution
+// on two IPUs) is in the table with its type, every key of the table is in some document, and
+// every object carries all of its required keys. A key added to the serializer or to the table alone fails here.
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -138,6 +138,15 @@ TEST(ReportSchema, EveryKeyOfRealDocumentsIsInTheTableAndBack) {
   w.object(cpu, "");
   EXPECT_EQ(cpu.at("execution").at("profilerMode"), "CPU");
   EXPECT_FALSE(cpu.at("execution").at("hostOps").empty());
+  // Phased execution on two IPUs: the phases.
+  SessionOptions ph;
+  ph.virtualGraphMode = VirtualGraphMode::ExecutionPhases;
+  ph.executionPhaseSettings.phases = 2;
+  const json phased = document(
+      plain, x, y, DeviceManager::createDeviceManager().createIpuModelDevice({{"tilesPerIPU", "16"}, {"numIPUs", "2"}}),
+      ph, 1);
+  w.object(phased, "");
+  EXPECT_EQ(phased.at("compilation").at("phases").size(), 2u);
   // Every key of the table appears in one of them.
   for (const report::SchemaField& f : report::schema())
     EXPECT_TRUE(w.seen.count(f.path)) << "the table report::schema() has " << f.path << ", no document does";

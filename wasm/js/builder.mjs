@@ -230,6 +230,7 @@ export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransf
     getAllNodeAttributeNames(outputIds) { return this.handle.getAllNodeAttributeNames(Array.from(outputIds)); }
     virtualGraph(ids, value = 0) { this.handle.virtualGraph(idList(ids), value); }
     pipelineStage(ids, value) { this.handle.pipelineStage(idList(ids), value); }
+    executionPhase(ids, value = 0) { this.handle.executionPhase(idList(ids), value); }
     /// value: a RecomputeType name ('Recompute', the default) or its number.
     recomputeOutputInBackwardPass(ids, value = 'Recompute') {
       for (const id of idList(ids)) this.handle.recomputeOutputInBackwardPass(String(id), value);

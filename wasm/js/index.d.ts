@@ -696,6 +696,8 @@ export interface Builder extends Disposable {
   getAllNodeAttributeNames(outputIds: TensorId[]): string[];
   virtualGraph(ids: TensorId | TensorId[], value?: number): void;
   pipelineStage(ids: TensorId | TensorId[], value: number): void;
+  /** The nodes' execution phase (`__execution_phase`; phased execution, virtualGraphMode 'ExecutionPhases'). */
+  executionPhase(ids: TensorId | TensorId[], value?: number): void;
   /** Marks nodes' outputs with a RecomputeType (name or number; default 'Recompute'). */
   recomputeOutputInBackwardPass(ids: TensorId | TensorId[], value?: RecomputeType | number): void;
   /** An Identity of each tensor marked RecomputeType Checkpoint; their ids. */

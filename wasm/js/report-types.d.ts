@@ -23,6 +23,8 @@ export interface ReportCompilation {
   tensors: ReportTensor[];
   /** The cycle model of one micro-batch and of the host transfers. */
   cycles: ReportCycles;
+  /** Phased execution: each execution phase (empty otherwise). */
+  phases: ReportPhase[];
 }
 /** The machine compiled for. */
 export interface ReportTarget {
@@ -117,6 +119,8 @@ export interface ReportOp {
   ipu: number;
   /** Its pipeline stage; -1: not pipelined. */
   pipelineStage: number;
+  /** Its execution phase; -1: no phased execution. */
+  executionPhase: number;
   /** Floating-point operations. */
   flops: number;
   /** Bytes received from other tiles (or IPUs) before the compute. */
@@ -175,6 +179,27 @@ export interface ReportCycles {
   perIpu: number[];
   /** Pipelining: per stage, the cycles of its ops (and its outgoing copy) per micro-batch. */
   stageCycles: number[];
+  /** Part of perMicroBatch: phased execution's loads from and stores to streaming memory. */
+  streamingMemory: number;
+}
+/** Phased execution: each execution phase (empty otherwise). */
+export interface ReportPhase {
+  /** The phase. */
+  phase: number;
+  /** The IPU its ops run on (phase % stages). */
+  ipu: number;
+  /** Its ops, copies and streaming-memory transfers per micro-batch. */
+  cycles: number;
+  /** Streamed tensors loaded into tile memory for the phase. */
+  remoteLoadBytes: number;
+  /** Streamed tensors written back (updated weights, activations read in a later phase). */
+  remoteStoreBytes: number;
+  /** The loads and stores, in cycles. */
+  remoteCycles: number;
+  /** Its IPU's tensor memory during the phase (sum of the tiles' peaks). */
+  tensorBytes: number;
+  /** The fullest tile's tensor memory during the phase. */
+  maxTileBytes: number;
 }
 /** The execution report (getExecutionReport): the runs since the last reset. */
 export interface ReportExecution {

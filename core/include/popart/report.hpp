@@ -65,7 +65,8 @@ struct Op {
   std::string name;  ///< the node name given in the model (or made by the IR)
   std::string type;
   int ipu = 0;
-  int pipelineStage = -1;  ///< -1: not pipelined
+  int pipelineStage = -1;   ///< -1: not pipelined
+  int executionPhase = -1;  ///< -1: no phased execution
   int64_t flops = 0;
   int64_t exchangeBytes = 0;  ///< bytes received from other tiles (or IPUs) before the compute
   int64_t computeCycles = 0;
@@ -97,6 +98,20 @@ struct Cycles {
   std::vector<int64_t> stageCycles;
   /// One IPU's share of perMicroBatch, per IPU.
   std::vector<int64_t> perIpu;
+  /// Part of perMicroBatch: phased execution's loads from and stores to streaming memory.
+  int64_t streamingMemory = 0;
+};
+
+/// One execution phase (phased execution: VirtualGraphMode::ExecutionPhases).
+struct Phase {
+  int phase = 0;
+  int ipu = 0;                   ///< the IPU its ops run on (phase % stages)
+  int64_t cycles = 0;            ///< its ops, copies and streaming-memory transfers per micro-batch
+  int64_t remoteLoadBytes = 0;   ///< streamed tensors loaded into tile memory for the phase
+  int64_t remoteStoreBytes = 0;  ///< streamed tensors written back (updated weights, activations read later)
+  int64_t remoteCycles = 0;      ///< the loads and stores, in cycles
+  int64_t tensorBytes = 0;       ///< its IPU's tensor memory during the phase: the sum of each tile's peak
+  int64_t maxTileBytes = 0;      ///< the fullest tile's tensor memory during the phase
 };
 
 struct Compilation {
@@ -106,7 +121,8 @@ struct Compilation {
   std::vector<Op> ops;  ///< in schedule order
   std::vector<Tensor> tensors;
   bool pipelined = false;
-  std::string schedule;  ///< the program listing (Ir::scheduleText)
+  std::vector<Phase> phases;  ///< phased execution only
+  std::string schedule;       ///< the program listing (Ir::scheduleText)
 };
 
 /// One `run` of the session.

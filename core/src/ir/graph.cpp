@@ -5,7 +5,9 @@
 #include <tuple>
 
 #include "ir/graph.hpp"
+#include "ir/ir.hpp"
 #include "ir/op.hpp"
+#include "ir/placement.hpp"
 #include "ir/tensor.hpp"
 #include "popart/error.hpp"
 #include "popart/error_context.hpp"
@@ -184,9 +186,14 @@ void Graph::removeOp(Op* op) {
 std::vector<Op*> Graph::topologicalOrder() const {
   std::map<const Op*, int> pending;
   std::map<const Op*, std::vector<Op*>> followers;  // from `after` constraints
-  using Key = std::tuple<OpId, OpId, Op*>;          // (rank, id): ties broken by op id (= import order)
+  // (phase, rank, id): with phased execution the phases run one after another; then the rank;
+  // ties broken by op id (= import order).
+  using Key = std::tuple<int64_t, OpId, OpId, Op*>;
   std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
-  auto key = [](Op* op) { return Key{op->scheduleRank >= 0 ? op->scheduleRank : op->id(), op->id(), op}; };
+  const bool phased = phasedExecution(ir_->options());
+  auto key = [phased](Op* op) {
+    return Key{phased ? executionPhaseOf(*op) : 0, op->scheduleRank >= 0 ? op->scheduleRank : op->id(), op->id(), op};
+  };
   for (const auto& kv : ops_) {
     for (Op* first : kv.second->after) followers[first].push_back(kv.second.get());
   }
@@ -202,7 +209,7 @@ std::vector<Op*> Graph::topologicalOrder() const {
   std::vector<Op*> order;
   order.reserve(ops_.size());
   while (!ready.empty()) {
-    Op* op = std::get<2>(ready.top());
+    Op* op = std::get<3>(ready.top());
     ready.pop();
     order.push_back(op);
     for (Op* f : followers[op]) {

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/placement.hpp"
 #include "onnx.pb.h"
 #include "onnx/attributes_io.hpp"
 #include "onnx/model_io.hpp"
@@ -89,6 +90,30 @@ void checkPipelineStages(const onnx::GraphProto& g) {
         "Ops {} have the same pipeline stage {}, but different virtual graph ids {}. All ops with the same pipeline "
         "stage must also have the same virtual graph id",
         names, stage, std::vector<int64_t>(vgraphs.begin(), vgraphs.end()));
+  }
+}
+
+/// PopART's execution-phase checks (Ir::verifyExecutionPhaseSettings, the StreamingMemory
+/// transform's phase range and placement consistency), on the model's annotations.
+void checkExecutionPhases(const onnx::GraphProto& g, const SessionOptions& o) {
+  const ExecutionPhaseSettings& s = o.executionPhaseSettings;
+  if (s.phases > 1 && o.virtualGraphMode != VirtualGraphMode::ExecutionPhases)
+    throw error("> 1 execution phases requires VirtualGraphMode::ExecutionPhases");
+  if ((o.virtualGraphMode == VirtualGraphMode::ExecutionPhases && s.phases == 0) || s.phases == 1)
+    logging::ir::warn(
+        "Phased execution was enabled but only {} phases were defined. Phased execution only works with >=2 phases. "
+        "Disabling.",
+        s.phases);
+  if (!phasedExecution(o)) return;
+  if (s.stages < 1) throw error("executionPhaseSettings.stages must be at least 1 (it is {})", s.stages);
+  for (const auto& n : g.node()) {
+    if (!findAttribute(n, sExecutionPhaseAttribute)) continue;
+    const int64_t phase = annotation(n, sExecutionPhaseAttribute), vgraph = annotation(n, sVirtualGraphAttribute);
+    if (phase < 0 || phase >= s.phases)
+      throw error("[StreamingMemory] Maximum phase is {}, but op {} has phase {}.", s.phases - 1, nodeName(n), phase);
+    if (vgraph >= 0 && phase % s.stages != vgraph % s.stages)
+      throw error("[StreamingMemory] Op {} inconsistent execution phase {} and virtual graph ID {}", nodeName(n), phase,
+                  vgraph);
   }
 }
 
@@ -217,6 +242,7 @@ void Ir::verifySettings(const IrBundle& b) const {
           "should be at least 1.",
           als.updatePeriod);
   }
+  checkExecutionPhases(model_->graph(), options_);
   if (mode_ == ExecutionMode::Training) checkRecomputeMix(model_->graph(), options_);
   checkPipelinedRecompute(model_->graph(), options_);
   if (!options_.enablePipelining || options_.virtualGraphMode != VirtualGraphMode::Manual) return;

@@ -6,6 +6,7 @@
 
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
+#include "ir/placement.hpp"
 #include "ops/op_util.hpp"
 #include "popart/error.hpp"
 #include "popart/half.hpp"
@@ -19,9 +20,10 @@ GradCtx::GradCtx(Graph& graph, const Op& op, std::vector<Tensor*> outGrads, std:
       op_(op),
       outGrads_(std::move(outGrads)),
       needsInGrad_(std::move(needsInGrad)) {
-  // The gradient ops run where their forward op does (PopART places them the same way).
-  for (const char* k : {sVirtualGraphAttribute, sPipelineStageAttribute})
-    if (op.attrs.has(k)) placement_.set(k, op.attrs.getInt(k));
+  // The gradient ops run where their forward op does (PopART places them the same way), in the
+  // mirrored execution phase with phased execution.
+  copyPlacement(op, placement_);
+  toBackwardPhase(graph.ir().options(), placement_);
 }
 
 Tensor* GradCtx::outGrad(int i) const {

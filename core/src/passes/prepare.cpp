@@ -6,6 +6,7 @@
 #include "optimizers/training_graph.hpp"
 #include "passes/auto_virtual_graph.hpp"
 #include "passes/dot_checks.hpp"
+#include "passes/execution_phases.hpp"
 #include "passes/recompute.hpp"
 #include "patterns/inplace.hpp"
 #include "patterns/patterns_apply.hpp"
@@ -50,6 +51,8 @@ void recordDebugInfo(const Ir& ir) {
 
 void prepare(Ir& ir, const IrBundle& b) {
   ir.load(b);
+  // Phased execution: the forward ops' phases, before the gradient ops mirror them.
+  assignForwardPhases(ir);
   dotCheckpoint(ir, "Fwd0");
   // VirtualGraphMode::Auto: PopART splits the forward graph before the backward pass, whose ops
   // take their forward op's virtual graph.
@@ -73,6 +76,7 @@ void prepare(Ir& ir, const IrBundle& b) {
     annotateRecomputation(ir, b.loss);
     applyRecomputation(ir, b.loss);
   }
+  placeRemainingPhases(ir);
   ir.updateSchedule();
   // After the schedule: in-placing needs to know which readers of a buffer run last.
   if (applyInplace(ir) > 0) ir.updateSchedule();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/ir.hpp"
+#include "ir/placement.hpp"
 #include "popart/builder.hpp"  // RecomputeType
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
@@ -424,6 +425,7 @@ int applyRecomputation(Ir& ir, const TensorId& loss) {
     Op& c = g.addOp(fwd->def(), fwd->name() + "/recompute", fwd->opset());
     c.attrs = fwd->attrs;
     c.attrs.erase(sPipelineStageAttribute);  // it runs with the backward pass
+    toBackwardPhase(ir.options(), c.attrs);
     setType(c, RecomputeType::Recomputed);
     c.numFormalInputs = fwd->numFormalInputs;
     for (int i = 0; i < fwd->numInputs(); ++i) {

@@ -6,13 +6,14 @@
 
 #include "ir/graph.hpp"
 #include "ir/op_def.hpp"
+#include "ir/placement.hpp"
 #include "popart/names.hpp"
 
 namespace popart {
 namespace patterns {
 
 bool samePlacement(const Op& a, const Op& b) {
-  for (const char* k : {sVirtualGraphAttribute, sPipelineStageAttribute}) {
+  for (const char* k : kPlacementAttributes) {
     if (a.attrs.has(k) != b.attrs.has(k)) return false;
     if (a.attrs.has(k) && a.attrs.getInt(k) != b.attrs.getInt(k)) return false;
   }

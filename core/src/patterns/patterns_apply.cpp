@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/ir.hpp"
+#include "ir/placement.hpp"
 #include "patterns/pattern_util.hpp"
 #include "patterns/prealias.hpp"
 #include "popart/logging.hpp"
@@ -160,8 +161,7 @@ int fuseLayerNorms(Ir& ir) {
     if (!placed) continue;
 
     Op& ln = g.addOp(*lnDef, rm1->name() + "/LayerNormalization", 17);
-    for (const char* k : {sVirtualGraphAttribute, sPipelineStageAttribute})  // its placement
-      if (rm1->attrs.has(k)) ln.attrs.set(k, rm1->attrs.getInt(k));
+    copyPlacement(*rm1, ln.attrs);
     ln.attrs.set("axis", int64_t(-1));
     ln.attrs.set("epsilon", static_cast<float>(eps));
     ln.connectInput(0, x);

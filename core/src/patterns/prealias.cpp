@@ -13,6 +13,7 @@
 #include "ir/graph.hpp"
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
+#include "ir/placement.hpp"
 #include "ops/losses.hpp"
 #include "ops/op_util.hpp"
 #include "ops/resize_params.hpp"
@@ -246,9 +247,7 @@ bool padSum(Ir& ir, Op* op) {
     Op& pad = g.addOp(opDef(OpKind::Pad), name + "/Pad:" + std::to_string(k), 2);
     pad.attrs.set("pads", pads);
     pad.attrs.set("mode", std::string("constant"));
-    for (const char* key : {sVirtualGraphAttribute, sPipelineStageAttribute}) {
-      if (op->attrs.has(key)) pad.attrs.set(key, op->attrs.getInt(key));
-    }
+    copyPlacement(*op, pad.attrs);
     pad.connectInput(0, parts[k].pad->input(0));
     Tensor& t = g.addTensor(g.uniqueTensorId(name + "/Pad:" + std::to_string(k)), TensorKind::ActGrad, TensorInfo());
     pad.connectOutput(0, &t);

@@ -60,6 +60,7 @@ json graphJson(const report::Compilation& c) {
                    {"type", op.type},
                    {"ipu", op.ipu},
                    {"pipelineStage", op.pipelineStage},
+                   {"executionPhase", op.executionPhase},
                    {"flops", op.flops},
                    {"exchangeBytes", op.exchangeBytes},
                    {"cycles", op.cycles},
@@ -90,7 +91,19 @@ json graphJson(const report::Compilation& c) {
                  {"hostToDevicePerMicroBatch", cy.hostToDevicePerMicroBatch},
                  {"deviceToHostPerMicroBatch", cy.deviceToHostPerMicroBatch},
                  {"perIpu", cy.perIpu},
-                 {"stageCycles", cy.stageCycles}};
+                 {"stageCycles", cy.stageCycles},
+                 {"streamingMemory", cy.streamingMemory}};
+  json phases = json::array();
+  for (const report::Phase& ph : c.phases)
+    phases.push_back({{"phase", ph.phase},
+                      {"ipu", ph.ipu},
+                      {"cycles", ph.cycles},
+                      {"remoteLoadBytes", ph.remoteLoadBytes},
+                      {"remoteStoreBytes", ph.remoteStoreBytes},
+                      {"remoteCycles", ph.remoteCycles},
+                      {"tensorBytes", ph.tensorBytes},
+                      {"maxTileBytes", ph.maxTileBytes}});
+  j["phases"] = std::move(phases);
   return j;
 }
 
@@ -200,6 +213,7 @@ const std::vector<SchemaField>& schema() {
     add("compilation.ops[].type", "string", "The op type (\"MatMul\").");
     add("compilation.ops[].ipu", "int", "The IPU the op runs on.");
     add("compilation.ops[].pipelineStage", "int", "Its pipeline stage; -1: not pipelined.");
+    add("compilation.ops[].executionPhase", "int", "Its execution phase; -1: no phased execution.");
     add("compilation.ops[].flops", "int", "Floating-point operations.");
     add("compilation.ops[].exchangeBytes", "int", "Bytes received from other tiles (or IPUs) before the compute.");
     add("compilation.ops[].cycles", "int", "syncCycles + exchangeCycles + computeCycles.");
@@ -230,6 +244,19 @@ const std::vector<SchemaField>& schema() {
     add("compilation.cycles.perIpu", "int[]", "Each IPU's share of perMicroBatch.");
     add("compilation.cycles.stageCycles", "int[]",
         "Pipelining: per stage, the cycles of its ops (and its outgoing copy) per micro-batch.");
+    add("compilation.cycles.streamingMemory", "int",
+        "Part of perMicroBatch: phased execution's loads from and stores to streaming memory.");
+    add("compilation.phases", "object[]", "Phased execution: each execution phase (empty otherwise).");
+    add("compilation.phases[].phase", "int", "The phase.");
+    add("compilation.phases[].ipu", "int", "The IPU its ops run on (phase % stages).");
+    add("compilation.phases[].cycles", "int", "Its ops, copies and streaming-memory transfers per micro-batch.");
+    add("compilation.phases[].remoteLoadBytes", "int", "Streamed tensors loaded into tile memory for the phase.");
+    add("compilation.phases[].remoteStoreBytes", "int",
+        "Streamed tensors written back (updated weights, activations read in a later phase).");
+    add("compilation.phases[].remoteCycles", "int", "The loads and stores, in cycles.");
+    add("compilation.phases[].tensorBytes", "int",
+        "Its IPU's tensor memory during the phase (sum of the tiles' peaks).");
+    add("compilation.phases[].maxTileBytes", "int", "The fullest tile's tensor memory during the phase.");
     // ---- execution: the execution report (getExecutionReport).
     add("execution", "object", "The execution report (getExecutionReport): the runs since the last reset.");
     add("execution.profilerMode", "string", "\"IPU_MODEL\", or \"CPU\" (the CPU device with profiling on).");

@@ -976,7 +976,9 @@ export class ReportsView {
             totals.other ? ['Inter-IPU copies', `${fmtInt(totals.other)} (${pct(totals.other)}; ${fmtInt(c.interIpuCopies)} in the graph)`] : null,
             ['Host transfers', `${fmtInt(c.hostToDevicePerMicroBatch)} in + ${fmtInt(c.deviceToHostPerMicroBatch)} out per micro-batch`],
             c.perIpu?.length > 1 ? ['Per IPU', c.perIpu.map((v, i) => `IPU ${i}: ${fmtInt(v)}`).join(' · ')] : null,
-            c.stageCycles?.length ? ['Per pipeline stage', c.stageCycles.map((v, i) => `stage ${i}: ${fmtInt(v)}`).join(' · ')] : null]
+            c.stageCycles?.length ? ['Per pipeline stage', c.stageCycles.map((v, i) => `stage ${i}: ${fmtInt(v)}`).join(' · ')] : null,
+            c.streamingMemory ? ['Streaming memory', `${fmtInt(c.streamingMemory)} (loads and stores of OffChip tensors)`] : null,
+            r.graph.phases?.length ? ['Per execution phase', r.graph.phases.map((p) => `phase ${p.phase} (IPU ${p.ipu}): ${fmtInt(p.cycles)}`).join(' · ')] : null]
           .filter(Boolean).flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]));
       col.append(facts, el('h4', { text: 'Cycles per step (one micro-batch)' }), host);
       const chart = new CanvasChart(host, {

@@ -13,7 +13,9 @@
 
 #include "common/checked_size.hpp"
 #include "ir/ir.hpp"
+#include "ir/placement.hpp"
 #include "onnx.pb.h"
+#include "passes/execution_phases.hpp"
 #include "patterns/inplace.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
@@ -230,7 +232,9 @@ class Modeller {
     fillTarget();
     placeOps();
     mapTensors();
+    streamingMemory();
     memory();
+    phaseMemory();
     cycles();
     c_.schedule = ir_.scheduleText();
     return std::move(c_);
@@ -262,8 +266,6 @@ class Modeller {
   void placeOps() {
     const SessionOptions& o = ir_.options();
     const VirtualGraphMode mode = o.virtualGraphMode;
-    if (mode == VirtualGraphMode::ExecutionPhases)
-      throw error("virtualGraphMode ExecutionPhases is not modelled by the IPU model (use Manual or Auto)");
     if (mode == VirtualGraphMode::Off && ipusPerReplica_ > 1)
       throw error(
           "The device has {} IPU(s) per replica but virtualGraphMode is Off: place the ops with virtualGraphMode "
@@ -282,25 +284,17 @@ class Modeller {
       if (!any)
         throw error("virtualGraphMode is Manual but no op has a virtualGraph annotation (Builder.virtualGraph)");
     }
-    if (mode == VirtualGraphMode::Manual || (mode == VirtualGraphMode::Auto && ipusPerReplica_ > 1)) {
-      // Manual: the user's annotations; Auto: the ids the AutoVirtualGraph pass wrote
-      // (passes/auto_virtual_graph.hpp) on every op.
-      for (size_t i = 0; i < sched_.size(); ++i) {
-        const Op* op = sched_[i];
-        if (op->attrs.has(sVirtualGraphAttribute)) {
-          const int64_t v = op->attrs.getInt(sVirtualGraphAttribute);
-          if (v < 0 || v >= ipusPerReplica_)
-            throw error("{} has virtualGraph {}, but the device has {} IPU(s) per replica (0 .. {})", op->describe(), v,
-                        ipusPerReplica_, ipusPerReplica_ - 1);
-          ipuOf_[i] = static_cast<int>(v);
-        } else if (mode == VirtualGraphMode::Manual && modelNodes.count(op->name())) {
-          throw error("{} has no virtualGraph annotation: virtualGraphMode Manual needs one on every op of the model",
-                      op->describe());
-        } else {
-          ipuOf_[i] = inheritedIpu(i);
-        }
-      }
+    phased_ = phasedExecution(o);
+    if (mode == VirtualGraphMode::Manual || (mode == VirtualGraphMode::Auto && ipusPerReplica_ > 1) || phased_) {
+      // Manual: the user's annotations; Auto and ExecutionPhases: the ids the AutoVirtualGraph and
+      // execution-phase passes wrote (passes/auto_virtual_graph.hpp, passes/execution_phases.hpp)
+      // on every op.
+      for (size_t i = 0; i < sched_.size(); ++i)
+        ipuOf_[i] = annotatedIpu(i, mode == VirtualGraphMode::Manual && modelNodes.count(sched_[i]->name()));
     }
+    phaseOf_.assign(sched_.size(), -1);
+    if (phased_)
+      for (size_t i = 0; i < sched_.size(); ++i) phaseOf_[i] = static_cast<int>(executionPhaseOf(*sched_[i]));
 
     c_.pipelined = o.enablePipelining;
     if (c_.pipelined) {
@@ -323,6 +317,26 @@ class Modeller {
       for (int s : stageOf_) maxStage = std::max(maxStage, s);
       checkPipelineDepth(ir_, maxStage + 1);
     }
+  }
+
+  /// The IPU of the op at schedule index i from its virtual graph annotation; `required`: an op
+  /// of the model under Manual placement, which must have one.
+  int annotatedIpu(size_t i, bool required) {
+    const Op* op = sched_[i];
+    if (!op->attrs.has(sVirtualGraphAttribute)) {
+      if (required)
+        throw error("{} has no virtualGraph annotation: virtualGraphMode Manual needs one on every op of the model",
+                    op->describe());
+      return inheritedIpu(i);
+    }
+    const int64_t v = op->attrs.getInt(sVirtualGraphAttribute);
+    if (phased_ && (v < 0 || v >= ipusPerReplica_))  // PopART's Devicex check (phase % stages)
+      throw error("{} has been assigned to an invalid virtual graph {}. numIPUs = {}.", op->describe(), v,
+                  ipusPerReplica_);
+    if (v < 0 || v >= ipusPerReplica_)
+      throw error("{} has virtualGraph {}, but the device has {} IPU(s) per replica (0 .. {})", op->describe(), v,
+                  ipusPerReplica_, ipusPerReplica_ - 1);
+    return static_cast<int>(v);
   }
 
   /// An op the IR added (gradients, updates) without an annotation: the IPU of the weight it
@@ -452,6 +466,137 @@ class Modeller {
     }
   }
 
+  // ---------------------------------------------------------------- streaming memory
+  /// A span of schedule indices (inclusive) during which a tensor is in its IPU's tiles.
+  struct LiveInterval {
+    size_t tensor;
+    int from, to;
+  };
+
+  bool isStreamed(size_t ti) const { return ti < streamed_.size() && streamed_[ti]; }
+
+  /// Phased execution: which tensors live in streaming memory (passes::isOffChip; anchors stay on
+  /// chip), their spans in tile memory (from the first to the last use in each phase that uses
+  /// them) and each phase's loads and stores (docs/ipu-model.md, "Execution phases").
+  void streamingMemory() {
+    if (!phased_) return;
+    int phases = 0;
+    for (int p : phaseOf_) phases = std::max(phases, p + 1);
+    c_.phases.assign(static_cast<size_t>(phases), {});
+    for (int p = 0; p < phases; ++p) c_.phases[static_cast<size_t>(p)].phase = p;
+    for (size_t i = 0; i < sched_.size(); ++i) c_.phases[static_cast<size_t>(std::max(phaseOf_[i], 0))].ipu = ipuOf_[i];
+    streamed_.assign(c_.tensors.size(), 0);
+    for (size_t ti = 0; ti < c_.tensors.size(); ++ti) {
+      const Tensor* t = irTensors_[ti];
+      if (c_.tensors[ti].view || ir_.dataFlow().isAnchored(t->id) || !passes::isOffChip(ir_, *t)) continue;
+      streamed_[ti] = 1;
+      streamTensor(ti);
+    }
+  }
+
+  /// The phases that use tensor `ti` (streamingMemory): its spans and its traffic. A phase on
+  /// another IPU than the tensor's gets it by an inter-IPU copy (costed with the op that reads
+  /// it), not from streaming memory.
+  void streamTensor(size_t ti) {
+    const Tensor* t = irTensors_[ti];
+    std::map<int, std::pair<int, int>> uses;  // phase -> first, last schedule index
+    std::set<int> modifiedIn;
+    auto use = [&](const Op* op) {
+      auto it = index_.find(op);
+      if (it == index_.end()) return;
+      const int i = it->second, p = phaseOf_[static_cast<size_t>(i)];
+      auto u = uses.try_emplace(p, i, i).first;
+      u->second = {std::min(u->second.first, i), std::max(u->second.second, i)};
+      if (op->def().family == "optim" || op->type() == "SGDVarUpdate") modifiedIn.insert(p);
+    };
+    if (t->producer) use(t->producer);
+    for (const Op* c : t->consumers) use(c);
+    const int producedIn =
+        t->producer && index_.count(t->producer) ? phaseOf_[static_cast<size_t>(index_.at(t->producer))] : -1;
+    const int64_t bytes = c_.tensors[ti].bytes;
+    const int ipu = c_.tensors[ti].mapping.ipu;
+    auto here = [&](int p) { return c_.phases[static_cast<size_t>(p)].ipu == ipu; };
+    bool readLater = false;  // in a later phase on its own IPU
+    for (const auto& u : uses) readLater = readLater || (u.first != producedIn && here(u.first));
+    for (const auto& [p, span] : uses) {
+      if (!here(p) && p != producedIn) continue;
+      (t->kind == TensorKind::ActGrad ? streamedActivations_ : streamedVariables_)
+          .push_back({ti, span.first, span.second});
+      report::Phase& ph = c_.phases[static_cast<size_t>(p)];
+      if (p != producedIn) ph.remoteLoadBytes += bytes;
+      if ((p == producedIn && readLater) || modifiedIn.count(p)) ph.remoteStoreBytes += bytes;
+    }
+  }
+
+  /// The activations' spans in tile memory: producer to last reader, or per phase when streamed.
+  std::vector<LiveInterval> activationIntervals() const {
+    std::vector<LiveInterval> iv = streamedActivations_;
+    for (size_t ti = 0; ti < c_.tensors.size(); ++ti) {
+      const report::Tensor& r = c_.tensors[ti];
+      if (!r.view && r.category == MemoryCategory::Activation && !isStreamed(ti))
+        iv.push_back({ti, r.liveFrom, r.liveTo});
+    }
+    return iv;
+  }
+
+  /// Each tile's peak of the tensors of `iv` live at once, over the schedule indices from .. to
+  /// (the spans clipped to them).
+  std::vector<int64_t> sweepPeaks(const std::vector<LiveInterval>& iv, int from, int to) const {
+    const size_t span = static_cast<size_t>(std::max(to - from + 1, 1));
+    std::vector<std::vector<size_t>> starts(span), ends(span);
+    for (const LiveInterval& l : iv) {
+      if (l.to < from || l.from > to) continue;
+      starts[static_cast<size_t>(std::clamp(l.from, from, to) - from)].push_back(l.tensor);
+      ends[static_cast<size_t>(std::clamp(l.to, from, to) - from)].push_back(l.tensor);
+    }
+    std::vector<int64_t> live(static_cast<size_t>(ipusPerReplica_) * static_cast<size_t>(device_.getTilesPerIPU()), 0);
+    std::vector<int64_t> peak(live.size(), 0);
+    // (A mapping covers consecutive tiles: plain loops over pointers, which the compiler
+    // vectorises.)
+    for (size_t i = 0; i < span; ++i) {
+      for (size_t ti : starts[i]) {
+        const report::TileMapping& m = c_.tensors[ti].mapping;
+        const int64_t* __restrict b = m.bytesPerTile.data();
+        int64_t* __restrict lv = live.data() + globalTile(m.ipu, m.firstTile);
+        int64_t* __restrict pk = peak.data() + globalTile(m.ipu, m.firstTile);
+        for (size_t k = 0, nk = m.bytesPerTile.size(); k < nk; ++k) {
+          lv[k] += b[k];
+          pk[k] = std::max(pk[k], lv[k]);
+        }
+      }
+      for (size_t ti : ends[i]) {
+        const report::TileMapping& m = c_.tensors[ti].mapping;
+        const int64_t* __restrict b = m.bytesPerTile.data();
+        int64_t* __restrict lv = live.data() + globalTile(m.ipu, m.firstTile);
+        for (size_t k = 0, nk = m.bytesPerTile.size(); k < nk; ++k) lv[k] -= b[k];
+      }
+    }
+    return peak;
+  }
+
+  /// Each phase's tensor memory on its IPU: the resident weights and constants plus the peak of
+  /// the activations and streamed tensors live during the phase's ops.
+  void phaseMemory() {
+    std::vector<LiveInterval> all = activationIntervals();
+    all.insert(all.end(), streamedVariables_.begin(), streamedVariables_.end());
+    const int64_t tilesPerIpu = device_.getTilesPerIPU();
+    for (report::Phase& ph : c_.phases) {
+      int from = -1, to = -1;
+      for (size_t i = 0; i < sched_.size(); ++i) {
+        if (phaseOf_[i] != ph.phase) continue;
+        from = from < 0 ? static_cast<int>(i) : from;
+        to = static_cast<int>(i);
+      }
+      if (from < 0) continue;
+      const std::vector<int64_t> peak = sweepPeaks(all, from, to);
+      for (int64_t g = globalTile(ph.ipu, 0), e = g + tilesPerIpu; g < e; ++g) {
+        const int64_t b = peak[static_cast<size_t>(g)] + resident_[static_cast<size_t>(g)];
+        ph.tensorBytes += b;
+        ph.maxTileBytes = std::max(ph.maxTileBytes, b);
+      }
+    }
+  }
+
   // ---------------------------------------------------------------- memory
   int64_t globalTile(int ipu, int64_t tile) const {
     return static_cast<int64_t>(ipu) * device_.getTilesPerIPU() + tile;
@@ -464,45 +609,25 @@ class Modeller {
     std::vector<std::vector<int64_t>> by(nc, std::vector<int64_t>(static_cast<size_t>(tiles), 0));
     auto cat = [&](MemoryCategory m) -> std::vector<int64_t>& { return by[static_cast<size_t>(m)]; };
 
-    // Variables and constants: always there.
-    for (const report::Tensor& r : c_.tensors) {
-      if (r.view || r.category == MemoryCategory::Activation) continue;
+    // Variables and constants: always there (but those in streaming memory).
+    for (size_t ti = 0; ti < c_.tensors.size(); ++ti) {
+      const report::Tensor& r = c_.tensors[ti];
+      if (r.view || r.category == MemoryCategory::Activation || isStreamed(ti)) continue;
       for (size_t k = 0; k < r.mapping.bytesPerTile.size(); ++k)
         cat(r.category)[static_cast<size_t>(
             globalTile(r.mapping.ipu, r.mapping.firstTile + static_cast<int64_t>(k)))] += r.mapping.bytesPerTile[k];
     }
+    resident_ = cat(MemoryCategory::Variable);
+    for (int64_t g = 0; g < tiles; ++g)
+      resident_[static_cast<size_t>(g)] += cat(MemoryCategory::Constant)[static_cast<size_t>(g)];
     // Activations: each tile's peak over the schedule (outputs are allocated while the op's
-    // inputs are still live; buffers are freed after their last reader).
-    const int n = static_cast<int>(sched_.size());
-    std::vector<std::vector<size_t>> starts(static_cast<size_t>(n) + 1), ends(static_cast<size_t>(n) + 1);
-    for (size_t ti = 0; ti < c_.tensors.size(); ++ti) {
-      const report::Tensor& r = c_.tensors[ti];
-      if (r.view || r.category != MemoryCategory::Activation) continue;
-      starts[static_cast<size_t>(std::clamp(r.liveFrom, 0, n))].push_back(ti);
-      ends[static_cast<size_t>(std::clamp(r.liveTo, 0, n))].push_back(ti);
-    }
-    std::vector<int64_t> live(static_cast<size_t>(tiles), 0);
-    std::vector<int64_t>& peak = cat(MemoryCategory::Activation);
-    // (A mapping covers consecutive tiles: plain loops over pointers, which the compiler
-    // vectorises.)
-    for (int i = 0; i <= n; ++i) {
-      for (size_t ti : starts[static_cast<size_t>(i)]) {
-        const report::TileMapping& m = c_.tensors[ti].mapping;
-        const int64_t* __restrict b = m.bytesPerTile.data();
-        int64_t* __restrict lv = live.data() + globalTile(m.ipu, m.firstTile);
-        int64_t* __restrict pk = peak.data() + globalTile(m.ipu, m.firstTile);
-        for (size_t k = 0, nk = m.bytesPerTile.size(); k < nk; ++k) {
-          lv[k] += b[k];
-          pk[k] = std::max(pk[k], lv[k]);
-        }
-      }
-      for (size_t ti : ends[static_cast<size_t>(i)]) {
-        const report::TileMapping& m = c_.tensors[ti].mapping;
-        const int64_t* __restrict b = m.bytesPerTile.data();
-        int64_t* __restrict lv = live.data() + globalTile(m.ipu, m.firstTile);
-        for (size_t k = 0, nk = m.bytesPerTile.size(); k < nk; ++k) lv[k] -= b[k];
-      }
-    }
+    // inputs are still live; buffers are freed after their last reader). Tensors in streaming
+    // memory: only from their first to their last use in each phase that uses them.
+    const int last = std::max(static_cast<int>(sched_.size()) - 1, 0);
+    cat(MemoryCategory::Activation) = sweepPeaks(activationIntervals(), 0, last);
+    const std::vector<int64_t> streamed = sweepPeaks(streamedVariables_, 0, last);
+    for (int64_t g = 0; g < tiles; ++g)
+      cat(MemoryCategory::Variable)[static_cast<size_t>(g)] += streamed[static_cast<size_t>(g)];
     // Code, vertex state and exchange buffers per op (on the tiles it computes on). Code: each
     // vertex type once per tile that runs it (`hasCode[type][tile]`: one map lookup per op, not
     // per tile).
@@ -711,6 +836,7 @@ class Modeller {
       r.type = op->type();
       r.ipu = p.ipu;
       r.pipelineStage = stageOf_[i];
+      r.executionPhase = phaseOf_[i];
       r.firstTile = p.firstTile;
       r.numTiles = p.numTiles;
       // Inputs on another IPU: copied over IPU-Links once per (tensor, IPU), a superstep each.
@@ -735,8 +861,10 @@ class Modeller {
       cy.perMicroBatch += r.cycles;
       cy.perIpu[static_cast<size_t>(p.ipu)] += r.cycles;
       if (c_.pipelined) cy.stageCycles[static_cast<size_t>(std::max(r.pipelineStage, 0))] += r.cycles;
+      if (r.executionPhase >= 0) c_.phases[static_cast<size_t>(r.executionPhase)].cycles += r.cycles;
       c_.ops.push_back(std::move(r));
     }
+    streamingCycles(hostBytesPerCycle);
     // Host transfers per micro-batch: the inputs in, the anchors returned at every micro-batch
     // out (Final / Sum / EveryN anchors are counted at every micro-batch too: an upper bound).
     int64_t in = 0, out = 0;
@@ -746,12 +874,28 @@ class Modeller {
     for (const TensorId& id : ir_.dataFlow().anchors())
       if (const Tensor* t = ir_.mainGraph().tensor(id))
         if (t->info.dataType() != DataType::STRING) out += t->info.nbytes();
-    auto hostCycles = [&](int64_t b) {
-      return b == 0 ? 0
-                    : target_.syncCycles + static_cast<int64_t>(std::ceil(static_cast<double>(b) / hostBytesPerCycle));
-    };
-    cy.hostToDevicePerMicroBatch = hostCycles(in);
-    cy.deviceToHostPerMicroBatch = hostCycles(out);
+    cy.hostToDevicePerMicroBatch = transferCycles(in, hostBytesPerCycle);
+    cy.deviceToHostPerMicroBatch = transferCycles(out, hostBytesPerCycle);
+  }
+
+  /// A transfer of `bytes` at `bytesPerCycle`, after a sync; 0 for no bytes.
+  int64_t transferCycles(int64_t bytes, double bytesPerCycle) const {
+    if (bytes == 0) return 0;
+    return target_.syncCycles + static_cast<int64_t>(std::ceil(static_cast<double>(bytes) / bytesPerCycle));
+  }
+
+  /// Each phase's loads from and stores to streaming memory, over the host link's bandwidth (the
+  /// streaming memory sits behind the IPU's host / gateway link): part of the program's cycles.
+  void streamingCycles(double bytesPerCycle) {
+    report::Cycles& cy = c_.cycles;
+    for (report::Phase& ph : c_.phases) {
+      ph.remoteCycles =
+          transferCycles(ph.remoteLoadBytes, bytesPerCycle) + transferCycles(ph.remoteStoreBytes, bytesPerCycle);
+      ph.cycles += ph.remoteCycles;
+      cy.streamingMemory += ph.remoteCycles;
+      cy.perMicroBatch += ph.remoteCycles;
+      cy.perIpu[static_cast<size_t>(ph.ipu)] += ph.remoteCycles;
+    }
   }
 
   const Ir& ir_;
@@ -761,7 +905,11 @@ class Modeller {
   const std::vector<Op*>& sched_;
   report::Compilation c_;
   int ipusPerReplica_ = 1, replicas_ = 1;
-  std::vector<int> ipuOf_, stageOf_;
+  std::vector<int> ipuOf_, stageOf_, phaseOf_;  // phaseOf_: -1 without phased execution
+  bool phased_ = false;
+  std::vector<char> streamed_;  // per report tensor: in streaming memory
+  std::vector<LiveInterval> streamedActivations_, streamedVariables_;
+  std::vector<int64_t> resident_;  // per tile: the weights and constants always in tile memory
   std::unordered_map<const Op*, int> index_;
   std::unordered_map<const Tensor*, size_t> tensorIndex_;
   std::unordered_set<TensorId> initializers_;  // Ir::initializerIds, for lookups

@@ -119,6 +119,19 @@ void memory(std::ostream& os, const report::Compilation& c) {
   os << "\n";
 }
 
+/// Phased execution: each phase's IPU, cycles, streaming-memory traffic and tensor memory.
+void phases(std::ostream& os, const report::Compilation& c) {
+  if (c.phases.empty()) return;
+  os << line("Streaming memory", grouped(c.cycles.streamingMemory) + " cycles per micro-batch", 4);
+  for (const report::Phase& ph : c.phases)
+    os << line("Phase " + std::to_string(ph.phase),
+               "IPU " + std::to_string(ph.ipu) + ", " + grouped(ph.cycles) + " cycles (streaming " +
+                   grouped(ph.remoteCycles) + ": " + grouped(ph.remoteLoadBytes) + " bytes loaded, " +
+                   grouped(ph.remoteStoreBytes) + " stored), tensors " + grouped(ph.tensorBytes) +
+                   " bytes, fullest tile " + grouped(ph.maxTileBytes),
+               4);
+}
+
 void execution(std::ostream& os, const report::Report& r, bool steps) {
   const report::Compilation& c = r.compilation;
   const report::Cycles& cy = c.cycles;
@@ -134,6 +147,7 @@ void execution(std::ostream& os, const report::Report& r, bool steps) {
     for (size_t s = 0; s < cy.stageCycles.size(); ++s)
       os << line("Pipeline stage " + std::to_string(s), grouped(cy.stageCycles[s]), 4);
   }
+  phases(os, c);
   int64_t total = 0;
   for (const report::Run& run : r.execution.runs) total += run.cycles;
   os << line("Runs", std::to_string(r.execution.runs.size()) + " (" + grouped(total) + " cycles)");
@@ -167,6 +181,7 @@ void execution(std::ostream& os, const report::Report& r, bool steps) {
       const report::Op& op = c.ops[i];
       os << "  " << i << ": " << op.name << " (" << op.type << ") IPU " << op.ipu;
       if (op.pipelineStage >= 0) os << " stage " << op.pipelineStage;
+      if (op.executionPhase >= 0) os << " phase " << op.executionPhase;
       os << " tiles " << op.firstTile << ".." << op.firstTile + op.numTiles - 1 << ": sync " << op.syncCycles
          << ", exchange " << op.exchangeCycles << ", compute " << op.computeCycles << " cycles\n";
     }
