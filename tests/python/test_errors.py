@@ -454,7 +454,7 @@ def test_inference_batchnorm_must_be_detached_in_training(popart):
 def recurrent_error(popart, cell, attr, value):
     """The popart_exception message of an inference session on one ai.onnx `cell` node whose
     attribute `attr` is set after the Builder call (addNodeAttribute)."""
-    gates = {"rnn": 1, "lstm": 4}[cell]
+    gates = {"rnn": 1, "gru": 3, "lstm": 4}[cell]
     b = popart.Builder()
     ins = [b.addInputTensor("FLOAT", s) for s in ([1, 1, 1], [1, gates, 1], [1, gates, 1])]
     outs = getattr(b.aiOnnx, cell)(ins, 1)
@@ -485,3 +485,9 @@ def test_rnn_attributes_popart_refuses(popart, attr, value, fragments):
 def test_lstm_attributes_popart_refuses(popart, attr, value, start):
     msg = recurrent_error(popart, "lstm", attr, value)
     assert msg.startswith(start), msg
+
+
+@pytest.mark.parametrize("attr, value", [("activations", ["Sigmoid", "Tanh"]), ("clip", 2.0)])
+def test_gru_attributes_popart_refuses(popart, attr, value):
+    msg = recurrent_error(popart, "gru", attr, value)
+    assert msg.startswith("GRUOp attribute `%s' is not supported" % attr), msg

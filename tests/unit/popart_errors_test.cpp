@@ -284,7 +284,7 @@ TEST(PopartErrors, InferenceBatchNormInTrainingMustBeDetached) {
 /// One recurrent node (opset 11, X [1 1 1], hidden 1) with `attrs`: the session's error.
 void recurrentError(const std::string& type, const std::map<std::string, any>& attrs, const std::string& prefix,
                     const std::vector<std::string>& fragments = {}) {
-  const int64_t g = type == "LSTM" ? 4 : 1;
+  const int64_t g = type == "LSTM" ? 4 : (type == "GRU" ? 3 : 1);
   nodeError(type, {{1, 1, 1}, {1, g, 1}, {1, g, 1}}, attrs, prefix, fragments);
 }
 
@@ -311,6 +311,11 @@ TEST(PopartErrors, RecurrentAttributesPopartRefuses) {
   recurrentError("LSTM", {{"input_forget", int64_t{1}}}, "LSTMOp attribute `input_forget' must be set to 0");
   recurrentError("LSTM", {{"direction", std::string("bidirectional")}},
                  "LSTMOp attribute `direction' must be unset or `forward'");
+  recurrentError("GRU", {{"activations", Strings{"Sigmoid", "Tanh"}}},
+                 "GRUOp attribute `activations' is not supported");
+  recurrentError("GRU", {{"clip", 1.0f}}, "GRUOp attribute `clip' is not supported");
+  recurrentError("GRU", {{"activation_beta", std::vector<float>{1.0f}}},
+                 "GRUOp attribute `activation_beta' is not supported");
 }
 
 /// x -> Sin (stage / IPU 0) -> Exp (stage / IPU 1) -> y; `stages` false: only virtualGraph set.

@@ -79,6 +79,14 @@ bool isPopartActivation(const std::string& n) {
   return std::find(std::begin(names), std::end(names), n) != std::end(names);
 }
 
+/// The first of `names` the node has as an attribute, or nullptr.
+const char* firstAttribute(const Op& op, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    if (op.attrs.has(n)) return n;
+  }
+  return nullptr;
+}
+
 /// PopART's RNNOp creator (its opsets): one activation of its own, no activation_alpha /
 /// activation_beta / clip, the forward direction only.
 void popartRnnChecks(const Op& op) {
@@ -90,9 +98,8 @@ void popartRnnChecks(const Op& op) {
     if (names.size() != 1) throw error("{} only supports 1 activation, {} were specified", dn, names.size());
     if (!isPopartActivation(names[0])) throw error("Activation type '{}' is not supported for {}", names[0], dn);
   }
-  for (const char* a : {"activation_alpha", "activation_beta", "clip"}) {
-    if (op.attrs.has(a)) throw error("Attribute `{}' of {} is not supported", a, dn);
-  }
+  if (const char* a = firstAttribute(op, {"activation_alpha", "activation_beta", "clip"}))
+    throw error("Attribute `{}' of {} is not supported", a, dn);
   if (op.attrs.getString("direction", "forward") != "forward")
     throw error("{} only supports `forward' direction (direction '{}')", dn, op.attrs.getString("direction"));
 }
@@ -111,10 +118,16 @@ void popartLstmChecks(const Op& op) {
     throw error("LSTM activations must be the same for output and forget gates. (activations {})", names);
   if (names.size() > 3)
     throw error("Too many activations ({}) specified. Number of activations should be 1 or 3.", names.size());
-  for (const char* a : {"activation_alpha", "activation_beta", "clip"}) {
-    if (op.attrs.has(a)) throw error("LSTMOp attribute `{}' is not supported", a);
-  }
+  if (const char* a = firstAttribute(op, {"activation_alpha", "activation_beta", "clip"}))
+    throw error("LSTMOp attribute `{}' is not supported", a);
   if (op.attrs.getInt("input_forget", 0) != 0) throw error("LSTMOp attribute `input_forget' must be set to 0");
+}
+
+/// PopART's GRUOp creator (its opsets): its own activations only (none may be given), no
+/// activation_alpha / activation_beta / clip.
+void popartGruChecks(const Op& op) {
+  if (const char* a = firstAttribute(op, {"activations", "activation_alpha", "activation_beta", "clip"}))
+    throw error("GRUOp attribute `{}' is not supported", a);
 }
 
 /// The activation names of a forward LSTM at PopART's opsets: its defaults for what is left out
@@ -164,6 +177,7 @@ RnnParams rnnParams(const Op& op, RnnCell cell) {
   const bool popart = popartOnnxOpset(op);
   if (popart && cell == RnnCell::Rnn) popartRnnChecks(op);
   if (popart && cell == RnnCell::Lstm) popartLstmChecks(op);
+  if (popart && cell == RnnCell::Gru) popartGruChecks(op);
 
   const std::string dir = op.attrs.getString("direction", "forward");
   if (dir == "bidirectional") {
