@@ -428,3 +428,32 @@ def test_slice_starts_not_known_when_building(popart):
     assert e.args[0] == ("Need the value of the ai.onnx.Slice:10 input 'starts' to determine the output shape, but was "
                          "unable because [Tensor::getDataViaGraphTraversal] Could not work out tensor data for st.")
     assert "computed at run time" in e.fullMessage
+
+
+def test_builder_shape_inference_is_onnx_lenient_as_popart(popart):
+    """PopART's Builder runs ONNX's shape inference: And / Or / Xor / Not of FLOAT tensors get the
+    broadcast shape (a session still wants BOOL), and Subsample's inferred shape is floor(d / s)
+    while the op outputs ceil(d / s) elements."""
+    import numpy as np
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [1, 2, 5, 5]))
+    y = b.addInputTensor(popart.TensorInfo("FLOAT", [1, 2, 5, 5]))
+    for op in ("logical_and", "logical_or", "logical_xor"):
+        assert b.getTensorShape(getattr(b.aiOnnx, op)([x, y])) == [1, 2, 5, 5]
+    n = b.aiOnnx.logical_not([x])
+    assert b.getTensorShape(n) == [1, 2, 5, 5]
+    b.addOutputTensor(n)
+    with pytest.raises(popart.popart_exception):
+        popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [n]), popart.DeviceManager().createCpuDevice())
+
+    b = popart.Builder()
+    i = b.addInputTensor(popart.TensorInfo("FLOAT", [10, 9, 8, 7]))
+    o = b.aiGraphcore.subsample([i], strides=[2, 3, 4, 5])
+    assert b.getTensorShape(o) == [5, 3, 2, 1]
+    b.addOutputTensor(o)
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [o]), popart.DeviceManager().createCpuDevice())
+    s.prepareDevice()
+    a = s.initAnchorArrays()
+    data = np.arange(10 * 9 * 8 * 7, dtype=np.float32).reshape(10, 9, 8, 7)
+    s.run(popart.PyStepIO({i: data}, a))
+    np.testing.assert_array_equal(a[o], data[::2, ::3, ::4, ::5])  # ceil(d / s) elements

@@ -59,6 +59,34 @@ TEST(Builder, ShapeInferenceAndIntrospection) {
   EXPECT_EQ(b->getOnnxOpsetVersion(), 11);
 }
 
+// The Builder's shape inference is ONNX's, as PopART's Builder runs it: the logical ops do not
+// check their inputs' types there (a session does), and Subsample's shape is floor(d / stride)
+// there (PopART's inference function) while the op outputs ceil(d / stride) elements.
+TEST(Builder, ShapeInferenceIsAsLenientAsPopARTs) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2, 1, 3}), "x");
+  const TensorId y = b->addInputTensor(TensorInfo("FLOAT", {4, 1}), "y");
+  for (const TensorId& o : {ai.logical_and({x, y}), ai.logical_or({x, y}), ai.logical_xor({x, y})}) {
+    EXPECT_EQ(b->getTensorShape(o), (Shape{2, 4, 3}));
+    EXPECT_EQ(b->getTensorDataType(o), DataType::BOOL);
+  }
+  const TensorId n = ai.logical_not({x});
+  EXPECT_EQ(b->getTensorShape(n), (Shape{2, 1, 3}));
+  b->addOutputTensor(n);
+  test::expectError([&] { InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {n}), test::cpu()); },
+                    {"input 0 ('x') must be one of BOOL, but it is FLOAT [2 1 3]"});
+
+  auto b2 = Builder::create();
+  const TensorId in = b2->addInputTensor(TensorInfo("FLOAT", {10, 9, 8, 7}), "in");
+  const TensorId sub = b2->aiGraphcoreOpset1().subsample({in}, {2, 3, 4, 5});
+  EXPECT_EQ(b2->getTensorShape(sub), (Shape{5, 3, 2, 1}));
+  b2->addOutputTensor(sub);
+  std::vector<float> v(10 * 9 * 8 * 7, 1.0f);
+  const auto out = test::runOnce(b2->getModelProto(), {{in, NDArray::fromVector(v, {10, 9, 8, 7})}}, {sub});
+  EXPECT_EQ(out.at(sub).shape(), (Shape{5, 3, 2, 2}));
+}
+
 TEST(Builder, NodeAttributes) {
   auto b = Builder::create();
   auto ai = b->aiOnnxOpset11();

@@ -269,7 +269,8 @@ TEST(BatchNorm, SpatialZeroNormalizesPerActivation) {
         b2->addOutputTensor(out2);
         createSession(b2->getModelProto(), out2);
       },
-      {"must have shape [2 3]", "spatial=0"});
+      {"expected shape of batch norm input tensor scale ([2]) to be [2 3] to match all but the first dimension of X "
+       "([4 2 3])"});
 }
 
 TEST(MixedPrecision, LayerNormParamsMustBeTheDataTypeOrFloat) {

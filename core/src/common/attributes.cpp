@@ -1,5 +1,7 @@
 #include "common/attributes.hpp"
 
+#include <type_traits>
+
 #include "popart/error.hpp"
 
 namespace popart {
@@ -9,11 +11,38 @@ const char* attrTypeName(const AttrValue& v) {
   return names[v.index()];
 }
 
+namespace {
+
+template <typename T>
+struct IsList : std::false_type {};
+template <typename E>
+struct IsList<std::vector<E>> : std::true_type {};
+
+/// An empty list attribute has no element type (PopART's Python Builder writes `[]` as INTS):
+/// it reads as an empty list of any list type.
+template <typename T>
+const T* emptyListAs(const AttrValue& v) {
+  static const T empty{};
+  if constexpr (IsList<T>::value) {
+    const bool emptyList = std::visit(
+        [](const auto& x) {
+          if constexpr (IsList<std::decay_t<decltype(x)>>::value) return x.empty();
+          return false;
+        },
+        v);
+    if (emptyList) return &empty;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 template <typename T>
 const T& Attributes::get(const std::string& name, const char* typeName) const {
   auto it = m_.find(name);
   if (it == m_.end()) throw error("required attribute '{}' is missing", name);
   if (const T* p = std::get_if<T>(&it->second)) return *p;
+  if (const T* p = emptyListAs<T>(it->second)) return *p;
   throw error("attribute '{}' must be {}, but it is {}", name, typeName, attrTypeName(it->second));
 }
 

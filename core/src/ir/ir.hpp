@@ -90,6 +90,10 @@ class Ir {
   int opsetVersion(const std::string& domain) const;
   /// For a scratch IR (the Builder's inference of one node): the opsets its subgraphs' nodes see.
   void setOpsetVersion(const std::string& domain, int version) { opsets_[canonicalDomain(domain)] = version; }
+  /// A scratch IR of the Builder's shape inference: there, as in ONNX's shape inference (which
+  /// PopART's Builder runs), ops whose output type is fixed do not check their inputs' types.
+  void setShapeInferenceOnly() { shapeInferenceOnly_ = true; }
+  bool shapeInferenceOnly() const { return shapeInferenceOnly_; }
   /// Stream (input) tensors of the main graph, in model order.
   const std::vector<TensorId>& streamInputIds() const { return streamIds_; }
   /// Initializers of the model in model order (weights or constants now).
@@ -130,6 +134,7 @@ class Ir {
   std::vector<std::unique_ptr<Graph>> subgraphs_;
   std::unique_ptr<onnx::ModelProto> model_;
   std::map<std::string, int> opsets_;
+  bool shapeInferenceOnly_ = false;
   std::map<TensorId, TensorInfo> prunedInfos_;
   ExecutionMode mode_ = ExecutionMode::Inference;
   DataFlow dataFlow_;

@@ -1,6 +1,8 @@
 // Elementwise ops: unary math, binary arithmetic / comparison / logic with numpy broadcasting,
 // variadic Max/Min/Mean/Sum, Where, and Graphcore's Scale/ScaledAdd/Atan2/Fmod/Remainder/Round/
 // NearbyInt/IncrementMod and bitwise ops.
+#include "ir/graph.hpp"
+#include "ir/ir.hpp"
 #include "ir/op_def.hpp"
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
@@ -10,15 +12,12 @@ namespace {
 
 using namespace ops;
 
-enum class In { Float, Numeric, Bool, Signed };
+enum class In { Float, Numeric, Signed };
 
 void checkUnary(const Op& op, In in) {
   switch (in) {
     case In::Float:
       requireFloat(op, 0);
-      break;
-    case In::Bool:
-      requireType(op, 0, {DataType::BOOL});
       break;
     case In::Signed:
       if (!isFloatType(op.inType(0)) && !isSignedInteger(op.inType(0)))
@@ -92,10 +91,21 @@ void setupMod(Op& op) {
   setOutput(op, 0, op.inType(0), binaryShape(op));
 }
 
+/// The logical ops' inputs are BOOL; the Builder's shape inference does not check them (ONNX's
+/// does not, and PopART's Builder gives And of FLOAT tensors a shape); a session does.
+void requireLogicalInput(const Op& op, int i) {
+  if (!op.graph().ir().shapeInferenceOnly()) requireType(op, i, {DataType::BOOL});
+}
+
 void setupLogical(Op& op) {
-  requireType(op, 0, {DataType::BOOL});
-  requireType(op, 1, {DataType::BOOL});
+  requireLogicalInput(op, 0);
+  requireLogicalInput(op, 1);
   setOutput(op, 0, DataType::BOOL, binaryShape(op));
+}
+
+void setupNot(Op& op) {
+  requireLogicalInput(op, 0);
+  setOutput(op, 0, DataType::BOOL, op.inShape(0));
 }
 
 void setupCompare(Op& op) {
@@ -459,11 +469,12 @@ void gradScaledAdd(GradCtx& c) {
 UNARY(Abs, Numeric, gradAbs) UNARY(Acos, Float, gradAcos) UNARY(Acosh, Float, gradAcosh)
 UNARY(Asin, Float, gradAsin) UNARY(Asinh, Float, gradAsinh) UNARY(Atan, Float, gradAtan)
 UNARY(Atanh, Float, gradAtanh) UNARY(Ceil, Float, gradZero) UNARY(Cos, Float, gradCos)
-UNARY(Cosh, Float, gradCosh) UNARY(Floor, Float, gradZero) UNARY(Not, Bool, nullptr)
+UNARY(Cosh, Float, gradCosh) UNARY(Floor, Float, gradZero)
 UNARY(Reciprocal, Float, gradReciprocal) UNARY(Round, Float, gradZero) UNARY(Sign, Numeric, gradZero)
 UNARY(Sin, Float, gradSin) UNARY(Sinh, Float, gradSinh) UNARY(Tan, Float, gradTan)
 UNARY(GcExpm1, Float, gradExpm1) UNARY(GcLog1p, Float, gradLog1p)
 #undef UNARY
+void define_Not(OpDef& d) { unary(d, setupNot); }
 void define_GcRound(OpDef& d) { unary(d, setupUnary<In::Float>); d.grad = gradZero; }
 void define_GcNearbyInt(OpDef& d) { unary(d, setupUnary<In::Float>); d.grad = gradZero; }
 void define_GcIncrementMod(OpDef& d) { unary(d, setupIncrementMod); }

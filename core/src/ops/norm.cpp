@@ -12,21 +12,33 @@ namespace {
 
 using namespace ops;
 
+/// BatchNormalization's parameter (scale, B, mean or var) `i` must have shape `c`: PopART's
+/// BatchNormOp message ("expected shape of batch norm input tensor var ([1]) to be [2] to match
+/// dimension 1 of X ([2 2 2 2])") at its opsets, ours after it naming the input.
+void requireBatchNormParamShape(const Op& op, int i, const Shape& c, bool spatial) {
+  if (op.inShape(i) == c) return;
+  static const char* names[] = {"", "scale", "B", "mean", "var"};
+  const Shape& x = op.inShape(0);
+  throw error("expected shape of batch norm input tensor {} ({}) to be {} to match {} of X ({}): input {} ('{}')",
+              names[i], op.inShape(i), c, spatial ? "dimension 1" : "all but the first dimension", x, i,
+              op.input(i)->id);
+}
+
 // The scale, B, mean and var may be of another floating-point type than X (FLOAT statistics of
-// FLOAT16 activations, as PopART allows).
+// FLOAT16 activations, as PopART allows). PopART (at its opsets) wants X of rank 3 or more.
 void setupBatchNorm(Op& op) {
   requireFloat(op, 0);
   const Shape& x = op.inShape(0);
+  if (x.size() < 3 && popartOnnxOpset(op))
+    throw error("batch norm requires X to have a rank >= 3.  x has rank {} (X '{}' is {})", x.size(), op.input(0)->id,
+                x);
   if (x.size() < 2) throw error("input X must have rank >= 2 ([N, C, ...]), got {}", x);
   // spatial = 0 (opset < 9): mean and variance per activation, parameters of shape [C, D1, ...].
   const bool spatial = op.opset() >= 9 || op.attrs.getInt("spatial", 1) != 0;
   const Shape c = spatial ? Shape{x[1]} : Shape(x.begin() + 1, x.end());
-  const char* names[] = {"", "scale", "B", "mean", "var"};
   for (int i = 1; i < 5; ++i) {
     requireFloat(op, i);
-    if (op.inShape(i) != c)
-      throw error("input {} ({} '{}') must have shape {} ({} of X {}), got {}", i, names[i], op.input(i)->id, c,
-                  spatial ? "the channel count" : "spatial=0: the shape without the batch", x, op.inShape(i));
+    requireBatchNormParamShape(op, i, c, spatial);
   }
   setupSameAsInput0(op);
   // The running and saved mean have mean's type, the variances var's (PopART: FLOAT16 mean, FLOAT var).
@@ -124,8 +136,9 @@ void noStatisticsGradients(const GradCtx& c, const char* what) {
 
 /// BatchNormalization: BatchNormGrad gives dX, dScale, dB. In training mode (training_mode = 1
 /// from opset 14, more than one output before, as the forward kernel decides) Y uses the batch
-/// statistics, so dX has the terms of the batch mean and variance; otherwise the statistics are
-/// the mean / var inputs, which get no gradient (PopART never trains them). The running
+/// statistics, so dX has the terms of the batch mean and variance; otherwise (above opset 11:
+/// at PopART's opsets an inference-mode op must be detached) the statistics are the mean / var
+/// inputs, which get no gradient (PopART never trains them). The running
 /// statistics are outputs of the forward op (momentum * input + (1 - momentum) * batch); they
 /// are not differentiated.
 void gradBatchNorm(GradCtx& c) {
@@ -137,6 +150,16 @@ void gradBatchNorm(GradCtx& c) {
   a.set("training", int64_t(training ? 1 : 0));
   const auto g = c.add(OpKind::BatchNormGrad, {c.outGrad(0), c.in(0), c.in(1), c.in(3), c.in(4)}, a, 3);
   for (int i = 0; i < 3; ++i) c.setInGrad(i, g[static_cast<size_t>(i)]);
+}
+
+/// PopART's BatchNormOp has no gradient in inference mode (one output, at its opsets): the loss's
+/// gradient must not reach it (a Detach after it stops it).
+void batchNormGradReached(const Op& op) {
+  if (popartOnnxOpset(op) && op.numOutputs() == 1)
+    throw error(
+        "To use the BatchNorm Op in inference mode during training, it has to be detached first. (node '{}' has 1 "
+        "output, so it is in inference mode; a training-mode BatchNormalization has 5)",
+        op.name());
 }
 
 /// LayerNormalization: LayerNormGrad gives dX, dScale and dBias (in scale's shape).
@@ -196,6 +219,7 @@ void gradDropout(GradCtx& c) {
 void define_BatchNormalization(OpDef& d) {
   d.setup = setupBatchNorm;
   d.grad = gradBatchNorm;
+  d.gradReached = batchNormGradReached;
 }
 namespace {
 

@@ -111,8 +111,37 @@ std::string popartDebugName(const Op& op) {
     }
     return s;
   };
-  return format("Op({} ({}.{}:{}), inputs=[{}], outputs=[{}])", op.name(), op.domain(), op.type(), op.opset(),
-                ids(op.inputs()), ids(op.outputs()));
+  return format("Op({} ({}), inputs=[{}], outputs=[{}])", op.name(), popartOpid(op), ids(op.inputs()),
+                ids(op.outputs()));
+}
+
+std::string popartOpid(const Op& op) {
+  return format("{}.{}:{}", op.domain(), op.type(), op.opset());
+}
+
+std::string popartNodeName(const Op& op) {
+  const std::string& name = op.name();
+  const size_t scope = name.rfind('/');
+  const std::string last = scope == std::string::npos ? name : name.substr(scope + 1);
+  const std::string& type = op.type();
+  if (last == type) return "";
+  const bool numbered = last.size() > type.size() + 1 && last.compare(0, type.size(), type) == 0 &&
+                        last[type.size()] == '_' &&
+                        std::all_of(last.begin() + static_cast<std::ptrdiff_t>(type.size()) + 1, last.end(),
+                                    [](char c) { return c >= '0' && c <= '9'; });
+  return numbered ? "" : name;
+}
+
+std::string popartCreatorName(const Op& op, const std::vector<int>& inputs) {
+  std::string ids;
+  for (int i : inputs) {
+    if (op.hasInput(i)) ids += (ids.empty() ? "" : ", ") + op.input(i)->id;
+  }
+  return format("Op {}({}), inputs=[{}]", popartNodeName(op), popartOpid(op), ids);
+}
+
+bool popartOnnxOpset(const Op& op) {
+  return op.domain() == "ai.onnx" && op.opset() <= 11;
 }
 
 Shape broadcastInputs(const Op& op, const std::vector<int>& inputs) {

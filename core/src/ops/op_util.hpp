@@ -23,6 +23,21 @@ std::string popartInfo(const TensorInfo& info);
 /// PopART's Op::debugName() for the node: "Op(C (ai.onnx.Add:9), inputs=[A, B], outputs=[C:0])"
 /// (the version is the model's opset of the op's domain).
 std::string popartDebugName(const Op& op);
+/// PopART's OperatorIdentifier text for the node: "ai.onnx.Clip:11" (the version is the model's
+/// opset of the op's domain).
+std::string popartOpid(const Op& op);
+/// The node's name as PopART's Builder leaves it: "" for a name this runtime generated for a
+/// node without one (the Builder's and the importer's "<OpType>" / "<OpType>_<n>", after any
+/// name scopes), else the node's name.
+std::string popartNodeName(const Op& op);
+/// PopART's OpCreatorInfo::debugName() for the node, listing the given inputs:
+/// "Op MyClip(ai.onnx.Clip:11), inputs=[x]".
+std::string popartCreatorName(const Op& op, const std::vector<int>& inputs);
+/// True at the ai.onnx opsets PopART imports (up to 11): there, PopART's own refusals of an
+/// ONNX feature apply (RNN / LSTM attributes, pooling's count_include_pad and MaxPool's
+/// dilations, non-constant Clip bounds, random seeds, BatchNormalization's shapes). Later
+/// opsets, which PopART does not import, follow ONNX.
+bool popartOnnxOpset(const Op& op);
 /// The axes of a Reduce* op (ONNX's and aiGraphcore's ReduceMedian), normalised: an axis outside
 /// [-rank, rank - 1] is PopART's ReduceOp error "Axis A is out of acceptable range [-r, r-1]".
 std::vector<int64_t> normalizeReduceAxes(const std::vector<int64_t>& axes, int64_t rank);

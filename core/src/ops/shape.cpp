@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "common/checked_size.hpp"
+#include "ir/graph.hpp"
+#include "ir/ir.hpp"
 #include "ir/op_def.hpp"
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
@@ -480,16 +482,21 @@ void setupRange(Op& op) {
   setOutput(op, 0, op.inType(0), {count > 0 ? static_cast<int64_t>(count) : 0});
 }
 
+/// Subsample keeps every strides[d]-th element from the first: ceil(in / stride) of them (PopART's
+/// SubsampleOp, Poplar's). The Builder's shape inference gives floor(in / stride), as PopART's
+/// Builder does (its ONNX shape-inference function divides): PopART's scripts check that shape.
 void setupSubsample(Op& op) {
   const auto strides = op.attrs.getInts("strides");
   const Shape& in = op.inShape(0);
   if (strides.size() != in.size()) throw error("strides {} must have one entry per dimension of {}", strides, in);
+  const bool builder = op.graph().ir().shapeInferenceOnly();
   Shape out;
   for (size_t i = 0; i < in.size(); ++i) {
     if (strides[i] == 0) throw error("Strides invalid. 0 stride at index {} (strides {})", i, strides);
     if (strides[i] < 0)
       throw error("Strides invalid. Negative stride {} at index {} (strides {})", strides[i], i, strides);
-    out.push_back(in[i] == 0 ? 0 : (in[i] - 1) / strides[i] + 1);  // ceil(in / stride) without overflow
+    // ceil(in / stride) computed without overflow
+    out.push_back(builder ? in[i] / strides[i] : (in[i] == 0 ? 0 : (in[i] - 1) / strides[i] + 1));
   }
   setOutput(op, 0, op.inType(0), out);
 }

@@ -21,6 +21,7 @@ bool inferNode(const onnx::NodeProto& node, const std::string& domain, int versi
   // A scratch graph holding only this node and its inputs.
   Ir scratchIr;
   for (const auto& kv : opsets) scratchIr.setOpsetVersion(kv.first, kv.second);
+  scratchIr.setShapeInferenceOnly();
   Graph g(scratchIr, "node");
   Op& op = g.addOp(*def, node.name(), version);
   op.attrs = attributesFromNode(node);
