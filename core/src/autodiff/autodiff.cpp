@@ -3,7 +3,6 @@
 #include "autodiff/autodiff.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <set>
 
 #include "ir/ir.hpp"
@@ -23,24 +22,6 @@ namespace {
 
 bool isTrainable(const Tensor& t) {
   return t.kind == TensorKind::Variable && ops::isFloatType(t.info.dataType());
-}
-
-/// Calls gradReached of each op the loss's gradient reaches: back from the loss through
-/// differentiable tensors, stopping at a Detach and at an op without a grad rule.
-void checkReachedOps(const Tensor* loss, const std::function<bool(DataType)>& differentiable) {
-  std::set<const Op*> seen;
-  std::vector<const Tensor*> work{loss};
-  while (!work.empty()) {
-    const Tensor* t = work.back();
-    work.pop_back();
-    const Op* op = t->producer;
-    if (!op || !differentiable(t->info.dataType()) || !seen.insert(op).second) continue;
-    if (op->kind() == OpKind::GcDetach || !op->def().grad) continue;
-    if (op->def().gradReached) op->def().gradReached(*op);
-    for (const Tensor* in : op->inputs()) {
-      if (in) work.push_back(in);
-    }
-  }
 }
 
 }  // namespace
@@ -95,7 +76,6 @@ BackwardResult buildBackward(Ir& ir, const TensorId& lossId, float lossScaling,
       if (t && differentiable(t->info.dataType())) fromWanted.insert(t);
     }
   }
-  checkReachedOps(loss, differentiable);
   // Ops the loss depends on.
   std::set<const Op*> toLoss;
   {

@@ -47,10 +47,6 @@ struct OpDef {
   /// The grad rule (autodiff/autodiff.hpp): adds the ops computing the gradients of the inputs
   /// from those of the outputs. nullptr: not differentiable in this runtime.
   void (*grad)(GradCtx& ctx) = nullptr;
-  /// Called in a training session for each op the loss's gradient reaches (through floating-point
-  /// tensors, not through a Detach), whether or not a weight needs its inputs' gradients: PopART
-  /// grows a gradient op for each of them before pruning, and some refuse to have one.
-  void (*gradReached)(const Op& op) = nullptr;
 };
 
 /// The definition of an op kind.

@@ -28,20 +28,16 @@ void floatUnary(OpDef& d) {
   d.setup = setupFloatUnary;
 }
 
-/// Clip's min and max inputs (opset 11 on) are scalars of x's type; at PopART's opsets they must
-/// be known while building (constants or weights), as PopART's ClipOp reads them then.
+/// Clip's min and max inputs (opset 11 on) are scalars of x's type, constant or not (PopART
+/// refuses bounds that are not constants; they run here).
 void setupClip(Op& op) {
   if (op.opset() < 11) {
     requireFloat(op, 0);
     setupSameAsInput0(op);
     return;
   }
-  const char* names[] = {"", "min", "max"};
   for (int i = 1; i < 3; ++i) {
     if (!op.hasInput(i)) continue;
-    if (popartOnnxOpset(op) && !op.inData(i))
-      throw error("{} currently only supports constant min/max parameters. Input '{}' ({}) has no data.",
-                  popartCreatorName(op, {0}), names[i], op.input(i)->id);
     requireSameType(op, 0, i);
     if (op.inInfo(i).nelms() != 1)
       throw error("input {} ('{}') must be a scalar, but it is {}", i, op.input(i)->id, op.inInfo(i).toString());

@@ -25,13 +25,10 @@ void requireBatchNormParamShape(const Op& op, int i, const Shape& c, bool spatia
 }
 
 // The scale, B, mean and var may be of another floating-point type than X (FLOAT statistics of
-// FLOAT16 activations, as PopART allows). PopART (at its opsets) wants X of rank 3 or more.
+// FLOAT16 activations, as PopART allows).
 void setupBatchNorm(Op& op) {
   requireFloat(op, 0);
   const Shape& x = op.inShape(0);
-  if (x.size() < 3 && popartOnnxOpset(op))
-    throw error("batch norm requires X to have a rank >= 3.  x has rank {} (X '{}' is {})", x.size(), op.input(0)->id,
-                x);
   if (x.size() < 2) throw error("input X must have rank >= 2 ([N, C, ...]), got {}", x);
   // spatial = 0 (opset < 9): mean and variance per activation, parameters of shape [C, D1, ...].
   const bool spatial = op.opset() >= 9 || op.attrs.getInt("spatial", 1) != 0;
@@ -136,9 +133,10 @@ void noStatisticsGradients(const GradCtx& c, const char* what) {
 
 /// BatchNormalization: BatchNormGrad gives dX, dScale, dB. In training mode (training_mode = 1
 /// from opset 14, more than one output before, as the forward kernel decides) Y uses the batch
-/// statistics, so dX has the terms of the batch mean and variance; otherwise (above opset 11:
-/// at PopART's opsets an inference-mode op must be detached) the statistics are the mean / var
-/// inputs, which get no gradient (PopART never trains them). The running
+/// statistics, so dX has the terms of the batch mean and variance; otherwise the statistics are
+/// the mean / var inputs, which get no gradient (PopART never trains them; it refuses an
+/// inference-mode op the gradient reaches, which trains here: fine-tuning with frozen statistics).
+/// The running
 /// statistics are outputs of the forward op (momentum * input + (1 - momentum) * batch); they
 /// are not differentiated.
 void gradBatchNorm(GradCtx& c) {
@@ -150,16 +148,6 @@ void gradBatchNorm(GradCtx& c) {
   a.set("training", int64_t(training ? 1 : 0));
   const auto g = c.add(OpKind::BatchNormGrad, {c.outGrad(0), c.in(0), c.in(1), c.in(3), c.in(4)}, a, 3);
   for (int i = 0; i < 3; ++i) c.setInGrad(i, g[static_cast<size_t>(i)]);
-}
-
-/// PopART's BatchNormOp has no gradient in inference mode (one output, at its opsets): the loss's
-/// gradient must not reach it (a Detach after it stops it).
-void batchNormGradReached(const Op& op) {
-  if (popartOnnxOpset(op) && op.numOutputs() == 1)
-    throw error(
-        "To use the BatchNorm Op in inference mode during training, it has to be detached first. (node '{}' has 1 "
-        "output, so it is in inference mode; a training-mode BatchNormalization has 5)",
-        op.name());
 }
 
 /// LayerNormalization: LayerNormGrad gives dX, dScale and dBias (in scale's shape).
@@ -219,7 +207,6 @@ void gradDropout(GradCtx& c) {
 void define_BatchNormalization(OpDef& d) {
   d.setup = setupBatchNorm;
   d.grad = gradBatchNorm;
-  d.gradReached = batchNormGradReached;
 }
 namespace {
 

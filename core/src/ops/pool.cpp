@@ -1,6 +1,4 @@
 // Pooling: MaxPool (with optional indices), AveragePool, GlobalAveragePool, GlobalMaxPool.
-#include <algorithm>
-
 #include "ir/op_def.hpp"
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
@@ -11,19 +9,8 @@ namespace {
 
 using namespace ops;
 
-/// PopART's pooling refusals (its opsets): AveragePool's count_include_pad, MaxPool's dilations.
-void popartPoolChecks(const Op& op) {
-  if (!popartOnnxOpset(op)) return;
-  if (op.kind() == OpKind::AveragePool && op.attrs.getInt("count_include_pad", 0) != 0)
-    throw error("`count_include_pad` is not supported (count_include_pad = {})", op.attrs.getInt("count_include_pad"));
-  const auto dilations = op.attrs.getInts("dilations", {});
-  if (op.kind() == OpKind::MaxPool && std::any_of(dilations.begin(), dilations.end(), [](int64_t d) { return d != 1; }))
-    throw error("Dilations of value other than 1 are currently not supported. (dilations {})", dilations);
-}
-
 void setupPool(Op& op) {
   requireFloat(op, 0);
-  popartPoolChecks(op);
   const Shape& x = op.inShape(0);
   if (x.size() < 3) throw error("input X must have rank >= 3 ([N, C, spatial...]), got {}", x);
   const auto kernel = op.attrs.getInts("kernel_shape");

@@ -20,15 +20,6 @@ DataType randomDtype(const Op& op, DataType dflt, bool anyNumeric) {
   return t;
 }
 
-/// PopART's RandomBaseOp refusals (its opsets): a seed attribute (its random ops draw from the
-/// session's generator), and a DOUBLE output (Poplar has no DOUBLE).
-void popartRandomChecks(const Op& op, DataType out) {
-  if (!popartOnnxOpset(op)) return;
-  if (op.attrs.has("seed"))
-    throw error("{}: Optional seed attribute is not supported. Use session::setRandomSeed instead.", popartOpid(op));
-  if (out == DataType::DOUBLE) throw error("The data type DOUBLE is not supported in Poplar");
-}
-
 void setupBernoulli(Op& op) {
   requireFloat(op, 0);
   setOutput(op, 0, randomDtype(op, op.inType(0), true), op.inShape(0));
@@ -39,22 +30,17 @@ void setupRandom(Op& op) {
   for (auto d : shape) {
     if (d < 0) throw error("shape {} must not have negative dimensions", shape);
   }
-  const DataType t = randomDtype(op, DataType::FLOAT, false);
-  popartRandomChecks(op, t);
-  setOutput(op, 0, t, shape);
+  setOutput(op, 0, randomDtype(op, DataType::FLOAT, false), shape);
 }
 
-/// Without a dtype attribute the output has the input's type: PopART's ShapeOrLikeOp takes
-/// FLOAT16 or FLOAT only (its "Unsupported data type requested").
+/// Without a dtype attribute the output has the input's type, which must be floating-point
+/// (PopART's "Unsupported data type requested" otherwise).
 void setupRandomLike(Op& op) {
   const DataType in = op.inType(0);
-  if (!op.attrs.has("dtype") && popartOnnxOpset(op) && in != DataType::FLOAT && in != DataType::FLOAT16)
-    throw error("{} : Unsupported data type requested: {}", popartOpid(op), dataTypeToString(in));
   if (!op.attrs.has("dtype") && !isFloatType(in))
-    throw error("the input is {}: a dtype attribute is needed for a non-floating-point input", op.inInfo(0).toString());
-  const DataType t = randomDtype(op, in, false);
-  popartRandomChecks(op, t);
-  setOutput(op, 0, t, op.inShape(0));
+    throw error("{} : Unsupported data type requested: {} (a dtype attribute is needed for a non-floating-point input)",
+                popartOpid(op), dataTypeToString(in));
+  setOutput(op, 0, randomDtype(op, in, false), op.inShape(0));
 }
 
 /// ShapedDropout(x; shape, ratio): x times a mask of shape `shape` (broadcast to x) whose elements
