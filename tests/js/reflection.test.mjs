@@ -45,7 +45,7 @@ test('every SessionOptions field can be set from JS, nested settings included', 
   o.executionPhaseSettings = { phases: 0, stages: 3 };
   o.syntheticDataMode = popart.SyntheticDataMode.Off;
   o.autoRecomputation = 'Standard';
-  o.bufferingDepthMap = { [x]: '2' };
+  o.bufferingDepthMap = { [x]: 2 };  // depths (Record<string, number>)
   make(o).dispose();
   expectError(() => make({ executionPhaseSettings: { nope: 1 } }), ["SessionOptions has no option 'executionPhaseSettings.nope'"]);
   expectError(() => make({ accumulationFactor: 'x' }), ["SessionOptions.accumulationFactor must be an integer, got string 'x'"]);
@@ -78,9 +78,10 @@ test('Patterns.list() is the core pattern table; inplaceEnabled asks the core', 
   assert.deepEqual(list.map((p) => p.name).filter((n) => n !== 'InPlace' && n !== 'UpdateInplacePrioritiesForIpu').sort(),
                    popart.Patterns.getAllPatternNames().slice().sort());
   assert.deepEqual(list.filter((p) => p.rewrite).map((p) => p.name).sort(),
-                   ['ExpandCast', 'FuseActivation', 'FuseLayerNorm', 'InPlace', 'NegativeOneScale', 'OpToIdentity',
-                    'PadSum', 'PostNRepl', 'PreUniRepl', 'RandomNormalLikeOpPattern', 'RandomUniformLikeOpPattern',
-                    'SplitOp', 'SumToAdd', 'TransposeToIdentityOrReshapePattern', 'UpsampleToResize']);
+                   ['ExpandCast', 'FuseActivation', 'FuseLayerNorm', 'InPlace', 'NegativeOneScale',
+                    'NlllWithSoftmaxGradDirect', 'OpToIdentity', 'PadSum', 'PostNRepl', 'PreUniRepl',
+                    'RandomNormalLikeOpPattern', 'RandomUniformLikeOpPattern', 'SoftmaxGradDirect', 'SplitOp', 'SumToAdd',
+                    'TransposeToIdentityOrReshapePattern', 'UpsampleToResize']);
   const dflt = new popart.Patterns(popart.PatternsLevel.Default);
   const minimal = new popart.Patterns(popart.PatternsLevel.Minimal);
   for (const p of list) {

@@ -310,7 +310,7 @@ export interface SessionOptionsFields {
   /** Stream buffering depth. Default: 1. */
   defaultBufferingDepth?: number;
   /** Stream buffering depth per tensor. Default: {}. */
-  bufferingDepthMap?: Record<string, string>;
+  bufferingDepthMap?: Record<string, number>;
   /** Re-lay out anchors on the host. Default: true. */
   rearrangeAnchorsOnHost?: boolean;
   /** Re-lay out input streams on the host. Default: false. */
@@ -330,7 +330,7 @@ export interface SessionOptionsFields {
   /** Deprecated alias of defaultBufferingDepth. Default: 1. */
   defaultPrefetchBufferingDepth?: number;
   /** Deprecated alias of bufferingDepthMap. Default: {}. */
-  prefetchBufferingDepthMap?: Record<string, string>;
+  prefetchBufferingDepthMap?: Record<string, number>;
   activationTensorLocationSettings?: {
     location?: {
       /** Activations: OnChip or OffChip (no effect here: tensors live in host memory). Default: "OnChip". */
