@@ -31,12 +31,12 @@ std::string popartOpid(const Op& op);
 /// name scopes), else the node's name.
 std::string popartNodeName(const Op& op);
 /// PopART's OpCreatorInfo::debugName() for the node, listing the given inputs:
-/// "Op MyClip(ai.onnx.Clip:11), inputs=[x]".
+/// "Op MyRnn(ai.onnx.RNN:11), inputs=[x, w, r]".
 std::string popartCreatorName(const Op& op, const std::vector<int>& inputs);
-/// True at the ai.onnx opsets PopART imports (up to 11): there, PopART's own refusals of an
-/// ONNX feature apply (RNN / LSTM attributes, pooling's count_include_pad and MaxPool's
-/// dilations, non-constant Clip bounds, random seeds, BatchNormalization's shapes). Later
-/// opsets, which PopART does not import, follow ONNX.
+/// True at the ai.onnx opsets PopART imports (up to 11): there the recurrent ops take PopART's
+/// texts for activation counts ONNX refuses too, and an LSTM's short activation list PopART's
+/// defaults. Features PopART refuses but this runtime computes run at every opset
+/// (docs/python-api.md).
 bool popartOnnxOpset(const Op& op);
 /// The axes of a Reduce* op (ONNX's and aiGraphcore's ReduceMedian), normalised: an axis outside
 /// [-rank, rank - 1] is PopART's ReduceOp error "Axis A is out of acceptable range [-r, r-1]".
