@@ -40,6 +40,11 @@ bool isContraction(const std::string& type) {
   return k.count(type) != 0;
 }
 
+/// The optimizer's weight-update ops (they write the weight and its state).
+bool isWeightUpdate(const Op& op) {
+  return op.def().family == "optim" || op.type() == "SGDVarUpdate";
+}
+
 /// Vector-op cost per element, in worker instructions (transcendentals are library calls).
 int elementCost(const Op& op) {
   static const std::set<std::string> transcendental = {
@@ -62,7 +67,7 @@ int elementCost(const Op& op) {
   if (op.type() == "Sqrt" || op.type() == "Reciprocal" || op.type() == "Div") return 4;
   if (f == "norm" || f == "grad_nn") return 8;
   if (f == "losses" || f == "random") return 4;
-  if (f == "optim" || op.type() == "SGDVarUpdate") return std::max(2, op.numInputs());
+  if (isWeightUpdate(op)) return std::max(2, op.numInputs());
   return 1;
 }
 
@@ -507,7 +512,7 @@ class Modeller {
       const int i = it->second, p = phaseOf_[static_cast<size_t>(i)];
       auto u = uses.try_emplace(p, i, i).first;
       u->second = {std::min(u->second.first, i), std::max(u->second.second, i)};
-      if (op->def().family == "optim" || op->type() == "SGDVarUpdate") modifiedIn.insert(p);
+      if (isWeightUpdate(*op)) modifiedIn.insert(p);
     };
     if (t->producer) use(t->producer);
     for (const Op* c : t->consumers) use(c);
