@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Writes popart/__init__.pyi (type stubs, so editors complete the API) from the built module: the
-hand-kept signatures below for the classes, and from the core's tables the enums, the
-SessionOptions fields, every aiOnnxOpsetN method (the generated ONNX op table) and every
-aiGraphcore method. Run by the build after the extension is linked."""
+hand-kept signatures below for the classes, and from the core's tables the enums, the optimizer and
+loss constructors, the SessionOptions fields, every aiOnnxOpsetN method (the generated ONNX op table)
+and every aiGraphcore method. Run by the build after the extension is linked."""
 import argparse
 import inspect
 import os
@@ -167,10 +167,7 @@ class Optimizer:
     def getLossScalingVal(self) -> float: ...
 
 class SGD(Optimizer):
-    def __init__(self, values: Union[_OptMap, float] = ..., clip_norm_settings: Sequence[ClipNormSettings] = ...,
-                 accumulatorAndMomentum: Union[SGDAccumulatorAndMomentum, str] = ...,
-                 accumType: Union[DataType, str] = ..., accl1Type: Union[DataType, str] = ...,
-                 debugContext: str = "sgd") -> None: ...
+{init:SGD}
     def insertSpecific(self, weightId: str, values: _OptMap) -> None: ...
     def learningRates(self) -> OptimizerValueMap: ...
     def weightDecays(self) -> OptimizerValueMap: ...
@@ -180,15 +177,10 @@ class SGD(Optimizer):
     def nesterov(self) -> OptimizerValueMap: ...
 
 class ConstSGD(SGD):
-    def __init__(self, learning_rate: float, weight_decay: float = 0.0, loss_scaling: float = 1.0,
-                 clip_norm_settings: Sequence[ClipNormSettings] = ...) -> None: ...
+{init:ConstSGD}
 
 class Adam(Optimizer):
-    def __init__(self, values: _OptMap = ..., mode: Union[AdamMode, str] = ...,
-                 weight_decay_mode: Union[WeightDecayMode, str] = ..., accum_type: Union[DataType, str] = ...,
-                 accl1_type: Union[DataType, str] = ..., accl2_type: Union[DataType, str] = ...,
-                 clip_norm_settings: Sequence[ClipNormSettings] = ..., scaled_optimizer_state: bool = False,
-                 debugContext: str = "adam") -> None: ...
+{init:Adam}
     def insertSpecific(self, weightId: str, values: _OptMap) -> None: ...
     def learningRates(self) -> OptimizerValueMap: ...
     def weightDecays(self) -> OptimizerValueMap: ...
@@ -198,11 +190,7 @@ class Adam(Optimizer):
     def maxWeightNorms(self) -> OptimizerValueMap: ...
 
 class Adaptive(Optimizer):
-    def __init__(self, values: _OptMap = ..., mode: Union[AdaptiveMode, str] = ...,
-                 weight_decay_mode: Union[WeightDecayMode, str] = ..., accum_type: Union[DataType, str] = ...,
-                 accl1_type: Union[DataType, str] = ..., accl2_type: Union[DataType, str] = ...,
-                 accl3_type: Union[DataType, str] = ..., rmsprop_tf_variant: bool = False,
-                 debugContext: str = "adaptive") -> None: ...
+{init:Adaptive}
     def insertSpecific(self, weightId: str, values: _OptMap) -> None: ...
     def learningRates(self) -> OptimizerValueMap: ...
     def weightDecays(self) -> OptimizerValueMap: ...
@@ -215,12 +203,11 @@ class Loss:
     def output(self) -> str: ...
     def getReductionType(self) -> ReductionType: ...
 class NllLoss(Loss):
-    def __init__(self, probs: str, label: str, output: str, ignoreIndex: Optional[int] = None,
-                 reduction: Union[ReductionType, str] = ..., inputIsLogProbability: bool = False) -> None: ...
+{init:NllLoss}
 class L1Loss(Loss):
-    def __init__(self, input: str, output: str, lambda_: float, reduction: Union[ReductionType, str] = ...) -> None: ...
+{init:L1Loss}
 class IdentityLoss(Loss):
-    def __init__(self, input: str, output: str, reduction: Union[ReductionType, str] = ...) -> None: ...
+{init:IdentityLoss}
 
 class IStepIO:
     def enableRuntimeAsserts(self, b: bool) -> None: ...
@@ -563,6 +550,30 @@ def report_stub(schema):
     return out
 
 
+# The stub type of each argument kind of the core's optimizer / loss constructors (factoryList()).
+FACTORY_TYPES = {"values": "_OptMap", "clipNorms": "Sequence[ClipNormSettings]", "dtype": "Union[DataType, str, np.dtype, type]",
+                 "float": "float", "int": "int", "optionalInt": "Optional[int]", "bool": "bool", "string": "str",
+                 "tensor": "str"}
+
+
+def factory_inits(factories):
+    """{"{init:SGD}": its __init__ (one per overload)} from the core's constructor table."""
+    out = {}
+    for f in factories:
+        lines = []
+        for sig in f["signatures"]:
+            params = []
+            for a in sig["args"]:
+                t = "Union[%s, str]" % a["enumName"] if a["kind"] == "enum" else FACTORY_TYPES[a["kind"]]
+                name = a["name"] + "_" if a["name"] == "lambda" else a["name"]
+                params.append("%s: %s%s" % (name, t, "" if a["required"] else " = ..."))
+            if len(f["signatures"]) > 1:
+                lines.append("    @overload")
+            lines.append("    def __init__(self, %s) -> None: ..." % ", ".join(params))
+        out["{init:%s}" % f["name"]] = "\n".join(lines)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -592,7 +603,10 @@ def main():
         out.append("")
     props = "\n".join("    @property\n    def aiOnnxOpset%d(self) -> AiOnnxOpset%d: ..." % (v, v)
                       for v in range(FIRST_OPSET, LAST_OPSET + 1))
-    out.append(CLASSES.replace("{opset_props}", props))
+    classes = CLASSES.replace("{opset_props}", props)
+    for marker, text in factory_inits(_popart._factoryList()).items():
+        classes = classes.replace(marker, text)
+    out.append(classes)
 
     # The default opsets: the core's values.
     for n in ("defaultAiOnnxOpset", "defaultAiOnnxMlOpset", "defaultAiGraphcoreOpset"):

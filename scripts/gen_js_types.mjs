@@ -97,8 +97,23 @@ export function generatedBlocks(popart) {
            `  ${op.method}(${params.join(', ')}): ${result};`;
   }).join('\n');
   const categories = `export type MemoryCategoryName = ${union(popart.memoryCategories)};`;
+  // The optimizer and loss constructors (the core's factoryList()): one construct signature per overload.
+  const factoryType = (a) => ({ values: 'Record<string, OptimizerValueLike>', clipNorms: 'ClipNormSettings[]',
+                                enum: a.enumName, dtype: 'DataTypeName', float: 'number', int: 'number',
+                                optionalInt: 'number | null', bool: 'boolean', string: 'string',
+                                tensor: 'TensorId' })[a.kind];
+  const factories = popart.factoryList().map((f) => {
+    const result = f.family === 'loss' ? 'Loss' : 'Optimizer';
+    const sigs = f.signatures.map((s) => {
+      const params = s.args.map((a) => `${a.name}${a.required ? '' : '?'}: ${factoryType(a)}`).join(', ');
+      const defaults = s.args.filter((a) => !a.required).map((a) => `${a.name} = ${JSON.stringify(a.default)}`);
+      const doc = [s.doc, defaults.length ? `Defaults: ${defaults.join(', ')}.` : ''].filter(Boolean).join(' ');
+      return `${doc ? `    /** ${doc} */\n` : ''}    new (${params}): ${result};`;
+    });
+    return `  /** ${f.doc} */\n  ${f.name}: {\n${sigs.join('\n')}\n  };`;
+  }).join('\n');
   return { 'enum types': types, 'SessionOptions fields': options, 'enum objects': members,
-           'aiGraphcore methods': methods, 'memory categories': categories,
+           'aiGraphcore methods': methods, 'memory categories': categories, 'optimizer and loss constructors': factories,
            'report types': reportTypes(popart.reportSchema()) };
 }
 

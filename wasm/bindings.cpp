@@ -454,6 +454,55 @@ val patternListJs() {
   });
 }
 
+/// A default of the constructors' table as a JS value (None: null, a map: an object).
+val factoryValueJs(const FactoryValue& v) {
+  if (std::holds_alternative<bool>(v)) return val(std::get<bool>(v));
+  if (std::holds_alternative<int64_t>(v)) return val(static_cast<double>(std::get<int64_t>(v)));
+  if (std::holds_alternative<double>(v)) return val(std::get<double>(v));
+  if (std::holds_alternative<std::string>(v)) return val(std::get<std::string>(v));
+  if (std::holds_alternative<FactoryValueMap>(v)) {
+    val o = val::object();
+    for (const auto& [k, p] : std::get<FactoryValueMap>(v)) {
+      val pair = val::array();
+      pair.call<void>("push", p.first, p.second);
+      o.set(k, pair);
+    }
+    return o;
+  }
+  if (std::holds_alternative<std::vector<ClipNormSettings>>(v)) return val::array();
+  return val::null();
+}
+
+/// [{name, family, base, doc, signatures: [{doc, args: [{name, kind, enumName, required, default?, doc}]}]}]:
+/// the optimizer and loss constructors (optimizers.mjs builds its classes from it).
+val factoryListJs() {
+  return guarded([&] {
+    return jsArrayOf(factoryList(), [](const FactoryInfo& f) {
+      val e = val::object();
+      e.set("name", f.name);
+      e.set("family", f.family);
+      e.set("base", f.base);
+      e.set("doc", f.doc);
+      e.set("signatures", jsArrayOf(f.signatures, [](const FactorySignature& s) {
+              val sig = val::object();
+              sig.set("doc", s.doc);
+              sig.set("args", jsArrayOf(s.args, [](const FactoryArgInfo& a) {
+                        val o = val::object();
+                        o.set("name", a.name);
+                        o.set("kind", a.kind);
+                        o.set("enumName", a.enumName);
+                        o.set("required", !a.defaultValue);
+                        if (a.defaultValue) o.set("default", factoryValueJs(*a.defaultValue));
+                        o.set("doc", a.doc);
+                        return o;
+                      }));
+              return sig;
+            }));
+      return e;
+    });
+  });
+}
+
 /// [{optimizer, key, default, isConst, doc}] of every optimizer hyper-parameter.
 val optimizerParamsJs() {
   return guarded([&] {
@@ -642,29 +691,36 @@ val enumerateDevices() {
 
 // ---------------------------------------------------------------- optimizers
 
-/// {key: [value, isConst]} -> the map the optimizer constructors take.
-std::map<std::string, std::pair<float, bool>> optimizerParams(const val& o) {
-  std::map<std::string, std::pair<float, bool>> m;
+/// An optimizer's hyper-parameter map from JS: {key: number (const) | [value, isConst] |
+/// {value, isConst}}.
+FactoryValueMap optimizerParams(const val& o, const std::string& what) {
+  FactoryValueMap m;
   if (isUndef(o)) return m;
+  if (typeOf(o) != "object" || o.isNull() || val::global("Array").call<bool>("isArray", o))
+    throw error("{}: expected {{key: value}}, got {}", what, describe(o));
   for (const auto& k : toStrings(val::global("Object").call<val>("keys", o))) {
     val v = o[k];
-    m[k] = {toFloat(v[0], "optimizer value '" + k + "'"), v[1].as<bool>()};
+    const auto t = typeOf(v);
+    const auto number = [&](const val& x) { return toFloat(x, format("{}: value '{}'", what, k)); };
+    if (t == "number") {
+      m[k] = {number(v), true};
+    } else if (val::global("Array").call<bool>("isArray", v) && v["length"].as<unsigned>() == 2 &&
+               typeOf(v[0]) == "number" && typeOf(v[1]) == "boolean") {
+      m[k] = {number(v[0]), v[1].as<bool>()};
+    } else if (t == "object" && !v.isNull() && typeOf(v["value"]) == "number" &&
+               (isUndef(v["isConst"]) || typeOf(v["isConst"]) == "boolean")) {
+      m[k] = {number(v["value"]), isUndef(v["isConst"]) || v["isConst"].as<bool>()};
+    } else {
+      throw error("{}: value '{}' must be a number, [value, isConst] or {{value, isConst}}, got {}", what, k,
+                  describe(v));
+    }
   }
   return m;
-}
-
-template <typename Opt>
-void insertSpecifics(Opt& opt, const val& spec) {
-  val sp = spec["specific"];
-  if (isUndef(sp)) return;
-  for (const auto& id : toStrings(val::global("Object").call<val>("keys", sp)))
-    opt.insertSpecific(id, optimizerParams(sp[id]));
 }
 
 /// [{weights: [ids], maxNorm} | {allWeights: true, maxNorm}] -> ClipNormSettings.
 std::vector<ClipNormSettings> clipNormsFrom(const val& arr) {
   std::vector<ClipNormSettings> out;
-  if (isUndef(arr)) return out;
   const auto n = arr["length"].as<unsigned>();
   for (unsigned i = 0; i < n; ++i) {
     val c = arr[i];
@@ -677,76 +733,69 @@ std::vector<ClipNormSettings> clipNormsFrom(const val& arr) {
   return out;
 }
 
-/// {type: 'SGD' | 'ConstSGD' | 'Adam' | 'Adaptive', params, specific, mode, weightDecayMode,
-///  clipNormSettings, ...}
-std::unique_ptr<Optimizer> optimizerFrom(const val& spec) {
-  const auto type = spec["type"].as<std::string>();
-  if (type == "ConstSGD") {
-    val p = spec["params"];
-    return std::make_unique<ConstSGD>(
-        toFloat(p["learningRate"], "ConstSGD learningRate"), toFloat(p["weightDecay"], "ConstSGD weightDecay"),
-        toFloat(p["lossScaling"], "ConstSGD lossScaling"), clipNormsFrom(spec["clipNormSettings"]));
+/// A JS argument of an optimizer or loss constructor as the core's FactoryValue, whatever the
+/// argument (the core matches it to the constructor's table): integers and other numbers apart,
+/// an array of ClipNormSettings specs ({maxNorm, ...}, as optimizers.mjs passes them) the list,
+/// another plain object the hyper-parameter map.
+FactoryValue factoryValueFrom(const val& v, const std::string& factory) {
+  const auto t = v.typeOf().as<std::string>();
+  if (isUndef(v) || v.isNull()) return std::monostate{};
+  if (t == "boolean") return v.as<bool>();
+  if (t == "string") return v.as<std::string>();
+  if (t == "number") {
+    const double d = v.as<double>();
+    if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9007199254740992.0) return static_cast<int64_t>(d);
+    return d;
   }
-  if (type == "SGD") {
-    const auto am =
-        enumFrom(spec["accumulatorAndMomentum"], SGDAccumulatorAndMomentum::Combined, "SGD accumulatorAndMomentum");
-    // SGD(learningRate): poponnx's / early PopART's form (a non-const learning rate).
-    auto o = isUndef(spec["learningRate"])
-                 ? std::make_unique<SGD>(optimizerParams(spec["params"]), clipNormsFrom(spec["clipNormSettings"]), am)
-                 : std::make_unique<SGD>(spec["learningRate"].as<double>());
-    insertSpecifics(*o, spec);
-    return o;
+  if (val::global("Array").call<bool>("isArray", v)) {
+    const auto n = v["length"].as<unsigned>();
+    for (unsigned i = 0; i < n; ++i)
+      if (v[i].typeOf().as<std::string>() != "object" || v[i].isNull() || isUndef(v[i]["maxNorm"]))
+        return UnsupportedFactoryValue{"[" + val::global("String")(v).as<std::string>() + "]"};
+    return clipNormsFrom(v);
   }
-  const auto wdm = enumFrom(spec["weightDecayMode"], WeightDecayMode::Decay, type + " weightDecayMode");
-  if (type == "Adam") {
-    auto o = std::make_unique<Adam>(optimizerParams(spec["params"]),
-                                    enumFrom(spec["mode"], AdamMode::Adam, "Adam mode"), wdm, DataType::UNDEFINED,
-                                    DataType::FLOAT, DataType::FLOAT, clipNormsFrom(spec["clipNormSettings"]));
-    insertSpecifics(*o, spec);
-    return o;
-  }
-  if (type == "Adaptive") {
-    const bool tf = !isUndef(spec["rmspropTFVariant"]) && spec["rmspropTFVariant"].as<bool>();
-    auto o = std::make_unique<Adaptive>(optimizerParams(spec["params"]),
-                                        enumFrom(spec["mode"], AdaptiveMode::RMSProp, "Adaptive mode"), wdm,
-                                        DataType::UNDEFINED, DataType::FLOAT, DataType::FLOAT, DataType::UNDEFINED, tf);
-    insertSpecifics(*o, spec);
-    return o;
-  }
-  throw error("Unknown optimizer type '{}' (expected SGD, ConstSGD, Adam or Adaptive)", type);
+  if (t == "object") return optimizerParams(v, factory);
+  return UnsupportedFactoryValue{val::global("String")(v).as<std::string>()};
 }
 
-void checkOptimizer(const val& spec) {
-  guarded([&] { optimizerFrom(spec); });
+/// {factory: 'SGD' | ... | 'NllLoss' | ..., args: [...]}: a call of the core's constructor.
+FactoryArguments factoryArgumentsFrom(const val& spec) {
+  const auto name = spec["factory"].as<std::string>();
+  std::vector<FactoryValue> args;
+  const auto n = spec["args"]["length"].as<unsigned>();
+  for (unsigned i = 0; i < n; ++i) args.push_back(factoryValueFrom(spec["args"][i], name));
+  while (!args.empty() && std::holds_alternative<std::monostate>(args.back())) args.pop_back();  // trailing undefined
+  return bindFactoryArguments(name, args, {});
+}
+
+/// {factory, args, specific: {weightId: {key: value}}} -> the optimizer.
+std::unique_ptr<Optimizer> optimizerFrom(const val& spec) {
+  auto o = makeOptimizer(factoryArgumentsFrom(spec));
+  val sp = spec["specific"];
+  if (!isUndef(sp)) {
+    for (const auto& id : toStrings(val::global("Object").call<val>("keys", sp)))
+      o->insertSpecific(id, optimizerParams(sp[id], "insertSpecific"));
+  }
+  return o;
+}
+
+/// Checks an optimizer spec; its type ("SGD", "Adam", "Adaptive": ConstSGD is an SGD).
+std::string checkOptimizer(const val& spec) {
+  return guarded([&] { return optimizerFrom(spec)->type_s(); });
 }
 
 // ---------------------------------------------------------------- losses (pre-1.2 API)
 
-/// [{type: 'Nll' | 'L1' | 'IdentityLoss', inputs, output, reduction, ignoreIndex?,
-///   inputIsLogProbability?, lambda?}] -> the loss objects.
+/// Checks a loss spec ({factory, args}); the id of the loss tensor it adds.
+std::string checkLoss(const val& spec) {
+  return guarded([&] { return makeLoss(factoryArgumentsFrom(spec))->output(); });
+}
+
+/// [{factory: 'NllLoss' | 'L1Loss' | 'IdentityLoss', args}] -> the loss objects.
 std::vector<std::unique_ptr<Loss>> lossesFrom(const val& arr) {
   std::vector<std::unique_ptr<Loss>> out;
   const auto n = arr["length"].as<unsigned>();
-  for (unsigned i = 0; i < n; ++i) {
-    val l = arr[i];
-    const auto type = l["type"].as<std::string>();
-    const auto in = toStrings(l["inputs"]);
-    const auto output = l["output"].as<std::string>();
-    const ReductionType r = reductionTypeFromString(l["reduction"].as<std::string>());
-    if (type == "Nll" && in.size() == 2) {
-      if (isUndef(l["ignoreIndex"]))
-        out.push_back(std::make_unique<NllLoss>(in[0], in[1], output, r));
-      else
-        out.push_back(std::make_unique<NllLoss>(in[0], in[1], output, toInt32(l["ignoreIndex"], "NllLoss ignoreIndex"),
-                                                r, l["inputIsLogProbability"].as<bool>()));
-    } else if (type == "L1" && in.size() == 1) {
-      out.push_back(std::make_unique<L1Loss>(in[0], output, toFloat(l["lambda"], "L1Loss lambda"), r));
-    } else if (type == "IdentityLoss" && in.size() == 1) {
-      out.push_back(std::make_unique<IdentityLoss>(in[0], output, r));
-    } else {
-      throw error("Unknown loss {} '{}' with {} inputs", i, type, in.size());
-    }
-  }
+  for (unsigned i = 0; i < n; ++i) out.push_back(makeLoss(factoryArgumentsFrom(arr[i])));
   return out;
 }
 
@@ -1058,6 +1107,8 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("checkDevice", &w::checkDevice);
   function("acquireDevice", &w::acquireDevice);
   function("checkOptimizer", &w::checkOptimizer);
+  function("checkLoss", &w::checkLoss);
+  function("factoryList", &w::factoryListJs);
   function("setLogLevel", &w::setLogLevel);
   function("getLogLevel", &w::getLogLevel);
   function("setLogDestination", &w::setLogDestination);

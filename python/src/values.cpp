@@ -11,6 +11,8 @@
 namespace popart {
 namespace py_bind {
 
+using namespace pybind11::literals;  // NOLINT: "name"_a keywords
+
 namespace {
 
 Shape toShape(py::handle h, const std::string& what) {
@@ -41,11 +43,77 @@ std::map<std::string, std::pair<float, bool>> optimizerMap(const py::dict& d, co
   return m;
 }
 
-std::vector<ClipNormSettings> clipNorms(py::handle h) {
-  std::vector<ClipNormSettings> out;
-  if (h.is_none()) return out;
-  for (py::handle e : py::reinterpret_borrow<py::iterable>(h)) out.push_back(e.cast<ClipNormSettings>());
-  return out;
+/// A Python argument of an optimizer or loss constructor as the core's FactoryValue, whatever the
+/// argument: enum members and NumPy dtypes become their names, a dict the hyper-parameter map, a
+/// list of ClipNormSettings the list. The core matches the values to the constructor's table.
+FactoryValue factoryValue(py::handle h, const std::string& factory) {
+  if (h.is_none()) return std::monostate{};
+  if (py::isinstance<py::bool_>(h)) return h.cast<bool>();
+  if (py::isinstance<py::str>(h)) return h.cast<std::string>();
+  if (!py::isinstance<py::type>(h) && py::hasattr(h, "name") && py::hasattr(h, "value") &&
+      py::isinstance<py::str>(h.attr("name")))
+    return h.attr("name").cast<std::string>();  // a member of a popart enum (DataType too)
+  if (py::isinstance<py::float_>(h)) return h.cast<double>();
+  if (py::isinstance<py::int_>(h) || (py::hasattr(h, "__index__") && !py::isinstance<py::type>(h)))
+    return h.cast<int64_t>();
+  if (py::isinstance<py::dict>(h)) return optimizerMap(py::reinterpret_borrow<py::dict>(h), factory);
+  if (py::isinstance<py::dtype>(h) || py::isinstance<py::type>(h)) {
+    try {
+      return dataTypeToString(toDataType(h, factory));
+    } catch (const error&) {
+    }
+  } else if (py::hasattr(h, "__float__")) {
+    return h.cast<double>();  // np.float32 ...
+  } else if (py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h)) {
+    std::vector<ClipNormSettings> clips;
+    for (py::handle e : py::reinterpret_borrow<py::iterable>(h)) {
+      if (!py::isinstance<ClipNormSettings>(e)) return UnsupportedFactoryValue{py::repr(h).cast<std::string>()};
+      clips.push_back(e.cast<ClipNormSettings>());
+    }
+    return clips;
+  }
+  return UnsupportedFactoryValue{py::repr(h).cast<std::string>()};
+}
+
+/// A call of the core's constructor `name` (popart/factories.hpp) with Python's arguments; a
+/// call that fits none of its overloads is a TypeError, as pybind11 raises.
+FactoryArguments factoryArguments(const std::string& name, const py::args& args, const py::kwargs& kwargs) {
+  std::vector<FactoryValue> positional;
+  for (py::handle a : args) positional.push_back(factoryValue(a, name));
+  std::vector<std::pair<std::string, FactoryValue>> keywords;
+  for (auto kv : kwargs) keywords.emplace_back(py::str(kv.first).cast<std::string>(), factoryValue(kv.second, name));
+  try {
+    return bindFactoryArguments(name, positional, keywords);
+  } catch (const error& e) {
+    throw py::type_error(e.what());
+  }
+}
+
+/// py::init of the class T for the core's constructor T::name: the table decides the arguments.
+template <typename T>
+auto factoryInit(const std::string& name) {
+  return py::init([name](const py::args& args, const py::kwargs& kwargs) {
+    const FactoryArguments a = factoryArguments(name, args, kwargs);
+    std::unique_ptr<T> out;
+    if constexpr (std::is_base_of_v<Optimizer, T>) {
+      auto o = makeOptimizer(a);
+      if (dynamic_cast<T*>(o.get())) out.reset(static_cast<T*>(o.release()));
+    } else {
+      auto l = makeLoss(a);
+      if (dynamic_cast<T*>(l.get())) out.reset(static_cast<T*>(l.release()));
+    }
+    if (!out) throw internal_error("the core's {} constructor made another class", name);
+    return out;
+  });
+}
+
+/// The class docstring: the table's doc and every overload.
+std::string factoryDoc(const std::string& name) {
+  const FactoryInfo& f = factoryInfo(name);
+  std::string doc = f.doc;
+  for (const auto& s : f.signatures)
+    doc += "\n\n" + factorySignatureToString(f, s) + (s.doc.empty() ? "" : ": " + s.doc);
+  return doc;
 }
 
 std::map<std::string, std::string> deviceOptions(const py::dict& d) {
@@ -374,25 +442,13 @@ void bindValues(py::module_& m) {
       .def("type_s", &Optimizer::type_s)
       .def("getLossScalingVal", &Optimizer::getLossScalingVal)
       .def("lossScaling", &Optimizer::lossScaling)
-      .def("getClipNormSettings", &Optimizer::getClipNormSettings);
+      .def("getClipNormSettings", &Optimizer::getClipNormSettings)
+      .def("insertSpecific", [](Optimizer& o, const std::string& id, const py::dict& d) {
+        o.insertSpecific(id, optimizerMap(d, o.type_s()));
+      });
 
-  py::class_<SGD, Optimizer>(m, "SGD", "Stochastic gradient descent with momentum, dampening, weight decay, nesterov.")
-      .def(py::init([](py::object values, py::object clip, py::object accMm, py::object accumType, py::object accl1Type,
-                       const std::string& debugContext) {
-             if (py::isinstance<py::float_>(values) || py::isinstance<py::int_>(values))
-               return SGD(values.cast<double>());  // early PopART's SGD(learningRate)
-             if (!py::isinstance<py::dict>(values))
-               throw error("SGD takes a dict {key: (value, isConst)} (or a learning rate), got {}",
-                           py::repr(values).cast<std::string>());
-             return SGD(optimizerMap(values, "SGD"), clipNorms(clip),
-                        toEnum<SGDAccumulatorAndMomentum>(accMm, "accumulatorAndMomentum"),
-                        toDataType(accumType, "accumType"), toDataType(accl1Type, "accl1Type"), debugContext);
-           }),
-           py::arg("values") = py::dict(), py::arg("clip_norm_settings") = py::list(),
-           py::arg("accumulatorAndMomentum") = "Combined", py::arg("accumType") = "UNDEFINED",
-           py::arg("accl1Type") = "UNDEFINED", py::arg("debugContext") = "sgd")
-      .def("insertSpecific",
-           [](SGD& o, const std::string& id, const py::dict& d) { o.insertSpecific(id, optimizerMap(d, "SGD")); })
+  py::class_<SGD, Optimizer>(m, "SGD", factoryDoc("SGD").c_str())
+      .def(factoryInit<SGD>("SGD"))
       .def("learningRates", &SGD::learningRates)
       .def("weightDecays", &SGD::weightDecays)
       .def("momentums", &SGD::momentums)
@@ -401,27 +457,10 @@ void bindValues(py::module_& m) {
       .def("nesterov", &SGD::nesterov)
       .def("hasSpecific", [](const SGD& o, const std::string& id) { return o.hasSpecific(id); });
 
-  py::class_<ConstSGD, SGD>(m, "ConstSGD", "SGD with a constant learning rate, weight decay and loss scaling.")
-      .def(
-          py::init([](float lr, float wd, float ls, py::object clip) { return ConstSGD(lr, wd, ls, clipNorms(clip)); }),
-          py::arg("learning_rate"), py::arg("weight_decay") = 0.0f, py::arg("loss_scaling") = 1.0f,
-          py::arg("clip_norm_settings") = py::list());
+  py::class_<ConstSGD, SGD>(m, "ConstSGD", factoryDoc("ConstSGD").c_str()).def(factoryInit<ConstSGD>("ConstSGD"));
 
-  py::class_<Adam, Optimizer>(m, "Adam", "Adam, AdamNoBias, AdaMax, Lamb, LambNoBias (mode).")
-      .def(py::init([](const py::dict& values, py::object mode, py::object wdm, py::object accumType,
-                       py::object accl1Type, py::object accl2Type, py::object clip, bool scaled,
-                       const std::string& debugContext) {
-             return Adam(optimizerMap(values, "Adam"), toEnum<AdamMode>(mode, "mode"),
-                         toEnum<WeightDecayMode>(wdm, "weight_decay_mode"), toDataType(accumType, "accum_type"),
-                         toDataType(accl1Type, "accl1_type"), toDataType(accl2Type, "accl2_type"), clipNorms(clip),
-                         scaled, debugContext);
-           }),
-           py::arg("values") = py::dict(), py::arg("mode") = "Adam", py::arg("weight_decay_mode") = "Decay",
-           py::arg("accum_type") = "UNDEFINED", py::arg("accl1_type") = "FLOAT", py::arg("accl2_type") = "FLOAT",
-           py::arg("clip_norm_settings") = py::list(), py::arg("scaled_optimizer_state") = false,
-           py::arg("debugContext") = "adam")
-      .def("insertSpecific",
-           [](Adam& o, const std::string& id, const py::dict& d) { o.insertSpecific(id, optimizerMap(d, "Adam")); })
+  py::class_<Adam, Optimizer>(m, "Adam", factoryDoc("Adam").c_str())
+      .def(factoryInit<Adam>("Adam"))
       .def("learningRates", &Adam::learningRates)
       .def("weightDecays", &Adam::weightDecays)
       .def("beta1s", &Adam::beta1s)
@@ -429,21 +468,8 @@ void bindValues(py::module_& m) {
       .def("epss", &Adam::epss)
       .def("maxWeightNorms", &Adam::maxWeightNorms);
 
-  py::class_<Adaptive, Optimizer>(m, "Adaptive", "AdaGrad, RMSProp, CenteredRMSProp, AdaDelta (mode).")
-      .def(py::init([](const py::dict& values, py::object mode, py::object wdm, py::object accumType,
-                       py::object accl1Type, py::object accl2Type, py::object accl3Type, bool tf,
-                       const std::string& debugContext) {
-             return Adaptive(optimizerMap(values, "Adaptive"), toEnum<AdaptiveMode>(mode, "mode"),
-                             toEnum<WeightDecayMode>(wdm, "weight_decay_mode"), toDataType(accumType, "accum_type"),
-                             toDataType(accl1Type, "accl1_type"), toDataType(accl2Type, "accl2_type"),
-                             toDataType(accl3Type, "accl3_type"), tf, debugContext);
-           }),
-           py::arg("values") = py::dict(), py::arg("mode") = "RMSProp", py::arg("weight_decay_mode") = "Decay",
-           py::arg("accum_type") = "UNDEFINED", py::arg("accl1_type") = "FLOAT", py::arg("accl2_type") = "FLOAT",
-           py::arg("accl3_type") = "UNDEFINED", py::arg("rmsprop_tf_variant") = false,
-           py::arg("debugContext") = "adaptive")
-      .def("insertSpecific", [](Adaptive& o, const std::string& id,
-                                const py::dict& d) { o.insertSpecific(id, optimizerMap(d, "Adaptive")); })
+  py::class_<Adaptive, Optimizer>(m, "Adaptive", factoryDoc("Adaptive").c_str())
+      .def(factoryInit<Adaptive>("Adaptive"))
       .def("learningRates", &Adaptive::learningRates)
       .def("weightDecays", &Adaptive::weightDecays)
       .def("alphas", &Adaptive::alphas)
@@ -456,28 +482,10 @@ void bindValues(py::module_& m) {
       .def("output", &Loss::output)
       .def("getReductionType",
            [](const Loss& l) { return pyEnum("ReductionType", enumToString(l.getReductionType())); });
-  py::class_<NllLoss, Loss>(m, "NllLoss", "Pre-1.2 loss object: negative log likelihood (Sum reduction by default).")
-      .def(py::init([](const std::string& probs, const std::string& label, const std::string& output,
-                       py::object ignoreIndex, py::object reduction, bool logProb) {
-             const auto r = toEnum<ReductionType>(reduction, "reduction");
-             if (ignoreIndex.is_none()) {
-               if (logProb) return NllLoss(probs, label, output, -1, r, true);  // no sample has label -1
-               return NllLoss(probs, label, output, r);
-             }
-             return NllLoss(probs, label, output, ignoreIndex.cast<int>(), r, logProb);
-           }),
-           py::arg("probs"), py::arg("label"), py::arg("output"), py::arg("ignoreIndex") = py::none(),
-           py::arg("reduction") = "Sum", py::arg("inputIsLogProbability") = false);
-  py::class_<L1Loss, Loss>(m, "L1Loss", "Pre-1.2 loss object: lambda * |x| (Sum reduction by default).")
-      .def(py::init([](const std::string& in, const std::string& out, float lambda, py::object reduction) {
-             return L1Loss(in, out, lambda, toEnum<ReductionType>(reduction, "reduction"));
-           }),
-           py::arg("input"), py::arg("output"), py::arg("lambda"), py::arg("reduction") = "Sum");
-  py::class_<IdentityLoss, Loss>(m, "IdentityLoss", "Pre-1.2 loss object: the input itself (Sum reduction by default).")
-      .def(py::init([](const std::string& in, const std::string& out, py::object reduction) {
-             return IdentityLoss(in, out, toEnum<ReductionType>(reduction, "reduction"));
-           }),
-           py::arg("input"), py::arg("output"), py::arg("reduction") = "Sum");
+  py::class_<NllLoss, Loss>(m, "NllLoss", factoryDoc("NllLoss").c_str()).def(factoryInit<NllLoss>("NllLoss"));
+  py::class_<L1Loss, Loss>(m, "L1Loss", factoryDoc("L1Loss").c_str()).def(factoryInit<L1Loss>("L1Loss"));
+  py::class_<IdentityLoss, Loss>(m, "IdentityLoss", factoryDoc("IdentityLoss").c_str())
+      .def(factoryInit<IdentityLoss>("IdentityLoss"));
 
   // ------------------------------------------------------------------ logging, prefixes, threads
   py::class_<Logger>(m, "Logger")
@@ -505,6 +513,26 @@ void bindValues(py::module_& m) {
       .def("__repr__", [](const OperatorIdentifier& a) {
         return "OperatorIdentifier(" + a.domain + ", " + a.type + ", " + std::to_string(a.version) + ")";
       });
+  // The optimizer and loss constructors' table (the stub's signatures come from it).
+  m.def("_factoryList", [] {
+    py::list l;
+    for (const auto& f : factoryList()) {
+      py::list sigs;
+      for (const auto& sig : f.signatures) {
+        py::list args;
+        for (const auto& a : sig.args) {
+          py::dict d("name"_a = a.name, "kind"_a = a.kind, "enumName"_a = a.enumName, "doc"_a = a.doc,
+                     "required"_a = !a.defaultValue);
+          if (a.defaultValue) d["default"] = factoryValueToString(*a.defaultValue);
+          args.append(d);
+        }
+        sigs.append(py::dict("args"_a = args, "doc"_a = sig.doc));
+      }
+      l.append(py::dict("name"_a = f.name, "family"_a = f.family, "base"_a = f.base, "doc"_a = f.doc,
+                        "signatures"_a = sigs));
+    }
+    return l;
+  });
   m.def("getSupportedOperations", &OpManager::getSupportedOperations, py::arg("includeInternal"));
   // PopART's reserved name parts, one function each, from the core's list.
   m.def("_reservedPrefixList", [] { return reservedPrefixList(); });

@@ -120,7 +120,8 @@ test('Adam keeps its clipNormSettings (the JS face used to drop them)', () => {
   // weights far less than the unclipped one (|g| = 10..40).
   const params = { defaultLearningRate: [0.1, true], defaultEps: [1.0, true] };
   const plain = adamStep(new popart.Adam(params));
-  const clipped = adamStep(new popart.Adam(params, 'Adam', 'Decay', [popart.ClipNormSettings.clipAllWeights(1e-3)]));
+  const clipped = adamStep(new popart.Adam(params, 'Adam', 'Decay', undefined, undefined, undefined,
+                                                [popart.ClipNormSettings.clipAllWeights(1e-3)]));
   for (let i = 0; i < 4; ++i) {
     const w0 = (i + 1) * 0.5;
     assert.ok(Math.abs(plain[i] - w0) > 0.05, `unclipped step ${plain[i] - w0}`);

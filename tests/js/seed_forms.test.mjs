@@ -160,17 +160,19 @@ test('SGD(learningRate) trains at that rate, with a learning rate updateOptimize
   near(w[1], -0.65 + 0.02, 'w1 after the update');
   s.dispose();
 
-  expectError(() => new popart.SGD(0.05, []), ['SGD(learningRate) takes only the learning rate']);
+  // The core's table of constructors matches a call to one of PopART's overloads, or says which exist.
+  expectError(() => new popart.SGD(0.05, []), ['SGD(): incompatible constructor arguments', '1. SGD(learningRate: float)',
+                                                '2. SGD(values: dict = {}, clip_norm_settings', 'Invoked with: 0.05, []']);
   expectError(() => new popart.SGD(NaN), ['SGD(learningRate): the learning rate must be a finite number']);
   expectError(() => new popart.SGD(-1), ['Negative learning rate (-1) in SGD']);
-  expectError(() => new popart.SGD('0.1'), ['SGD: expected {key: value}', 'got the string "0.1"']);
-  expectError(() => new popart.SGD([0.1]), ['SGD: expected {key: value}', 'got an Array']);
-  expectError(() => new popart.Adam(0.01), ['Adam: expected {key: value}', 'got 0.01']);
+  expectError(() => new popart.SGD('0.1'), ['SGD(): incompatible constructor arguments', "Invoked with: '0.1'"]);
+  expectError(() => new popart.SGD([0.1]), ['SGD(): incompatible constructor arguments', 'Invoked with: [0.1]']);
+  expectError(() => new popart.Adam(0.01), ['Adam(): incompatible constructor arguments', 'Invoked with: 0.01']);
   expectError(() => new popart.SGD({ defaultLearningRate: ['0.1', false] }),
               ["SGD: value 'defaultLearningRate' must be a number, [value, isConst] or {value, isConst}"]);
   expectError(() => new popart.SGD({ defaultLearningRate: [0.1, 'no'] }), ["value 'defaultLearningRate'"]);
-  expectError(() => new popart.SGD({ defaultMomentum: NaN }), ["optimizer value 'defaultMomentum' must be a finite number"]);
-  expectError(() => new popart.ConstSGD(0.1).insertSpecific('w', 0.5), ['insertSpecific: expected {key: value}']);
+  expectError(() => new popart.SGD({ defaultMomentum: NaN }), ["SGD: value 'defaultMomentum' must be a finite number, got NaN"]);
+  expectError(() => new popart.ConstSGD(0.1).insertSpecific('w', 0.5), ['insertSpecific: expected {key: value}, got 0.5']);
   stillWorks();
 });
 

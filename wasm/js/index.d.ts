@@ -1110,32 +1110,53 @@ export interface Popart {
   /** poponnx's Session (deprecated): train / evaluate / infer. */
   Session: LegacySessionFactory;
   Optimizer: abstract new (...args: never[]) => Optimizer;
-  /** SGD({defaultLearningRate, defaultMomentum, defaultDampening, defaultVelocityScaling, defaultWeightDecay,
-   *  lossScaling, nesterov, ...}, clipNormSettings (must be empty), 'Combined' | 'Separate'). */
+  Loss: abstract new (...args: never[]) => Loss;
+  // BEGIN generated: optimizer and loss constructors (node scripts/gen_js_types.mjs; checked by tests/js/reflection.test.mjs)
+  /** Stochastic gradient descent with momentum, dampening, weight decay, velocity scaling and nesterov. */
   SGD: {
-    new (values?: Record<string, OptimizerValueLike>, clipNormSettings?: ClipNormSettings[],
-         accumulatorAndMomentum?: 'Combined' | 'Separate'): Optimizer;
-    /** poponnx's / early PopART's SGD(learningRate): a non-constant learning rate, other values at their defaults. */
+    /** poponnx's and early PopART's form: a learning rate that is not const (updateOptimizer can change it); every other value at its default. */
     new (learningRate: number): Optimizer;
+    /** Defaults: values = {}, clip_norm_settings = [], accumulatorAndMomentum = "Combined", accumType = "UNDEFINED", accl1Type = "UNDEFINED", debugContext = "sgd". */
+    new (values?: Record<string, OptimizerValueLike>, clip_norm_settings?: ClipNormSettings[], accumulatorAndMomentum?: SGDAccumulatorAndMomentum, accumType?: DataTypeName, accl1Type?: DataTypeName, debugContext?: string): Optimizer;
   };
-  ConstSGD: new (learningRate: number, weightDecay?: number, lossScaling?: number,
-                 clipNormSettings?: ClipNormSettings[]) => Optimizer;
-  Adam: new (values?: Record<string, OptimizerValueLike>,
-             mode?: 'Adam' | 'AdamNoBias' | 'AdaMax' | 'Lamb' | 'LambNoBias',
-             weightDecayMode?: 'Decay' | 'L2Regularization', clipNormSettings?: ClipNormSettings[]) => Optimizer;
+  /** SGD with a constant learning rate, weight decay and loss scaling (deprecated in PopART: use SGD). */
+  ConstSGD: {
+    /** Defaults: weight_decay = 0, loss_scaling = 1, clip_norm_settings = []. */
+    new (learning_rate: number, weight_decay?: number, loss_scaling?: number, clip_norm_settings?: ClipNormSettings[]): Optimizer;
+  };
+  /** Adam, AdamNoBias, AdaMax, Lamb and LambNoBias (by mode). */
+  Adam: {
+    /** Defaults: values = {}, mode = "Adam", weight_decay_mode = "Decay", accum_type = "UNDEFINED", accl1_type = "FLOAT", accl2_type = "FLOAT", clip_norm_settings = [], scaled_optimizer_state = false, debugContext = "adam". */
+    new (values?: Record<string, OptimizerValueLike>, mode?: AdamMode, weight_decay_mode?: WeightDecayMode, accum_type?: DataTypeName, accl1_type?: DataTypeName, accl2_type?: DataTypeName, clip_norm_settings?: ClipNormSettings[], scaled_optimizer_state?: boolean, debugContext?: string): Optimizer;
+  };
+  /** AdaGrad, RMSProp, CenteredRMSProp and AdaDelta (by mode). */
+  Adaptive: {
+    /** Defaults: values = {}, mode = "RMSProp", weight_decay_mode = "Decay", accum_type = "UNDEFINED", accl1_type = "FLOAT", accl2_type = "FLOAT", accl3_type = "UNDEFINED", rmsprop_tf_variant = false, debugContext = "adaptive". */
+    new (values?: Record<string, OptimizerValueLike>, mode?: AdaptiveMode, weight_decay_mode?: WeightDecayMode, accum_type?: DataTypeName, accl1_type?: DataTypeName, accl2_type?: DataTypeName, accl3_type?: DataTypeName, rmsprop_tf_variant?: boolean, debugContext?: string): Optimizer;
+  };
+  /** Pre-1.2 loss object: negative log likelihood. */
+  NllLoss: {
+    /** Defaults: reduction = "Sum". */
+    new (probs: TensorId, label: TensorId, output: TensorId, reduction?: ReductionType): Loss;
+    /** Defaults: ignoreIndex = null, reduction = "Sum", inputIsLogProbability = false. */
+    new (probs: TensorId, label: TensorId, output: TensorId, ignoreIndex?: number | null, reduction?: ReductionType, inputIsLogProbability?: boolean): Loss;
+  };
+  /** Pre-1.2 loss object: lambda * |input|, reduced. */
+  L1Loss: {
+    /** Defaults: reduction = "Sum". */
+    new (input: TensorId, output: TensorId, lambda: number, reduction?: ReductionType): Loss;
+  };
+  /** Pre-1.2 loss object: the input itself, reduced. */
+  IdentityLoss: {
+    /** Defaults: reduction = "Sum". */
+    new (input: TensorId, output: TensorId, reduction?: ReductionType): Loss;
+  };
+  // END generated: optimizer and loss constructors
   /** Gradient clipping: the gradients of the group are scaled by maxNorm / max(norm, maxNorm). */
   ClipNormSettings: (new (weightIds: TensorId[], maxNorm: number) => ClipNormSettings) & {
     clipWeights(weightIds: TensorId[], maxNorm: number): ClipNormSettings;
     clipAllWeights(maxNorm: number): ClipNormSettings;
   };
-  NllLoss: new (probs: TensorId, label: TensorId, output: TensorId,
-                reductionOrIgnoreIndex?: 'Sum' | 'Mean' | 'NoReduction' | number,
-                reduction?: 'Sum' | 'Mean' | 'NoReduction', inputIsLogProbability?: boolean) => Loss;
-  L1Loss: new (input: TensorId, output: TensorId, lambda: number, reduction?: 'Sum' | 'Mean' | 'NoReduction') => Loss;
-  IdentityLoss: new (input: TensorId, output: TensorId, reduction?: 'Sum' | 'Mean' | 'NoReduction') => Loss;
-  Adaptive: new (values?: Record<string, OptimizerValueLike>,
-                 mode?: 'AdaGrad' | 'RMSProp' | 'CenteredRMSProp' | 'AdaDelta',
-                 weightDecayMode?: 'Decay' | 'L2Regularization', rmspropTFVariant?: boolean) => Optimizer;
   PyStepIO: new (inputs: Record<TensorId, ArrayLike>, outputs: Record<TensorId, NDArray | TypedArray>) => PyStepIO;
   /** The model (bytes, or a file path in Node) as data: nodes, tensors with the runtime's inferred
    *  types and shapes, initializer statistics. Throws for unreadable or corrupt models. */
@@ -1231,6 +1252,12 @@ export interface Popart {
   ipuTargets(): IpuTarget[];
   /** Every optimizer hyper-parameter key with its default (SGD({...}), Adam({...}), Adaptive({...}), insertSpecific). */
   optimizerParams(): Array<{ optimizer: 'SGD' | 'Adam' | 'Adaptive'; key: string; default: number; isConst: boolean; doc: string }>;
+  /** The optimizer and loss constructors (SGD ... IdentityLoss take these arguments, positionally, as PopART's Python). */
+  factoryList(): Array<{
+    name: string; family: 'optimizer' | 'loss'; base: string; doc: string;
+    signatures: Array<{ doc: string; args: Array<{ name: string; kind: string; enumName: string; required: boolean;
+                                                  default?: unknown; doc: string }> }>;
+  }>;
   getLogger(module?: string): Logger;
   /** Where the core's log lines go: 'stderr', 'stdout', or a function called with each line
    * (PopART's format: `<time> popart:<module> <pid>.<tid> <letter>: message`; printtensor's text as

@@ -35,7 +35,7 @@ function makeApi(raw) {
   const {
     M, versionInfo, reservedPrefixFns, TensorInfo, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, SessionOptions,
     enums, DeviceManager, DeviceInfo, Builder, GraphTransformer, InferenceSession, TrainingSession, Session, PyStepIO,
-    Optimizer, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, memoryCategories,
+    Optimizer, Loss, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, memoryCategories,
     reportSchema, ReplicaGrouping, CommGroup, VariableSettings, InputSettings, initializePoplarDebugInfo,
     closePoplarDebugInfo,
   } = ctx;
@@ -98,7 +98,7 @@ function makeApi(raw) {
   return {
     TensorInfo, NDArray, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, SessionOptions,
     DeviceManager, DeviceInfo, Builder, GraphTransformer, InferenceSession, TrainingSession, Session, PyStepIO, StepIO: PyStepIO, getLogger, setLogDestination,
-    Optimizer, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, describeModel,
+    Optimizer, Loss, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, describeModel,
     ReplicaGrouping, CommGroup, VariableSettings, InputSettings,
     ...enums,
     ...reservedPrefixFns,
@@ -129,6 +129,10 @@ function makeApi(raw) {
     ipuTargets: () => M.ipuTargets(),
     /// Every optimizer hyper-parameter key: {optimizer, key, default, isConst, doc}.
     optimizerParams: () => M.optimizerParams(),
+    /// The optimizer and loss constructors (the classes SGD ... IdentityLoss take these arguments,
+    /// positionally): [{name, family, base, doc, signatures: [{doc, args: [{name, kind, enumName,
+    /// required, default?, doc}]}]}].
+    factoryList: () => M.factoryList(),
     /// Bytes allocated on the wasm heap (for leak checks).
     heapInUse: () => M.heapInUse(),
     /// Threads the kernels use (1 unless created with {threads} > 1; see createPopart).

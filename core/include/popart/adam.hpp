@@ -117,7 +117,7 @@ class Adam : public Optimizer {
                       OptimizerValue beta1, OptimizerValue beta2, OptimizerValue eps);
   /// From `{key: (value, isConst)}` with the getSpecificKeys() keys; missing keys take this
   /// optimizer's current defaults.
-  void insertSpecific(const TensorId& weightId, const std::map<std::string, std::pair<float, bool>>& params);
+  void insertSpecific(const TensorId& weightId, const std::map<std::string, std::pair<float, bool>>& params) override;
 
   bool hasSpecific(const TensorId& weightId) const final;
   bool hasSpecific() const final;

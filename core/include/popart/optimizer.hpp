@@ -96,6 +96,10 @@ class Optimizer {
   virtual bool hasSpecific(const TensorId& weightId) const = 0;
   /// True if any weight has specific values.
   virtual bool hasSpecific() const = 0;
+  /// Weight-specific values for `weightId`, keys as each optimizer's insertSpecific takes them
+  /// (learningRate, weightDecay, momentum, ...; an unknown key is an error).
+  virtual void insertSpecific(const TensorId& weightId,
+                              const std::map<std::string, std::pair<float, bool>>& params) = 0;
 
   /// Ids of the optimizer-state tensors (the reserved prefix + `weightId`: "Accl___w", "Step___w",
   /// ...) that training keeps for weight `weightId`, given the factors set from the options.

@@ -11,6 +11,7 @@
 #include "popart/dataflow.hpp"
 #include "popart/devicemanager.hpp"
 #include "popart/error.hpp"
+#include "popart/factories.hpp"
 #include "popart/graphtransformer.hpp"
 #include "popart/inputshapeinfo.hpp"
 #include "popart/logging.hpp"

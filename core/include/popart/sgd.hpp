@@ -133,7 +133,7 @@ class SGD : public Optimizer {
                       OptimizerValue momentum, OptimizerValue dampening, OptimizerValue velocityScaling);
   /// From `{key: (value, isConst)}` with the getSpecificKeys() keys; missing keys take this
   /// optimizer's current defaults.
-  void insertSpecific(const TensorId& weightId, const std::map<std::string, std::pair<float, bool>>& params);
+  void insertSpecific(const TensorId& weightId, const std::map<std::string, std::pair<float, bool>>& params) override;
 
   bool hasSpecific(const TensorId& weightId) const final;
   bool hasSpecific() const final;
