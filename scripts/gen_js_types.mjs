@@ -112,7 +112,26 @@ export function generatedBlocks(popart) {
     });
     return `  /** ${f.doc} */\n  ${f.name}: {\n${sigs.join('\n')}\n  };`;
   }).join('\n');
-  return { 'enum types': types, 'SessionOptions fields': options, 'enum objects': members,
+  // The settings classes (the core's settingsStructList()): one construct signature per positional
+  // form, and one taking an object of fields.
+  const optionByName = new Map(popart.SessionOptions.list().map((o) => [o.name, o]));
+  const structs = new Map(popart.settingsStructList().map((st) => [st.name, st]));
+  const fieldType = (st, f, i) => {
+    const sub = st.fieldStructs[i];
+    if (!sub) return type(optionByName.get(`${st.paths[0]}.${f}`));
+    const inner = structs.get(sub);
+    return `SettingsValue | ${fieldType(inner, inner.forms[0][0], inner.fields.indexOf(inner.forms[0][0]))}`;
+  };
+  const settings = [...structs.values()].map((st) => {
+    const typeOf = (f) => fieldType(st, f, st.fields.indexOf(f));
+    const forms = st.forms.map((form) => `    new (${form.map((f) => `${f}?: ${typeOf(f)}`).join(', ')}): SettingsValue;`);
+    const keywords = [...st.fields.map((f) => `${f}?: ${typeOf(f)}`),
+                      ...Object.entries(st.keywordAliases).map(([k, f]) => `${k}?: ${typeOf(f)}`)];
+    return `  /** PopART's ${st.name}(${st.fields.join(', ')}): defaults from the options table (SessionOptions.${st.paths[0]}). */\n` +
+           `  ${st.name}: {\n${forms.join('\n')}\n    new (fields: { ${keywords.join('; ')} }): SettingsValue;\n` +
+           '    fields(): string[];\n  };';
+  }).join('\n');
+  return { 'enum types': types, 'SessionOptions fields': options, 'enum objects': members, 'settings classes': settings,
            'aiGraphcore methods': methods, 'memory categories': categories, 'optimizer and loss constructors': factories,
            'report types': reportTypes(popart.reportSchema()) };
 }

@@ -250,6 +250,25 @@ val sessionOptionsList() {
   });
 }
 
+/// [{name, paths, fields, fieldStructs, forms, keywordAliases}] of every settings struct
+/// (TensorLocationSettings, ...): options.mjs makes its classes from it.
+val settingsStructListJs() {
+  return guarded([&] {
+    return jsArrayOf(settingsStructList(), [](const SettingsStructInfo& s) {
+      val e = val::object();
+      e.set("name", s.name);
+      e.set("paths", jsStrings(s.paths));
+      e.set("fields", jsStrings(s.fields));
+      e.set("fieldStructs", jsStrings(s.fieldStructs));
+      e.set("forms", jsArrayOf(s.forms, [](const std::vector<std::string>& f) { return jsStrings(f); }));
+      val aliases = val::object();
+      for (const auto& [k, v] : s.keywordAliases) aliases.set(k, v);
+      e.set("keywordAliases", aliases);
+      return e;
+    });
+  });
+}
+
 /// The names of report::MemoryCategory, in its order.
 val memoryCategories() {
   val a = val::array();
@@ -1119,6 +1138,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("getMemoryLimit", &w::getMemoryLimitJs);
   function("sessionOptionsDefaults", &w::sessionOptionsDefaults);
   function("sessionOptionsList", &w::sessionOptionsList);
+  function("settingsStructList", &w::settingsStructListJs);
   function("enums", &w::enumsJs);
   function("reservedPrefixes", &w::reservedPrefixesJs);
   function("versionInfo", &w::versionInfoJs);

@@ -7,9 +7,13 @@ from ._enums import ENUMS
 
 _TABLE = {name: (type_, enum_name, default, doc) for name, type_, enum_name, default, doc in
           _popart._sessionOptionsList()}
+# The settings structs (TensorLocationSettings, ExecutionPhaseSettings, ...): the core's list, each
+# with its class name, the option paths of its kind, its fields and positional forms.
+_STRUCT_INFO = {s["name"]: s for s in _popart._settingsStructList()}
 # Every nested settings path, at any depth ("weightTensorLocationSettings",
-# "weightTensorLocationSettings.location").
-_PREFIXES = {name.rsplit(".", k)[0] for name in _TABLE for k in range(1, name.count(".") + 1)}
+# "weightTensorLocationSettings.location"), and its struct's name.
+_PATH_STRUCT = {path: s["name"] for s in _STRUCT_INFO.values() for path in s["paths"]}
+_PREFIXES = set(_PATH_STRUCT)
 
 
 def _to_python(name, value):
@@ -167,49 +171,40 @@ def _plain(v):
 
 
 def _struct_name(prefix):
-    """The PopART class of a settings path: weightTensorLocationSettings -> TensorLocationSettings,
-    ....location -> TensorLocation, executionPhaseSettings -> ExecutionPhaseSettings."""
-    last = prefix.split(".")[-1]
-    if last.endswith("TensorLocationSettings"):
-        return "TensorLocationSettings"
-    if last == "location":
-        return "TensorLocation"
-    return last[0].upper() + last[1:]
+    """The PopART class of a settings path: weightTensorLocationSettings -> TensorLocationSettings."""
+    return _PATH_STRUCT[prefix]
 
 
 class _Struct:
     """A settings value (popart.ExecutionPhaseSettings(...), popart.TensorLocationSettings(...)):
-    its fields, their order (PopART's constructor order) and defaults are the core table's rows
-    under `_prefix`. Assign it to the SessionOptions field of that kind."""
+    its fields, their order (PopART's constructor order), its positional forms and its defaults are
+    the core's (settingsStructList; defaults from the option table). Assign it to the
+    SessionOptions field of that kind."""
 
-    _prefix = None
+    _info = None
 
     def __init__(self, *args, **kwargs):
-        names = self._fields()
-        if len(args) > len(names):
+        info = self._info
+        forms = [f for f in info["forms"] if len(f) >= len(args)]
+        if not forms:
             raise TypeError("%s takes at most %d positional arguments (%s), got %d" %
-                            (type(self).__name__, len(names), ", ".join(names), len(args)))
-        p = self._prefix + "."
-        for k in names:
-            if p + k in _PREFIXES:
-                object.__setattr__(self, k, _STRUCTS[_struct_name(p + k)]())
-            else:
-                object.__setattr__(self, k, _to_python(p + k, _TABLE[p + k][2]))
-        for k, v in list(zip(names, args)) + list(kwargs.items()):
-            setattr(self, k, v)
+                            (info["name"], len(info["fields"]), ", ".join(info["fields"]), len(args)))
+        p = info["paths"][0] + "."
+        for k, struct in zip(info["fields"], info["fieldStructs"]):
+            object.__setattr__(self, k, _STRUCTS[struct]() if struct else _to_python(p + k, _TABLE[p + k][2]))
+        for k, v in list(zip(forms[0], args)) + list(kwargs.items()):
+            setattr(self, info["keywordAliases"].get(k, k), v)
 
     @classmethod
     def _fields(cls):
-        p = cls._prefix + "."
-        out = []
-        for n in _TABLE:
-            if n.startswith(p) and n[len(p):].split(".")[0] not in out:
-                out.append(n[len(p):].split(".")[0])
-        return out
+        return list(cls._info["fields"])
 
     def __setattr__(self, k, v):
-        if k not in self._fields():
+        if k not in self._info["fields"]:
             raise AttributeError("%s has no field '%s' (fields: %s)" % (type(self).__name__, k, ", ".join(self._fields())))
+        struct = self._info["fieldStructs"][self._info["fields"].index(k)]
+        if struct and not hasattr(v, "_asdict") and not isinstance(v, dict):
+            v = _STRUCTS[struct](v)  # TensorLocationSettings(TensorStorage.OffChip): its location's storage
         object.__setattr__(self, k, v)
 
     def _asdict(self):
@@ -222,42 +217,11 @@ class _Struct:
         return "%s(%s)" % (type(self).__name__, ", ".join("%s=%r" % (k, getattr(self, k)) for k in self._fields()))
 
 
-class TensorLocation(_Struct):
-    """PopART's TensorLocation: TensorLocation(storage), (storage, replicatedTensorSharding) or
-    (storage, loadTileSet, storageTileSet, replicatedTensorSharding)."""
-
-    _prefix = "activationTensorLocationSettings.location"
-
-    def __init__(self, *args, **kwargs):
-        if len(args) == 2:  # (storage, replicatedTensorSharding)
-            kwargs["replicatedTensorSharding"] = args[1]
-            args = args[:1]
-        super().__init__(*args, **kwargs)
-
-
-class TensorLocationSettings(_Struct):
-    """PopART's TensorLocationSettings(location or storage, minElementsForOffChip=2,
-    minElementsForReplicatedTensorSharding=8192)."""
-
-    _prefix = "activationTensorLocationSettings"
-
-    def __init__(self, *args, **kwargs):
-        if args and not isinstance(args[0], TensorLocation):  # a TensorStorage
-            args = (TensorLocation(args[0]),) + tuple(args[1:])
-        if "storage" in kwargs:
-            kwargs["location"] = TensorLocation(kwargs.pop("storage"))
-        super().__init__(*args, **kwargs)
-
-
 def _make_structs():
-    out = {"TensorLocation": TensorLocation, "TensorLocationSettings": TensorLocationSettings}
-    for prefix in sorted(_PREFIXES):
-        name = _struct_name(prefix)
-        if name not in out:
-            out[name] = type(name, (_Struct,), {"_prefix": prefix, "__module__": "popart",
-                                                "__doc__": "PopART's %s (SessionOptions.%s); fields and defaults "
-                                                           "from the core's options table." % (name, prefix)})
-    return out
+    return {name: type(name, (_Struct,), {"_info": info, "__module__": "popart",
+                                          "__doc__": "PopART's %s(%s); fields, forms and defaults from the core's "
+                                                     "options table." % (name, ", ".join(info["fields"]))})
+            for name, info in _STRUCT_INFO.items()}
 
 
 _STRUCTS = _make_structs()

@@ -157,6 +157,14 @@ void bindValues(py::module_& m) {
       l.append(py::make_tuple(o.name, o.type, o.enumName, pyFromOptionValue(o.defaultValue), o.doc));
     return l;
   });
+  // The settings structs: class names, option paths, fields and forms (python/popart/options.py).
+  m.def("_settingsStructList", [] {
+    py::list l;
+    for (const auto& s : settingsStructList())
+      l.append(py::dict("name"_a = s.name, "paths"_a = s.paths, "fields"_a = s.fields,
+                        "fieldStructs"_a = s.fieldStructs, "forms"_a = s.forms, "keywordAliases"_a = s.keywordAliases));
+    return l;
+  });
   m.def("_optimizerParams", [] {
     py::list l;
     for (const auto& p : optimizerParamList())

@@ -1,7 +1,7 @@
 // Names PopART scripts use, through JS (tests/python/test_api_names.py and
 // tests/unit/api_names_test.cpp run the same cases): reserved prefixes, versions, default opsets,
 // the RecomputeType / DeviceSelectionCriterion enums, checkpointOutput, PopART 3.4's
-// SessionOptions fields and nested TensorLocationSettings.
+// SessionOptions fields, nested TensorLocationSettings and the settings classes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPopart, expectError, cpu } from './helpers.mjs';
@@ -102,6 +102,43 @@ test("PopART 3.4's SessionOptions fields exist with PopART's defaults; unknown n
   expectError(() => session({ enableTheThing: true }), ["SessionOptions has no option 'enableTheThing'"]);
   expectError(() => session({ weightTensorLocationSettings: { location: { where: 1 } } }),
               ["SessionOptions has no option 'weightTensorLocationSettings.location.where'"]);
+  b.dispose();
+});
+
+test("settings classes from the core's list: PopART's forms, defaults from the options table", () => {
+  const { TensorLocationSettings, TensorLocation, TensorStorage, ReplicatedTensorSharding, TileSet } = popart;
+  const a = new TensorLocationSettings(TensorStorage.OffChip, 0);
+  assert.deepEqual(a, Object.assign(new TensorLocationSettings(), {
+    location: new TensorLocation('OffChip'), minElementsForOffChip: 0 }));
+  assert.equal(a.location.storage, 'OffChip');
+  assert.equal(a.minElementsForReplicatedTensorSharding, 8192);
+  const loc = new TensorLocation(TensorStorage.OffChip, ReplicatedTensorSharding.On);
+  assert.equal(loc.replicatedTensorSharding, 'On');
+  assert.equal(loc.loadTileSet, 'Compute');
+  const loc4 = new TensorLocation('OnChip', TileSet.IO, TileSet.IO, 'Off');
+  assert.deepEqual([loc4.loadTileSet, loc4.storageTileSet], ['IO', 'IO']);
+  // PopART's keyword form TensorLocationSettings(storage=...), as one object of fields.
+  assert.deepEqual(new TensorLocationSettings({ storage: 'OffChip', minElementsForOffChip: 3 }),
+                   new TensorLocationSettings(new TensorLocation('OffChip'), 3));
+  assert.deepEqual(TensorLocation.fields(), ['storage', 'loadTileSet', 'storageTileSet', 'replicatedTensorSharding']);
+  assert.throws(() => new TensorLocation({ where: 1 }), /TensorLocation has no field 'where'/);
+  assert.throws(() => new popart.ExecutionPhaseSettings(...Array(9).fill(1)), /at most 7 arguments/);
+  const eps = new popart.ExecutionPhaseSettings(2, 1);
+  assert.deepEqual([eps.phases, eps.stages, eps.weightIOSchedule], [2, 1, 'Preload']);
+  const als = new popart.AutomaticLossScalingSettings(true, ['t'], 0.5);
+  assert.deepEqual([als.enabled, als.toTrackTensors, als.binEdgeLocation], [true, ['t'], 0.5]);
+
+  // They go where the nested objects go, and a session takes them.
+  const opts = new popart.SessionOptions({ activationTensorLocationSettings: a, executionPhaseSettings: eps,
+                                           batchSerializationSettings: new popart.BatchSerializationSettings(4) });
+  assert.equal(opts.activationTensorLocationSettings.location.storage, 'OffChip');
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [2], 'x');
+  const y = b.aiOnnx.relu([x]);
+  b.addOutputTensor(y);
+  const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, [y]), cpu(popart), undefined,
+                                        new popart.SessionOptions({ weightTensorLocationSettings: a }));
+  s.dispose();
   b.dispose();
 });
 

@@ -295,6 +295,22 @@ def test_tensor_location_settings_as_popart(popart):
     assert opts.accumulatorTensorLocationSettings == popart.TensorLocationSettings()
     with pytest.raises(AttributeError, match="TensorLocation has no field 'where'"):
         popart.TensorLocation().where = 1
+    # PopART's keyword form TensorLocationSettings(storage=...): the core's keyword alias.
+    k = popart.TensorLocationSettings(storage=popart.TensorStorage.OffChip, minElementsForOffChip=3)
+    assert k == popart.TensorLocationSettings(popart.TensorLocation(popart.TensorStorage.OffChip), 3)
+
+
+def test_settings_classes_are_the_cores_list(popart):
+    structs = {s["name"]: s for s in popart._popart._settingsStructList()}
+    assert set(structs) == {"TensorLocation", "TensorLocationSettings", "AccumulateOuterFragmentSettings",
+                            "AutodiffSettings", "AutomaticLossScalingSettings", "BatchSerializationSettings",
+                            "DeveloperSettings", "ExecutionPhaseSettings", "ExperimentalSettings",
+                            "ReplicatedCollectivesSettings"}
+    for name, s in structs.items():
+        assert getattr(popart, name)._fields() == s["fields"]
+    assert sorted(structs["TensorLocationSettings"]["paths"]) == [
+        "accumulatorTensorLocationSettings", "activationTensorLocationSettings",
+        "optimizerStateTensorLocationSettings", "weightTensorLocationSettings"]
 
 
 def test_settings_classes_from_the_table(popart):

@@ -160,6 +160,37 @@ TEST(Reflection, OptimizerParams) {
   }
 }
 
+TEST(Reflection, SettingsStructsFromTheOptionTable) {
+  std::map<std::string, SettingsStructInfo> byName;
+  for (const auto& st : settingsStructList()) byName[st.name] = st;
+  ASSERT_EQ(byName.count("TensorLocationSettings"), 1u);
+  const auto& tls = byName["TensorLocationSettings"];
+  // The four *TensorLocationSettings share the class; its location is a TensorLocation.
+  EXPECT_EQ(std::set<std::string>(tls.paths.begin(), tls.paths.end()),
+            (std::set<std::string>{"weightTensorLocationSettings", "optimizerStateTensorLocationSettings",
+                                   "accumulatorTensorLocationSettings", "activationTensorLocationSettings"}));
+  EXPECT_EQ(tls.fields,
+            (std::vector<std::string>{"location", "minElementsForOffChip", "minElementsForReplicatedTensorSharding"}));
+  EXPECT_EQ(tls.fieldStructs, (std::vector<std::string>{"TensorLocation", "", ""}));
+  EXPECT_EQ(tls.keywordAliases.at("storage"), "location");
+  const auto& loc = byName["TensorLocation"];
+  EXPECT_EQ(loc.forms.size(), 3u);
+  EXPECT_EQ(loc.forms[1], (std::vector<std::string>{"storage", "replicatedTensorSharding"}));
+  EXPECT_EQ(loc.forms[2], loc.fields);
+  // Every field of every struct is an option (or a nested struct) under each of its paths.
+  for (const auto& [name, st] : byName) {
+    EXPECT_EQ(st.forms.back(), st.fields) << name;
+    for (const auto& path : st.paths)
+      for (size_t i = 0; i < st.fields.size(); ++i) {
+        bool found = false;
+        for (const auto& o : SessionOptions::list())
+          found = found || o.name == path + "." + st.fields[i] || o.name.rfind(path + "." + st.fields[i] + ".", 0) == 0;
+        EXPECT_TRUE(found) << path << "." << st.fields[i];
+      }
+  }
+  EXPECT_EQ(byName["ExecutionPhaseSettings"].fields.at(0), "phases");
+}
+
 }  // namespace
 }  // namespace popart
 

@@ -896,6 +896,10 @@ export interface InferenceSessionConstructor {
 }
 
 /** An optimizer value: a number (constant), PopART's [value, isConst] tuple, or {value, isConst}. */
+/** An instance of a settings class (TensorLocationSettings, ...): its fields, as SessionOptions'
+ * nested objects take them. */
+export type SettingsValue = Record<string, unknown>;
+
 export type OptimizerValueLike = number | [number, boolean] | { value: number; isConst?: boolean };
 
 export interface Optimizer {
@@ -1163,6 +1167,70 @@ export interface Popart {
   describeModel(model: Uint8Array | ArrayBuffer | string, options?: DescribeOptions): ModelDescription;
   StepIO: new (inputs: Record<TensorId, ArrayLike>, outputs: Record<TensorId, NDArray | TypedArray>) => PyStepIO;
   /** The public enums as objects of their value names (popart.VirtualGraphMode.Manual === 'Manual'). */
+  // BEGIN generated: settings classes (node scripts/gen_js_types.mjs; checked by tests/js/reflection.test.mjs)
+  /** PopART's ExecutionPhaseSettings(phases, stages, weightIOSchedule, activationIOSchedule, optimizerStateIOSchedule, accumulatorIOSchedule, schedule): defaults from the options table (SessionOptions.executionPhaseSettings). */
+  ExecutionPhaseSettings: {
+    new (phases?: number, stages?: number, weightIOSchedule?: ExecutionPhaseIOSchedule, activationIOSchedule?: ExecutionPhaseIOSchedule, optimizerStateIOSchedule?: ExecutionPhaseIOSchedule, accumulatorIOSchedule?: ExecutionPhaseIOSchedule, schedule?: ExecutionPhaseSchedule): SettingsValue;
+    new (fields: { phases?: number; stages?: number; weightIOSchedule?: ExecutionPhaseIOSchedule; activationIOSchedule?: ExecutionPhaseIOSchedule; optimizerStateIOSchedule?: ExecutionPhaseIOSchedule; accumulatorIOSchedule?: ExecutionPhaseIOSchedule; schedule?: ExecutionPhaseSchedule }): SettingsValue;
+    fields(): string[];
+  };
+  /** PopART's BatchSerializationSettings(factor, concatOnVirtualGraphChange, concatOnExecutionPhaseChange, concatOnPipelineStageChange, transformContext, method, batchSchedule): defaults from the options table (SessionOptions.batchSerializationSettings). */
+  BatchSerializationSettings: {
+    new (factor?: number, concatOnVirtualGraphChange?: boolean, concatOnExecutionPhaseChange?: boolean, concatOnPipelineStageChange?: boolean, transformContext?: BatchSerializationTransformContext, method?: BatchSerializationMethod, batchSchedule?: BatchSerializationBatchSchedule): SettingsValue;
+    new (fields: { factor?: number; concatOnVirtualGraphChange?: boolean; concatOnExecutionPhaseChange?: boolean; concatOnPipelineStageChange?: boolean; transformContext?: BatchSerializationTransformContext; method?: BatchSerializationMethod; batchSchedule?: BatchSerializationBatchSchedule }): SettingsValue;
+    fields(): string[];
+  };
+  /** PopART's AccumulateOuterFragmentSettings(schedule, excludedVirtualGraphs): defaults from the options table (SessionOptions.accumulateOuterFragmentSettings). */
+  AccumulateOuterFragmentSettings: {
+    new (schedule?: AccumulateOuterFragmentSchedule, excludedVirtualGraphs?: number[]): SettingsValue;
+    new (fields: { schedule?: AccumulateOuterFragmentSchedule; excludedVirtualGraphs?: number[] }): SettingsValue;
+    fields(): string[];
+  };
+  /** PopART's AutodiffSettings(stitchStrategy): defaults from the options table (SessionOptions.autodiffSettings). */
+  AutodiffSettings: {
+    new (stitchStrategy?: AutodiffStitchStrategy): SettingsValue;
+    new (fields: { stitchStrategy?: AutodiffStitchStrategy }): SettingsValue;
+    fields(): string[];
+  };
+  /** PopART's AutomaticLossScalingSettings(enabled, toTrackTensors, binEdgeLocation, thresholdUpperCountProportion, updatePeriod, gradientTensorTrackingMethod): defaults from the options table (SessionOptions.automaticLossScalingSettings). */
+  AutomaticLossScalingSettings: {
+    new (enabled?: boolean, toTrackTensors?: string[], binEdgeLocation?: number, thresholdUpperCountProportion?: number, updatePeriod?: number, gradientTensorTrackingMethod?: GradientTensorTrackingMethod): SettingsValue;
+    new (fields: { enabled?: boolean; toTrackTensors?: string[]; binEdgeLocation?: number; thresholdUpperCountProportion?: number; updatePeriod?: number; gradientTensorTrackingMethod?: GradientTensorTrackingMethod }): SettingsValue;
+    fields(): string[];
+  };
+  /** PopART's ReplicatedCollectivesSettings(prepareScheduleForMergingCollectives, mergeAllReduceCollectives): defaults from the options table (SessionOptions.replicatedCollectivesSettings). */
+  ReplicatedCollectivesSettings: {
+    new (prepareScheduleForMergingCollectives?: boolean, mergeAllReduceCollectives?: boolean): SettingsValue;
+    new (fields: { prepareScheduleForMergingCollectives?: boolean; mergeAllReduceCollectives?: boolean }): SettingsValue;
+    fields(): string[];
+  };
+  /** PopART's TensorLocationSettings(location, minElementsForOffChip, minElementsForReplicatedTensorSharding): defaults from the options table (SessionOptions.activationTensorLocationSettings). */
+  TensorLocationSettings: {
+    new (location?: SettingsValue | TensorStorage, minElementsForOffChip?: number, minElementsForReplicatedTensorSharding?: number): SettingsValue;
+    new (fields: { location?: SettingsValue | TensorStorage; minElementsForOffChip?: number; minElementsForReplicatedTensorSharding?: number; storage?: SettingsValue | TensorStorage }): SettingsValue;
+    fields(): string[];
+  };
+  /** PopART's TensorLocation(storage, loadTileSet, storageTileSet, replicatedTensorSharding): defaults from the options table (SessionOptions.activationTensorLocationSettings.location). */
+  TensorLocation: {
+    new (storage?: TensorStorage): SettingsValue;
+    new (storage?: TensorStorage, replicatedTensorSharding?: ReplicatedTensorSharding): SettingsValue;
+    new (storage?: TensorStorage, loadTileSet?: TileSet, storageTileSet?: TileSet, replicatedTensorSharding?: ReplicatedTensorSharding): SettingsValue;
+    new (fields: { storage?: TensorStorage; loadTileSet?: TileSet; storageTileSet?: TileSet; replicatedTensorSharding?: ReplicatedTensorSharding }): SettingsValue;
+    fields(): string[];
+  };
+  /** PopART's DeveloperSettings(timePartitionLoggerThresholdPercentage): defaults from the options table (SessionOptions.developerSettings). */
+  DeveloperSettings: {
+    new (timePartitionLoggerThresholdPercentage?: number): SettingsValue;
+    new (fields: { timePartitionLoggerThresholdPercentage?: number }): SettingsValue;
+    fields(): string[];
+  };
+  /** PopART's ExperimentalSettings(createHostTransferableTensorWithOffset): defaults from the options table (SessionOptions.experimentalSettings). */
+  ExperimentalSettings: {
+    new (createHostTransferableTensorWithOffset?: boolean): SettingsValue;
+    new (fields: { createHostTransferableTensorWithOffset?: boolean }): SettingsValue;
+    fields(): string[];
+  };
+  // END generated: settings classes
   // BEGIN generated: enum objects (node scripts/gen_js_types.mjs; checked by tests/js/reflection.test.mjs)
   VirtualGraphMode: { Off: 'Off'; Manual: 'Manual'; Auto: 'Auto'; ExecutionPhases: 'ExecutionPhases' };
   RecomputationType: { None: 'None'; Standard: 'Standard'; NormOnly: 'NormOnly'; RecomputeAll: 'RecomputeAll'; Pipeline: 'Pipeline' };
@@ -1257,6 +1325,12 @@ export interface Popart {
     name: string; family: 'optimizer' | 'loss'; base: string; doc: string;
     signatures: Array<{ doc: string; args: Array<{ name: string; kind: string; enumName: string; required: boolean;
                                                   default?: unknown; doc: string }> }>;
+  }>;
+  /** The settings classes (TensorLocationSettings, ExecutionPhaseSettings, ...): option paths, fields in PopART's
+   * constructor order, positional forms, keyword aliases. */
+  settingsStructList(): Array<{
+    name: string; paths: string[]; fields: string[]; fieldStructs: string[]; forms: string[][];
+    keywordAliases: Record<string, string>;
   }>;
   getLogger(module?: string): Logger;
   /** Where the core's log lines go: 'stderr', 'stdout', or a function called with each line

@@ -37,7 +37,7 @@ function makeApi(raw) {
     enums, DeviceManager, DeviceInfo, Builder, GraphTransformer, InferenceSession, TrainingSession, Session, PyStepIO,
     Optimizer, Loss, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, memoryCategories,
     reportSchema, ReplicaGrouping, CommGroup, VariableSettings, InputSettings, initializePoplarDebugInfo,
-    closePoplarDebugInfo,
+    closePoplarDebugInfo, settingsClasses,
   } = ctx;
 
   // ------------------------------------------------------------ describing a model
@@ -101,6 +101,7 @@ function makeApi(raw) {
     Optimizer, Loss, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, describeModel,
     ReplicaGrouping, CommGroup, VariableSettings, InputSettings,
     ...enums,
+    ...settingsClasses,
     ...reservedPrefixFns,
     /// This runtime's version: "major.minor.point", [major, minor, point], the git commit built.
     versionString: () => versionInfo.versionString,
@@ -133,6 +134,9 @@ function makeApi(raw) {
     /// positionally): [{name, family, base, doc, signatures: [{doc, args: [{name, kind, enumName,
     /// required, default?, doc}]}]}].
     factoryList: () => M.factoryList(),
+    /// The settings classes (TensorLocationSettings ... take these forms): [{name, paths, fields,
+    /// fieldStructs, forms, keywordAliases}].
+    settingsStructList: () => M.settingsStructList(),
     /// Bytes allocated on the wasm heap (for leak checks).
     heapInUse: () => M.heapInUse(),
     /// Threads the kernels use (1 unless created with {threads} > 1; see createPopart).

@@ -1,6 +1,7 @@
 // The value classes of sessions: TensorInfo, AnchorReturnType, DataFlow, InputShapeInfo, the
-// public enums, Patterns and SessionOptions. The core checks each (its tables, its messages).
-import { asNDArray, describe, NDArray } from './values.mjs';
+// public enums, Patterns, SessionOptions and its settings classes (TensorLocationSettings, ...).
+// The core checks each (its tables, its messages).
+import { asNDArray, describe, isKeywords, NDArray } from './values.mjs';
 
 export function makeOptions({ M }) {
   class TensorInfo {
@@ -183,6 +184,45 @@ export function makeOptions({ M }) {
     /// Every field: {name (dotted for nested settings), type, enumName, default, doc}.
     static list() { return sessionOptionsList; }
   }
+  /// PopART's settings classes (TensorLocationSettings, TensorLocation, ExecutionPhaseSettings, ...)
+  /// from the core's list (M.settingsStructList(): fields in PopART's constructor order, positional
+  /// forms, keyword aliases), with the option table's defaults: `new popart.TensorLocationSettings(
+  /// popart.TensorStorage.OffChip, 0)` or one object of fields. An instance is a plain set of
+  /// fields, so it goes wherever the nested object does (`opts.weightTensorLocationSettings = ...`).
+  const settingsClasses = {};
+  const defaultsAt = (path) => path.split('.').reduce((o, k) => o[k], sessionOptionsDefaults);
+  for (const info of M.settingsStructList()) {
+    const fieldStruct = Object.fromEntries(info.fields.map((f, i) => [f, info.fieldStructs[i]]));
+    const set = (self, k, v) => {
+      const field = info.keywordAliases[k] ?? k;
+      if (!(field in fieldStruct))
+        throw new Error(`${info.name} has no field '${k}' (fields: ${info.fields.join(', ')})`);
+      const struct = fieldStruct[field];
+      // A settings field given one value: that struct's one-argument form (a storage for a location).
+      self[field] = struct && (v === null || typeof v !== 'object') ? new settingsClasses[struct](v) : v;
+    };
+    const cls = { [info.name]: class {
+      constructor(...args) {
+        const defaults = defaultsAt(info.paths[0]);
+        for (const f of info.fields)
+          this[f] = fieldStruct[f] ? new settingsClasses[fieldStruct[f]]() : structuredClone(defaults[f]);
+        if (args.length === 1 && isKeywords(args[0])) {
+          for (const [k, v] of Object.entries(args[0])) set(this, k, v);
+          return;
+        }
+        const form = info.forms.find((f) => f.length >= args.length);
+        if (!form) {
+          throw new Error(`${info.name} takes at most ${info.fields.length} arguments (${info.fields.join(', ')}), ` +
+                          `got ${args.length}`);
+        }
+        args.forEach((v, i) => { if (v !== undefined) set(this, form[i], v); });
+      }
+      /// The fields in PopART's constructor order.
+      static fields() { return info.fields; }
+    } }[info.name];
+    settingsClasses[info.name] = cls;
+  }
+
   /// The fields to send: the core checks them (its messages) as the session is made.
   function optionsSpec(o) {
     if (o === undefined || o === null) return undefined;
@@ -190,5 +230,5 @@ export function makeOptions({ M }) {
   }
 
   return { TensorInfo, AnchorReturnType, DataFlow, InputShapeInfo, enums, popartEnumList, Patterns, SessionOptions,
-           optionsSpec };
+           settingsClasses, optionsSpec };
 }

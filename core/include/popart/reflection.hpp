@@ -127,6 +127,26 @@ struct OptionInfo {
   std::string doc;
 };
 
+/// A settings struct of SessionOptions (PopART's TensorLocationSettings, ExecutionPhaseSettings,
+/// ...): its class name, the option paths of that kind (the four *TensorLocationSettings share
+/// TensorLocationSettings; the fields' defaults are read under the first path), its fields in
+/// PopART's constructor order and the positional forms it takes (each a list of field names; a
+/// call with n arguments takes the first form with at least n names). A field that is itself a
+/// settings struct given a plain value takes it as that struct's one-argument form
+/// (TensorLocationSettings(TensorStorage.OffChip) is TensorLocationSettings(TensorLocation(OffChip))).
+struct SettingsStructInfo {
+  std::string name;
+  std::vector<std::string> paths;
+  std::vector<std::string> fields;
+  /// For each field that is itself a settings struct: its class name ("" for the others).
+  std::vector<std::string> fieldStructs;
+  std::vector<std::vector<std::string>> forms;
+  /// Keyword names that set a field (TensorLocationSettings(storage=...) sets its location).
+  std::map<std::string, std::string> keywordAliases;
+};
+/// Every settings struct, from SessionOptions::list()'s nested names.
+const std::vector<SettingsStructInfo>& settingsStructList();
+
 /// A hyper-parameter key of an optimizer's map constructor ("defaultLearningRate", ...), with
 /// its default value and whether that default is const.
 struct OptimizerParamInfo {

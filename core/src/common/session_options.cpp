@@ -2,6 +2,8 @@
 // type (deduced from the member), its default (read from a default-constructed SessionOptions)
 // and its documentation. SessionOptions::set / get / list and every binding read this table;
 // tests/unit/reflection_test.cpp checks it against the fields declared in sessionoptions.hpp.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -555,6 +557,65 @@ std::string optionValueToString(const OptionValue& v) {
     os << ']';
   }
   return os.str();
+}
+
+}  // namespace popart
+
+namespace popart {
+
+namespace {
+
+/// PopART's class name of the settings at `prefix`: the four *TensorLocationSettings share
+/// TensorLocationSettings, their `location` is a TensorLocation, the others are their field's
+/// name capitalised (executionPhaseSettings: ExecutionPhaseSettings).
+std::string settingsStructName(const std::string& prefix) {
+  const std::string last = prefix.substr(prefix.rfind('.') == std::string::npos ? 0 : prefix.rfind('.') + 1);
+  const std::string tls = "TensorLocationSettings";
+  if (last.size() >= tls.size() && last.compare(last.size() - tls.size(), tls.size(), tls) == 0) return tls;
+  if (last == "location") return "TensorLocation";
+  std::string name = last;
+  name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+  return name;
+}
+
+}  // namespace
+
+const std::vector<SettingsStructInfo>& settingsStructList() {
+  static const std::vector<SettingsStructInfo> list = [] {
+    // Every nested path, in the table's order ("weightTensorLocationSettings",
+    // "weightTensorLocationSettings.location", ...).
+    std::vector<std::string> prefixes;
+    for (const auto& o : SessionOptions::list())
+      for (size_t dot = o.name.find('.'); dot != std::string::npos; dot = o.name.find('.', dot + 1))
+        if (std::find(prefixes.begin(), prefixes.end(), o.name.substr(0, dot)) == prefixes.end())
+          prefixes.push_back(o.name.substr(0, dot));
+    std::vector<SettingsStructInfo> v;
+    for (const auto& prefix : prefixes) {
+      const std::string name = settingsStructName(prefix);
+      auto known = std::find_if(v.begin(), v.end(), [&](const SettingsStructInfo& s) { return s.name == name; });
+      if (known != v.end()) {
+        known->paths.push_back(prefix);
+        continue;
+      }
+      SettingsStructInfo s{name, {prefix}, {}, {}, {}, {}};
+      for (const auto& o : SessionOptions::list()) {
+        if (o.name.rfind(prefix + ".", 0) != 0) continue;
+        const std::string rest = o.name.substr(prefix.size() + 1);
+        const std::string field = rest.substr(0, rest.find('.'));
+        if (std::find(s.fields.begin(), s.fields.end(), field) != s.fields.end()) continue;
+        s.fields.push_back(field);
+        s.fieldStructs.push_back(rest.find('.') == std::string::npos ? "" : settingsStructName(prefix + "." + field));
+      }
+      // PopART's TensorLocation(storage), (storage, replicatedTensorSharding) and the full form.
+      if (name == "TensorLocation") s.forms = {{"storage"}, {"storage", "replicatedTensorSharding"}};
+      // PopART's TensorLocationSettings(storage, ...): the location's storage.
+      if (name == "TensorLocationSettings") s.keywordAliases = {{"storage", "location"}};
+      s.forms.push_back(s.fields);
+      v.push_back(std::move(s));
+    }
+    return v;
+  }();
+  return list;
 }
 
 }  // namespace popart
