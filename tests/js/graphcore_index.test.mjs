@@ -1,7 +1,7 @@
 // aiGraphcore indexing ops through JS (methods generated from the core's table): dynamicslice with
 // a wrapping offset, scatterreduce with a ScatterReduction, sort's list of outputs, and
-// packedDataBlock with a subgraph Builder as its callback, call (subgraphs, nested); the native
-// error messages.
+// packedDataBlock with a subgraph Builder as its callback, call (subgraphs, nested; random ops in a
+// callee in training); the native error messages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPopart, expectError, runOutputs } from './helpers.mjs';
@@ -82,5 +82,43 @@ test('call runs a subgraph Builder (twice, and nested) and returns its outputs',
   assert.deepEqual(rs.data, want);
   assert.deepEqual(rn.data, ys.map((v) => -v));
   assert.deepEqual(rt.data, want.map((v, i) => v * v + ys[i]));
+  b.dispose();
+});
+
+test('random ops in a callee draw once for the forward and backward pass', () => {
+  // tests/python/test_graphcore_call.py and graphcore_call_test.cpp run the same case: a Dropout
+  // in a callee called twice, 2 batches; gradients dropped where the outputs are, the calls and
+  // the batches draw different masks; training inlines the Calls.
+  const n = 64;
+  const bps = 2;
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [n]);
+  const sg = b.createSubgraphBuilder();
+  const sx = sg.addUntypedInputTensor();
+  sg.addOutputTensor(sg.aiOnnxOpset10.dropout([sx], 1, 0.5)[0]);
+  const a0 = b.aiGraphcore.scale([x], 0.5);
+  const a1 = b.aiGraphcore.scale([x], 0.25);
+  const [y0] = b.aiGraphcore.call([a0], 1, sg);
+  const [y1] = b.aiGraphcore.call([a1], 1, sg);
+  const loss = b.aiGraphcore.identityloss([b.aiOnnx.add([y0, y1])], 'Sum');
+  const gp = popart.reservedGradientPrefix();
+  const s = new popart.TrainingSession({ fnModel: b.getModelProto(),
+                                         dataFlow: new popart.DataFlow(bps, [y0, y1, gp + a0, gp + a1]), loss, optimizer: new popart.ConstSGD(0.1),
+                                         deviceInfo: popart.DeviceManager().createCpuDevice() });
+  s.prepareDevice();
+  s.weightsFromHost();
+  s.setRandomSeed(7);
+  const anchors = s.initAnchorArrays();
+  s.run(new popart.PyStepIO({ [x]: new Float32Array(n * bps).fill(1) }, anchors));
+  const dropped = (id, step) => Array.from(anchors[id].data.slice(step * n, (step + 1) * n), (v) => v === 0);
+  for (let step = 0; step < bps; ++step) {
+    assert.deepEqual(dropped(y0, step), dropped(gp + a0, step), `call 0, batch ${step}`);
+    assert.deepEqual(dropped(y1, step), dropped(gp + a1, step), `call 1, batch ${step}`);
+    assert.notDeepEqual(dropped(y0, step), dropped(y1, step));
+  }
+  assert.notDeepEqual(dropped(y0, 0), dropped(y0, 1));
+  const types = JSON.parse(s.serializeIr()).maingraph.map((op) => op.type);
+  assert.ok(!types.includes('Call') && types.includes('Dropout'), types.join(' '));
+  s.dispose();
   b.dispose();
 });

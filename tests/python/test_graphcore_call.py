@@ -2,7 +2,8 @@
 callee)` with a subgraph from createSubgraphBuilder): values against NumPy (typed, untyped and
 parent-scope callee inputs, a callee called twice, nested calls), the ONNX round trip, gradients
 through the callee against central finite differences (a weight inside the callee trained, the
-gradient of the call's input anchored), PopART's errors and the IPU model's cost of a call."""
+gradient of the call's input anchored), random ops in a callee drawing once for the forward and
+backward pass, PopART's errors and the IPU model's cost of a call."""
 import numpy as np
 import onnx
 import pytest
@@ -216,6 +217,43 @@ def test_training_updates_a_weight_used_in_the_callee(popart):
     s.readWeights(popart.PyWeightsIO(got))
     np.testing.assert_allclose(got[w], w0 - lr * _fd(lambda t: _loss(x0, t, v0), w0), rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(got[v], v0 - lr * _fd(lambda t: _loss(x0, w0, t), v0), rtol=1e-6, atol=1e-8)
+
+
+def test_random_ops_in_callees_draw_once_for_forward_and_backward(popart):
+    """A Dropout in a callee called twice, trained for 2 batches: each call's gradient is dropped
+    where its output is (the forward mask, not a second draw); calls and batches draw different
+    masks; the training IR has the callee's ops in place of the Calls, inference keeps them."""
+    import json
+    n, bps = 64, 2
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [n]))
+    sg = b.createSubgraphBuilder()
+    sx = sg.addUntypedInputTensor()
+    sg.addOutputTensor(sg.aiOnnx.dropout([sx], 1, 0.5)[0])
+    a0, a1 = b.aiGraphcore.scale([x], 0.5), b.aiGraphcore.scale([x], 0.25)
+    y0, y1 = b.aiGraphcore.call([a0], 1, sg)[0], b.aiGraphcore.call([a1], 1, sg)[0]
+    loss = b.aiGraphcore.identityloss([b.aiOnnx.add([y0, y1])], reduction=popart.ReductionType.Sum)
+    gp = popart.reservedGradientPrefix()
+    anchors = [y0, y1, gp + a0, gp + a1]
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(bps, anchors), loss, popart.ConstSGD(0.1),
+                               popart.DeviceManager().createCpuDevice())
+    s.prepareDevice()
+    s.weightsFromHost()
+    s.setRandomSeed(7)
+    a = s.initAnchorArrays()
+    s.run(popart.PyStepIO({x: np.ones((bps, n), np.float32)}, a))
+    for step in range(bps):
+        np.testing.assert_array_equal(a[y0][step] == 0, a[gp + a0][step] == 0)
+        np.testing.assert_array_equal(a[y1][step] == 0, a[gp + a1][step] == 0)
+        assert not np.array_equal(a[y0][step] == 0, a[y1][step] == 0)
+        np.testing.assert_array_equal(a[y0][step][a[y0][step] != 0], 1.0)  # 0.5 / (1 - 0.5)
+    assert not np.array_equal(a[y0][0] == 0, a[y0][1] == 0)
+    types = [op["type"] for op in json.loads(s._serializeIr(popart.IrSerializationFormat.JSON))["maingraph"]]
+    assert "Call" not in types and "Dropout" in types
+    b.addOutputTensor(y0)
+    inference = session(popart, b, [y0])
+    types = [op["type"] for op in json.loads(inference._serializeIr(popart.IrSerializationFormat.JSON))["maingraph"]]
+    assert "Call" in types
 
 
 def test_popart_errors(popart):

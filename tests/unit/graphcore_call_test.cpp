@@ -1,7 +1,8 @@
 // aiGraphcore.call (subgraphs from createSubgraphBuilder): values against references computed here
 // in double precision (typed, untyped and parent-scope callee inputs, a callee called twice,
 // nested calls), the ONNX round trip, gradients through the callee against central finite
-// differences in DOUBLE, PopART's errors and the IPU model's cost of a call.
+// differences in DOUBLE, random ops in a callee drawing once for the forward and backward pass,
+// PopART's errors and the IPU model's cost of a call.
 #include <cmath>
 
 #include "common/training_harness.hpp"
@@ -217,6 +218,63 @@ TEST(GraphcoreCall, TrainingUpdatesAWeightUsedInTheCallee) {
     EXPECT_NEAR(gxOut[i], w0[i], 1e-6f) << i;  // d loss / d x = w (before the update)
   }
   EXPECT_NEAR(lossOut[0], x[0] * w0[0] + x[1] * w0[1] + x[2] * w0[2], 1e-6f);
+}
+
+TEST(GraphcoreCall, RandomOpsInCalleesDrawOnceForForwardAndBackward) {
+  // A Dropout inside a callee called twice, trained for 2 batches: each call's gradient is
+  // dropped where its output is (the backward pass reads the forward mask, not a second draw),
+  // the two calls and the two batches draw different masks. With a callee drawing random numbers
+  // the training IR has no Call left (it is inlined); inference keeps it.
+  const int64_t n = 64, bps = 2;
+  auto bld = Builder::create();
+  const TensorId x = bld->addInputTensor(TensorInfo(DataType::FLOAT, {n}));
+  Builder& sg = bld->createSubgraphBuilder();
+  const TensorId sx = sg.addUntypedInputTensor();
+  sg.addOutputTensor(sg.aiOnnxOpset10().dropout({sx}, 1, 0.5f)[0]);
+  auto gc = bld->aiGraphcoreOpset1();
+  auto ai = bld->aiOnnxOpset10();
+  const TensorId a0 = gc.scale({x}, 0.5f), a1 = gc.scale({x}, 0.25f);
+  const TensorId y0 = gc.call({a0}, 1, sg)[0], y1 = gc.call({a1}, 1, sg)[0];
+  const TensorId loss = gc.identityloss({ai.add({y0, y1})}, ReductionType::Sum);
+  const std::string g0 = std::string(reservedGradientPrefix()) + a0, g1 = std::string(reservedGradientPrefix()) + a1;
+  auto session = TrainingSession::createFromOnnxModel(
+      bld->getModelProto(), DataFlow(bps, std::vector<TensorId>{y0, y1, g0, g1}), loss, ConstSGD(0.1f), test::cpu());
+  session->prepareDevice();
+  session->weightsFromHost();
+  session->setRandomSeed(7);
+  std::vector<float> xs(static_cast<size_t>(n * bps), 1.0f);
+  std::map<TensorId, std::vector<float>> out;
+  for (const auto& id : {y0, y1, g0, g1}) out[id].resize(static_cast<size_t>(n * bps));
+  NDArrayWrapper<float> xIn(xs.data(), Shape{bps, n});
+  std::vector<NDArrayWrapper<float>> wrappers;
+  wrappers.reserve(4);
+  std::map<TensorId, IArray&> ins{{x, xIn}}, outs;
+  for (auto& [id, v] : out) outs.emplace(id, wrappers.emplace_back(v.data(), Shape{bps, n}));
+  StepIO io(ins, outs);
+  session->run(io);
+  const auto dropped = [&](const TensorId& id, int64_t step) {
+    std::vector<bool> d;
+    for (int64_t i = 0; i < n; ++i) d.push_back(out[id][static_cast<size_t>(step * n + i)] == 0.0f);
+    return d;
+  };
+  for (int64_t step = 0; step < bps; ++step) {
+    EXPECT_EQ(dropped(y0, step), dropped(g0, step)) << "call 0, batch " << step;
+    EXPECT_EQ(dropped(y1, step), dropped(g1, step)) << "call 1, batch " << step;
+    EXPECT_NE(dropped(y0, step), dropped(y1, step)) << "batch " << step;
+    for (int64_t i = 0; i < n; ++i) {  // kept elements scaled by 1 / (1 - ratio)
+      if (!dropped(y0, step)[static_cast<size_t>(i)]) {
+        EXPECT_FLOAT_EQ(out[y0][static_cast<size_t>(step * n + i)], 1.0f) << i;
+      }
+    }
+  }
+  EXPECT_NE(dropped(y0, 0), dropped(y0, 1));
+  EXPECT_EQ(session->serializeIr().find("\"type\":\"Call\""), std::string::npos);
+  EXPECT_NE(session->serializeIr().find("\"type\":\"Dropout\""), std::string::npos);
+
+  bld->addOutputTensor(y0);
+  auto inference = InferenceSession::createFromOnnxModel(bld->getModelProto(), DataFlow(1, {y0}), test::cpu());
+  inference->prepareDevice();
+  EXPECT_NE(inference->serializeIr().find("\"type\":\"Call\""), std::string::npos);
 }
 
 TEST(GraphcoreCall, PopArtErrors) {

@@ -227,4 +227,29 @@ std::vector<Op*> Graph::topologicalOrder() const {
   return order;
 }
 
+bool drawsRandomNumbers(const Graph& g) {
+  for (const auto& kv : g.ops()) {
+    const Op& op = *kv.second;
+    switch (op.kind()) {
+      case OpKind::Bernoulli:
+      case OpKind::RandomUniform:
+      case OpKind::RandomUniformLike:
+      case OpKind::RandomNormal:
+      case OpKind::RandomNormalLike:
+      case OpKind::GcShapedDropout:
+      case OpKind::DropoutGrad:
+        return true;
+      case OpKind::Dropout:
+        if (op.opset() < 7 || op.opset() >= 12 || op.attrs.getInt("training", 0) != 0) return true;
+        break;
+      default:
+        break;
+    }
+    for (const Graph* sg : op.subgraphs) {
+      if (sg && drawsRandomNumbers(*sg)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace popart

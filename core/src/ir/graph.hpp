@@ -60,4 +60,8 @@ class Graph {
   OpId nextOpId_ = 0;
 };
 
+/// Whether the graph draws random numbers (PopART's Ir::getRequiresRandomSeed): the random ops,
+/// Dropout where it drops, and, through control flow, those of subgraphs.
+bool drawsRandomNumbers(const Graph& g);
+
 }  // namespace popart

@@ -251,70 +251,6 @@ Tensor* scalarConst(GradCtx& c, DataType type, int64_t v) {
   return &t;
 }
 
-/// Copies the ops of `body` into the graph: `inputs` bind its inputs, the outer tensors it reads
-/// keep their ids (or, for a nested body, are looked up in `outer`, its parent's bindings), its
-/// constants are copied. Calls inside it are inlined too. Returns the tensors of its outputs.
-std::vector<Tensor*> inlineBody(GradCtx& c, const Graph& body, const std::vector<Tensor*>& inputs,
-                                const std::map<TensorId, Tensor*>* outer = nullptr) {
-  std::map<TensorId, Tensor*> m;
-  for (size_t i = 0; i < body.inputIds.size(); ++i) m[body.inputIds[i]] = inputs.at(i);
-  for (const TensorId& id : body.implicitInputIds) {
-    Tensor* t = nullptr;
-    if (outer) {
-      auto it = outer->find(id);
-      if (it != outer->end()) t = it->second;
-    } else {
-      t = c.graph().tensor(id);
-    }
-    if (!t) throw internal_error("the outer tensor '{}' of {} was not found", id, c.op().describe());
-    m[id] = t;
-  }
-  for (const auto& kv : body.tensors()) {
-    const Tensor& t = *kv.second;
-    if (m.count(t.id) || t.producer || t.kind != TensorKind::Const || !t.data) continue;
-    Tensor& copy =
-        c.graph().addTensor(c.graph().uniqueTensorId(c.op().name() + "/grad/" + t.id), TensorKind::Const, t.info);
-    copy.data = *t.data;
-    m[t.id] = &copy;
-  }
-  for (Op* op : body.topologicalOrder()) {
-    if (op->kind() == OpKind::GcCall) {  // a nested call: its callee inlined in its place
-      std::vector<Tensor*> args;
-      for (int i = 0; i < op->numFormalInputs; ++i) {
-        auto it = m.find(op->input(i)->id);
-        if (it == m.end())
-          throw internal_error("the body tensor '{}' of {} is not bound", op->input(i)->id, c.op().describe());
-        args.push_back(it->second);
-      }
-      const std::vector<Tensor*> outs = inlineBody(c, *op->subgraphs.at(0), args, &m);
-      for (int o = 0; o < op->numOutputs(); ++o) {
-        if (op->hasOutput(o)) m[op->output(o)->id] = outs[static_cast<size_t>(o)];
-      }
-      continue;
-    }
-    if (!op->subgraphs.empty())
-      throw error("the gradient of {} is not supported: its body holds control flow ({})", c.op().describe(),
-                  op->describe());
-    std::vector<Tensor*> ins;
-    for (Tensor* t : op->inputs()) {
-      if (!t) {
-        ins.push_back(nullptr);
-        continue;
-      }
-      auto it = m.find(t->id);
-      if (it == m.end()) throw internal_error("the body tensor '{}' of {} is not bound", t->id, c.op().describe());
-      ins.push_back(it->second);
-    }
-    const std::vector<Tensor*> outs = c.add(op->kind(), ins, op->attrs, op->numOutputs(), op->opset());
-    for (int o = 0; o < op->numOutputs(); ++o) {
-      if (op->hasOutput(o)) m[op->output(o)->id] = outs[static_cast<size_t>(o)];
-    }
-  }
-  std::vector<Tensor*> outs;
-  for (const TensorId& id : body.outputIds) outs.push_back(m.at(id));
-  return outs;
-}
-
 /// Backprop from the recomputed outputs to the op's inputs `wrt` (indices; the implicit inputs
 /// are always candidates).
 void finishControlFlow(GradCtx& c, size_t mark, const std::vector<Tensor*>& outs, std::vector<int> wrt) {
@@ -363,10 +299,10 @@ void gradIf(GradCtx& c) {
   const size_t mark = c.numAdded();
   std::vector<Tensor*> outs;
   if (const TensorData* known = op.inData(0)) {
-    outs = inlineBody(c, *op.subgraphs.at(known->toInt64()[0] != 0 ? 0 : 1), {});
+    outs = c.inlineGraph(*op.subgraphs.at(known->toInt64()[0] != 0 ? 0 : 1), {}, op.describe());
   } else {
-    const std::vector<Tensor*> a = inlineBody(c, *op.subgraphs.at(0), {});
-    const std::vector<Tensor*> b = inlineBody(c, *op.subgraphs.at(1), {});
+    const std::vector<Tensor*> a = c.inlineGraph(*op.subgraphs.at(0), {}, op.describe());
+    const std::vector<Tensor*> b = c.inlineGraph(*op.subgraphs.at(1), {}, op.describe());
     Tensor* cond = c.reshape(c.in(0), {});
     if (cond->info.dataType() != DataType::BOOL) {
       Attributes to;
@@ -410,7 +346,7 @@ void gradLoop(GradCtx& c) {
   for (int64_t it = 0; it < M; ++it) {
     std::vector<Tensor*> ins{scalarConst(c, DataType::INT64, it), scalarConst(c, DataType::BOOL, 1)};
     ins.insert(ins.end(), carried.begin(), carried.end());
-    const std::vector<Tensor*> outs = inlineBody(c, body, ins);
+    const std::vector<Tensor*> outs = c.inlineGraph(body, ins, op.describe());
     for (int i = 0; i < nCarried; ++i) carried[static_cast<size_t>(i)] = outs[static_cast<size_t>(1 + i)];
     for (int k = 0; k < nScan; ++k)
       scans[static_cast<size_t>(k)].push_back(withUnitAxis(c, outs[static_cast<size_t>(1 + nCarried + k)], 0));
@@ -444,7 +380,7 @@ void gradScan(GradCtx& c) {
       s.erase(s.begin() + axis);
       ins.push_back(c.reshape(sl, s));
     }
-    const std::vector<Tensor*> outs = inlineBody(c, body, ins);
+    const std::vector<Tensor*> outs = c.inlineGraph(body, ins, op.describe());
     for (int i = 0; i < p.numStates; ++i) states[static_cast<size_t>(i)] = outs[static_cast<size_t>(i)];
     for (int k = 0; k < p.numScanOutputs; ++k)
       scans[static_cast<size_t>(k)].push_back(outs[static_cast<size_t>(p.numStates + k)]);
@@ -478,7 +414,7 @@ void gradCall(GradCtx& c) {
     ins.push_back(c.in(i));
     wrt.push_back(i);
   }
-  finishControlFlow(c, mark, inlineBody(c, *op.subgraphs.at(0), ins), wrt);
+  finishControlFlow(c, mark, c.inlineGraph(*op.subgraphs.at(0), ins, op.describe()), wrt);
 }
 
 }  // namespace

@@ -65,6 +65,55 @@ std::vector<Tensor*> GraphEditor::add(OpKind kind, const std::vector<Tensor*>& i
   return outs;
 }
 
+std::vector<Tensor*> GraphEditor::inlineGraph(const Graph& body, const std::vector<Tensor*>& inputs,
+                                              const std::string& what, const std::map<TensorId, Tensor*>* outer) {
+  std::map<TensorId, Tensor*> m;
+  for (size_t i = 0; i < body.inputIds.size(); ++i) m[body.inputIds[i]] = inputs.at(i);
+  for (const TensorId& id : body.implicitInputIds) {
+    Tensor* t = nullptr;
+    if (outer) {
+      auto it = outer->find(id);
+      if (it != outer->end()) t = it->second;
+    } else {
+      t = graph_.tensor(id);
+    }
+    if (!t) throw internal_error("the outer tensor '{}' of {} was not found", id, what);
+    m[id] = t;
+  }
+  for (const auto& kv : body.tensors()) {
+    const Tensor& t = *kv.second;
+    if (m.count(t.id) || t.producer || t.kind != TensorKind::Const || !t.data) continue;
+    Tensor& copy = graph_.addTensor(graph_.uniqueTensorId(prefix_ + "/" + t.id), TensorKind::Const, t.info);
+    copy.data = *t.data;
+    m[t.id] = &copy;
+  }
+  const auto bound = [&](const Tensor* t) {
+    auto it = m.find(t->id);
+    if (it == m.end()) throw internal_error("the body tensor '{}' of {} is not bound", t->id, what);
+    return it->second;
+  };
+  for (Op* op : body.topologicalOrder()) {
+    std::vector<Tensor*> outs;
+    if (op->kind() == OpKind::GcCall) {  // a nested call: its callee inlined in its place
+      std::vector<Tensor*> args;
+      for (int i = 0; i < op->numFormalInputs; ++i) args.push_back(bound(op->input(i)));
+      outs = inlineGraph(*op->subgraphs.at(0), args, what, &m);
+    } else {
+      if (!op->subgraphs.empty())
+        throw error("the gradient of {} is not supported: its body holds control flow ({})", what, op->describe());
+      std::vector<Tensor*> ins;
+      for (Tensor* t : op->inputs()) ins.push_back(t ? bound(t) : nullptr);
+      outs = add(op->kind(), ins, op->attrs, op->numOutputs(), op->opset());
+    }
+    for (int o = 0; o < op->numOutputs(); ++o) {
+      if (op->hasOutput(o)) m[op->output(o)->id] = outs[static_cast<size_t>(o)];
+    }
+  }
+  std::vector<Tensor*> outs;
+  for (const TensorId& id : body.outputIds) outs.push_back(m.at(id));
+  return outs;
+}
+
 Tensor* GraphEditor::add1(OpKind kind, const std::vector<Tensor*>& inputs, const Attributes& attrs, int opset) {
   return add(kind, inputs, attrs, 1, opset)[0];
 }

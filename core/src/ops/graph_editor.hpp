@@ -35,6 +35,12 @@ class GraphEditor {
   Tensor* reduceTo(Tensor* g, const Shape& shape);
   /// `g` reshaped (a view) to `shape`.
   Tensor* reshape(Tensor* g, const Shape& shape);
+  /// Copies the ops of the subgraph `body` in: `inputs` bind its inputs, the outer tensors it reads
+  /// keep their ids (or, for a nested body, are looked up in `outer`, its parent's bindings), its
+  /// constants are copied. Calls inside it are inlined too; other control flow is an error naming
+  /// `what` (the op whose body it is). Returns the tensors of its outputs.
+  std::vector<Tensor*> inlineGraph(const Graph& body, const std::vector<Tensor*>& inputs, const std::string& what,
+                                   const std::map<TensorId, Tensor*>* outer = nullptr);
   Graph& graph() { return graph_; }
   /// The ops added so far, in order (a mark for backprop()).
   size_t numAdded() const { return added_.size(); }

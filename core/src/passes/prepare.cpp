@@ -7,6 +7,7 @@
 #include "passes/auto_virtual_graph.hpp"
 #include "passes/dot_checks.hpp"
 #include "passes/execution_phases.hpp"
+#include "passes/inline_calls.hpp"
 #include "passes/recompute.hpp"
 #include "patterns/inplace.hpp"
 #include "patterns/patterns_apply.hpp"
@@ -51,6 +52,9 @@ void recordDebugInfo(const Ir& ir) {
 
 void prepare(Ir& ir, const IrBundle& b) {
   ir.load(b);
+  // Training: Calls whose callees draw random numbers become their callees' ops, so that their
+  // gradients read the forward pass's draws (passes/inline_calls.hpp).
+  inlineCallsDrawingRandomNumbers(ir);
   // Phased execution: the forward ops' phases, before the gradient ops mirror them.
   assignForwardPhases(ir);
   dotCheckpoint(ir, "Fwd0");

@@ -730,37 +730,6 @@ std::string Session::writeAutoReports() const {
   return dir;
 }
 
-namespace {
-
-/// Whether an op draws random numbers (PopART's Ir::getRequiresRandomSeed): the random ops,
-/// Dropout where it drops, and, through control flow, those of subgraphs.
-bool drawsRandomNumbers(const Graph& g) {
-  for (const auto& kv : g.ops()) {
-    const Op& op = *kv.second;
-    switch (op.kind()) {
-      case OpKind::Bernoulli:
-      case OpKind::RandomUniform:
-      case OpKind::RandomUniformLike:
-      case OpKind::RandomNormal:
-      case OpKind::RandomNormalLike:
-      case OpKind::GcShapedDropout:
-      case OpKind::DropoutGrad:
-        return true;
-      case OpKind::Dropout:
-        if (op.opset() < 7 || op.opset() >= 12 || op.attrs.getInt("training", 0) != 0) return true;
-        break;
-      default:
-        break;
-    }
-    for (const Graph* sg : op.subgraphs) {
-      if (sg && drawsRandomNumbers(*sg)) return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
 void Session::setRandomSeed(uint64_t seed) {
   // PopART: a session with no random behaviour warns and does nothing, prepared or not.
   if (!drawsRandomNumbers(ir_->mainGraph()) && !ir_->options().enableStochasticRounding) {
