@@ -35,6 +35,12 @@ FactoryArgInfo fClipArg() {
   return fArg("clip_norm_settings", "clipNorms", FactoryValue(std::vector<ClipNormSettings>{}),
               "Gradient clipping by global norm, one ClipNormSettings per group of weights.");
 }
+FactoryArgInfo fWeightDecayModeArg() {
+  return fEnumArg("weight_decay_mode", "WeightDecayMode", "Decay", "Decoupled weight decay, or L2 regularization.");
+}
+FactoryArgInfo fDebugContextArg(const char* name) {
+  return fArg("debugContext", "string", FactoryValue(std::string(name)), "Name of the optimizer's debug context.");
+}
 FactoryArgInfo fReductionArg() {
   return fEnumArg("reduction", "ReductionType", "Sum", "How the per-sample losses are reduced to the loss.");
 }
@@ -56,8 +62,7 @@ std::vector<FactoryInfo> buildFactoryList() {
           fEnumArg("accumulatorAndMomentum", "SGDAccumulatorAndMomentum", "Combined",
                    "One tensor for the gradient accumulator and the momentum, or two."),
           fDtypeArg("accumType", "UNDEFINED", accumDoc("gradient accumulator")),
-          fDtypeArg("accl1Type", "UNDEFINED", accumDoc("momentum")),
-          fArg("debugContext", "string", FactoryValue(std::string("sgd")), "Name of the optimizer's debug context.")},
+          fDtypeArg("accl1Type", "UNDEFINED", accumDoc("momentum")), fDebugContextArg("sgd")},
          ""}}});
   v.push_back({"ConstSGD",
                "optimizer",
@@ -72,30 +77,26 @@ std::vector<FactoryInfo> buildFactoryList() {
        "optimizer",
        "Optimizer",
        "Adam, AdamNoBias, AdaMax, Lamb and LambNoBias (by mode).",
-       {{{fValuesArg("Adam"), fEnumArg("mode", "AdamMode", "Adam", "The variant."),
-          fEnumArg("weight_decay_mode", "WeightDecayMode", "Decay", "Decoupled weight decay, or L2 regularization."),
+       {{{fValuesArg("Adam"), fEnumArg("mode", "AdamMode", "Adam", "The variant."), fWeightDecayModeArg(),
           fDtypeArg("accum_type", "UNDEFINED", accumDoc("gradient accumulator")),
           fDtypeArg("accl1_type", "FLOAT", "Data type of the first moment."),
           fDtypeArg("accl2_type", "FLOAT", "Data type of the second moment."), fClipArg(),
           fArg("scaled_optimizer_state", "bool", FactoryValue(false), "Keep the moments scaled by the loss scaling."),
-          fArg("debugContext", "string", FactoryValue(std::string("adam")), "Name of the optimizer's debug context.")},
+          fDebugContextArg("adam")},
          ""}}});
-  v.push_back(
-      {"Adaptive",
-       "optimizer",
-       "Optimizer",
-       "AdaGrad, RMSProp, CenteredRMSProp and AdaDelta (by mode).",
-       {{{fValuesArg("Adaptive"), fEnumArg("mode", "AdaptiveMode", "RMSProp", "The variant."),
-          fEnumArg("weight_decay_mode", "WeightDecayMode", "Decay", "Decoupled weight decay, or L2 regularization."),
-          fDtypeArg("accum_type", "UNDEFINED", accumDoc("gradient accumulator")),
-          fDtypeArg("accl1_type", "FLOAT", "Data type of the squared-gradient average."),
-          fDtypeArg("accl2_type", "FLOAT", "Data type of the second accumulator (CenteredRMSProp, AdaDelta)."),
-          fDtypeArg("accl3_type", "UNDEFINED", accumDoc("momentum")),
-          fArg("rmsprop_tf_variant", "bool", FactoryValue(false),
-               "TensorFlow's RMSProp: epsilon inside the square root, accumulator starting at 1."),
-          fArg("debugContext", "string", FactoryValue(std::string("adaptive")),
-               "Name of the optimizer's debug context.")},
-         ""}}});
+  v.push_back({"Adaptive",
+               "optimizer",
+               "Optimizer",
+               "AdaGrad, RMSProp, CenteredRMSProp and AdaDelta (by mode).",
+               {{{fValuesArg("Adaptive"), fEnumArg("mode", "AdaptiveMode", "RMSProp", "The variant."),
+                  fWeightDecayModeArg(), fDtypeArg("accum_type", "UNDEFINED", accumDoc("gradient accumulator")),
+                  fDtypeArg("accl1_type", "FLOAT", "Data type of the squared-gradient average."),
+                  fDtypeArg("accl2_type", "FLOAT", "Data type of the second accumulator (CenteredRMSProp, AdaDelta)."),
+                  fDtypeArg("accl3_type", "UNDEFINED", accumDoc("momentum")),
+                  fArg("rmsprop_tf_variant", "bool", FactoryValue(false),
+                       "TensorFlow's RMSProp: epsilon inside the square root, accumulator starting at 1."),
+                  fDebugContextArg("adaptive")},
+                 ""}}});
   const auto probs = fArg("probs", "tensor", std::nullopt, "Probabilities [N, ..., C] (or log-probabilities).");
   const auto label = fArg("label", "tensor", std::nullopt, "Class indices [N, ...] (INT32).");
   const auto lossOut = fArg("output", "tensor", std::nullopt, "Id of the loss tensor it adds.");
