@@ -152,6 +152,29 @@ TEST(ReportSchema, EveryKeyOfRealDocumentsIsInTheTableAndBack) {
     EXPECT_TRUE(w.seen.count(f.path)) << "the table report::schema() has " << f.path << ", no document does";
 }
 
+TEST(ReportSchema, NamesThatAreNotUtf8BecomeReplacementCharacters) {
+  // A model's names need not be UTF-8 (found by the model fuzzer): the JSON documents replace
+  // the invalid bytes with U+FFFD instead of failing.
+  auto b = Builder::create();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {2, 3}), "x");
+  const TensorId y = b->aiOnnxOpset11().relu({x}, std::string("relu\xCF"));
+  b->addOutputTensor(y);
+  auto s = InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {y}),
+                                                 DeviceManager::createDeviceManager().createIpuModelDevice());
+  s->prepareDevice();
+  std::map<TensorId, NDArray> ins;
+  ins.emplace(x, NDArray::fromVector(test::randomFloats(6, 3), Shape{2, 3}));
+  auto out = s->initAnchorArrays();
+  StepIO io(arrayRefs(ins), arrayRefs(out));
+  s->run(io);
+  const std::string replaced = "relu\xEF\xBF\xBD";
+  for (const std::string& doc :
+       {s->getGraphReport(), s->getExecutionReport(false, false), s->getReportJson(), s->serializeIr()}) {
+    EXPECT_NO_THROW(json::parse(doc));
+    EXPECT_NE(doc.find(replaced), std::string::npos) << doc.substr(0, 200);
+  }
+}
+
 TEST(ReportSchema, SchemaJsonListsTheTable) {
   const json a = json::parse(report::schemaJson());
   ASSERT_EQ(a.size(), report::schema().size());

@@ -100,7 +100,8 @@ std::string irToJson(const Ir& ir) {
   const std::string& name = ir.model().graph().name();
   const bool builderGraph = name.empty() || name.find("BuilderGraph") != std::string::npos;
   addGraph(doc, builderGraph ? "maingraph" : name, ir.schedule());
-  return doc.dump();
+  // The model's names need not be UTF-8: invalid bytes become U+FFFD.
+  return doc.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace popart

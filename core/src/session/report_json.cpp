@@ -8,7 +8,8 @@ namespace {
 using nlohmann::json;
 
 std::string dump(const json& j, bool cbor) {
-  if (!cbor) return j.dump();
+  // Names come from the model, whose strings need not be UTF-8: invalid bytes become U+FFFD.
+  if (!cbor) return j.dump(-1, ' ', false, json::error_handler_t::replace);
   const std::vector<std::uint8_t> b = json::to_cbor(j);
   return std::string(b.begin(), b.end());
 }
