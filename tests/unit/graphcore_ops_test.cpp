@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "common/training_harness.hpp"
@@ -92,6 +93,20 @@ TEST(GraphcoreOps, BitwiseOpsOfIntegers) {
       {"INT64"});
   Graph1 e;
   expectError([&] { e.gc.bitwiseor({floatInput(e, {2}, "INT32")}); }, {"BitwiseOr", "inputs"});
+}
+
+TEST(GraphcoreOps, ScaleAndScaledAddOfIntegersSaturate) {
+  // An integer result out of the type's range saturates (a plain cast is undefined behaviour; found
+  // by the Builder fuzzer under UBSan).
+  Graph1 g;
+  const std::vector<int64_t> a{3, -3, 1}, b{1, 1, 0};
+  const auto ai = g.input(a, {3}), bi = g.input(b, {3});
+  const auto s = g.gc.scale({ai}, 1e19f), sa = g.gc.scaledadd({ai, bi}, 4e18f, 1.0f);
+  auto out = g.run({s, sa});
+  const int64_t hi = std::numeric_limits<int64_t>::max(), lo = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(out.at(s).toVector<int64_t>(), (std::vector<int64_t>{hi, lo, hi}));
+  EXPECT_EQ(out.at(sa).toVector<int64_t>(),
+            (std::vector<int64_t>{hi, lo, static_cast<int64_t>(static_cast<double>(4e18f))}));
 }
 
 TEST(GraphcoreOps, RoundNearbyIntAndIncrementMod) {
