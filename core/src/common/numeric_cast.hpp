@@ -32,6 +32,17 @@ I saturatingCast(F v) {
   return static_cast<I>(v);
 }
 
+/// `v` as the numeric type T: a floating-point T by a plain conversion, an integer T by
+/// saturatingCast (an out-of-range value or NaN has a defined result).
+template <typename T, typename F>
+T numericCast(F v) {
+  if constexpr (std::is_integral_v<T>) {
+    return saturatingCast<T>(v);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
 // Integer + - * wrap around (two's complement), as in every ONNX runtime: a signed overflow is
 // undefined behaviour in C++, and so is a uint16 product once it is promoted to int. The
 // arithmetic is done in an unsigned type at least as wide as unsigned int. Floating-point

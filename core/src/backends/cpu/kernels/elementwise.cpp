@@ -19,13 +19,6 @@ namespace popart {
 namespace cpu {
 namespace {
 
-/// `v` as T, the result type of a scale: integer types saturate (common/numeric_cast.hpp).
-template <typename T>
-T scaledTo(double v) {
-  if constexpr (std::is_integral_v<T>) return saturatingCast<T>(v);
-  return static_cast<T>(v);
-}
-
 // ---------------------------------------------------------------- unary
 
 // Float unary ops evaluated with Eigen's vectorised array functions for FLOAT.
@@ -410,13 +403,13 @@ KernelFn makeCpuKernel_Where(const Op& op, KernelContext& kc) {
 
 KernelFn makeCpuKernel_GcScale(const Op& op, KernelContext& kc) {
   const double scale = op.attrs.getFloat("scale");
-  return numericUnary(op, kc, [scale](auto x) { return scaledTo<decltype(x)>(x * scale); });
+  return numericUnary(op, kc, [scale](auto x) { return numericCast<decltype(x)>(x * scale); });
 }
 
 KernelFn makeCpuKernel_GcScaledAdd(const Op& op, KernelContext& kc) {
   const double s0 = op.attrs.getFloat("scale0", 1.0f), s1 = op.attrs.getFloat("scale1", 1.0f);
   if (!op.hasInput(2) && !op.hasInput(3))
-    return arith(op, kc, [s0, s1](auto a, auto b) { return scaledTo<decltype(a)>(s0 * a + s1 * b); });
+    return arith(op, kc, [s0, s1](auto a, auto b) { return numericCast<decltype(a)>(s0 * a + s1 * b); });
   // PopART's 4-input form: a scale given as a (one-element) tensor replaces that attribute; it is
   // read on every run.
   const int in2 = op.hasInput(2) ? kc.in(2) : -1, in3 = op.hasInput(3) ? kc.in(3) : -1;
@@ -433,7 +426,7 @@ KernelFn makeCpuKernel_GcScaledAdd(const Op& op, KernelContext& kc) {
         for (int64_t j = 0; j < len; ++j) {
           const double v = k0 * static_cast<double>(static_cast<C>(ap[off[0] + j * st[0]])) +
                            k1 * static_cast<double>(static_cast<C>(bp[off[1] + j * st[1]]));
-          zp[oo + j] = static_cast<T>(scaledTo<C>(v));
+          zp[oo + j] = static_cast<T>(numericCast<C>(v));
         }
       });
     };

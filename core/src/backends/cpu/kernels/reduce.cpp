@@ -142,8 +142,7 @@ T reduceFinish(Red red, Acc a, int64_t count, double mx) {
       break;
   }
   // An integer result of log(0), a mean of nothing (NaN) or an out-of-range value saturates.
-  if constexpr (std::is_integral_v<CT>) return static_cast<T>(saturatingCast<CT>(r));
-  return static_cast<T>(static_cast<CT>(r));
+  return static_cast<T>(numericCast<CT>(r));
 }
 
 KernelFn reduceKernel(const Op& op, KernelContext& kc, Red red) {
