@@ -269,6 +269,20 @@ val settingsStructListJs() {
   });
 }
 
+/// [{field, fieldStruct}] a settings call sets (the core's bindSettingsArguments): options.mjs's
+/// settings classes bind their arguments with it.
+val bindSettingsArgumentsJs(const std::string& name, int positional, val keywords) {
+  return guarded([&] {
+    return jsArrayOf(bindSettingsArguments(name, static_cast<size_t>(std::max(positional, 0)), toStrings(keywords)),
+                     [](const SettingsArgument& a) {
+                       val e = val::object();
+                       e.set("field", a.field);
+                       e.set("fieldStruct", a.fieldStruct);
+                       return e;
+                     });
+  });
+}
+
 /// The names of report::MemoryCategory, in its order.
 val memoryCategories() {
   val a = val::array();
@@ -1139,6 +1153,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("sessionOptionsDefaults", &w::sessionOptionsDefaults);
   function("sessionOptionsList", &w::sessionOptionsList);
   function("settingsStructList", &w::settingsStructListJs);
+  function("bindSettingsArguments", &w::bindSettingsArgumentsJs);
   function("enums", &w::enumsJs);
   function("reservedPrefixes", &w::reservedPrefixesJs);
   function("versionInfo", &w::versionInfoJs);

@@ -177,35 +177,32 @@ def _struct_name(prefix):
 
 class _Struct:
     """A settings value (popart.ExecutionPhaseSettings(...), popart.TensorLocationSettings(...)):
-    its fields, their order (PopART's constructor order), its positional forms and its defaults are
-    the core's (settingsStructList; defaults from the option table). Assign it to the
-    SessionOptions field of that kind."""
+    its fields, their order (PopART's constructor order) and its defaults are the core's
+    (settingsStructList; defaults from the option table), and the core binds each call's
+    arguments to fields (bindSettingsArguments: positional forms, keyword aliases). Assign it to
+    the SessionOptions field of that kind."""
 
     _info = None
 
     def __init__(self, *args, **kwargs):
         info = self._info
-        forms = [f for f in info["forms"] if len(f) >= len(args)]
-        if not forms:
-            raise TypeError("%s takes at most %d positional arguments (%s), got %d" %
-                            (info["name"], len(info["fields"]), ", ".join(info["fields"]), len(args)))
         p = info["paths"][0] + "."
         for k, struct in zip(info["fields"], info["fieldStructs"]):
             object.__setattr__(self, k, _STRUCTS[struct]() if struct else _to_python(p + k, _TABLE[p + k][2]))
-        for k, v in list(zip(forms[0], args)) + list(kwargs.items()):
-            setattr(self, info["keywordAliases"].get(k, k), v)
+        for (field, _), v in zip(_popart._bindSettingsArguments(info["name"], len(args), []), args):
+            setattr(self, field, v)
+        for k, v in kwargs.items():
+            setattr(self, k, v)
 
     @classmethod
     def _fields(cls):
         return list(cls._info["fields"])
 
     def __setattr__(self, k, v):
-        if k not in self._info["fields"]:
-            raise AttributeError("%s has no field '%s' (fields: %s)" % (type(self).__name__, k, ", ".join(self._fields())))
-        struct = self._info["fieldStructs"][self._info["fields"].index(k)]
+        ((field, struct),) = _popart._bindSettingsArguments(self._info["name"], 0, [k])
         if struct and not hasattr(v, "_asdict") and not isinstance(v, dict):
             v = _STRUCTS[struct](v)  # TensorLocationSettings(TensorStorage.OffChip): its location's storage
-        object.__setattr__(self, k, v)
+        object.__setattr__(self, field, v)
 
     def _asdict(self):
         return {k: (v._asdict() if hasattr(v, "_asdict") else v) for k in self._fields() for v in [getattr(self, k)]}

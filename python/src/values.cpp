@@ -165,6 +165,20 @@ void bindValues(py::module_& m) {
                         "fieldStructs"_a = s.fieldStructs, "forms"_a = s.forms, "keywordAliases"_a = s.keywordAliases));
     return l;
   });
+  // The fields a settings call sets (the core's rule); too many positional values is a TypeError,
+  // an unknown keyword an AttributeError.
+  m.def("_bindSettingsArguments",
+        [](const std::string& name, size_t positional, const std::vector<std::string>& keywords) {
+          py::list l;
+          try {
+            for (const auto& a : bindSettingsArguments(name, positional, keywords))
+              l.append(py::make_tuple(a.field, a.fieldStruct));
+          } catch (const error& e) {
+            if (keywords.empty()) throw py::type_error(e.what());
+            throw py::attribute_error(e.what());
+          }
+          return l;
+        });
   m.def("_optimizerParams", [] {
     py::list l;
     for (const auto& p : optimizerParamList())

@@ -122,7 +122,8 @@ test("settings classes from the core's list: PopART's forms, defaults from the o
                    new TensorLocationSettings(new TensorLocation('OffChip'), 3));
   assert.deepEqual(TensorLocation.fields(), ['storage', 'loadTileSet', 'storageTileSet', 'replicatedTensorSharding']);
   assert.throws(() => new TensorLocation({ where: 1 }), /TensorLocation has no field 'where'/);
-  assert.throws(() => new popart.ExecutionPhaseSettings(...Array(9).fill(1)), /at most 7 arguments/);
+  assert.throws(() => new popart.ExecutionPhaseSettings(...Array(9).fill(1)),
+                /ExecutionPhaseSettings takes at most 7 positional arguments \(phases, stages, .*\), got 9/);
   const eps = new popart.ExecutionPhaseSettings(2, 1);
   assert.deepEqual([eps.phases, eps.stages, eps.weightIOSchedule], [2, 1, 'Preload']);
   const als = new popart.AutomaticLossScalingSettings(true, ['t'], 0.5);

@@ -295,6 +295,9 @@ def test_tensor_location_settings_as_popart(popart):
     assert opts.accumulatorTensorLocationSettings == popart.TensorLocationSettings()
     with pytest.raises(AttributeError, match="TensorLocation has no field 'where'"):
         popart.TensorLocation().where = 1
+    with pytest.raises(TypeError, match=r"ExecutionPhaseSettings takes at most 7 positional arguments \(phases, "
+                                        r"stages, .*\), got 9"):
+        popart.ExecutionPhaseSettings(*[1] * 9)
     # PopART's keyword form TensorLocationSettings(storage=...): the core's keyword alias.
     k = popart.TensorLocationSettings(storage=popart.TensorStorage.OffChip, minElementsForOffChip=3)
     assert k == popart.TensorLocationSettings(popart.TensorLocation(popart.TensorStorage.OffChip), 3)

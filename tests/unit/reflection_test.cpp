@@ -191,6 +191,30 @@ TEST(Reflection, SettingsStructsFromTheOptionTable) {
   EXPECT_EQ(byName["ExecutionPhaseSettings"].fields.at(0), "phases");
 }
 
+TEST(Reflection, SettingsCallsBindToFields) {
+  auto fields = [](const std::vector<SettingsArgument>& args) {
+    std::vector<std::string> v;
+    for (const auto& a : args) v.push_back(a.field + (a.fieldStruct.empty() ? "" : ":" + a.fieldStruct));
+    return v;
+  };
+  // TensorLocation's three positional forms: one or two values are (storage[, sharding]).
+  EXPECT_EQ(fields(bindSettingsArguments("TensorLocation", 1, {})), (std::vector<std::string>{"storage"}));
+  EXPECT_EQ(fields(bindSettingsArguments("TensorLocation", 2, {})),
+            (std::vector<std::string>{"storage", "replicatedTensorSharding"}));
+  EXPECT_EQ(fields(bindSettingsArguments("TensorLocation", 3, {}))[2], "storageTileSet");
+  // A struct field reports its class; the alias `storage` sets the location.
+  EXPECT_EQ(fields(bindSettingsArguments("TensorLocationSettings", 2, {"storage"})),
+            (std::vector<std::string>{"location:TensorLocation", "minElementsForOffChip", "location:TensorLocation"}));
+  EXPECT_EQ(fields(bindSettingsArguments("ExecutionPhaseSettings", 0, {"stages"})),
+            (std::vector<std::string>{"stages"}));
+  expectError([] { bindSettingsArguments("TensorLocationSettings", 4, {}); },
+              {"TensorLocationSettings takes at most 3 positional arguments (location, minElementsForOffChip, "
+               "minElementsForReplicatedTensorSharding), got 4"});
+  expectError([] { bindSettingsArguments("TensorLocation", 0, {"tiles"}); },
+              {"TensorLocation has no field 'tiles' (fields: storage, loadTileSet"});
+  expectError([] { bindSettingsArguments("Nope", 0, {}); }, {"'Nope' is not a settings class"});
+}
+
 }  // namespace
 }  // namespace popart
 

@@ -185,37 +185,32 @@ export function makeOptions({ M }) {
     static list() { return sessionOptionsList; }
   }
   /// PopART's settings classes (TensorLocationSettings, TensorLocation, ExecutionPhaseSettings, ...)
-  /// from the core's list (M.settingsStructList(): fields in PopART's constructor order, positional
-  /// forms, keyword aliases), with the option table's defaults: `new popart.TensorLocationSettings(
+  /// from the core's list (M.settingsStructList(): fields in PopART's constructor order), with the
+  /// option table's defaults; the core binds each call's arguments to fields
+  /// (M.bindSettingsArguments: positional forms, keyword aliases): `new popart.TensorLocationSettings(
   /// popart.TensorStorage.OffChip, 0)` or one object of fields. An instance is a plain set of
   /// fields, so it goes wherever the nested object does (`opts.weightTensorLocationSettings = ...`).
   const settingsClasses = {};
   const defaultsAt = (path) => path.split('.').reduce((o, k) => o[k], sessionOptionsDefaults);
   for (const info of M.settingsStructList()) {
-    const fieldStruct = Object.fromEntries(info.fields.map((f, i) => [f, info.fieldStructs[i]]));
-    const set = (self, k, v) => {
-      const field = info.keywordAliases[k] ?? k;
-      if (!(field in fieldStruct))
-        throw new Error(`${info.name} has no field '${k}' (fields: ${info.fields.join(', ')})`);
-      const struct = fieldStruct[field];
+    const assign = (self, { field, fieldStruct }, v) => {
       // A settings field given one value: that struct's one-argument form (a storage for a location).
-      self[field] = struct && (v === null || typeof v !== 'object') ? new settingsClasses[struct](v) : v;
+      self[field] = fieldStruct && (v === null || typeof v !== 'object') ? new settingsClasses[fieldStruct](v) : v;
     };
+    const set = (self, k, v) => assign(self, M.bindSettingsArguments(info.name, 0, [k])[0], v);
     const cls = { [info.name]: class {
       constructor(...args) {
         const defaults = defaultsAt(info.paths[0]);
-        for (const f of info.fields)
-          this[f] = fieldStruct[f] ? new settingsClasses[fieldStruct[f]]() : structuredClone(defaults[f]);
+        info.fields.forEach((f, i) => {
+          this[f] = info.fieldStructs[i] ? new settingsClasses[info.fieldStructs[i]]() : structuredClone(defaults[f]);
+        });
         if (args.length === 1 && isKeywords(args[0])) {
           for (const [k, v] of Object.entries(args[0])) set(this, k, v);
           return;
         }
-        const form = info.forms.find((f) => f.length >= args.length);
-        if (!form) {
-          throw new Error(`${info.name} takes at most ${info.fields.length} arguments (${info.fields.join(', ')}), ` +
-                          `got ${args.length}`);
-        }
-        args.forEach((v, i) => { if (v !== undefined) set(this, form[i], v); });
+        M.bindSettingsArguments(info.name, args.length, []).forEach((a, i) => {
+          if (args[i] !== undefined) assign(this, a, args[i]);
+        });
       }
       /// The fields in PopART's constructor order.
       static fields() { return info.fields; }

@@ -147,6 +147,25 @@ struct SettingsStructInfo {
 /// Every settings struct, from SessionOptions::list()'s nested names.
 const std::vector<SettingsStructInfo>& settingsStructList();
 
+/// A field one argument of a settings call sets: its name, and its settings class when the field
+/// is itself a settings struct ("" otherwise); a binding given a plain value (not a settings
+/// object or a dict of fields) for such a field passes it to that class's one-argument form.
+struct SettingsArgument {
+  std::string field;
+  std::string fieldStruct;
+};
+
+/// Matches a call of settings class `name` (`positional` values, then `keywords` by name) to its
+/// fields: the positional values take the first form with at least that many names, a keyword
+/// its field (or the field of its alias: TensorLocationSettings(storage=...) sets `location`).
+/// The result has one entry per argument, positional first. A setter (`settings.field = v`) is a
+/// call with one keyword. Throws popart::error for an unknown class, more positional values than
+/// any form takes ("TensorLocation takes at most 3 positional arguments (storage, loadTileSet,
+/// storageTileSet, ...), got 4") and an unknown keyword ("TensorLocation has no field 'x'
+/// (fields: ...)"); Python raises them as TypeError and AttributeError.
+std::vector<SettingsArgument> bindSettingsArguments(const std::string& name, std::size_t positional,
+                                                    const std::vector<std::string>& keywords);
+
 /// A hyper-parameter key of an optimizer's map constructor ("defaultLearningRate", ...), with
 /// its default value and whether that default is const.
 struct OptimizerParamInfo {

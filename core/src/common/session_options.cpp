@@ -618,4 +618,35 @@ const std::vector<SettingsStructInfo>& settingsStructList() {
   return list;
 }
 
+std::vector<SettingsArgument> bindSettingsArguments(const std::string& name, std::size_t positional,
+                                                    const std::vector<std::string>& keywords) {
+  const auto& list = settingsStructList();
+  auto info = std::find_if(list.begin(), list.end(), [&](const SettingsStructInfo& s) { return s.name == name; });
+  if (info == list.end()) throw error("'{}' is not a settings class of SessionOptions", name);
+  auto argument = [&](const std::string& field) {
+    const size_t i =
+        static_cast<size_t>(std::find(info->fields.begin(), info->fields.end(), field) - info->fields.begin());
+    return SettingsArgument{field, info->fieldStructs.at(i)};
+  };
+  std::string fields;
+  for (const auto& f : info->fields) fields += (fields.empty() ? "" : ", ") + f;
+  std::vector<SettingsArgument> out;
+  if (positional > 0) {
+    auto form = std::find_if(info->forms.begin(), info->forms.end(),
+                             [&](const std::vector<std::string>& f) { return f.size() >= positional; });
+    if (form == info->forms.end())
+      throw error("{} takes at most {} positional arguments ({}), got {}", name, info->fields.size(), fields,
+                  positional);
+    for (size_t i = 0; i < positional; ++i) out.push_back(argument((*form)[i]));
+  }
+  for (const auto& k : keywords) {
+    auto alias = info->keywordAliases.find(k);
+    const std::string field = alias == info->keywordAliases.end() ? k : alias->second;
+    if (std::find(info->fields.begin(), info->fields.end(), field) == info->fields.end())
+      throw error("{} has no field '{}' (fields: {})", name, k, fields);
+    out.push_back(argument(field));
+  }
+  return out;
+}
+
 }  // namespace popart
