@@ -62,3 +62,22 @@ test('saveInitializersExternally: bytes, the Node file, errors', () => {
   gt.dispose();
   b.dispose();
 });
+
+test('the wasm build reads no files: external data and dotChecks say so', () => {
+  const { b, w } = weightModel();
+  const file = path.join(TMP, 'gt_read_weights.bin');
+  b.saveInitializersExternally([w], file);
+  const out = b.getOutputTensorIds()[0];
+  expectError(() => new popart.InferenceSession({ fnModel: b.getModelProto(), dataFlow: new popart.DataFlow(1, [out]),
+                                                  deviceInfo: cpu(popart) }),
+              [`tensor '${w}' stores its data in the external file`, 'the WebAssembly build cannot read',
+               'save_as_external_data=False']);
+  fs.unlinkSync(file);
+  b.dispose();
+  const m = weightModel();
+  const o = new popart.SessionOptions({ dotChecks: ['Final'] });
+  expectError(() => new popart.InferenceSession({ fnModel: m.b.getModelProto(), userOptions: o, deviceInfo: cpu(popart),
+                                                  dataFlow: new popart.DataFlow(1, [m.y]) }),
+              ["dotChecks (or POPART_DOT_CHECKS) asks for the .dot file of check 'Final'", 'leave dotChecks empty here']);
+  m.b.dispose();
+});

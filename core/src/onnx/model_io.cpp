@@ -229,6 +229,13 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
     // Absolute as is; relative to the model's directory, or (a model given as bytes, as PopART
     // does) to the working directory.
     const std::string path = externalDataPath(location, baseDir);
+#if defined(__EMSCRIPTEN__)
+    throw error(
+        "tensor '{}' stores its data in the external file {}, which the WebAssembly build cannot read (it "
+        "has no file system): give the model with its initializers inside it (ONNX's "
+        "onnx.save_model(model, path, save_as_external_data=False))",
+        tp.name(), path);
+#endif
     std::ifstream f(path, std::ios::binary);
     if (!f)
       throw error("tensor '{}' stores its data in the external file {}, but it doesn't exist or is not accessible{}",

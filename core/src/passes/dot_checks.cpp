@@ -202,6 +202,12 @@ std::set<std::string> dotChecks(const Ir& ir) {
 void dotCheckpoint(const Ir& ir, const std::string& check) {
   const std::set<std::string> checks = dotChecks(ir);
   if (!checks.count("ALL") && !checks.count(asciiUpper(check))) return;
+#if defined(__EMSCRIPTEN__)
+  throw error(
+      "dotChecks (or POPART_DOT_CHECKS) asks for the .dot file of check '{}', which the WebAssembly build "
+      "cannot write (it has no file system): leave dotChecks empty here",
+      check);
+#endif
   DotWriter(ir, check).write();
 }
 
