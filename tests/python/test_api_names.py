@@ -18,6 +18,7 @@ POPART_PREFIXES = {
     "reservedAccl1Prefix": "Accl1___",
     "reservedAccl3Prefix": "Accl3___",
     "reservedAcclToReducePrefix": "AcclIntoReduce___",
+    "reservedAcclToAccumulatorPrefix": "AcclIntoAccumulator___",
     "reservedStashedPrefix": "Stashed___",
     "reservedRestoredPrefix": "Restored___",
     "reservedLossScalingPrefix": "lossScaling_",

@@ -43,6 +43,7 @@ using any = std::any;
   X(reservedAccl2Prefix, "Accl2___")                                                        \
   X(reservedAccl3Prefix, "Accl3___")                                                        \
   X(reservedStepPrefix, "Step___")                                                          \
+  X(reservedAcclToAccumulatorPrefix, "AcclIntoAccumulator___")                              \
   X(reservedAcclToReducePrefix, "AcclIntoReduce___")                                        \
   X(reservedAcclToUpdatePrefix, "AcclIntoUpdate___")                                        \
   X(reservedAcclFinalOutPrefix, "AcclOutOfAcclUpdate___")                                   \
