@@ -11,21 +11,17 @@ import sys
 TYPES = {"i": "int", "f": "float", "s": "str", "ints": "List[int]", "floats": "List[float]",
          "strings": "List[str]", "dtype": "str", "t": "np.ndarray", "g": "Builder"}
 OPT_TYPES = {"bool": "bool", "int": "int", "float": "float", "string": "str", "ints": "List[int]",
-             "floats": "List[float]", "strings": "List[str]", "map": "Dict[str, str]"}
+             "floats": "List[float]", "strings": "List[str]", "map": "Dict[str, str]",
+             "callback": "Optional[Callable[[int, int], None]]"}
 GC_TYPES = {"float": "float", "int": "int", "ints": "List[int]", "bool": "bool", "floats": "List[float]",
             "string": "str", "strings": "List[str]", "graph": "Builder", "dtype": "Union[DataType, str, int]",
             "intss": "List[List[int]]"}
 
+# The exception classes come from the core's list (_popart._errorClasses()); these are their methods.
+EXCEPTION_METHODS = {"OutOfMemoryException": ["def getSummaryReport(self) -> str: ...",
+                                              "def getProfilePath(self) -> str: ..."]}
+
 CLASSES = '''
-class popart_exception(RuntimeError): ...
-class popart_internal_exception(popart_exception): ...
-class popart_runtime_error(popart_exception): ...
-class OutOfMemoryException(popart_exception):
-    def getSummaryReport(self) -> str: ...
-    def getProfilePath(self) -> str: ...
-class poplar_exception(RuntimeError): ...
-class poplar_runtime_error(poplar_exception): ...
-error = popart_exception
 
 class TensorInfo:
     @overload
@@ -591,6 +587,11 @@ def main():
            "import enum", "import os",
            "from typing import Any, Callable, ContextManager, Dict, List, Optional, Sequence, Tuple, Union, overload",
            "", "import numpy as np", ""]
+    for name, base, doc in _popart._errorClasses():
+        out.append("class %s(%s):" % (name, base or "RuntimeError"))
+        out.append('    """%s"""' % doc.replace('"""', "'''"))
+        out += ["    " + m for m in EXCEPTION_METHODS.get(name, [])]
+    out += ["error = popart_exception", ""]
     for name, e in ENUMS.items():
         out.append("class %s(enum.IntEnum):" % name)
         out.append('    """%s"""' % (e.__doc__ or name).replace('"""', "'''"))

@@ -57,7 +57,7 @@ export function generatedBlocks(popart) {
   const type = (o) => ({
     bool: 'boolean', int: 'number', float: 'number', string: 'string', ints: 'number[]', floats: 'number[]',
     strings: 'string[]', map: 'Record<string, string>', intmap: 'Record<string, number>', enum: o.enumName,
-    enums: `${o.enumName}[]`,
+    enums: `${o.enumName}[]`, callback: '((progress: number, total: number) => void) | false',
   })[o.type];
   const doc = (o, indent) => `${indent}/** ${o.doc} Default: ${JSON.stringify(o.default)}. */\n`;
   // Nested settings (weightTensorLocationSettings.location.storage) as nested object types.
@@ -131,7 +131,16 @@ export function generatedBlocks(popart) {
            `  ${st.name}: {\n${forms.join('\n')}\n    new (fields: { ${keywords.join('; ')} }): SettingsValue;\n` +
            '    fields(): string[];\n  };';
   }).join('\n');
-  return { 'enum types': types, 'SessionOptions fields': options, 'enum objects': members, 'settings classes': settings,
+  // The exception classes (made from the core's errorClasses()): the API's Error subclasses.
+  const errorClasses = Object.entries(popart).filter(([, v]) => typeof v === 'function' && v.prototype instanceof Error);
+  const exceptions = errorClasses.map(([name, C]) => {
+    const base = Object.getPrototypeOf(C) === Error ? '' : Object.getPrototypeOf(C).name;
+    const doc = C.doc;
+    const instance = name === 'OutOfMemoryException' ? 'OutOfMemoryError' : 'Error';
+    return `  /** ${doc}${base ? ` A subclass of ${base}.` : ''} */\n` +
+           `  ${name}: { new (message?: string): ${instance}; prototype: ${instance}; readonly doc: string };`;
+  }).join('\n');
+  return { 'exception classes': exceptions, 'enum types': types, 'SessionOptions fields': options, 'enum objects': members, 'settings classes': settings,
            'aiGraphcore methods': methods, 'memory categories': categories, 'optimizer and loss constructors': factories,
            'report types': reportTypes(popart.reportSchema()) };
 }

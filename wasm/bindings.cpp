@@ -186,6 +186,11 @@ void setOptionsFrom(SessionOptions& o, const val& obj, const std::string& prefix
     if (isUndef(v)) continue;
     const std::string name = prefix + k;
     if (const OptionInfo* info = findOption(name)) {
+      if (info->type == "callback" && typeOf(v) == "function") {
+        // compilationProgressLogger: the JS layer wrapped it so that it never throws into C++.
+        o.setCallback(name, [v](int progress, int total) { v(progress, total); });
+        continue;
+      }
       // A JS SessionOptions holds every field: only those that differ from the default are set
       // (a deprecated alias left alone neither warns nor overwrites what its new name was given).
       OptionValue value = optionValueFrom(v, info->type, "SessionOptions." + name);
@@ -312,6 +317,19 @@ val reservedPrefixesJs() {
   val o = val::object();
   for (const auto& [name, value] : reservedPrefixList()) o.set(name, value);
   return o;
+}
+
+/// [{name, base, doc}, ...]: the exception classes (popart::errorClasses()), bases first.
+val errorClassesJs() {
+  val a = val::array();
+  for (const auto& c : errorClasses()) {
+    val o = val::object();
+    o.set("name", std::string(c.name));
+    o.set("base", std::string(c.base));
+    o.set("doc", std::string(c.doc));
+    a.call<void>("push", o);
+  }
+  return a;
 }
 
 /// {versionString, versionNumber: [major, minor, point], packageHash, defaultAiOnnxOpset,
@@ -1156,6 +1174,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("bindSettingsArguments", &w::bindSettingsArgumentsJs);
   function("enums", &w::enumsJs);
   function("reservedPrefixes", &w::reservedPrefixesJs);
+  function("errorClasses", &w::errorClassesJs);
   function("versionInfo", &w::versionInfoJs);
   function("getSupportedOperations", &w::supportedOperationsJs);
   function("getSupportedOperationsDefinition", &w::supportedOperationsDefinitionJs);

@@ -235,11 +235,10 @@ class BuilderJs {
   /// Sets the placement annotation `set` (virtualGraph, pipelineStage, executionPhase; `what`
   /// names it in errors) to `v` on the nodes of the outputs `outs`.
   void annotate(const val& outs, const val& v, const std::string& what,
-                void (Builder::*set)(const TensorId&, int64_t)) {
+                void (Builder::*set)(const std::set<TensorId>&, int64_t)) {
     guarded([&] {
       const auto o = toStrings(outs);
-      const int64_t value = toInt(v, what + " value");
-      for (const TensorId& id : std::set<TensorId>(o.begin(), o.end())) (b_->*set)(id, value);
+      (b_->*set)(std::set<TensorId>(o.begin(), o.end()), toInt(v, what + " value"));
     });
   }
   void virtualGraph(const val& outs, const val& v) { annotate(outs, v, "virtualGraph", &Builder::virtualGraph); }
@@ -257,17 +256,29 @@ class BuilderJs {
   val checkpointOutput(const val& ids) {
     return guarded([&] { return jsStrings(b_->checkpointOutput(toStrings(ids))); });
   }
-  /// The node's virtual graph / pipeline stage (`id` a string), or the current scope's (undefined).
-  double getVirtualGraph(const val& id) {
+  /// The node's virtual graph / execution phase (`ids` a string, or an array of the node's
+  /// outputs), or the current scope's (undefined).
+  /// `scoped()` when `ids` is undefined, else `ofNode` of the node making `ids` (an id or an
+  /// array of the node's outputs).
+  template <typename Scoped, typename OfNode>
+  double placement(const val& ids, Scoped scoped, OfNode ofNode) {
     return guarded([&] {
-      return static_cast<double>(id.isUndefined() ? b_->getVirtualGraph() : b_->getVirtualGraph(id.as<std::string>()));
+      if (ids.isUndefined()) return static_cast<double>(scoped());
+      const auto o = ids.isString() ? std::vector<std::string>{ids.as<std::string>()} : toStrings(ids);
+      return static_cast<double>(ofNode(std::set<TensorId>(o.begin(), o.end())));
     });
   }
-  double getPipelineStage(const val& id) {
-    return guarded([&] {
-      return static_cast<double>(id.isUndefined() ? b_->getPipelineStage()
-                                                  : b_->getPipelineStage(id.as<std::string>()));
-    });
+  double getVirtualGraph(const val& ids) {
+    return placement(
+        ids, [&] { return b_->getVirtualGraph(); }, [&](const auto& o) { return b_->getVirtualGraph(o); });
+  }
+  double getPipelineStage(const val& ids) {
+    return placement(
+        ids, [&] { return b_->getPipelineStage(); }, [&](const auto& o) { return b_->getPipelineStage(o); });
+  }
+  double getExecutionPhase(const val& ids) {
+    return placement(
+        ids, [&] { return b_->getExecutionPhase(); }, [&](const auto& o) { return b_->getExecutionPhase(o); });
   }
   bool hasVirtualGraph() { return b_->hasVirtualGraph(); }
   bool hasPipelineStage() { return b_->hasPipelineStage(); }
@@ -347,6 +358,17 @@ class GraphTransformerJs {
       return u8Copy(s.data(), s.size());
     });
   }
+  val externalDataLocations() {
+    return guarded([&] { return jsStrings(g_.externalDataLocations()); });
+  }
+  /// `files`: {location: Uint8Array} of the external data files (read by the JS layer).
+  void inlineExternalData(const val& files) {
+    guarded([&] {
+      std::map<std::string, std::string> m;
+      for (const auto& k : toStrings(val::global("Object").call<val>("keys", files))) m[k] = bytesFrom(files[k]);
+      g_.inlineExternalData(m);
+    });
+  }
 
  private:
   explicit GraphTransformerJs(const std::string& bytes) : g_(bytes) {}
@@ -398,6 +420,7 @@ EMSCRIPTEN_BINDINGS(popart_builder) {
       .function("recomputeOutputInBackwardPass", &BuilderJs::recomputeOutputInBackwardPass)
       .function("checkpointOutput", &BuilderJs::checkpointOutput)
       .function("getVirtualGraph", &BuilderJs::getVirtualGraph)
+      .function("getExecutionPhase", &BuilderJs::getExecutionPhase)
       .function("getPipelineStage", &BuilderJs::getPipelineStage)
       .function("hasVirtualGraph", &BuilderJs::hasVirtualGraph)
       .function("hasPipelineStage", &BuilderJs::hasPipelineStage)
@@ -413,5 +436,7 @@ EMSCRIPTEN_BINDINGS(popart_builder) {
       .function("getModelProto", &GraphTransformerJs::getModelProto)
       .function("transform", &GraphTransformerJs::transform)
       .function("convertInitializersToConstants", &GraphTransformerJs::convertInitializersToConstants)
-      .function("saveInitializersExternallyToBytes", &GraphTransformerJs::saveInitializersExternallyToBytes);
+      .function("saveInitializersExternallyToBytes", &GraphTransformerJs::saveInitializersExternallyToBytes)
+      .function("externalDataLocations", &GraphTransformerJs::externalDataLocations)
+      .function("inlineExternalData", &GraphTransformerJs::inlineExternalData);
 }

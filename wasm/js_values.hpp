@@ -29,6 +29,7 @@ using emscripten::val;
 /// errors are reported through this slot instead.
 struct LastError {
   std::string message;
+  std::string errorClass;     ///< the exception's class in popart::errorClasses()
   std::string summaryReport;  ///< OutOfMemoryException::getSummaryReport()
   std::string profilePath;    ///< OutOfMemoryException::getProfilePath()
   bool outOfMemory = false;
@@ -48,17 +49,21 @@ inline auto guarded(F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const std::bad_alloc&) {
+    lastError().errorClass = "OutOfMemoryException";
     lastError().message =
         format("out of memory: the WebAssembly module could not allocate more memory (heap {} bytes; memory limit {})",
                emscripten_get_heap_size(), describeMemoryLimit());
   } catch (const OutOfMemoryException& e) {
+    lastError().errorClass = errorClassOf(e);
     lastError().message = e.what();
     lastError().summaryReport = e.getSummaryReport();
     lastError().profilePath = e.getProfilePath();
     lastError().outOfMemory = true;
   } catch (const std::exception& e) {
+    lastError().errorClass = errorClassOf(e);
     lastError().message = e.what();
   } catch (...) {
+    lastError().errorClass = "popart_exception";
     lastError().message = "unknown C++ exception";
   }
   hasError() = true;
@@ -69,12 +74,14 @@ inline auto guarded(F&& f) -> decltype(f()) {
   }
 }
 
-/// null, or {message, summaryReport?, profilePath?}: the JS layer throws an Error with these fields.
+/// null, or {message, errorClass, summaryReport?, profilePath?}: the JS layer throws an instance of
+/// the class `errorClass` (popart.popart_exception, ...) with these fields.
 inline val takeError() {
   if (!hasError()) return val::null();
   hasError() = false;
   val e = val::object();
   e.set("message", lastError().message);
+  e.set("errorClass", lastError().errorClass);
   if (lastError().outOfMemory) {
     e.set("summaryReport", lastError().summaryReport);
     e.set("profilePath", lastError().profilePath);

@@ -9,8 +9,8 @@ from ._popart import (  # noqa: F401
     Adam, Adaptive, AnchorReturnType, ClipNormSettings, ConstSGD, DataFlow, DeviceInfo, DeviceManager,
     GraphTransformer, IdentityLoss, InputShapeInfo, IStepIO, L1Loss, Logger, Loss, NllLoss, Optimizer, OptimizerValue,
     OptimizerValueMap, OutOfMemoryException, Patterns, PyStepIO, PyStepIOCallback, PyWeightsIO, SGD, TensorInfo,
-    getLogger, getMemoryLimit, getNumThreads, ipuTarget, ipuTargetList, popart_exception, popart_internal_exception, popart_runtime_error,
-    poplar_exception, poplar_runtime_error, setMemoryLimit, setNumThreads, defaultAiOnnxOpset, defaultAiOnnxMlOpset,
+    getLogger, getMemoryLimit, getNumThreads, ipuTarget, ipuTargetList, popart_exception,
+    setMemoryLimit, setNumThreads, defaultAiOnnxOpset, defaultAiOnnxMlOpset,
     defaultAiGraphcoreOpset, versionString, versionNumber, packageHash, OperatorIdentifier, getSupportedOperations,
     getSupportedOperationsDefinition, getUnsupportedOperations, OpDefinition, CommGroup, ReplicaGrouping,
     VariableSettings, InputSettings, initializePoplarDebugInfo, closePoplarDebugInfo, DebugContext, DebugInfo)
@@ -22,6 +22,8 @@ globals().update(_ENUMS)  # ReductionType, VirtualGraphMode, PatternsLevel, Devi
 globals().update({c.__name__: c for c in _OPSET_CLASSES.values()})  # AiOnnxOpset6, ..., AiOnnxOpset17
 # TensorLocationSettings, TensorLocation, ExecutionPhaseSettings, BatchSerializationSettings, ...
 globals().update(_STRUCTS)
+# popart_exception, popart_internal_exception, poplar_exception, ...: the core's list (popart/error.hpp).
+globals().update({_n: getattr(_popart, _n) for _n, _b, _d in _popart._errorClasses()})
 # reservedGradientPrefix(), reservedRestoredPrefix(), ...: the core's list (popart/names.hpp).
 globals().update({_n: getattr(_popart, _n) for _n, _v in _popart._reservedPrefixList()})
 

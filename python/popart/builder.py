@@ -441,10 +441,16 @@ class Builder:
         return self._scoped("__schedule_priority", value)
 
     def getVirtualGraph(self, nodeOutputName=None):
-        """The virtual graph of the node making `nodeOutputName`; without it, the current scope's."""
+        """The virtual graph of the node making `nodeOutputName` (an id or a set of its outputs); without it, the current scope's."""
         if nodeOutputName is None:
             return self._impl.getVirtualGraph()
         return self._impl.getVirtualGraph(nodeOutputName)
+
+    def getExecutionPhase(self, nodeOutputNames=None):
+        """The execution phase of the node making `nodeOutputNames` (an id or a set); without it, the current scope's."""
+        if nodeOutputNames is None:
+            return self._impl.getExecutionPhase()
+        return self._impl.getExecutionPhase(nodeOutputNames)
 
     def getPipelineStage(self, nodeOutputName=None):
         """The pipeline stage of the node making `nodeOutputName`; without it, the current scope's."""

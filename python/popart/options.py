@@ -103,10 +103,11 @@ class _Settings:
 class SessionOptions:
     """PopART's session options, by PopART's field names (the core's table: names, kinds, defaults)."""
 
-    __slots__ = ("_o",)
+    __slots__ = ("_o", "_callbacks")
 
     def __init__(self, **kwargs):
         object.__setattr__(self, "_o", _popart._SessionOptions())
+        object.__setattr__(self, "_callbacks", {})  # the functions of "callback" options, as given
         for k, v in kwargs.items():
             setattr(self, k, v)
 
@@ -115,6 +116,8 @@ class SessionOptions:
             return _Settings(self, name)
         if name not in _TABLE:
             raise AttributeError("SessionOptions has no option '%s'" % name)
+        if _TABLE[name][0] == "callback":
+            return self._callbacks.get(name)
         v = _to_python(name, self._o.get(name))
         if isinstance(v, _OptionDict):
             v._owner = self
@@ -131,6 +134,15 @@ class SessionOptions:
             return
         if name not in _TABLE:
             raise AttributeError("SessionOptions has no option '%s'" % name)
+        if _TABLE[name][0] == "callback" and (value is None or callable(value)):
+            # compilationProgressLogger = fn(progress, total); None clears it.
+            if value is None:
+                self._o.set(name, False)
+                self._callbacks.pop(name, None)
+            else:
+                self._o.setCallback(name, value)
+                self._callbacks[name] = value
+            return
         self._o.set(name, value)
 
     def __getattr__(self, name):

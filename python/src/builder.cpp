@@ -273,22 +273,20 @@ void bindBuilder(py::module_& m) {
            [](PyBuilder& s, py::object o, int64_t v) { s.b().virtualGraph(idSet(o, "virtualGraph ids"), v); })
       .def("getVirtualGraph", [](PyBuilder& s, const std::string& id) { return s.b().getVirtualGraph(id); })
       .def("getVirtualGraph",  // PopART's set form: the node that makes all of these outputs
-           [](PyBuilder& s, py::object o) {
-             return s.b().getInt64NodeAttribute(sVirtualGraphAttribute, idSet(o, "getVirtualGraph ids"));
-           })
+           [](PyBuilder& s, py::object o) { return s.b().getVirtualGraph(idSet(o, "getVirtualGraph ids")); })
       .def("getVirtualGraph", [](PyBuilder& s) { return s.b().getVirtualGraph(); })
       .def("pipelineStage",
            [](PyBuilder& s, py::object o, int64_t v) { s.b().pipelineStage(idSet(o, "pipelineStage ids"), v); })
       .def("getPipelineStage", [](PyBuilder& s, const std::string& id) { return s.b().getPipelineStage(id); })
       .def("getPipelineStage",
-           [](PyBuilder& s, py::object o) {
-             return s.b().getInt64NodeAttribute(sPipelineStageAttribute, idSet(o, "getPipelineStage ids"));
-           })
+           [](PyBuilder& s, py::object o) { return s.b().getPipelineStage(idSet(o, "getPipelineStage ids")); })
       .def("getPipelineStage", [](PyBuilder& s) { return s.b().getPipelineStage(); })
       .def("executionPhase",
-           [](PyBuilder& s, py::object o, int64_t v) {
-             for (const auto& id : idSet(o, "executionPhase ids")) s.b().executionPhase(id, v);
-           })
+           [](PyBuilder& s, py::object o, int64_t v) { s.b().executionPhase(idSet(o, "executionPhase ids"), v); })
+      .def("getExecutionPhase", [](PyBuilder& s, const std::string& id) { return s.b().getExecutionPhase(id); })
+      .def("getExecutionPhase",
+           [](PyBuilder& s, py::object o) { return s.b().getExecutionPhase(idSet(o, "getExecutionPhase ids")); })
+      .def("getExecutionPhase", [](PyBuilder& s) { return s.b().getExecutionPhase(); })
       .def("recomputeOutputInBackwardPass",
            [](PyBuilder& s, py::object o, py::object v) {
              const auto t = toEnum<RecomputeType>(v, "recomputeOutputInBackwardPass value");

@@ -36,7 +36,17 @@ void bindGraphTransformer(py::module_& m) {
       .def("convertBFloats16ToFloat32", &GT::convertBFloats16ToFloat32)
       .def("convertInitializersToConstants", &GT::convertInitializersToConstants, py::arg("ids"))
       .def("convertAllFixedPointInitializersToConstants", &GT::convertAllFixedPointInitializersToConstants)
-      .def("saveInitializersExternally", &GT::saveInitializersExternally, py::arg("ids"), py::arg("fileName"));
+      .def("saveInitializersExternally", &GT::saveInitializersExternally, py::arg("ids"), py::arg("fileName"))
+      .def("saveInitializersExternallyToBytes",
+           [](GT& g, const std::vector<std::string>& ids, const std::string& location) {
+             return py::bytes(g.saveInitializersExternallyToBytes(ids, location));
+           })
+      .def("externalDataLocations", &GT::externalDataLocations)
+      .def("inlineExternalData", [](GT& g, const std::map<std::string, py::bytes>& files) {
+        std::map<std::string, std::string> data;
+        for (const auto& kv : files) data[kv.first] = std::string(kv.second);
+        g.inlineExternalData(data);
+      });
 }
 
 }  // namespace py_bind

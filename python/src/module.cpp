@@ -15,13 +15,9 @@ namespace py = pybind11;
 
 namespace {
 
-/// PopART's exception classes, created once (the module keeps them alive for the process).
-PyObject* gPopartException = nullptr;
-PyObject* gInternalException = nullptr;
-PyObject* gRuntimeError = nullptr;
-PyObject* gOutOfMemory = nullptr;
-PyObject* gPoplarException = nullptr;
-PyObject* gPoplarRuntimeError = nullptr;
+/// PopART's exception classes (popart::errorClasses()), by name, created once (the module keeps
+/// them alive for the process).
+std::map<std::string, PyObject*> gExceptions;
 
 PyObject* newException(py::module_& m, const char* name, PyObject* base, const char* doc) {
   const std::string full = std::string("popart.") + name;
@@ -113,41 +109,25 @@ void setError(PyObject* type, const popart::error& e) {
 
 PYBIND11_MODULE(_popart, m) {
   m.doc() = "PopART's Python API over the popart-runtime core (CPU and IPU-model devices).";
-  gPopartException = newException(m, "popart_exception", PyExc_RuntimeError,
-                                  "An error of the runtime (popart::error): bad input, a call in the wrong order, an "
-                                  "unsupported feature. The message is in args[0].");
-  gInternalException =
-      newException(m, "popart_internal_exception", gPopartException, "A broken invariant of the runtime (a bug).");
-  gRuntimeError = newException(m, "popart_runtime_error", gPopartException, "An error raised while a session runs.");
-  gOutOfMemory = newException(m, "OutOfMemoryException", gPopartException,
-                              "The device cannot hold the graph, or an allocation is over the memory limit.");
-  gPoplarException = newException(
-      m, "poplar_exception", PyExc_RuntimeError,
-      "The errors PopART passes on from Poplar: an unknown engine option, a profile asked of a device that "
-      "keeps none, a run that reached an abort op (poplar_runtime_error).");
-  gPoplarRuntimeError = newException(m, "poplar_runtime_error", gPoplarException,
-                                     "A run that reached an aiGraphcore.abort op (\"Abort Program ...\").");
+  for (const auto& c : popart::errorClasses())
+    gExceptions[c.name] = newException(m, c.name, *c.base ? gExceptions.at(c.base) : PyExc_RuntimeError, c.doc);
+  m.def("_errorClasses", [] {
+    py::list l;
+    for (const auto& c : popart::errorClasses()) l.append(py::make_tuple(c.name, c.base, c.doc));
+    return l;
+  });
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const popart::OutOfMemoryException& e) {
       // The exception object carries the core's summary report and profile path.
-      py::object exc = py::reinterpret_borrow<py::object>(gOutOfMemory)(e.what());
+      PyObject* type = gExceptions.at(popart::errorClassOf(e));
+      py::object exc = py::reinterpret_borrow<py::object>(type)(e.what());
       exc.attr("_summaryReport") = e.getSummaryReport();
       exc.attr("_profilePath") = e.getProfilePath();
-      PyErr_SetObject(gOutOfMemory, exc.ptr());
-    } catch (const popart::memory_allocation_err& e) {
-      setError(gOutOfMemory, e);
-    } catch (const popart::internal_error& e) {
-      setError(gInternalException, e);
-    } catch (const popart::poplar_runtime_error& e) {
-      setError(gPoplarRuntimeError, e);
-    } catch (const popart::poplar_error& e) {
-      setError(gPoplarException, e);
-    } catch (const popart::runtime_error& e) {
-      setError(gRuntimeError, e);
+      PyErr_SetObject(type, exc.ptr());
     } catch (const popart::error& e) {
-      setError(gPopartException, e);
+      setError(gExceptions.at(popart::errorClassOf(e)), e);
     }
   });
   popart::py_bind::bindValues(m);

@@ -295,6 +295,23 @@ void bindValues(py::module_& m) {
              o.set(name, optionValueFrom(v, "", name));  // the core's "no option" error
            })
       .def("get", [](const SessionOptions& o, const std::string& name) { return pyFromOptionValue(o.get(name)); })
+      .def("setCallback",
+           [](SessionOptions& o, const std::string& name, py::function fn) {
+             // The session copies its options (and so this function) without the GIL: the Python
+             // function lives in a shared holder that takes the GIL to call and to release it.
+             std::shared_ptr<py::function> held(new py::function(std::move(fn)), [](py::function* f) {
+               py::gil_scoped_acquire gil;
+               delete f;
+             });
+             o.setCallback(name, [held, name](int progress, int total) {
+               py::gil_scoped_acquire gil;
+               try {
+                 (*held)(progress, total);
+               } catch (py::error_already_set& e) {
+                 throw error("SessionOptions.{}({}, {}) raised {}", name, progress, total, e.what());
+               }
+             });
+           })
       .def("enableExplicitIR", &SessionOptions::enableExplicitIR)
       .def("getAccumulationFactor", &SessionOptions::getAccumulationFactor)
       .def("getReplicationFactor", &SessionOptions::getReplicationFactor)

@@ -134,3 +134,69 @@ test('partialsTypeMatMuls "half": FLOAT16 MatMul accumulates in float16', () => 
   assert.equal(run({}), f16(exact));
   expectError(() => run({ partialsTypeMatMuls: 'quarter' }), ["Unable to get partials type from string 'quarter'"]);
 });
+
+test('compilationProgressLogger: (0, total) at creation, (total, total) once compiled; a throwing one is reported', () => {
+  const build = () => {
+    const b = new popart.Builder();
+    const x = b.addInputTensor(new popart.TensorInfo('FLOAT', [2]), 'x');
+    const y = b.aiOnnx.relu([x]);
+    b.addOutputTensor(y);
+    const proto = b.getModelProto();
+    b.dispose();
+    return { proto, y };
+  };
+  const { proto, y } = build();
+  const calls = [];
+  const opts = new popart.SessionOptions({ compilationProgressTotal: 40 });
+  opts.compilationProgressLogger = (progress, total) => calls.push([progress, total]);
+  const s = new popart.InferenceSession({ fnModel: proto, dataFlow: new popart.DataFlow(1, [y]), deviceInfo: cpu(popart),
+                                          userOptions: opts });
+  assert.deepEqual(calls, [[0, 40]]);
+  s.prepareDevice();
+  assert.deepEqual(calls, [[0, 40], [20, 40], [40, 40]]);
+  s.dispose();
+  // A function that throws does not stop the session (console.error reports it).
+  const errors = [];
+  const saved = console.error;
+  console.error = (...a) => errors.push(a.map(String).join(' '));
+  try {
+    const s2 = new popart.InferenceSession({ fnModel: proto, dataFlow: new popart.DataFlow(1, [y]), deviceInfo: cpu(popart),
+                                             userOptions: { compilationProgressLogger: () => { throw new Error('no bar'); } } });
+    s2.prepareDevice();
+    s2.dispose();
+  } finally {
+    console.error = saved;
+  }
+  assert.equal(errors.length, 3);
+  assert.match(errors[0], /compilationProgressLogger threw: Error: no bar/);
+  expectError(() => new popart.InferenceSession({ fnModel: proto, dataFlow: new popart.DataFlow(1, [y]),
+                                                  deviceInfo: cpu(popart), userOptions: { compilationProgressLogger: 3 } }),
+              ['SessionOptions.compilationProgressLogger must be a function (progress, total)']);
+});
+
+test('enableConstantFoldingOfMultipleConsumers: off keeps a shared constant expression as an op; same results', () => {
+  const run = (fold) => {
+    const b = new popart.Builder();
+    const ai = b.aiOnnxOpset11;
+    const x = b.addInputTensor(new popart.TensorInfo('FLOAT', [3]), 'x');
+    const c = ai.add([ai.constant(new popart.NDArray([1, 2, 3], [3], 'FLOAT')),
+                      ai.constant(new popart.NDArray([0.5, 0.5, 0.5], [3], 'FLOAT'))], 'cexpr');
+    const y = ai.sub([ai.mul([x, c]), c]);
+    b.addOutputTensor(y);
+    const s = new popart.InferenceSession({ fnModel: b.getModelProto(), dataFlow: new popart.DataFlow(1, [y]),
+                                            deviceInfo: cpu(popart),
+                                            userOptions: { enableConstantFoldingOfMultipleConsumers: fold } });
+    b.dispose();
+    const names = JSON.parse(s._serializeIr()).maingraph.map((op) => op.name);
+    s.prepareDevice();
+    const anchors = s.initAnchorArrays();
+    s.run(new popart.PyStepIO({ x: new Float32Array([1, -2, 4]) }, anchors));
+    s.dispose();
+    return { kept: names.some((n) => n.startsWith('cexpr')), y: Array.from(anchors[y].data) };
+  };
+  const folded = run(true), kept = run(false);
+  assert.equal(folded.kept, false);
+  assert.equal(kept.kept, true);
+  assert.deepEqual(folded.y, [0, -7.5, 10.5]);
+  assert.deepEqual(kept.y, folded.y);
+});

@@ -56,6 +56,16 @@ test('checkpointOutput is a marked identity; recompute types by name or number',
   const r2 = b2.aiOnnx.relu([b2.addInputTensor('FLOAT', [1])]);
   b2.virtualGraph([r2], 2);
   assert.equal(b2.getVirtualGraph(r2), 2);
+  // The set forms: the node making all of these outputs (TopK's values and indices).
+  const topk = b2.aiOnnx.topk([r2, b2.aiOnnx.constant(new popart.NDArray([1], [1], 'INT64'))], 0);
+  b2.virtualGraph(new Set(topk), 1);
+  b2.pipelineStage(topk, 3);
+  b2.executionPhase(topk, 4);
+  assert.deepEqual([b2.getVirtualGraph(new Set(topk)), b2.getPipelineStage(topk), b2.getExecutionPhase(topk)],
+                   [1, 3, 4]);
+  assert.equal(b2.getExecutionPhase(topk[1]), 4);
+  expectError(() => b2.getVirtualGraph([topk[0], r2]), ['Could not find a node with outputs']);
+  expectError(() => b2.getExecutionPhase(), ['Execution phase not set in current scope']);
   b2.setInplacePreferences(r2, { ReluInplace: 5 });
   assert.ok(b2.getAllNodeAttributeNames([r2]).includes('__inplace_op_priorities'));
   expectError(() => b2.setEnableConvDithering(r2, true),
@@ -150,4 +160,26 @@ test('getSupportedOperations lists the op list', () => {
   assert.ok(pub.some((o) => o.domain === 'ai.graphcore' && o.type === 'Gelu'));
   assert.ok(pub.every((o) => o.domain !== 'internal'));
   assert.ok(all.length > pub.length);
+});
+
+test('builder call forms as PopART: randomuniform / randomnormal take no args list', () => {
+  const b = new popart.Builder();
+  const ai = b.aiOnnxOpset11;
+  const c = ai.constant(new popart.NDArray([1.5, -2], [2], 'FLOAT'), 'myconst');
+  assert.ok(c.startsWith('myconst'));
+  const r = ai.randomuniform([2], 1, 4.0, 3.0);  // shape, dtype, high, low: the C++ order
+  const n = ai.randomnormal([2], 1, 0.0, 1.0, undefined, 'mynormal');  // shape, dtype, mean, scale, seed, name
+  assert.ok(n.startsWith('mynormal'));
+  const o = ai.add([c, r]);
+  b.addOutputTensor(o);
+  b.addOutputTensor(n);
+  const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, [o, n]), cpu(popart));
+  s.prepareDevice();
+  const anchors = s.initAnchorArrays();
+  s.run(new popart.PyStepIO({}, anchors));
+  const u = Array.from(anchors[o].data, (v, i) => v - [1.5, -2][i]);
+  assert.ok(u.every((v) => v >= 3.0 - 1e-6 && v <= 4.0 + 1e-6), String(u));
+  assert.deepEqual(anchors[n].shape, [2]);
+  s.dispose();
+  b.dispose();
 });

@@ -145,3 +145,50 @@ test('the module keeps working after all of the above', () => {
   assert.deepEqual(Array.from(anchors[m.out].data), [5, 5, 5, 5, 5, 5]);
   s.dispose();
 });
+
+test("errors are instances of PopART's exception classes (the core's list, as Python's)", () => {
+  const names = ['popart_exception', 'popart_internal_exception', 'popart_runtime_error', 'OutOfMemoryException',
+                 'poplar_exception', 'poplar_runtime_error', 'poplibs_exception'];
+  for (const n of names) {
+    assert.equal(typeof popart[n], 'function', n);
+    assert.ok(popart[n].prototype instanceof Error, n);
+    assert.equal(new popart[n]('m').name, n);
+    assert.ok(popart[n].doc.length > 10, n);
+  }
+  assert.ok(popart.popart_internal_exception.prototype instanceof popart.popart_exception);
+  assert.ok(popart.OutOfMemoryException.prototype instanceof popart.popart_exception);
+  assert.ok(popart.poplar_runtime_error.prototype instanceof popart.poplar_exception);
+  assert.ok(!(popart.poplar_exception.prototype instanceof popart.popart_exception));
+  const catchIt = (fn) => {
+    try {
+      fn();
+    } catch (e) {
+      return e;
+    }
+    assert.fail('nothing was thrown');
+  };
+  // A user error: popart_exception, with the core's message.
+  const bad = catchIt(() => session(new Uint8Array(0), new popart.DataFlow(1, ['y'])));
+  assert.ok(bad instanceof popart.popart_exception && bad.name === 'popart_exception', String(bad));
+  assert.match(bad.message, /Failed to load a ModelProto/);
+  // Passed on from Poplar: an unknown engine option.
+  const m = addModel(popart);
+  const engine = catchIt(() => {
+    const s = new popart.InferenceSession({ fnModel: m.proto, dataFlow: new popart.DataFlow(1, [m.out]),
+                                            deviceInfo: cpu(popart), userOptions: { engineOptions: { option: 'value' } } });
+    s.prepareDevice();
+  });
+  assert.ok(engine instanceof popart.poplar_exception && !(engine instanceof popart.popart_exception), String(engine));
+  assert.match(engine.message, /Unrecognised option 'option'$/);
+  // A run that reaches abort: poplar_runtime_error.
+  const b = new popart.Builder();
+  const y = b.aiOnnxOpset11.abs([b.addInputTensor('FLOAT', [1], 'y')]);
+  b.aiGraphcore.abort();
+  b.addOutputTensor(y);
+  const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, [y]), cpu(popart));
+  b.dispose();
+  s.prepareDevice();
+  const aborted = catchIt(() => s.run(new popart.PyStepIO({ y: new Float32Array([1]) }, s.initAnchorArrays())));
+  assert.ok(aborted instanceof popart.poplar_runtime_error, String(aborted));
+  s.dispose();
+});

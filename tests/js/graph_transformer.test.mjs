@@ -63,16 +63,43 @@ test('saveInitializersExternally: bytes, the Node file, errors', () => {
   b.dispose();
 });
 
-test('the wasm build reads no files: external data and dotChecks say so', () => {
-  const { b, w } = weightModel();
+test('external data loads in Node: beside the model file, absolute, from bytes; a missing file is an error', () => {
+  const run = (model, out) => {
+    const s = new popart.InferenceSession({ fnModel: model, dataFlow: new popart.DataFlow(1, [out]),
+                                            deviceInfo: cpu(popart) });
+    s.prepareDevice();
+    const anchors = s.initAnchorArrays();
+    s.run(new popart.PyStepIO({ x: new Float32Array([1, 1, 1, 1]) }, anchors));
+    s.dispose();
+    return Array.from(anchors[out].data);
+  };
+  const want = Array.from(new Float32Array([1.5, 2.25, -1, 1.1]));
+  // Relative location: resolved against the model file's directory (not the working directory).
+  const dir = path.join(TMP, 'gt_external');
+  fs.mkdirSync(dir, { recursive: true });
+  const { b, w, y } = weightModel();
+  const gt = new popart.GraphTransformer(b.getModelProto());
+  fs.writeFileSync(path.join(dir, 'w.bin'), gt.saveInitializersExternallyToBytes([w], 'w.bin'));
+  const modelPath = path.join(dir, 'model.onnx');
+  fs.writeFileSync(modelPath, gt.getModelProto());
+  assert.deepEqual(run(modelPath, y), want);
+  // The Builder, GraphTransformer and describeModel read it too.
+  const b2 = new popart.Builder(modelPath);
+  assert.deepEqual(b2.getOutputTensorIds(), [y]);
+  b2.dispose();
+  new popart.GraphTransformer(modelPath).dispose();
+  const described = popart.describeModel(modelPath);  // the initializer's statistics, read from w.bin
+  const stats = described.tensors.find((t) => t.name === w).stats;
+  assert.deepEqual([stats.count, stats.min, stats.max], [4, -2, 1.25]);
+  // Bytes with an absolute location.
   const file = path.join(TMP, 'gt_read_weights.bin');
   b.saveInitializersExternally([w], file);
-  const out = b.getOutputTensorIds()[0];
-  expectError(() => new popart.InferenceSession({ fnModel: b.getModelProto(), dataFlow: new popart.DataFlow(1, [out]),
-                                                  deviceInfo: cpu(popart) }),
-              [`tensor '${w}' stores its data in the external file`, 'the WebAssembly build cannot read',
-               'save_as_external_data=False']);
+  assert.deepEqual(run(b.getModelProto(), y), want);
+  // A missing data file names the tensor and the file.
   fs.unlinkSync(file);
+  expectError(() => run(b.getModelProto(), y), [`tensor '${w}' stores its data in the external file ${file}`,
+                                                 "doesn't exist or is not accessible"]);
+  gt.dispose();
   b.dispose();
   const m = weightModel();
   const o = new popart.SessionOptions({ dotChecks: ['Final'] });
@@ -80,4 +107,27 @@ test('the wasm build reads no files: external data and dotChecks say so', () => 
                                                   dataFlow: new popart.DataFlow(1, [m.y]) }),
               ["dotChecks (or POPART_DOT_CHECKS) asks for the .dot file of check 'Final'", 'leave dotChecks empty here']);
   m.b.dispose();
+});
+  expectError(() => new popart.InferenceSession({ fnModel: m.b.getModelProto(), userOptions: o, deviceInfo: cpu(popart),
+                                                  dataFlow: new popart.DataFlow(1, [m.y]) }),
+              ["dotChecks (or POPART_DOT_CHECKS) asks for the .dot file of check 'Final'", 'leave dotChecks empty here']);
+  m.b.dispose();
+});
+
+test("a browser's way: externalDataLocations, then inlineExternalData with the files' bytes", () => {
+  const { b, w, y } = weightModel();
+  const gt = new popart.GraphTransformer(b.getModelProto());
+  const data = gt.saveInitializersExternallyToBytes([w], 'weights.bin');
+  const external = gt.getModelProto();
+  gt.dispose();
+  const gt2 = new popart.GraphTransformer(external);
+  assert.deepEqual(gt2.externalDataLocations(), ['weights.bin']);
+  expectError(() => gt2.inlineExternalData({}), [`tensor '${w}' stores its data in the external file weights.bin`]);
+  expectError(() => gt2.inlineExternalData({ 'weights.bin': data.subarray(0, 8) }), ['is truncated']);
+  gt2.inlineExternalData({ 'weights.bin': data });
+  assert.deepEqual(gt2.externalDataLocations(), []);
+  assert.deepEqual(new Uint8Array(gt2.getModelProto()), new Uint8Array(b.getModelProto()));
+  gt2.dispose();
+  b.dispose();
+  void y;
 });

@@ -42,6 +42,29 @@ test('setLogDestination(fn) takes each line with its level and module', () => {
   assert.equal(lines.length, n);
 });
 
+test("the Builder traces each op it adds (PopART's 'Adding ai.onnx.Abs' line)", () => {
+  const lines = [];
+  popart.setLogDestination((line, level, module) => lines.push({ line, level, module }));
+  const addAbs = (level) => {
+    popart.getLogger().setLevel(level);
+    const b = new popart.Builder();
+    b.aiOnnx.abs([b.addInputTensor('FLOAT', [1, 2, 3])]);
+    b.dispose();
+  };
+  try {
+    addAbs('TRACE');
+    addAbs('OFF');
+    addAbs('DEBUG');
+  } finally {
+    popart.getLogger().setLevel('OFF');
+    popart.setLogDestination('stderr');
+  }
+  const adding = lines.filter((l) => l.line.includes('Adding ai.onnx.Abs'));
+  assert.equal(adding.length, 1, JSON.stringify(lines));
+  assert.equal(adding[0].level, 'TRACE');
+  assert.equal(adding[0].module, 'builder');
+});
+
 test('printtensor writes to the destination function', () => {
   const lines = [];
   popart.setLogDestination((line, level, module) => lines.push({ line, level, module }));

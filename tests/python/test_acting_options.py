@@ -285,3 +285,71 @@ def test_load_executable_restores_exported_weights(popart, tmp_path):
     weights = {w: np.zeros(2, np.float32)}
     t.readWeights(popart.PyWeightsIO(weights))
     np.testing.assert_allclose(weights[w], [0.875, 0.875])  # 1 - 0.25 * |x| / 2 (l1loss takes the mean)
+
+
+# ------------------------------------------------------------------ compilationProgressLogger
+
+def test_compilation_progress_logger_is_called_up_to_the_total(popart):
+    b, x, z, loss = _mlp(popart)
+    calls = []
+    opts = popart.SessionOptions()
+    assert opts.compilationProgressLogger is None
+    opts.compilationProgressLogger = lambda progress, total: calls.append((progress, total))
+    opts.compilationProgressTotal = 40
+    assert opts.compilationProgressLogger is not None
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [z]), popart.DeviceManager().createCpuDevice(),
+                                userOptions=opts)
+    assert calls == [(0, 40)]  # as the session is made
+    s.prepareDevice()
+    assert calls[-1] == (40, 40) and len(calls) == 3
+    assert [p for p, _ in calls] == sorted(p for p, _ in calls)  # never backwards
+    # None clears it; a value that is not a function is PopART's kind error.
+    opts.compilationProgressLogger = None
+    assert opts.compilationProgressLogger is None
+    with pytest.raises(popart.popart_exception, match="compilationProgressLogger"):
+        opts.compilationProgressLogger = 3
+
+
+def test_compilation_progress_logger_that_raises_names_itself(popart):
+    b, x, z, loss = _mlp(popart)
+    opts = popart.SessionOptions()
+
+    def broken(progress, total):
+        raise ValueError("no progress bar today")
+
+    opts.compilationProgressLogger = broken
+    with pytest.raises(popart.popart_exception, match=r"compilationProgressLogger\(0, 100\) raised .*no progress bar"):
+        popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [z]), popart.DeviceManager().createCpuDevice(),
+                                userOptions=opts)
+
+
+# ------------------------------------------------------------------ enableConstantFoldingOfMultipleConsumers
+
+def test_constant_folding_of_multiple_consumers(popart):
+    """A constant expression (Constant + Constant) read by two ops is folded by default; with the
+    option off it stays an Add computed at run time. The outputs are the same."""
+    import json
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [3], "x")
+    c = b.aiOnnx.add([b.aiOnnx.constant(np.array([1, 2, 3], np.float32)),
+                      b.aiOnnx.constant(np.array([0.5, 0.5, 0.5], np.float32))], "cexpr")
+    single = b.aiOnnx.neg([b.aiOnnx.constant(np.array([4, 5, 6], np.float32))], "single")  # one consumer
+    y = b.aiOnnx.sum([b.aiOnnx.mul([x, c]), b.aiOnnx.sub([x, c]), single])
+    b.addOutputTensor(y)
+    xv = rand(3)
+    results = {}
+    for on in (True, False):
+        opts = popart.SessionOptions()
+        opts.enableConstantFoldingOfMultipleConsumers = on
+        s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [y]),
+                                    popart.DeviceManager().createCpuDevice(), userOptions=opts)
+        names = [op["name"] for op in json.loads(s._serializeIr(popart.IrSerializationFormat.JSON))["maingraph"]]
+        assert any(n.startswith("cexpr") for n in names) == (not on)
+        assert not any(n.startswith("single") for n in names)  # one consumer: folded either way
+        s.prepareDevice()
+        a = s.initAnchorArrays()
+        s.run(popart.PyStepIO({x: xv}, a))
+        results[on] = a[y].copy()
+    cv = np.array([1.5, 2.5, 3.5])
+    np.testing.assert_allclose(results[True], xv * cv + (xv - cv) - np.array([4, 5, 6]), rtol=1e-6)
+    np.testing.assert_array_equal(results[True], results[False])

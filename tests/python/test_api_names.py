@@ -197,6 +197,15 @@ def test_scoped_virtual_graph_and_pipeline_stage_values(popart):
         outs = b.aiOnnx.topk([x, b.aiOnnx.constant(np.array([1], np.int64))], 0)  # values, indices
     for ids in (set(outs), list(outs)):
         assert (b.getVirtualGraph(ids), b.getPipelineStage(ids)) == (1, 0)
+    # Execution phases: the scope's, a node's, a multi-output node's.
+    with pytest.raises(popart.popart_exception, match="Execution phase not set in current scope"):
+        b.getExecutionPhase()
+    with b.executionPhase(4):
+        assert b.getExecutionPhase() == 4
+    b.executionPhase(set(outs), 3)
+    assert b.getExecutionPhase(set(outs)) == 3 and b.getExecutionPhase(outs[1]) == 3
+    with pytest.raises(popart.popart_exception, match="does not have an attribute __execution_phase"):
+        b.getExecutionPhase(r)
     with pytest.raises(popart.popart_exception, match="Could not find a node with outputs"):
         b.getVirtualGraph({outs[0], r})
 

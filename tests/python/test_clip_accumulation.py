@@ -1,6 +1,6 @@
-"""Gradient clipping by norm (ClipNormSettings) together with gradient accumulation, against
-PyTorch: the clipping acts on the accumulated gradient (the sum, or the running mean with a Mean
-reduction), once per step, before the optimizer uses it."""
+"""Gradient clipping by norm (ClipNormSettings) together with gradient accumulation (and with
+pipelining), against PyTorch: the clipping acts on the accumulated gradient (the sum, or the
+running mean with a Mean reduction), once per step, before the optimizer uses it."""
 import numpy as np
 import pytest
 import torch
@@ -17,23 +17,31 @@ def _data(seed):
     return w1, w2, xs
 
 
-def _popart(popart, opt, groups, mean_strategy=None):
+def _popart(popart, opt, groups, mean_strategy=None, pipelined=False):
     w1, w2, xs = _data(7)
     b = popart.Builder()
     x = b.addInputTensor(popart.TensorInfo("FLOAT", [2, 4]), "x")
     a = b.addInitializedInputTensor(w1, "w1")
     c = b.addInitializedInputTensor(w2, "w2")
-    y = b.aiOnnx.matmul([b.aiOnnx.tanh([b.aiOnnx.matmul([x, a])]), c])
-    loss = b.aiGraphcore.l1loss([y], 1.0, reduction=popart.ReductionType.Sum)
+    with b.virtualGraph(0), b.pipelineStage(0):
+        h = b.aiOnnx.tanh([b.aiOnnx.matmul([x, a])])
+    with b.virtualGraph(1), b.pipelineStage(1):
+        y = b.aiOnnx.matmul([h, c])
+        loss = b.aiGraphcore.l1loss([y], 1.0, reduction=popart.ReductionType.Sum)
     o = popart.SessionOptions()
+    device = popart.DeviceManager().createCpuDevice()
+    if pipelined:  # two stages on two IPUs of the IPU model
+        o.enablePipelining = True
+        o.virtualGraphMode = popart.VirtualGraphMode.Manual
+        device = popart.DeviceManager().createIpuModelDevice({"numIPUs": 2})
     o.enableGradientAccumulation = True
     o.accumulationFactor = AF
     if mean_strategy is not None:
         o.accumulationAndReplicationReductionType = popart.ReductionType.Mean
         o.meanAccumulationAndReplicationReductionStrategy = mean_strategy
     clips = [popart.ClipNormSettings([{"w1": a, "w2": c}[k] for k in ids], m) for ids, m in groups]
-    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [loss]), loss, opt(popart, clips),
-                               popart.DeviceManager().createCpuDevice(), userOptions=o)
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [loss]), loss, opt(popart, clips), device,
+                               userOptions=o)
     s.prepareDevice()
     s.weightsFromHost()
     anchors = s.initAnchorArrays()
@@ -111,4 +119,18 @@ def test_mean_reduction_clips_the_mean(popart, strategy):
                     q -= 0.1 * q.grad / AF
         want = [q.detach().numpy() for q in p]
     for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["sgd", "adam"])
+def test_clipping_with_pipelining(popart, name):
+    """The same clipping when the model is pipelined over two IPUs (IPU model): the weights are
+    those of the unpipelined run and of PyTorch."""
+    groups = [(("w1", "w2"), 0.5)]
+    ours, theirs = OPTIMIZERS[name]
+    got = _popart(popart, ours, groups, pipelined=True)
+    plain = _popart(popart, ours, groups)
+    want = _torch(theirs, groups, mean=False)
+    for g, p, w in zip(got, plain, want):
+        np.testing.assert_allclose(g, p, rtol=1e-6, atol=1e-7)
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)

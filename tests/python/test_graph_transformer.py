@@ -257,3 +257,22 @@ def test_graph_transformer_external_data_relative_to_model(popart, tmp_path, mon
     gt2.convertFloatsToHalfs()
     m = onnx.load_from_string(gt2.getModelProto())
     np.testing.assert_array_equal(numpy_helper.to_array(_init(m, "a")), a.astype(np.float16))
+
+
+def test_inline_external_data_is_the_inverse_of_saving_to_bytes(popart):
+    """Not PopART's: the files a model's external tensors name, and their data put back inline
+    (what the JS module does in Node and a browser)."""
+    proto, a, k = _structure()
+    gt = popart.GraphTransformer(proto)
+    data = gt.saveInitializersExternallyToBytes(["a"], "a.bin")
+    assert data == a.tobytes()
+    assert gt.externalDataLocations() == ["a.bin"]
+    with pytest.raises(popart.popart_exception, match="tensor 'a' stores its data in the external file a.bin"):
+        gt.inlineExternalData({})
+    with pytest.raises(popart.popart_exception, match="is truncated"):
+        gt.inlineExternalData({"a.bin": data[:4]})
+    gt.inlineExternalData({"a.bin": data})
+    assert gt.externalDataLocations() == []
+    x = np.array([0.5, -1, 2], np.float32)
+    (out,) = _run(popart, gt.getModelProto(), {"x": x}, ["out"])
+    np.testing.assert_array_equal(out, x + a + 2)

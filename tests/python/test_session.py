@@ -515,12 +515,38 @@ def test_logging_levels(popart, capfd):
         logger.setLevel("OFF")
 
 
+def test_builder_traces_each_op_added(popart, capfd):
+    """PopART's TRACE line per op the Builder adds, which scripts look for; nothing when OFF."""
+    def add_abs(level):
+        popart.getLogger().setLevel(level)
+        b = popart.Builder()
+        b.aiOnnx.abs([b.addInputTensor(popart.TensorInfo("FLOAT", [1, 2, 3]))])
+        return capfd.readouterr().err
+
+    try:
+        assert "Adding ai.onnx.Abs" in add_abs("TRACE")
+        assert add_abs("OFF") == ""
+        assert "Adding ai.onnx.Abs" not in add_abs("DEBUG")
+        assert "Adding ai.onnx.Abs" in add_abs("TRACE")
+    finally:
+        popart.getLogger().setLevel("OFF")
+
+
 def test_reserved_prefixes_and_exceptions(popart):
     assert popart.reservedGradientPrefix() == "Gradient___"
     assert popart.reservedAccumPrefix() == "Accum___" and popart.reservedStepPrefix() == "Step___"
     assert issubclass(popart.OutOfMemoryException, popart.popart_exception)
     assert issubclass(popart.popart_exception, RuntimeError)
     assert popart.error is popart.popart_exception
+    # The classes are the core's list (the JS module makes the same ones), bases first.
+    classes = popart._popart._errorClasses()
+    assert [n for n, _, _ in classes] == [
+        "popart_exception", "popart_internal_exception", "popart_runtime_error", "OutOfMemoryException",
+        "poplar_exception", "poplar_runtime_error", "poplibs_exception"]
+    for name, base, doc in classes:
+        cls = getattr(popart, name)
+        assert cls.__bases__ == (getattr(popart, base) if base else RuntimeError,) and cls.__doc__ == doc
+    assert not issubclass(popart.poplibs_exception, popart.popart_exception)
 
 
 def test_out_of_memory_exception(popart, cpu):

@@ -124,6 +124,22 @@ TEST(Builder, IpuAnnotationsAreNodeAttributes) {
   b->pipelineStage(y, 2);
   EXPECT_EQ(b->getVirtualGraph(y), 1);
   EXPECT_EQ(b->getPipelineStage(y), 2);
+  expectError([&] { b->getExecutionPhase(y); }, {"Node does not have an attribute __execution_phase."});
+  expectError([&] { b->getExecutionPhase(); }, {"Execution phase not set in current scope."});
+  // The set forms: the node making all of these outputs (TopK's values and indices).
+  const auto topk = ai.topk({y, test::constant<int64_t>(ai, {1}, {1})}, 0);
+  const std::set<TensorId> both(topk.begin(), topk.end());
+  b->virtualGraph(both, 4);
+  b->pipelineStage(both, 5);
+  b->executionPhase(both, 6);
+  EXPECT_EQ(b->getVirtualGraph(both), 4);
+  EXPECT_EQ(b->getPipelineStage(both), 5);
+  EXPECT_EQ(b->getExecutionPhase(both), 6);
+  EXPECT_EQ(b->getExecutionPhase(topk[1]), 6);
+  expectError([&] { b->getVirtualGraph({topk[0], y}); }, {"Could not find a node with outputs"});
+  b->setExecutionPhase(7);
+  EXPECT_EQ(b->getExecutionPhase(), 7);
+  b->clearAttribute(sExecutionPhaseAttribute);
   b->setVirtualGraph(3);  // scoped: every node added now gets it
   auto z = ai.sigmoid({y});
   b->clearAttribute(sVirtualGraphAttribute);

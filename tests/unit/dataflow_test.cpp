@@ -1,5 +1,6 @@
 // DataFlow / AnchorReturnType / Patterns / TensorInfo / logging: PopART's rules and messages.
 #include "common/test_util.hpp"
+#include "popart/logsink.hpp"
 
 namespace popart {
 namespace {
@@ -129,6 +130,32 @@ TEST(Logging, LevelsAndLogger) {
   getLogger().setLevel("OFF");
   EXPECT_FALSE(logging::shouldLog(logging::Module::ir, logging::Level::Critical));
   expectError([] { getLogger("nomodule"); }, {"Invalid logging module 'nomodule'"});
+}
+
+TEST(Logging, BuilderTracesEachOpAdded) {
+  // PopART's TRACE line per op the Builder adds ("Adding ai.onnx.Abs..."), which scripts look for;
+  // nothing at a higher level.
+  std::vector<std::string> lines;
+  logging::setLineSink([&](logging::Level, logging::Module m, const std::string& line) {
+    if (m == logging::Module::builder) lines.push_back(line);
+  });
+  auto addAbs = [] {
+    auto b = Builder::create();
+    b->aiOnnxOpset11().abs({b->addInputTensor("FLOAT", {1, 2, 3})});
+  };
+  getLogger().setLevel("TRACE");
+  addAbs();
+  getLogger().setLevel("OFF");
+  const size_t traced = lines.size();
+  addAbs();
+  getLogger().setLevel("DEBUG");
+  addAbs();
+  getLogger().setLevel("OFF");
+  logging::setLineSink({});
+  ASSERT_EQ(traced, 1u);
+  EXPECT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("popart:builder"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find(" T: Adding ai.onnx.Abs:11 node 'Abs' ([input] -> [Abs:0])"), std::string::npos) << lines[0];
 }
 
 TEST(Devices, CpuAndUnavailableHardware) {

@@ -364,3 +364,52 @@ TEST(ReduceAxes, AnExplicitEmptyListIsTheIdentity) {
 
 }  // namespace
 }  // namespace popart
+
+namespace popart {
+namespace {
+
+// partialsTypeMatMuls = "half" (or the op's setPartialsType): every product is added to a FLOAT16
+// accumulator, rounded each time, as the IPU's half partials; float partials (the default) round
+// once at the end. The op's own type wins over the session's.
+TEST(DTypes, PartialsTypeMatMulsHalfAccumulates) {
+  const int64_t M = 3, K = 300, N = 2;
+  const auto a = toHalf(test::randomFloats(static_cast<size_t>(M * K), 11, -4.0f, 4.0f));
+  const auto w = toHalf(test::randomFloats(static_cast<size_t>(K * N), 12));
+  std::vector<double> halfRef, exact;
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t n = 0; n < N; ++n) {
+      float16_t acc(0.0f);
+      double e = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const float p = static_cast<float>(a[static_cast<size_t>(m * K + k)]) *
+                        static_cast<float>(w[static_cast<size_t>(k * N + n)]);
+        acc = float16_t(static_cast<float>(acc) + p);
+        e += static_cast<double>(p);
+      }
+      halfRef.push_back(static_cast<float>(acc));
+      exact.push_back(static_cast<float>(float16_t(static_cast<float>(e))));
+    }
+  }
+  auto matmul = [&](const std::string& opPartials, const std::string& sessionPartials) {
+    auto b = Builder::create();
+    auto ai = b->aiOnnxOpset13();
+    const TensorId x = b->addInputTensor(TensorInfo(DataType::FLOAT16, {M, K}), "x");
+    const TensorId y =
+        ai.matmul({x, b->addInitializedInputTensor(ConstVoidData(w.data(), TensorInfo(DataType::FLOAT16, {K, N})))});
+    if (!opPartials.empty()) b->setPartialsType(y, opPartials);
+    b->addOutputTensor(y);
+    SessionOptions opts;
+    if (!sessionPartials.empty()) opts.partialsTypeMatMuls = sessionPartials;
+    return halfOutput(test::runOnce(b->getModelProto(), {{x, NDArray::fromVector(a, {M, K})}}, {y}, opts).at(y));
+  };
+  EXPECT_EQ(matmul("", "half"), halfRef);
+  EXPECT_EQ(matmul("HALF", ""), halfRef);
+  const auto floatPartials = matmul("", "");
+  EXPECT_EQ(floatPartials, exact);
+  EXPECT_NE(floatPartials, halfRef);
+  EXPECT_EQ(matmul("float", "half"), floatPartials);
+  expectError([&] { matmul("", "quarter"); }, {"Unable to get partials type from string 'quarter'"});
+}
+
+}  // namespace
+}  // namespace popart

@@ -587,6 +587,26 @@ TEST(ExternalData, GraphTransformerSavesRelativeToTheModel) {
   ::rmdir(dir.c_str());
 }
 
+// The JS module's way in Node and a browser's: the files the model names, their bytes given back
+// and put inline; a missing file or a short one names the tensor, and leaves the model as it was.
+TEST(ExternalData, InlineExternalDataIsTheInverseOfSavingToBytes) {
+  GraphTransformer gt(structureModel());
+  const std::string data = gt.saveInitializersExternallyToBytes({"b", "a"}, "w.bin");
+  EXPECT_EQ(gt.externalDataLocations(), (std::vector<std::string>{"w.bin"}));
+  test::expectError([&] { gt.inlineExternalData({}); },
+                    {"tensor 'a' stores its data in the external file w.bin, but it doesn't exist"});
+  test::expectError(
+      [&] {
+        gt.inlineExternalData({{"w.bin", data.substr(0, 20)}});
+      },
+      {"external data file 'w.bin' is truncated (offset 12, length 12, 20 bytes)"});
+  EXPECT_EQ(gt.externalDataLocations(), (std::vector<std::string>{"w.bin"}));  // unchanged by the errors
+  gt.inlineExternalData({{"w.bin", data}});
+  EXPECT_TRUE(gt.externalDataLocations().empty());
+  EXPECT_EQ(runStructure(gt.getModelProto()), kStructureOut);
+  EXPECT_EQ(rawValues<float>(initializer(parse(gt.getModelProto()), "a")), (std::vector<float>{1.0f, 2.0f, 3.0f}));
+}
+
 /// loss = sum(a * x) (identityloss Sum) with a [3] stored externally: one SGD step (lr 0.5)
 /// gives a - 0.5 * x; modelToHost writes that into the external file, which stays external.
 TEST(ExternalData, ModelToHostWritesBackAndLocationsMove) {

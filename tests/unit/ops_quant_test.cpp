@@ -479,7 +479,7 @@ TEST(SignalRandomOps, SeededRandomUniformAndNormal) {
   auto make = [](float seed) {
     auto b = Builder::create();
     auto ai = b->aiOnnxOpset17();
-    const TensorId u = ai.randomuniform({}, {4000}, 1, 3.0f, -1.0f, seed);
+    const TensorId u = ai.randomuniform({4000}, 1, 3.0f, -1.0f, seed);
     const TensorId n = ai.randomnormallike({u}, {}, 2.0f, 0.5f, seed);
     b->addOutputTensor(u);
     b->addOutputTensor(n);

@@ -7,6 +7,7 @@
 // Transpose / Reshape / Tile / Expand / broadcasting / variadic (opset < 8) shapes. A context added
 // by a layer the error passed through keeps the inner sentence as contextual_error::message().
 #include <algorithm>
+#include <set>
 
 #include "common/test_util.hpp"
 #include "popart/error_context.hpp"
@@ -159,8 +160,7 @@ void sessionStarts(Builder& b, const TensorId& out, const std::string& prefix,
 TEST(PopartErrors, RandomOpsTakeASeedAndDoubleAsOnnx) {
   auto seededOnce = [](DataType t) {
     auto b = Builder::create();
-    const TensorId u =
-        b->aiOnnxOpset11().randomuniform({}, {8}, static_cast<int64_t>(onnxDataType(t)), 1.0f, 0.0f, 5.0f);
+    const TensorId u = b->aiOnnxOpset11().randomuniform({8}, static_cast<int64_t>(onnxDataType(t)), 1.0f, 0.0f, 5.0f);
     b->addOutputTensor(u);
     return test::runOnce(b->getModelProto(), {}, {u}).begin()->second;
   };
@@ -457,6 +457,34 @@ TEST(PopartErrors, InputDimsThatOverflowNameTheInput) {
         b->addInputTensor("FLOAT", {4294967296, 4294967296}, "big");
       },
       "Invalid shape [4294967296 4294967296]", {"element count overflows", "the input 'big' declared FLOAT"});
+}
+
+}  // namespace
+}  // namespace popart
+
+namespace popart {
+namespace {
+
+TEST(PopartErrors, ExceptionClassesOfTheBindings) {
+  // One list for Python and JS: bases first, each base a class of the list.
+  std::set<std::string> seen;
+  for (const auto& c : errorClasses()) {
+    if (*c.base) {
+      EXPECT_TRUE(seen.count(c.base)) << c.name << " before its base " << c.base;
+    }
+    EXPECT_TRUE(seen.insert(c.name).second) << c.name;
+    EXPECT_GT(std::string(c.doc).size(), 10u) << c.name;
+  }
+  EXPECT_EQ(seen.size(), 7u);
+  EXPECT_STREQ(errorClassOf(error("x")), "popart_exception");
+  EXPECT_STREQ(errorClassOf(internal_error("x")), "popart_internal_exception");
+  EXPECT_STREQ(errorClassOf(runtime_error("x")), "popart_runtime_error");
+  EXPECT_STREQ(errorClassOf(memory_allocation_err("x")), "OutOfMemoryException");
+  EXPECT_STREQ(errorClassOf(OutOfMemoryException("x", "summary")), "OutOfMemoryException");
+  EXPECT_STREQ(errorClassOf(poplar_error("x")), "poplar_exception");
+  EXPECT_STREQ(errorClassOf(poplar_runtime_error("x")), "poplar_runtime_error");
+  EXPECT_STREQ(errorClassOf(pattern_error("x")), "popart_exception");
+  EXPECT_STREQ(errorClassOf(std::out_of_range("x")), "popart_exception");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // Sessions: anchor return types and shapes, StepIO layout, weights transfer, model export.
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -281,6 +282,116 @@ TEST(SessionInfo, SerializeIrIsPopARTsJson) {
   EXPECT_EQ(ops[1]["outputs"][0]["name"], m.y);
   EXPECT_TRUE(ops[1]["attributes"].is_object());
   expectError([&] { s->serializeIr(static_cast<IrSerializationFormat>(3)); }, {"IrSerializationFormat"});
+}
+
+TEST(SessionOptionsActing, CompilationProgressLoggerReachesTheTotal) {
+  const ScaleModel m = scaleModel();
+  std::vector<std::pair<int, int>> calls;
+  SessionOptions opts;
+  opts.compilationProgressTotal = 40;
+  opts.setCallback("compilationProgressLogger", [&](int p, int t) { calls.emplace_back(p, t); });
+  EXPECT_EQ(opts.get("compilationProgressLogger"), OptionValue(true));
+  auto s = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), test::cpu(), {}, opts);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0], std::make_pair(0, 40));
+  s->prepareDevice();
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[1], std::make_pair(20, 40));
+  EXPECT_EQ(calls[2], std::make_pair(40, 40));
+  // The table gives whether it is set; false clears it; anything else is the kind error.
+  opts.set("compilationProgressLogger", false);
+  EXPECT_FALSE(opts.compilationProgressLogger);
+  expectError([&] { opts.set("compilationProgressLogger", int64_t{3}); },
+              {"SessionOptions.compilationProgressLogger must be a function (progress, total)"});
+  expectError([&] { opts.setCallback("enableOutlining", [](int, int) {}); },
+              {"SessionOptions.enableOutlining is a bool option, not a function"});
+}
+
+TEST(SessionOptionsActing, ConstantFoldingOfMultipleConsumers) {
+  // c = Constant + Constant read by Mul and Sub: folded by default; with the option off it stays
+  // an Add (PopART's option), and the results do not change.
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  const TensorId x = b->addInputTensor(TensorInfo(DataType::FLOAT, {3}), "x");
+  const TensorId c =
+      ai.add({test::constant<float>(ai, {1, 2, 3}, {3}), test::constant<float>(ai, {0.5f, 0.5f, 0.5f}, {3})}, "cexpr");
+  const TensorId y = ai.sub({ai.mul({x, c}), c});
+  b->addOutputTensor(y);
+  std::map<TensorId, std::vector<float>> results;
+  for (bool fold : {true, false}) {
+    SessionOptions opts;
+    opts.enableConstantFoldingOfMultipleConsumers = fold;
+    auto s = InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {y}), test::cpu(), {}, opts);
+    const std::string ir = s->serializeIr(IrSerializationFormat::JSON);
+    EXPECT_EQ(ir.find("\"type\":\"Add\"") != std::string::npos, !fold) << ir;
+    const auto out = test::runOnce(b->getModelProto(), {{x, NDArray::fromVector<float>({1, -2, 4}, {3})}}, {y}, opts);
+    results[fold ? "fold" : "keep"] = out.at(y).toVector<float>();
+  }
+  EXPECT_EQ(results["fold"], (std::vector<float>{0.0f, -7.5f, 10.5f}));
+  EXPECT_EQ(results["fold"], results["keep"]);
+}
+
+// syntheticDataMode: no host data in or out. Off trains on the StepIO's x; Zeros feeds zeros (the
+// gradient is 0, the weights stay) and leaves the anchor as the user filled it; RandomNormal feeds
+// the same N(0, 1) values in every session.
+TEST(SessionOptionsActing, SyntheticDataMode) {
+  auto train = [](SyntheticDataMode mode, std::vector<float> data, std::vector<float>* anchor) {
+    auto b = Builder::create();
+    auto ai = b->aiOnnxOpset11();
+    const TensorId x = b->addInputTensor(TensorInfo(DataType::FLOAT, {4}), "x");
+    std::vector<float> ones(4, 1.0f);
+    const TensorId w = b->addInitializedInputTensor(ConstVoidData(ones.data(), TensorInfo(DataType::FLOAT, {4})), "w");
+    const TensorId y = ai.mul({x, w});
+    const TensorId loss = b->aiGraphcoreOpset1().l1loss({y}, 1.0f, ReductionType::Sum);
+    SessionOptions opts;
+    opts.syntheticDataMode = mode;
+    auto s = TrainingSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {y}), loss, ConstSGD(0.5f),
+                                                  test::cpu(), {}, opts);
+    s->prepareDevice();
+    s->weightsFromHost();
+    std::map<TensorId, NDArray> in, out;
+    const Shape shape{static_cast<int64_t>(data.size())};
+    in.emplace(x, NDArray::fromVector(data, shape));
+    out.emplace(y, NDArray::fromVector(std::vector<float>(4, 7.0f), {4}));
+    StepIO io(arrayRefs(in), arrayRefs(out));
+    s->run(io);
+    *anchor = out.at(y).toVector<float>();
+    s->weightsToHost();
+    std::vector<float> wv(4);
+    WeightsIO wio;
+    wio.insert(w, MutableVoidData(wv.data(), TensorInfo(DataType::FLOAT, {4})));
+    s->readWeights(wio);
+    return wv;
+  };
+  std::vector<float> anchor;
+  EXPECT_EQ(train(SyntheticDataMode::Off, {1, -2, 3, -4}, &anchor), (std::vector<float>{0.5f, 0.0f, -0.5f, -1.0f}));
+  EXPECT_EQ(anchor, (std::vector<float>{1, -2, 3, -4}));
+  // A wrong-sized input is never read when the data is synthetic.
+  EXPECT_EQ(train(SyntheticDataMode::Zeros, {0}, &anchor), std::vector<float>(4, 1.0f));
+  EXPECT_EQ(anchor, std::vector<float>(4, 7.0f));
+  const auto w1 = train(SyntheticDataMode::RandomNormal, {0}, &anchor);
+  EXPECT_EQ(train(SyntheticDataMode::RandomNormal, {0}, &anchor), w1);
+  EXPECT_NE(w1, std::vector<float>(4, 1.0f));
+}
+
+// enableNonStableSoftmax: exp without the row's maximum subtracted, so exp(100) overflows float
+// and the row is NaN, as PopART's non-stable softmax; small rows are the same either way.
+TEST(SessionOptionsActing, NonStableSoftmax) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  const TensorId x = b->addInputTensor(TensorInfo(DataType::FLOAT, {2, 3}), "x");
+  const TensorId y = ai.softmax({x}, 1);
+  b->addOutputTensor(y);
+  const std::vector<float> xs{100, 101, 99, 1, 2, 3};
+  const double e1 = std::exp(1.0), e2 = std::exp(2.0), e3 = std::exp(3.0), sum = e1 + e2 + e3;
+  for (bool nonStable : {false, true}) {
+    SessionOptions opts;
+    opts.enableNonStableSoftmax = nonStable;
+    const auto out =
+        test::runOnce(b->getModelProto(), {{x, NDArray::fromVector(xs, {2, 3})}}, {y}, opts).at(y).toVector<float>();
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(std::isnan(out[static_cast<size_t>(i)]), nonStable) << i;
+    test::expectNear(std::vector<float>(out.begin() + 3, out.end()), {e1 / sum, e2 / sum, e3 / sum}, 1e-6);
+  }
 }
 
 TEST(SessionInfo, StepIOCallback) {

@@ -2,9 +2,12 @@
 // GraphTransformer: ONNX models built and rewritten by the core.
 import { ONNX_OPS, FIRST_OPSET, LAST_OPSET } from './ops.gen.mjs';
 import { asNDArray, attrType, describe, idList } from './values.mjs';
-import { modelBytes, saveExternally, writeFileAtomic } from './files.mjs';
 
-export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransformerHandle, TensorInfo, InputSettings,
+/// A getter's ids: undefined (the current scope), one id, or an array of a node's outputs.
+const idsOrNone = (ids) => (ids === undefined ? undefined : typeof ids === 'string' ? ids : idList(ids));
+import { saveExternally, writeFileAtomic } from './files.mjs';
+
+export function makeBuilder({ M, Handle, versionInfo, readModel, BuilderHandle, GraphTransformerHandle, TensorInfo, InputSettings,
                               VariableSettings, CommGroup, enums }) {
   function pickSchema(name, version) {
     const versions = ONNX_OPS[name];
@@ -16,7 +19,8 @@ export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransf
   }
 
   /// `builder.aiOnnxOpsetN`: one method per op with the C++ signature: (args, [num_outputs],
-  /// required attributes, optional attributes, debugContext).
+  /// required attributes, optional attributes, debugContext); ops without inputs (Constant,
+  /// RandomUniform, RandomNormal) take no args.
   function makeOpset(builder, version) {
     const o = { getOpsetVersion: () => version };
     for (const name of Object.keys(ONNX_OPS)) {
@@ -25,7 +29,7 @@ export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransf
       const [, opType, , variadicOut, nOut, minIn, maxIn, attrs] = s;
       o[name] = (...params) => {
         let i = 0;
-        const args = opType === 'Constant' ? [] : (params[i++] ?? []);
+        const args = maxIn === 0 ? [] : (params[i++] ?? []);  // no `args` for ops without inputs (PopART's)
         const numOutputs = variadicOut ? params[i++] : nOut;
         const list = [];
         for (const [an, at, req, dflt] of attrs) {
@@ -84,13 +88,12 @@ export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransf
     return gc;
   }
 
-  /// PopART's GraphTransformer: ONNX-level rewrites of a model given as bytes (a path is read with
-  /// Node's fs, so externally stored data of such a model resolves against the working
-  /// directory; a browser has no paths). Each method rewrites the model in place; getModelProto()
-  /// returns it.
+  /// PopART's GraphTransformer: ONNX-level rewrites of a model given as bytes or (Node) a path;
+  /// in Node its external data is read on load (files.mjs withExternalData). Each method rewrites
+  /// the model in place; getModelProto() returns it.
   class GraphTransformer extends Handle {
     constructor(modelProtoOrFilename) {
-      super(GraphTransformerHandle.create(modelBytes(modelProtoOrFilename, 'GraphTransformer')));
+      super(GraphTransformerHandle.create(readModel(modelProtoOrFilename, 'GraphTransformer')));
     }
     getModelProto() { return this.handle.getModelProto(); }
     removeUnusedInputs() { this.handle.transform('removeUnusedInputs', false); }
@@ -112,6 +115,11 @@ export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransf
     saveInitializersExternallyToBytes(ids, location) {
       return this.handle.saveInitializersExternallyToBytes(idList(ids), String(location));
     }
+    /// The files the model's externally stored tensors name, and their data put inline from
+    /// {location: Uint8Array} (what a browser does with files the user gave it; Node reads them
+    /// itself when a model is loaded).
+    externalDataLocations() { return this.handle.externalDataLocations(); }
+    inlineExternalData(files) { this.handle.inlineExternalData(files); }
   }
 
   class Builder extends Handle {
@@ -125,7 +133,7 @@ export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransf
           opsets = arg.opsets;
         }
         h = model === undefined || model === null ? BuilderHandle.create()
-                                                  : BuilderHandle.createFromOnnxModel(modelBytes(model, 'Builder'));
+                                                  : BuilderHandle.createFromOnnxModel(readModel(model, 'Builder'));
       }
       super(h);
       this._opsets = new Map();
@@ -237,9 +245,11 @@ export function makeBuilder({ M, Handle, versionInfo, BuilderHandle, GraphTransf
     }
     /// An Identity of each tensor marked RecomputeType Checkpoint; their ids.
     checkpointOutput(ids) { return this.handle.checkpointOutput(idList(ids)); }
-    /// The node's virtual graph / pipeline stage; without an id, the current scope's.
-    getVirtualGraph(id) { return this.handle.getVirtualGraph(id === undefined ? undefined : String(id)); }
-    getPipelineStage(id) { return this.handle.getPipelineStage(id === undefined ? undefined : String(id)); }
+    /// The node's virtual graph / pipeline stage / execution phase (an id, or a Set or array of
+    /// the node's outputs); without ids, the current scope's.
+    getVirtualGraph(ids) { return this.handle.getVirtualGraph(idsOrNone(ids)); }
+    getPipelineStage(ids) { return this.handle.getPipelineStage(idsOrNone(ids)); }
+    getExecutionPhase(ids) { return this.handle.getExecutionPhase(idsOrNone(ids)); }
     /// Whether a scoped virtual graph / pipeline stage / execution phase is set.
     hasVirtualGraph() { return this.handle.hasVirtualGraph(); }
     hasPipelineStage() { return this.handle.hasPipelineStage(); }

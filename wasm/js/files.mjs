@@ -17,6 +17,38 @@ export function modelBytes(model, what, kind = 'ONNX model bytes') {
   throw new Error(`${what}: expected ${kind} (Uint8Array) or a file path`);
 }
 
+/// In Node, a model whose tensors are stored in external files (ONNX external data) comes back
+/// with their data inline: the core lists the locations (a checked GraphTransformerHandle from
+/// `openTransformer(bytes)`), Node's fs reads
+/// them (relative to the model file's directory, or for bytes to the working directory, as
+/// PopART), the core puts them in. Other models, and any model in a browser (no file system:
+/// the core's error names the tensor and the file), are returned as they are.
+export function withExternalData(bytes, model, openTransformer) {
+  if (!isNode) return bytes;
+  // Every external tensor names its file with the key "location": without it, nothing to do.
+  if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf('location') < 0) return bytes;
+  const gt = openTransformer(bytes);
+  try {
+    const locations = gt.externalDataLocations();
+    if (locations.length === 0) return bytes;
+    const fs = nodeModule('fs');
+    const path = nodeModule('path');
+    const base = typeof model === 'string' ? path.dirname(model) : process.cwd();
+    const files = {};
+    for (const loc of locations) {
+      try {
+        files[loc] = new Uint8Array(fs.readFileSync(path.resolve(base, loc)));
+      } catch {
+        // Left out: the core names the tensor and the file it could not read.
+      }
+    }
+    gt.inlineExternalData(files);
+    return gt.getModelProto();
+  } finally {
+    gt.delete();
+  }
+}
+
 /// Writes `bytes` to `path` through a temporary file and a rename: a failure never leaves a
 /// half-written file, and an existing file stays as it was.
 export function writeFileAtomic(path, bytes) {

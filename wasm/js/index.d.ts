@@ -706,9 +706,11 @@ export interface Builder extends Disposable {
   hasVirtualGraph(): boolean;
   hasPipelineStage(): boolean;
   hasExecutionPhase(): boolean;
-  /** The node's virtual graph / pipeline stage; without an id, the current scope's. */
-  getVirtualGraph(id?: TensorId): number;
-  getPipelineStage(id?: TensorId): number;
+  /** The node's virtual graph / pipeline stage / execution phase (an id, or a Set / array of the
+   * node's outputs); without ids, the current scope's. */
+  getVirtualGraph(ids?: TensorId | Iterable<TensorId>): number;
+  getPipelineStage(ids?: TensorId | Iterable<TensorId>): number;
+  getExecutionPhase(ids?: TensorId | Iterable<TensorId>): number;
   setAvailableMemoryProportion(id: TensorId, proportion: number): void;
   setPartialsType(id: TensorId, type: string): void;
   /** Poplar's convolution dithering for a Conv (1 / true on, 0 / false off); kept on the node, no effect on results here. */
@@ -738,6 +740,11 @@ export interface GraphTransformer {
   /** Node only: writes the data file. */
   saveInitializersExternally(ids: TensorId[], fileName: string): void;
   saveInitializersExternallyToBytes(ids: TensorId[], location: string): Uint8Array;
+  /** The files the model's externally stored tensors name (each once). Not PopART's. */
+  externalDataLocations(): string[];
+  /** Puts the external tensors' data inline from {location: bytes} (the inverse of
+   * saveInitializersExternallyToBytes). Not PopART's. */
+  inlineExternalData(files: Record<string, Uint8Array>): void;
   dispose(): void;
 }
 
@@ -1309,6 +1316,8 @@ export interface Popart {
     () => string;
   /** The reports' memory categories (the keys of compilation.memory.byTile besides 'total'), in the core's order. */
   memoryCategories: readonly MemoryCategoryName[];
+  // BEGIN generated: exception classes (node scripts/gen_js_types.mjs; checked by tests/js/reflection.test.mjs)
+  // END generated: exception classes
   /**
    * Every key of the report document getReport() returns, parents first (the core's
    * report::schema()): path ("[]" for an array's elements: 'compilation.ops[].name'), type

@@ -10,7 +10,6 @@
 // plain helpers (NDArray, TypedArrays, Node's file system).
 import createPopartModule from './popart_wasm.mjs';
 import { describe, errorFrom, isNode, NDArray, TYPED_ARRAYS } from './values.mjs';
-import { modelBytes } from './files.mjs';
 import { makeModule } from './module.mjs';
 import { makeOptions } from './options.mjs';
 import { makeDevices } from './devices.mjs';
@@ -33,7 +32,7 @@ function makeApi(raw) {
   Object.assign(ctx, makeReports(ctx));
   Object.assign(ctx, makeSessions(ctx));
   const {
-    M, versionInfo, reservedPrefixFns, TensorInfo, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, SessionOptions,
+    M, versionInfo, reservedPrefixFns, exceptionClasses, readModel, TensorInfo, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, SessionOptions,
     enums, DeviceManager, DeviceInfo, Builder, GraphTransformer, InferenceSession, TrainingSession, Session, PyStepIO,
     Optimizer, Loss, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, memoryCategories,
     reportSchema, ReplicaGrouping, CommGroup, VariableSettings, InputSettings, initializePoplarDebugInfo,
@@ -65,7 +64,7 @@ function makeApi(raw) {
       shapes = Object.fromEntries(Object.entries(shapes).map(([id, v]) =>
         [id, v instanceof TensorInfo ? { dtype: v.data_type(), shape: v.shape() } : v]));
     }
-    return JSON.parse(M.describeModel(modelBytes(model, 'describeModel'), shapes ?? undefined, options.histogramBins));
+    return JSON.parse(M.describeModel(readModel(model, 'describeModel'), shapes ?? undefined, options.histogramBins));
   }
 
   // ------------------------------------------------------------ logging
@@ -103,6 +102,10 @@ function makeApi(raw) {
     ...enums,
     ...settingsClasses,
     ...reservedPrefixFns,
+    /// popart_exception, popart_internal_exception, popart_runtime_error, OutOfMemoryException,
+    /// poplar_exception, poplar_runtime_error, poplibs_exception: the classes of the errors the
+    /// module throws (Error subclasses; the core's list).
+    ...exceptionClasses,
     /// This runtime's version: "major.minor.point", [major, minor, point], the git commit built.
     versionString: () => versionInfo.versionString,
     versionNumber: () => [...versionInfo.versionNumber],

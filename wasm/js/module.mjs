@@ -2,11 +2,13 @@
 // becomes a JS Error with the C++ message right after the call; a WebAssembly trap stops the
 // module with a clear message), and Handle, the owner of one Embind object (dispose(),
 // Symbol.dispose, a FinalizationRegistry as a safety net).
-import { disposeSymbol, errorFrom } from './values.mjs';
-import { writeReportFile } from './files.mjs';
+import { disposeSymbol, errorClasses, errorFrom } from './values.mjs';
+import { modelBytes, withExternalData, writeReportFile } from './files.mjs';
 
 /// The checked module `M`, its handle classes and Handle, over one instantiated module `raw`.
 export function makeModule(raw) {
+  // popart_exception, popart_internal_exception, ...: the core's list (popart/error.hpp).
+  const exceptionClasses = errorClasses(raw.errorClasses());
   // Every C++ entry point reports a failure through takeError(); `checked` turns it into a JS
   // Error with the C++ message, right after the call.
   const check = () => {
@@ -52,6 +54,9 @@ export function makeModule(raw) {
   const BuilderHandle = checked(raw.BuilderHandle);
   const SessionHandle = checked(raw.SessionHandle);
   const GraphTransformerHandle = checked(raw.GraphTransformerHandle);
+  /// An ONNX model (bytes or, in Node, a path) as bytes, with its external data inline (Node).
+  const readModel = (model, what) =>
+    withExternalData(modelBytes(model, what), model, (bytes) => checked(GraphTransformerHandle.create(bytes)));
 
   const registry = typeof FinalizationRegistry === 'function'
       ? new FinalizationRegistry((h) => { try { if (!h.isDeleted()) h.delete(); } catch { /* gone */ } })
@@ -78,6 +83,6 @@ export function makeModule(raw) {
     [disposeSymbol]() { this.dispose(); }
   }
 
-  return { raw, M, checked, Handle, versionInfo, reservedPrefixFns, BuilderHandle, SessionHandle,
+  return { raw, M, checked, Handle, versionInfo, reservedPrefixFns, exceptionClasses, readModel, BuilderHandle, SessionHandle,
            GraphTransformerHandle };
 }

@@ -218,10 +218,25 @@ export function makeOptions({ M }) {
     settingsClasses[info.name] = cls;
   }
 
-  /// The fields to send: the core checks them (its messages) as the session is made.
+  /// The fields to send: the core checks them (its messages) as the session is made. A function of
+  /// a "callback" option (compilationProgressLogger) is wrapped so that what it throws is reported
+  /// and does not stop the call that made progress.
+  const callbackNames = sessionOptionsList.filter((o) => o.type === 'callback').map((o) => o.name);
   function optionsSpec(o) {
     if (o === undefined || o === null) return undefined;
-    return { ...o };
+    const spec = { ...o };
+    for (const name of callbackNames) {
+      const fn = spec[name];
+      if (typeof fn !== 'function') continue;
+      spec[name] = (...args) => {
+        try {
+          fn(...args);
+        } catch (e) {
+          console.error(`popart: SessionOptions.${name} threw:`, e);
+        }
+      };
+    }
+    return spec;
   }
 
   return { TensorInfo, AnchorReturnType, DataFlow, InputShapeInfo, enums, popartEnumList, Patterns, SessionOptions,

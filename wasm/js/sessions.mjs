@@ -4,7 +4,7 @@
 import { asNDArray, describe, dtypeOf, isKeywords, NDArray, product, toTyped, TYPED_ARRAYS } from './values.mjs';
 import { modelBytes, writeFileAtomic } from './files.mjs';
 
-export function makeSessions({ SessionHandle, SessionReports, TensorInfo, DataFlow, InputShapeInfo, Patterns, optionsSpec,
+export function makeSessions({ readModel, SessionHandle, SessionReports, TensorInfo, DataFlow, InputShapeInfo, Patterns, optionsSpec,
                                DeviceInfo, Optimizer, lossSpecs }) {
   class PyStepIO {
     /// PyStepIO({id: TypedArray | NDArray | Array}, anchors from initAnchorArrays()).
@@ -65,7 +65,7 @@ export function makeSessions({ SessionHandle, SessionReports, TensorInfo, DataFl
       this.handle.loadExecutableFromBytes(modelBytes(fileOrBytes, 'loadExecutable', "compileAndExport's bytes"));
     }
     resetHostWeights(model, ignoreWeightsInModelWithoutCorrespondingHostWeight = false) {
-      this.handle.resetHostWeights(modelBytes(model, 'resetHostWeights'),
+      this.handle.resetHostWeights(readModel(model, 'resetHostWeights'),
                                    !!ignoreWeightsInModelWithoutCorrespondingHostWeight);
     }
     getInfo(id) {
@@ -180,7 +180,7 @@ export function makeSessions({ SessionHandle, SessionReports, TensorInfo, DataFl
       throw new Error(`${what}: inputShapeInfo must be an InputShapeInfo, got ${describe(inputShapeInfo)}`);
     }
     return {
-      model: modelBytes(fnModel, what),
+      model: readModel(fnModel, what),
       dataFlow: dataFlow._spec,
       device: deviceInfo?._spec,
       isi: inputShapeInfo ? inputShapeInfo._spec() : undefined,

@@ -143,10 +143,28 @@ export function asNDArray(v, dtype, shape, what) {
   return new NDArray(data, shape ?? [data.length], dtype ?? dtypeOf(v));
 }
 
-/// The JS Error for a failure reported by the module's takeError(): the C++ message, and the
-/// exception's own fields (an OutOfMemoryException's `summaryReport` and `profilePath`).
-export function errorFrom({ message, ...fields }) {
-  return Object.assign(new Error(message), fields);
+/// PopART's exception classes (popart_exception, popart_internal_exception, poplar_exception,
+/// OutOfMemoryException, ...), made once from the core's list (the module's errorClasses(): name,
+/// base, doc; bases first) and shared by every module, so `instanceof` works across modules.
+const ERROR_CLASSES = new Map();
+export function errorClasses(list) {
+  for (const { name, base, doc } of list) {
+    if (ERROR_CLASSES.has(name)) continue;
+    const Base = base ? ERROR_CLASSES.get(base) : Error;
+    const C = { [name]: class extends Base {} }[name];
+    Object.defineProperty(C.prototype, 'name', { value: name, configurable: true, writable: true });
+    Object.defineProperty(C, 'doc', { value: doc });
+    ERROR_CLASSES.set(name, C);
+  }
+  return Object.fromEntries(ERROR_CLASSES);
+}
+
+/// The JS error for a failure reported by the module's takeError(): an instance of its class
+/// (popart_exception, ...) with the C++ message, and the exception's own fields (an
+/// OutOfMemoryException's `summaryReport` and `profilePath`).
+export function errorFrom({ message, errorClass, ...fields }) {
+  const C = ERROR_CLASSES.get(errorClass) ?? Error;
+  return Object.assign(new C(message), fields);
 }
 
 /// The attribute type code of a JS value for customOp / addNodeAttribute: the codes of the

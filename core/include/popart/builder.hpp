@@ -369,11 +369,19 @@ class Builder {
   /// IPU annotations, stored as node attributes (`__ipu_number`, `__pipeline_stage`, ...).
   void virtualGraph(const TensorId& nodeOutputName, int64_t value = 0);
   void virtualGraph(const std::set<TensorId>& nodeOutputNames, int64_t value = 0);
+  /// The virtual graph / pipeline stage / execution phase of the node making `nodeOutputName`
+  /// (or all of `nodeOutputNames`): PopART's "Node ... does not have attribute ..." error when the
+  /// node has none.
   int64_t getVirtualGraph(const TensorId& nodeOutputName);
+  int64_t getVirtualGraph(const std::set<TensorId>& nodeOutputNames);
   void pipelineStage(const TensorId& nodeOutputName, int64_t value);
   void pipelineStage(const std::set<TensorId>& nodeOutputNames, int64_t value);
   int64_t getPipelineStage(const TensorId& nodeOutputName);
+  int64_t getPipelineStage(const std::set<TensorId>& nodeOutputNames);
   void executionPhase(const TensorId& nodeOutputName, int64_t value = 0);
+  void executionPhase(const std::set<TensorId>& nodeOutputNames, int64_t value = 0);
+  int64_t getExecutionPhase(const TensorId& nodeOutputName);
+  int64_t getExecutionPhase(const std::set<TensorId>& nodeOutputNames);
   /// Marks the node's outputs for recomputation (PopART's RecomputeType; stored as its number in
   /// the `__recompute_output_in_backward_pass` attribute).
   void recomputeOutputInBackwardPass(const TensorId& nodeOutputName, RecomputeType value = RecomputeType::Recompute);
@@ -407,10 +415,12 @@ class Builder {
   bool hasVirtualGraph() const { return hasAttribute(sVirtualGraphAttribute); }
   bool hasPipelineStage() const { return hasAttribute(sPipelineStageAttribute); }
   bool hasExecutionPhase() const { return hasAttribute(sExecutionPhaseAttribute); }
-  /// The scoped virtual graph / pipeline stage (PopART's errors "Virtual graph not set in current
-  /// scope." / "Pipeline stage not set in current scope." outside such a scope).
+  /// The scoped virtual graph / pipeline stage / execution phase (PopART's errors "Virtual graph
+  /// not set in current scope." / "Pipeline stage not set in current scope." / "Execution phase
+  /// not set in current scope." outside such a scope).
   int64_t getVirtualGraph() const;
   int64_t getPipelineStage() const;
+  int64_t getExecutionPhase() const;
 
   // ------------------------------------------------------------------ name scopes
   void pushNameScope(const std::string& name);

@@ -5,8 +5,10 @@
 /// `catch (const std::exception&)` sees them; `what()` is a message in the user's vocabulary
 /// (node, op, tensor, shape) rather than the name of an internal pass.
 
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "popart/format.hpp"
 
@@ -76,6 +78,23 @@ class pattern_error : public error {
  public:
   using error::error;
 };
+
+/// One exception class of the bindings (Python's `popart.popart_exception`, JS's
+/// `popart.popart_exception`, ...): its name, the name of its base class ("" for the language's
+/// own: Python's RuntimeError, JS's Error) and its doc string.
+struct ErrorClass {
+  const char* name;
+  const char* base;
+  const char* doc;
+};
+/// PopART's exception classes, each base before its subclasses: the one list the Python and JS
+/// bindings make their classes from.
+const std::vector<ErrorClass>& errorClasses();
+/// The name of the class in errorClasses() that `e` is raised as in Python and JS (an
+/// OutOfMemoryException as "OutOfMemoryException", an internal_error as
+/// "popart_internal_exception", ...; an exception that is not a popart::error as
+/// "popart_exception").
+const char* errorClassOf(const std::exception& e);
 
 }  // namespace popart
 

@@ -6,6 +6,7 @@
 /// Constant nodes, unused inputs removed, training-mode BatchNormalization outputs, initializer
 /// data saved to an external file.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -74,6 +75,12 @@ class GraphTransformer {
   /// (the model's external_data names `location`): for callers without a file system (the
   /// browser). Not in PopART.
   std::string saveInitializersExternallyToBytes(const std::vector<TensorId>& ids, const std::string& location);
+  /// The `location`s the model's externally stored tensors name (each once), and their inverse of
+  /// saveInitializersExternallyToBytes: the data of every external tensor taken from
+  /// `files[location]` (its offset and length) and stored inline again. For callers that read
+  /// files themselves (the JS module in Node). Not in PopART.
+  std::vector<std::string> externalDataLocations() const;
+  void inlineExternalData(const std::map<std::string, std::string>& files);
 
  private:
   std::unique_ptr<GraphTransformerImpl> impl_;

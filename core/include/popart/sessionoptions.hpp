@@ -6,6 +6,7 @@
 /// and run; the CPU and IPU-model devices use the ones that affect them.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -135,6 +136,9 @@ struct AutomaticLossScalingSettings {
   std::vector<TensorId> toTrackTensors;
 };
 
+/// PopART's compilation progress callback: (progress, total).
+using CompilationProgressLogger = std::function<void(int, int)>;
+
 struct SessionOptions {
   // Training: gradient accumulation and replication.
   bool enableGradientAccumulation = false;
@@ -160,6 +164,9 @@ struct SessionOptions {
   bool explicitRecomputation = false;
   bool enableOutlining = true;
   bool enableOutliningCopyCostPruning = true;
+  bool useLoopCandidateCreator = false;
+  bool enableConstantFoldingOfMultipleConsumers = true;
+  bool throwIfLog2ScaleTensorNotInRange = true;
   float outlineThreshold = 1.0f;
   float outlineSequenceBreakCost = 10000.0f;
   SubgraphCopyingStrategy subgraphCopyingStrategy = SubgraphCopyingStrategy::OnEnterAndExit;
@@ -234,6 +241,10 @@ struct SessionOptions {
   bool opxAliasChecking = false;
   bool opxModifyChecking = false;
   int compilationProgressTotal = 100;
+  /// PopART's compilation progress callback, called with (progress, compilationProgressTotal):
+  /// (0, total) when the session is created, then as prepareDevice prepares and compiles, ending
+  /// with (total, total). Bindings set it with setCallback (Python / JS: assign a function).
+  CompilationProgressLogger compilationProgressLogger;
   double timeLimitScheduler = 1e9;
   int64_t swapLimitScheduler = 1000000000;
   std::string kahnTieBreaker = "greedy";
@@ -272,6 +283,9 @@ struct SessionOptions {
   /// "SessionOptions has no option 'x'"; a value of the wrong kind names the field and the kind
   /// expected. Bindings set options through this.
   void set(const std::string& name, const OptionValue& value);
+  /// Sets a field of kind "callback" (compilationProgressLogger) to `fn` (empty: none); the
+  /// table's set/get of such a field take / give a bool (set or not; false clears it).
+  void setCallback(const std::string& name, CompilationProgressLogger fn);
   /// A field's value by name (enums as their value names).
   OptionValue get(const std::string& name) const;
   /// Every field: name, type, default and documentation (popart/reflection.hpp).

@@ -548,6 +548,9 @@ void Builder::virtualGraph(const std::set<TensorId>& ids, int64_t value) {
 int64_t Builder::getVirtualGraph(const TensorId& id) {
   return getInt64NodeAttribute(sVirtualGraphAttribute, {id});
 }
+int64_t Builder::getVirtualGraph(const std::set<TensorId>& ids) {
+  return getInt64NodeAttribute(sVirtualGraphAttribute, ids);
+}
 void Builder::pipelineStage(const TensorId& id, int64_t value) {
   pipelineStage(std::set<TensorId>{id}, value);
 }
@@ -570,12 +573,26 @@ int64_t Builder::getVirtualGraph() const {
 int64_t Builder::getPipelineStage() const {
   return scopedInt(impl_->scopedAttributes, sPipelineStageAttribute, "Pipeline stage");
 }
+int64_t Builder::getExecutionPhase() const {
+  return scopedInt(impl_->scopedAttributes, sExecutionPhaseAttribute, "Execution phase");
+}
 int64_t Builder::getPipelineStage(const TensorId& id) {
   return getInt64NodeAttribute(sPipelineStageAttribute, {id});
 }
+int64_t Builder::getPipelineStage(const std::set<TensorId>& ids) {
+  return getInt64NodeAttribute(sPipelineStageAttribute, ids);
+}
 void Builder::executionPhase(const TensorId& id, int64_t value) {
-  const std::set<TensorId> ids{id};
+  executionPhase(std::set<TensorId>{id}, value);
+}
+void Builder::executionPhase(const std::set<TensorId>& ids, int64_t value) {
   impl_->setNodeAttribute(sExecutionPhaseAttribute, value, ids);
+}
+int64_t Builder::getExecutionPhase(const TensorId& id) {
+  return getInt64NodeAttribute(sExecutionPhaseAttribute, {id});
+}
+int64_t Builder::getExecutionPhase(const std::set<TensorId>& ids) {
+  return getInt64NodeAttribute(sExecutionPhaseAttribute, ids);
 }
 void Builder::recomputeOutputInBackwardPass(const TensorId& id, int64_t value) {
   if (value < 0 || value >= static_cast<int64_t>(RecomputeType::N))

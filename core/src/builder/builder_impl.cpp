@@ -408,6 +408,9 @@ std::vector<TensorId> BuilderImpl::op(const std::string& domain, int version, co
   }
   recordDebugInfo(*node, domain, version, dc, inputs, outs);
   inferShapes(*node, domain, version);
+  // PopART's line (scripts look for "Adding ai.onnx.Abs"): the op's identifier, then the node.
+  logging::builder::trace("Adding {}.{}:{} node '{}' ({} -> {})", domain.empty() ? "ai.onnx" : domain, type, version,
+                          node->name(), inputs, outs);
   return outs;
 }
 

@@ -181,7 +181,9 @@ def method(op_type, schema):
     variadic_out = schema.min_output != max_out
     multi = max_out > 1
     params = []
-    if op_type != "Constant":
+    # Ops without inputs (Constant, RandomUniform, RandomNormal) take no `args`, as PopART's.
+    takes_args = schema.max_input != 0
+    if takes_args:
         params.append("const std::vector<TensorId> &args")
     if multi and variadic_out:
         params.append("unsigned num_outputs")
@@ -204,7 +206,7 @@ def method(op_type, schema):
     body = ["  std::map<std::string, any> attrs;"]
     for a in attrs:
         body.append("  " + a.store(op_type))
-    inputs = "args" if op_type != "Constant" else "std::vector<TensorId>{}"
+    inputs = "args" if takes_args else "std::vector<TensorId>{}"
     call = 'op("%s", %s, %s, attrs, debugContext, %d, %d)' % (op_type, inputs, nout, min_in, max_in)
     body.append("  return %s;" % (call if multi else call + "[0]"))
     doc = "  /// Adds ONNX %s (version %d). https://onnx.ai/onnx/operators/onnx__%s.html" % (

@@ -231,6 +231,22 @@ struct Conv<std::set<E>, std::enable_if_t<std::is_enum_v<E>>> {
   }
 };
 
+/// A callback field (compilationProgressLogger): the table holds whether it is set; the function
+/// itself is set with SessionOptions::setCallback.
+using ProgressCallback = CompilationProgressLogger;
+template <>
+struct Conv<ProgressCallback> {
+  static constexpr const char* type = "callback";
+  static void from(ProgressCallback& dst, const std::string& name, const OptionValue& v) {
+    if (const auto* b = std::get_if<bool>(&v); b && !*b) {
+      dst = nullptr;
+      return;
+    }
+    wrongKind(name, "a function (progress, total), set with SessionOptions::setCallback (false clears it)", v);
+  }
+  static OptionValue to(const ProgressCallback& v) { return static_cast<bool>(v); }
+};
+
 template <typename T>
 const char* enumNameOf() {
   if constexpr (std::is_enum_v<T>) {
@@ -255,6 +271,7 @@ struct Field {
   const char* aliasOf = nullptr;  ///< a deprecated alias: the field's own name
   std::function<void(SessionOptions&, const OptionValue&)> set;
   std::function<OptionValue(const SessionOptions&)> get;
+  std::function<void(SessionOptions&, ProgressCallback)> setCallback;  ///< a "callback" field's
 };
 
 // One instantiation per member type (not per field): the accessor is a plain function pointer.
@@ -272,6 +289,8 @@ Field field(const char* name, const char* doc, T& (*ref)(SessionOptions&)) {
     ref(o) = std::move(tmp);
   };
   f.get = [ref](const SessionOptions& o) { return Conv<T>::to(ref(const_cast<SessionOptions&>(o))); };
+  if constexpr (std::is_same_v<T, ProgressCallback>)
+    f.setCallback = [ref](SessionOptions& o, ProgressCallback fn) { ref(o) = std::move(fn); };
   static const SessionOptions defaults;
   f.info.defaultValue = f.get(defaults);
   return f;
@@ -330,6 +349,11 @@ const std::vector<Field>& fields() {
       F(explicitRecomputation, "Recompute with cloned ops rather than implicitly."),
       F(enableOutlining, "Extract repeated subgraphs into shared functions."),
       F(enableOutliningCopyCostPruning, "Outlining: count the copies of outlined sections in the cost model."),
+      F(useLoopCandidateCreator, "Outlining: let Poplar create the tensors of loop-carried inputs."),
+      F(enableConstantFoldingOfMultipleConsumers,
+        "Fold a constant expression read by more than one op (false: it stays an op, computed at run time)."),
+      F(throwIfLog2ScaleTensorNotInRange,
+        "Assert at run time that the log2 scale of the FLOAT8 pow2-scaled ops is in [-32, 32)."),
       F(outlineThreshold, "The smallest subgraph worth outlining."),
       F(outlineSequenceBreakCost, "The cost of breaking a sequence when outlining."),
       F(subgraphCopyingStrategy, "When subgraph inputs and outputs are copied."),
@@ -450,6 +474,9 @@ const std::vector<Field>& fields() {
       F(opxAliasChecking, "Check the IR's aliasing against the lowered Poplar tensors."),
       F(opxModifyChecking, "Check the IR's modifications against the lowered Poplar tensors."),
       F(compilationProgressTotal, "Progress ticks until compilation completes."),
+      F(compilationProgressLogger,
+        "A function (progress, total) told how far preparation is: (0, total) at session creation, (total, total) "
+        "once prepareDevice has compiled."),
       F(timeLimitScheduler, "Scheduler time limit (seconds)."),
       F(swapLimitScheduler, "Scheduler swap limit."),
       F(kahnTieBreaker, "Scheduler tie breaker: greedy, fifo or random."),
@@ -491,6 +518,12 @@ void SessionOptions::set(const std::string& name, const OptionValue& value) {
         "{} has been deprecated and will be removed in a future release. Please use the alias {} instead.", name,
         f.aliasOf);
   f.set(*this, value);
+}
+
+void SessionOptions::setCallback(const std::string& name, CompilationProgressLogger fn) {
+  const Field& f = find(name);
+  if (!f.setCallback) throw error("SessionOptions.{} is a {} option, not a function", name, f.info.type);
+  f.setCallback(*this, std::move(fn));
 }
 
 OptionValue SessionOptions::get(const std::string& name) const {

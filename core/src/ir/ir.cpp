@@ -407,7 +407,14 @@ void Ir::importNodes(const onnx::GraphProto& g, Graph& graph) {
     order.push_back(i);
   };
   for (int i = 0; i < g.node_size(); ++i) visit(i);
+  // The consumers of this graph's tensors (a subgraph imported meanwhile counts its own).
+  std::map<std::string, int> consumers;
+  for (const auto& n : g.node()) {
+    for (const auto& in : n.input()) ++consumers[in];
+  }
+  std::swap(consumers, importConsumers_);
   for (int i : order) importNode(g.node(i), graph);
+  std::swap(consumers, importConsumers_);
 }
 
 void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
@@ -567,6 +574,14 @@ bool Ir::tryFold(Op& op) {
   if (!def.foldFromShapesOnly) {
     for (Tensor* t : op.inputs()) {
       if (t && t->kind != TensorKind::Const) return false;
+    }
+    // enableConstantFoldingOfMultipleConsumers = false: a constant expression read by more than
+    // one node stays an op (computed at run time) instead of becoming a stored constant.
+    if (!options_.enableConstantFoldingOfMultipleConsumers) {
+      for (Tensor* t : op.outputs()) {
+        auto it = t ? importConsumers_.find(t->id) : importConsumers_.end();
+        if (it != importConsumers_.end() && it->second > 1) return false;
+      }
     }
   }
   std::vector<TensorData> results;

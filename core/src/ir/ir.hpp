@@ -147,6 +147,9 @@ class Ir {
   std::set<TensorId> stripped_;
   const ConstEvaluator* evaluator_ = nullptr;
   int nodeCounter_ = 0;
+  /// How many nodes of the graph being imported read each tensor (for
+  /// enableConstantFoldingOfMultipleConsumers = false).
+  std::map<std::string, int> importConsumers_;
 };
 
 /// PopART's pipelining depth check: batchesPerStep (or the gradient accumulation factor) must be

@@ -112,3 +112,68 @@ std::string initializersToExternalData(onnx::ModelProto& model, const std::vecto
 }
 
 }  // namespace popart
+
+namespace popart {
+namespace {
+
+/// Calls `f` on every TensorProto of `g`: initializers, tensor attributes of its nodes, and the
+/// same in its subgraphs.
+void forEachTensor(onnx::GraphProto& g, const std::function<void(onnx::TensorProto&)>& f) {
+  for (auto& t : *g.mutable_initializer()) f(t);
+  for (auto& n : *g.mutable_node()) {
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_t()) f(*a.mutable_t());
+      for (auto& t : *a.mutable_tensors()) f(t);
+      if (a.has_g()) forEachTensor(*a.mutable_g(), f);
+      for (auto& sub : *a.mutable_graphs()) forEachTensor(sub, f);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> externalDataLocations(const onnx::ModelProto& model) {
+  onnx::ModelProto m = model;  // forEachTensor walks mutable protos
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  forEachTensor(*m.mutable_graph(), [&](onnx::TensorProto& tp) {
+    const std::string loc = externalLocation(tp);
+    if (!loc.empty() && seen.insert(loc).second) out.push_back(loc);
+  });
+  return out;
+}
+
+void inlineExternalData(onnx::ModelProto& model, const std::map<std::string, std::string>& files) {
+  onnx::ModelProto m = model;  // all or nothing
+  forEachTensor(*m.mutable_graph(), [&](onnx::TensorProto& tp) {
+    if (tp.data_location() != onnx::TensorProto::EXTERNAL) return;
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto& kv : tp.external_data()) {
+      try {
+        if (kv.key() == "location") location = kv.value();
+        if (kv.key() == "offset") offset = std::stoll(kv.value());
+        if (kv.key() == "length") length = std::stoll(kv.value());
+      } catch (const std::exception&) {
+        throw error("tensor '{}': external data {} '{}' is not a number", tp.name(), kv.key(), kv.value());
+      }
+    }
+    if (location.empty()) throw error("tensor '{}' has external data without a location", tp.name());
+    auto file = files.find(location);
+    if (file == files.end())
+      throw error("tensor '{}' stores its data in the external file {}, but it doesn't exist or is not accessible",
+                  tp.name(), location);
+    const int64_t size = static_cast<int64_t>(file->second.size());
+    if (length < 0) length = size - offset;  // ONNX: the rest of the file
+    if (offset < 0 || length < 0 || offset > size || length > size - offset)
+      throw error("tensor '{}': external data file '{}' is truncated (offset {}, length {}, {} bytes)", tp.name(),
+                  location, offset, length, size);
+    tp.set_raw_data(file->second.substr(static_cast<size_t>(offset), static_cast<size_t>(length)));
+    tp.clear_external_data();
+    tp.set_data_location(onnx::TensorProto::DEFAULT);
+    // What the tensor's dtype and shape need is checked where its data is read (tensorFromProto).
+  });
+  model = std::move(m);
+}
+
+}  // namespace popart

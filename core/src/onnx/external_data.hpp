@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,14 @@ void saveInitializersExternally(onnx::ModelProto& model, const std::vector<std::
 /// model's external_data names `location`): for a caller without a file system (the browser).
 std::string initializersToExternalData(onnx::ModelProto& model, const std::vector<std::string>& ids,
                                        const std::string& location, const std::string& baseDir = "");
+
+/// The `location`s of the model's EXTERNAL tensors (initializers, Constant values, subgraphs'),
+/// each once, in order of appearance.
+std::vector<std::string> externalDataLocations(const onnx::ModelProto& model);
+/// The inverse of initializersToExternalData: every EXTERNAL tensor takes its bytes from
+/// `files[location]` (offset, length) and holds them inline again. A location missing from
+/// `files`, or a range beyond its end, is an error naming the tensor; nothing changes then.
+void inlineExternalData(onnx::ModelProto& model, const std::map<std::string, std::string>& files);
 
 /// The file an external TensorProto's `location` names: absolute as is, else relative to
 /// `baseDir` (the model's directory), or to the working directory when the model came as bytes.

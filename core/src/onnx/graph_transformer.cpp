@@ -334,4 +334,12 @@ std::string GraphTransformer::saveInitializersExternallyToBytes(const std::vecto
   return initializersToExternalData(impl_->model, ids, location, impl_->baseDir);
 }
 
+std::vector<std::string> GraphTransformer::externalDataLocations() const {
+  return popart::externalDataLocations(impl_->model);
+}
+
+void GraphTransformer::inlineExternalData(const std::map<std::string, std::string>& files) {
+  popart::inlineExternalData(impl_->model, files);
+}
+
 }  // namespace popart

@@ -231,9 +231,9 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
     const std::string path = externalDataPath(location, baseDir);
 #if defined(__EMSCRIPTEN__)
     throw error(
-        "tensor '{}' stores its data in the external file {}, which the WebAssembly build cannot read (it "
-        "has no file system): give the model with its initializers inside it (ONNX's "
-        "onnx.save_model(model, path, save_as_external_data=False))",
+        "tensor '{}' stores its data in the external file {}, which the WebAssembly build cannot read in a "
+        "browser (it has no file system; in Node the JS API reads it): give the model with its initializers "
+        "inside it (ONNX's onnx.save_model(model, path, save_as_external_data=False))",
         tp.name(), path);
 #endif
     std::ifstream f(path, std::ios::binary);

@@ -60,7 +60,11 @@ void Session::prepareDevice(bool loadEngine) {
     logging::session::warn("prepareDevice called twice; the device is already prepared");
     return;
   }
+  const SessionOptions& opts = ir_->options();
+  const int total = opts.compilationProgressTotal;
+  if (opts.compilationProgressLogger) opts.compilationProgressLogger(total / 2, total);  // the IR is ready
   executable_ = backend_->compile(*ir_);
+  if (opts.compilationProgressLogger) opts.compilationProgressLogger(total, total);  // compiled
   executable_->setRandomSeed(randomSeed_);
   // Weights start out as in the model; a training session still requires weightsFromHost().
   replicaWeights().fromHost();
@@ -756,6 +760,9 @@ void Session::createIr(const std::string& model, const std::vector<Loss*>* losse
                        const InputShapeInfo& inputShapeInfo, const SessionOptions& userOptions,
                        const Patterns& patterns, const TensorId& loss, const Optimizer* optimizer) {
   validateEngineOptions(userOptions.engineOptions);
+  // PopART's progress logger starts at (0, total) as the session is made.
+  if (userOptions.compilationProgressLogger)
+    userOptions.compilationProgressLogger(0, userOptions.compilationProgressTotal);
   onnx::ModelProto proto = loadModel(model);
   TensorId lossId = loss;
   if (losses) {
