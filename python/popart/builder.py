@@ -313,7 +313,9 @@ class Builder:
         return self.aiOnnx.add([a, b], debugContext=debugContext)
 
     def createSubgraphBuilder(self):
-        sub = Builder(_impl=self._impl.createSubgraphBuilder())
+        # The parent's opsets (PopART's scan / loop bodies are often built before the parent's
+        # aiOnnx is first used, which is when its opset reaches the model).
+        sub = Builder(opsets=self._opsets, _impl=self._impl.createSubgraphBuilder())
         sub._parent = self
         return sub
 

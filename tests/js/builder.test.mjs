@@ -2,7 +2,7 @@
 // attributes, scopes, subgraphs, and the same errors as natively (tests/unit/builder_test.cpp).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPopart, expectError } from './helpers.mjs';
+import { createPopart, expectError, cpu } from './helpers.mjs';
 
 const popart = await createPopart();
 
@@ -145,6 +145,30 @@ test('subgraph builders', () => {
   expectError(() => b.addUntypedInputTensor(), ['Can not add untyped tensors to the top-level graph.']);
   void x;
   b.dispose();
+});
+
+test("a subgraph builder takes the parent's opsets (a Scan body built first, as PopART's scan tests do)", () => {
+  for (const opset of [10, 11]) {
+    const b = new popart.Builder({ opsets: { 'ai.onnx': opset, 'ai.graphcore': 1 } });
+    const t0 = b.addInputTensor('FLOAT', [4], 't0');
+    const t1 = b.addInputTensor('FLOAT', [4], 't1');
+    const sb = b.createSubgraphBuilder();
+    assert.equal(sb.aiOnnx.getOpsetVersion(), opset);
+    sb.setGraphName('body');
+    const a = sb.addUntypedInputTensor(t0);
+    const c = sb.addUntypedInputTensor(t1);
+    sb.addOutputTensor(sb.aiOnnx.add([a, c]));
+    // scan(args, num_outputs, body, num_scan_inputs, ...): the C++ order.
+    const [o] = b.aiOnnx.scan([t0, t1], 1, sb, 2);
+    b.addOutputTensor(o);
+    const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, [o]), cpu(popart));
+    s.prepareDevice();
+    const anchors = s.initAnchorArrays();
+    s.run(new popart.PyStepIO({ t0: new Float32Array([0, 2, 4, 6]), t1: new Float32Array([1, 3, 5, 7]) }, anchors));
+    assert.deepEqual(Array.from(anchors[o].data), [1, 5, 9, 13]);
+    s.dispose();
+    b.dispose();
+  }
 });
 
 test('a disposed builder says so', () => {

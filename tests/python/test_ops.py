@@ -238,3 +238,24 @@ def test_node_attributes_and_annotations(popart):
     assert b.getInt64NodeAttribute("__enable_conv_dithering", [c]) == 1
     with pytest.raises(popart.popart_exception, match="^enableConvDithering must be a bool value$"):
         b.setEnableConvDithering(c, 44)
+
+
+@pytest.mark.parametrize("opset", [10, 11])
+def test_subgraph_builder_takes_the_parents_opsets(popart, cpu, opset):
+    """A Scan body built before the parent's aiOnnx is first used (PopART's own scan tests do
+    this) is at the parent's opset, not the default one."""
+    d0, d1 = np.array([0, 2, 4, 6], np.float32), np.array([1, 3, 5, 7], np.float32)
+    b = popart.Builder(opsets={"ai.onnx": opset, "ai.graphcore": 1})
+    t0, t1 = b.addInputTensor(popart.TensorInfo(d0)), b.addInputTensor(popart.TensorInfo(d1))
+    sb = b.createSubgraphBuilder()
+    sb.setGraphName("body")
+    a, c = sb.addUntypedInputTensor(t0), sb.addUntypedInputTensor(t1)
+    sb.addOutputTensor(sb.aiOnnx.add([a, c]))
+    o = b.aiOnnx.scan([t0, t1], num_scan_inputs=2, body=sb, scan_input_directions=[0, 0],
+                      scan_output_directions=[0], num_outputs=1)[0]
+    b.addOutputTensor(o)
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [o]), cpu)
+    s.prepareDevice()
+    anchors = s.initAnchorArrays()
+    s.run(popart.PyStepIO({t0: d0, t1: d1}, anchors))
+    np.testing.assert_array_equal(anchors[o], d0 + d1)

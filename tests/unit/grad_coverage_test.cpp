@@ -66,7 +66,6 @@ const std::map<std::string, std::string>& notDifferentiable() {
       {"ai.graphcore::Init", "no input"},
       {"ai.graphcore::Abort", "no output"},
       {"ai.graphcore::CopyVarUpdate", "a variable update (the optimizer's own op)"},
-      {"ai.graphcore::SequenceSlice", "PopART has no gradient for it (training through it names the node)"},
       {"ai.graphcore::NormalizeImage", "input preprocessing of image data: PopART has no gradient for it"},
       {"ai.graphcore::PackedDataBlock", "GAP: PopART differentiates its lowered loops; no rule here yet"},
       {"ai.graphcore::SplineBasis", "PopART has no gradient for it (an index output, a basis of pseudo-coordinates)"},

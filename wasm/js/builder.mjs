@@ -143,7 +143,11 @@ export function makeBuilder({ M, Handle, versionInfo, readModel, BuilderHandle, 
     /// The core's table of the aiGraphcore methods.
     static graphcoreOps() { return graphcoreOps; }
     static createFromOnnxModel(model) { return new Builder(model); }
-    createSubgraphBuilder() { return new Builder(undefined, undefined, this.handle.createSubgraphBuilder()); }
+    /// A subgraph's builder, at this builder's opsets (a body is often built before the parent's
+    /// aiOnnx is first used).
+    createSubgraphBuilder() {
+      return new Builder(undefined, { 'ai.onnx': this._onnxDefault }, this.handle.createSubgraphBuilder());
+    }
     setGraphName(n) { this.handle.setGraphName(String(n)); }
 
     aiOnnxOpset(version) {

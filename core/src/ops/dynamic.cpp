@@ -252,9 +252,11 @@ void define_GcDynamicZero(OpDef& d) {
   d.setup = setupDynamicZero;
   d.grad = gradDynamicZero;
 }
-// PopART's SequenceSlice has no gradient.
+// PopART's SequenceSliceOp has no grad ops (an empty list, not an error): gradients stop there,
+// and a weight reaches the loss through its other paths only.
 void define_GcSequenceSlice(OpDef& d) {
   d.setup = setupSequenceSlice;
+  d.grad = [](GradCtx&) {};
 }
 void define_GcPackedDataBlock(OpDef& d) {
   d.setup = setupPackedDataBlock;
