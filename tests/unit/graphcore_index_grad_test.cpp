@@ -154,6 +154,5 @@ TEST(GraphcoreIndexGrad, SequenceSliceStopsTheGradientAsInPopart) {
   EXPECT_EQ(g.size(), 8u);
 }
 
-
 }  // namespace
 }  // namespace popart
