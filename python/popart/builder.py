@@ -464,6 +464,13 @@ class Builder:
         """Marks the nodes' outputs with a RecomputeType (default Recompute)."""
         self._impl.recomputeOutputInBackwardPass(nodeOutputNames, value)
 
+    def recomputeOutput(self, arg0, value=None):
+        """`with builder.recomputeOutput(popart.RecomputeType.Recompute):` marks the nodes created in
+        the scope; recomputeOutput(nodeOutputNames, value) marks existing nodes (PopART's two forms)."""
+        if value is None and not isinstance(arg0, (str, list, tuple, set, frozenset)):
+            return self._scoped("__recompute_output_in_backward_pass", int(arg0))
+        self._impl.recomputeOutputInBackwardPass(arg0, "Recompute" if value is None else value)
+
     def checkpointOutput(self, nodeOutputNames):
         """An Identity of each tensor marked RecomputeType.Checkpoint; returns their ids."""
         return self._impl.checkpointOutput(nodeOutputNames)

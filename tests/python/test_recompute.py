@@ -232,6 +232,26 @@ def test_user_recompute_mark_acts_without_auto_recomputation(popart, cpu):
     assert any(r.startswith("tanh") and "grad" in r for r in readers)
 
 
+def test_recompute_output_scope_marks_the_nodes_made_in_it(popart, cpu):
+    """PopART's `with builder.recomputeOutput(RecomputeType.Recompute):` marks the nodes created
+    in the scope, as recomputeOutputInBackwardPass marks one."""
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [4, 8]), "x")
+    w = b.addInitializedInputTensor(np.full(8, 0.5, np.float32), "w")
+    h = b.aiOnnx.mul([x, w], "mul")
+    with b.recomputeOutput(popart.RecomputeType.Recompute):
+        t = b.aiOnnx.tanh([h], "tanh")
+    s2 = b.aiOnnx.sigmoid([t], "sig")
+    assert "__recompute_output_in_backward_pass" in b.getAllNodeAttributeNames({t})
+    assert "__recompute_output_in_backward_pass" not in b.getAllNodeAttributeNames({s2})
+    b.recomputeOutput(h, popart.RecomputeType.Checkpoint)  # the ids form
+    assert b.getInt64NodeAttribute("__recompute_output_in_backward_pass", {h}) == int(popart.RecomputeType.Checkpoint)
+    loss = b.aiGraphcore.l1loss([s2], 0.1)
+    s, _, _ = train(popart, cpu, b, x, loss, popart.RecomputationType.NoRecompute, steps=1, shape=(4, 8))
+    assert marks(popart, s)["tanh"] == "YES" and marks(popart, s)["mul"] == "NO"
+    assert clone_nodes(popart, s) == ["tanh"]
+
+
 def test_user_checkpoint_is_respected(popart, cpu):
     """A user Checkpoint on an op that Standard would recompute stays a checkpoint."""
     b, x, loss = chain(popart, 24)
