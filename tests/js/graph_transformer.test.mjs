@@ -108,11 +108,6 @@ test('external data loads in Node: beside the model file, absolute, from bytes; 
               ["dotChecks (or POPART_DOT_CHECKS) asks for the .dot file of check 'Final'", 'leave dotChecks empty here']);
   m.b.dispose();
 });
-  expectError(() => new popart.InferenceSession({ fnModel: m.b.getModelProto(), userOptions: o, deviceInfo: cpu(popart),
-                                                  dataFlow: new popart.DataFlow(1, [m.y]) }),
-              ["dotChecks (or POPART_DOT_CHECKS) asks for the .dot file of check 'Final'", 'leave dotChecks empty here']);
-  m.b.dispose();
-});
 
 test("a browser's way: externalDataLocations, then inlineExternalData with the files' bytes", () => {
   const { b, w, y } = weightModel();

@@ -27,6 +27,14 @@ std::vector<double> toDouble(const std::vector<float16_t>& v) {
   return d;
 }
 
+/// The values of a FLOAT, DOUBLE or FLOAT16 array as doubles (signs of zero kept).
+std::vector<double> halfOrFloat(const NDArray& a) {
+  if (a.dataType() == DataType::FLOAT16) return toDouble(a.toVector<float16_t>());
+  if (a.dataType() == DataType::DOUBLE) return a.toVector<double>();
+  const auto f = a.toVector<float>();
+  return {f.begin(), f.end()};
+}
+
 std::vector<double> halfOutput(const NDArray& a) {
   EXPECT_EQ(a.dataType(), DataType::FLOAT16);
   return toDouble(a.toVector<float16_t>());
@@ -367,6 +375,30 @@ TEST(ReduceAxes, AnExplicitEmptyListIsTheIdentity) {
 
 namespace popart {
 namespace {
+
+// IEEE negation: Neg(0) is -0 and Abs(-0) is +0 (NumPy, PyTorch), in float, double and half.
+TEST(DTypes, NegAndAbsOfZeroKeepIeeeSigns) {
+  for (DataType t : {DataType::FLOAT, DataType::DOUBLE, DataType::FLOAT16}) {
+    auto b = Builder::create();
+    auto ai = b->aiOnnxOpset13();
+    const TensorId x = b->addInputTensor(TensorInfo(t, {2}), "x");
+    const TensorId neg = ai.neg({x}), abs = ai.abs({x});
+    b->addOutputTensor(neg);
+    b->addOutputTensor(abs);
+    const std::vector<float> xs{0.0f, -0.0f};
+    NDArray in = t == DataType::FLOAT     ? NDArray::fromVector(xs, {2})
+                 : t == DataType::DOUBLE ? NDArray::fromVector(std::vector<double>{0.0, -0.0}, {2})
+                                         : NDArray::fromVector(toHalf(xs), {2});
+    auto out = test::runOnce(b->getModelProto(), {{x, in}}, {neg, abs});
+    auto signs = [&](const TensorId& id) {
+      std::vector<bool> s;
+      for (double v : halfOrFloat(out.at(id))) s.push_back(std::signbit(v));
+      return s;
+    };
+    EXPECT_EQ(signs(neg), (std::vector<bool>{true, false})) << t;
+    EXPECT_EQ(signs(abs), (std::vector<bool>{false, false})) << t;
+  }
+}
 
 // partialsTypeMatMuls = "half" (or the op's setPartialsType): every product is added to a FLOAT16
 // accumulator, rounded each time, as the IPU's half partials; float partials (the default) round

@@ -219,6 +219,12 @@ export interface SessionOptionsFields {
   enableOutlining?: boolean;
   /** Outlining: count the copies of outlined sections in the cost model. Default: true. */
   enableOutliningCopyCostPruning?: boolean;
+  /** Outlining: let Poplar create the tensors of loop-carried inputs. Default: false. */
+  useLoopCandidateCreator?: boolean;
+  /** Fold a constant expression read by more than one op (false: it stays an op, computed at run time). Default: true. */
+  enableConstantFoldingOfMultipleConsumers?: boolean;
+  /** Assert at run time that the log2 scale of the FLOAT8 pow2-scaled ops is in [-32, 32). Default: true. */
+  throwIfLog2ScaleTensorNotInRange?: boolean;
   /** The smallest subgraph worth outlining. Default: 1. */
   outlineThreshold?: number;
   /** The cost of breaking a sequence when outlining. Default: 10000. */
@@ -429,6 +435,8 @@ export interface SessionOptionsFields {
   opxModifyChecking?: boolean;
   /** Progress ticks until compilation completes. Default: 100. */
   compilationProgressTotal?: number;
+  /** A function (progress, total) told how far preparation is: (0, total) at session creation, (total, total) once prepareDevice has compiled. Default: false. */
+  compilationProgressLogger?: ((progress: number, total: number) => void) | false;
   /** Scheduler time limit (seconds). Default: 1000000000. */
   timeLimitScheduler?: number;
   /** Scheduler swap limit. Default: 1000000000. */
@@ -1317,6 +1325,20 @@ export interface Popart {
   /** The reports' memory categories (the keys of compilation.memory.byTile besides 'total'), in the core's order. */
   memoryCategories: readonly MemoryCategoryName[];
   // BEGIN generated: exception classes (node scripts/gen_js_types.mjs; checked by tests/js/reflection.test.mjs)
+  /** An error of the runtime (popart::error): bad input, a call in the wrong order, an unsupported feature. */
+  popart_exception: { new (message?: string): Error; prototype: Error; readonly doc: string };
+  /** A broken invariant of the runtime (a bug). A subclass of popart_exception. */
+  popart_internal_exception: { new (message?: string): Error; prototype: Error; readonly doc: string };
+  /** An error raised while a session runs. A subclass of popart_exception. */
+  popart_runtime_error: { new (message?: string): Error; prototype: Error; readonly doc: string };
+  /** The device cannot hold the graph, or an allocation is over the memory limit. A subclass of popart_exception. */
+  OutOfMemoryException: { new (message?: string): OutOfMemoryError; prototype: OutOfMemoryError; readonly doc: string };
+  /** The errors PopART passes on from Poplar: an unknown engine option, a profile asked of a device that keeps none, a run that reached an abort op (poplar_runtime_error). */
+  poplar_exception: { new (message?: string): Error; prototype: Error; readonly doc: string };
+  /** A run that reached an aiGraphcore.abort op ("Abort Program ..."). A subclass of poplar_exception. */
+  poplar_runtime_error: { new (message?: string): Error; prototype: Error; readonly doc: string };
+  /** PopART's class for errors from Poplibs (poputil::poplibs_error). This runtime has no Poplibs: nothing raises it; it exists for scripts that catch it. */
+  poplibs_exception: { new (message?: string): Error; prototype: Error; readonly doc: string };
   // END generated: exception classes
   /**
    * Every key of the report document getReport() returns, parents first (the core's

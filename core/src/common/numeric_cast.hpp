@@ -68,10 +68,15 @@ template <typename T>
 T wrapMul(T a, T b) {
   return wrapping(a, b, [](auto x, auto y) { return x * y; });
 }
-/// -x; the most negative integer is its own negation.
+/// -x; the most negative integer is its own negation; a floating-point 0 becomes -0 (IEEE
+/// negation, as NumPy and PyTorch).
 template <typename T>
 T wrapNeg(T x) {
-  return wrapSub(T(0), x);
+  if constexpr (std::is_floating_point_v<T>) {
+    return -x;
+  } else {
+    return wrapSub(T(0), x);
+  }
 }
 
 }  // namespace popart

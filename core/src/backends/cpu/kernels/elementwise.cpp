@@ -278,7 +278,7 @@ KernelFn variadic(const Op& op, KernelContext& kc, F f, bool mean) {
 }  // namespace
 
 // clang-format off
-KernelFn makeCpuKernel_Abs(const Op& op, KernelContext& kc) { return numericUnary(op, kc, [](auto x) { if constexpr (std::is_unsigned_v<decltype(x)>) return x; else return x < 0 ? wrapNeg(x) : x; }); }
+KernelFn makeCpuKernel_Abs(const Op& op, KernelContext& kc) { return numericUnary(op, kc, [](auto x) { if constexpr (std::is_unsigned_v<decltype(x)>) return x; else if constexpr (std::is_floating_point_v<decltype(x)>) return std::fabs(x); else return x < 0 ? wrapNeg(x) : x; }); }
 KernelFn makeCpuKernel_Acos(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::acos(x); }); }
 KernelFn makeCpuKernel_Acosh(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::acosh(x); }); }
 KernelFn makeCpuKernel_Asin(const Op& op, KernelContext& kc) { return floatUnary(op, kc, [](auto x) { return std::asin(x); }); }
