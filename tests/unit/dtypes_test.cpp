@@ -386,7 +386,7 @@ TEST(DTypes, NegAndAbsOfZeroKeepIeeeSigns) {
     b->addOutputTensor(neg);
     b->addOutputTensor(abs);
     const std::vector<float> xs{0.0f, -0.0f};
-    NDArray in = t == DataType::FLOAT     ? NDArray::fromVector(xs, {2})
+    NDArray in = t == DataType::FLOAT    ? NDArray::fromVector(xs, {2})
                  : t == DataType::DOUBLE ? NDArray::fromVector(std::vector<double>{0.0, -0.0}, {2})
                                          : NDArray::fromVector(toHalf(xs), {2});
     auto out = test::runOnce(b->getModelProto(), {{x, in}}, {neg, abs});
