@@ -93,7 +93,7 @@ export function makeBuilder({ M, Handle, versionInfo, readModel, BuilderHandle, 
   /// the model in place; getModelProto() returns it.
   class GraphTransformer extends Handle {
     constructor(modelProtoOrFilename) {
-      super(GraphTransformerHandle.create(readModel(modelProtoOrFilename, 'GraphTransformer')));
+      super(GraphTransformerHandle.create(readModel(modelProtoOrFilename, 'GraphTransformer', false)));
     }
     getModelProto() { return this.handle.getModelProto(); }
     removeUnusedInputs() { this.handle.transform('removeUnusedInputs', false); }
@@ -133,7 +133,7 @@ export function makeBuilder({ M, Handle, versionInfo, readModel, BuilderHandle, 
           opsets = arg.opsets;
         }
         h = model === undefined || model === null ? BuilderHandle.create()
-                                                  : BuilderHandle.createFromOnnxModel(readModel(model, 'Builder'));
+                                                  : BuilderHandle.createFromOnnxModel(readModel(model, 'Builder', false));
       }
       super(h);
       this._opsets = new Map();

@@ -22,8 +22,10 @@ export function modelBytes(model, what, kind = 'ONNX model bytes') {
 /// `openTransformer(bytes)`), Node's fs reads
 /// them (relative to the model file's directory, or for bytes to the working directory, as
 /// PopART), the core puts them in. Other models, and any model in a browser (no file system:
-/// the core's error names the tensor and the file), are returned as they are.
-export function withExternalData(bytes, model, openTransformer) {
+/// the core's error names the tensor and the file), are returned as they are. `strict` (a session,
+/// describeModel): a file that cannot be read is the core's error naming the tensor and the file;
+/// otherwise (GraphTransformer, Builder) the model is then returned as it is.
+export function withExternalData(bytes, model, openTransformer, strict = true) {
   if (!isNode) return bytes;
   // Every external tensor names its file with the key "location": without it, nothing to do.
   if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf('location') < 0) return bytes;
@@ -39,7 +41,9 @@ export function withExternalData(bytes, model, openTransformer) {
       try {
         files[loc] = new Uint8Array(fs.readFileSync(path.resolve(base, loc)));
       } catch {
-        // Left out: the core names the tensor and the file it could not read.
+        // Left out: strict, the core names the tensor and the file it could not read; else the
+        // model stays as it is (a GraphTransformer or Builder may never need the data).
+        if (!strict) return bytes;
       }
     }
     gt.inlineExternalData(files);

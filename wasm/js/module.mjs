@@ -54,9 +54,10 @@ export function makeModule(raw) {
   const BuilderHandle = checked(raw.BuilderHandle);
   const SessionHandle = checked(raw.SessionHandle);
   const GraphTransformerHandle = checked(raw.GraphTransformerHandle);
-  /// An ONNX model (bytes or, in Node, a path) as bytes, with its external data inline (Node).
-  const readModel = (model, what) =>
-    withExternalData(modelBytes(model, what), model, (bytes) => checked(GraphTransformerHandle.create(bytes)));
+  /// An ONNX model (bytes or, in Node, a path) as bytes, with its external data inline (Node;
+  /// `strict`: a data file that cannot be read is an error, else the model is kept as it is).
+  const readModel = (model, what, strict = true) =>
+    withExternalData(modelBytes(model, what), model, (bytes) => checked(GraphTransformerHandle.create(bytes)), strict);
 
   const registry = typeof FinalizationRegistry === 'function'
       ? new FinalizationRegistry((h) => { try { if (!h.isDeleted()) h.delete(); } catch { /* gone */ } })

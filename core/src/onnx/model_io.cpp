@@ -231,9 +231,10 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
     const std::string path = externalDataPath(location, baseDir);
 #if defined(__EMSCRIPTEN__)
     throw error(
-        "tensor '{}' stores its data in the external file {}, which the WebAssembly build cannot read in a "
-        "browser (it has no file system; in Node the JS API reads it): give the model with its initializers "
-        "inside it (ONNX's onnx.save_model(model, path, save_as_external_data=False))",
+        "tensor '{}' stores its data in the external file {}, which the WebAssembly module cannot read itself "
+        "(in Node the JS API reads external data when a session or describeModel loads the model; in a browser "
+        "there is no file system): put the data inline (GraphTransformer.inlineExternalData) or give the model "
+        "with its initializers inside it (ONNX's onnx.save_model(model, path, save_as_external_data=False))",
         tp.name(), path);
 #endif
     std::ifstream f(path, std::ios::binary);
