@@ -226,6 +226,32 @@ class BuilderJs {
       return b_->nodeHasAttribute(name, std::set<TensorId>(o.begin(), o.end()));
     });
   }
+  /// A node attribute by PopART's getter kind ("Int64", "Int64Vector", "Float", "FloatVector",
+  /// "String", "StringVector"): the core's typed getters and their errors.
+  val getNodeAttribute(const std::string& kind, const std::string& name, const val& outs) {
+    return guarded([&]() -> val {
+      const auto o = toStrings(outs);
+      const std::set<TensorId> ids(o.begin(), o.end());
+      auto array = [](const auto& v) {
+        val a = val::array();
+        for (const auto& x : v) a.call<void>("push", val(static_cast<double>(x)));
+        return a;
+      };
+      if (kind == "Int64") return val(static_cast<double>(b_->getInt64NodeAttribute(name, ids)));
+      if (kind == "Int64Vector") return array(b_->getInt64VectorNodeAttribute(name, ids));
+      if (kind == "Float") return val(b_->getFloatNodeAttribute(name, ids));
+      if (kind == "FloatVector") return array(b_->getFloatVectorNodeAttribute(name, ids));
+      if (kind == "String") return val(b_->getStringNodeAttribute(name, ids));
+      if (kind == "StringVector") return jsStrings(b_->getStringVectorNodeAttribute(name, ids));
+      throw error("getNodeAttribute: unknown kind '{}'", kind);
+    });
+  }
+  void removeNodeAttribute(const std::string& name, const val& outs) {
+    guarded([&] {
+      const auto o = toStrings(outs);
+      b_->removeNodeAttribute(name, std::set<TensorId>(o.begin(), o.end()));
+    });
+  }
   val getAllNodeAttributeNames(const val& outs) {
     return guarded([&] {
       const auto o = toStrings(outs);
@@ -279,6 +305,20 @@ class BuilderJs {
   double getExecutionPhase(const val& ids) {
     return placement(
         ids, [&] { return b_->getExecutionPhase(); }, [&](const auto& o) { return b_->getExecutionPhase(o); });
+  }
+  /// The scoped integer attributes (PopART's `with builder.virtualGraph(n):` and the like): set,
+  /// read (null when not set) and clear one; the JS layer runs the scope's function between.
+  void setAttributeInt(const std::string& name, const val& v) {
+    guarded([&] { b_->setAttribute(name, any(static_cast<int64_t>(toInt(v, name + " value")))); });
+  }
+  val getAttributeInt(const std::string& name) {
+    return guarded([&] {
+      if (!b_->hasAttribute(name)) return val::null();
+      return val(static_cast<double>(std::any_cast<int64_t>(b_->getAttribute(name))));
+    });
+  }
+  void clearAttribute(const std::string& name) {
+    guarded([&] { b_->clearAttribute(name); });
   }
   bool hasVirtualGraph() { return b_->hasVirtualGraph(); }
   bool hasPipelineStage() { return b_->hasPipelineStage(); }
@@ -422,6 +462,11 @@ EMSCRIPTEN_BINDINGS(popart_builder) {
       .function("getVirtualGraph", &BuilderJs::getVirtualGraph)
       .function("getExecutionPhase", &BuilderJs::getExecutionPhase)
       .function("getPipelineStage", &BuilderJs::getPipelineStage)
+      .function("getNodeAttribute", &BuilderJs::getNodeAttribute)
+      .function("removeNodeAttribute", &BuilderJs::removeNodeAttribute)
+      .function("setAttributeInt", &BuilderJs::setAttributeInt)
+      .function("getAttributeInt", &BuilderJs::getAttributeInt)
+      .function("clearAttribute", &BuilderJs::clearAttribute)
       .function("hasVirtualGraph", &BuilderJs::hasVirtualGraph)
       .function("hasPipelineStage", &BuilderJs::hasPipelineStage)
       .function("hasExecutionPhase", &BuilderJs::hasExecutionPhase)

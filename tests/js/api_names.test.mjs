@@ -183,3 +183,54 @@ test('builder call forms as PopART: randomuniform / randomnormal take no args li
   s.dispose();
   b.dispose();
 });
+
+test("scoped annotations: virtualGraph / pipelineStage / executionPhase / recomputeOutput (PopART's with-blocks)", () => {
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [1], 'x');
+  let r;
+  const got = b.virtualGraph(2, () => b.pipelineStage(1, () => {
+    assert.deepEqual([b.hasVirtualGraph(), b.getVirtualGraph(), b.getPipelineStage()], [true, 2, 1]);
+    b.virtualGraph(3, () => { r = b.aiOnnx.relu([x]); });
+    assert.equal(b.getVirtualGraph(), 2);  // the outer scope's again
+    return 'inner';
+  }));
+  assert.equal(got, 'inner');
+  assert.deepEqual([b.hasVirtualGraph(), b.hasPipelineStage()], [false, false]);
+  assert.deepEqual([b.getVirtualGraph(r), b.getPipelineStage(r)], [3, 1]);
+  b.executionPhase(4, () => {
+    assert.equal(b.getExecutionPhase(), 4);
+    r = b.aiOnnx.neg([x]);
+  });
+  assert.equal(b.getExecutionPhase(r), 4);
+  // A scope that throws is still closed.
+  assert.throws(() => b.virtualGraph(5, () => { throw new Error('inside'); }), /inside/);
+  assert.equal(b.hasVirtualGraph(), false);
+  const t = b.recomputeOutput('Recompute', () => b.aiOnnx.tanh([x]));
+  assert.ok(b.getAllNodeAttributeNames([t]).includes('__recompute_output_in_backward_pass'));
+  assert.equal(b.getInt64NodeAttribute('__recompute_output_in_backward_pass', [t]), 2);  // RecomputeType.Recompute
+  const s = b.schedulePriority(7, () => b.aiOnnx.exp([x]));
+  assert.equal(b.getInt64NodeAttribute('__schedule_priority', [s]), 7);
+  expectError(() => b.recomputeOutput('Sometimes', () => {}), ["Invalid RecomputeType 'Sometimes'"]);
+  b.dispose();
+});
+
+test("PopART's typed node-attribute getters and removeNodeAttribute", () => {
+  const b = new popart.Builder();
+  const r = b.aiOnnx.relu([b.addInputTensor('FLOAT', [1], 'x')]);
+  b.addNodeAttribute('i', 3, [r]);
+  b.addNodeAttribute('is', [1, 2], [r]);
+  b.addNodeAttribute('f', 0.5, [r]);
+  b.addNodeAttribute('fs', [0.25, 1.5], [r]);
+  b.addNodeAttribute('s', 'text', [r]);
+  b.addNodeAttribute('ss', ['a', 'b'], [r]);
+  assert.deepEqual([b.getInt64NodeAttribute('i', [r]), b.getInt64VectorNodeAttribute('is', [r]),
+                    b.getFloatNodeAttribute('f', [r]), b.getFloatVectorNodeAttribute('fs', [r]),
+                    b.getStringNodeAttribute('s', r), b.getStringVectorNodeAttribute('ss', new Set([r]))],
+                   [3, [1, 2], 0.5, [0.25, 1.5], 'text', ['a', 'b']]);
+  expectError(() => b.getStringNodeAttribute('i', [r]), ['is not a string']);
+  b.removeNodeAttribute('i', [r]);
+  assert.equal(b.nodeHasAttribute('i', [r]), false);
+  expectError(() => b.getInt64NodeAttribute('i', [r]), ['Node does not have an attribute i.']);
+  expectError(() => b.removeNodeAttribute('i', [r]), ['Cannot remove attribute i as it does not exist.']);
+  b.dispose();
+});

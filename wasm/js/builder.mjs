@@ -9,6 +9,7 @@ import { saveExternally, writeFileAtomic } from './files.mjs';
 
 export function makeBuilder({ M, Handle, versionInfo, readModel, BuilderHandle, GraphTransformerHandle, TensorInfo, InputSettings,
                               VariableSettings, CommGroup, enums }) {
+  const recomputeTypes = M.enums().RecomputeType;
   function pickSchema(name, version) {
     const versions = ONNX_OPS[name];
     if (!versions) return null;
@@ -240,12 +241,56 @@ export function makeBuilder({ M, Handle, versionInfo, readModel, BuilderHandle, 
     }
     nodeHasAttribute(name, outputIds) { return this.handle.nodeHasAttribute(String(name), Array.from(outputIds)); }
     getAllNodeAttributeNames(outputIds) { return this.handle.getAllNodeAttributeNames(Array.from(outputIds)); }
-    virtualGraph(ids, value = 0) { this.handle.virtualGraph(idList(ids), value); }
-    pipelineStage(ids, value) { this.handle.pipelineStage(idList(ids), value); }
-    executionPhase(ids, value = 0) { this.handle.executionPhase(idList(ids), value); }
+    /// PopART's typed getters of a node attribute (the node making `outputIds`).
+    getInt64NodeAttribute(name, outputIds) { return this._attr('Int64', name, outputIds); }
+    getInt64VectorNodeAttribute(name, outputIds) { return this._attr('Int64Vector', name, outputIds); }
+    getFloatNodeAttribute(name, outputIds) { return this._attr('Float', name, outputIds); }
+    getFloatVectorNodeAttribute(name, outputIds) { return this._attr('FloatVector', name, outputIds); }
+    getStringNodeAttribute(name, outputIds) { return this._attr('String', name, outputIds); }
+    getStringVectorNodeAttribute(name, outputIds) { return this._attr('StringVector', name, outputIds); }
+    _attr(kind, name, outputIds) { return this.handle.getNodeAttribute(kind, String(name), idList(outputIds)); }
+    removeNodeAttribute(name, outputIds) { this.handle.removeNodeAttribute(String(name), idList(outputIds)); }
+    /// Runs `fn` with the scoped attribute `name` set to `value` (every node made meanwhile gets
+    /// it), then restores what was set before: PopART's `with builder.virtualGraph(n):`.
+    _scoped(name, value, fn) {
+      const prev = this.handle.getAttributeInt(name);
+      this.handle.setAttributeInt(name, value);
+      try {
+        return fn();
+      } finally {
+        if (prev === null) this.handle.clearAttribute(name);
+        else this.handle.setAttributeInt(name, prev);
+      }
+    }
+    /// virtualGraph(ids, value) annotates nodes; virtualGraph(value, fn) runs fn in the scope
+    /// (PopART's `with builder.virtualGraph(value):`). The same for pipelineStage,
+    /// executionPhase, schedulePriority and recomputeOutput.
+    virtualGraph(ids, value = 0) {
+      if (typeof value === 'function') return this._scoped('__ipu_number', ids, value);
+      this.handle.virtualGraph(idList(ids), value);
+    }
+    pipelineStage(ids, value) {
+      if (typeof value === 'function') return this._scoped('__pipeline_stage', ids, value);
+      this.handle.pipelineStage(idList(ids), value);
+    }
+    executionPhase(ids, value = 0) {
+      if (typeof value === 'function') return this._scoped('__execution_phase', ids, value);
+      this.handle.executionPhase(idList(ids), value);
+    }
+    schedulePriority(value, fn) { return this._scoped('__schedule_priority', value, fn); }
     /// value: a RecomputeType name ('Recompute', the default) or its number.
     recomputeOutputInBackwardPass(ids, value = 'Recompute') {
       for (const id of idList(ids)) this.handle.recomputeOutputInBackwardPass(String(id), value);
+    }
+    /// recomputeOutput(value, fn): fn's nodes get the RecomputeType (its number or name);
+    /// recomputeOutput(ids, value): as recomputeOutputInBackwardPass.
+    recomputeOutput(a, b) {
+      if (typeof b === 'function') {
+        const v = typeof a === 'string' ? recomputeTypes.indexOf(a) : a;  // the core's names, in value order
+        if (v < 0) throw new Error(`Invalid RecomputeType '${a}'`);
+        return this._scoped('__recompute_output_in_backward_pass', v, b);
+      }
+      this.recomputeOutputInBackwardPass(a, b);
     }
     /// An Identity of each tensor marked RecomputeType Checkpoint; their ids.
     checkpointOutput(ids) { return this.handle.checkpointOutput(idList(ids)); }

@@ -702,10 +702,28 @@ export interface Builder extends Disposable {
   addNodeAttribute(name: string, value: number | string | number[] | string[], outputIds: TensorId[]): void;
   nodeHasAttribute(name: string, outputIds: TensorId[]): boolean;
   getAllNodeAttributeNames(outputIds: TensorId[]): string[];
+  /** PopART's typed getters of a node attribute (the node making outputIds); a missing one or
+   * another type is the core's error. */
+  getInt64NodeAttribute(name: string, outputIds: TensorId | Iterable<TensorId>): number;
+  getInt64VectorNodeAttribute(name: string, outputIds: TensorId | Iterable<TensorId>): number[];
+  getFloatNodeAttribute(name: string, outputIds: TensorId | Iterable<TensorId>): number;
+  getFloatVectorNodeAttribute(name: string, outputIds: TensorId | Iterable<TensorId>): number[];
+  getStringNodeAttribute(name: string, outputIds: TensorId | Iterable<TensorId>): string;
+  getStringVectorNodeAttribute(name: string, outputIds: TensorId | Iterable<TensorId>): string[];
+  removeNodeAttribute(name: string, outputIds: TensorId | Iterable<TensorId>): void;
   virtualGraph(ids: TensorId | TensorId[], value?: number): void;
+  /** Runs fn with every node it makes on virtual graph `value` (PopART's `with builder.virtualGraph(value):`). */
+  virtualGraph<T>(value: number, fn: () => T): T;
   pipelineStage(ids: TensorId | TensorId[], value: number): void;
+  pipelineStage<T>(value: number, fn: () => T): T;
   /** The nodes' execution phase (`__execution_phase`; phased execution, virtualGraphMode 'ExecutionPhases'). */
   executionPhase(ids: TensorId | TensorId[], value?: number): void;
+  executionPhase<T>(value: number, fn: () => T): T;
+  /** Runs fn with every node it makes at this schedule priority. */
+  schedulePriority<T>(value: number, fn: () => T): T;
+  /** recomputeOutput(value, fn): fn's nodes get the RecomputeType; recomputeOutput(ids, value): as recomputeOutputInBackwardPass. */
+  recomputeOutput<T>(value: RecomputeType | number, fn: () => T): T;
+  recomputeOutput(ids: TensorId | TensorId[], value?: RecomputeType | number): void;
   /** Marks nodes' outputs with a RecomputeType (name or number; default 'Recompute'). */
   recomputeOutputInBackwardPass(ids: TensorId | TensorId[], value?: RecomputeType | number): void;
   /** An Identity of each tensor marked RecomputeType Checkpoint; their ids. */
