@@ -419,6 +419,12 @@ class Harness {
     for (int i = 0; i < nAttrs; ++i) attrs[src_.pick(kAttrNames)] = attrValue(keep);
     const int minIn = src_.byte(7) == 0 ? static_cast<int>(src_.smallInt()) : def.minInputs;
     const int maxIn = src_.byte(7) == 0 ? static_cast<int>(src_.smallInt()) : def.maxInputs;
+    if (fuzz::verbose()) {
+      std::string ins;
+      for (const auto& i : inputs) ins += " " + i;
+      std::fprintf(stderr, "popart-fuzz: adding %s::%s:%d (%zu attributes) on%s\n", domain.c_str(), type.c_str(),
+                   version, attrs.size(), ins.c_str());
+    }
     remember(cur().opsetOp(domain, version, type, inputs, nOut, attrs, name(), minIn, maxIn));
   }
 

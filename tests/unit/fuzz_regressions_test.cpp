@@ -463,3 +463,29 @@ TEST(FuzzRegressions, IntegerAccumulatorsWrap) {
 
 }  // namespace
 }  // namespace popart
+
+namespace popart {
+namespace {
+
+// The Builder's shape inference (lenient about And / Or / Xor / Not input types, as PopART's)
+// evaluated Xor of a UINT8 constant holding 2 by reading its bytes as bool: undefined behaviour
+// (the Builder fuzzer under UBSan). The logical kernels now refuse non-BOOL inputs; the Builder
+// keeps the node and the session names the mistake.
+TEST(FuzzRegressions, LogicalOpsOfNonBoolConstants) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset13();
+  const TensorId c = test::constant<uint8_t>(ai, {2, 0, 1}, {3});
+  const TensorId x = ai.logical_xor({c, c});
+  const TensorId n = ai.logical_not({c});
+  b->addOutputTensor(x);
+  b->addOutputTensor(n);
+  expectError(
+      [&] {
+        InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, std::vector<TensorId>{x, n}),
+                                              test::cpu());
+      },
+      {"Xor"});
+}
+
+}  // namespace
+}  // namespace popart

@@ -92,8 +92,19 @@ KernelFn compare(const Op& op, KernelContext& kc, F f) {
   });
 }
 
+/// And / Or / Xor / Not read their inputs as bool: another type (which the Builder's lenient
+/// shape inference lets through, as PopART's does) is an error here, never bytes read as bool.
+void requireBoolInputs(const Op& op) {
+  for (int i = 0; i < op.numInputs(); ++i) {
+    if (op.hasInput(i) && op.inType(i) != DataType::BOOL)
+      throw error("{} needs BOOL inputs; input {} ('{}') is {}", op.describe(), i, op.input(i)->id,
+                  op.inInfo(i).toString());
+  }
+}
+
 template <typename F>
 KernelFn logical(const Op& op, KernelContext& kc, F f) {
+  requireBoolInputs(op);
   return binaryKernel<bool, bool>(op, kc, f);
 }
 
@@ -314,6 +325,7 @@ KernelFn makeCpuKernel_IsInf(const Op& op, KernelContext& kc) {
   return floatPredicate(op, kc, [=](auto x) { return std::isinf(x) && ((x > 0 && pos) || (x < 0 && neg)); });
 }
 KernelFn makeCpuKernel_Not(const Op& op, KernelContext& kc) {
+  requireBoolInputs(op);
   const int x = kc.in(0), y = kc.out(0);
   const int64_t n = op.inInfo(0).nelms();
   return [=](const RunState& s) {
