@@ -19,9 +19,8 @@ export function modelBytes(model, what, kind = 'ONNX model bytes') {
 
 /// In Node, a model whose tensors are stored in external files (ONNX external data) comes back
 /// with their data inline: the core lists the locations (a checked GraphTransformerHandle from
-/// `openTransformer(bytes)`), Node's fs reads
-/// them (relative to the model file's directory, or for bytes to the working directory, as
-/// PopART), the core puts them in. Other models, and any model in a browser (no file system:
+/// `openTransformer(bytes)`), Node's fs reads them (relative to the model file's directory, or
+/// for bytes to the working directory, as PopART), the core puts them in. Other models, and any model in a browser (no file system:
 /// the core's error names the tensor and the file), are returned as they are. `strict` (a session,
 /// describeModel): a file that cannot be read is the core's error naming the tensor and the file;
 /// otherwise (GraphTransformer, Builder) the model is then returned as it is.
