@@ -135,9 +135,8 @@ export function generatedBlocks(popart) {
   const errorClasses = Object.entries(popart).filter(([, v]) => typeof v === 'function' && v.prototype instanceof Error);
   const exceptions = errorClasses.map(([name, C]) => {
     const base = Object.getPrototypeOf(C) === Error ? '' : Object.getPrototypeOf(C).name;
-    const doc = C.doc;
     const instance = name === 'OutOfMemoryException' ? 'OutOfMemoryError' : 'Error';
-    return `  /** ${doc}${base ? ` A subclass of ${base}.` : ''} */\n` +
+    return `  /** ${C.doc}${base ? ` A subclass of ${base}.` : ''} */\n` +
            `  ${name}: { new (message?: string): ${instance}; prototype: ${instance}; readonly doc: string };`;
   }).join('\n');
   return { 'exception classes': exceptions, 'enum types': types, 'SessionOptions fields': options, 'enum objects': members, 'settings classes': settings,

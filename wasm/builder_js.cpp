@@ -201,8 +201,7 @@ class BuilderJs {
 
   void addNodeAttribute(const std::string& name, const std::string& type, const val& v, const val& outs) {
     guarded([&] {
-      const auto o = toStrings(outs);
-      const std::set<TensorId> ids(o.begin(), o.end());
+      const std::set<TensorId> ids = toIdSet(outs);
       const std::string what = "addNodeAttribute '" + name + "'";
       if (type == "i")
         b_->addNodeAttribute(name, toInt(v, what), ids);
@@ -221,17 +220,13 @@ class BuilderJs {
     });
   }
   bool nodeHasAttribute(const std::string& name, const val& outs) {
-    return guarded([&] {
-      const auto o = toStrings(outs);
-      return b_->nodeHasAttribute(name, std::set<TensorId>(o.begin(), o.end()));
-    });
+    return guarded([&] { return b_->nodeHasAttribute(name, toIdSet(outs)); });
   }
   /// A node attribute by PopART's getter kind ("Int64", "Int64Vector", "Float", "FloatVector",
   /// "String", "StringVector"): the core's typed getters and their errors.
   val getNodeAttribute(const std::string& kind, const std::string& name, const val& outs) {
     return guarded([&]() -> val {
-      const auto o = toStrings(outs);
-      const std::set<TensorId> ids(o.begin(), o.end());
+      const std::set<TensorId> ids = toIdSet(outs);
       auto array = [](const auto& v) {
         val a = val::array();
         for (const auto& x : v) a.call<void>("push", val(static_cast<double>(x)));
@@ -247,25 +242,16 @@ class BuilderJs {
     });
   }
   void removeNodeAttribute(const std::string& name, const val& outs) {
-    guarded([&] {
-      const auto o = toStrings(outs);
-      b_->removeNodeAttribute(name, std::set<TensorId>(o.begin(), o.end()));
-    });
+    guarded([&] { b_->removeNodeAttribute(name, toIdSet(outs)); });
   }
   val getAllNodeAttributeNames(const val& outs) {
-    return guarded([&] {
-      const auto o = toStrings(outs);
-      return jsStrings(b_->getAllNodeAttributeNames(std::set<TensorId>(o.begin(), o.end())));
-    });
+    return guarded([&] { return jsStrings(b_->getAllNodeAttributeNames(toIdSet(outs))); });
   }
   /// Sets the placement annotation `set` (virtualGraph, pipelineStage, executionPhase; `what`
   /// names it in errors) to `v` on the nodes of the outputs `outs`.
   void annotate(const val& outs, const val& v, const std::string& what,
                 void (Builder::*set)(const std::set<TensorId>&, int64_t)) {
-    guarded([&] {
-      const auto o = toStrings(outs);
-      (b_->*set)(std::set<TensorId>(o.begin(), o.end()), toInt(v, what + " value"));
-    });
+    guarded([&] { (b_->*set)(toIdSet(outs), toInt(v, what + " value")); });
   }
   void virtualGraph(const val& outs, const val& v) { annotate(outs, v, "virtualGraph", &Builder::virtualGraph); }
   void pipelineStage(const val& outs, const val& v) { annotate(outs, v, "pipelineStage", &Builder::pipelineStage); }
@@ -282,17 +268,11 @@ class BuilderJs {
   val checkpointOutput(const val& ids) {
     return guarded([&] { return jsStrings(b_->checkpointOutput(toStrings(ids))); });
   }
-  /// The node's virtual graph / execution phase (`ids` a string, or an array of the node's
-  /// outputs), or the current scope's (undefined).
-  /// `scoped()` when `ids` is undefined, else `ofNode` of the node making `ids` (an id or an
-  /// array of the node's outputs).
+  /// A placement annotation: `scoped()` (the current scope's) when `ids` is undefined, else
+  /// `ofNode` of the node making `ids` (an array of its outputs).
   template <typename Scoped, typename OfNode>
   double placement(const val& ids, Scoped scoped, OfNode ofNode) {
-    return guarded([&] {
-      if (ids.isUndefined()) return static_cast<double>(scoped());
-      const auto o = ids.isString() ? std::vector<std::string>{ids.as<std::string>()} : toStrings(ids);
-      return static_cast<double>(ofNode(std::set<TensorId>(o.begin(), o.end())));
-    });
+    return guarded([&] { return static_cast<double>(ids.isUndefined() ? scoped() : ofNode(toIdSet(ids))); });
   }
   double getVirtualGraph(const val& ids) {
     return placement(

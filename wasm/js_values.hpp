@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -107,6 +108,12 @@ inline std::vector<std::string> toStrings(const val& arr) {
   out.reserve(n);
   for (unsigned i = 0; i < n; ++i) out.push_back(arr[i].as<std::string>());
   return out;
+}
+
+/// A JS array of tensor ids as the set the Builder's node lookups take (the node making them all).
+inline std::set<std::string> toIdSet(const val& arr) {
+  const auto v = toStrings(arr);
+  return {v.begin(), v.end()};
 }
 
 /// How a JS value reads in an error message: 2.5, NaN, the string "3", undefined, an object, ...

@@ -8,8 +8,8 @@ from ._enums import ENUMS as _ENUMS
 from ._popart import (  # noqa: F401
     Adam, Adaptive, AnchorReturnType, ClipNormSettings, ConstSGD, DataFlow, DeviceInfo, DeviceManager,
     GraphTransformer, IdentityLoss, InputShapeInfo, IStepIO, L1Loss, Logger, Loss, NllLoss, Optimizer, OptimizerValue,
-    OptimizerValueMap, OutOfMemoryException, Patterns, PyStepIO, PyStepIOCallback, PyWeightsIO, SGD, TensorInfo,
-    getLogger, getMemoryLimit, getNumThreads, ipuTarget, ipuTargetList, popart_exception,
+    OptimizerValueMap, Patterns, PyStepIO, PyStepIOCallback, PyWeightsIO, SGD, TensorInfo,
+    getLogger, getMemoryLimit, getNumThreads, ipuTarget, ipuTargetList,
     setMemoryLimit, setNumThreads, defaultAiOnnxOpset, defaultAiOnnxMlOpset,
     defaultAiGraphcoreOpset, versionString, versionNumber, packageHash, OperatorIdentifier, getSupportedOperations,
     getSupportedOperationsDefinition, getUnsupportedOperations, OpDefinition, CommGroup, ReplicaGrouping,
@@ -28,7 +28,7 @@ globals().update({_n: getattr(_popart, _n) for _n, _b, _d in _popart._errorClass
 globals().update({_n: getattr(_popart, _n) for _n, _v in _popart._reservedPrefixList()})
 
 # Older spellings the seeds use.
-error = popart_exception
+error = popart_exception  # noqa: F821
 StepIO = PyStepIO
 AnchorReturnType.ALL = AnchorReturnType("All")  # poponnx: AnchorReturnType.ALL
 AnchorReturnType.FINAL = AnchorReturnType("Final")
@@ -49,8 +49,8 @@ def _oom_profile_path(self):
     return getattr(self, "_profilePath", "")
 
 
-OutOfMemoryException.getSummaryReport = _oom_summary
-OutOfMemoryException.getProfilePath = _oom_profile_path
+OutOfMemoryException.getSummaryReport = _oom_summary  # noqa: F821
+OutOfMemoryException.getProfilePath = _oom_profile_path  # noqa: F821
 
 __version__ = versionString()  # the core's (the CMake project version)
 

@@ -2,10 +2,10 @@
 // GraphTransformer: ONNX models built and rewritten by the core.
 import { ONNX_OPS, FIRST_OPSET, LAST_OPSET } from './ops.gen.mjs';
 import { asNDArray, attrType, describe, idList } from './values.mjs';
-
-/// A getter's ids: undefined (the current scope), one id, or an array of a node's outputs.
-const idsOrNone = (ids) => (ids === undefined ? undefined : typeof ids === 'string' ? ids : idList(ids));
 import { saveExternally, writeFileAtomic } from './files.mjs';
+
+/// A getter's ids: undefined (the current scope's), else the node's outputs as an array.
+const idsOrNone = (ids) => (ids === undefined ? undefined : idList(ids));
 
 export function makeBuilder({ M, Handle, versionInfo, readModel, BuilderHandle, GraphTransformerHandle, TensorInfo, InputSettings,
                               VariableSettings, CommGroup, enums }) {

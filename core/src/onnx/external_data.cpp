@@ -24,6 +24,21 @@ std::string externalLocation(const onnx::TensorProto& tp) {
   return "";
 }
 
+ExternalDataRef externalDataRef(const onnx::TensorProto& tp) {
+  ExternalDataRef r;
+  for (const auto& kv : tp.external_data()) {
+    try {
+      if (kv.key() == "location") r.location = kv.value();
+      if (kv.key() == "offset") r.offset = std::stoll(kv.value());
+      if (kv.key() == "length") r.length = std::stoll(kv.value());
+    } catch (const std::exception&) {
+      throw error("tensor '{}': external data {} '{}' is not a number", tp.name(), kv.key(), kv.value());
+    }
+  }
+  if (r.location.empty()) throw error("tensor '{}' has external data without a location", tp.name());
+  return r;
+}
+
 namespace {
 
 bool parentDirectoryExists(const std::string& fn) {
@@ -116,64 +131,64 @@ std::string initializersToExternalData(onnx::ModelProto& model, const std::vecto
 namespace popart {
 namespace {
 
-/// Calls `f` on every TensorProto of `g`: initializers, tensor attributes of its nodes, and the
-/// same in its subgraphs.
-void forEachTensor(onnx::GraphProto& g, const std::function<void(onnx::TensorProto&)>& f) {
-  for (auto& t : *g.mutable_initializer()) f(t);
+/// Every EXTERNAL TensorProto of `g`, in order: initializers, tensor attributes of its nodes, and
+/// the same in its subgraphs (the mutable accessors are only called where the field is set, so
+/// the walk changes nothing).
+void collectExternal(onnx::GraphProto& g, std::vector<onnx::TensorProto*>& out) {
+  auto add = [&out](onnx::TensorProto& t) {
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) out.push_back(&t);
+  };
+  for (auto& t : *g.mutable_initializer()) add(t);
   for (auto& n : *g.mutable_node()) {
     for (auto& a : *n.mutable_attribute()) {
-      if (a.has_t()) f(*a.mutable_t());
-      for (auto& t : *a.mutable_tensors()) f(t);
-      if (a.has_g()) forEachTensor(*a.mutable_g(), f);
-      for (auto& sub : *a.mutable_graphs()) forEachTensor(sub, f);
+      if (a.has_t()) add(*a.mutable_t());
+      for (auto& t : *a.mutable_tensors()) add(t);
+      if (a.has_g()) collectExternal(*a.mutable_g(), out);
+      for (auto& sub : *a.mutable_graphs()) collectExternal(sub, out);
     }
   }
 }
 
+std::vector<onnx::TensorProto*> externalTensors(onnx::ModelProto& model) {
+  std::vector<onnx::TensorProto*> out;
+  if (model.has_graph()) collectExternal(*model.mutable_graph(), out);
+  return out;
+}
+
 }  // namespace
 
-std::vector<std::string> externalDataLocations(const onnx::ModelProto& model) {
-  onnx::ModelProto m = model;  // forEachTensor walks mutable protos
+std::vector<std::string> externalDataLocations(onnx::ModelProto& model) {
   std::vector<std::string> out;
   std::set<std::string> seen;
-  forEachTensor(*m.mutable_graph(), [&](onnx::TensorProto& tp) {
-    const std::string loc = externalLocation(tp);
+  for (const onnx::TensorProto* tp : externalTensors(model)) {
+    const std::string loc = externalLocation(*tp);
     if (!loc.empty() && seen.insert(loc).second) out.push_back(loc);
-  });
+  }
   return out;
 }
 
 void inlineExternalData(onnx::ModelProto& model, const std::map<std::string, std::string>& files) {
-  onnx::ModelProto m = model;  // all or nothing
-  forEachTensor(*m.mutable_graph(), [&](onnx::TensorProto& tp) {
-    if (tp.data_location() != onnx::TensorProto::EXTERNAL) return;
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const auto& kv : tp.external_data()) {
-      try {
-        if (kv.key() == "location") location = kv.value();
-        if (kv.key() == "offset") offset = std::stoll(kv.value());
-        if (kv.key() == "length") length = std::stoll(kv.value());
-      } catch (const std::exception&) {
-        throw error("tensor '{}': external data {} '{}' is not a number", tp.name(), kv.key(), kv.value());
-      }
-    }
-    if (location.empty()) throw error("tensor '{}' has external data without a location", tp.name());
-    auto file = files.find(location);
+  // Every tensor's range is checked before any changes: all or nothing.
+  std::vector<std::pair<onnx::TensorProto*, std::string>> data;
+  for (onnx::TensorProto* tp : externalTensors(model)) {
+    ExternalDataRef r = externalDataRef(*tp);
+    auto file = files.find(r.location);
     if (file == files.end())
       throw error("tensor '{}' stores its data in the external file {}, but it doesn't exist or is not accessible",
-                  tp.name(), location);
+                  tp->name(), r.location);
     const int64_t size = static_cast<int64_t>(file->second.size());
-    if (length < 0) length = size - offset;  // ONNX: the rest of the file
-    if (offset < 0 || length < 0 || offset > size || length > size - offset)
-      throw error("tensor '{}': external data file '{}' is truncated (offset {}, length {}, {} bytes)", tp.name(),
-                  location, offset, length, size);
-    tp.set_raw_data(file->second.substr(static_cast<size_t>(offset), static_cast<size_t>(length)));
-    tp.clear_external_data();
-    tp.set_data_location(onnx::TensorProto::DEFAULT);
+    if (r.length < 0) r.length = size - r.offset;  // ONNX: the rest of the file
+    if (r.offset < 0 || r.length < 0 || r.offset > size || r.length > size - r.offset)
+      throw error("tensor '{}': external data file '{}' is truncated (offset {}, length {}, {} bytes)", tp->name(),
+                  r.location, r.offset, r.length, size);
+    data.emplace_back(tp, file->second.substr(static_cast<size_t>(r.offset), static_cast<size_t>(r.length)));
+  }
+  for (auto& [tp, bytes] : data) {
     // What the tensor's dtype and shape need is checked where its data is read (tensorFromProto).
-  });
-  model = std::move(m);
+    tp->set_raw_data(std::move(bytes));
+    tp->clear_external_data();
+    tp->set_data_location(onnx::TensorProto::DEFAULT);
+  }
 }
 
 }  // namespace popart

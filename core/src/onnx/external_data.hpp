@@ -2,6 +2,7 @@
 // saveInitializersExternally), shared by GraphTransformer, Builder and Session::modelToHost.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -22,8 +23,9 @@ std::string initializersToExternalData(onnx::ModelProto& model, const std::vecto
                                        const std::string& location, const std::string& baseDir = "");
 
 /// The `location`s of the model's EXTERNAL tensors (initializers, Constant values, subgraphs'),
-/// each once, in order of appearance.
-std::vector<std::string> externalDataLocations(const onnx::ModelProto& model);
+/// each once, in order of appearance (the model is not changed; the walk takes it mutable so that
+/// inlineExternalData shares it).
+std::vector<std::string> externalDataLocations(onnx::ModelProto& model);
 /// The inverse of initializersToExternalData: every EXTERNAL tensor takes its bytes from
 /// `files[location]` (offset, length) and holds them inline again. A location missing from
 /// `files`, or a range beyond its end, is an error naming the tensor; nothing changes then.
@@ -32,6 +34,16 @@ void inlineExternalData(onnx::ModelProto& model, const std::map<std::string, std
 /// The file an external TensorProto's `location` names: absolute as is, else relative to
 /// `baseDir` (the model's directory), or to the working directory when the model came as bytes.
 std::string externalDataPath(const std::string& location, const std::string& baseDir);
+
+/// Where an EXTERNAL TensorProto's bytes are: its external_data entries.
+struct ExternalDataRef {
+  std::string location;
+  int64_t offset = 0;
+  int64_t length = -1;  ///< -1: not given
+};
+/// The entries of an EXTERNAL `tp`; no location, or an offset / length that is not a number, is
+/// an error naming the tensor.
+ExternalDataRef externalDataRef(const onnx::TensorProto& tp);
 
 /// The `location` of an EXTERNAL TensorProto ("" for inline data).
 std::string externalLocation(const onnx::TensorProto& tp);

@@ -218,14 +218,9 @@ TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseD
   }
 
   if (tp.data_location() == onnx::TensorProto::EXTERNAL) {
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const auto& kv : tp.external_data()) {
-      if (kv.key() == "location") location = kv.value();
-      if (kv.key() == "offset") offset = std::stoll(kv.value());
-      if (kv.key() == "length") length = std::stoll(kv.value());
-    }
-    if (location.empty()) throw error("tensor '{}' has external data without a location", tp.name());
+    const ExternalDataRef ref = externalDataRef(tp);
+    const std::string& location = ref.location;
+    const int64_t offset = ref.offset, length = ref.length;
     // Absolute as is; relative to the model's directory, or (a model given as bytes, as PopART
     // does) to the working directory.
     const std::string path = externalDataPath(location, baseDir);
