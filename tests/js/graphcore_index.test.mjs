@@ -1,7 +1,7 @@
 // aiGraphcore indexing ops through JS (methods generated from the core's table): dynamicslice with
-// a wrapping offset, scatterreduce with a ScatterReduction, sort's list of outputs, and
-// packedDataBlock with a subgraph Builder as its callback, call (subgraphs, nested; random ops in a
-// callee in training); the native error messages.
+// a wrapping offset, scatterreduce with a ScatterReduction, sort's list of outputs,
+// packedDataBlock with a subgraph Builder as its callback (and its gradient), call (subgraphs,
+// nested; random ops in a callee in training); the native error messages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPopart, expectError, runOutputs } from './helpers.mjs';
@@ -54,6 +54,34 @@ test('packedDataBlock takes a subgraph Builder as its callback', () => {
   const [r] = run(b, [y], { [d]: Float32Array.from({ length: 10 }, (_, i) => i), [off]: new Uint32Array([0, 2]),
                             [len]: new Uint32Array([2, 3]) });
   assert.deepEqual(r.data, Array.from({ length: 10 }, (_, i) => 2 * i));
+  b.dispose();
+});
+
+test('packedDataBlock passes gradients to its data (rows no sequence reads get none)', () => {
+  // The same rule as graphcore_index_grad_test.cpp and test_graphcore_ops_index.py: y = x * x per
+  // sequence, loss sum(y); row 2 is in no sequence.
+  const b = new popart.Builder();
+  const d = b.addInputTensor('FLOAT', [6, 2]);
+  const off = b.addInputTensor('UINT32', [2]);
+  const len = b.addInputTensor('UINT32', [2]);
+  const sub = b.createSubgraphBuilder();
+  const si = sub.addUntypedInputTensor();
+  sub.addOutputTensor(sub.aiOnnxOpset11.mul([si, si]));
+  const y = b.aiGraphcore.packedDataBlock([d, off, len, off, len], [3], 6, 1, sub);
+  const loss = b.aiGraphcore.identityloss([y], 'Sum');
+  const gd = popart.reservedGradientPrefix() + d;
+  const s = new popart.TrainingSession({ fnModel: b.getModelProto(), dataFlow: new popart.DataFlow(1, [y, gd]), loss,
+                                         optimizer: new popart.ConstSGD(0.1),
+                                         deviceInfo: popart.DeviceManager().createCpuDevice() });
+  s.prepareDevice();
+  s.weightsFromHost();
+  const anchors = s.initAnchorArrays();
+  const x = Float32Array.from({ length: 12 }, (_, i) => i - 5);
+  s.run(new popart.PyStepIO({ [d]: x, [off]: new Uint32Array([0, 3]), [len]: new Uint32Array([2, 3]) }, anchors));
+  const read = (i) => Math.floor(i / 2) !== 2;
+  assert.deepEqual(Array.from(anchors[y].data), Array.from(x, (v, i) => (read(i) ? v * v : 0)));
+  assert.deepEqual(Array.from(anchors[gd].data), Array.from(x, (v, i) => (read(i) ? 2 * v : 0)));
+  s.dispose();
   b.dispose();
 });
 

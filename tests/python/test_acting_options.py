@@ -287,6 +287,26 @@ def test_load_executable_restores_exported_weights(popart, tmp_path):
     np.testing.assert_allclose(weights[w], [0.875, 0.875])  # 1 - 0.25 * |x| / 2 (l1loss takes the mean)
 
 
+@pytest.mark.parametrize("device", ["cpu", "ipumodel"])
+def test_engine_caching_has_no_effect_off_ipu_hardware(popart, tmp_path, device):
+    """PopART caches engines for Ipu and OfflineIpu devices only (Ir::usingEngineCache); on the CPU
+    and IPU-model devices the options are accepted, sessions run, and nothing is written."""
+    proto, x, y = _conv_model(popart)
+    data = rand(1, 8, 12, 12)
+    opts = popart.SessionOptions()
+    opts.enableEngineCaching = True
+    opts.cachePath = str(tmp_path / "saved_graph")
+    results = []
+    for _ in range(2):
+        dm = popart.DeviceManager()
+        d = dm.createCpuDevice() if device == "cpu" else dm.createIpuModelDevice({"tilesPerIPU": 4})
+        s = popart.InferenceSession(proto, popart.DataFlow(1, [y]), d, userOptions=opts)
+        s.prepareDevice()
+        results.append(_run(popart, s, x, data))
+    np.testing.assert_array_equal(results[0], results[1])
+    assert not (tmp_path / "saved_graph").exists() and not list(tmp_path.iterdir())
+
+
 # ------------------------------------------------------------------ compilationProgressLogger
 
 def test_compilation_progress_logger_is_called_up_to_the_total(popart):

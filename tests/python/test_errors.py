@@ -93,8 +93,9 @@ def test_lstm_hidden_size(popart):
 def test_gru_rnn_hidden_size(popart, cell, gates):
     msg = node_error(popart, lambda ai, ins, a: getattr(ai, cell)(ins, 2, hidden_size=7, debugContext="n")[0],
                      [[2, 3, 4], [1, 5 * gates, 4], [1, 5 * gates, 5]], {})
-    assert msg.startswith("hidden_size attribute passed to n (7) does not match hidden size calculated from "
-                          "recurrenceWeights tensor (5)."), msg
+    # PopART names the op by its debugName(): "Op(n (ai.onnx.GRU:11), inputs=[...], outputs=[...])".
+    assert msg.startswith(f"hidden_size attribute passed to Op(n (ai.onnx.{cell.upper()}:"), msg
+    assert ") (7) does not match hidden size calculated from recurrenceWeights tensor (5)." in msg, msg
 
 
 def two_stage(popart, stages=True):

@@ -2,7 +2,8 @@
 (keywords, PopART's defaults): dynamicslice / update / add / zero, sequenceslice, scatterreduce and
 groupedscatterreduce (popart.ScatterReduction), groupedgather, bucketize, sort, reducemedian and
 packedDataBlock, against NumPy and PyTorch (torch.scatter_reduce, torch.bucketize, torch.sort,
-torch.median); their gradients (of weights) against torch.autograd; PopART's error messages."""
+torch.median); their gradients (of weights, packedDataBlock's data too) against torch.autograd;
+PopART's error messages."""
 import numpy as np
 import pytest
 import torch
@@ -302,6 +303,42 @@ def test_packed_data_block(popart, batch):
         seq[:n] = data[o:o + n]
         want[o:o + n] = (seq @ seq.T)[:n]
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_packed_data_block_gradient(popart, batch):
+    # PopART differentiates packedDataBlock through its lowered loops: the data's gradient against
+    # torch.autograd of the same unpack / callback / pack (row 8 is in no sequence: gradient 0).
+    offsets = np.array([0, 3, 4, 9], np.uint32)
+    lens = np.array([3, 1, 4, 2], np.uint32)
+    max_len = 4
+    data = np.random.default_rng(14).standard_normal((11, 3))
+
+    def callback(sub):
+        x = sub.addUntypedInputTensor()
+        sub.addOutputTensor(sub.aiOnnx.tanh([sub.aiOnnx.matmul([x, sub.aiOnnx.transpose([x], perm=[0, 2, 1])])]))
+        return sub
+
+    def build(b, w, ins):
+        return b.aiGraphcore.packedDataBlock([w[0], ins[0], ins[1], ins[0], ins[1]], maxSequenceLengths=[max_len],
+                                             resultSize=11, callbackBatchSize=batch,
+                                             callback=callback(b.createSubgraphBuilder()))
+
+    y, c, (g,) = grads(popart, build, [data], [offsets, lens])
+
+    def ref(d):
+        rows = [torch.zeros(max_len, dtype=torch.float64) for _ in range(11)]
+        for o, n in zip(offsets.tolist(), lens.tolist()):
+            seq = torch.cat([d[o:o + n], torch.zeros(max_len - n, 3, dtype=torch.float64)])
+            out = torch.tanh(seq @ seq.T)
+            for r in range(n):
+                rows[o + r] = out[r]
+        return torch.stack(rows)
+
+    want, (want_g,) = torch_grads(ref, [data], c)
+    np.testing.assert_allclose(y, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(g, want_g, rtol=1e-10, atol=1e-12)
+    assert not g[8].any()
 
 
 def test_packed_data_block_needs_a_builder(popart):

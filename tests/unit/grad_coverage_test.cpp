@@ -67,7 +67,6 @@ const std::map<std::string, std::string>& notDifferentiable() {
       {"ai.graphcore::Abort", "no output"},
       {"ai.graphcore::CopyVarUpdate", "a variable update (the optimizer's own op)"},
       {"ai.graphcore::NormalizeImage", "input preprocessing of image data: PopART has no gradient for it"},
-      {"ai.graphcore::PackedDataBlock", "GAP: PopART differentiates its lowered loops; no rule here yet"},
       {"ai.graphcore::SplineBasis", "PopART has no gradient for it (an index output, a basis of pseudo-coordinates)"},
       {"ai.graphcore::SplineWeighting", "PopART has no gradient for it (training through it names the node)"},
       // Decoders: label sequences and their lengths (PopART's CtcBeamSearchDecoder has no grad op).

@@ -1,6 +1,6 @@
 // Gradients of the aiGraphcore indexing ops against central finite differences in DOUBLE
 // (dynamicslice / update / add / zero, scatterreduce in every reduction with and without initial
-// values, grouped, groupedgather, sort, reducemedian), and PopART's noOverlap rules, which differ
+// values, grouped, groupedgather, sort, reducemedian, packedDataBlock), and PopART's noOverlap rules, which differ
 // from the true gradient when the promise is broken.
 #include <cmath>
 
@@ -58,6 +58,38 @@ TEST(GraphcoreIndexGrad, DynamicUpdateNoOverlapPassesTheWholeGradientToTheTensor
       EXPECT_DOUBLE_EQ(gw[i], noOverlap || !inRegion ? cw[i] : 0.0) << i;
     }
     for (size_t i = 0; i < 5; ++i) EXPECT_DOUBLE_EQ(gu[i], cw[i + 4]);
+  }
+}
+
+TEST(GraphcoreIndexGrad, PackedDataBlock) {
+  // Two packed streams (the second with a gap and a sequence longer than its maxSequenceLength,
+  // whose tail is not read), a callback that reads an outer weight, results packed with lengths
+  // shorter than the callback's rows; callback batches of 1, 2 and 4 sequences. The data rows a
+  // sequence does not read, and the callback rows no result takes, get no gradient.
+  for (int64_t batch : {1, 2, 4}) {
+    SCOPED_TRACE("callbackBatchSize " + std::to_string(batch));
+    ModelBuilder mb;
+    auto ai = mb.b->aiOnnxOpset13();
+    auto gc = mb.b->aiGraphcoreOpset1();
+    const auto a = mb.weight({9, 3}, 21);
+    const auto aOff = uintInput(mb, {0, 2, 5, 6}, {4});
+    const auto aLen = uintInput(mb, {2, 3, 1, 3}, {4});
+    const auto b = mb.weight({12, 3}, 22);
+    const auto bOff = uintInput(mb, {0, 3, 7, 9}, {4});
+    const auto bLen = uintInput(mb, {2, 4, 2, 3}, {4});  // 4 > maxSequenceLength 3: rows 3.. unread
+    const auto w = mb.weight({3, 2}, 23);
+    const auto rOff = uintInput(mb, {0, 2, 5, 7}, {4});
+    const auto rLen = uintInput(mb, {2, 3, 2, 2}, {4});  // sequence 2 takes a padding row too
+    Builder& sub = mb.b->createSubgraphBuilder();
+    auto sai = sub.aiOnnxOpset13();
+    const TensorId sa = sub.addUntypedInputTensor();
+    const TensorId sb = sub.addUntypedInputTensor();
+    // [batch, 3, 3] -> h = tanh(a * b) @ w -> h + the mean of h over the sequence's rows (the
+    // rows mix, so a padding row that read data would change the result) -> [batch, 3, 2]
+    const TensorId h = sai.matmul({sai.tanh({sai.mul({sa, sb})}), w});
+    sub.addOutputTensor(sai.add({h, sai.reducemean({h}, std::vector<int64_t>{1}, 1)}));
+    const auto y = gc.packedDataBlock({a, aOff, aLen, b, bOff, bLen, rOff, rLen}, {3, 3}, 9, batch, sub);
+    checkGradients(mb, mb.weightedSum(ai, y, {9, 2}, 24));
   }
 }
 

@@ -125,8 +125,9 @@ TEST(PopartErrors, RecurrentAttributes) {
   for (const std::string type : {"GRU", "RNN"}) {
     const int64_t g = type == "GRU" ? 3 : 1;
     nodeError(type, {{2, 3, 4}, {1, 5 * g, 4}, {1, 5 * g, 5}}, {{"hidden_size", int64_t{7}}},
-              "hidden_size attribute passed to n (7) does not match hidden size calculated from recurrenceWeights "
-              "tensor (5).",
+              "hidden_size attribute passed to Op(n (ai.onnx." + type +
+                  ":11), inputs=[in0, in1, in2], outputs=[n:0]) (7) does not match hidden size calculated from "
+                  "recurrenceWeights tensor (5).",
               {"node 'n' (" + type});
   }
   auto seqLens = [](const Shape& s, const std::string& prefix) {

@@ -417,7 +417,116 @@ void gradCall(GradCtx& c) {
   finishControlFlow(c, mark, c.inlineGraph(*op.subgraphs.at(0), ins, op.describe()), wrt);
 }
 
+/// The packed rows of one stream as a [used, maxLen] grid of row indices and a mask of the rows
+/// the kernel copies: sequence s takes rows offsets[s] + r for r < min(lengths[s], maxLen), within
+/// [0, rows). `used` is the number of sequences the callback sees (whole batches).
+struct PackedRows {
+  Tensor* index;  ///< INT64 [used, maxLen]; masked entries point at `fill`
+  Tensor* valid;  ///< BOOL [used, maxLen]
+};
+
+PackedRows packedRows(GradCtx& c, Tensor* offsets, Tensor* lengths, int64_t used, int64_t maxLen, int64_t rows,
+                      int64_t fill) {
+  Attributes to;
+  to.set("to", int64_t(onnxDataType(DataType::INT64)));
+  auto column = [&](Tensor* t) {
+    Tensor* v = c.reshape(t, {t->info.nelms()});
+    if (t->info.nelms() != used)
+      v = c.add1(OpKind::Slice, {v, c.constInts({0}), c.constInts({used}), c.constInts({0})});
+    if (v->info.dataType() != DataType::INT64) v = c.add1(OpKind::Cast, {v}, to);
+    return c.reshape(v, {used, 1});
+  };
+  Tensor* off = column(offsets);
+  Tensor* len = column(lengths);
+  std::vector<int64_t> steps(static_cast<size_t>(maxLen));
+  for (int64_t r = 0; r < maxLen; ++r) steps[static_cast<size_t>(r)] = r;
+  Tensor* r = c.reshape(c.constInts(steps), {1, maxLen});
+  Tensor* index = c.add1(OpKind::Add, {off, r});
+  Tensor* valid = c.add1(OpKind::Less, {r, len});
+  valid = c.add1(OpKind::And, {valid, c.add1(OpKind::Less, {index, scalarConst(c, DataType::INT64, rows)})});
+  valid = c.add1(OpKind::And,
+                 {valid, c.add1(OpKind::Not, {c.add1(OpKind::Less, {off, scalarConst(c, DataType::INT64, 0)})})});
+  return {c.add1(OpKind::Where, {valid, index, scalarConst(c, DataType::INT64, fill)}), valid};
+}
+
 }  // namespace
+
+/// PackedDataBlock (PopART lowers it to loops before autodiff and differentiates those): each
+/// stream's sequences unpacked with Gather and a mask, the callback inlined once per batch of
+/// sequences, and the outputs packed with a ScatterND (add) into the result, then backprop. The
+/// sum equals the kernel's writes when result sequences do not overlap (packed data's layout).
+void gradPackedDataBlock(GradCtx& c) {
+  const Op& op = c.op();
+  const Graph& body = *op.subgraphs.at(0);
+  const int k = (op.numFormalInputs - 2) / 3;
+  const auto maxLens = op.attrs.getInts("maxSequenceLengths");
+  const int64_t batch = op.attrs.getInt("callbackBatchSize");
+  const int64_t calls = op.inInfo(1).nelms() / batch;
+  const int64_t used = calls * batch;
+  std::vector<int> wrt;
+  for (int i = 0; i < k; ++i) wrt.push_back(3 * i);
+  const size_t mark = c.numAdded();
+  if (calls == 0) {  // the callback never runs: the result is zeros
+    finishControlFlow(c, mark, {nullptr}, wrt);
+    return;
+  }
+  std::vector<Tensor*> padded;
+  for (int i = 0; i < k; ++i) {
+    Tensor* data = c.in(3 * i);
+    const Shape& ds = data->info.shape();
+    const int64_t maxLen = maxLens[static_cast<size_t>(i)];
+    Shape ps{used, maxLen};
+    ps.insert(ps.end(), ds.begin() + 1, ds.end());
+    if (ds[0] == 0 || maxLen == 0) {  // nothing to gather: zero blocks
+      Tensor& z = c.graph().addTensor(c.graph().uniqueTensorId(op.name() + "/grad/zeros"), TensorKind::Const,
+                                      TensorInfo(data->info.dataType(), ps));
+      z.data = TensorData(z.info);
+      padded.push_back(&z);
+      continue;
+    }
+    const PackedRows rows = packedRows(c, c.in(3 * i + 1), c.in(3 * i + 2), used, maxLen, ds[0], 0);
+    Attributes axis0;
+    axis0.set("axis", int64_t{0});
+    Tensor* gathered = c.add1(OpKind::Gather, {data, rows.index}, axis0);
+    Shape ms{used, maxLen};
+    ms.resize(ps.size(), 1);
+    padded.push_back(
+        c.add1(OpKind::Where, {c.reshape(rows.valid, ms), gathered, scalarConst(c, data->info.dataType(), 0)}));
+  }
+  std::vector<Tensor*> outs;
+  for (int64_t call = 0; call < calls; ++call) {
+    std::vector<Tensor*> ins;
+    for (Tensor* p : padded) {
+      ins.push_back(calls == 1 ? p
+                               : c.add1(OpKind::Slice, {p, c.constInts({call * batch}),
+                                                        c.constInts({(call + 1) * batch}), c.constInts({0})}));
+    }
+    outs.push_back(c.inlineGraph(body, ins, op.describe()).at(0));
+  }
+  Tensor* all = concatAxis(c, outs, 0);  // [used, cbLen, ...]
+  const Shape& as = all->info.shape();
+  const int64_t cbLen = as[1];
+  const int64_t resultRows = op.outInfo(0).shape()[0];
+  Shape rest(as.begin() + 2, as.end());
+  Tensor* result = nullptr;
+  if (cbLen > 0 && resultRows > 0) {
+    const int n = op.numFormalInputs;
+    const PackedRows rows = packedRows(c, c.in(n - 2), c.in(n - 1), used, cbLen, resultRows, resultRows);
+    Shape us{used * cbLen};
+    us.insert(us.end(), rest.begin(), rest.end());
+    Shape bs{resultRows + 1};  // row resultRows takes the rows the kernel does not write
+    bs.insert(bs.end(), rest.begin(), rest.end());
+    Tensor& base = c.graph().addTensor(c.graph().uniqueTensorId(op.name() + "/grad/base"), TensorKind::Const,
+                                       TensorInfo(all->info.dataType(), bs));
+    base.data = TensorData(base.info);
+    Attributes add;
+    add.set("reduction", std::string("add"));
+    Tensor* scattered =
+        c.add1(OpKind::ScatterND, {&base, c.reshape(rows.index, {used * cbLen, 1}), c.reshape(all, us)}, add, 16);
+    result = c.add1(OpKind::Slice, {scattered, c.constInts({0}), c.constInts({resultRows}), c.constInts({0})});
+  }
+  finishControlFlow(c, mark, {result}, wrt);
+}
 
 void define_GcCall(OpDef& d) {
   d.setup = setupCall;

@@ -6,6 +6,13 @@
 #include "ir/graph.hpp"
 
 namespace popart {
+
+class GradCtx;
+
+/// PackedDataBlock's grad rule (ops/controlflow.cpp): differentiated through its decomposition, as
+/// the control-flow ops are.
+void gradPackedDataBlock(GradCtx& c);
+
 namespace ops {
 
 struct ScanParams {

@@ -13,6 +13,7 @@
 #include "ir/graph.hpp"
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
+#include "ops/controlflow_params.hpp"
 #include "ops/dynamic_params.hpp"
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
@@ -260,6 +261,7 @@ void define_GcSequenceSlice(OpDef& d) {
 }
 void define_GcPackedDataBlock(OpDef& d) {
   d.setup = setupPackedDataBlock;
+  d.grad = gradPackedDataBlock;
 }
 
 }  // namespace popart

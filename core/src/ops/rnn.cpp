@@ -157,7 +157,7 @@ RnnParams rnnParams(const Op& op, RnnCell cell) {
     throw error(
         "hidden_size attribute passed to {} ({}) does not match hidden size calculated from recurrenceWeights tensor "
         "({}). (R '{}' is {})",
-        op.name(), p.hidden, r[2], op.input(2)->id, r);
+        popartDebugName(op), p.hidden, r[2], op.input(2)->id, r);
   }
   const int64_t gh = p.gates * p.hidden;
   requireShape(op, 1, "W", {p.dirs, gh, p.input});
