@@ -179,6 +179,27 @@ def test_input_gradients_of_ops_match_pytorch(popart, cpu, name, fn, tfn, lo, hi
     np.testing.assert_allclose(out[grad(popart, x)], xt.grad.numpy(), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("onesided,inverse", [(1, 0), (0, 0), (0, 1)])
+def test_dft_input_gradient_matches_pytorch(popart, cpu, onesided, inverse):
+    """DFT's gradient (the adjoint transform) against torch.fft's autograd, a real signal."""
+    rng = np.random.default_rng(30 + 2 * onesided + inverse)
+    x_np = rng.uniform(-1, 1, (3, 8, 1)).astype(np.float32)
+    bld = popart.Builder(opsets={"ai.onnx": 17, "ai.graphcore": 1})
+    x = bld.addInputTensor(popart.TensorInfo("FLOAT", [3, 8, 1]), "x")
+    y = bld.aiOnnx.dft([x], axis=1, inverse=inverse, onesided=onesided)
+    c_np = rng.uniform(-1, 1, bld.getTensorShape(y)).astype(np.float32)
+    loss = bld.aiGraphcore.identityloss([bld.aiOnnx.mul([y, bld.aiOnnx.constant(c_np)])],
+                                        reduction=popart.ReductionType.Sum)
+    bld.addOutputTensor(loss)
+    _, out = train_once(popart, cpu, bld.getModelProto(), loss, [y, grad(popart, x)], {x: x_np})
+    xt = torch.tensor(x_np[..., 0], dtype=torch.float64, requires_grad=True)
+    f = torch.fft.rfft if onesided else (torch.fft.ifft if inverse else torch.fft.fft)
+    yt = torch.view_as_real(f(xt if onesided else xt.to(torch.complex128), dim=1))
+    (yt * torch.tensor(c_np, dtype=torch.float64)).sum().backward()
+    np.testing.assert_allclose(out[y], yt.detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out[grad(popart, x)], xt.grad.numpy()[..., None], rtol=1e-4, atol=1e-5)
+
+
 def test_lstm_input_and_weight_gradients_match_pytorch(popart, cpu):
     rng = np.random.default_rng(5)
     S, N, I, H = 4, 2, 3, 5

@@ -71,10 +71,6 @@ const std::map<std::string, std::string>& notDifferentiable() {
       {"ai.graphcore::SplineWeighting", "PopART has no gradient for it (training through it names the node)"},
       // Decoders: label sequences and their lengths (PopART's CtcBeamSearchDecoder has no grad op).
       {"ai.graphcore::CtcBeamSearchDecoder", "decoded labels (integer outputs)"},
-      // Known gaps: differentiable, no rule yet (training through them fails with an error naming
-      // the node). PopART has no DFT / STFT at all.
-      {"ai.onnx::DFT", "GAP: differentiable (linear), no rule yet"},
-      {"ai.onnx::STFT", "GAP: differentiable (linear in the signal), no rule yet"},
   };
   return m;
 }

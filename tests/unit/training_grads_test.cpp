@@ -366,6 +366,54 @@ TEST(GradRules, EinsumAndDet) {
                              mb.weightedSum(ai, e4, {2, 4}, 156), mb.weightedSum(ai, d, {2}, 157)}));
 }
 
+TEST(GradRules, DftEveryForm) {
+  // Real and complex inputs, forward and inverse, onesided, dft_length cutting and padding the
+  // signal, a signal axis other than 1 (rank 4) and a negative axis.
+  struct Case {
+    Shape x;
+    int64_t axis, inverse, onesided, length;  // length 0: no dft_length input
+  };
+  const std::vector<Case> cases{{{2, 6, 1}, 1, 0, 0, 0}, {{2, 6, 1}, 1, 0, 1, 0},    {{2, 5, 2}, 1, 1, 0, 0},
+                                {{2, 5, 2}, 1, 0, 1, 0}, {{2, 6, 2}, 1, 0, 0, 4},    {{2, 6, 1}, 1, 0, 1, 8},
+                                {{2, 6, 2}, 1, 1, 0, 9}, {{2, 3, 4, 2}, 2, 0, 0, 0}, {{2, 3, 4, 1}, -2, 0, 1, 0}};
+  uint32_t seed = 160;
+  for (const Case& k : cases) {
+    std::string xs;
+    for (int64_t d : k.x) xs += std::to_string(d) + " ";
+    SCOPED_TRACE("x [" + xs + "] axis " + std::to_string(k.axis) + " inverse " + std::to_string(k.inverse) +
+                 " onesided " + std::to_string(k.onesided) + " dft_length " + std::to_string(k.length));
+    ModelBuilder mb;
+    auto ai = mb.b->aiOnnxOpset17();
+    const auto x = mb.input(k.x, seed++);
+    std::vector<TensorId> args{x};
+    if (k.length > 0) args.push_back(ai.constant(ConstVoidData(&k.length, TensorInfo(DataType::INT64, {}))));
+    const auto y = ai.dft(args, k.axis, k.inverse, k.onesided);
+    checkGradients(mb, mb.weightedSum(ai, y, mb.b->getTensorShape(y), seed++));
+  }
+}
+
+TEST(GradRules, StftWithAndWithoutWindow) {
+  // A real signal with a window (a weight: its gradient is checked too), onesided; a complex
+  // signal with frame_length and no window, two-sided; frames that overlap (step < length).
+  for (int complexIn = 0; complexIn < 2; ++complexIn) {
+    SCOPED_TRACE(complexIn ? "complex, no window" : "real, window");
+    ModelBuilder mb;
+    auto ai = mb.b->aiOnnxOpset17();
+    const auto x = mb.input({2, 13, complexIn ? 2 : 1}, 170);
+    const int64_t step = complexIn ? 2 : 3, frame = complexIn ? 4 : 5;
+    const auto stepId = ai.constant(ConstVoidData(&step, TensorInfo(DataType::INT64, {})));
+    std::vector<TensorId> args{x, stepId};
+    if (complexIn) {
+      args.push_back("");
+      args.push_back(ai.constant(ConstVoidData(&frame, TensorInfo(DataType::INT64, {}))));
+    } else {
+      args.push_back(mb.weight({frame}, 171, 0.2, 1.0));
+    }
+    const auto y = ai.stft(args, complexIn ? 0 : 1);
+    checkGradients(mb, mb.weightedSum(ai, y, mb.b->getTensorShape(y), 172));
+  }
+}
+
 TEST(GradRules, DetOfSingularMatrices) {
   // d det / dA is the cofactor matrix, also where A is singular (rank n - 1, rows 0 and 1
   // dependent): the reference computes it from the 2x2 minors.

@@ -1,5 +1,7 @@
-// Signal processing: HannWindow, HammingWindow, BlackmanWindow, DFT, STFT, MelWeightMatrix.
+// Signal processing: HannWindow, HammingWindow, BlackmanWindow, DFT, STFT, MelWeightMatrix; the
+// gradients of DFT (the adjoint transform) and STFT (through its framing, window and DFT).
 #include "ir/op_def.hpp"
+#include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 #include "ops/signal_params.hpp"
 
@@ -139,6 +141,67 @@ void setupMelWeightMatrix(Op& op) {
   setOutput(op, 0, t, {dft / 2 + 1, bins});
 }
 
+// ---------------------------------------------------------------- gradients
+
+/// `v` along `axis` cut to `to` entries or padded with zeros to them (it has `from`).
+Tensor* toLength(GradCtx& c, Tensor* v, int64_t axis, int64_t from, int64_t to) {
+  if (from == to) return v;
+  if (from > to) return c.add1(OpKind::Slice, {v, c.constInts({0}), c.constInts({to}), c.constInts({axis})});
+  Shape zeros = v->info.shape();
+  zeros[static_cast<size_t>(axis)] = to - from;
+  Attributes a;
+  a.set("axis", axis);
+  return c.add1(OpKind::Concat, {v, c.constant(0.0, v->info.dataType(), zeros)}, a);
+}
+
+/// DFT is linear, so its gradient is the adjoint transform of the output's gradient: the
+/// frequencies a onesided output leaves out get none (zero-padded), the forward transform's
+/// adjoint is n times the inverse one and the inverse's is 1 / n times the forward one, then the
+/// input's length is restored (what dft_length cut off gets none; its padding is dropped) and a
+/// real input takes the real part.
+void gradDFT(GradCtx& c) {
+  if (!c.needsInGrad(0) || !c.outGrad(0)) return;
+  const DftParams p = dftParams(c.op());
+  const Shape& xs = c.in(0)->info.shape();
+  Tensor* g = toLength(c, c.outGrad(0), p.axis, p.outLen, p.length);
+  Attributes a;
+  a.set("axis", p.axis);
+  a.set("inverse", int64_t{p.inverse ? 0 : 1});
+  a.set("onesided", int64_t{0});
+  Tensor* dx = c.add1(OpKind::DFT, {g}, a, 17);
+  const double n = static_cast<double>(p.length);
+  dx = c.add1(OpKind::Mul, {dx, c.constant(p.inverse ? 1.0 / n : n, dx->info.dataType())});
+  dx = toLength(c, dx, p.axis, p.length, xs[static_cast<size_t>(p.axis)]);
+  if (!p.complexIn) dx = toLength(c, dx, static_cast<int64_t>(xs.size()) - 1, 2, 1);
+  c.setInGrad(0, dx);
+}
+
+/// STFT as frames gathered from the signal, times the window, then a DFT along the frame; the
+/// gradient backpropagates through that decomposition (to the signal and the window).
+void gradSTFT(GradCtx& c) {
+  const Op& op = c.op();
+  const bool needSignal = c.needsInGrad(0), needWindow = op.hasInput(2) && c.needsInGrad(2);
+  if (!c.outGrad(0) || (!needSignal && !needWindow)) return;
+  const StftParams p = stftParams(op);
+  const size_t mark = c.numAdded();
+  std::vector<int64_t> rows(static_cast<size_t>(p.frames * p.length));
+  for (int64_t f = 0; f < p.frames; ++f) {
+    for (int64_t m = 0; m < p.length; ++m) rows[static_cast<size_t>(f * p.length + m)] = f * p.step + m;
+  }
+  Attributes axis1;
+  axis1.set("axis", int64_t{1});
+  Tensor* frames = c.add1(OpKind::Gather, {c.in(0), c.reshape(c.constInts(rows), {p.frames, p.length})}, axis1);
+  if (op.hasInput(2)) frames = c.add1(OpKind::Mul, {frames, c.reshape(c.in(2), {1, 1, p.length, 1})});
+  Attributes a;
+  a.set("axis", int64_t{2});
+  a.set("onesided", op.attrs.getInt("onesided", 1));
+  Tensor* y = c.add1(OpKind::DFT, {frames}, a, 17);
+  const std::vector<Tensor*> g =
+      c.backprop(mark, {{y, c.outGrad(0)}}, {needSignal ? c.in(0) : nullptr, needWindow ? c.in(2) : nullptr});
+  if (g[0]) c.setInGrad(0, g[0]);
+  if (g[1]) c.setInGrad(2, g[1]);
+}
+
 void windowDef(OpDef& d) {
   d.setup = setupWindow;
   d.shapeInputsMask = 1;
@@ -157,10 +220,12 @@ void define_BlackmanWindow(OpDef& d) {
 }
 void define_DFT(OpDef& d) {
   d.setup = setupDFT;
+  d.grad = gradDFT;
   d.shapeInputsMask = 2;
 }
 void define_STFT(OpDef& d) {
   d.setup = setupSTFT;
+  d.grad = gradSTFT;
   d.shapeInputsMask = 0xa;
 }
 void define_MelWeightMatrix(OpDef& d) {
