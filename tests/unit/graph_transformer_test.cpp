@@ -605,6 +605,22 @@ TEST(ExternalData, InlineExternalDataIsTheInverseOfSavingToBytes) {
   EXPECT_TRUE(gt.externalDataLocations().empty());
   EXPECT_EQ(runStructure(gt.getModelProto()), kStructureOut);
   EXPECT_EQ(rawValues<float>(initializer(parse(gt.getModelProto()), "a")), (std::vector<float>{1.0f, 2.0f, 3.0f}));
+
+  // Without `length` entries (optional in ONNX) each tensor takes its own bytes at its offset, as
+  // a session reading the file does: two tensors in one file stay apart.
+  GraphTransformer gt2(structureModel());
+  const std::string data2 = gt2.saveInitializersExternallyToBytes({"b", "a"}, "w.bin");
+  onnx::ModelProto m = parse(gt2.getModelProto());
+  for (auto& t : *m.mutable_graph()->mutable_initializer()) {
+    auto* kvs = t.mutable_external_data();
+    for (int i = kvs->size() - 1; i >= 0; --i) {
+      if (kvs->Get(i).key() == "length") kvs->DeleteSubrange(i, 1);
+    }
+  }
+  GraphTransformer gt3(serialize(m));
+  gt3.inlineExternalData({{"w.bin", data2}});
+  EXPECT_EQ(runStructure(gt3.getModelProto()), kStructureOut);
+  EXPECT_EQ(rawValues<float>(initializer(parse(gt3.getModelProto()), "a")), (std::vector<float>{1.0f, 2.0f, 3.0f}));
 }
 
 /// loss = sum(a * x) (identityloss Sum) with a [3] stored externally: one SGD step (lr 0.5)

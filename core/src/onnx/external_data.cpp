@@ -177,7 +177,9 @@ void inlineExternalData(onnx::ModelProto& model, const std::map<std::string, std
       throw error("tensor '{}' stores its data in the external file {}, but it doesn't exist or is not accessible",
                   tp->name(), r.location);
     const int64_t size = static_cast<int64_t>(file->second.size());
-    if (r.length < 0) r.length = size - r.offset;  // ONNX: the rest of the file
+    // Without a length the tensor's own bytes are read, as tensorFromProto reads them (ONNX's
+    // helper reads the rest of the file, which is the same for a file of one tensor).
+    if (r.length < 0) r.length = protoTensorInfo(*tp).nbytes();
     if (r.offset < 0 || r.length < 0 || r.offset > size || r.length > size - r.offset)
       throw error("tensor '{}': external data file '{}' is truncated (offset {}, length {}, {} bytes)", tp->name(),
                   r.location, r.offset, r.length, size);

@@ -175,8 +175,6 @@ void copyField(const Field& f, TensorData& d, int64_t n, const std::string& name
 
 }  // namespace
 
-namespace {
-
 TensorInfo protoTensorInfo(const onnx::TensorProto& tp) {
   Shape shape(tp.dims().begin(), tp.dims().end());
   for (auto d : shape) {
@@ -190,8 +188,6 @@ TensorInfo protoTensorInfo(const onnx::TensorProto& tp) {
   }
   return TensorInfo(t, shape);
 }
-
-}  // namespace
 
 TensorData takeTensorFromProto(onnx::TensorProto& tp, const std::string& baseDir) {
   if (tp.has_raw_data() && tp.data_location() != onnx::TensorProto::EXTERNAL) {

@@ -25,6 +25,9 @@ bool isExistingFile(const std::string& s);
 
 /// Host data of a TensorProto (typed fields, raw_data, or external data relative to baseDir).
 TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseDir = "");
+/// The dtype and shape of a TensorProto (a negative dimension or an unknown type is an error
+/// naming it).
+TensorInfo protoTensorInfo(const onnx::TensorProto& tp);
 /// As tensorFromProto, but raw_data moves into the result without a copy (TensorData::adopt)
 /// where it can; `tp` keeps no raw_data afterwards (its bytes adopted or freed).
 TensorData takeTensorFromProto(onnx::TensorProto& tp, const std::string& baseDir = "");
