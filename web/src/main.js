@@ -10,6 +10,7 @@ import { createTrainPanel } from './train-panel.js';
 import { createReportsPanel } from './reports-panel.js';
 import { createLogPanel } from './log-panel.js';
 import { setupTabs, download } from './util.js';
+import { initialShapes, rememberShapes } from './input-shapes.js';
 
 const $ = (id) => document.getElementById(id);
 const scriptStartMs = performance.now();  // since navigation start
@@ -31,7 +32,8 @@ export const app = {
   state: readHash(),
   runtime: null,
   runtimeInfo: null,
-  model: null,        // {name, bytes, description, example?}
+  model: null,        // {name, bytes, description, fileDescription, example?}
+  inputShapes: {},    // {input: [dims]} for inputs whose dims are not numbers (input-shapes.js)
   listeners: new Map(),
   on(ev, fn) {
     if (!this.listeners.has(ev)) this.listeners.set(ev, []);
@@ -172,7 +174,22 @@ app.selectNode = selectNode;
 let openSeq = 0;
 async function showModel(result) {
   const seq = ++openSeq;
-  app.model = { name: result.name, bytes: result.bytes, description: result.description, example: result.example };
+  // Inputs whose dims are not numbers get shapes (remembered or guessed), and the model is
+  // described with them so that the graph shows the shapes a run will have.
+  const model = { name: result.name, bytes: result.bytes, description: result.description,
+                  fileDescription: result.description, example: result.example };
+  const shapes = initialShapes(model);
+  if (Object.keys(shapes).length) {
+    try {
+      model.description = (await app.runtime.request('describeShapes', { shapes })).description;
+    } catch (e) {
+      if (seq === openSeq) showError(e, 'Input shapes');
+    }
+    if (seq !== openSeq) return;
+  }
+  app.inputShapes = shapes;
+  app.model = model;
+  result = { ...result, description: model.description };
   document.title = `${result.name} — popart`;
   renderSummary($('model-summary'), result.description, { name: result.name, bytes: result.bytes, describeMs: result.describeMs });
   renderNode($('node-panel'), result.description, null);
@@ -200,6 +217,28 @@ async function showModel(result) {
     }
   }
 }
+
+/// New shapes for inputs whose dims are not numbers ({input: [dims]}): remembered for the model,
+/// the model described again with them, and the views that show shapes redrawn (the graph keeps
+/// its selection). Rejects with the runtime's message when the shapes do not fit the model.
+app.setInputShapes = async (shapes) => {
+  if (!app.model) return;
+  const model = app.model;
+  const r = await app.runtime.request('describeShapes', { shapes });
+  if (app.model !== model) return;
+  app.inputShapes = shapes;
+  rememberShapes(model, shapes);
+  model.description = r.description;
+  renderSummary($('model-summary'), r.description, { name: model.name, bytes: model.bytes, describeMs: r.describeMs });
+  app.emit('shapes', shapes);
+  setBusy('layout', true);
+  try {
+    await graph.setModel(r.description);
+    if (app.model === model && app.state.node) selectNode(app.state.node);
+  } finally {
+    setBusy('layout', false);
+  }
+};
 
 /// Cancel for a load: the core describes a model in one call, so the runtime worker restarts
 /// (and reopens the model that was open before).

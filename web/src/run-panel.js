@@ -4,6 +4,7 @@
 // (median of repeated runs) and the module's memory.
 import { h, clear, formatBytes, formatMs, formatNumber, shapeText, download } from './util.js';
 import { statistics, toNpy, parseNpy } from './tensors.js';
+import { hasOpenDims, parseDims, shapeLabel } from './input-shapes.js';
 
 const ART = ['All', 'EveryN', 'Final', 'Sum'];
 const IMAGENET = { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] };
@@ -92,11 +93,15 @@ export function createRunPanel(el, app) {
     clear(inputsEl);
     clear(anchorsEl);
     inputData = {};
-    const d = model.description;
+    const d = model.fileDescription ?? model.description;
     const tm = new Map(d.tensors.map((t) => [t.name, t]));
     for (const name of d.inputs) {
       const t = tm.get(name);
-      const shape = t?.shape ?? [];
+      const fileShape = t?.shape ?? [];
+      const open = hasOpenDims(fileShape);
+      // The shape a run uses: the page's for an input whose dims are not numbers.
+      const runShape = () => (open ? app.inputShapes[name] ?? fileShape : fileShape);
+      const shape = runShape();
       const isImage = t?.dtype === 'FLOAT' && shape.length === 4 && shape[1] === 3 || (shape.length === 4 && shape[1] === 1 && t?.dtype === 'FLOAT');
       const mode = h('select', { 'aria-label': `Input ${name}`, dataset: { input: name } },
         new Option('random', 'random'), new Option('zeros', 'zeros'), new Option('ones', 'ones'), new Option('.npy file…', 'npy'),
@@ -125,17 +130,55 @@ export function createRunPanel(el, app) {
             inputData[name] = { mode: 'data', data: a.data };
             note.textContent = `${f.name}: ${a.dtype} ${shapeText(a.shape)}`;
           } else {
-            const shape1 = [1, ...shape.slice(1)];
-            inputData[name] = { mode: 'data', data: await imageToTensor(f, shape1) };
-            note.textContent = `${f.name}: resized to ${shape[2]}×${shape[3]}, normalised`;
+            const s = runShape();
+            inputData[name] = { mode: 'data', data: await imageToTensor(f, [1, ...s.slice(1)]) };
+            note.textContent = `${f.name}: resized to ${s[2]}×${s[3]}, normalised`;
           }
           app.clearError();
         } catch (e) {
           app.showError(e, `Input '${name}'`);
         }
       });
-      inputsEl.append(h('div.form', {}, h('label', {}, h('span.mono', {}, name), h('br'), h('span.muted', {}, `${t?.dtype} ${shapeText(shape)}`)),
-        h('div', {}, mode, ' ', file, ' ', note)));
+      let shapeField = null;
+      if (open) {
+        // One field per input whose dims are not numbers: applied on Enter or when it loses focus.
+        const field = h('input.mono', { type: 'text', value: runShape().join(','), size: 18, spellcheck: false,
+                                        'aria-label': `Shape of input ${name} (${shapeLabel(fileShape)})`,
+                                        dataset: { testid: 'input-shape', inputName: name } });
+        const problem = h('span.field-error', { role: 'alert' });
+        const apply = async () => {
+          let dims;
+          try {
+            dims = parseDims(field.value, fileShape, name);
+          } catch (e) {
+            field.setAttribute('aria-invalid', 'true');
+            problem.textContent = e.message;
+            return;
+          }
+          if (dims.join(',') === (app.inputShapes[name] ?? []).join(',')) {
+            field.value = dims.join(',');
+            field.removeAttribute('aria-invalid');
+            problem.textContent = '';
+            return;
+          }
+          try {
+            await app.setInputShapes({ ...app.inputShapes, [name]: dims });
+            field.value = dims.join(',');
+            field.removeAttribute('aria-invalid');
+            problem.textContent = '';
+          } catch (e) {
+            field.setAttribute('aria-invalid', 'true');
+            problem.textContent = e.message;
+          }
+        };
+        field.addEventListener('change', apply);
+        field.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') { ev.preventDefault(); apply(); } });
+        field._apply = apply;
+        shapeField = h('div.shape-field', {}, h('span.muted', {}, `${t?.dtype} ${shapeLabel(fileShape)} as `), field, ' ', problem);
+      }
+      inputsEl.append(h('div.form', {}, h('label', {}, h('span.mono', {}, name), h('br'),
+        h('span.muted', {}, open ? 'shape to run with:' : `${t?.dtype} ${shapeText(shape)}`)),
+        h('div', {}, shapeField, mode, ' ', file, ' ', note)));
     }
     for (const name of d.outputs) {
       const on = h('input', { type: 'checkbox', checked: true, 'aria-label': `Anchor ${name}`, dataset: { anchor: name } });
@@ -176,15 +219,28 @@ export function createRunPanel(el, app) {
     }
   }
 
+  let applying = false;
   async function run() {
-    if (!app.model || current) return;
+    if (!app.model || current || applying) return;
     app.clearError();
+    // A shape typed but not yet applied (no Enter, focus still in the field) applies first.
+    applying = true;
+    try {
+      for (const f of inputsEl.querySelectorAll('[data-testid="input-shape"]')) await f._apply();
+    } finally {
+      applying = false;
+    }
+    if (inputsEl.querySelector('[data-testid="input-shape"][aria-invalid="true"]')) {
+      clear(out).append(h('p.field-error', {}, 'Fix the input shapes above first.'));
+      return;
+    }
     const anchors = [...anchorsEl.children].map((c) => c._get()).filter(Boolean);
     runBtn.disabled = true;
     cancelBtn.hidden = false;
     clear(out).append(h('p.muted', {}, 'Preparing…'));
     current = app.runtime.request('run', {
       device: app.device(), bps: Number(bps.value) || 1, repeats: Number(repeats.value) || 1, anchors, inputs: inputData,
+      inputShapes: app.inputShapes,
     }, { onProgress: (p) => { preparing = p.stage === 'prepare'; clear(out).append(h('p.muted', {}, p.message)); } });
     preparing = true;
     try {

@@ -166,12 +166,32 @@ function tensorInfoOf(name) {
   return t;
 }
 
+/// The page's shapes for inputs whose dims are not numbers, {name: [dims]} (or {name: {dtype,
+/// shape}}), as describeModel's inputShapes ({name: {dtype, shape}}; dtypes from the model).
+function shapeSpecs(shapes) {
+  if (!shapes) return undefined;
+  const out = {};
+  for (const [name, s] of Object.entries(shapes)) {
+    out[name] = Array.isArray(s) ? { dtype: tensorInfoOf(name).dtype, shape: s } : s;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
 function inputShapeInfo(shapes) {
-  if (!shapes || Object.keys(shapes).length === 0) return undefined;
+  const specs = shapeSpecs(shapes);
+  if (!specs) return undefined;
   const isi = new popart.InputShapeInfo();
-  for (const [name, s] of Object.entries(shapes)) isi.add(name, new popart.TensorInfo(s.dtype, s.shape));
+  for (const [name, s] of Object.entries(specs)) isi.add(name, new popart.TensorInfo(s.dtype, s.shape));
   return isi;
 }
+
+/// The open model described with the given input shapes (the graph's shapes follow them).
+ops.describeShapes = ({ shapes }) => {
+  if (!model) throw new Error('open a model first');
+  const t0 = performance.now();
+  const description = describe(model.bytes, shapeSpecs(shapes));
+  return { description, describeMs: performance.now() - t0 };
+};
 
 /// Builds the step's input arrays: random / zeros / ones, or data the page sent (a .npy or an image).
 function stepInputs(specs, bps, infos) {
@@ -295,10 +315,21 @@ function optimizerFrom(spec) {
 
 /// Sets up a TrainingSession for the open model: appends the loss if asked, prepares, uploads the
 /// weights. `data` = {x: Float32Array [n, features], y: Int32Array|Float32Array [n], n}.
-function setupTraining({ loss, optimizer, batchSize, device, data }) {
+function setupTraining({ loss, optimizer, batchSize, device, data, inputShapes }) {
   disposeTrainer();
   disposeInference();
-  const prepared = appendLoss(popart, model, loss, batchSize, data);
+  // Inputs whose dims are not numbers take the page's shapes, the first input's batch the batch size.
+  let shapes = null;
+  let shaped = model;
+  if (inputShapes && Object.keys(inputShapes).length) {
+    shapes = { ...inputShapes };
+    const first = model.description.inputs[0];
+    const open = tensorInfoOf(first).shape;
+    if (shapes[first] && Array.isArray(open) && typeof open[0] !== 'number') shapes[first] = [batchSize, ...shapes[first].slice(1)];
+    shaped = { ...model, description: describe(model.bytes, shapeSpecs(shapes)) };
+  }
+  const prepared = appendLoss(popart, shaped, loss, batchSize, data);
+  if (shapes) prepared.inputShapes = { ...shapeSpecs(shapes), ...(prepared.inputShapes ?? {}) };
   const bps = Math.max(1, Math.floor(data.n / batchSize));
   const art = { [prepared.loss]: popart.AnchorReturnType('All') };
   if (prepared.probs) art[prepared.probs] = popart.AnchorReturnType('All');

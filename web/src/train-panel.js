@@ -257,7 +257,7 @@ export function createTrainPanel(el, app) {
     job = app.runtime.request('train', {
       autostart,
       loss: { kind: lossSel.value, output: lossOut.value || undefined, tensor: lossOut.value || undefined },
-      optimizer, batchSize: Number(batch.value), device: app.device(), data: copy,
+      optimizer, batchSize: Number(batch.value), device: app.device(), data: copy, inputShapes: app.inputShapes,
     }, { quiet: true, transfer: [copy.x.buffer, copy.y.buffer], onProgress: onProgress });
     job.then(() => finish(), (e) => {
       finish();
