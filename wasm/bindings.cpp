@@ -1055,6 +1055,12 @@ class SessionJs {
       return u8Copy(s.data(), s.size());
     });
   }
+  val exportInferenceModelBytes() {
+    return guarded([&] {
+      const std::string s = s_->exportInferenceModelBytes();
+      return u8Copy(s.data(), s.size());
+    });
+  }
   /// Session::compileAndExport's file as bytes; loadExecutable takes them back (sessions.mjs
   /// writes and reads the file in Node).
   val compileAndExportToBytes() {
@@ -1127,8 +1133,7 @@ class SessionJs {
     return guarded([&] {
       const auto m = s_->getMemoryStats();
       val o = val::object();
-      o.set("weightBytes", static_cast<double>(m.weightBytes));
-      o.set("activationArenaBytes", static_cast<double>(m.activationArenaBytes));
+      for (const auto& [name, bytes] : m.fields()) o.set(name, static_cast<double>(bytes));
       return o;
     });
   }
@@ -1209,6 +1214,7 @@ EMSCRIPTEN_BINDINGS(popart) {
       .function("readWeights", &SessionJs::readWeights)
       .function("writeWeights", &SessionJs::writeWeights)
       .function("modelToHostBytes", &SessionJs::modelToHostBytes)
+      .function("exportInferenceModelBytes", &SessionJs::exportInferenceModelBytes)
       .function("compileAndExportToBytes", &SessionJs::compileAndExportToBytes)
       .function("loadExecutableFromBytes", &SessionJs::loadExecutableFromBytes)
       .function("resetHostWeights", &SessionJs::resetHostWeights)

@@ -344,6 +344,23 @@ void bindSession(py::module_& m) {
              return py::bytes(b);
            })
       .def(
+          "exportInferenceModel",
+          [](PySession& p, const std::string& fn) {
+            const PySession::Busy busy(p);
+            p.s().exportInferenceModel(fn);
+          },
+          py::arg("fn"), release())
+      .def("exportInferenceModelBytes",
+           [](PySession& p) {
+             const PySession::Busy busy(p);
+             std::string b;
+             {
+               py::gil_scoped_release nogil;
+               b = p.s().exportInferenceModelBytes();
+             }
+             return py::bytes(b);
+           })
+      .def(
           "resetHostWeights",
           [](PySession& p, py::object model, bool ignore) {
             const PySession::Busy busy(p);
@@ -416,10 +433,7 @@ void bindSession(py::module_& m) {
            [](PySession& p) {
              const auto ms = p.s().getMemoryStats();
              py::dict d;
-             d["activationArenaBytes"] = ms.activationArenaBytes;
-             d["activationTotalBytes"] = ms.activationTotalBytes;
-             d["weightBytes"] = ms.weightBytes;
-             d["constantBytes"] = ms.constantBytes;
+             for (const auto& [name, bytes] : ms.fields()) d[name] = bytes;
              return d;
            })
       // training

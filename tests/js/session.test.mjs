@@ -42,6 +42,23 @@ function sumModel() {
   return { proto, x, y };
 }
 
+test('getMemoryStats: every field of the core\'s SessionMemoryStats (weights held as constants too)', () => {
+  // test_session.py's test_memory_stats_fields runs the same case.
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [2, 3], 'x');
+  const w = b.addInitializedInputTensor(new popart.NDArray(new Float32Array(12).fill(0.5), [3, 4], 'FLOAT'), 'w');
+  const y = b.aiOnnxOpset13.matmul([x, w]);
+  b.addOutputTensor(y);
+  const s = new popart.InferenceSession(b.getModelProto(), new popart.DataFlow(1, [y]), cpu(popart));
+  b.dispose();
+  s.prepareDevice();
+  const m = s.getMemoryStats();
+  assert.deepEqual(Object.keys(m), ['activationArenaBytes', 'activationTotalBytes', 'weightBytes', 'constantBytes']);
+  assert.equal(m.weightBytes + m.constantBytes, 48);  // w, a constant of the inference session
+  assert.ok(m.activationTotalBytes > 0 && m.activationArenaBytes > 0);
+  s.dispose();
+});
+
 test('anchor return types: All, Final, EveryN, Sum', () => {
   const { proto, x, y } = sumModel();
   const input = new Float32Array([0, 0, 1, 1, 2, 2, 3, 3]);  // [4, 2]

@@ -82,6 +82,49 @@ test('seed example: nllloss + ConstSGD trains a softmax classifier', () => {
   s.dispose();
 });
 
+test('exportInferenceModel: the trained outputs without the loss, labels or optimizer state', () => {
+  // The same case as ExportInferenceModel.* (C++) and test_export_inference_model_after_training.
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [2, 3], 'x');
+  const w = b.addInitializedInputTensor(new popart.NDArray(Float32Array.from({ length: 12 }, (_, i) => (i - 6) / 6), [3, 4], 'FLOAT'), 'w');
+  const probs = b.aiOnnxOpset13.softmax([b.aiOnnxOpset13.matmul([x, w])], 1);
+  b.addOutputTensor(probs);
+  const label = b.addInputTensor('INT32', [2], 'label');
+  const loss = b.aiGraphcore.nllloss([probs, label]);
+  b.addOutputTensor(loss);
+  const proto = b.getModelProto();
+  b.dispose();
+  const s = new popart.TrainingSession({ fnModel: proto, dataFlow: new popart.DataFlow(1, [loss]), loss,
+                                         optimizer: new popart.SGD({ defaultLearningRate: [0.5, false], defaultMomentum: [0.9, false] }),
+                                         deviceInfo: cpu(popart) });
+  s.prepareDevice();
+  s.weightsFromHost();
+  const xs = new Float32Array([1, 0, -1, 0.5, 2, 0]);
+  s.run(new popart.PyStepIO({ x: xs, label: new Int32Array([1, 3]) }, s.initAnchorArrays()));
+  s.weightsToHost();
+  const trained = { w: new Float32Array(12) };
+  s.readWeights(trained);
+  const bytes = s.exportInferenceModel();
+  const d = popart.describeModel(bytes, {});
+  assert.deepEqual(d.inputs, ['x']);
+  assert.deepEqual(d.outputs, [probs]);
+  assert.deepEqual(d.nodes.map((n) => n.opType), ['MatMul', 'Softmax']);
+  assert.ok(!d.tensors.some((t) => t.name.startsWith('Accl___')));
+  assert.ok(popart.describeModel(s.modelToHost(), {}).tensors.some((t) => t.name.startsWith('Accl___')));
+  const inf = new popart.InferenceSession(bytes, new popart.DataFlow(1, [probs]), cpu(popart));
+  inf.prepareDevice();
+  const a = inf.initAnchorArrays();
+  inf.run(new popart.PyStepIO({ x: xs }, a));
+  for (let n = 0; n < 2; ++n) {
+    const z = [0, 1, 2, 3].map((k) => [0, 1, 2].reduce((acc, i) => acc + xs[n * 3 + i] * trained.w[i * 4 + k], 0));
+    const e = z.map(Math.exp);
+    const sum = e.reduce((p, q) => p + q);
+    for (let k = 0; k < 4; ++k) assert.ok(Math.abs(a[probs].data[n * 4 + k] - e[k] / sum) < 1e-5, `${n} ${k}`);
+  }
+  inf.dispose();
+  s.dispose();
+});
+
 test('training errors reach JS with the C++ messages', () => {
   const m = unitGradModel(1);
   expectError(() => new popart.TrainingSession(m.proto, new popart.DataFlow(1, [m.loss]), 'nope', new popart.ConstSGD(0.1), cpu(popart)),

@@ -19,6 +19,21 @@ def scale_model(popart, shape=(2,)):
     return b.getModelProto(), x, o
 
 
+def test_memory_stats_fields(popart, cpu):
+    """getMemoryStats: every field of the core's SessionMemoryStats (the same case as JS's)."""
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [2, 3], "x")
+    w = b.addInitializedInputTensor(np.full((3, 4), 0.5, np.float32), "w")
+    y = b.aiOnnx.matmul([x, w])
+    b.addOutputTensor(y)
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [y]), cpu)
+    s.prepareDevice()
+    m = s.getMemoryStats()
+    assert list(m) == ["activationArenaBytes", "activationTotalBytes", "weightBytes", "constantBytes"]
+    assert m["weightBytes"] + m["constantBytes"] == 48
+    assert m["activationTotalBytes"] > 0 and m["activationArenaBytes"] > 0
+
+
 @pytest.mark.parametrize("art,period,shape,pick", [
     ("All", None, [4, 2], lambda x: x * 2),
     ("EveryN", 2, [2, 2], lambda x: x[1::2] * 2),
@@ -234,6 +249,45 @@ def test_training_resumes_from_a_model_to_host_checkpoint(popart, cpu, in_tmp, o
     m.graph.initializer.extend(keep)
     _, fresh = train(m.SerializeToString(), [1])
     assert not np.allclose(fresh, both, rtol=1e-6)
+
+
+def test_export_inference_model_after_training(popart, cpu, in_tmp):
+    """exportInferenceModel: the user's outputs with the trained weights; the loss, the labels it
+    reads and the optimizer state are gone (modelToHost keeps them to resume training)."""
+    import onnx
+    from onnx import numpy_helper
+    b = popart.Builder()
+    x = b.addInputTensor("FLOAT", [2, 3], "x")
+    w = b.addInitializedInputTensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4), "w")
+    probs = b.aiOnnx.softmax([b.aiOnnx.matmul([x, w])], axis=1)
+    b.addOutputTensor(probs)
+    label = b.addInputTensor("INT32", [2], "label")
+    loss = b.aiGraphcore.nllloss([probs, label])
+    b.addOutputTensor(loss)
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [loss]), loss,
+                               popart.SGD({"defaultLearningRate": (0.5, False), "defaultMomentum": (0.9, False)}), cpu)
+    s.prepareDevice()
+    s.weightsFromHost()
+    xs = np.array([[1, 0, -1], [0.5, 2, 0]], np.float32)
+    s.run(popart.PyStepIO({x: xs, label: np.array([1, 3], np.int32)}, s.initAnchorArrays()))
+    trained = np.zeros((3, 4), np.float32)
+    s.weightsToHost()
+    s.readWeights(popart.PyWeightsIO({w: trained}))
+    s.exportInferenceModel("inference.onnx")
+    m = onnx.load("inference.onnx")
+    assert [o.name for o in m.graph.output] == [probs]
+    assert [i.name for i in m.graph.input] == [x, w]
+    assert [n.op_type for n in m.graph.node] == ["MatMul", "Softmax"]
+    assert [t.name for t in m.graph.initializer] == [w]
+    assert m.SerializeToString() == s.exportInferenceModelBytes()
+    np.testing.assert_array_equal(numpy_helper.to_array(m.graph.initializer[0]), trained)
+    inf = popart.InferenceSession("inference.onnx", popart.DataFlow(1, [probs]), cpu)
+    inf.prepareDevice()
+    a = inf.initAnchorArrays()
+    inf.run(popart.PyStepIO({x: xs}, a))
+    z = xs @ trained
+    np.testing.assert_allclose(a[probs], np.exp(z) / np.exp(z).sum(1, keepdims=True), rtol=1e-5)
+    assert any(t.name.startswith("Accl___") for t in onnx.load_from_string(s.modelToHostBytes()).graph.initializer)
 
 
 def test_builder_float16_initializers_in_popart_packed_form(popart, cpu):

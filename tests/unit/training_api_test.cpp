@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/test_util.hpp"
+#include "onnx.pb.h"
 #include "popart/adam.hpp"
 #include "popart/op/identity.hpp"
 #include "popart/op/l1.hpp"
@@ -83,6 +84,58 @@ TEST(LegacyLosses, NllLossObjectMatchesTheBuilderLossWithSumReduction) {
   for (size_t i = 0; i < wLegacy.size(); ++i) EXPECT_FLOAT_EQ(wLegacy[i], wModern[i]) << i;
   for (size_t i = 0; i < legacyLosses.size(); ++i) EXPECT_FLOAT_EQ(legacyLosses[i], modernLosses[i]) << i;
   EXPECT_LT(legacyLosses.back(), legacyLosses.front());
+}
+
+TEST(ExportInferenceModel, TrainedWeightsWithoutTheLossLabelsOrOptimizerState) {
+  const Classifier c = classifier();
+  auto b = Builder::createFromOnnxModel(c.proto);
+  const TensorId label = b->addInputTensor(TensorInfo(DataType::INT32, {4}), "labels");
+  const TensorId l = b->aiGraphcoreOpset1().nllloss({c.probs, label}, ReductionType::Sum);
+  b->addOutputTensor(l);
+  const SGD sgd({{"defaultLearningRate", {0.1f, false}}, {"defaultMomentum", {0.9f, false}}});
+  auto s = TrainingSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {l}), l, sgd, test::cpu());
+  const auto w = trainAndReadW(*s, classifierInputs(c, label), 3, l);
+
+  // modelToHost keeps everything (to resume training); exportInferenceModel only what the user's
+  // outputs need.
+  auto checkpoint = Builder::createFromOnnxModel(s->modelToHostBytes());
+  EXPECT_EQ(checkpoint->getOutputTensorIds(), (std::vector<TensorId>{c.probs, l}));
+  const std::string bytes = s->exportInferenceModelBytes();
+  auto exported = Builder::createFromOnnxModel(bytes);
+  EXPECT_EQ(exported->getOutputTensorIds(), (std::vector<TensorId>{c.probs}));
+  EXPECT_EQ(exported->getInputTensorIds(), (std::vector<TensorId>{c.x, "w"}));  // no labels, no Accl___w
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  ASSERT_EQ(m.graph().node_size(), 2);  // MatMul, Softmax: no Nll
+  EXPECT_EQ(m.graph().node(1).op_type(), "Softmax");
+  EXPECT_EQ(m.graph().initializer_size(), 1);
+  // It runs as it is, with the trained weights.
+  const auto in = classifierInputs(c, label);
+  const auto probs = test::runOnce(bytes, {{c.x, in.at(c.x)}}, {c.probs}).at(c.probs).toVector<float>();
+  const auto xv = in.at(c.x).toVector<float>();
+  for (int n = 0; n < 4; ++n) {
+    std::vector<double> z(5, 0.0);
+    double sum = 0;
+    for (int k = 0; k < 5; ++k) {
+      for (int i = 0; i < 3; ++i)
+        z[static_cast<size_t>(k)] += xv[static_cast<size_t>(n * 3 + i)] * w[static_cast<size_t>(i * 5 + k)];
+      sum += std::exp(z[static_cast<size_t>(k)]);
+    }
+    for (int k = 0; k < 5; ++k)
+      EXPECT_NEAR(probs[static_cast<size_t>(n * 5 + k)], std::exp(z[static_cast<size_t>(k)]) / sum, 1e-5)
+          << n << " " << k;
+  }
+  // A model whose only output is the loss has nothing to export.
+  auto only = Builder::create();
+  const TensorId x2 = only->addInputTensor(TensorInfo(DataType::FLOAT, {4, 3}), "x");
+  const std::vector<float> w2(3, 0.5f);
+  const TensorId wt = only->addInitializedInputTensor(ConstVoidData(w2.data(), TensorInfo(DataType::FLOAT, {3})), "w");
+  const TensorId l2 = only->aiGraphcoreOpset1().l1loss({only->aiOnnxOpset13().mul({x2, wt})}, 0.1f);
+  only->addOutputTensor(l2);
+  auto s2 = TrainingSession::createFromOnnxModel(only->getModelProto(), DataFlow(1, {l2}), l2, sgd, test::cpu());
+  s2->prepareDevice();
+  expectError([&] { s2->exportInferenceModelBytes(); },
+              {"exportInferenceModel: the model has no output besides the loss '" + l2 + "'"});
 }
 
 TEST(LegacyLosses, BraceListAndInferenceSessionReturnsTheLoss) {

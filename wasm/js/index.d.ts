@@ -796,6 +796,8 @@ export interface Session extends Disposable {
   /** Node: writes the model to `path` (temporary file + rename); without a path, returns the bytes. */
   modelToHost(path?: string): void | Uint8Array;
   modelToHostBytes(): Uint8Array;
+  /** The model for inference with the current weights: a training session's loss output and what only it needed (labels, the loss nodes) removed; no optimizer state. Node: written to `path`; without one, the bytes. */
+  exportInferenceModel(path?: string): void | Uint8Array;
   /** Prepares the device if needed; the plan's hash and the weights to `path` (Node), or returned as bytes. */
   compileAndExport(path?: string): void | Uint8Array;
   /** Before prepareDevice: a compileAndExport file (Node) or its bytes, for this model, options and device. */
@@ -847,7 +849,8 @@ export interface Session extends Disposable {
   isPrepared(): boolean;
   /** The session's device (the CPU device when it was made without one). */
   getDevice(): DeviceInfo;
-  getMemoryStats(): { weightBytes: number; activationArenaBytes: number };
+  /** The core's SessionMemoryStats::fields(), in bytes. */
+  getMemoryStats(): { activationArenaBytes: number; activationTotalBytes: number; weightBytes: number; constantBytes: number };
 }
 
 /** An IPU generation the IPU model emulates (the core's IpuTargetInfo, as its ipuTargetJson writes it). */

@@ -51,6 +51,14 @@ export function makeSessions({ readModel, SessionHandle, SessionReports, TensorI
       if (path === undefined) return this.modelToHostBytes();
       writeFileAtomic(path, this.modelToHostBytes());
     }
+    /// The model for inference with the current weights: a training session's loss output, and
+    /// what only it needed (labels, the loss nodes), removed; no optimizer state (modelToHost
+    /// keeps it to resume training). Node: written to `path`; without a path, the bytes.
+    exportInferenceModel(path) {
+      const bytes = this.handle.exportInferenceModelBytes();
+      if (path === undefined) return bytes;
+      writeFileAtomic(String(path), bytes);
+    }
     /// PopART's compileAndExport: prepares the device if needed and saves the prepared plan's hash
     /// and the current weights. Node: to `path` (temporary file + rename); without a path (and in
     /// browsers) returns the bytes.

@@ -42,14 +42,19 @@ export const app = {
   emit(ev, data) {
     for (const fn of this.listeners.get(ev) ?? []) fn(data);
   },
-  set(patch) {
+  /// `push`: a new history entry (a model change, so that Back returns to the previous model);
+  /// else the current entry is updated.
+  set(patch, { push = false } = {}) {
     Object.assign(this.state, patch);
     const p = new URLSearchParams();
     for (const [k, v] of Object.entries(this.state)) {
       if (v !== undefined && v !== null && v !== '' && v !== DEFAULTS[k]) p.set(k, v);
     }
     const hash = p.toString();
-    if (location.hash.slice(1) !== hash) history.replaceState(null, '', hash ? `#${hash}` : location.pathname + location.search);
+    if (location.hash.slice(1) === hash) return;
+    const url = hash ? `#${hash}` : location.pathname + location.search;
+    if (push && document.body.dataset.ready === 'true') history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
   },
   device() {
     const d = this.state.device;
@@ -288,7 +293,7 @@ app.openBytes = openBytes;
 async function openFile(file) {
   if (!file) return;
   const seq = beginLoad();
-  app.set({ example: 'file', url: '' });
+  app.set({ example: 'file', url: '' }, { push: true });
   $('example-select').value = 'file';
   try {
     const buf = await file.arrayBuffer();
@@ -302,7 +307,8 @@ async function openExample(id) {
   const seq = beginLoad();
   clearError();
   openStarted = performance.now();
-  app.set({ example: id, url: '' });
+  app.set({ example: id, url: '' }, { push: true });
+  $('example-select').value = id;
   try {
     if (id === 'digits' || id === 'chain') {
       showProgress(id === 'digits' ? 'Building the digits CNN with the Builder…' : 'Generating a 2,000-node graph…', cancelLoad);
@@ -322,8 +328,11 @@ async function openExample(id) {
       return;
     }
     const ex = examples.find((e) => e.id === id);
-    if (!ex) {
-      showError(new Error(`unknown example '${id}'`));
+    if (!ex) {  // a bad link: the default example, and a notice
+      app.set({ example: DEFAULTS.example });
+      await openExample(DEFAULTS.example);
+      const known = ['digits', ...examples.map((e) => e.id), 'chain'].join(', ');
+      linkNotice(`The link asks for example '${id}', which does not exist (examples: ${known}); showing the digits CNN.`);
       return;
     }
     showProgress(`Loading ${ex.title}…`);
@@ -356,7 +365,7 @@ async function openUrl(url) {
     return;
   }
   const seq = beginLoad();
-  app.set({ url, example: 'file' });
+  app.set({ url, example: 'file' }, { push: true });
   showProgress(`Fetching ${u.pathname}…`);
   try {
     const res = await fetch(u);
@@ -450,7 +459,10 @@ function fillDevices(info) {
     sel.append(o);
   }
   for (const t of targets) sel.append(new Option(`Offline IPU ${t.version} (compile only)`, `offline-${t.version}`));
-  if (![...sel.options].some((o) => o.value === app.state.device)) app.set({ device: 'cpu' });
+  if (![...sel.options].some((o) => o.value === app.state.device)) {
+    linkNotice(`The link asks for device '${app.state.device}', which does not exist; using the CPU.`);
+    app.set({ device: 'cpu' });
+  }
   sel.value = app.state.device;
   const opts = $('device-options');
   const render = () => {
@@ -462,12 +474,24 @@ function fillDevices(info) {
     Object.assign(tiles, { type: 'number', min: 1, max: t?.tilesPerIpu ?? 1472, value: app.state.tiles || t?.tilesPerIpu || 1472, id: 'device-tiles' });
     tiles.setAttribute('aria-label', 'Tiles per IPU');
     tiles.dataset.testid = 'device-tiles';
-    tiles.addEventListener('change', () => app.set({ tiles: tiles.value }));
+    // Checked, not coerced: a value out of range says so and the last good one stays.
+    const checked = (input, what, key, fallback) => input.addEventListener('change', () => {
+      const v = Number(input.value);
+      const max = Number(input.max);
+      if (!Number.isInteger(v) || v < 1 || v > max) {
+        showError(new Error(`${what} must be a whole number from 1 to ${max}, got '${input.value}'`), 'Device');
+        input.value = app.state[key] || fallback;
+        return;
+      }
+      clearError();
+      app.set({ [key]: String(v) });
+    });
+    checked(tiles, 'Tiles per IPU', 'tiles', t?.tilesPerIpu ?? 1472);
     const ipus = document.createElement('input');
     Object.assign(ipus, { type: 'number', min: 1, max: 64, value: app.state.ipus || 1, id: 'device-ipus' });
     ipus.setAttribute('aria-label', 'Number of IPUs');
     ipus.dataset.testid = 'device-ipus';
-    ipus.addEventListener('change', () => app.set({ ipus: ipus.value }));
+    checked(ipus, 'The number of IPUs', 'ipus', 1);
     const l1 = document.createElement('label');
     l1.className = 'inline';
     l1.append('Tiles', tiles);
@@ -481,6 +505,7 @@ function fillDevices(info) {
     render();
     app.emit('device', app.device());
   });
+  renderDeviceOptions = render;
   render();
 }
 
@@ -553,6 +578,51 @@ app.restartRuntime = async () => {
   else if (src?.kind === 'example') await app.runtime.request('buildExample', { kind: src.example, n: 2000 });
 };
 
+/// What a bad link asked for and got instead: shown once the page is ready (opening the first
+/// model clears the banner), at once afterwards.
+const linkNotices = [];
+function linkNotice(text) {
+  if (document.body.dataset.ready === 'true') showError(new Error(text));
+  else linkNotices.push(text);
+}
+
+/// The work tab the link names; an unknown one (a bad link) shows Run with a notice.
+function selectTabFromLink() {
+  const tab = app.state.tab || DEFAULTS.tab;
+  if (workTabs.select(tab)) return;
+  workTabs.select(DEFAULTS.tab);
+  app.set({ tab: DEFAULTS.tab });
+  linkNotice(`The link asks for tab '${tab}', which does not exist (tabs: ${workTabs.ids().join(', ')}); showing Run.`);
+}
+
+/// A hash changed by Back / Forward or edited in place: the tab, device and model it names.
+async function applyHash() {
+  const next = readHash();
+  const prev = { ...app.state };
+  Object.assign(app.state, next);
+  if (next.tab !== prev.tab) selectTabFromLink();
+  if (next.device !== prev.device || next.tiles !== prev.tiles || next.ipus !== prev.ipus) {
+    const sel = $('device-select');
+    if ([...sel.options].some((o) => o.value === next.device)) {
+      sel.value = next.device;
+      renderDeviceOptions?.();
+      app.emit('device', app.device());
+    } else {
+      app.set({ device: DEFAULTS.device });
+      sel.value = DEFAULTS.device;
+      renderDeviceOptions?.();
+      linkNotice(`The link asks for device '${next.device}', which does not exist; using the CPU.`);
+    }
+  }
+  if (next.url !== prev.url && next.url) await openUrl(next.url);
+  else if (next.example !== prev.example && next.example !== 'file') await openExample(next.example);
+  else if (next.example !== prev.example) showError(new Error('That history entry was a file you opened: open it again to see it.'));
+}
+let renderDeviceOptions = null;
+window.addEventListener('hashchange', () => {
+  if (document.body.dataset.ready === 'true') applyHash().catch((e) => showError(e, 'Link'));
+});
+
 async function start() {
   const t0 = performance.now();
   app.runtime = newRuntime();
@@ -560,7 +630,7 @@ async function start() {
   createTrainPanel($('panel-train'), app);
   createReportsPanel($('panel-reports'), app);
   createLogPanel($('panel-log'), app, $('tab-log'));
-  workTabs.select(app.state.tab || 'tab-run');
+  selectTabFromLink();
   const examplesReady = fillExamples();
   try {
     app.runtimeInfo = await app.runtime.request('init', {});
@@ -585,5 +655,6 @@ async function start() {
   else await openExample('digits');
   Object.assign(window.__popartTimings, { interactiveMs: performance.now() - t0, runtimeStartMs: info.startMs });
   document.body.dataset.ready = 'true';
+  if (linkNotices.length) showError(new Error(linkNotices.splice(0).join(' ')));
 }
 start();

@@ -134,6 +134,24 @@ export function appendLoss(popart, model, loss, batchSize, data) {
       const t = tensorOf(d, lossId);
       if (!t) throw new Error(`the model has no tensor '${lossId}'`);
       if (Array.isArray(t.shape) && t.shape.length !== 0) throw new Error(`loss '${lossId}' must be a scalar; it is ${JSON.stringify(t.shape)}`);
+      // A loss in the model (a checkpoint of this page, say) reads its labels from the model's
+      // other input; an Nll loss's first input is the class probabilities (for the accuracy).
+      const others = d.inputs.filter((n) => n !== input);
+      if (others.length > 1) throw new Error(`the model has inputs ${others.join(', ')} besides '${input}'; the page feeds one label input`);
+      if (others.length === 1) {
+        label = others[0];
+        const lt = tensorOf(d, label);
+        labelArray = lt?.dtype === 'INT32' ? Int32Array : lt?.dtype === 'FLOAT' ? Float32Array : null;
+        if (!labelArray) throw new Error(`label input '${label}' is ${lt?.dtype}; the page feeds INT32 or FLOAT labels`);
+        if (Array.isArray(lt.shape) && lt.shape[0] !== batchSize) {
+          throw new Error(`label input '${label}' has a fixed batch of ${lt.shape[0]}; set the batch size to ${lt.shape[0]}`);
+        }
+      }
+      const producer = d.nodes.find((n) => n.outputs.includes(lossId));
+      if (producer && /^Nll/.test(producer.opType)) {
+        const p = tensorOf(d, producer.inputs[0]);
+        if (Array.isArray(p?.shape) && p.shape.length === 2) { probs = producer.inputs[0]; classes = p.shape[1]; }
+      }
     } else {
       throw new Error(`unknown loss '${loss.kind}'`);
     }

@@ -197,8 +197,16 @@ export function createRunPanel(el, app) {
       h('div.figure', {}, h('span.value', { dataset: { testid: 'latency' } }, r.latency ? formatMs(r.latency.medianMs) : '—'),
         h('span.label', {}, `median of ${r.latency?.runs ?? 0} runs`)),
       h('div.figure', {}, h('span.value', {}, formatMs(r.prepareMs)), h('span.label', {}, 'prepare')),
-      r.memory ? h('div.figure', {}, h('span.value', { dataset: { testid: 'session-memory' } }, formatBytes(r.memory.weightBytes + r.memory.activationArenaBytes)),
-        h('span.label', {}, `session: weights ${formatBytes(r.memory.weightBytes)} + activations ${formatBytes(r.memory.activationArenaBytes)}`)) : null,
+      h('div.figure', {}, h('span.value', { dataset: { testid: 'run-weights', source: r.weights?.source ?? 'model' } },
+        r.weights?.source === 'trained' ? `trained, step ${r.weights.step}` : 'as in the model'),
+      h('span.label', {}, r.weights?.source === 'trained' ? 'weights (Train tab; Reset there to go back)' : 'weights')),
+      r.memory ? (() => {
+        // Weights held as constants (an inference session's constantWeights) count as weights.
+        const weights = r.memory.weightBytes + (r.memory.constantBytes ?? 0);
+        return h('div.figure', {}, h('span.value', { dataset: { testid: 'session-memory', weightBytes: String(weights) } },
+          formatBytes(weights + r.memory.activationArenaBytes)),
+        h('span.label', {}, `session: weights ${formatBytes(weights)} + activations ${formatBytes(r.memory.activationArenaBytes)}`));
+      })() : null,
       h('div.figure', {}, h('span.value', {}, formatBytes(r.heapInUse)), h('span.label', {}, 'wasm heap in use')),
       h('div.figure', {}, h('span.value', {}, String(r.threads ?? 1)), h('span.label', {}, 'threads')),
       h('div.figure', {}, h('span.value', {}, dev.type === 'cpu' ? 'CPU' : `${dev.options.ipuVersion} model`), h('span.label', {}, 'device'))));
@@ -234,12 +242,21 @@ export function createRunPanel(el, app) {
       clear(out).append(h('p.field-error', {}, 'Fix the input shapes above first.'));
       return;
     }
+    // Fields are checked, not coerced: a value out of range says so.
+    for (const [field, what, max] of [[bps, 'batchesPerStep', 1024], [repeats, 'Repeats', 100]]) {
+      const v = Number(field.value);
+      if (!Number.isInteger(v) || v < 1 || v > max) {
+        app.showError(new Error(`${what} must be a whole number from 1 to ${max}, got '${field.value}'`), 'Run');
+        field.focus();
+        return;
+      }
+    }
     const anchors = [...anchorsEl.children].map((c) => c._get()).filter(Boolean);
     runBtn.disabled = true;
     cancelBtn.hidden = false;
     clear(out).append(h('p.muted', {}, 'Preparing…'));
     current = app.runtime.request('run', {
-      device: app.device(), bps: Number(bps.value) || 1, repeats: Number(repeats.value) || 1, anchors, inputs: inputData,
+      device: app.device(), bps: Number(bps.value), repeats: Number(repeats.value), anchors, inputs: inputData,
       inputShapes: app.inputShapes,
     }, { onProgress: (p) => { preparing = p.stage === 'prepare'; clear(out).append(h('p.muted', {}, p.message)); } });
     preparing = true;

@@ -231,8 +231,11 @@ ops.run = async ({ device, bps = 1, anchors, inputs: inputSpecs, repeats = 5, in
     art[a.name] = a.art === 'EveryN' ? popart.AnchorReturnType('EveryN', a.period ?? 1) : popart.AnchorReturnType(a.art);
   }
   progress({ stage: 'prepare', message: 'Preparing the session…' });
+  // After training, Run uses the trained weights: the training session's model for inference
+  // (exportInferenceModel: the user's outputs, no loss, labels or optimizer state).
+  const weights = trainer ? { source: 'trained', step: trainer.step } : { source: 'model' };
   const session = new popart.InferenceSession({
-    fnModel: model.bytes,
+    fnModel: trainer ? trainer.session.exportInferenceModel() : model.bytes,
     dataFlow: new popart.DataFlow(bps, art),
     deviceInfo: makeDevice(device),
     userOptions: sessionOptions(device),
@@ -256,7 +259,7 @@ ops.run = async ({ device, bps = 1, anchors, inputs: inputSpecs, repeats = 5, in
   const anchorsOut = session.initAnchorArrays();
   const stepio = new popart.PyStepIO(inputs, anchorsOut);
   if (device?.type === 'offlineIpu') {
-    return { prepareMs, offline: true, outputs: [], latency: null };
+    return { prepareMs, offline: true, outputs: [], latency: null, weights };
   }
   const times = [];
   for (let i = 0; i < Math.max(1, repeats); ++i) {
@@ -276,7 +279,7 @@ ops.run = async ({ device, bps = 1, anchors, inputs: inputSpecs, repeats = 5, in
     transfer.push(data.buffer);
   }
   return withTransfer({
-    prepareMs, latency: { medianMs: sorted[Math.floor(sorted.length / 2)], minMs: sorted[0], runs: times.length, bps },
+    prepareMs, weights, latency: { medianMs: sorted[Math.floor(sorted.length / 2)], minMs: sorted[0], runs: times.length, bps },
     outputs, heapInUse: popart.heapInUse(),
     memory: session.getMemoryStats(), threads: popart.getNumThreads(),
   }, transfer);
@@ -460,12 +463,22 @@ ops.train = async (args, progress, isCancelled) => {
   return { steps: t.step, samples: t.samples };
 };
 
+/// The trained model for inference (exportInferenceModel): the user's outputs and the trained
+/// weights, without the loss, its labels or the optimizer state.
 ops.trainedModel = () => {
   const s = trainer?.session;
   if (!s) throw new Error('train the model first');
-  const bytes = s.modelToHost();
-  const u8 = bytes instanceof Uint8Array ? bytes.slice() : new Uint8Array(bytes);
-  return withTransfer({ bytes: u8.buffer, name: model.name }, [u8.buffer]);
+  const u8 = new Uint8Array(s.exportInferenceModel()).slice();
+  return withTransfer({ bytes: u8.buffer, name: model.name, step: trainer.step }, [u8.buffer]);
+};
+
+/// A checkpoint to keep training from (modelToHost): the training model with its loss and the
+/// optimizer state, which a TrainingSession on it resumes from.
+ops.trainingCheckpoint = () => {
+  const s = trainer?.session;
+  if (!s) throw new Error('train the model first');
+  const u8 = new Uint8Array(s.modelToHostBytes()).slice();
+  return withTransfer({ bytes: u8.buffer, name: model.name, step: trainer.step }, [u8.buffer]);
 };
 
 ops.resetTraining = () => {

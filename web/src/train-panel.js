@@ -116,7 +116,12 @@ export function createTrainPanel(el, app) {
   const reset = btn('Reset', 'train-reset');
   const liveLr = h('input', { type: 'number', step: 'any', min: 0, value: 0.05, 'aria-label': 'Learning rate while training', id: 'train-live-lr' });
   const applyLr = h('button', { type: 'button', testid: 'train-apply-lr' }, 'Set');
-  const dl = h('button', { type: 'button', testid: 'download-model', disabled: true }, 'Download trained model (.onnx)');
+  const dl = h('button', { type: 'button', testid: 'download-model', disabled: true,
+                           title: 'The model for inference: its outputs with the trained weights (no loss, labels or optimizer state)' },
+               'Download trained model (.onnx)');
+  const ck = h('button', { type: 'button', testid: 'download-checkpoint', disabled: true,
+                           title: 'The training model with its loss and the optimizer state: open it to keep training' },
+               'Download checkpoint');
   const status = h('p.muted', { 'aria-live': 'polite' }, 'Not started.');
   const acc = h('span.value', { testid: 'train-accuracy' }, '—');
   const lossNow = h('span.value', { dataset: { testid: 'train-loss-value' } }, '—');
@@ -138,7 +143,7 @@ export function createTrainPanel(el, app) {
       h('div.figure', {}, lossNow, h('span.label', {}, 'loss')),
       h('div.figure', {}, acc, h('span.label', {}, 'training accuracy'))),
     charts,
-    h('div.button-row', {}, dl));
+    h('div.button-row', {}, dl, ck));
   const lossChart = liveChart(charts, { title: 'Loss (every batch)', testid: 'loss-chart', series: [{ label: 'loss', color: '--chart-1' }],
                                         yLabel: 'loss', xLabel: 'epoch' });
   const accChart = liveChart(charts, { title: 'Training accuracy', testid: 'accuracy-chart', series: [{ label: 'accuracy %', color: '--chart-3' }], yLabel: '%' });
@@ -159,7 +164,7 @@ export function createTrainPanel(el, app) {
     start.disabled = on;
     pause.disabled = !on;
     stop.disabled = !started;
-    dl.disabled = !started;
+    dl.disabled = ck.disabled = !started;
   }
   setRunning(false);
 
@@ -213,6 +218,14 @@ export function createTrainPanel(el, app) {
 
   function onModel(m) {
     stopJob();
+    // Per-model settings start over: data, batch size, charts (nothing of the last model's run).
+    data = null;
+    dataSel.value = 'digits';
+    dataFile.value = '';
+    dataNote.textContent = '';
+    batch.value = 32;
+    lossSel.value = 'nllloss';
+    resetFigures();
     clear(lossOut);
     const d = m.description;
     const digits = m.example?.kind === 'digits-cnn';
@@ -225,7 +238,22 @@ export function createTrainPanel(el, app) {
       const inT = d.tensors.find((t) => t.name === d.inputs[0]);
       if (Array.isArray(inT?.shape) && typeof inT.shape[0] === 'number') batch.value = inT.shape[0];
     }
-    status.textContent = digits ? 'Ready: the digits CNN with nllloss on its softmax output. Press Start.' : 'Ready. Choose a loss and data, then Start.';
+    // A model that holds its loss (a checkpoint: a scalar output of a loss op) trains with it,
+    // from the optimizer state it carries.
+    const lossOps = /^(Nll|L1|IdentityLoss|NllLoss|L1Loss|SoftmaxCrossEntropyLoss|NegativeLogLikelihoodLoss)$/;
+    const held = digits ? null : d.outputs.find((o) => {
+      const t = d.tensors.find((x) => x.name === o);
+      const n = d.nodes.find((x) => x.outputs.includes(o));
+      return Array.isArray(t?.shape) && t.shape.length === 0 && n && lossOps.test(n.opType);
+    });
+    const state = d.tensors.some((t) => /^(Accl\d?|Step|Accum)___/.test(t.name));
+    if (held) {
+      lossSel.value = 'existing';
+      lossOut.value = held;
+    }
+    status.textContent = digits ? 'Ready: the digits CNN with nllloss on its softmax output. Press Start.'
+      : held ? `Ready: the model holds its loss '${held}'${state ? ' and the optimizer state of a checkpoint: Start continues training from it' : ''}.`
+        : 'Ready. Choose a loss and data, then Start.';
   }
   app.on('model', onModel);
 
@@ -241,6 +269,11 @@ export function createTrainPanel(el, app) {
   async function begin(autostart) {
     if (!app.model) return;
     app.clearError();
+    const bs = Number(batch.value);
+    if (!Number.isInteger(bs) || bs < 1 || bs > 4096) {
+      app.showError(new Error(`the batch size must be a whole number from 1 to 4096, got '${batch.value}'`), 'Training');
+      return;
+    }
     if (!data) {
       if (dataSel.value === 'file') { app.showError(new Error('choose a data file first')); return; }
       data = await loadDigits();
@@ -295,9 +328,10 @@ export function createTrainPanel(el, app) {
 
   function finish() {
     job = null;
+    // Nothing trained (the session could not be made): the next press starts, it does not resume.
+    if (app.trainHistory.length === 0) started = false;
     setRunning(false);
-    status.textContent = `Stopped after ${stepNow.textContent} steps.`;
-    dl.disabled = !started;
+    status.textContent = started ? `Stopped after ${stepNow.textContent} steps.` : 'Not started.';
   }
 
   function control(action, value) {
@@ -335,10 +369,19 @@ export function createTrainPanel(el, app) {
     const r = await control('learningRate', Number(liveLr.value));
     if (r) status.textContent = `Learning rate set to ${r.learningRate} (updateOptimizerFromHost).`;
   });
+  const saveAs = (suffix) => `${(app.model?.name ?? 'model').replace(/\.(trained|checkpoint)?\.?onnx$/i, '').replace(/[^\w.-]+/g, '_')}.${suffix}.onnx`;
   dl.addEventListener('click', async () => {
     try {
       const r = await app.runtime.request('trainedModel', {});
-      download(`${(app.model?.name ?? 'model').replace(/\.onnx$/i, '').replace(/[^\w.-]+/g, '_')}.trained.onnx`, r.bytes);
+      download(saveAs('trained'), r.bytes);
+    } catch (e) {
+      app.showError(e, 'Download');
+    }
+  });
+  ck.addEventListener('click', async () => {
+    try {
+      const r = await app.runtime.request('trainingCheckpoint', {});
+      download(saveAs('checkpoint'), r.bytes);
     } catch (e) {
       app.showError(e, 'Download');
     }

@@ -100,7 +100,15 @@ export function setupTabs(tablist, onChange) {
       e.preventDefault();
     });
   }
-  return { select: (id) => select(tabs.find((t) => t.id === id)) };
+  // An unknown id (a bad link) selects nothing and says so with `false`.
+  return {
+    select: (id) => {
+      const tab = tabs.find((t) => t.id === id);
+      if (tab) select(tab);
+      return Boolean(tab);
+    },
+    ids: () => tabs.map((t) => t.id),
+  };
 }
 
 /// A small sparkline-style histogram of counts.

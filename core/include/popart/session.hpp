@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "popart/dataflow.hpp"
@@ -50,6 +51,14 @@ struct SessionMemoryStats {
   int64_t activationTotalBytes = 0;  ///< what activations would need without buffer reuse
   int64_t weightBytes = 0;           ///< weights and optimizer state on the device
   int64_t constantBytes = 0;         ///< constants baked into the executable
+  /// Every field by name: the bindings marshal this list, so a field added here reaches JS and
+  /// Python.
+  std::vector<std::pair<const char*, int64_t>> fields() const {
+    return {{"activationArenaBytes", activationArenaBytes},
+            {"activationTotalBytes", activationTotalBytes},
+            {"weightBytes", weightBytes},
+            {"constantBytes", constantBytes}};
+  }
 };
 
 class Session {
@@ -96,6 +105,13 @@ class Session {
   void modelToHost(const std::string& fn);
   /// The same model as serialized ModelProto bytes (every initializer inline).
   std::string modelToHostBytes();
+  /// The model for inference with the current weights (weightsToHost first): a training
+  /// session's loss is no longer an output, and the nodes, inputs (labels) and initializers that
+  /// only the dropped outputs needed are removed; no optimizer state. Written to `fn` through a
+  /// temporary file (initializers inline). modelToHost keeps everything to resume training.
+  void exportInferenceModel(const std::string& fn);
+  /// exportInferenceModel's model as serialized ModelProto bytes.
+  std::string exportInferenceModelBytes();
   /// The initializers stored externally in the file `fromLocation` are moved to the new file
   /// `toLocation` (a copy of the data, same offsets); later modelToHost calls write there.
   /// Errors (PopART's): `toLocation` exists, `fromLocation` does not, or no initializer is
@@ -190,6 +206,9 @@ class Session {
   /// The model with the current weights; `writeExternalData`: externally stored initializers
   /// stay external, their values written into their files (modelToHost(fn)).
   std::string saveModelBytes(bool writeExternalData = false);
+  /// The model with the current weights; `optimizerState`: the training state as extra
+  /// initializers (modelToHost's).
+  onnx::ModelProto modelWithHostWeights(bool writeExternalData, bool optimizerState);
   /// The host tensors readWeights / writeWeights / modelToHost transfer: the model's
   /// initializers, then the optimizer state.
   std::vector<TensorId> hostWeightIds() const;
@@ -206,6 +225,8 @@ class Session {
   std::shared_ptr<DeviceInfo> device_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Ir> ir_;
+  /// The training loss (or the sum of the losses given), "" for inference.
+  TensorId lossId_;
   std::unique_ptr<Executable> executable_;
   /// Weights with VariableSettings at this replication factor (session/replica_weights.hpp).
   ReplicaWeights& replicaWeights() const;

@@ -3,6 +3,7 @@
 // infos and the type attributes that name the converted type.
 #include "popart/graphtransformer.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -153,6 +154,38 @@ void collectConsumed(const onnx::GraphProto& g, std::set<std::string>& consumed)
 }
 
 }  // namespace
+
+void pruneToOutputs(onnx::GraphProto& g) {
+  std::set<std::string> needed;
+  for (const auto& o : g.output()) needed.insert(o.name());
+  std::vector<bool> keep(static_cast<size_t>(g.node_size()), false);
+  for (int i = g.node_size() - 1; i >= 0; --i) {
+    const onnx::NodeProto& n = g.node(i);
+    if (std::none_of(n.output().begin(), n.output().end(), [&](const std::string& o) { return needed.count(o) > 0; }))
+      continue;
+    keep[static_cast<size_t>(i)] = true;
+    for (const auto& in : n.input()) needed.insert(in);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) collectConsumed(a.g(), needed);
+      for (const auto& sg : a.graphs()) collectConsumed(sg, needed);
+    }
+  }
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (int i = 0; i < g.node_size(); ++i) {
+    if (keep[static_cast<size_t>(i)]) nodes.Add()->Swap(g.mutable_node(i));
+  }
+  g.mutable_node()->Swap(&nodes);
+  auto filter = [&](auto* field) {
+    std::remove_reference_t<decltype(*field)> kept;
+    for (auto& e : *field) {
+      if (needed.count(e.name())) kept.Add()->Swap(&e);
+    }
+    field->Swap(&kept);
+  };
+  filter(g.mutable_input());
+  filter(g.mutable_initializer());
+  filter(g.mutable_value_info());
+}
 
 GraphTransformer::GraphTransformer(const std::string& modelProtoOrFilename) : impl_(new GraphTransformerImpl) {
   impl_->model = loadModel(modelProtoOrFilename);

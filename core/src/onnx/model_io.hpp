@@ -25,6 +25,10 @@ bool isExistingFile(const std::string& s);
 
 /// Host data of a TensorProto (typed fields, raw_data, or external data relative to baseDir).
 TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseDir = "");
+/// Keeps what the graph's outputs need: the nodes they depend on (subgraphs' reads of outer
+/// names included), and the inputs, initializers and value_info those read; the rest is removed.
+/// The nodes must be in topological order (as ONNX requires).
+void pruneToOutputs(onnx::GraphProto& g);
 /// The dtype and shape of a TensorProto (a negative dimension or an unknown type is an error
 /// naming it).
 TensorInfo protoTensorInfo(const onnx::TensorProto& tp);

@@ -560,6 +560,13 @@ const std::map<TensorId, std::vector<char>>& Session::syntheticInputs(const Step
 }
 
 std::string Session::saveModelBytes(bool writeExternalData) {
+  const onnx::ModelProto m = modelWithHostWeights(writeExternalData, true);
+  std::string bytes;
+  if (!m.SerializeToString(&bytes)) throw error("modelToHost: the model could not be serialized");
+  return bytes;
+}
+
+onnx::ModelProto Session::modelWithHostWeights(bool writeExternalData, bool optimizerState) {
   weightsToHost();
   onnx::ModelProto m = ir_->model();
   const Graph& g = ir_->mainGraph();
@@ -575,6 +582,7 @@ std::string Session::saveModelBytes(bool writeExternalData) {
       tensorToProto(*value, &tp, protoValuesOf(tp));  // in the form the model gave it
     }
   }
+  if (!optimizerState) return m;
   // The optimizer state, as extra initializers (PopART's modelToHost does the same).
   const size_t nModel = ir_->initializerIds().size();
   const std::vector<TensorId> ids = hostWeightIds();
@@ -583,9 +591,39 @@ std::string Session::saveModelBytes(bool writeExternalData) {
     tp->set_name(ids[i]);
     tensorToProto(*g.getTensor(ids[i]).data, tp, ProtoValues::Typed);  // as PopART: float_data, int32_data
   }
+  return m;
+}
+
+std::string Session::exportInferenceModelBytes() {
+  onnx::ModelProto m = modelWithHostWeights(false, false);
+  for (auto& tp : *m.mutable_graph()->mutable_initializer()) {
+    if (tp.data_location() == onnx::TensorProto::EXTERNAL) {  // current values inline
+      const Tensor* t = ir_->mainGraph().tensor(tp.name());
+      const TensorData d = t && t->data ? replicaWeights().hostValue(*t) : tensorFromProto(tp, modelBaseDir_);
+      tp.clear_external_data();
+      tp.set_data_location(onnx::TensorProto::DEFAULT);
+      tensorToProto(d, &tp, ProtoValues::Raw);
+    }
+  }
+  auto* outs = m.mutable_graph()->mutable_output();
+  if (!lossId_.empty()) {
+    for (int i = outs->size() - 1; i >= 0; --i) {
+      if (outs->Get(i).name() == lossId_) outs->DeleteSubrange(i, 1);
+    }
+    if (outs->empty())
+      throw error(
+          "exportInferenceModel: the model has no output besides the loss '{}' (mark the tensors to keep as "
+          "outputs, Builder.addOutputTensor, before making the session)",
+          lossId_);
+  }
+  pruneToOutputs(*m.mutable_graph());
   std::string bytes;
-  if (!m.SerializeToString(&bytes)) throw error("modelToHost: the model could not be serialized");
+  if (!m.SerializeToString(&bytes)) throw error("exportInferenceModel: the model could not be serialized");
   return bytes;
+}
+
+void Session::exportInferenceModel(const std::string& fn) {
+  writeFileAtomically(fn, exportInferenceModelBytes());
 }
 
 void Session::modelToHost(const std::string& fn) {
@@ -782,6 +820,7 @@ void Session::createIr(const std::string& model, const std::vector<Loss*>* losse
   b.mode = optimizer ? ExecutionMode::Training : ExecutionMode::Inference;
   b.evaluator = &backend_->constEvaluator();
   b.loss = lossId;
+  lossId_ = lossId;
   b.optimizer = optimizer;
   b.numIpus = device_->getNumIpus();
   passes::prepare(*ir_, b);

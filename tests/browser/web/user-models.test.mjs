@@ -64,6 +64,8 @@ test('inputs whose dims are not numbers get shape fields: pre-filled, shown in t
   await page.waitForSelector(`${byId('run-output')} [data-output="features"]`);
   assert.match(await page.textContent(`${byId('run-output')} [data-output="features"]`), /FLOAT 2×4/);
   assert.match(await page.textContent(`${byId('run-output')} [data-output="frames_mean"]`), /FLOAT 2×8/);
+  // The session's weights count the constants they became (constantWeights): conv 4x3x3x3 + 4 floats.
+  assert.equal(await page.getAttribute(byId('session-memory'), 'data-weight-bytes'), '448');
   await shot(page, 'symbolic-input-shapes');
   assert.deepEqual(p.errors, []);
   assert.deepEqual(p.foreign, []);

@@ -1,0 +1,123 @@
+// Per-model state and field checks (issue 21 §1.3): a model change resets the Train tab's data,
+// batch size, charts and Start button; a training that never started does not offer "Resume";
+// out-of-range fields say what is wrong instead of being coerced (batchesPerStep 0, tiles 0).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, openPage, waitIdle, shot, byId } from './harness.mjs';
+
+let env;
+before(async () => { env = await launch(); });
+after(async () => { await env?.close(); });
+
+const bannerText = (page) => page.textContent(`${byId('error-banner')} .banner-text`);
+const csv = (n, features) => Array.from({ length: n }, (_, i) => [...Array.from({ length: features }, (_, j) => ((i + j) % 7) / 7), i % 4].join(',')).join('\n');
+
+test('a model change resets the Train tab: data, batch size, charts, Start', async () => {
+  const p = await openPage(env, { hash: 'example=mlp' });
+  const { page } = p;
+  await page.click('#tab-train');
+  const mlpBatch = await page.inputValue('#train-batch');
+  // A CSV for the MLP (784 features) that does not fit the digits CNN (64).
+  await page.selectOption('#train-data', 'file');
+  await page.setInputFiles(byId('train-data-file'), { name: 'mlp.csv', mimeType: 'text/csv', buffer: Buffer.from(csv(64, 784)) });
+  await page.waitForFunction(() => /mlp\.csv: 64 samples × 784 features/.test(document.getElementById('panel-train').textContent));
+  assert.equal(mlpBatch, '32');  // the MLP's fixed batch, from its input shape
+  await page.fill('#train-batch', mlpBatch);
+  await page.click(byId('train-step'));
+  await page.waitForFunction(() => window.popartApp.trainHistory.length === 1, null, { timeout: 60000 });
+  assert.notEqual(await page.getAttribute(byId('loss-chart'), 'data-points'), '0');
+  await page.click(byId('train-stop'));
+  await waitIdle(page);
+  await page.fill('#train-batch', '7');  // a setting of this model's
+  // Back to the digits: its own batch size and data, empty charts, Start (not Resume).
+  await page.selectOption(byId('example-select'), 'digits');
+  await page.waitForFunction(() => window.popartApp.model?.example?.kind === 'digits-cnn' && document.body.dataset.busy === 'false');
+  assert.equal(await page.inputValue('#train-batch'), '32');
+  assert.equal(await page.inputValue('#train-data'), 'digits');
+  assert.doesNotMatch(await page.textContent('#panel-train'), /mlp\.csv/);
+  assert.equal(await page.getAttribute(byId('loss-chart'), 'data-points'), '0');
+  assert.equal(await page.textContent(byId('train-start')), 'Start');
+  assert.equal(await page.evaluate(() => window.popartApp.trainHistory.length), 0);
+  // ...and it learns at that batch size.
+  await page.click(byId('train-step'));
+  await page.waitForFunction(() => window.popartApp.trainHistory.length === 1, null, { timeout: 60000 });
+  await page.click(byId('train-stop'));
+  await waitIdle(page);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('a training that could not start offers Start again, not Resume', async () => {
+  const p = await openPage(env, { hash: 'example=mlp' });
+  const { page } = p;
+  await page.click('#tab-train');
+  // The digits (64 features) for the MLP (784): the runtime refuses, nothing ran.
+  await page.click(byId('train-start'));
+  await page.waitForSelector(`${byId('error-banner')}:not([hidden])`);
+  assert.match(await bannerText(page), /64 features/);
+  await waitIdle(page);
+  assert.equal(await page.textContent(byId('train-start')), 'Start');
+  assert.equal(await page.isDisabled(byId('download-model')), true);
+  await p.close();
+});
+
+test('fields out of range say what is wrong instead of being coerced', async () => {
+  const p = await openPage(env);
+  const { page } = p;
+  // batchesPerStep 0: the Run tab refuses and names the field.
+  await page.fill('#run-bps', '0');
+  await page.click(byId('run-button'));
+  await page.waitForSelector(`${byId('error-banner')}:not([hidden])`);
+  assert.match(await bannerText(page), /batchesPerStep must be a whole number from 1 to 1024, got '0'/);
+  await page.fill('#run-bps', '1');
+  // Tiles 0 on an IPU: refused, the last good value kept (not silently the whole IPU).
+  await page.selectOption(byId('device-select'), 'ipu2');
+  await page.fill(byId('device-tiles'), '16');
+  await page.press(byId('device-tiles'), 'Enter');
+  await page.fill(byId('device-tiles'), '0');
+  await page.press(byId('device-tiles'), 'Enter');
+  await page.waitForFunction(() => /Tiles per IPU must be a whole number from 1 to \d+, got '0'/.test(document.querySelector('[data-testid="error-banner"]').textContent));
+  assert.equal(await page.inputValue(byId('device-tiles')), '16');
+  assert.equal(await page.evaluate(() => window.popartApp.device().options.tilesPerIPU), 16);
+  // Batch size 0 on the Train tab.
+  await page.click('#tab-train');
+  await page.fill('#train-batch', '0');
+  await page.click(byId('train-start'));
+  await page.waitForFunction(() => /the batch size must be a whole number from 1 to 4096, got '0'/.test(document.querySelector('[data-testid="error-banner"]').textContent));
+  assert.equal(await page.textContent(byId('train-start')), 'Start');
+  await shot(page, 'field-checks');
+  await p.close();
+});
+
+test('bad links fall back with a notice; Back and Forward move between models; an edited hash applies', async () => {
+  for (const [hash, message] of [
+    ['tab=tab-bogus', /tab 'tab-bogus', which does not exist .*showing Run/],
+    ['example=nonexistent', /example 'nonexistent', which does not exist .*showing the digits CNN/],
+    ['device=ipu99', /device 'ipu99', which does not exist; using the CPU/],
+  ]) {
+    const p = await openPage(env, { hash });
+    const { page } = p;
+    await waitIdle(page);
+    assert.equal(await page.evaluate(() => window.popartApp.model?.example?.kind), 'digits-cnn', hash);
+    assert.equal(await page.getAttribute('#tab-run', 'aria-selected'), 'true', hash);
+    assert.match(await bannerText(page), message);
+    assert.equal(await page.inputValue(byId('device-select')), 'cpu');
+    assert.deepEqual(p.errors, [], hash);
+    await p.close();
+  }
+  const p = await openPage(env);
+  const { page } = p;
+  await page.selectOption(byId('example-select'), 'mlp');
+  await page.waitForFunction(() => window.popartApp.model?.name === 'mlp.onnx' && document.body.dataset.busy === 'false');
+  await page.goBack();
+  await page.waitForFunction(() => window.popartApp.model?.example?.kind === 'digits-cnn' && document.body.dataset.busy === 'false');
+  assert.equal(await page.inputValue(byId('example-select')), 'digits');
+  await page.goForward();
+  await page.waitForFunction(() => window.popartApp.model?.name === 'mlp.onnx' && document.body.dataset.busy === 'false');
+  // A hash edited in place: the model and the tab it names.
+  await page.evaluate(() => { location.hash = 'example=digits&tab=tab-train'; });
+  await page.waitForFunction(() => window.popartApp.model?.example?.kind === 'digits-cnn' && document.body.dataset.busy === 'false');
+  assert.equal(await page.getAttribute('#tab-train', 'aria-selected'), 'true');
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
