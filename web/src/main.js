@@ -438,7 +438,7 @@ async function fillExamples() {
   const sel = $('example-select');
   sel.replaceChildren();
   const add = (value, text) => sel.append(new Option(text, value));
-  add('digits', 'Digits CNN (built in the page; trains)');
+  add('digits', 'Digits CNN (trains in the page)');
   for (const e of examples) add(e.id, e.title);
   add('chain', 'Generated graph (2,000 nodes)');
   add('file', 'Your file…');
@@ -623,8 +623,20 @@ window.addEventListener('hashchange', () => {
   if (document.body.dataset.ready === 'true') applyHash().catch((e) => showError(e, 'Link'));
 });
 
+/// One line on a first visit saying what the page is; dismissed for good with ×.
+function showIntro() {
+  let seen = false;
+  try { seen = localStorage.getItem('popart.introDismissed') === '1'; } catch { /* private mode */ }
+  $('intro').hidden = seen;
+  $('intro-close').addEventListener('click', () => {
+    $('intro').hidden = true;
+    try { localStorage.setItem('popart.introDismissed', '1'); } catch { /* private mode */ }
+  });
+}
+
 async function start() {
   const t0 = performance.now();
+  showIntro();
   app.runtime = newRuntime();
   createRunPanel($('panel-run'), app);
   createTrainPanel($('panel-train'), app);

@@ -121,3 +121,27 @@ test('bad links fall back with a notice; Back and Forward move between models; a
   assert.deepEqual(p.errors, []);
   await p.close();
 });
+
+test('legible at laptop sizes: one toolbar row at 1280 px with an IPU chosen, a readable first zoom, a one-line intro', async () => {
+  const p = await openPage(env, { hash: 'device=ipu2', viewport: { width: 1280, height: 800 } });
+  const { page } = p;
+  await waitIdle(page);
+  // Every control of the top bar on one row.
+  const centres = await page.$$eval('.topbar > *, .topbar .toolbar > *, .topbar .device-options > *', (els) =>
+    els.filter((e) => e.offsetParent !== null).map((e) => { const r = e.getBoundingClientRect(); return r.top + r.height / 2; }));
+  const spread = Math.max(...centres) - Math.min(...centres);
+  assert.ok(spread < 16, `the top bar's controls are ${spread.toFixed(0)} px apart vertically (more than one row)`);
+  // The graph opens at a zoom where its text is legible (Fit shows the whole graph).
+  assert.ok(await page.evaluate(() => window.popartApp.graph._t.k) >= 0.8);
+  const titlePx = await page.evaluate(() => document.querySelector('[data-testid="graph-node"] text')?.getBoundingClientRect().height ?? 0);
+  assert.ok(titlePx >= 10, `node title ${titlePx} px high`);
+  // What the page is, in one line, until dismissed (remembered).
+  assert.match(await page.textContent(byId('intro')), /ONNX runtime in the browser: inspect a model, run it on a CPU or an emulated Graphcore IPU, train it/);
+  await page.click('#intro-close');
+  assert.equal(await page.isHidden(byId('intro')), true);
+  await page.reload();
+  await waitIdle(page);
+  assert.equal(await page.isHidden(byId('intro')), true);
+  await shot(page, 'laptop-1280');
+  await p.close();
+});

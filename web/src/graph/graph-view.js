@@ -9,6 +9,7 @@ const SVGNS = 'http://www.w3.org/2000/svg';
 const MINIMAP_MIN_BOXES = 150;       // the minimap is shown above this many boxes
 const CULL_MIN_BOXES = 300;          // off-screen boxes get display:none above this many
 const FAR_SCALE = 0.4;               // below this zoom the text is hidden (level of detail)
+const LEGIBLE_SCALE = 0.8;           // the initial zoom is at least this (node titles ~11 px, edge labels ~9 px)
 const SLOW_LAYOUT_MS = 2500;         // then the in-view Cancel appears
 const DRAW_BUDGET_MS = 24;           // the drawing yields to the event loop after this long
 const MAX_ROWS = 6;                  // initializer rows shown inside a box
@@ -715,11 +716,12 @@ export class GraphView {
     const { width: W, height: H } = this._viewSize();
     const { width, height } = this._size;
     const fitK = Math.min(W / width, H / height, 2) * 0.96;
-    if (fitK >= 0.3) {
+    if (fitK >= LEGIBLE_SCALE) {
       this._t = { k: fitK, x: (W - width * fitK) / 2, y: (H - height * fitK) / 2 };
     } else {
-      // A large graph: start readable, at the top, centred on the first box.
-      const k = Math.max(fitK, Math.min(1, (W / width) * 0.96), 0.5);
+      // A graph that fits only with text too small to read: start legible (as Netron opens at
+      // 100 %), at the top, centred on the first box; Fit shows the whole graph.
+      const k = Math.max(LEGIBLE_SCALE, Math.min(1, (W / width) * 0.96));
       const first = this._boxes[0];
       const cx = width * k <= W ? width / 2 : first.x + first.width / 2;
       this._t = { k, x: W / 2 - cx * k, y: 16 - Math.max(0, first.y - 16) * k };
