@@ -60,6 +60,11 @@ export function createReportsPanel(el, app) {
     app.workTabs.select('tab-reports');
     note.textContent = 'The model does not fit: the report shows what did not fit.';
   });
+  // The Run tab's out-of-memory badge: the memory view of the report (fetched after the run).
+  app.on('show-memory', async () => {
+    if (!current) await fetchReport();
+    host.querySelector('[role=tab][data-tab="memory"]')?.click();
+  });
   app.on('model', () => {
     current = null;
     pin.disabled = true;

@@ -193,9 +193,21 @@ export function createRunPanel(el, app) {
   function renderOutputs(r) {
     clear(out);
     const dev = app.device();
+    const ipu = r.ipu;
+    if (ipu?.outOfMemoryTiles > 0) {
+      // The emulation runs whatever the tiles hold; on an IPU this graph would not load.
+      out.append(h('button.oom-badge', {
+        type: 'button', testid: 'oom-badge',
+        onclick: () => { app.workTabs.select('tab-reports'); app.emit('show-memory'); },
+      }, `Out of memory: ${ipu.outOfMemoryTiles} of ${ipu.tiles} tiles need more than their ${formatBytes(ipu.bytesPerTile)} ` +
+         `(the fullest ${formatBytes(ipu.maxTileBytes)}). This would not load on an IPU; the figures below assume it did. ` +
+         'See the memory view →'));
+    }
     out.append(h('div.figures', {},
+      ipu?.seconds != null ? h('div.figure', {}, h('span.value', { dataset: { testid: 'ipu-time' } }, formatMs(ipu.seconds * 1000)),
+        h('span.label', {}, `modelled IPU time per step (${ipu.architecture}, ${ipu.tiles} tiles)`)) : null,
       h('div.figure', {}, h('span.value', { dataset: { testid: 'latency' } }, r.latency ? formatMs(r.latency.medianMs) : '—'),
-        h('span.label', {}, `median of ${r.latency?.runs ?? 0} runs`)),
+        h('span.label', {}, ipu ? `host time emulating it, median of ${r.latency?.runs ?? 0} runs` : `median of ${r.latency?.runs ?? 0} runs`)),
       h('div.figure', {}, h('span.value', {}, formatMs(r.prepareMs)), h('span.label', {}, 'prepare')),
       h('div.figure', {}, h('span.value', { dataset: { testid: 'run-weights', source: r.weights?.source ?? 'model' } },
         r.weights?.source === 'trained' ? `trained, step ${r.weights.step}` : 'as in the model'),

@@ -259,7 +259,7 @@ ops.run = async ({ device, bps = 1, anchors, inputs: inputSpecs, repeats = 5, in
   const anchorsOut = session.initAnchorArrays();
   const stepio = new popart.PyStepIO(inputs, anchorsOut);
   if (device?.type === 'offlineIpu') {
-    return { prepareMs, offline: true, outputs: [], latency: null, weights };
+    return { prepareMs, offline: true, outputs: [], latency: null, weights, ipu: ipuFigures(session) };
   }
   const times = [];
   for (let i = 0; i < Math.max(1, repeats); ++i) {
@@ -279,11 +279,28 @@ ops.run = async ({ device, bps = 1, anchors, inputs: inputSpecs, repeats = 5, in
     transfer.push(data.buffer);
   }
   return withTransfer({
+    ipu: device && device.type !== 'cpu' ? ipuFigures(session) : null,
     prepareMs, weights, latency: { medianMs: sorted[Math.floor(sorted.length / 2)], minMs: sorted[0], runs: times.length, bps },
     outputs, heapInUse: popart.heapInUse(),
     memory: session.getMemoryStats(), threads: popart.getNumThreads(),
   }, transfer);
 };
+
+/// An IPU device's headline figures from the session's report document: the modelled time of
+/// the last step and whether the graph fits its tiles.
+function ipuFigures(session) {
+  try {
+    const r = session.getReport();
+    const runs = r.execution?.runs ?? [];
+    const last = runs[runs.length - 1];
+    const mem = r.compilation?.memory ?? {};
+    const t = r.compilation?.target ?? {};
+    return { seconds: last?.seconds ?? null, cycles: last?.cycles ?? null, architecture: t.architecture, tiles: t.numTiles,
+             bytesPerTile: t.bytesPerTile, outOfMemoryTiles: (mem.outOfMemoryTiles ?? []).length, maxTileBytes: mem.maxTileBytes };
+  } catch {
+    return null;
+  }
+}
 
 /// The reports of the last session that ran (inference or training).
 ops.report = () => {

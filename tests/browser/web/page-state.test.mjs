@@ -145,3 +145,32 @@ test('legible at laptop sizes: one toolbar row at 1280 px with an IPU chosen, a 
   await shot(page, 'laptop-1280');
   await p.close();
 });
+
+test('IPU figures on the Run tab: the modelled time first, host time as emulation, an out-of-memory badge to the memory view', async () => {
+  const p = await openPage(env, { hash: 'example=mlp&device=ipu2&tiles=64' });
+  const { page } = p;
+  await page.click(byId('run-button'));
+  await page.waitForSelector(`${byId('run-output')} [data-output]`);
+  assert.match(await page.textContent(byId('ipu-time')), /\d/);
+  assert.match(await page.textContent(byId('run-output')), /modelled IPU time per step \(ipu2, 64 tiles\)/);
+  assert.match(await page.textContent(byId('run-output')), /host time emulating it/);
+  assert.equal(await page.locator(byId('oom-badge')).count(), 0);
+  // One tile cannot hold the MLP: the badge says so and leads to the memory view.
+  await page.fill(byId('device-tiles'), '1');
+  await page.press(byId('device-tiles'), 'Enter');
+  await page.click(byId('run-button'));
+  await page.waitForSelector(byId('oom-badge'));
+  assert.match(await page.textContent(byId('oom-badge')), /Out of memory: 1 of 1 tiles need more than their 624.0 KiB \(the fullest [0-9.]+ MiB\)/);
+  await shot(page, 'run-oom-badge');
+  await page.click(byId('oom-badge'));
+  await page.waitForFunction(() => document.querySelector('#tab-reports').getAttribute('aria-selected') === 'true' &&
+    document.querySelector('[role=tab][data-tab="memory"]')?.getAttribute('aria-selected') === 'true');
+  // The CPU device has no IPU figures.
+  await page.selectOption(byId('device-select'), 'cpu');
+  await page.click('#tab-run');
+  await page.click(byId('run-button'));
+  await page.waitForSelector(`${byId('run-output')} [data-output]`);
+  assert.equal(await page.locator(byId('ipu-time')).count(), 0);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
