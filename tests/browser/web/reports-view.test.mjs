@@ -419,6 +419,8 @@ test('compare mode: ipu1 vs ipu2 side by side, one y scale, A/B op columns and t
 test('CPU device: measured host time per op, sorted, as a chart and a table', async () => {
   const r = fx.cnn_small_cpu;
   const page = await open('a=cnn_small_cpu');
+  // Only the views a CPU report has: no tiles, liveness, operations' cycles or supersteps.
+  assert.deepEqual(await page.locator('[role=tab][data-tab]').evaluateAll((x) => x.map((e) => e.dataset.tab)), ['summary', 'host']);
   await tab(page, 'host');
   assert.match(await page.locator('[data-panel=host]').textContent(), /not modelled IPU cycles/);
   const names = await page.locator('[data-testid=host-time-table] tbody tr').evaluateAll((x) => x.map((e) => e.dataset.opName));

@@ -161,7 +161,9 @@ export class ReportsView {
   #tabs() {
     const present = this.#present().map((s) => this.slots[s]);
     const tabs = [{ id: 'summary', label: 'Summary' }];
-    if (present.some((r) => r.graph)) {
+    // The IPU views only for a report of an IPU device (the CPU device's graph report has no
+    // target type: its tiles, liveness and supersteps would be empty).
+    if (present.some((r) => r.graph && r.graph.target?.type)) {
       tabs.push({ id: 'memory', label: 'Memory' }, { id: 'liveness', label: 'Liveness' },
                 { id: 'operations', label: 'Operations' }, { id: 'execution', label: 'Execution' });
     }
