@@ -415,14 +415,25 @@ window.addEventListener('drop', (e) => {
 // ------------------------------------------------------------------ search
 
 let searchTimer = null;
-$('search-box').addEventListener('input', (e) => {
+let searchHits = [];
+function runSearch() {
   clearTimeout(searchTimer);
-  searchTimer = setTimeout(() => {
-    const q = e.target.value.trim();
-    const hits = q && app.model ? graph.find(q) : [];
-    graph.highlight(hits.map((r) => r.node).filter(Boolean));
-    renderSearch($('search-results'), hits, { onSelect: (hit) => selectNode(hit.node) });
-  }, 120);
+  const q = $('search-box').value.trim();
+  searchHits = q && app.model ? graph.find(q) : [];
+  graph.highlight(searchHits.map((r) => r.node).filter(Boolean));
+  renderSearch($('search-results'), searchHits, { onSelect: (hit) => selectNode(hit.node), query: q });
+}
+$('search-box').addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(runSearch, 120);
+});
+// Enter selects the first hit (searching at once if the last keystroke is still pending).
+$('search-box').addEventListener('keydown', (e) => {
+  if (e.key !== 'Enter') return;
+  e.preventDefault();
+  runSearch();
+  const first = searchHits.find((hit) => hit.node);
+  if (first) selectNode(first.node);
 });
 
 // ------------------------------------------------------------------ examples and devices
@@ -539,6 +550,10 @@ window.addEventListener('keydown', (e) => {
   }
   if (e.key === 'Escape' && progressCancel) {
     progressCancel();
+    return;
+  }
+  if (e.key === 'Escape' && !document.querySelector('dialog[open]')) {
+    app.emit('shortcut-cancel');  // a run is cancelled, a training paused
     return;
   }
   if (typing || e.ctrlKey || e.metaKey || e.altKey) return;

@@ -118,9 +118,12 @@ export function renderNode(el, d, node, name, { onSelect } = {}) {
   ]);
 }
 
-export function renderSearch(ul, hits, { onSelect } = {}) {
+export function renderSearch(ul, hits, { onSelect, query = '' } = {}) {
   clear(ul);
-  if (!hits.length) return;
+  if (!hits.length) {
+    if (query) ul.append(h('li.muted', { dataset: { testid: 'search-empty' } }, `No node, tensor or op type matches '${query}'.`));
+    return;
+  }
   const shown = hits.slice(0, 500);
   for (const hit of shown) {
     ul.append(h('li', {}, h('button', { type: 'button', onclick: () => onSelect?.(hit), dataset: { node: hit.node ?? '' } },

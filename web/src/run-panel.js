@@ -300,6 +300,7 @@ export function createRunPanel(el, app) {
     else current.cancel();
   });
   app.on('shortcut-run', run);
+  app.on('shortcut-cancel', () => { if (current) cancelBtn.click(); });
   app.on('runtime', (info) => {
     clear(threads);
     for (let t = 1; t <= info.maxThreads; ++t) threads.append(new Option(String(t), String(t)));

@@ -387,5 +387,6 @@ export function createTrainPanel(el, app) {
     }
   });
   app.on('shortcut-train-toggle', () => (running ? pause.click() : start.click()));
+  app.on('shortcut-cancel', () => { if (running) pause.click(); });
   return { loss: lossChart };
 }

@@ -174,3 +174,29 @@ test('IPU figures on the Run tab: the modelled time first, host time as emulatio
   assert.deepEqual(p.errors, []);
   await p.close();
 });
+
+test('search says when nothing matches and Enter selects the first hit; Esc cancels a run', async () => {
+  const p = await openPage(env);
+  const { page } = p;
+  await page.keyboard.press('/');
+  await page.fill(byId('search-box'), 'zzz-nothing');
+  await page.waitForSelector(byId('search-empty'));
+  assert.match(await page.textContent(byId('search-empty')), /No node, tensor or op type matches 'zzz-nothing'/);
+  await page.fill(byId('search-box'), 'Conv');
+  await page.press(byId('search-box'), 'Enter');
+  await page.waitForFunction(() => !document.getElementById('panel-node').hidden);
+  const first = await page.$eval('#search-results li button', (e) => e.dataset.node);
+  assert.equal(await page.evaluate(() => window.popartApp.state.node), first);
+  // Esc during a run cancels it: "Cancelled.", not an error banner. The run is long (100 repeats
+  // of 1024 batches, seconds each), so Esc lands before it ends on any machine.
+  await page.click('#tab-run');
+  await page.fill('#run-bps', '1024');
+  await page.fill('#run-repeats', '100');
+  await page.click(byId('run-button'));
+  await page.waitForFunction(() => /Run \d+ of 100/.test(document.querySelector('[data-testid="run-output"]').textContent));
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => /Cancelled/.test(document.querySelector('[data-testid="run-output"]').textContent), null, { timeout: 60000 });
+  assert.equal(await page.isHidden(byId('error-banner')), true);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
