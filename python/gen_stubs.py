@@ -19,7 +19,8 @@ GC_TYPES = {"float": "float", "int": "int", "ints": "List[int]", "bool": "bool",
 
 # The exception classes come from the core's list (_popart._errorClasses()); these are their methods.
 EXCEPTION_METHODS = {"OutOfMemoryException": ["def getSummaryReport(self) -> str: ...",
-                                              "def getProfilePath(self) -> str: ..."]}
+                                              "def getProfilePath(self) -> str: ...",
+                                              "def getGraphReport(self) -> str: ..."]}
 
 CLASSES = '''
 

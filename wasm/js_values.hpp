@@ -33,6 +33,7 @@ struct LastError {
   std::string errorClass;     ///< the exception's class in popart::errorClasses()
   std::string summaryReport;  ///< OutOfMemoryException::getSummaryReport()
   std::string profilePath;    ///< OutOfMemoryException::getProfilePath()
+  std::string graphReport;    ///< OutOfMemoryException::getGraphReport()
   bool outOfMemory = false;
 };
 inline LastError& lastError() {
@@ -59,6 +60,7 @@ inline auto guarded(F&& f) -> decltype(f()) {
     lastError().message = e.what();
     lastError().summaryReport = e.getSummaryReport();
     lastError().profilePath = e.getProfilePath();
+    lastError().graphReport = e.getGraphReport();
     lastError().outOfMemory = true;
   } catch (const std::exception& e) {
     lastError().errorClass = errorClassOf(e);
@@ -75,7 +77,7 @@ inline auto guarded(F&& f) -> decltype(f()) {
   }
 }
 
-/// null, or {message, errorClass, summaryReport?, profilePath?}: the JS layer throws an instance of
+/// null, or {message, errorClass, summaryReport?, profilePath?, graphReport?}: the JS layer throws an instance of
 /// the class `errorClass` (popart.popart_exception, ...) with these fields.
 inline val takeError() {
   if (!hasError()) return val::null();
@@ -86,6 +88,7 @@ inline val takeError() {
   if (lastError().outOfMemory) {
     e.set("summaryReport", lastError().summaryReport);
     e.set("profilePath", lastError().profilePath);
+    e.set("graphReport", lastError().graphReport);
   }
   lastError() = LastError{};
   return e;

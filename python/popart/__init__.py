@@ -49,7 +49,14 @@ def _oom_profile_path(self):
     return getattr(self, "_profilePath", "")
 
 
+def _oom_graph_report(self):
+    """The graph report (JSON, as Session.getGraphReport) of the compilation that did not fit: every
+    tile's memory, the ones over capacity marked; "" for a host allocation."""
+    return getattr(self, "_graphReport", "")
+
+
 OutOfMemoryException.getSummaryReport = _oom_summary  # noqa: F821
+OutOfMemoryException.getGraphReport = _oom_graph_report  # noqa: F821
 OutOfMemoryException.getProfilePath = _oom_profile_path  # noqa: F821
 
 __version__ = versionString()  # the core's (the CMake project version)

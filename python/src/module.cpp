@@ -125,6 +125,7 @@ PYBIND11_MODULE(_popart, m) {
       py::object exc = py::reinterpret_borrow<py::object>(type)(e.what());
       exc.attr("_summaryReport") = e.getSummaryReport();
       exc.attr("_profilePath") = e.getProfilePath();
+      exc.attr("_graphReport") = e.getGraphReport();
       PyErr_SetObject(type, exc.ptr());
     } catch (const popart::error& e) {
       setError(gExceptions.at(popart::errorClassOf(e)), e);

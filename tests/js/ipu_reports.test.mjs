@@ -121,6 +121,9 @@ test('an offline IPU throws OutOfMemoryException: a JS Error with the core\'s me
   assert.match(e.summaryReport, /Tiles out of memory: +4 \(worst: tile/);
   assert.match(e.summaryReport, /Tiles per IPU: +4\n/);
   assert.equal(e.profilePath, '');  // no autoReport
+  const g = JSON.parse(e.graphReport);  // every tile's memory, the ones over capacity marked
+  assert.equal(g.memory.outOfMemoryTiles.length, 4);
+  assert.equal(g.memory.byTile.total.length, 4);
   stillWorks();
   // The IPU model refuses too when asked to; an offline device may be told to compile anyway.
   expectOutOfMemory(() => session(m, ipuModel(4), { options: { engineOptions: { 'debug.allowOutOfMemory': 'false' } } }),

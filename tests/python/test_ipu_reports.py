@@ -85,6 +85,8 @@ def test_out_of_memory_on_four_tiles_and_fits_the_chip():
     assert "'w1' (variable" in str(e.value)
     assert "Memory Usage:" in e.value.getSummaryReport()
     assert e.value.getProfilePath() == ""
+    g = json.loads(e.value.getGraphReport())  # every tile's memory, the ones over capacity marked
+    assert len(g["memory"]["outOfMemoryTiles"]) == 4 and len(g["memory"]["byTile"]["total"]) == 4
 
 
 def test_graph_report_schema_and_cbor():

@@ -127,6 +127,11 @@ TEST(IpuModelMemory, OfflineDeviceThrowsOutOfMemoryNamingTheLargestTensor) {
     EXPECT_NE(e.getSummaryReport().find("Memory Usage:"), std::string::npos);
     EXPECT_NE(e.getSummaryReport().find("Tiles out of memory:"), std::string::npos);
     EXPECT_EQ(e.getProfilePath(), "");  // no autoReport
+    // The graph report of what did not fit: every tile's memory, the 4 over capacity marked.
+    const auto g = nlohmann::json::parse(e.getGraphReport());
+    EXPECT_EQ(g["memory"]["outOfMemoryTiles"].size(), 4u);
+    EXPECT_EQ(g["memory"]["byTile"]["total"].size(), 4u);
+    EXPECT_EQ(g["target"]["type"], "OfflineIpu");
   }
   // The IPU model refuses too when the user asks it to.
   SessionOptions o;

@@ -898,6 +898,8 @@ export interface OutOfMemoryError extends Error {
   summaryReport: string;
   /** Where autoReport wrote the summary ("" when it did not): OutOfMemoryException::getProfilePath(). */
   profilePath: string;
+  /** The graph report (JSON) of what did not fit: OutOfMemoryException::getGraphReport(). */
+  graphReport: string;
 }
 
 /**

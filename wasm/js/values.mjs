@@ -161,7 +161,7 @@ export function errorClasses(list) {
 
 /// The JS error for a failure reported by the module's takeError(): an instance of its class
 /// (popart_exception, ...) with the C++ message, and the exception's own fields (an
-/// OutOfMemoryException's `summaryReport` and `profilePath`).
+/// OutOfMemoryException's `summaryReport`, `profilePath` and `graphReport`).
 export function errorFrom({ message, errorClass, ...fields }) {
   const C = ERROR_CLASSES.get(errorClass) ?? Error;
   return Object.assign(new C(message), fields);

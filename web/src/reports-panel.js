@@ -53,9 +53,9 @@ export function createReportsPanel(el, app) {
     label = `${app.model?.name ?? 'model'} — ${kind} on ${deviceLabel(device)}`;
     if (app.state.tab === 'tab-reports' || device.type !== 'cpu') fetchReport();
   });
-  app.on('oom', ({ error, summary, device }) => {
+  app.on('oom', ({ error, summary, graph, device }) => {
     label = `${app.model?.name ?? 'model'} on ${deviceLabel(device)} (out of memory)`;
-    current = { label, summary, graph: null, execution: null, error };
+    current = { label, summary, graph: graph ?? null, execution: null, error };
     view.setReport('A', current);
     app.workTabs.select('tab-reports');
     note.textContent = 'The model does not fit: the report shows what did not fit.';

@@ -281,8 +281,11 @@ export function createRunPanel(el, app) {
       clear(out);
       if (e.name === 'AbortError') out.append(h('p.muted', {}, 'Cancelled.'));
       else {
-        app.showError(e, 'Run');
-        if (e.summaryReport) app.emit('oom', { error: e.message, summary: e.summaryReport, device: app.device() });
+        if (e.summaryReport) {
+          // Out of memory: one line here, every tile's memory in the Reports tab.
+          app.showError(new Error(`${e.message.split('\n')[0].replace(/\s*Worst tiles:\s*$/, '')} — the Reports tab shows the memory of every tile.`), 'Run');
+          app.emit('oom', { error: e.message, summary: e.summaryReport, graph: e.report?.graph ?? null, device: app.device() });
+        } else app.showError(e, 'Run');
       }
     } finally {
       current = null;

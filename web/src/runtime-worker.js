@@ -30,6 +30,9 @@ function errorPayload(e) {
   if (e?.summaryReport) err.summaryReport = e.summaryReport;
   if (e?.profilePath) err.profilePath = e.profilePath;
   if (e?.report) err.report = e.report;
+  if (e?.graphReport) {  // an OutOfMemoryException: the graph report of what did not fit
+    try { err.report = { summary: e.summaryReport, ...(err.report ?? {}), graph: JSON.parse(e.graphReport) }; } catch { /* kept without */ }
+  }
   return err;
 }
 

@@ -295,8 +295,10 @@ export function createTrainPanel(el, app) {
     job.then(() => finish(), (e) => {
       finish();
       if (e.name === 'AbortError') return;
-      app.showError(e, 'Training');
-      if (e.summaryReport) app.emit('oom', { error: e.message, summary: e.summaryReport, device: app.device() });
+      if (e.summaryReport) {
+        app.showError(new Error(`${e.message.split('\n')[0].replace(/\s*Worst tiles:\s*$/, '')} — the Reports tab shows the memory of every tile.`), 'Training');
+        app.emit('oom', { error: e.message, summary: e.summaryReport, graph: e.report?.graph ?? null, device: app.device() });
+      } else app.showError(e, 'Training');
     });
   }
 

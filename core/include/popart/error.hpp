@@ -62,15 +62,24 @@ class memory_allocation_err : public error {
 /// tiles and the largest tensors on them; the summary report has the whole memory picture.
 class OutOfMemoryException : public memory_allocation_err {
  public:
-  OutOfMemoryException(const std::string& what, std::string summaryReport, std::string profilePath = "")
-      : memory_allocation_err(what), summary_(std::move(summaryReport)), profilePath_(std::move(profilePath)) {}
+  OutOfMemoryException(const std::string& what, std::string summaryReport, std::string profilePath = "",
+                       std::string graphReport = "")
+      : memory_allocation_err(what),
+        summary_(std::move(summaryReport)),
+        profilePath_(std::move(profilePath)),
+        graphReport_(std::move(graphReport)) {}
   const std::string& getSummaryReport() const { return summary_; }
   /// Where autoReport wrote the reports ("" when it did not).
   const std::string& getProfilePath() const { return profilePath_; }
+  /// The graph report (Session::getGraphReport's JSON) of the compilation that did not fit: the
+  /// memory of every tile, the ones over capacity marked ("" for a host allocation). Not in
+  /// PopART, whose graph report of a failed compilation is in the profile directory.
+  const std::string& getGraphReport() const { return graphReport_; }
 
  private:
   std::string summary_;
   std::string profilePath_;
+  std::string graphReport_;
 };
 
 /// Thrown when `popart::Patterns` names a pattern that does not exist.

@@ -63,7 +63,15 @@ void Session::prepareDevice(bool loadEngine) {
   const SessionOptions& opts = ir_->options();
   const int total = opts.compilationProgressTotal;
   if (opts.compilationProgressLogger) opts.compilationProgressLogger(total / 2, total);  // the IR is ready
-  executable_ = backend_->compile(*ir_);
+  try {
+    executable_ = backend_->compile(*ir_);
+  } catch (const OutOfMemoryException& e) {
+    // The graph does not fit the IPU's tiles: the exception also carries the graph report of what
+    // did not fit (the backend, a layer below the reports, leaves it to the session).
+    if (!e.getGraphReport().empty() || device_->getType() == DeviceType::Cpu) throw;
+    throw OutOfMemoryException(e.what(), e.getSummaryReport(), e.getProfilePath(),
+                               graphReportJson(ipu_model::modelCompilation(*ir_, *device_), false));
+  }
   if (opts.compilationProgressLogger) opts.compilationProgressLogger(total, total);  // compiled
   executable_->setRandomSeed(randomSeed_);
   // Weights start out as in the model; a training session still requires weightsFromHost().

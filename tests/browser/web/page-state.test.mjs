@@ -200,3 +200,21 @@ test('search says when nothing matches and Enter selects the first hit; Esc canc
   assert.deepEqual(p.errors, []);
   await p.close();
 });
+
+test('an offline IPU out of memory: a one-line banner, and the memory chart of what did not fit', async () => {
+  const p = await openPage(env, { hash: 'example=mlp&device=offline-ipu2&tiles=1' });
+  const { page } = p;
+  await page.click(byId('run-button'));
+  await page.waitForSelector(`${byId('error-banner')}:not([hidden])`);
+  const text = await bannerText(page);
+  assert.match(text, /^Run: Out of memory.* — the Reports tab shows the memory of every tile\.$/);
+  assert.ok(!text.includes('\n'), text);
+  // The Reports tab opens on the graph report the exception carries: every tile's memory.
+  await page.waitForFunction(() => document.querySelector('#tab-reports').getAttribute('aria-selected') === 'true');
+  await page.click('[role=tab][data-tab="memory"]');
+  await page.waitForSelector(byId('tile-memory-chart'));
+  assert.match(await page.textContent(byId('report-oom-banner')), /1 of 1 tiles? out of memory/);
+  await shot(page, 'offline-oom-memory');
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
