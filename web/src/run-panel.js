@@ -111,6 +111,10 @@ export function createRunPanel(el, app) {
       inputData[name] = { mode: 'random' };
       mode.addEventListener('change', () => {
         if (mode.value === 'npy' || mode.value === 'image') {
+          // The earlier file is dropped now: a chooser closed without a file leaves none in use.
+          inputData[name] = { mode: 'random' };
+          note.textContent = 'no file chosen: random values';
+          file.value = '';
           file.accept = mode.value === 'npy' ? '.npy' : 'image/*';
           file.hidden = false;
           file.click();
@@ -120,9 +124,18 @@ export function createRunPanel(el, app) {
           note.textContent = '';
         }
       });
+      // A refused file leaves no earlier data in use: the input goes back to random values, and the
+      // menu says so.
+      const backToRandom = () => {
+        inputData[name] = { mode: 'random' };
+        mode.value = 'random';
+        file.hidden = true;
+        file.value = '';
+        note.textContent = '';
+      };
       file.addEventListener('change', async () => {
         const f = file.files[0];
-        if (!f) return;
+        if (!f || (mode.value !== 'npy' && mode.value !== 'image')) return;
         try {
           if (mode.value === 'npy') {
             const a = parseNpy(await f.arrayBuffer(), f.name);
@@ -136,6 +149,7 @@ export function createRunPanel(el, app) {
           }
           app.clearError();
         } catch (e) {
+          backToRandom();
           app.showError(e, `Input '${name}'`);
         }
       });
@@ -266,11 +280,18 @@ export function createRunPanel(el, app) {
     const anchors = [...anchorsEl.children].map((c) => c._get()).filter(Boolean);
     runBtn.disabled = true;
     cancelBtn.hidden = false;
-    clear(out).append(h('p.muted', {}, 'Preparing…'));
+    // The elapsed time beside the stage ("Run 3 of 5"), so a long first run shows it is working.
+    const started = performance.now();
+    let message = 'Preparing…';
+    const showProgress = () => clear(out).append(h('p.muted', { dataset: { testid: 'run-progress' } },
+      `${message} (${((performance.now() - started) / 1000).toFixed(1)} s)`));
+    showProgress();
+    const ticker = setInterval(showProgress, 500);
     current = app.runtime.request('run', {
       device: app.device(), bps: Number(bps.value), repeats: Number(repeats.value), anchors, inputs: inputData,
       inputShapes: app.inputShapes,
-    }, { onProgress: (p) => { preparing = p.stage === 'prepare'; clear(out).append(h('p.muted', {}, p.message)); } });
+    }, { onProgress: (p) => { preparing = p.stage === 'prepare'; message = p.message; showProgress(); } });
+    current.finally(() => clearInterval(ticker)).catch(() => {});
     preparing = true;
     try {
       const r = await current;

@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openPage, waitIdle, shot, byId } from './harness.mjs';
+import { toNpy } from '../../../web/src/tensors.js';
 
 let env;
 before(async () => { env = await launch(); });
@@ -216,5 +217,45 @@ test('an offline IPU out of memory: a one-line banner, and the memory chart of w
   assert.match(await page.textContent(byId('report-oom-banner')), /1 of 1 tiles? out of memory/);
   await shot(page, 'offline-oom-memory');
   assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('a refused .npy leaves no earlier data in use; a run shows its stage and elapsed time', async () => {
+  const p = await openPage(env, { hash: 'example=mlp' });
+  const { page } = p;
+  const good = toNpy('FLOAT', [32, 784], new Float32Array(32 * 784).fill(0.5));
+  await page.selectOption('select[data-input="input"]', 'npy');
+  await page.setInputFiles('input[data-input-file="input"]', { name: 'good.npy', mimeType: 'application/octet-stream', buffer: Buffer.from(good) });
+  await page.waitForFunction(() => /good\.npy: FLOAT/.test(document.getElementById('panel-run').textContent));
+  // A second file of the wrong type is refused: the input goes back to random values, visibly.
+  const bad = toNpy('INT32', [4], new Int32Array(4));
+  await page.selectOption('select[data-input="input"]', 'npy');
+  await page.setInputFiles('input[data-input-file="input"]', { name: 'bad.npy', mimeType: 'application/octet-stream', buffer: Buffer.from(bad) });
+  await page.waitForSelector(`${byId('error-banner')}:not([hidden])`);
+  assert.match(await bannerText(page), /bad\.npy holds INT32; input 'input' is FLOAT/);
+  assert.equal(await page.inputValue('select[data-input="input"]'), 'random');
+  assert.doesNotMatch(await page.textContent('#panel-run'), /good\.npy/);
+  // Choosing a file again drops the earlier one at once (a chooser closed without a file keeps none).
+  await page.selectOption('select[data-input="input"]', 'npy');
+  await page.setInputFiles('input[data-input-file="input"]', { name: 'good.npy', mimeType: 'application/octet-stream', buffer: Buffer.from(good) });
+  await page.waitForFunction(() => /good\.npy: FLOAT/.test(document.getElementById('panel-run').textContent));
+  await page.selectOption('select[data-input="input"]', 'random');
+  await page.selectOption('select[data-input="input"]', 'npy');
+  await page.waitForFunction(() => /no file chosen: random values/.test(document.getElementById('panel-run').textContent));
+  assert.equal(await page.evaluate(() => document.getElementById('panel-run').textContent.includes('good.npy')), false);
+  // The run's progress line names the stage and the time so far (every line shown is recorded).
+  await page.evaluate(() => {
+    window.progressLines = [];
+    new MutationObserver(() => {
+      const t = document.querySelector('[data-testid="run-progress"]')?.textContent;
+      if (t) window.progressLines.push(t);
+    }).observe(document.querySelector('[data-testid="run-output"]'), { childList: true, subtree: true, characterData: true });
+  });
+  await page.click(byId('run-button'));
+  await page.waitForSelector(`${byId('run-output')} [data-output]`);
+  assert.equal(await page.locator(byId('run-progress')).count(), 0);
+  const lines = await page.evaluate(() => window.progressLines);
+  assert.ok(lines.some((l) => /^Preparing.*\(\d+\.\d s\)$/.test(l)), lines.join(' | '));
+  assert.ok(lines.some((l) => /^Run \d of 5 \(\d+\.\d s\)$/.test(l)), lines.join(' | '));
   await p.close();
 });
