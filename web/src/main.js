@@ -406,7 +406,9 @@ window.addEventListener('drop', (e) => {
   const model = files.find((f) => /\.onnx$/i.test(f.name)) ?? files[0];
   if (!model) return;
   if (!/\.onnx$/i.test(model.name) && /\.(npy|npz|csv)$/i.test(model.name)) {
-    app.emit('data-file', model);  // the Train / Run panels take data files
+    // A .npy dropped while the Run tab is shown is an input for Run; other data trains.
+    if (app.state.tab === 'tab-run' && /\.npy$/i.test(model.name)) app.emit('run-data-file', model);
+    else app.emit('data-file', model);
     return;
   }
   openFile(model);

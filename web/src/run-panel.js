@@ -74,6 +74,7 @@ export function createRunPanel(el, app) {
   const inputsEl = h('div');
   const anchorsEl = h('div');
   let inputData = {};  // name -> {mode, data?}
+  const droppers = new Map();  // input name -> takes a dropped .npy
   let lastOutputs = null;
   let current = null;
   let preparing = false;
@@ -93,6 +94,7 @@ export function createRunPanel(el, app) {
     clear(inputsEl);
     clear(anchorsEl);
     inputData = {};
+    droppers.clear();
     const d = model.fileDescription ?? model.description;
     const tm = new Map(d.tensors.map((t) => [t.name, t]));
     for (const name of d.inputs) {
@@ -133,9 +135,7 @@ export function createRunPanel(el, app) {
         file.value = '';
         note.textContent = '';
       };
-      file.addEventListener('change', async () => {
-        const f = file.files[0];
-        if (!f || (mode.value !== 'npy' && mode.value !== 'image')) return;
+      const take = async (f) => {
         try {
           if (mode.value === 'npy') {
             const a = parseNpy(await f.arrayBuffer(), f.name);
@@ -152,7 +152,13 @@ export function createRunPanel(el, app) {
           backToRandom();
           app.showError(e, `Input '${name}'`);
         }
+      };
+      file.addEventListener('change', () => {
+        const f = file.files[0];
+        if (f && (mode.value === 'npy' || mode.value === 'image')) take(f);
       });
+      // A .npy dropped on the page while the Run tab is shown (main.js): this input takes it.
+      droppers.set(name, (f) => { mode.value = 'npy'; file.hidden = false; return take(f); });
       let shapeField = null;
       if (open) {
         // One field per input whose dims are not numbers: applied on Enter or when it loses focus.
@@ -324,6 +330,13 @@ export function createRunPanel(el, app) {
     else current.cancel();
   });
   app.on('shortcut-run', run);
+  // A dropped .npy on the Run tab: the input that asked for one (its menu on ".npy file…"), else the
+  // first input.
+  app.on('run-data-file', (f) => {
+    const asking = [...inputsEl.querySelectorAll('select[data-input]')].find((s) => s.value === 'npy')?.dataset.input;
+    const target = asking ?? droppers.keys().next().value;
+    if (target) droppers.get(target)(f);
+  });
   app.on('shortcut-cancel', () => { if (current) cancelBtn.click(); });
   app.on('runtime', (info) => {
     clear(threads);

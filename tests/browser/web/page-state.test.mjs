@@ -259,3 +259,28 @@ test('a refused .npy leaves no earlier data in use; a run shows its stage and el
   assert.ok(lines.some((l) => /^Run \d of 5 \(\d+\.\d s\)$/.test(l)), lines.join(' | '));
   await p.close();
 });
+
+test('a .npy dropped on the page goes to the tab that asked for it: Run\'s input, or training data', async () => {
+  const p = await openPage(env, { hash: 'example=mlp' });
+  const { page } = p;
+  const drop = (name, bytes) => page.evaluate(([n, b]) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(b)], n));
+    const target = document.querySelector('.work');
+    target.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true }));
+    target.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true }));
+  }, [name, [...bytes]]);
+  // On the Run tab: the MLP's input takes it.
+  await drop('x.npy', toNpy('FLOAT', [32, 784], new Float32Array(32 * 784).fill(0.25)));
+  await page.waitForFunction(() => /x\.npy: FLOAT 32×784/.test(document.getElementById('panel-run').textContent));
+  assert.equal(await page.inputValue('select[data-input="input"]'), 'npy');
+  assert.equal(await page.getAttribute('#tab-run', 'aria-selected'), 'true');
+  // On the Train tab: training data ([samples, features + label]).
+  await page.click('#tab-train');
+  const rows = new Float32Array(8 * 785);
+  await drop('train.npy', toNpy('FLOAT', [8, 785], rows));
+  await page.waitForFunction(() => /train\.npy: 8 samples × 784 features/.test(document.getElementById('panel-train').textContent));
+  assert.doesNotMatch(await page.textContent('#panel-run'), /train\.npy/);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
