@@ -19,13 +19,13 @@ export function niceTicks(max, count = 5) {
   return ticks;
 }
 
-/// Byte ticks on powers of two (KB/MB steps read naturally).
+/// Byte ticks on powers of two (KiB / MiB steps read naturally).
 export function byteTicks(max, count = 5) {
   if (!(max > 0)) return [0];
   const raw = max / count;
   let step = 2 ** Math.ceil(Math.log2(raw));
   if (step / 2 >= raw * 0.75) step /= 2;
-  // Prefer 1/2/5 multiples of 1 KB / 1 MB for readability.
+  // Prefer 1/2/5 multiples of 1 KiB / 1 MiB for readability.
   const unit = raw >= 1024 ** 2 ? 1024 ** 2 : raw >= 1024 ? 1024 : 1;
   const nice = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000].map((m) => m * unit).find((s) => s >= raw);
   if (nice) step = nice;

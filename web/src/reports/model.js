@@ -202,14 +202,15 @@ export function fmtInt(v) {
   return INT.format(Math.round(v));
 }
 
-/// Bytes in B / KB / MB / GB (1 KB = 1,024 B, as the summary report).
+/// Bytes in B / KiB / MiB / GiB (powers of 1,024, as the summary report counts them).
 export function fmtBytes(v) {
   if (v === undefined || v === null || Number.isNaN(v)) return '–';
   const a = Math.abs(v);
   if (a < 1024) return `${Math.round(v)} B`;
-  if (a < 1024 ** 2) return `${(v / 1024).toFixed(1)} KB`;
-  if (a < 1024 ** 3) return `${(v / 1024 ** 2).toFixed(1)} MB`;
-  return `${(v / 1024 ** 3).toFixed(2)} GB`;
+  // Powers of 1024, named as such (KiB, MiB, GiB), as the rest of the page names them.
+  if (a < 1024 ** 2) return `${(v / 1024).toFixed(1)} KiB`;
+  if (a < 1024 ** 3) return `${(v / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(v / 1024 ** 3).toFixed(2)} GiB`;
 }
 
 /// Short numbers for axes: 1.2k, 3.4M, 5G.
