@@ -182,6 +182,18 @@ class PySession {
   Session* s_;
 };
 
+/// A session call that returns bytes (a serialized model), run without the GIL, as Python bytes.
+template <std::string (Session::*F)()>
+py::bytes sessionBytes(PySession& p) {
+  const PySession::Busy busy(p);
+  std::string b;
+  {
+    py::gil_scoped_release nogil;
+    b = (p.s().*F)();
+  }
+  return py::bytes(b);
+}
+
 std::vector<Loss*> lossPtrs(const py::object& losses) {
   std::vector<Loss*> v;
   if (losses.is_none()) return v;
@@ -333,16 +345,7 @@ void bindSession(py::module_& m) {
             p.s().updateExternallySavedTensorLocations(fromLocation, toLocation);
           },
           py::arg("fromLocation"), py::arg("toLocation"), release())
-      .def("modelToHostBytes",
-           [](PySession& p) {
-             const PySession::Busy busy(p);
-             std::string b;
-             {
-               py::gil_scoped_release nogil;
-               b = p.s().modelToHostBytes();
-             }
-             return py::bytes(b);
-           })
+      .def("modelToHostBytes", &sessionBytes<&Session::modelToHostBytes>)
       .def(
           "exportInferenceModel",
           [](PySession& p, const std::string& fn) {
@@ -350,16 +353,7 @@ void bindSession(py::module_& m) {
             p.s().exportInferenceModel(fn);
           },
           py::arg("fn"), release())
-      .def("exportInferenceModelBytes",
-           [](PySession& p) {
-             const PySession::Busy busy(p);
-             std::string b;
-             {
-               py::gil_scoped_release nogil;
-               b = p.s().exportInferenceModelBytes();
-             }
-             return py::bytes(b);
-           })
+      .def("exportInferenceModelBytes", &sessionBytes<&Session::exportInferenceModelBytes>)
       .def(
           "resetHostWeights",
           [](PySession& p, py::object model, bool ignore) {

@@ -375,7 +375,7 @@ void gradScan(GradCtx& c) {
       Tensor* x = c.in(p.firstScanInput + j);
       const int64_t axis = p.inAxes[static_cast<size_t>(j)];
       const int64_t at = p.inDirections[static_cast<size_t>(j)] ? p.length - 1 - it : it;
-      Tensor* sl = c.add1(OpKind::Slice, {x, c.constInts({at}), c.constInts({at + 1}), c.constInts({axis})});
+      Tensor* sl = c.slice(x, axis, at, at + 1);
       Shape s = x->info.shape();
       s.erase(s.begin() + axis);
       ins.push_back(c.reshape(sl, s));
@@ -431,8 +431,7 @@ PackedRows packedRows(GradCtx& c, Tensor* offsets, Tensor* lengths, int64_t used
   to.set("to", int64_t(onnxDataType(DataType::INT64)));
   auto column = [&](Tensor* t) {
     Tensor* v = c.reshape(t, {t->info.nelms()});
-    if (t->info.nelms() != used)
-      v = c.add1(OpKind::Slice, {v, c.constInts({0}), c.constInts({used}), c.constInts({0})});
+    if (t->info.nelms() != used) v = c.slice(v, 0, 0, used);
     if (v->info.dataType() != DataType::INT64) v = c.add1(OpKind::Cast, {v}, to);
     return c.reshape(v, {used, 1});
   };
@@ -478,10 +477,7 @@ void gradPackedDataBlock(GradCtx& c) {
     Shape ps{used, maxLen};
     ps.insert(ps.end(), ds.begin() + 1, ds.end());
     if (ds[0] == 0 || maxLen == 0) {  // nothing to gather: zero blocks
-      Tensor& z = c.graph().addTensor(c.graph().uniqueTensorId(op.name() + "/grad/zeros"), TensorKind::Const,
-                                      TensorInfo(data->info.dataType(), ps));
-      z.data = TensorData(z.info);
-      padded.push_back(&z);
+      padded.push_back(c.zeros(TensorInfo(data->info.dataType(), ps)));
       continue;
     }
     const PackedRows rows = packedRows(c, c.in(3 * i + 1), c.in(3 * i + 2), used, maxLen, ds[0], 0);
@@ -497,9 +493,7 @@ void gradPackedDataBlock(GradCtx& c) {
   for (int64_t call = 0; call < calls; ++call) {
     std::vector<Tensor*> ins;
     for (Tensor* p : padded) {
-      ins.push_back(calls == 1 ? p
-                               : c.add1(OpKind::Slice, {p, c.constInts({call * batch}),
-                                                        c.constInts({(call + 1) * batch}), c.constInts({0})}));
+      ins.push_back(calls == 1 ? p : c.slice(p, 0, call * batch, (call + 1) * batch));
     }
     outs.push_back(c.inlineGraph(body, ins, op.describe()).at(0));
   }
@@ -516,14 +510,12 @@ void gradPackedDataBlock(GradCtx& c) {
     us.insert(us.end(), rest.begin(), rest.end());
     Shape bs{resultRows + 1};  // row resultRows takes the rows the kernel does not write
     bs.insert(bs.end(), rest.begin(), rest.end());
-    Tensor& base = c.graph().addTensor(c.graph().uniqueTensorId(op.name() + "/grad/base"), TensorKind::Const,
-                                       TensorInfo(all->info.dataType(), bs));
-    base.data = TensorData(base.info);
+    Tensor* base = c.zeros(TensorInfo(all->info.dataType(), bs));
     Attributes add;
     add.set("reduction", std::string("add"));
     Tensor* scattered =
-        c.add1(OpKind::ScatterND, {&base, c.reshape(rows.index, {used * cbLen, 1}), c.reshape(all, us)}, add, 16);
-    result = c.add1(OpKind::Slice, {scattered, c.constInts({0}), c.constInts({resultRows}), c.constInts({0})});
+        c.add1(OpKind::ScatterND, {base, c.reshape(rows.index, {used * cbLen, 1}), c.reshape(all, us)}, add, 16);
+    result = c.slice(scattered, 0, 0, resultRows);
   }
   finishControlFlow(c, mark, {result}, wrt);
 }

@@ -207,6 +207,16 @@ Tensor* GraphEditor::constInts(const std::vector<int64_t>& v) {
   return &t;
 }
 
+Tensor* GraphEditor::zeros(const TensorInfo& info) {
+  Tensor& t = graph_.addTensor(graph_.uniqueTensorId(prefix_ + "/zeros"), TensorKind::Const, info);
+  t.data = TensorData(info);  // zero-filled
+  return &t;
+}
+
+Tensor* GraphEditor::slice(Tensor* x, int64_t axis, int64_t begin, int64_t end) {
+  return add1(OpKind::Slice, {x, constInts({begin}), constInts({end}), constInts({axis})});
+}
+
 Tensor* GraphEditor::reshape(Tensor* g, const Shape& shape) {
   if (g->info.shape() == shape) return g;
   return add1(OpKind::Reshape, {g, constInts(shape)});

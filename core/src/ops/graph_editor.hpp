@@ -31,6 +31,10 @@ class GraphEditor {
   /// A constant of `type` filled with `value`.
   Tensor* constant(double value, DataType type, const Shape& shape = {});
   Tensor* constInts(const std::vector<int64_t>& v);
+  /// A constant of zeros of any type (padding and index grids too, not only gradients).
+  Tensor* zeros(const TensorInfo& info);
+  /// Entries [begin, end) of `x` along `axis` (a Slice).
+  Tensor* slice(Tensor* x, int64_t axis, int64_t begin, int64_t end);
   /// `g` summed over the dimensions numpy broadcasting added or stretched, reshaped to `shape`.
   Tensor* reduceTo(Tensor* g, const Shape& shape);
   /// `g` reshaped (a view) to `shape`.

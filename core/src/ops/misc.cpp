@@ -168,8 +168,7 @@ Tensor* channelWindowSum(GradCtx& c, Tensor* t, int64_t before, int64_t after) {
   pads[s.size() + 1] = after;
   Tensor* p = (before || after) ? c.add1(OpKind::Pad, {t, c.constInts(pads)}) : t;
   std::vector<Tensor*> parts;
-  for (int64_t k = 0; k <= before + after; ++k)
-    parts.push_back(c.add1(OpKind::Slice, {p, c.constInts({k}), c.constInts({k + C}), c.constInts({1})}));
+  for (int64_t k = 0; k <= before + after; ++k) parts.push_back(c.slice(p, 1, k, k + C));
   return parts.size() == 1 ? parts[0] : c.add1(OpKind::Sum, parts);
 }
 

@@ -253,9 +253,7 @@ class Unrolled {
   Unrolled(GradCtx& c, const RnnParams& p) : c_(c), p_(p), t_(c.in(0)->info.dataType()) {}
 
   Tensor* k(double v) { return c_.constant(v, t_); }
-  Tensor* slice(Tensor* x, int64_t axis, int64_t b, int64_t e) {
-    return c_.add1(OpKind::Slice, {x, c_.constInts({b}), c_.constInts({e}), c_.constInts({axis})});
-  }
+  Tensor* slice(Tensor* x, int64_t axis, int64_t b, int64_t e) { return c_.slice(x, axis, b, e); }
   Tensor* add(Tensor* a, Tensor* b) { return c_.add1(OpKind::Add, {a, b}); }
   Tensor* mul(Tensor* a, Tensor* b) { return c_.add1(OpKind::Mul, {a, b}); }
   Tensor* transpose(Tensor* x, const std::vector<int64_t>& perm) {
@@ -492,9 +490,6 @@ void gradGcLstm(GradCtx& c) {
   }
   const int64_t S = p.seq, N = p.batch, I = p.input, H = p.hidden;
   const size_t mark = c.numAdded();
-  auto slice = [&](Tensor* x, int64_t axis, int64_t b, int64_t e) {
-    return c.add1(OpKind::Slice, {x, c.constInts({b}), c.constInts({e}), c.constInts({axis})});
-  };
   auto concat = [&](const std::vector<Tensor*>& parts, int64_t axis) {
     Attributes a;
     a.set("axis", axis);
@@ -505,21 +500,21 @@ void gradGcLstm(GradCtx& c) {
   const int64_t onnxOrder[4] = {1, 3, 0, 2};  // ONNX's i, o, f, c among Poplar's f, i, c, o
   auto toOnnx = [&](Tensor* w) {              // [4, K, H] -> [1, 4H, K]
     std::vector<Tensor*> gates;
-    for (int64_t g : onnxOrder) gates.push_back(c.add1(OpKind::Transpose, {slice(w, 0, g, g + 1)}, swap));
+    for (int64_t g : onnxOrder) gates.push_back(c.add1(OpKind::Transpose, {c.slice(w, 0, g, g + 1)}, swap));
     return concat(gates, 1);
   };
   Tensor* W = c.in(1);
-  Tensor* Wx = toOnnx(slice(W, 1, 0, I));
-  Tensor* Wh = toOnnx(slice(W, 1, I, I + H));
+  Tensor* Wx = toOnnx(c.slice(W, 1, 0, I));
+  Tensor* Wh = toOnnx(c.slice(W, 1, I, I + H));
   Tensor* B = nullptr;
   if (op.hasInput(2)) {
     std::vector<Tensor*> gates;
-    for (int64_t g : onnxOrder) gates.push_back(slice(c.in(2), 0, g, g + 1));  // [1, H]
+    for (int64_t g : onnxOrder) gates.push_back(c.slice(c.in(2), 0, g, g + 1));  // [1, H]
     gates.push_back(c.constant(0.0, c.in(0)->info.dataType(), {1, 4 * H}));
     B = concat(gates, 1);  // [1, 8H]
   }
-  Tensor* h0 = op.hasInput(3) ? slice(c.in(3), 0, 0, 1) : nullptr;
-  Tensor* c0 = op.hasInput(3) ? slice(c.in(3), 0, 1, 2) : nullptr;
+  Tensor* h0 = op.hasInput(3) ? c.slice(c.in(3), 0, 0, 1) : nullptr;
+  Tensor* c0 = op.hasInput(3) ? c.slice(c.in(3), 0, 1, 2) : nullptr;
   Attributes la;
   la.set("hidden_size", H);
   const std::vector<Tensor*> outs = c.add(OpKind::LSTM, {c.in(0), Wx, Wh, B, nullptr, h0, c0}, la, 3, 14);

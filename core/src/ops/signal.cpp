@@ -146,7 +146,7 @@ void setupMelWeightMatrix(Op& op) {
 /// `v` along `axis` cut to `to` entries or padded with zeros to them (it has `from`).
 Tensor* toLength(GradCtx& c, Tensor* v, int64_t axis, int64_t from, int64_t to) {
   if (from == to) return v;
-  if (from > to) return c.add1(OpKind::Slice, {v, c.constInts({0}), c.constInts({to}), c.constInts({axis})});
+  if (from > to) return c.slice(v, axis, 0, to);
   Shape zeros = v->info.shape();
   zeros[static_cast<size_t>(axis)] = to - from;
   Attributes a;
