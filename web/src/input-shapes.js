@@ -74,7 +74,7 @@ export function rememberShapes(model, shapes) {
 export function initialShapes(model) {
   const d = model.description;
   const tm = new Map(d.tensors.map((t) => [t.name, t]));
-  const remembered = recallShapes({ name: model.name, bytes: model.bytes?.length ?? model.bytes }) ?? {};
+  const remembered = recallShapes(model) ?? {};
   const named = {};
   const out = {};
   for (const input of d.inputs) {

@@ -9,7 +9,7 @@ import { createRunPanel } from './run-panel.js';
 import { createTrainPanel } from './train-panel.js';
 import { createReportsPanel } from './reports-panel.js';
 import { createLogPanel } from './log-panel.js';
-import { setupTabs, download } from './util.js';
+import { setupTabs, download, wholeNumberError } from './util.js';
 import { initialShapes, rememberShapes } from './input-shapes.js';
 
 const $ = (id) => document.getElementById(id);
@@ -472,11 +472,6 @@ function fillDevices(info) {
     sel.append(o);
   }
   for (const t of targets) sel.append(new Option(`Offline IPU ${t.version} (compile only)`, `offline-${t.version}`));
-  if (![...sel.options].some((o) => o.value === app.state.device)) {
-    linkNotice(`The link asks for device '${app.state.device}', which does not exist; using the CPU.`);
-    app.set({ device: 'cpu' });
-  }
-  sel.value = app.state.device;
   const opts = $('device-options');
   const render = () => {
     opts.replaceChildren();
@@ -489,15 +484,14 @@ function fillDevices(info) {
     tiles.dataset.testid = 'device-tiles';
     // Checked, not coerced: a value out of range says so and the last good one stays.
     const checked = (input, what, key, fallback) => input.addEventListener('change', () => {
-      const v = Number(input.value);
-      const max = Number(input.max);
-      if (!Number.isInteger(v) || v < 1 || v > max) {
-        showError(new Error(`${what} must be a whole number from 1 to ${max}, got '${input.value}'`), 'Device');
+      const bad = wholeNumberError(input.value, what, Number(input.max));
+      if (bad) {
+        showError(bad, 'Device');
         input.value = app.state[key] || fallback;
         return;
       }
       clearError();
-      app.set({ [key]: String(v) });
+      app.set({ [key]: String(Number(input.value)) });
     });
     checked(tiles, 'Tiles per IPU', 'tiles', t?.tilesPerIpu ?? 1472);
     const ipus = document.createElement('input');
@@ -518,8 +512,17 @@ function fillDevices(info) {
     render();
     app.emit('device', app.device());
   });
-  renderDeviceOptions = render;
-  render();
+  // The device the link names (at start, and when the hash changes); an unknown one is the CPU,
+  // with a notice.
+  deviceFromLink = () => {
+    if (![...sel.options].some((o) => o.value === app.state.device)) {
+      linkNotice(`The link asks for device '${app.state.device}', which does not exist; using the CPU.`);
+      app.set({ device: DEFAULTS.device });
+    }
+    sel.value = app.state.device;
+    render();
+  };
+  deviceFromLink();
 }
 
 // ------------------------------------------------------------------ tabs and keyboard
@@ -619,23 +622,14 @@ async function applyHash() {
   Object.assign(app.state, next);
   if (next.tab !== prev.tab) selectTabFromLink();
   if (next.device !== prev.device || next.tiles !== prev.tiles || next.ipus !== prev.ipus) {
-    const sel = $('device-select');
-    if ([...sel.options].some((o) => o.value === next.device)) {
-      sel.value = next.device;
-      renderDeviceOptions?.();
-      app.emit('device', app.device());
-    } else {
-      app.set({ device: DEFAULTS.device });
-      sel.value = DEFAULTS.device;
-      renderDeviceOptions?.();
-      linkNotice(`The link asks for device '${next.device}', which does not exist; using the CPU.`);
-    }
+    deviceFromLink?.();
+    app.emit('device', app.device());
   }
   if (next.url !== prev.url && next.url) await openUrl(next.url);
   else if (next.example !== prev.example && next.example !== 'file') await openExample(next.example);
   else if (next.example !== prev.example) showError(new Error('That history entry was a file you opened: open it again to see it.'));
 }
-let renderDeviceOptions = null;
+let deviceFromLink = null;  // set by fillDevices
 window.addEventListener('hashchange', () => {
   if (document.body.dataset.ready === 'true') applyHash().catch((e) => showError(e, 'Link'));
 });

@@ -53,9 +53,13 @@ export function createReportsPanel(el, app) {
     label = `${app.model?.name ?? 'model'} — ${kind} on ${deviceLabel(device)}`;
     if (app.state.tab === 'tab-reports' || device.type !== 'cpu') fetchReport();
   });
-  app.on('oom', ({ error, summary, graph, device }) => {
+  // A prepare out of memory (an OutOfMemoryException from Run or Train, `context`): one line in the
+  // error banner, and the report of what did not fit (its graph report: every tile's memory).
+  app.on('oom', ({ error, context, device }) => {
+    const first = error.message.split('\n')[0].replace(/\s*Worst tiles:\s*$/, '');
+    app.showError(new Error(`${first} — the Reports tab shows the memory of every tile.`), context);
     label = `${app.model?.name ?? 'model'} on ${deviceLabel(device)} (out of memory)`;
-    current = { label, summary, graph: graph ?? null, execution: null, error };
+    current = { label, summary: error.summaryReport, graph: error.graph ?? null, execution: null, error: error.message };
     view.setReport('A', current);
     app.workTabs.select('tab-reports');
     note.textContent = 'The model does not fit: the report shows what did not fit.';

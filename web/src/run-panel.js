@@ -2,7 +2,7 @@
 // zeros / ones / a .npy / an image), then an InferenceSession in the runtime worker; outputs with
 // statistics, top-k for class vectors, images for image-shaped tensors, .npy downloads; latency
 // (median of repeated runs) and the module's memory.
-import { h, clear, formatBytes, formatMs, formatNumber, shapeText, download } from './util.js';
+import { h, clear, formatBytes, formatMs, formatNumber, shapeText, download, wholeNumberError } from './util.js';
 import { statistics, toNpy, parseNpy } from './tensors.js';
 import { hasOpenDims, parseDims, shapeLabel } from './input-shapes.js';
 
@@ -166,23 +166,14 @@ export function createRunPanel(el, app) {
                                         'aria-label': `Shape of input ${name} (${shapeLabel(fileShape)})`,
                                         dataset: { testid: 'input-shape', inputName: name } });
         const problem = h('span.field-error', { role: 'alert' });
+        // The shape is parsed, and a new one applied (the model described with it); the field
+        // shows what is wrong until it fits.
         const apply = async () => {
-          let dims;
           try {
-            dims = parseDims(field.value, fileShape, name);
-          } catch (e) {
-            field.setAttribute('aria-invalid', 'true');
-            problem.textContent = e.message;
-            return;
-          }
-          if (dims.join(',') === (app.inputShapes[name] ?? []).join(',')) {
-            field.value = dims.join(',');
-            field.removeAttribute('aria-invalid');
-            problem.textContent = '';
-            return;
-          }
-          try {
-            await app.setInputShapes({ ...app.inputShapes, [name]: dims });
+            const dims = parseDims(field.value, fileShape, name);
+            if (dims.join(',') !== (app.inputShapes[name] ?? []).join(',')) {
+              await app.setInputShapes({ ...app.inputShapes, [name]: dims });
+            }
             field.value = dims.join(',');
             field.removeAttribute('aria-invalid');
             problem.textContent = '';
@@ -276,9 +267,9 @@ export function createRunPanel(el, app) {
     }
     // Fields are checked, not coerced: a value out of range says so.
     for (const [field, what, max] of [[bps, 'batchesPerStep', 1024], [repeats, 'Repeats', 100]]) {
-      const v = Number(field.value);
-      if (!Number.isInteger(v) || v < 1 || v > max) {
-        app.showError(new Error(`${what} must be a whole number from 1 to ${max}, got '${field.value}'`), 'Run');
+      const bad = wholeNumberError(field.value, what, max);
+      if (bad) {
+        app.showError(bad, 'Run');
         field.focus();
         return;
       }
@@ -307,13 +298,8 @@ export function createRunPanel(el, app) {
     } catch (e) {
       clear(out);
       if (e.name === 'AbortError') out.append(h('p.muted', {}, 'Cancelled.'));
-      else {
-        if (e.summaryReport) {
-          // Out of memory: one line here, every tile's memory in the Reports tab.
-          app.showError(new Error(`${e.message.split('\n')[0].replace(/\s*Worst tiles:\s*$/, '')} — the Reports tab shows the memory of every tile.`), 'Run');
-          app.emit('oom', { error: e.message, summary: e.summaryReport, graph: e.report?.graph ?? null, device: app.device() });
-        } else app.showError(e, 'Run');
-      }
+      else if (e.summaryReport) app.emit('oom', { error: e, context: 'Run', device: app.device() });
+      else app.showError(e, 'Run');
     } finally {
       current = null;
       preparing = false;

@@ -29,9 +29,8 @@ function errorPayload(e) {
   const err = { name: e?.name ?? 'Error', message: String(e?.message ?? e) };
   if (e?.summaryReport) err.summaryReport = e.summaryReport;
   if (e?.profilePath) err.profilePath = e.profilePath;
-  if (e?.report) err.report = e.report;
   if (e?.graphReport) {  // an OutOfMemoryException: the graph report of what did not fit
-    try { err.report = { summary: e.summaryReport, ...(err.report ?? {}), graph: JSON.parse(e.graphReport) }; } catch { /* kept without */ }
+    try { err.graph = JSON.parse(e.graphReport); } catch { /* kept without */ }
   }
   return err;
 }
@@ -245,13 +244,7 @@ ops.run = async ({ device, bps = 1, anchors, inputs: inputSpecs, repeats = 5, in
     inputShapeInfo: inputShapeInfo(inputShapes),
   });
   infer = { session, device };
-  try {
-    session.prepareDevice();
-  } catch (e) {
-    // Out of memory on an IPU: keep the session's summary and the graph report of what did not fit.
-    if (e.summaryReport) e.report = { summary: e.summaryReport };
-    throw e;
-  }
+  session.prepareDevice();  // out of memory on an IPU: errorPayload sends the reports along
   const prepareMs = performance.now() - t0;
   const infos = {};
   for (const name of model.description.inputs) {
@@ -483,23 +476,21 @@ ops.train = async (args, progress, isCancelled) => {
   return { steps: t.step, samples: t.samples };
 };
 
-/// The trained model for inference (exportInferenceModel): the user's outputs and the trained
-/// weights, without the loss, its labels or the optimizer state.
-ops.trainedModel = () => {
+/// Model bytes of the training session (`save` takes it), sent without a copy.
+function trainedBytes(save) {
   const s = trainer?.session;
   if (!s) throw new Error('train the model first');
-  const u8 = new Uint8Array(s.exportInferenceModel()).slice();
+  const u8 = new Uint8Array(save(s)).slice();
   return withTransfer({ bytes: u8.buffer, name: model.name, step: trainer.step }, [u8.buffer]);
-};
+}
+
+/// The trained model for inference (exportInferenceModel): the user's outputs and the trained
+/// weights, without the loss, its labels or the optimizer state.
+ops.trainedModel = () => trainedBytes((s) => s.exportInferenceModel());
 
 /// A checkpoint to keep training from (modelToHost): the training model with its loss and the
 /// optimizer state, which a TrainingSession on it resumes from.
-ops.trainingCheckpoint = () => {
-  const s = trainer?.session;
-  if (!s) throw new Error('train the model first');
-  const u8 = new Uint8Array(s.modelToHostBytes()).slice();
-  return withTransfer({ bytes: u8.buffer, name: model.name, step: trainer.step }, [u8.buffer]);
-};
+ops.trainingCheckpoint = () => trainedBytes((s) => s.modelToHostBytes());
 
 ops.resetTraining = () => {
   disposeTrainer();

@@ -5,7 +5,7 @@
 // changed while training (updateOptimizerFromHost); the trained model (modelToHost) as .onnx.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { h, clear, formatMs, formatNumber, download } from './util.js';
+import { h, clear, formatMs, formatNumber, download, wholeNumberError } from './util.js';
 import { parseNpy, parseNpz, parseCsv } from './tensors.js';
 
 async function loadDigits() {
@@ -269,9 +269,9 @@ export function createTrainPanel(el, app) {
   async function begin(autostart) {
     if (!app.model) return;
     app.clearError();
-    const bs = Number(batch.value);
-    if (!Number.isInteger(bs) || bs < 1 || bs > 4096) {
-      app.showError(new Error(`the batch size must be a whole number from 1 to 4096, got '${batch.value}'`), 'Training');
+    const bad = wholeNumberError(batch.value, 'the batch size', 4096);
+    if (bad) {
+      app.showError(bad, 'Training');
       return;
     }
     if (!data) {
@@ -295,10 +295,8 @@ export function createTrainPanel(el, app) {
     job.then(() => finish(), (e) => {
       finish();
       if (e.name === 'AbortError') return;
-      if (e.summaryReport) {
-        app.showError(new Error(`${e.message.split('\n')[0].replace(/\s*Worst tiles:\s*$/, '')} — the Reports tab shows the memory of every tile.`), 'Training');
-        app.emit('oom', { error: e.message, summary: e.summaryReport, graph: e.report?.graph ?? null, device: app.device() });
-      } else app.showError(e, 'Training');
+      if (e.summaryReport) app.emit('oom', { error: e, context: 'Training', device: app.device() });
+      else app.showError(e, 'Training');
     });
   }
 
@@ -372,22 +370,16 @@ export function createTrainPanel(el, app) {
     if (r) status.textContent = `Learning rate set to ${r.learningRate} (updateOptimizerFromHost).`;
   });
   const saveAs = (suffix) => `${(app.model?.name ?? 'model').replace(/\.(trained|checkpoint)?\.?onnx$/i, '').replace(/[^\w.-]+/g, '_')}.${suffix}.onnx`;
-  dl.addEventListener('click', async () => {
+  const downloadFrom = (op, suffix) => async () => {
     try {
-      const r = await app.runtime.request('trainedModel', {});
-      download(saveAs('trained'), r.bytes);
+      const r = await app.runtime.request(op, {});
+      download(saveAs(suffix), r.bytes);
     } catch (e) {
       app.showError(e, 'Download');
     }
-  });
-  ck.addEventListener('click', async () => {
-    try {
-      const r = await app.runtime.request('trainingCheckpoint', {});
-      download(saveAs('checkpoint'), r.bytes);
-    } catch (e) {
-      app.showError(e, 'Download');
-    }
-  });
+  };
+  dl.addEventListener('click', downloadFrom('trainedModel', 'trained'));
+  ck.addEventListener('click', downloadFrom('trainingCheckpoint', 'checkpoint'));
   app.on('shortcut-train-toggle', () => (running ? pause.click() : start.click()));
   app.on('shortcut-cancel', () => { if (running) pause.click(); });
   return { loss: lossChart };

@@ -40,6 +40,14 @@ export function formatBytes(n) {
   return `${u ? v.toFixed(v < 10 ? 2 : 1) : v} ${units[u]}`;
 }
 
+/// A field's value checked, not coerced: an Error saying what is wrong unless `text` is a whole
+/// number from 1 to `max` ("<what> must be a whole number from 1 to <max>, got '<text>'"), else null.
+export function wholeNumberError(text, what, max) {
+  const v = Number(text);
+  if (Number.isInteger(v) && v >= 1 && v <= max) return null;
+  return new Error(`${what} must be a whole number from 1 to ${max}, got '${text}'`);
+}
+
 export function formatCount(n) {
   if (n === null || n === undefined) return '?';
   return Number(n).toLocaleString('en-US');

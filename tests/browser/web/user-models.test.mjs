@@ -30,9 +30,9 @@ const field = (input) => `${byId('input-shape')}[data-input-name="${input}"]`;
 const shapeOf = (page, tensor) =>
   page.evaluate((n) => window.popartApp.model.description.tensors.find((t) => t.name === n)?.shape, tensor);
 
-async function openSymbolic(page) {
-  await page.setInputFiles(byId('open-file'), symbolic);
-  await page.waitForFunction(() => window.popartApp.model?.name === 'symbolic.onnx' && document.body.dataset.busy === 'false');
+async function openFixture(page, f = symbolic) {
+  await page.setInputFiles(byId('open-file'), f);
+  await page.waitForFunction((n) => window.popartApp.model?.name === n && document.body.dataset.busy === 'false', f.name);
 }
 
 async function setShape(page, input, value) {
@@ -44,7 +44,7 @@ async function setShape(page, input, value) {
 test('inputs whose dims are not numbers get shape fields: pre-filled, shown in the graph, used by Run', async () => {
   const p = await openPage(env);
   const { page } = p;
-  await openSymbolic(page);
+  await openFixture(page);
   assert.equal(await page.locator(byId('input-shape')).count(), 2);
   // image [batch, 3, height, width]; frames [N, ?, 8].
   assert.equal(await page.inputValue(field('image')), '1,3,224,224');
@@ -75,7 +75,7 @@ test('inputs whose dims are not numbers get shape fields: pre-filled, shown in t
 test('a shape that does not fit the input says what is wrong and keeps the last good one', async () => {
   const p = await openPage(env);
   const { page } = p;
-  await openSymbolic(page);
+  await openFixture(page);
   const cases = [
     ['1,3,32', /input 'image' has 4 dims \(batch×3×height×width\); '1,3,32' gives 3/],
     ['1,4,32,32', /input 'image': dim 1 is fixed at 3 by the model, got 4/],
@@ -103,11 +103,11 @@ test('a shape that does not fit the input says what is wrong and keeps the last 
 test('shapes are remembered per model: reopening the same model brings them back', async () => {
   const p = await openPage(env);
   const { page } = p;
-  await openSymbolic(page);
+  await openFixture(page);
   await setShape(page, 'image', '3,3,40,50');
   await page.reload();
   await waitIdle(page);
-  await openSymbolic(page);
+  await openFixture(page);
   assert.equal(await page.inputValue(field('image')), '3,3,40,50');
   assert.deepEqual(await shapeOf(page, 'conv'), [3, 4, 40, 50]);
   assert.equal(await page.inputValue(field('frames')), '1,16,8');  // never changed: the guess
@@ -121,8 +121,7 @@ test('shapes are remembered per model: reopening the same model brings them back
 test('training a model whose input dims are not numbers: its shape with the batch size as the batch', async () => {
   const p = await openPage(env);
   const { page } = p;
-  await page.setInputFiles(byId('open-file'), classifier);
-  await page.waitForFunction(() => window.popartApp.model?.name === 'symbolic_classifier.onnx' && document.body.dataset.busy === 'false');
+  await openFixture(page, classifier);
   await setShape(page, 'image', '1,3,4,4');
   // 64 samples of 3x4x4 values in 4 classes (a bright channel-row block per class).
   const rows = [];
