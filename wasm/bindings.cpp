@@ -142,6 +142,24 @@ std::string describeModelJs(const val& model, const val& shapes, const val& bins
   });
 }
 
+/// tensorValue(bytes, name): {name, dtype, shape, bytes: Uint8Array (row-major, little-endian) or
+/// strings: string[]} (index.mjs makes the NDArray).
+val tensorValueJs(const val& model, const std::string& name) {
+  return guarded([&] {
+    const StoredTensorValue v = tensorValue(bytesFrom(model), name);
+    val o = val::object();
+    o.set("name", v.name);
+    o.set("dtype", v.dtype);
+    o.set("shape", jsShape(v.shape));
+    if (v.dtype == "STRING") {
+      o.set("strings", jsStrings(v.strings));
+    } else {
+      o.set("bytes", u8Copy(v.bytes.data(), v.bytes.size()));
+    }
+    return o;
+  });
+}
+
 // ---------------------------------------------------------------- reflection (the core's tables)
 
 val jsFromOptionValue(const OptionValue& v) {
@@ -1196,6 +1214,7 @@ EMSCRIPTEN_BINDINGS(popart) {
   function("enumerateDevices", &w::enumerateDevices);
   function("getNumThreads", &w::getNumThreads);
   function("describeModel", &w::describeModelJs);
+  function("tensorValue", &w::tensorValueJs);
 
   class_<SessionJs>("SessionHandle")
       .class_function("createInference", &SessionJs::createInference, allow_raw_pointers())

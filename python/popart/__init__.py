@@ -13,7 +13,8 @@ from ._popart import (  # noqa: F401
     setMemoryLimit, setNumThreads, defaultAiOnnxOpset, defaultAiOnnxMlOpset,
     defaultAiGraphcoreOpset, versionString, versionNumber, packageHash, OperatorIdentifier, getSupportedOperations,
     getSupportedOperationsDefinition, getUnsupportedOperations, OpDefinition, CommGroup, ReplicaGrouping,
-    VariableSettings, InputSettings, initializePoplarDebugInfo, closePoplarDebugInfo, DebugContext, DebugInfo)
+    VariableSettings, InputSettings, initializePoplarDebugInfo, closePoplarDebugInfo, DebugContext, DebugInfo,
+    tensorValue)
 from .builder import AiGraphcore, AiOnnx, Builder, OPSET_CLASSES as _OPSET_CLASSES  # noqa: F401
 from .options import _STRUCTS, SessionOptions  # noqa: F401
 from .session import InferenceSession, Session, TrainingSession  # noqa: F401

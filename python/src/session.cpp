@@ -251,6 +251,33 @@ void bindSession(py::module_& m) {
         return toJson(describeModel(source, isi, o));
       },
       py::arg("fnModel"), py::arg("inputShapeInfo"), py::arg("histogramBins"));
+  // A stored tensor's value (popart.tensorValue): a NumPy array; BFLOAT16 as uint16 and FLOAT8 as
+  // uint8 bit patterns (NumPy has no such dtypes), STRING as an object array.
+  m.def(
+      "tensorValue",
+      [](py::handle model, const std::string& name) -> py::object {
+        const std::string source = modelArg(model);
+        StoredTensorValue v;
+        {
+          py::gil_scoped_release unlocked;
+          v = tensorValue(source, name);
+        }
+        const DataType t = dataTypeFromString(v.dtype);
+        if (t == DataType::STRING) {
+          py::list items;
+          for (const auto& str : v.strings) items.append(py::bytes(str).attr("decode")("utf-8", "replace"));
+          return py::module_::import("numpy").attr("array")(items, "object").attr("reshape")(py::cast(v.shape));
+        }
+        const py::dtype dt = t == DataType::BFLOAT16                                  ? py::dtype("uint16")
+                             : t == DataType::FLOAT8_143 || t == DataType::FLOAT8_152 ? py::dtype("uint8")
+                                                                                      : numpyDtype(t);
+        py::array a(dt, std::vector<py::ssize_t>(v.shape.begin(), v.shape.end()));
+        if (!v.bytes.empty()) std::memcpy(a.mutable_data(), v.bytes.data(), v.bytes.size());
+        return std::move(a);
+      },
+      py::arg("fnModel"), py::arg("name"),
+      "The stored value of an initializer or a Constant's output of the model (bytes or a path), main graph "
+      "first, then subgraphs; raises popart.popart_exception when the model stores none.");
   py::class_<IStepIO>(m, "IStepIO")
       .def("enableRuntimeAsserts", &IStepIO::enableRuntimeAsserts)
       .def("runtimeAssertsEnabled", &IStepIO::runtimeAssertsEnabled);

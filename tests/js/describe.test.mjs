@@ -190,6 +190,75 @@ test('If: both bodies as subgraphs, with the runtime shapes; the If reads the ou
   assert.deepEqual(tensor(d, 'x').consumers, ['if']);
 });
 
+test('metadata, doc strings, support, and tensors read only inside nested bodies', () => {
+  // then: a Loop (2 trips) adding z, an outer input read only there; a Foo op no runtime knows.
+  const loopBody = graph('loop_body', [node('Identity', 'keep', ['cin'], ['cout']), node('Add', 'add', ['v', 'z'], ['vout']),
+    valueInfo(11, 'i', 7, []), valueInfo(11, 'cin', BOOL, []), valueInfo(11, 'v', FLOAT, [2]),
+    valueInfo(12, 'cout', BOOL, []), valueInfo(12, 'vout', FLOAT, [2])]);
+  const then = graph('then', [node('Loop', 'loop', ['trips', '', 'x'], ['t'], [graphAttr('body', loopBody)]),
+    valueInfo(12, 't', FLOAT, [2]), str(10, 'then doc')]);
+  const els = graph('else', [node('Neg', 'neg', ['x'], ['e']), valueInfo(12, 'e', FLOAT, [2])]);
+  const tripsInit = msg(5, [int(2, 7), int(7, 2), str(8, 'trips')]);  // an INT64 scalar initializer: 2
+  const g = graph('main', [
+    node('If', 'if', ['cond'], ['y'], [graphAttr('then_branch', then), graphAttr('else_branch', els), str(6, 'choose')]),
+    tripsInit, valueInfo(11, 'cond', BOOL, []), valueInfo(11, 'x', FLOAT, [2]), valueInfo(11, 'z', FLOAT, [2]),
+    valueInfo(12, 'y', FLOAT, [2]), str(10, 'graph doc')]);
+  const bytes = new Uint8Array([...int(1, 8), ...msg(8, [str(1, ''), int(2, 13)]), ...str(6, 'model doc'),
+    ...msg(14, [str(1, 'author'), str(2, 'me')]), ...msg(7, g)]);
+  const d = popart.describeModel(bytes);
+  assert.deepEqual(d.shapeInference, { ok: true, message: '' });
+  assert.equal(d.docString, 'model doc');
+  assert.equal(d.graphDocString, 'graph doc');
+  assert.deepEqual(d.metadataProps, [{ key: 'author', value: 'me' }]);
+  const n = d.nodes[0];
+  assert.equal(n.docString, 'choose');
+  assert.equal(n.supported, true);
+  assert.deepEqual(n.implicitInputs, ['trips', 'x', 'z']);
+  assert.deepEqual(n.subgraphs.map((sg) => sg.attribute), ['then_branch', 'else_branch']);
+  assert.equal(n.subgraphs[0].docString, 'then doc');
+  const loop = n.subgraphs[0].nodes[0];
+  assert.deepEqual(loop.implicitInputs, ['z']);
+  assert.equal(loop.subgraphs[0].attribute, 'body');
+  assert.deepEqual(loop.subgraphs[0].nodes.map((m) => m.name), ['keep', 'add']);
+  assert.deepEqual(tensor(d, 'z').consumers, ['if']);
+  const b = new popart.Builder({ opsets: { 'ai.onnx': 13 } });
+  const [c] = b.customOp('Foo', 1, 'com.example', [b.addInputTensor('FLOAT', [2], 'x')], {}, 1, 'foo');
+  b.addOutputTensor(c);
+  const unknown = popart.describeModel(b.getModelProto());
+  b.dispose();
+  assert.equal(unknown.nodes[0].supported, false);
+});
+
+test('tensorValue: every initializer of cnn_small as NumPy saw it; Constants in bodies; errors', () => {
+  const file = path.join(ZOO, 'cnn_small.onnx');
+  const ref = JSON.parse(fs.readFileSync(path.join(REFS, 'cnn_small.describe.json'), 'utf8'));
+  const inits = Object.entries(ref.tensors).filter(([, t]) => t.kind === 'initializer');
+  assert.ok(inits.length >= 4);
+  for (const [name, r] of inits) {
+    const v = popart.tensorValue(file, name);
+    assert.equal(v.name, name);
+    assert.equal(v.dtype, r.dtype, name);
+    assert.deepEqual(v.shape, r.shape, name);
+    assert.equal(v.data.length, r.stats.count, name);
+    const xs = Array.from(v.data, Number);
+    assert.equal(Math.min(...xs), r.stats.min, name);
+    assert.equal(Math.max(...xs), r.stats.max, name);
+    assert.ok(Math.abs(xs.reduce((a, x) => a + x, 0) / xs.length - r.stats.mean) < 1e-6, name);
+  }
+  const b = new popart.Builder({ opsets: { 'ai.onnx': 13 } });
+  const x = b.addInputTensor('FLOAT', [3], 'x');
+  const k = b.aiOnnx.constant(new popart.NDArray(new BigInt64Array([4n, -7n, 9n]), [3]), false, 'k');
+  b.addOutputTensor(b.aiOnnx.add([x, b.aiOnnx.cast([k], 'FLOAT')]));
+  const bytes = b.getModelProto();
+  b.dispose();
+  const kv = popart.tensorValue(bytes, k);
+  assert.equal(kv.dtype, 'INT64');
+  assert.deepEqual(Array.from(kv.data), [4n, -7n, 9n]);
+  expectError(() => popart.tensorValue(bytes, 'x'), ["stores no value for tensor 'x'"]);
+  expectError(() => popart.tensorValue(bytes, 3), ['name must be a string']);
+  assert.equal(popart.tensorValue(bytes, k).data.length, 3);  // the module keeps working
+});
+
 test('empty and repeated node names get unique synthetic names', () => {
   const g = graph('g', [node('Relu', '', ['x'], ['a']), node('Relu', 'Relu_0', ['a'], ['b']),
                         node('Relu', 'dup', ['b'], ['c']), node('Relu', 'dup', ['c'], ['y']),

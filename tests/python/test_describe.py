@@ -93,3 +93,41 @@ def test_bad_input_is_a_popart_exception(popart):
         popart.describeModel(42)
     # The module keeps working.
     assert [n["opType"] for n in popart.describeModel(proto)["nodes"]] == ["Relu"]
+
+
+def test_metadata_implicit_inputs_support_and_tensor_value(popart):
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+    body = helper.make_graph([helper.make_node("Add", ["v", "z"], ["vout"], name="add")], "then",
+                             [], [helper.make_tensor_value_info("vout", onnx.TensorProto.FLOAT, [2])])
+    body.node.insert(0, helper.make_node("Identity", ["x"], ["v"], name="copy"))
+    els = helper.make_graph([helper.make_node("Neg", ["x"], ["e"], name="neg")], "else", [],
+                            [helper.make_tensor_value_info("e", onnx.TensorProto.FLOAT, [2])])
+    w = np.array([[1.5, -2.0, 0.25]], dtype=np.float16)
+    nodes = [helper.make_node("If", ["cond"], ["y"], name="if", then_branch=body, else_branch=els, doc_string="pick"),
+             helper.make_node("Constant", [], ["c"], name="cw", value=numpy_helper.from_array(w, "c")),
+             helper.make_node("Foo", ["y"], ["f"], name="foo", domain="com.example")]
+    g = helper.make_graph(nodes, "main", [helper.make_tensor_value_info("cond", onnx.TensorProto.BOOL, []),
+                                          helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2]),
+                                          helper.make_tensor_value_info("z", onnx.TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("f", onnx.TensorProto.FLOAT, [2]),
+                           helper.make_tensor_value_info("c", onnx.TensorProto.FLOAT16, [1, 3])],
+                          initializer=[numpy_helper.from_array(np.zeros(5, np.float32), "Accl___w")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.example", 1)])
+    helper.set_model_props(m, {"author": "me"})
+    data = m.SerializeToString()
+    d = popart.describeModel(data)
+    assert d["metadataProps"] == [{"key": "author", "value": "me"}]
+    node = {n["name"]: n for n in d["nodes"]}
+    assert node["if"]["implicitInputs"] == ["x", "z"] and node["if"]["docString"] == "pick"
+    assert [s["attribute"] for s in node["if"]["subgraphs"]] == ["else_branch", "then_branch"]  # attribute order
+    assert node["if"]["supported"] and not node["foo"]["supported"]
+    # c is a graph output here, so not a Constant weight: the parameters are nothing; Accl___w is state.
+    assert (d["parameterCount"], d["optimizerStateCount"], d["optimizerStateBytes"]) == (0, 5, 20)
+    v = popart.tensorValue(data, "c")
+    assert v.dtype == np.float16 and v.shape == (1, 3)
+    np.testing.assert_array_equal(v, w)
+    np.testing.assert_array_equal(popart.tensorValue(data, "Accl___w"), np.zeros(5, np.float32))
+    with pytest.raises(popart.popart_exception, match="stores no value for tensor 'x'"):
+        popart.tensorValue(data, "x")

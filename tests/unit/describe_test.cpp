@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -384,15 +385,33 @@ TEST(Describe, TensorAttributesAndJsonKeys) {
   std::vector<std::string> keys;  // in the document's order
   const auto ordered = nlohmann::ordered_json::parse(toJson(describeModel(model)));
   for (auto it = ordered.begin(); it != ordered.end(); ++it) keys.push_back(it.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"irVersion", "producerName", "producerVersion", "graphName", "docString",
-                                            "modelBytes", "opsets", "inputs", "outputs", "parameterCount",
-                                            "parameterBytes", "opHistogram", "shapeInference", "nodes", "tensors"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"irVersion",
+                                            "producerName",
+                                            "producerVersion",
+                                            "graphName",
+                                            "docString",
+                                            "graphDocString",
+                                            "domain",
+                                            "modelVersion",
+                                            "metadataProps",
+                                            "modelBytes",
+                                            "opsets",
+                                            "inputs",
+                                            "outputs",
+                                            "parameterCount",
+                                            "parameterBytes",
+                                            "optimizerStateCount",
+                                            "optimizerStateBytes",
+                                            "opHistogram",
+                                            "shapeInference",
+                                            "nodes",
+                                            "tensors"}));
   EXPECT_EQ(j["modelBytes"], model.size());
   EXPECT_EQ(j["opsets"], json::parse(R"([{"domain": "ai.onnx", "version": 13}])"));
   EXPECT_EQ(j["nodes"][0], json::parse(R"({"name": "Constant_0", "opType": "Constant", "domain": "ai.onnx", "opset": 13,
       "attributes": [{"name": "value", "type": "TENSOR",
                       "value": {"dtype": "INT64", "shape": [2], "elements": 2, "values": [4, -7]}}],
-      "inputs": [], "outputs": ["k"]})"));
+      "inputs": [], "outputs": ["k"], "docString": "", "supported": true, "implicitInputs": []})"));
   const json& k = j["tensors"][0];
   EXPECT_EQ(k["name"], "k");
   EXPECT_EQ(k["kind"], "output");
@@ -406,6 +425,168 @@ TEST(Describe, TensorAttributesAndJsonKeys) {
   EXPECT_EQ(k["stats"]["count"], 2);
   EXPECT_EQ(k["stats"]["min"], -7.0);
   EXPECT_EQ(k["stats"]["histogram"]["counts"].size(), 32u);
+}
+
+/// A model with what a viewer shows besides the graph: metadata, doc strings, an If whose then
+/// branch holds a Loop reading a graph input only inside it, a Constant weight, optimizer state
+/// and an op no runtime knows.
+onnx::ModelProto viewerModel() {
+  onnx::ModelProto m = newModel(13);
+  m.set_doc_string("model doc");
+  m.set_domain("org.example");
+  m.set_model_version(7);
+  auto* p = m.add_metadata_props();
+  p->set_key("author");
+  p->set_value("me");
+  p = m.add_metadata_props();
+  p->set_key("license");
+  p->set_value("MIT");
+  auto* g = m.mutable_graph();
+  g->set_doc_string("graph doc");
+  addValueInfo(g->mutable_input(), "cond", onnx::TensorProto::BOOL, {});
+  addValueInfo(g->mutable_input(), "x", onnx::TensorProto::FLOAT, {2});
+  addValueInfo(g->mutable_input(), "z", onnx::TensorProto::FLOAT, {2});
+  // A Constant weight [2, 3] (6 floats) and optimizer state (an Accl___ initializer of 4 floats).
+  auto* c = addNode(g, "Constant", "cw", {}, {"cw_out"});
+  auto* a = c->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  a->mutable_t()->add_dims(2);
+  a->mutable_t()->add_dims(3);
+  for (int i = 0; i < 6; ++i) a->mutable_t()->add_float_data(static_cast<float>(i) * 0.5f);
+  auto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(2);
+  for (float v : {1.5f, -2.0f}) w->add_float_data(v);
+  auto* accl = g->add_initializer();
+  accl->set_name("Accl___w");
+  accl->set_data_type(onnx::TensorProto::FLOAT);
+  accl->add_dims(4);
+  for (int i = 0; i < 4; ++i) accl->add_float_data(0.0f);
+  auto* ifn = addNode(g, "If", "if", {"cond"}, {"y"});
+  ifn->set_doc_string("choose");
+  auto* then = ifn->add_attribute();
+  then->set_name("then_branch");
+  then->set_type(onnx::AttributeProto::GRAPH);
+  auto* tb = then->mutable_g();
+  tb->set_name("then");
+  tb->set_doc_string("then doc");
+  // then: a Loop of 2 trips adding z (an outer input read only here) to a carried copy of x.
+  auto* trips = addNode(tb, "Constant", "trips", {}, {"trips_out"});
+  auto* ta = trips->add_attribute();
+  ta->set_name("value_int");
+  ta->set_type(onnx::AttributeProto::INT);
+  ta->set_i(2);
+  auto* loop = addNode(tb, "Loop", "loop", {"trips_out", "", "x"}, {"t"});
+  auto* body = loop->add_attribute();
+  body->set_name("body");
+  body->set_type(onnx::AttributeProto::GRAPH);
+  auto* lb = body->mutable_g();
+  lb->set_name("loop_body");
+  addValueInfo(lb->mutable_input(), "i", onnx::TensorProto::INT64, {});
+  addValueInfo(lb->mutable_input(), "cin", onnx::TensorProto::BOOL, {});
+  addValueInfo(lb->mutable_input(), "v", onnx::TensorProto::FLOAT, {2});
+  addNode(lb, "Identity", "keep", {"cin"}, {"cout"});
+  addNode(lb, "Add", "add", {"v", "z"}, {"vout"});
+  addValueInfo(lb->mutable_output(), "cout", onnx::TensorProto::BOOL, {});
+  addValueInfo(lb->mutable_output(), "vout", onnx::TensorProto::FLOAT, {2});
+  addValueInfo(tb->mutable_output(), "t", onnx::TensorProto::FLOAT, {2});
+  auto* els = ifn->add_attribute();
+  els->set_name("else_branch");
+  els->set_type(onnx::AttributeProto::GRAPH);
+  auto* eb = els->mutable_g();
+  eb->set_name("else");
+  addNode(eb, "Neg", "neg", {"x"}, {"e"});
+  addValueInfo(eb->mutable_output(), "e", onnx::TensorProto::FLOAT, {2});
+  auto* custom = addNode(g, "Foo", "custom", {"y"}, {"f"});
+  custom->set_domain("com.example");
+  auto* o = m.add_opset_import();
+  o->set_domain("com.example");
+  o->set_version(1);
+  addNode(g, "Mul", "mul", {"y", "w"}, {"out"});
+  addValueInfo(g->mutable_output(), "out", onnx::TensorProto::FLOAT, {2});
+  addValueInfo(g->mutable_output(), "f", onnx::TensorProto::FLOAT, {2});
+  return m;
+}
+
+const NodeDescription& node(const GraphDescription& g, const std::string& name) {
+  for (const auto& n : g.nodes) {
+    if (n.name == name) return n;
+  }
+  throw error("no node '{}' in the description", name);
+}
+
+TEST(Describe, MetadataDocStringsSupportAndImplicitInputs) {
+  const ModelDescription d = describeModel(bytes(viewerModel()));
+  EXPECT_EQ(d.docString, "model doc");
+  EXPECT_EQ(d.graph.docString, "graph doc");
+  EXPECT_EQ(d.domain, "org.example");
+  EXPECT_EQ(d.modelVersion, 7);
+  EXPECT_EQ(d.metadataProps, (std::vector<std::pair<std::string, std::string>>{{"author", "me"}, {"license", "MIT"}}));
+  // Parameters: w (2) and the Constant weight (6 floats); Accl___w is optimizer state.
+  EXPECT_EQ(d.parameterCount, 8);
+  EXPECT_EQ(d.parameterBytes, 32);
+  EXPECT_EQ(d.optimizerStateCount, 4);
+  EXPECT_EQ(d.optimizerStateBytes, 16);
+  const NodeDescription& ifNode = node(d.graph, "if");
+  EXPECT_EQ(ifNode.docString, "choose");
+  EXPECT_TRUE(ifNode.supported);
+  EXPECT_FALSE(node(d.graph, "custom").supported);
+  EXPECT_TRUE(node(d.graph, "mul").supported);
+  // x and z are read only inside the bodies (z two levels down).
+  EXPECT_EQ(ifNode.implicitInputs, (std::vector<std::string>{"x", "z"}));
+  EXPECT_TRUE(node(d.graph, "mul").implicitInputs.empty());
+  EXPECT_EQ(tensor(d.graph, "z").consumers, std::vector<std::string>{"if"});
+  // Bodies at every depth, each naming its attribute.
+  ASSERT_EQ(ifNode.subgraphs.size(), 2u);
+  const GraphDescription& then = ifNode.subgraphs[0];
+  EXPECT_EQ(then.attribute, "then_branch");
+  EXPECT_EQ(then.docString, "then doc");
+  EXPECT_EQ(ifNode.subgraphs[1].attribute, "else_branch");
+  const NodeDescription& loop = node(then, "loop");
+  EXPECT_EQ(loop.implicitInputs, std::vector<std::string>{"z"});
+  ASSERT_EQ(loop.subgraphs.size(), 1u);
+  EXPECT_EQ(loop.subgraphs[0].attribute, "body");
+  EXPECT_EQ(loop.subgraphs[0].nodes.size(), 2u);
+  EXPECT_EQ(node(loop.subgraphs[0], "add").inputs, (std::vector<std::string>{"v", "z"}));
+  const json j = json::parse(toJson(d));
+  EXPECT_EQ(j["metadataProps"],
+            json::parse(R"([{"key": "author", "value": "me"}, {"key": "license", "value": "MIT"}])"));
+  EXPECT_EQ(j["graphDocString"], "graph doc");
+  EXPECT_EQ(j["optimizerStateCount"], 4);
+  const json& jif = j["nodes"][1];
+  EXPECT_EQ(jif["name"], "if");
+  EXPECT_EQ(jif["implicitInputs"], json::parse(R"(["x", "z"])"));
+  EXPECT_EQ(jif["subgraphs"][0]["attribute"], "then_branch");
+  EXPECT_EQ(jif["subgraphs"][0]["nodes"][1]["subgraphs"][0]["nodes"][1]["name"], "add");
+  EXPECT_EQ(j["nodes"][2]["supported"], false);
+}
+
+TEST(Describe, TensorValueOfInitializersAndConstants) {
+  const std::string m = bytes(viewerModel());
+  const StoredTensorValue w = tensorValue(m, "w");
+  EXPECT_EQ(w.dtype, "FLOAT");
+  EXPECT_EQ(w.shape, std::vector<int64_t>{2});
+  ASSERT_EQ(w.bytes.size(), 8u);
+  float wv[2];
+  std::memcpy(wv, w.bytes.data(), 8);
+  EXPECT_EQ(wv[0], 1.5f);
+  EXPECT_EQ(wv[1], -2.0f);
+  const StoredTensorValue c = tensorValue(m, "cw_out");  // a Constant's TENSOR value
+  EXPECT_EQ(c.shape, (std::vector<int64_t>{2, 3}));
+  float cv[6];
+  std::memcpy(cv, c.bytes.data(), 24);
+  EXPECT_EQ(cv[5], 2.5f);
+  const StoredTensorValue t = tensorValue(m, "trips_out");  // value_int, inside the then branch
+  EXPECT_EQ(t.dtype, "INT64");
+  EXPECT_TRUE(t.shape.empty());
+  int64_t tv = 0;
+  std::memcpy(&tv, t.bytes.data(), 8);
+  EXPECT_EQ(tv, 2);
+  expectError([&] { tensorValue(m, "x"); }, {"stores no value for tensor 'x'"});
+  expectError([&] { tensorValue(m, "nothing"); }, {"'nothing'"});
 }
 
 }  // namespace

@@ -565,5 +565,65 @@ TEST(IpuModelReports, TrainingOnTwoIpusPlacesTheBackwardPass) {
   EXPECT_GT(c.cycles.interIpuCopies, 0);
 }
 
+TEST(IpuModelReport, OpIdsNodesAndTensorProducers) {
+  // Training: forward ops, their gradients, the gradient sums and the weight updates.
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset11();
+  const TensorId x = b->addInputTensor(TensorInfo("FLOAT", {4, 8}), "x");
+  auto w1v = test::randomFloats(64, 1, -0.1f, 0.1f), w2v = test::randomFloats(64, 2, -0.1f, 0.1f);
+  const TensorId w1 = b->addInitializedInputTensor(ConstVoidData(w1v.data(), TensorInfo("FLOAT", {8, 8})), "w1");
+  const TensorId w2 = b->addInitializedInputTensor(ConstVoidData(w2v.data(), TensorInfo("FLOAT", {8, 8})), "w2");
+  const TensorId h = ai.relu({ai.matmul({x, w1}, "mm1")}, "relu");
+  const TensorId loss = b->aiGraphcoreOpset1().l1loss({ai.matmul({h, w2}, "mm2")}, 0.1f, ReductionType::Sum, "loss");
+  b->addOutputTensor(loss);
+  SGD sgd({{"defaultLearningRate", {0.01f, false}}, {"defaultMomentum", {0.9f, false}}});
+  auto s = TrainingSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {loss}), loss, sgd, ipuModel(64));
+  s->prepareDevice();
+  const report::Report r = s->getReport();
+  const report::Compilation& c = r.compilation;
+  std::set<int64_t> ids;
+  std::set<std::string> forward;
+  for (const auto& op : c.ops) {
+    EXPECT_TRUE(ids.insert(op.id).second) << "repeated id " << op.id;
+    if (op.node == op.name) forward.insert(op.name);
+  }
+  int grads = 0, updates = 0;
+  for (const auto& op : c.ops) {
+    if (op.name.find("/grad/") != std::string::npos || op.name.rfind(reservedGradientPrefix(), 0) == 0) {
+      ++grads;
+      EXPECT_TRUE(forward.count(op.node)) << op.name << " -> " << op.node;
+    }
+    if (op.type.find("VarUpdate") != std::string::npos) {
+      ++updates;
+      // w1's update belongs to mm1 (the first forward op that reads w1), w2's to mm2.
+      const std::string fwd = op.name.rfind("w1", 0) == 0 ? "mm1" : "mm2";
+      EXPECT_EQ(op.node.rfind(fwd, 0), 0u) << op.name << " -> " << op.node;
+    }
+  }
+  EXPECT_GE(grads, 4);
+  EXPECT_EQ(updates, 2);
+  // Each tensor's producer is an op of the report that lists it among its outputs' writers.
+  std::map<int64_t, size_t> stepOf;
+  for (size_t i = 0; i < c.ops.size(); ++i) stepOf[c.ops[i].id] = i;
+  int produced = 0;
+  for (const auto& t : c.tensors) {
+    if (t.kind == "variable" || t.kind == "stream") {
+      EXPECT_EQ(t.producer, -1) << t.id;
+      continue;
+    }
+    if (t.producer < 0) continue;
+    ++produced;
+    ASSERT_TRUE(stepOf.count(t.producer)) << t.id;
+    if (!t.view && t.kind == "activation") {
+      EXPECT_EQ(t.liveFrom, static_cast<int>(stepOf.at(t.producer))) << t.id;
+    }
+  }
+  EXPECT_GT(produced, 4);
+  const json j = json::parse(s->getGraphReport());
+  EXPECT_EQ(j["ops"][0]["id"], c.ops[0].id);
+  EXPECT_EQ(j["ops"][0]["node"], c.ops[0].node);
+  EXPECT_TRUE(j["tensors"][0].contains("producer"));
+}
+
 }  // namespace
 }  // namespace popart

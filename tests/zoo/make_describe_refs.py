@@ -18,6 +18,8 @@ OUT_DIR/NAME.describe.json (OUT_DIR defaults to ZOO_DIR):
 - statistics of numeric initializers and Constant outputs in float64: count, min, max, mean,
   population std (over the finite values), zeros, nans, infs and numpy.histogram(finite values,
   bins=HISTOGRAM_BINS, range=(min, max)).
+- the parameter count and bytes: the initializers except optimizer state (Accl___ and PopART's other
+  reserved prefixes) and the numeric Constant outputs.
 A reference newer than its model with the same RECIPE is kept unless --force.
 """
 import argparse
@@ -35,7 +37,7 @@ for _name, _typ in (("float", float), ("int", int), ("bool", bool), ("object", o
 import onnx  # noqa: E402
 from onnx import numpy_helper, shape_inference  # noqa: E402
 
-RECIPE = 1
+RECIPE = 2
 HISTOGRAM_BINS = 32
 STATS_TYPES = {"FLOAT", "DOUBLE", "FLOAT16", "BFLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16",
                "UINT32", "UINT64"}
@@ -199,9 +201,33 @@ def describe(path):
                     entry["stats"] = stats(arr)
         tensors[t] = entry
 
-    params = sum(int(np.prod(t.dims, dtype=np.int64)) for t in g.initializer)
-    param_bytes = sum(int(np.prod(t.dims, dtype=np.int64)) * ELEMENT_BYTES.get(type_name(t.data_type), 0)
-                      for t in g.initializer)
+    # Parameters: the initializers except optimizer state (PopART's reserved prefixes), plus the
+    # numeric values of Constant nodes (those with statistics).
+    state_prefixes = ("Accum___", "Accl___", "Accl1___", "Accl2___", "Accl3___", "Step___")
+    params = param_bytes = 0
+    for t in g.initializer:
+        if t.name.startswith(state_prefixes):
+            continue
+        n = int(np.prod(t.dims, dtype=np.int64))
+        params += n
+        param_bytes += n * ELEMENT_BYTES.get(type_name(t.data_type), 0)
+    for t, n in constant.items():
+        if t in outputs:  # a graph output is described as an output, not a constant
+            continue
+        value = next((a for a in n.attribute if a.name.startswith("value")), None)
+        if value is None:
+            continue
+        v = onnx.helper.get_attribute_value(value)
+        if value.name == "value" and type_name(v.data_type) in STATS_TYPES:
+            k, b = int(np.prod(v.dims, dtype=np.int64)), ELEMENT_BYTES[type_name(v.data_type)]
+        elif value.name in ("value_float", "value_floats"):
+            k, b = (1 if value.name == "value_float" else len(v)), 4
+        elif value.name in ("value_int", "value_ints"):
+            k, b = (1 if value.name == "value_int" else len(v)), 8
+        else:
+            continue
+        params += k
+        param_bytes += k * b
     hist = {}
     for n in g.node:
         hist[n.op_type] = hist.get(n.op_type, 0) + 1

@@ -1073,12 +1073,21 @@ export interface NodeDescription {
   attributes: AttributeDescription[];
   inputs: string[];
   outputs: string[];
-  /** The bodies of GRAPH / GRAPHS attributes (If, Loop, Scan), in attribute order. */
+  /** The node's doc_string ('' when none). */
+  docString: string;
+  /** Whether this runtime implements the op at the model's opset of its domain. */
+  supported: boolean;
+  /** Outer-scope tensors its subgraph bodies read (any depth) that are not among `inputs`, sorted. */
+  implicitInputs: string[];
+  /** The bodies of GRAPH / GRAPHS attributes (If, Loop, Scan), in attribute order, at every depth. */
   subgraphs?: GraphDescription[];
 }
 
 export interface GraphDescription {
   name: string;
+  /** The GRAPH / GRAPHS attribute a subgraph is the value of ('then_branch', 'body'); '' for the main graph. */
+  attribute: string;
+  docString: string;
   inputs: string[];
   outputs: string[];
   nodes: NodeDescription[];
@@ -1092,13 +1101,23 @@ export interface ModelDescription {
   producerVersion: string;
   graphName: string;
   docString: string;
+  /** The main graph's doc_string. */
+  graphDocString: string;
+  domain: string;
+  modelVersion: number;
+  /** The model's metadata_props, in file order. */
+  metadataProps: { key: string; value: string }[];
   modelBytes: number;
   opsets: { domain: string; version: number }[];
   /** Graph inputs that are not initializers. */
   inputs: string[];
   outputs: string[];
+  /** The main graph's initializers and numeric Constant outputs, optimizer state excluded. */
   parameterCount: number;
   parameterBytes: number;
+  /** Initializers that are optimizer state (reserved prefixes such as 'Accl___'). */
+  optimizerStateCount: number;
+  optimizerStateBytes: number;
   /** Nodes per op type, most frequent first. */
   opHistogram: Record<string, number>;
   /** ok false: the runtime's error (an unknown op, a shape error, ...); tensors keep the file's shapes. */
@@ -1203,6 +1222,9 @@ export interface Popart {
   /** The model (bytes, or a file path in Node) as data: nodes, tensors with the runtime's inferred
    *  types and shapes, initializer statistics. Throws for unreadable or corrupt models. */
   describeModel(model: Uint8Array | ArrayBuffer | string, options?: DescribeOptions): ModelDescription;
+  /** The stored value of an initializer or a Constant's output (main graph first, then subgraphs),
+   *  with its name; FLOAT16 / BFLOAT16 as raw 16-bit patterns. Throws when the model stores none. */
+  tensorValue(model: Uint8Array | ArrayBuffer | string, name: string): NDArray & { name: string };
   StepIO: new (inputs: Record<TensorId, ArrayLike>, outputs: Record<TensorId, NDArray | TypedArray>) => PyStepIO;
   /** The public enums as objects of their value names (popart.VirtualGraphMode.Manual === 'Manual'). */
   // BEGIN generated: settings classes (node scripts/gen_js_types.mjs; checked by tests/js/reflection.test.mjs)

@@ -67,6 +67,24 @@ function makeApi(raw) {
     return JSON.parse(M.describeModel(readModel(model, 'describeModel'), shapes ?? undefined, options.histogramBins));
   }
 
+  /// tensorValue(bytesOrPath, name): the stored value of an initializer or a Constant's output
+  /// (main graph first, then subgraphs) as an NDArray with its `name`; FLOAT16 / BFLOAT16 as their
+  /// raw 16-bit patterns (Uint16Array), as everywhere in the package.
+  function tensorValue(model, name) {
+    if (typeof name !== 'string') throw new Error(`tensorValue: name must be a string, got ${describe(name)}`);
+    const v = M.tensorValue(readModel(model, 'tensorValue'), name);
+    let data = v.strings;
+    if (data === undefined) {
+      const T = TYPED_ARRAYS[v.dtype];
+      if (!T) throw new Error(`tensorValue: '${name}' has data type ${v.dtype}, which JavaScript cannot hold`);
+      const b = v.bytes;
+      data = new T(b.buffer, b.byteOffset, b.byteLength / T.BYTES_PER_ELEMENT);
+    }
+    const nd = new NDArray(data, v.shape, v.dtype);
+    nd.name = v.name;
+    return nd;
+  }
+
   // ------------------------------------------------------------ logging
 
   const loggerCache = new Map();
@@ -97,7 +115,7 @@ function makeApi(raw) {
   return {
     TensorInfo, NDArray, AnchorReturnType, DataFlow, InputShapeInfo, Patterns, SessionOptions,
     DeviceManager, DeviceInfo, Builder, GraphTransformer, InferenceSession, TrainingSession, Session, PyStepIO, StepIO: PyStepIO, getLogger, setLogDestination,
-    Optimizer, Loss, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, describeModel,
+    Optimizer, Loss, SGD, ConstSGD, Adam, Adaptive, ClipNormSettings, NllLoss, L1Loss, IdentityLoss, describeModel, tensorValue,
     ReplicaGrouping, CommGroup, VariableSettings, InputSettings,
     ...enums,
     ...settingsClasses,

@@ -111,8 +111,12 @@ export interface ReportByCategory {
 }
 /** The ops in schedule order with their cycle estimates. */
 export interface ReportOp {
+  /** The IR's op id: unique in the report, stable for a model and its options. */
+  id: number;
   /** The node name given in the model (or made by the IR). */
   name: string;
+  /** The ONNX node the op belongs to: a forward op its own name, its gradient ops the forward node, a weight's optimizer ops the first forward node reading the weight. */
+  node: string;
   /** The op type ("MatMul"). */
   type: string;
   /** The IPU the op runs on. */
@@ -164,6 +168,8 @@ export interface ReportTensor {
   liveFrom: number;
   /** Schedule index of its last reader (the last op for weights). */
   liveTo: number;
+  /** The id of the op that writes it (compilation.ops[].id); -1 for none. */
+  producer: number;
 }
 /** The cycle model of one micro-batch and of the host transfers. */
 export interface ReportCycles {

@@ -113,7 +113,15 @@ struct NodeDescription {
   std::vector<AttributeDescription> attributes;
   std::vector<std::string> inputs;   ///< tensor names ("" for an absent optional input)
   std::vector<std::string> outputs;  ///< tensor names
-  /// The bodies of GRAPH / GRAPHS attributes, in attribute order (one level).
+  /// The node's doc_string ("" when it has none).
+  std::string docString;
+  /// Whether this runtime implements the op (its type in its domain, at the model's opset of the
+  /// domain): false for an op a session would refuse as unknown or as needing a newer opset.
+  bool supported = false;
+  /// Outer-scope tensors the node's subgraph bodies read (at any depth) that are not among its
+  /// `inputs`, sorted: what the node depends on besides its inputs.
+  std::vector<std::string> implicitInputs;
+  /// The bodies of GRAPH / GRAPHS attributes, in attribute order, each described at every depth.
   std::vector<GraphDescription> subgraphs;
 };
 
@@ -122,6 +130,10 @@ struct NodeDescription {
 /// outer-scope tensors its nodes read).
 struct GraphDescription {
   std::string name;
+  /// For a subgraph: the GRAPH / GRAPHS attribute it is the value of ("then_branch", "body"); ""
+  /// for the main graph.
+  std::string attribute;
+  std::string docString;
   std::vector<std::string> inputs, outputs;
   std::vector<NodeDescription> nodes;
   std::vector<TensorDescription> tensors;
@@ -129,13 +141,20 @@ struct GraphDescription {
 
 struct ModelDescription {
   int64_t irVersion = 0;
-  std::string producerName, producerVersion, docString;
+  std::string producerName, producerVersion, docString, domain;
+  int64_t modelVersion = 0;
+  /// The model's metadata_props, in file order.
+  std::vector<std::pair<std::string, std::string>> metadataProps;
   /// The size of the serialized model (the file, or the bytes given).
   int64_t modelBytes = 0;
   /// The model's opset imports (domain "" as "ai.onnx").
   std::vector<std::pair<std::string, int64_t>> opsets;
-  /// Over all initializers of the main graph: elements and bytes (checked 64-bit sums).
+  /// The main graph's weights: its initializers and the numeric outputs of its Constant nodes,
+  /// except optimizer state; elements and bytes (checked 64-bit sums).
   int64_t parameterCount = 0, parameterBytes = 0;
+  /// Initializers that are optimizer state (a training checkpoint's accumulators, momenta and
+  /// step counts: PopART's reserved prefixes such as "Accl___"), not counted as parameters.
+  int64_t optimizerStateCount = 0, optimizerStateBytes = 0;
   /// Nodes per op type in the main graph, most frequent first (ties by name).
   std::vector<std::pair<std::string, int64_t>> opHistogram;
   /// Whether the runtime's import and shape inference went through; when not, `message` is its
@@ -160,5 +179,21 @@ ModelDescription describeModel(const std::string& modelPathOrBytes, const InputS
 
 /// The description as one JSON object (the JS package's describeModel result; docs/js-api.md).
 std::string toJson(const ModelDescription& description);
+
+/// The value of a tensor stored in a model: an initializer, or the output of a Constant node, in
+/// the main graph or any subgraph (the first found, main graph first).
+struct StoredTensorValue {
+  std::string name;
+  std::string dtype;  ///< ONNX type name ("FLOAT", "FLOAT16", "STRING", ...)
+  std::vector<int64_t> shape;
+  std::string bytes;                 ///< row-major, little-endian; FLOAT16 / BFLOAT16 as their 16-bit patterns
+  std::vector<std::string> strings;  ///< STRING tensors (bytes is then empty)
+};
+
+/// The value of the initializer or Constant output `name` of the model given as a file path or as
+/// serialized ModelProto bytes (external data read as sessions read it). Throws popart::error
+/// naming the tensor when the model holds no stored value of that name (an activation, a graph
+/// input, a sparse constant, or a name not in the model).
+StoredTensorValue tensorValue(const std::string& modelPathOrBytes, const std::string& name);
 
 }  // namespace popart

@@ -58,11 +58,17 @@ struct Tensor {
   /// whole program for variables and constants (0, numOps - 1). A view's bytes are its root's.
   int liveFrom = 0;
   int liveTo = 0;
-  bool view = false;  ///< aliases another tensor (a reshape): no bytes of its own
+  bool view = false;      ///< aliases another tensor (a reshape): no bytes of its own
+  int64_t producer = -1;  ///< the `Op::id` of the op that writes it in the schedule; -1 for none
 };
 
 struct Op {
+  int64_t id = 0;    ///< the IR's op id: unique in the report, stable for a given model and options
   std::string name;  ///< the node name given in the model (or made by the IR)
+  /// The ONNX node the op belongs to: a forward op its own name; autodiff's ops for a forward op
+  /// ("<node>/grad/...") and the sum of a tensor's gradients ("Gradient___<t>") the node of the
+  /// forward op; a weight's optimizer ops the first forward op that reads the weight.
+  std::string node;
   std::string type;
   int ipu = 0;
   int pipelineStage = -1;   ///< -1: not pipelined

@@ -23,6 +23,7 @@
 #include "ir/op_def.hpp"
 #include "onnx.pb.h"
 #include "onnx/model_io.hpp"
+#include "optimizers/training_graph.hpp"
 #include "popart/error.hpp"
 #include "popart/half.hpp"
 
@@ -494,9 +495,11 @@ std::vector<std::string> nodeNames(const onnx::GraphProto& g) {
   return names;
 }
 
-GraphDescription describeGraph(const onnx::GraphProto& g, const Context& ctx, bool withSubgraphs) {
+GraphDescription describeGraph(const onnx::GraphProto& g, const Context& ctx, const std::string& attribute = "") {
   GraphDescription gd;
   gd.name = g.name();
+  gd.attribute = attribute;
+  gd.docString = g.doc_string();
   const std::vector<std::string> names = nodeNames(g);
 
   std::unordered_map<std::string, const onnx::TensorProto*> inits;
@@ -554,21 +557,29 @@ GraphDescription describeGraph(const onnx::GraphProto& g, const Context& ctx, bo
     nd.domain = canonicalDomain(n.domain());
     auto op = ctx.opsets.find(nd.domain);
     nd.opset = op == ctx.opsets.end() ? 0 : op->second;
+    nd.docString = n.doc_string();
+    const OpDef* def = findOpDef(nd.domain, nd.opType);
+    nd.supported = def && nd.opset > 0 && nd.opset >= def->sinceOpset;
     nd.inputs.assign(n.input().begin(), n.input().end());
     nd.outputs.assign(n.output().begin(), n.output().end());
     std::set<std::string> reads(n.input().begin(), n.input().end());
+    std::set<std::string> bodyReads;
     for (const auto& a : n.attribute()) {
       nd.attributes.push_back(attributeDescription(a));
       if (a.type() == onnx::AttributeProto::GRAPH && a.has_g()) {
-        freeNames(a.g(), reads);
-        if (withSubgraphs) nd.subgraphs.push_back(describeGraph(a.g(), ctx, false));
+        freeNames(a.g(), bodyReads);
+        nd.subgraphs.push_back(describeGraph(a.g(), ctx, a.name()));
       } else if (a.type() == onnx::AttributeProto::GRAPHS) {
         for (const auto& sg : a.graphs()) {
-          freeNames(sg, reads);
-          if (withSubgraphs) nd.subgraphs.push_back(describeGraph(sg, ctx, false));
+          freeNames(sg, bodyReads);
+          nd.subgraphs.push_back(describeGraph(sg, ctx, a.name()));
         }
       }
     }
+    for (const auto& r : bodyReads) {
+      if (!reads.count(r)) nd.implicitInputs.push_back(r);
+    }
+    reads.insert(bodyReads.begin(), bodyReads.end());
     for (const auto& r : reads) {
       auto it = index.find(r);
       if (it != index.end()) consumers[it->second].push_back(nd.name);
@@ -676,6 +687,9 @@ ModelDescription describeModel(const std::string& modelPathOrBytes, const InputS
   d.producerName = m.producer_name();
   d.producerVersion = m.producer_version();
   d.docString = m.doc_string();
+  d.domain = m.domain();
+  d.modelVersion = m.model_version();
+  for (const auto& p : m.metadata_props()) d.metadataProps.emplace_back(p.key(), p.value());
   d.modelBytes = ctx.baseDir.empty() ? static_cast<int64_t>(modelPathOrBytes.size()) : fileSize(modelPathOrBytes);
   for (const auto& o : m.opset_import()) {
     d.opsets.emplace_back(canonicalDomain(o.domain()), o.version());
@@ -687,11 +701,13 @@ ModelDescription describeModel(const std::string& modelPathOrBytes, const InputS
   for (const auto& t : g.initializer()) {
     Shape dims(t.dims().begin(), t.dims().end());
     const int64_t n = checkedProduct(dims);
-    if (n < 0 || !checkedAdd(d.parameterCount, n, &d.parameterCount))
+    const bool state = isOptimizerStateTensorId(t.name());
+    int64_t& count = state ? d.optimizerStateCount : d.parameterCount;
+    int64_t& bytes = state ? d.optimizerStateBytes : d.parameterBytes;
+    if (n < 0 || !checkedAdd(count, n, &count))
       throw error("Invalid initializer '{}': its element count overflows a 64-bit integer", t.name());
     int64_t b = 0;
-    if (!checkedMul(n, elementBytes(onnxTypeName(t.data_type())), &b) ||
-        !checkedAdd(d.parameterBytes, b, &d.parameterBytes))
+    if (!checkedMul(n, elementBytes(onnxTypeName(t.data_type())), &b) || !checkedAdd(bytes, b, &bytes))
       throw error("Invalid initializer '{}': its size in bytes overflows a 64-bit integer", t.name());
   }
   std::map<std::string, int64_t> ops;
@@ -700,7 +716,15 @@ ModelDescription describeModel(const std::string& modelPathOrBytes, const InputS
   std::stable_sort(d.opHistogram.begin(), d.opHistogram.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
 
-  d.graph = describeGraph(g, ctx, true);
+  d.graph = describeGraph(g, ctx);
+  // Weights held in Constant nodes count as parameters too (numeric ones whose size is known;
+  // the sums are checked as the initializers' are).
+  for (const auto& t : d.graph.tensors) {
+    if (t.kind != TensorRole::Constant || !t.stats || !t.elements || !t.bytes) continue;
+    if (!checkedAdd(d.parameterCount, *t.elements, &d.parameterCount) ||
+        !checkedAdd(d.parameterBytes, *t.bytes, &d.parameterBytes))
+      throw error("Invalid Constant '{}': the parameter count overflows a 64-bit integer", t.name);
+  }
 
   // The runtime's import, as an inference session makes it (default options: constant weights,
   // so shape computations over initializers fold), every graph output anchored.
@@ -852,6 +876,9 @@ Json nodeJson(const NodeDescription& n) {
   j["attributes"] = std::move(attrs);
   j["inputs"] = n.inputs;
   j["outputs"] = n.outputs;
+  j["docString"] = n.docString;
+  j["supported"] = n.supported;
+  j["implicitInputs"] = n.implicitInputs;
   if (!n.subgraphs.empty()) {
     Json subs = Json::array();
     for (const auto& s : n.subgraphs) subs.push_back(graphJson(s));
@@ -872,6 +899,8 @@ void nodesAndTensors(const GraphDescription& g, Json& j) {
 Json graphJson(const GraphDescription& g) {
   Json j;
   j["name"] = g.name;
+  j["attribute"] = g.attribute;
+  j["docString"] = g.docString;
   j["inputs"] = g.inputs;
   j["outputs"] = g.outputs;
   nodesAndTensors(g, j);
@@ -887,6 +916,12 @@ std::string toJson(const ModelDescription& d) {
   j["producerVersion"] = d.producerVersion;
   j["graphName"] = d.graph.name;
   j["docString"] = d.docString;
+  j["graphDocString"] = d.graph.docString;
+  j["domain"] = d.domain;
+  j["modelVersion"] = d.modelVersion;
+  Json meta = Json::array();
+  for (const auto& kv : d.metadataProps) meta.push_back(Json{{"key", kv.first}, {"value", kv.second}});
+  j["metadataProps"] = std::move(meta);
   j["modelBytes"] = d.modelBytes;
   Json opsets = Json::array();
   for (const auto& o : d.opsets) opsets.push_back(Json{{"domain", o.first}, {"version", o.second}});
@@ -895,6 +930,8 @@ std::string toJson(const ModelDescription& d) {
   j["outputs"] = d.graph.outputs;
   j["parameterCount"] = d.parameterCount;
   j["parameterBytes"] = d.parameterBytes;
+  j["optimizerStateCount"] = d.optimizerStateCount;
+  j["optimizerStateBytes"] = d.optimizerStateBytes;
   Json hist = Json::object();
   for (const auto& kv : d.opHistogram) hist[kv.first] = kv.second;
   j["opHistogram"] = std::move(hist);
@@ -902,6 +939,97 @@ std::string toJson(const ModelDescription& d) {
   nodesAndTensors(d.graph, j);
   // Names and strings from a model are bytes: invalid UTF-8 becomes U+FFFD instead of an error.
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace popart
+
+// ------------------------------------------------------------------ stored values
+
+namespace popart {
+namespace {
+
+/// A Constant node's value as a TensorProto (the forms the importer accepts), or false.
+bool constantProto(const onnx::NodeProto& n, onnx::TensorProto& out) {
+  for (const auto& a : n.attribute()) {
+    const std::string& k = a.name();
+    if (k == "value" && a.has_t()) {
+      out = a.t();
+    } else if (k == "value_float" || k == "value_floats") {
+      out.set_data_type(onnx::TensorProto::FLOAT);
+      if (k == "value_float") {
+        out.add_float_data(a.f());
+      } else {
+        out.add_dims(a.floats_size());
+        out.mutable_float_data()->CopyFrom(a.floats());
+      }
+    } else if (k == "value_int" || k == "value_ints") {
+      out.set_data_type(onnx::TensorProto::INT64);
+      if (k == "value_int") {
+        out.add_int64_data(a.i());
+      } else {
+        out.add_dims(a.ints_size());
+        out.mutable_int64_data()->CopyFrom(a.ints());
+      }
+    } else if (k == "value_string" || k == "value_strings") {
+      out.set_data_type(onnx::TensorProto::STRING);
+      if (k == "value_string") {
+        out.add_string_data(a.s());
+      } else {
+        out.add_dims(a.strings_size());
+        out.mutable_string_data()->CopyFrom(a.strings());
+      }
+    } else {
+      continue;
+    }
+    return true;
+  }
+  return false;
+}
+
+/// The stored value named `name` in `g` or its subgraphs (depth first, g's own first).
+const onnx::TensorProto* findStored(const onnx::GraphProto& g, const std::string& name, onnx::TensorProto& scratch) {
+  for (const auto& t : g.initializer()) {
+    if (t.name() == name) return &t;
+  }
+  for (const auto& n : g.node()) {
+    if (n.op_type() != "Constant" || canonicalDomain(n.domain()) != Domain::ai_onnx) continue;
+    for (const auto& o : n.output()) {
+      if (o == name && constantProto(n, scratch)) return &scratch;
+    }
+  }
+  for (const auto& n : g.node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) {
+        if (const auto* t = findStored(a.g(), name, scratch)) return t;
+      }
+      for (const auto& sg : a.graphs()) {
+        if (const auto* t = findStored(sg, name, scratch)) return t;
+      }
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+StoredTensorValue tensorValue(const std::string& modelPathOrBytes, const std::string& name) {
+  onnx::ModelProto m = loadModel(modelPathOrBytes);
+  onnx::TensorProto scratch;
+  const onnx::TensorProto* tp = findStored(m.graph(), name, scratch);
+  if (!tp)
+    throw error("tensorValue: the model stores no value for tensor '{}' (not an initializer or a Constant's output)",
+                name);
+  const TensorData data = tensorFromProto(*tp, modelBaseDir(modelPathOrBytes));
+  StoredTensorValue v;
+  v.name = name;
+  v.dtype = onnxTypeName(tp->data_type());
+  v.shape = data.info().shape();
+  if (data.isString()) {
+    v.strings = data.strings();
+  } else {
+    v.bytes.assign(static_cast<const char*>(data.data()), static_cast<size_t>(data.nbytes()));
+  }
+  return v;
 }
 
 }  // namespace popart

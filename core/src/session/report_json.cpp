@@ -57,7 +57,9 @@ json graphJson(const report::Compilation& c) {
                  {"maxTile", c.memory.maxTile}, {"outOfMemoryTiles", c.memory.outOfMemoryTiles}};
   json ops = json::array();
   for (const report::Op& op : c.ops)
-    ops.push_back({{"name", op.name},
+    ops.push_back({{"id", op.id},
+                   {"name", op.name},
+                   {"node", op.node},
                    {"type", op.type},
                    {"ipu", op.ipu},
                    {"pipelineStage", op.pipelineStage},
@@ -84,7 +86,8 @@ json graphJson(const report::Compilation& c) {
                        {"firstTile", t.mapping.firstTile},
                        {"bytesPerTile", t.mapping.bytesPerTile},
                        {"liveFrom", t.liveFrom},
-                       {"liveTo", t.liveTo}});
+                       {"liveTo", t.liveTo},
+                       {"producer", t.producer}});
   j["tensors"] = std::move(tensors);
   const report::Cycles& cy = c.cycles;
   j["cycles"] = {{"perMicroBatch", cy.perMicroBatch},
@@ -210,7 +213,11 @@ const std::vector<SchemaField>& schema() {
     add("compilation.memory.maxTile", "int", "The fullest tile.");
     add("compilation.memory.outOfMemoryTiles", "int[]", "Tiles over the target's bytesPerTile.");
     add("compilation.ops", "object[]", "The ops in schedule order with their cycle estimates.");
+    add("compilation.ops[].id", "int", "The IR's op id: unique in the report, stable for a model and its options.");
     add("compilation.ops[].name", "string", "The node name given in the model (or made by the IR).");
+    add("compilation.ops[].node", "string",
+        "The ONNX node the op belongs to: a forward op its own name, its gradient ops the forward node, a "
+        "weight's optimizer ops the first forward node reading the weight.");
     add("compilation.ops[].type", "string", "The op type (\"MatMul\").");
     add("compilation.ops[].ipu", "int", "The IPU the op runs on.");
     add("compilation.ops[].pipelineStage", "int", "Its pipeline stage; -1: not pipelined.");
@@ -237,6 +244,8 @@ const std::vector<SchemaField>& schema() {
     add("compilation.tensors[].bytesPerTile", "int[]", "bytesPerTile[k]: its bytes on tile firstTile + k.");
     add("compilation.tensors[].liveFrom", "int", "Schedule index of its producer (0 for weights).");
     add("compilation.tensors[].liveTo", "int", "Schedule index of its last reader (the last op for weights).");
+    add("compilation.tensors[].producer", "int",
+        "The id of the op that writes it (compilation.ops[].id); -1 for none.");
     add("compilation.cycles", "object", "The cycle model of one micro-batch and of the host transfers.");
     add("compilation.cycles.perMicroBatch", "int", "The program: every op and the inter-IPU copies.");
     add("compilation.cycles.interIpuCopies", "int", "Part of perMicroBatch: copies over IPU-Links.");

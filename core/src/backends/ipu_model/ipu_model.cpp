@@ -241,6 +241,7 @@ class Modeller {
     memory();
     phaseMemory();
     cycles();
+    attribute();
     c_.schedule = ir_.scheduleText();
     return std::move(c_);
   }
@@ -823,6 +824,65 @@ class Modeller {
     return workers * ceilDiv(ceilDiv(perTile, workers), vec);
   }
 
+  // ---------------------------------------------------------------- ONNX nodes
+  /// Whether `op` is a forward op of the model (not autodiff's, not an optimizer's).
+  static bool isForward(const Op* op) {
+    const std::string& n = op->name();
+    return !op->def().sideEffect && n.find("/grad/") == std::string::npos && n.rfind(reservedGradientPrefix(), 0) != 0;
+  }
+
+  /// The weight an optimizer op updates: "<weight>/<Op>" naming a variable, else the variable
+  /// input 0 of an op with a side effect; nullptr for other ops.
+  static const Tensor* updatedWeight(const Op* op) {
+    const std::string& n = op->name();
+    const size_t slash = n.rfind('/');
+    if (slash != std::string::npos && slash > 0) {
+      const Tensor* w = op->graph().tensor(n.substr(0, slash));
+      if (w && w->kind == TensorKind::Variable) return w;
+    }
+    if (op->def().sideEffect && op->hasInput(0) && op->input(0)->kind == TensorKind::Variable) return op->input(0);
+    return nullptr;
+  }
+
+  /// The ONNX node `op` belongs to (report::Op::node): memoised, depth-bounded.
+  std::string onnxNode(const Op* op, int depth = 0) {
+    auto hit = node_.find(op);
+    if (hit != node_.end()) return hit->second;
+    const std::string& n = op->name();
+    std::string node = n;
+    const size_t grad = n.find("/grad/");
+    if (grad != std::string::npos) {
+      node = n.substr(0, grad);
+    } else if (n.rfind(reservedGradientPrefix(), 0) == 0) {
+      const std::string fwd = n.substr(std::string(reservedGradientPrefix()).size());
+      const Tensor* t = op->graph().tensor(fwd);
+      node = t && t->producer && t->producer != op && depth < 8 ? onnxNode(t->producer, depth + 1) : fwd;
+    } else if (const Tensor* w = updatedWeight(op)) {
+      // The first forward reader of the weight in the schedule.
+      const Op* first = nullptr;
+      for (const Op* c : w->consumers) {
+        auto it = index_.find(c);
+        if (!isForward(c) || it == index_.end()) continue;
+        if (!first || it->second < index_.at(first)) first = c;
+      }
+      node = first && depth < 8 ? onnxNode(first, depth + 1) : w->id;
+    }
+    node_[op] = node;
+    return node;
+  }
+
+  /// Each op's id and ONNX node, each tensor's producing op.
+  void attribute() {
+    for (size_t i = 0; i < sched_.size(); ++i) {
+      c_.ops[i].id = sched_[i]->id();
+      c_.ops[i].node = onnxNode(sched_[i]);
+    }
+    for (size_t k = 0; k < c_.tensors.size(); ++k) {
+      const Op* p = irTensors_[k]->producer;
+      if (p && index_.count(p)) c_.tensors[k].producer = p->id();
+    }
+  }
+
   void cycles() {
     const double linkBytesPerCycle = target_.ipuLinksPerIpu * target_.ipuLinkBytesPerSec / target_.clockHz;
     const double hostBytesPerCycle = target_.hostBytesPerSec / target_.clockHz;
@@ -919,6 +979,7 @@ class Modeller {
   std::unordered_map<const Tensor*, size_t> tensorIndex_;
   std::unordered_set<TensorId> initializers_;  // Ir::initializerIds, for lookups
   std::vector<const Tensor*> irTensors_;
+  std::unordered_map<const Op*, std::string> node_;  // onnxNode memo
   std::map<int, int64_t> cursor_;
   std::vector<OpPlan> plans_;  // plan(i), made on first use
   std::vector<char> planned_;
