@@ -131,16 +131,18 @@ ops.buildExample = ({ kind, n }) => {
 };
 
 /// The value of an initializer or a Constant's output anywhere in the open model (bodies
-/// included), as the file holds it: {name, dtype, shape, data} (data a TypedArray of the dtype;
-/// FLOAT16 / BFLOAT16 as Float32Array), transferred.
+/// included), as the file holds it: {name, dtype, shape, data} (data a TypedArray of the dtype,
+/// FLOAT16 / BFLOAT16 as their raw 16-bit patterns in a Uint16Array; STRING a string[]),
+/// transferred.
 ops.tensorValue = ({ name }) => {
   if (!model) throw new Error('open a model first');
   if (typeof popart.tensorValue !== 'function') {
     throw Object.assign(new Error('Tensor values need a newer runtime: this wasm package has no popart.tensorValue'), { name: 'NotSupportedError' });
   }
   const v = popart.tensorValue(model.bytes, name);
-  const data = v.data.slice();  // its own buffer, to transfer
-  return withTransfer({ name: v.name, dtype: v.dtype, shape: Array.from(v.shape, Number), data }, [data.buffer]);
+  const data = v.data.slice();  // its own buffer (the package's may view the wasm heap), to transfer
+  const value = { name: v.name ?? name, dtype: v.dtype, shape: Array.from(v.shape, Number), data };
+  return ArrayBuffer.isView(data) ? withTransfer(value, [data.buffer]) : value;
 };
 
 ops.modelBytes = () => {

@@ -6,21 +6,40 @@ import { h, clear, download, formatNumber, shapeText } from './util.js';
 import { toNpy } from './tensors.js';
 
 export const ROWS = 16;
-export const COLS = 6;
+export const COLS = 4;  // what fits the sidebar at 1280 px
 
-// The .npy dtype of the data as the worker sends it (FLOAT16 / BFLOAT16 arrive as float32).
+// The .npy dtype of the data as the worker sends it.
 const NPY_DTYPE = new Map([
   [Float32Array, 'FLOAT'], [Float64Array, 'DOUBLE'], [Int8Array, 'INT8'], [Uint8Array, 'UINT8'], [Int16Array, 'INT16'],
   [Uint16Array, 'UINT16'], [Int32Array, 'INT32'], [Uint32Array, 'UINT32'], [BigInt64Array, 'INT64'], [BigUint64Array, 'UINT64'],
 ]);
 
-function npyDtype(v) {
+/// An IEEE half (its 16 bits) as a number.
+export function halfToFloat(bits) {
+  const s = bits & 0x8000 ? -1 : 1, e = (bits >> 10) & 0x1f, m = bits & 0x3ff;
+  if (e === 0) return s * m * 2 ** -24;
+  if (e === 31) return m ? NaN : s * Infinity;
+  return s * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+/// The numbers of a value: FLOAT16 / BFLOAT16 arrive as their 16-bit patterns.
+function decoded(v) {
+  if (v.dtype === 'FLOAT16' && v.data instanceof Uint16Array) return Float32Array.from(v.data, halfToFloat);
+  if (v.dtype === 'BFLOAT16' && v.data instanceof Uint16Array) return new Float32Array(Uint32Array.from(v.data, (b) => b << 16).buffer);
+  return v.data;
+}
+
+/// What Save .npy writes: {dtype, data} (BFLOAT16, which NumPy has no type for, as float32).
+function npyOf(v) {
+  if (v.dtype === 'FLOAT16' && v.data instanceof Uint16Array) return { dtype: 'FLOAT16', data: v.data };
+  if (v.dtype === 'BFLOAT16') return { dtype: 'FLOAT', data: decoded(v) };
   const t = NPY_DTYPE.get(v.data?.constructor);
-  return t === 'UINT8' && v.dtype === 'BOOL' ? 'BOOL' : t;
+  return t ? { dtype: t === 'UINT8' && v.dtype === 'BOOL' ? 'BOOL' : t, data: v.data } : null;
 }
 
 function cellText(v, dtype) {
   if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'string') return JSON.stringify(v);
   if (dtype === 'BOOL') return v ? 'true' : 'false';
   return Number.isInteger(v) && !/FLOAT|DOUBLE/.test(dtype) ? String(v) : formatNumber(v, 5);
 }
@@ -34,6 +53,7 @@ export function tensorGrid(value, { rows = ROWS, cols = COLS, fileName } = {}) {
   const C = rank >= 2 ? shape[rank - 1] : 1;
   const lead = shape.slice(0, Math.max(0, rank - 2));
   const state = { slice: lead.map(() => 0), row: 0, col: 0 };
+  const data = decoded(value);
   const root = h('div.tensor-grid', { testid: 'tensor-grid', dataset: { tensor: value.name, shape: shape.join(','), dtype: value.dtype } });
   const selectors = h('div.grid-slices');
   const body = h('div.grid-scroll');
@@ -70,7 +90,7 @@ export function tensorGrid(value, { rows = ROWS, cols = COLS, fileName } = {}) {
     for (let r = state.row; r < r1; r++) {
       const tr = h('tr', {}, h('th.num', { scope: 'row' }, String(r)));
       for (let c = state.col; c < c1; c++) {
-        const v = value.data[base + r * C + c];
+        const v = data[base + r * C + c];
         const index = [...state.slice, ...(rank >= 2 ? [r, c] : rank === 1 ? [r] : [])];
         tr.append(h('td.num', { dataset: { row: String(r), col: String(c) }, title: `[${index.join(', ')}] = ${String(v)}` }, cellText(v, value.dtype)));
       }
@@ -91,11 +111,12 @@ export function tensorGrid(value, { rows = ROWS, cols = COLS, fileName } = {}) {
 
   if (R > rows) pager.append(h('span.inline', {}, 'Rows', button('rows', -1, 'Previous rows'), button('rows', 1, 'Next rows')));
   if (C > cols) pager.append(h('span.inline', {}, 'Columns', button('cols', -1, 'Previous columns'), button('cols', 1, 'Next columns')));
-  const dtype = npyDtype(value);
+  const npy = npyOf(value);
   const save = h('button', {
-    type: 'button', testid: 'tensor-npy', disabled: !dtype,
-    title: dtype ? `Save ${value.name} (${value.dtype} ${shapeText(shape)}) as a NumPy .npy file` : `${value.dtype} cannot be written as .npy`,
-    onclick: () => download(fileName ?? `${value.name.replace(/[^\w.-]+/g, '_')}.npy`, toNpy(dtype, shape, value.data)),
+    type: 'button', testid: 'tensor-npy', disabled: !npy,
+    title: npy ? `Save ${value.name} (${value.dtype} ${shapeText(shape)}) as a NumPy .npy file${npy.dtype !== value.dtype && value.dtype === 'BFLOAT16' ? ' (as float32)' : ''}`
+               : `${value.dtype} cannot be written as .npy`,
+    onclick: () => download(fileName ?? `${value.name.replace(/[^\w.-]+/g, '_')}.npy`, toNpy(npy.dtype, shape, npy.data)),
   }, 'Save .npy');
   root.append(selectors, body, h('div.grid-foot', {}, status, pager, save));
   draw();
