@@ -3,7 +3,7 @@
 // page's own origin the first time a node is selected. For a node, the schema version at or below
 // the model's opset of its domain is shown; ops of other domains say that ONNX documents none
 // (with the op list's own description for Graphcore's ops).
-import { h } from './util.js';
+import { h, append } from './util.js';
 
 let loading = null;
 
@@ -114,7 +114,7 @@ export function renderOpDoc(el, node, docs) {
   el.replaceChildren(h('h3', {}, 'Documentation'));
   const say = (state, ...content) => {
     el.dataset.state = state;
-    el.append(...content);
+    append(el, content);  // skips the sections a schema does not have (null)
   };
   if (domain === 'ai.onnx' || domain === 'ai.onnx.ml' || domain.startsWith('ai.onnx.')) {
     if (!docs?.onnx) {

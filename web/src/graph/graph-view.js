@@ -160,6 +160,8 @@ export class GraphView {
     const next = { ...this._options, ...patch };
     const changed = Object.keys(next).some((k) => next[k] !== this._options[k]);
     this._options = next;
+    // A layout in flight finishes first (superseding it would reject the caller's setModel).
+    if (this._inflight) await this._settled;
     if (!changed || !this._model) return;
     const selected = this.selected;
     await this.setModel(this._model.desc);
@@ -177,7 +179,13 @@ export class GraphView {
 
   /// Draws `description`; resolves when drawn, rejects with an AbortError when cancelled or
   /// superseded by another setModel, with an Error when the layout fails.
-  async setModel(description) {
+  setModel(description) {
+    const run = this._run(description);
+    this._settled = run.catch(() => {});
+    return run;
+  }
+
+  async _run(description) {
     this._abort(abortError('The graph layout was superseded by another model'));
     const token = {};
     this._token = token;
