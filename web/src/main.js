@@ -248,7 +248,6 @@ async function openGraph(path, { select = '' } = {}) {
     await graph.setModel(view);
     if (app.model !== model || app.view !== view) return true;
     if (select) selectNode(select);
-    app.emit('graph-shown', path);
   } catch (e) {
     if (e.name !== 'AbortError') showError(e, 'Graph layout');
   } finally {
