@@ -6,11 +6,15 @@
 //   examples/*.onnx + examples.json   the reference zoo exports found in the zoo directory
 //   data/digits.bin + digits.json     sklearn's handwritten digits (Debian's python3-sklearn),
 //                                     converted from its CSV: 1,797 x 64 pixels (0..16) + labels
+//   op-docs.json                      the ONNX operator documentation of the node panel (made by
+//                                     web/tools/gen_op_docs.py from onnx.defs and the op list;
+//                                     without Python or its onnx the page says it is unavailable)
 //
-// Usage: node web/build.mjs [--out DIR] [--pkg DIR] [--zoo DIR] [--digits CSV.gz] [--dev]
+// Usage: node web/build.mjs [--out DIR] [--pkg DIR] [--zoo DIR] [--digits CSV.gz] [--python EXE] [--dev]
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 
@@ -52,7 +56,25 @@ export function convertDigits(csvGz) {
                         layout: 'count*64 pixel bytes (0..16), then count label bytes', source: 'scikit-learn digits (UCI)' } };
 }
 
-export async function buildWeb({ out, pkg, zoo, digits = DIGITS_CSV, dev = false, quiet = false }) {
+/// op-docs.json: the ONNX schemas' documentation and the op list's Graphcore ops, written by
+/// web/tools/gen_op_docs.py. When Python cannot run the script, a file that says so (the page shows
+/// "unavailable") and a warning: the rest of the page does not need it.
+export function buildOpDocs({ out, python = process.env.POPART_PYTHON ?? '/usr/bin/python3', log = console.log }) {
+  const file = path.join(out, 'op-docs.json');
+  const r = spawnSync(python, [path.join(here, 'tools/gen_op_docs.py'), '--out', file], { encoding: 'utf8' });
+  if (r.status === 0) {
+    const withOnnx = JSON.parse(fs.readFileSync(file, 'utf8')).onnx !== null;
+    if (!withOnnx) console.warn(`web: warning: ${r.stderr.trim()}`);
+    log(`web: ${r.stdout.trim()}`);
+    return withOnnx;
+  }
+  const why = r.error ? `${python}: ${r.error.code ?? r.error.message}` : `${python} exited with ${r.status}: ${r.stderr.trim().split('\n').pop()}`;
+  console.warn(`web: warning: no operator documentation (${why}); the page says it is unavailable`);
+  fs.writeFileSync(file, JSON.stringify({ onnx: null, runtime: null, texts: [], unavailable: why }));
+  return false;
+}
+
+export async function buildWeb({ out, pkg, zoo, digits = DIGITS_CSV, python, dev = false, quiet = false }) {
   const log = quiet ? () => {} : (m) => console.log(m);
   fs.mkdirSync(out, { recursive: true });
   const common = {
@@ -96,6 +118,8 @@ export async function buildWeb({ out, pkg, zoo, digits = DIGITS_CSV, dev = false
   fs.writeFileSync(path.join(dataOut, 'digits.bin'), bin);
   fs.writeFileSync(path.join(dataOut, 'digits.json'), JSON.stringify(meta));
   log(`web: ${meta.count} digits -> data/digits.bin`);
+
+  buildOpDocs({ out, python, log });
   return { out, examples };
 }
 
@@ -106,6 +130,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
     pkg: path.resolve(arg('--pkg', path.join(root, 'build/wasm/pkg'))),
     zoo: path.resolve(arg('--zoo', process.env.POPART_ZOO_DIR ?? path.join(root, 'build/zoo'))),
     digits: arg('--digits', DIGITS_CSV),
+    python: arg('--python'),
     dev: process.argv.includes('--dev'),
   });
   console.log(`web: built ${out}`);

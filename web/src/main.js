@@ -3,13 +3,14 @@
 // each other.
 import './style.css';
 import { RuntimeClient } from './rpc.js';
-import { GraphView } from './graph/graph-view.js';
+import { GraphView, DEFAULT_OPTIONS } from './graph/graph-view.js';
+import { graphAt, graphChain, parsePath, pathText, bodiesOf } from './graph/subgraphs.js';
 import { renderSummary, renderNode, renderSearch } from './model-panels.js';
 import { createRunPanel } from './run-panel.js';
 import { createTrainPanel } from './train-panel.js';
 import { createReportsPanel } from './reports-panel.js';
 import { createLogPanel } from './log-panel.js';
-import { setupTabs, download, wholeNumberError } from './util.js';
+import { setupTabs, download, wholeNumberError, h } from './util.js';
 import { initialShapes, rememberShapes } from './input-shapes.js';
 
 const $ = (id) => document.getElementById(id);
@@ -19,12 +20,12 @@ let openStarted = performance.now();
 
 // ------------------------------------------------------------------ state + URL hash
 
-const DEFAULTS = { example: 'digits', device: 'cpu', tiles: '', ipus: '1', tab: 'tab-run' };
+const DEFAULTS = { example: 'digits', device: 'cpu', tiles: '', ipus: '1', tab: 'tab-run', graph: '' };
 
 function readHash() {
   const p = new URLSearchParams(location.hash.slice(1));
   const s = { ...DEFAULTS };
-  for (const k of ['example', 'device', 'tiles', 'ipus', 'tab', 'url', 'node']) if (p.has(k)) s[k] = p.get(k);
+  for (const k of ['example', 'device', 'tiles', 'ipus', 'tab', 'url', 'graph', 'node']) if (p.has(k)) s[k] = p.get(k);
   return s;
 }
 
@@ -33,6 +34,8 @@ export const app = {
   runtime: null,
   runtimeInfo: null,
   model: null,        // {name, bytes, description, fileDescription, example?}
+  graphPath: [],      // the body shown: [{node, body}] from the main graph down (graph/subgraphs.js)
+  view: null,         // the description of the graph shown (app.model.description, or a body's)
   inputShapes: {},    // {input: [dims]} for inputs whose dims are not numbers (input-shapes.js)
   listeners: new Map(),
   on(ev, fn) {
@@ -141,9 +144,24 @@ $('theme-toggle').setAttribute('aria-pressed', String(currentTheme() === 'dark')
 
 // ------------------------------------------------------------------ graph
 
+/// The graph's drawing options (horizontal, names, weights), remembered in the browser.
+function storedGraphOptions() {
+  try {
+    const o = JSON.parse(localStorage.getItem('popart.graphOptions') ?? '{}');
+    return { rankdir: o.rankdir === 'LR' ? 'LR' : 'TB', names: o.names !== false, weights: o.weights !== false };
+  } catch {
+    return { ...DEFAULT_OPTIONS };  // private mode, or not JSON
+  }
+}
+
 const graph = new GraphView($('graph-host'), {
   layoutWorkerUrl: new URL('./layout-worker.js', import.meta.url).href,
+  options: storedGraphOptions(),
   onSelectNode: (name) => selectNode(name, { fromGraph: true }),
+  onOpenNode: (name, node) => {
+    const body = bodiesOf(node)[0];
+    if (body) openGraph([...app.graphPath, { node: name, body: body.key }]);
+  },
   onProgress: (p) => {
     if (p.stage === 'layout' && p.elapsedMs > 400) showProgress(`Laying out the graph… ${(p.elapsedMs / 1000).toFixed(1)} s`, () => graph.cancel());
   },
@@ -165,8 +183,18 @@ function baseName() {
 
 function selectNode(name, { fromGraph = false } = {}) {
   if (!app.model) return;
-  const node = app.model.description.nodes.find((n) => n.name === name);
-  renderNode($('node-panel'), app.model.description, node ?? null, name, { onSelect: (n) => selectNode(n) });
+  const view = app.view ?? app.model.description;
+  const node = view.nodes.find((n) => n.name === name);
+  // A node of the main graph asked for while a body is shown (a report's op, a link): back to main.
+  if (name && !node && app.graphPath.length && app.model.description.nodes.some((n) => n.name === name)) {
+    openGraph([], { select: name });
+    return;
+  }
+  renderNode($('node-panel'), view, node ?? null, name, {
+    onSelect: (n) => selectNode(n),
+    onOpenBody: (nodeName, body) => openGraph([...app.graphPath, { node: nodeName, body }]),
+    values: { available: Boolean(app.runtimeInfo?.features?.tensorValue), get: (t) => app.runtime.request('tensorValue', { name: t }) },
+  });
   if (name) sideTabs.select('tab-node');
   if (!fromGraph && name) graph.select(name);
   app.set({ node: name ?? '' });
@@ -174,9 +202,94 @@ function selectNode(name, { fromGraph = false } = {}) {
 }
 app.selectNode = selectNode;
 
+// ------------------------------------------------------------------ bodies of If / Loop / Scan
+
+/// The breadcrumb "main › If_3 › then_branch": each item goes back to its graph (a node's item
+/// to the graph that holds it, with the node selected); hidden on the main graph.
+function renderBreadcrumb() {
+  const nav = $('graph-breadcrumb');
+  const path = app.graphPath;
+  nav.hidden = path.length === 0;
+  if (!path.length) {
+    nav.replaceChildren();
+    return;
+  }
+  const items = [h('button', { type: 'button', dataset: { depth: '0' }, onclick: () => openGraph([]), title: `The main graph${app.model?.description.graphName ? ` (${app.model.description.graphName})` : ''}` }, 'main')];
+  path.forEach((seg, i) => {
+    const upTo = path.slice(0, i);
+    items.push(h('span.crumb-sep', { 'aria-hidden': 'true' }, '›'),
+      h('button', { type: 'button', dataset: { depth: String(i), node: seg.node }, onclick: () => openGraph(upTo, { select: seg.node }), title: `${seg.node} in its graph` }, seg.node),
+      h('span.crumb-sep', { 'aria-hidden': 'true' }, '›'));
+    const last = i === path.length - 1;
+    items.push(h('button', {
+      type: 'button', dataset: { depth: String(i + 1), body: seg.body }, 'aria-current': last ? 'page' : null,
+      onclick: () => openGraph(path.slice(0, i + 1)),
+    }, seg.body));
+  });
+  nav.replaceChildren(...items);
+}
+
+/// Shows the graph at `path` (a body, or the main graph for []), and selects `select` in it.
+/// Resolves when drawn; false when the model has no such body.
+async function openGraph(path, { select = '' } = {}) {
+  const model = app.model;
+  if (!model) return false;
+  const view = graphAt(model.description, path);
+  if (!view) return false;
+  app.graphPath = path;
+  app.view = view;
+  renderBreadcrumb();
+  app.set({ graph: pathText(path), node: select });
+  renderNode($('node-panel'), view, null, null);
+  $('search-box').value = '';
+  renderSearch($('search-results'), []);
+  setBusy('layout', true);
+  try {
+    await graph.setModel(view);
+    if (app.model !== model || app.view !== view) return true;
+    if (select) selectNode(select);
+  } catch (e) {
+    if (e.name !== 'AbortError') showError(e, 'Graph layout');
+  } finally {
+    if (app.view === view) setBusy('layout', false);
+  }
+  return true;
+}
+app.openGraph = openGraph;
+
+// ------------------------------------------------------------------ the View options
+
+const optionButtons = { 'layout-horizontal': 'rankdir', 'hide-names': 'names', 'hide-weights': 'weights' };
+function showGraphOptions() {
+  const o = graph.options;
+  $('layout-horizontal').setAttribute('aria-pressed', String(o.rankdir === 'LR'));
+  $('hide-names').setAttribute('aria-pressed', String(!o.names));
+  $('hide-weights').setAttribute('aria-pressed', String(!o.weights));
+}
+async function toggleGraphOption(id) {
+  const o = graph.options;
+  const key = optionButtons[id];
+  const patch = key === 'rankdir' ? { rankdir: o.rankdir === 'LR' ? 'TB' : 'LR' } : { [key]: !o[key] };
+  const next = { ...o, ...patch };
+  try { localStorage.setItem('popart.graphOptions', JSON.stringify(next)); } catch { /* private mode */ }
+  setBusy('layout', true);
+  const apply = graph.setOptions(patch);
+  showGraphOptions();
+  try {
+    await apply;
+  } catch (e) {
+    if (e.name !== 'AbortError') showError(e, 'Graph layout');
+  } finally {
+    setBusy('layout', false);
+  }
+}
+for (const id of Object.keys(optionButtons)) $(id).addEventListener('click', () => toggleGraphOption(id));
+showGraphOptions();
+
 // ------------------------------------------------------------------ opening models
 
 let openSeq = 0;
+let pendingGraphLink = new URLSearchParams(location.hash.slice(1)).get('graph');  // the first model's
 async function showModel(result) {
   const seq = ++openSeq;
   // Inputs whose dims are not numbers get shapes (remembered or guessed), and the model is
@@ -194,6 +307,18 @@ async function showModel(result) {
   }
   app.inputShapes = shapes;
   app.model = model;
+  // The body a link names (once, at start or from an edited hash), else the main graph.
+  const linked = pendingGraphLink;
+  pendingGraphLink = null;
+  let path = parsePath(linked ?? '');
+  if (!graphChain(model.description, path)) {
+    linkNotice(`The link asks for the body '${linked}', which this model does not have; showing the main graph.`);
+    path = [];
+  }
+  app.graphPath = path;
+  app.view = graphAt(model.description, path);
+  app.set({ graph: pathText(path) });
+  renderBreadcrumb();
   result = { ...result, description: model.description };
   document.title = `${result.name} — popart`;
   renderSummary($('model-summary'), result.description, { name: result.name, bytes: result.bytes, describeMs: result.describeMs });
@@ -205,7 +330,7 @@ async function showModel(result) {
   setBusy('layout', true);
   const graphStart = performance.now();
   try {
-    await graph.setModel(result.description);
+    await graph.setModel(app.view);
     if (seq !== openSeq) return;
     const now = performance.now();
     window.__popartTimings.lastOpen = { describeMs: result.describeMs ?? 0, graphMs: now - graphStart, totalMs: now - openStarted };
@@ -236,9 +361,13 @@ app.setInputShapes = async (shapes) => {
   model.description = r.description;
   renderSummary($('model-summary'), r.description, { name: model.name, bytes: model.bytes, describeMs: r.describeMs });
   app.emit('shapes', shapes);
+  // The body shown stays (its shapes follow too); the main graph if it is gone.
+  if (!graphChain(r.description, app.graphPath)) app.graphPath = [];
+  app.view = graphAt(r.description, app.graphPath);
+  renderBreadcrumb();
   setBusy('layout', true);
   try {
-    await graph.setModel(r.description);
+    await graph.setModel(app.view);
     if (app.model === model && app.state.node) selectNode(app.state.node);
   } finally {
     setBusy('layout', false);
@@ -568,6 +697,9 @@ window.addEventListener('keydown', (e) => {
     sideTabs.select('tab-search');
     $('search-box').focus();
   } else if (e.key === 't' || e.key === 'T') toggleTheme();
+  else if (e.key === 'h' || e.key === 'H') toggleGraphOption('layout-horizontal');
+  else if (e.key === 'n' || e.key === 'N') toggleGraphOption('hide-names');
+  else if (e.key === 'w' || e.key === 'W') toggleGraphOption('hide-weights');
   else if (e.key === '1') workTabs.select('tab-run');
   else if (e.key === '2') workTabs.select('tab-train');
   else if (e.key === '3') workTabs.select('tab-reports');
@@ -625,9 +757,17 @@ async function applyHash() {
     deviceFromLink?.();
     app.emit('device', app.device());
   }
+  const modelChange = (next.url !== prev.url && next.url) || next.example !== prev.example;
+  if (modelChange) pendingGraphLink = next.graph;
   if (next.url !== prev.url && next.url) await openUrl(next.url);
   else if (next.example !== prev.example && next.example !== 'file') await openExample(next.example);
   else if (next.example !== prev.example) showError(new Error('That history entry was a file you opened: open it again to see it.'));
+  else if (next.graph !== pathText(app.graphPath) && app.model) {
+    if (!(await openGraph(parsePath(next.graph), { select: next.node }))) {
+      showError(new Error(`The link asks for the body '${next.graph}', which this model does not have; showing the main graph.`));
+      await openGraph([]);
+    }
+  }
 }
 let deviceFromLink = null;  // set by fillDevices
 window.addEventListener('hashchange', () => {

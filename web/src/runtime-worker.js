@@ -79,6 +79,8 @@ ops.init = async ({ threads: wanted }) => {
     memoryCategories: popart.memoryCategories,
     deviceTargets: popart.ipuTargets ? popart.ipuTargets() : null,
     deviceOptions: popart.deviceOptions ? popart.deviceOptions() : null,
+    // What this wasm package offers that an older one lacks (the page says "needs a newer runtime").
+    features: { tensorValue: typeof popart.tensorValue === 'function' },
   };
 };
 
@@ -126,6 +128,21 @@ ops.buildExample = ({ kind, n }) => {
     return setModel(built.bytes, `generated ${built.meta.nodes}-node graph`, { example: built.meta });
   }
   throw new Error(`unknown example '${kind}'`);
+};
+
+/// The value of an initializer or a Constant's output anywhere in the open model (bodies
+/// included), as the file holds it: {name, dtype, shape, data} (data a TypedArray of the dtype,
+/// FLOAT16 / BFLOAT16 as their raw 16-bit patterns in a Uint16Array; STRING a string[]),
+/// transferred.
+ops.tensorValue = ({ name }) => {
+  if (!model) throw new Error('open a model first');
+  if (typeof popart.tensorValue !== 'function') {
+    throw Object.assign(new Error('Tensor values need a newer runtime: this wasm package has no popart.tensorValue'), { name: 'NotSupportedError' });
+  }
+  const v = popart.tensorValue(model.bytes, name);
+  const data = v.data.slice();  // its own buffer (the package's may view the wasm heap), to transfer
+  const value = { name: v.name ?? name, dtype: v.dtype, shape: Array.from(v.shape, Number), data };
+  return ArrayBuffer.isView(data) ? withTransfer(value, [data.buffer]) : value;
 };
 
 ops.modelBytes = () => {

@@ -4,6 +4,7 @@
 // See README.md next to this file for the API, the worker protocol and performance notes.
 import './graph.css';
 import { shapeText } from '../util.js';
+import { bodiesOf, implicitInputsOf } from './subgraphs.js';
 
 const SVGNS = 'http://www.w3.org/2000/svg';
 const MINIMAP_MIN_BOXES = 150;       // the minimap is shown above this many boxes
@@ -13,6 +14,10 @@ const LEGIBLE_SCALE = 0.8;           // the initial zoom is at least this (node 
 const SLOW_LAYOUT_MS = 2500;         // then the in-view Cancel appears
 const DRAW_BUDGET_MS = 24;           // the drawing yields to the event loop after this long
 const MAX_ROWS = 6;                  // initializer rows shown inside a box
+const UNSUPPORTED = 'not supported by this runtime';
+/// Drawing options (Netron's View menu): rankdir 'TB' (top to bottom) or 'LR' (left to right),
+/// names (node names under the op type), weights (initializer rows inside the boxes).
+export const DEFAULT_OPTIONS = Object.freeze({ rankdir: 'TB', names: true, weights: true });
 let instances = 0;
 
 // Input names of common ops (the ONNX schemas' names), for the initializer rows inside a box.
@@ -49,10 +54,12 @@ function shortName(name, max = 34) {
 }
 
 export class GraphView {
-  constructor(container, { onSelectNode = () => {}, onProgress = () => {}, layoutWorkerUrl } = {}) {
+  constructor(container, { onSelectNode = () => {}, onOpenNode = () => {}, onProgress = () => {}, layoutWorkerUrl, options } = {}) {
     this.container = container;
     this.onSelectNode = onSelectNode;
+    this.onOpenNode = onOpenNode;
     this.onProgress = onProgress;
+    this._options = { ...DEFAULT_OPTIONS, ...(options ?? {}) };
     this._workerUrl = layoutWorkerUrl ?? new URL('./layout-worker.js', import.meta.url);
     this._uid = ++instances;
     this._worker = null;
@@ -83,6 +90,7 @@ export class GraphView {
         <g class="gv-viewport"><g class="gv-edges"></g><g class="gv-nodes"></g></g>
       </svg>
       <div class="gv-empty" hidden></div>
+      <div class="gv-legend" data-testid="graph-legend" hidden></div>
       <div class="gv-overlay" role="status" aria-live="polite" hidden><span class="gv-overlay-text"></span>
         <button type="button" data-testid="layout-cancel" hidden>Cancel</button></div>
       <div class="gv-controls">
@@ -96,6 +104,7 @@ export class GraphView {
     this._edgesG = container.querySelector('.gv-edges');
     this._nodesG = container.querySelector('.gv-nodes');
     this._empty = container.querySelector('.gv-empty');
+    this._legend = container.querySelector('.gv-legend');
     this._farCanvas = container.querySelector('.gv-far-canvas');
     this._overlay = container.querySelector('.gv-overlay');
     this._overlayText = container.querySelector('.gv-overlay-text');
@@ -142,6 +151,26 @@ export class GraphView {
     }
   }
 
+  /// The drawing options: {rankdir: 'TB' | 'LR', names, weights}.
+  get options() { return { ...this._options }; }
+
+  /// Changes drawing options; the graph shown is laid out again with them (keeping the
+  /// selection). Resolves when drawn (at once when nothing is shown).
+  async setOptions(patch) {
+    const next = { ...this._options, ...patch };
+    const changed = Object.keys(next).some((k) => next[k] !== this._options[k]);
+    this._options = next;
+    // A layout in flight finishes first (superseding it would reject the caller's setModel).
+    if (this._inflight) await this._settled;
+    if (!changed || !this._model) return;
+    const selected = this.selected;
+    await this.setModel(this._model.desc);
+    if (selected) {
+      const box = this._find(selected);
+      if (box) this._select(box, { center: true, notify: false });
+    }
+  }
+
   /// The current pan/zoom: {x, y, k} (screen = graph * k + (x, y)).
   get transform() { return { ...this._t }; }
   /// The drawn model's boxes (nodes, inputs, outputs) count.
@@ -150,7 +179,13 @@ export class GraphView {
 
   /// Draws `description`; resolves when drawn, rejects with an AbortError when cancelled or
   /// superseded by another setModel, with an Error when the layout fails.
-  async setModel(description) {
+  setModel(description) {
+    const run = this._run(description);
+    this._settled = run.catch(() => {});
+    return run;
+  }
+
+  async _run(description) {
     this._abort(abortError('The graph layout was superseded by another model'));
     const token = {};
     this._token = token;
@@ -197,9 +232,13 @@ export class GraphView {
     }
     this._measure();
     const boxes = this._boxes;
+    const lr = this._options.rankdir === 'LR';
     const req = {
       nodes: boxes.map((b, i) => ({ id: i, width: b.width, height: b.height })),
-      edges: this._edges.map((e) => ({ from: e.from, to: e.to, name: e.tensor })),
+      // Left to right, the labels sit on the edges between the ranks: dagre makes room for them.
+      edges: this._edges.map((e) => (lr ? { from: e.from, to: e.to, name: e.tensor, width: e.labelWidth + 8, height: 26 }
+                                         : { from: e.from, to: e.to, name: e.tensor })),
+      options: { rankdir: this._options.rankdir },
     };
     this.onProgress({ stage: 'layout', message: `Laying out ${this._model.nodes.length} nodes…`, elapsedMs: 0 });
     const result = await this._layout(req);
@@ -209,7 +248,11 @@ export class GraphView {
       b.x = result.positions[2 * i] - b.width / 2;
       b.y = result.positions[2 * i + 1] - b.height / 2;
     });
-    this._edges.forEach((e, i) => { e.points = result.edgePoints[i]; });
+    this._edges.forEach((e, i) => {
+      e.points = result.edgePoints[i];
+      const lx = result.labels?.[2 * i];
+      e.labelAt = Number.isFinite(lx) ? { x: lx, y: result.labels[2 * i + 1] } : null;
+    });
     this._size = { width: result.width, height: result.height };
     this._stage = 'draw';
     this.onProgress({ stage: 'draw', message: `Drawing ${this._model.nodes.length} nodes…`, elapsedMs: layoutMs });
@@ -313,12 +356,12 @@ export class GraphView {
     // Built from the model, not cloned from the DOM: off-screen shells are filled, and the
     // selection, highlight, culling and tab stops are left out.
     const parts = [];
-    for (const e of this._edges) parts.push(`<g class="gv-edge" data-tensor="${esc(e.tensor)}">${this._edgeInner(e)}</g>`);
+    for (const e of this._edges) parts.push(`<g class="gv-edge${e.implicit ? ' gv-implicit' : ''}" data-tensor="${esc(e.tensor)}">${this._edgeInner(e)}</g>`);
     const edges = parts.join('');
     parts.length = 0;
     for (const b of this._boxes) {
       const kindAttr = b.kind === 'node' ? '' : ` data-kind="${b.kind}"`;
-      parts.push(`<g class="gv-node gv-k-${b.kind}" data-testid="graph-node" data-node-name="${esc(b.name)}"${kindAttr} transform="translate(${r1(b.x)},${r1(b.y)})">${this._boxInner(b)}</g>`);
+      parts.push(`<g class="gv-node gv-k-${b.kind}${this._boxClasses(b)}" data-testid="graph-node" data-node-name="${esc(b.name)}"${kindAttr} transform="translate(${r1(b.x)},${r1(b.y)})">${this._boxInner(b)}</g>`);
     }
     const defs = new XMLSerializer().serializeToString(this._svg.querySelector('defs'));
     const w = Math.ceil(width), h = Math.ceil(height);
@@ -371,41 +414,58 @@ export class GraphView {
   _build(desc) {
     const tensors = new Map((desc.tensors ?? []).map((t) => [t.name, t]));
     const nodes = desc.nodes ?? [];
+    const { names: showNames, weights: showWeights } = this._options;
     this._model = { nodes, tensors: desc.tensors ?? [], tensorMap: tensors, desc };
     const boxes = [], byKey = new Map(), edges = [];
     const add = (b) => { b.index = boxes.length; boxes.push(b); byKey.set(b.key, b); return b; };
     const inputs = desc.inputs ?? [];
     const outputs = desc.outputs ?? [];
+    // A body's outer-scope tensors (graph/subgraphs.js graphAt) are input boxes of their own kind.
+    const outer = (desc.outerInputs ?? []).filter((n) => !inputs.includes(n));
+    const boxed = new Set([...inputs, ...outer]);
     for (const name of inputs) {
       add({ key: 'i:' + name, kind: 'input', name, title: name, sub: tensorLabel(tensors.get(name)), rows: [], aria: `Input ${name}` });
     }
+    for (const name of outer) {
+      add({ key: 'i:' + name, kind: 'input', outer: true, name, title: name, sub: `outer scope · ${tensorLabel(tensors.get(name))}`, rows: [],
+            aria: `Outer-scope tensor ${name}, read inside this body` });
+    }
+    let unsupported = 0;
     for (const n of nodes) {
       const names = INPUT_NAMES[n.opType];
       const rows = [];
-      (n.inputs ?? []).forEach((t, i) => {
-        if (!t) return;
-        const tt = tensors.get(t);
-        if (tt?.producer || inputs.includes(t)) return;
-        const label = names?.[i] ?? (t.split(/[/.:]/).filter(Boolean).pop() ?? t).slice(0, 14);
-        rows.push({ k: label, v: tt ? shapeText(tt.shape) : '?', tensor: t });
-      });
-      for (const g of n.subgraphs ?? []) rows.push({ k: 'graph', v: `${g.name || 'body'}: ${g.nodes?.length ?? 0} nodes`, tensor: '' });
+      if (showWeights) {
+        (n.inputs ?? []).forEach((t, i) => {
+          if (!t) return;
+          const tt = tensors.get(t);
+          if (tt?.producer || boxed.has(t)) return;
+          const label = names?.[i] ?? (t.split(/[/.:]/).filter(Boolean).pop() ?? t).slice(0, 14);
+          rows.push({ k: label, v: tt ? shapeText(tt.shape) : '?', tensor: t });
+        });
+      }
+      for (const { key, graph } of bodiesOf(n)) {
+        const count = graph.nodes?.length ?? 0;
+        rows.push({ k: key, v: `${count} node${count === 1 ? '' : 's'}`, tensor: '' });
+      }
       let shown = rows;
       if (rows.length > MAX_ROWS) shown = [...rows.slice(0, MAX_ROWS - 1), { k: '…', v: `${rows.length - MAX_ROWS + 1} more`, tensor: '' }];
+      const bad = n.supported === false;
+      if (bad) ++unsupported;
       add({
-        key: 'n:' + n.name, kind: 'node', name: n.name, title: n.opType, sub: n.name !== n.opType ? shortName(n.name) : '',
-        rows: shown, node: n, aria: `${n.opType} ${n.name}`,
+        key: 'n:' + n.name, kind: 'node', name: n.name, title: bad ? `⚠ ${n.opType}` : n.opType,
+        sub: showNames && n.name !== n.opType ? shortName(n.name) : '', rows: shown, node: n, unsupported: bad,
+        aria: `${n.opType} ${n.name}${bad ? `, ${UNSUPPORTED}` : ''}${n.subgraphs?.length ? ', has a body (double-click opens it)' : ''}`,
       });
     }
     for (const name of outputs) {
       add({ key: 'o:' + name, kind: 'output', name, title: name, sub: tensorLabel(tensors.get(name)), rows: [], aria: `Output ${name}` });
     }
     const seen = new Set();
-    const edge = (from, to, tensor) => {
+    const edge = (from, to, tensor, implicit = false) => {
       const id = `${from.index}>${to.index}>${tensor}`;
       if (seen.has(id) || from === to) return;
       seen.add(id);
-      edges.push({ from: from.index, to: to.index, tensor, label: tensorLabel(tensors.get(tensor)) });
+      edges.push({ from: from.index, to: to.index, tensor, label: tensorLabel(tensors.get(tensor)), implicit });
     };
     const source = (t) => {
       const tt = tensors.get(t);
@@ -413,12 +473,18 @@ export class GraphView {
       if (byKey.has('i:' + t)) return byKey.get('i:' + t);
       return null;
     };
+    let implicit = 0;
     for (const n of nodes) {
       const to = byKey.get('n:' + n.name);
       for (const t of n.inputs ?? []) {
         if (!t) continue;
         const from = source(t);
         if (from) edge(from, to, t);
+      }
+      // What the node's bodies read from this graph: dashed edges into the node.
+      for (const t of implicitInputsOf(n)) {
+        const from = source(t);
+        if (from && !(n.inputs ?? []).includes(t)) { edge(from, to, t, true); ++implicit; }
       }
     }
     for (const name of outputs) {
@@ -435,6 +501,17 @@ export class GraphView {
     this._boxes = boxes;
     this._byKey = byKey;
     this._edges = edges;
+    this._setLegend(unsupported, implicit, outer.length);
+  }
+
+  /// The legend of the marks a graph uses: unsupported ops, body reads, outer-scope tensors.
+  _setLegend(unsupported, implicit, outer) {
+    const items = [];
+    if (unsupported) items.push(`<span class="gv-legend-item" data-legend="unsupported"><span class="gv-swatch gv-swatch-bad"></span>⚠ ${UNSUPPORTED} (${unsupported})</span>`);
+    if (implicit) items.push('<span class="gv-legend-item" data-legend="implicit"><span class="gv-swatch gv-swatch-dash"></span>read inside a body</span>');
+    if (outer) items.push('<span class="gv-legend-item" data-legend="outer"><span class="gv-swatch gv-swatch-outer"></span>from the enclosing graph</span>');
+    this._legend.innerHTML = items.join('');
+    this._legend.hidden = !items.length;
   }
 
   _ariaLabel(desc) {
@@ -462,6 +539,8 @@ export class GraphView {
       if (b.sub) want(b.kind === 'node' ? fName : fSubMono, b.sub);
       for (const r of b.rows) { want(fKey, r.k); want(fVal, r.v); }
     }
+    const fEdge = `9px ${mono}`;
+    if (this._options.rankdir === 'LR') for (const e of this._edges) want(fEdge, e.label);
     for (const [f, m] of fonts) {
       ctx.font = f;
       for (const text of m.keys()) m.set(text, ctx.measureText(text).width);
@@ -474,6 +553,7 @@ export class GraphView {
       b.width = Math.ceil(Math.max(56, w + 20));
       b.height = 8 + 15 + (b.sub ? 13 : 0) + (b.rows.length ? 4 + b.rows.length * 13 : 0) + 6;
     }
+    if (this._options.rankdir === 'LR') for (const e of this._edges) e.labelWidth = Math.ceil(width(fEdge, e.label));
   }
 
   // ---------------------------------------------------------------- layout (worker)
@@ -572,16 +652,24 @@ export class GraphView {
   /// A box's markup. A culled box is an empty shell (its testid, name and ARIA attributes, no
   /// content) that _reveal fills the first time it comes into view.
   _boxSvg(b, culled, extraClass = '') {
-    const cls = `gv-node gv-k-${b.kind}${culled ? ' gv-cull' : ''}${extraClass}`;
-    const kindAttr = b.kind === 'node' ? '' : ` data-kind="${b.kind}"`;
+    const cls = `gv-node gv-k-${b.kind}${this._boxClasses(b)}${culled ? ' gv-cull' : ''}${extraClass}`;
+    let attrs = b.kind === 'node' ? '' : ` data-kind="${b.kind}"`;
+    if (b.unsupported) attrs += ' data-unsupported="true"';
+    if (b.outer) attrs += ' data-outer="true"';
+    if (b.node?.subgraphs?.length) attrs += ` data-bodies="${b.node.subgraphs.length}"`;
     b.filled = !culled;
-    return `<g class="${cls}" data-testid="graph-node" data-node-name="${esc(b.name)}"${kindAttr} role="button" tabindex="-1" aria-label="${esc(b.aria)}" transform="translate(${r1(b.x)},${r1(b.y)})">` +
+    return `<g class="${cls}" data-testid="graph-node" data-node-name="${esc(b.name)}"${attrs} role="button" tabindex="-1" aria-label="${esc(b.aria)}" transform="translate(${r1(b.x)},${r1(b.y)})">` +
       (culled ? '' : this._boxInner(b)) + '</g>';
+  }
+
+  _boxClasses(b) {
+    return (b.unsupported ? ' gv-unsupported' : '') + (b.outer ? ' gv-outer' : '');
   }
 
   _boxInner(b) {
     const w = b.width, h = b.height, cx = r1(w / 2);
-    let s = `<title>${esc(b.kind === 'node' ? `${b.title} ${b.name}` : b.aria)}</title>`;
+    const tip = b.kind === 'node' ? `${b.node.opType} ${b.name}${b.unsupported ? ` (${b.node.domain || 'ai.onnx'}): ${UNSUPPORTED}` : ''}` : b.aria;
+    let s = `<title>${esc(tip)}</title>`;
     s += `<rect class="gv-box" width="${w}" height="${h}" rx="5"/>`;
     let y = 8 + 11;
     s += `<text class="gv-op" x="${cx}" y="${y}" text-anchor="middle">${esc(b.title)}</text>`;
@@ -636,19 +724,24 @@ export class GraphView {
 
   _edgeSvg(e, culled) {
     e.filled = !culled;
-    return `<g class="gv-edge${culled ? ' gv-cull' : ''}" data-tensor="${esc(e.tensor)}" data-from="${esc(this._boxes[e.from].name)}" data-to="${esc(this._boxes[e.to].name)}">` +
+    return `<g class="gv-edge${e.implicit ? ' gv-implicit' : ''}${culled ? ' gv-cull' : ''}" data-tensor="${esc(e.tensor)}" data-from="${esc(this._boxes[e.from].name)}" data-to="${esc(this._boxes[e.to].name)}">` +
       (culled ? '' : this._edgeInner(e)) + '</g>';
   }
 
   _edgeInner(e) {
     const p = e.points;
     const m = this._midpoint(p);
+    const path = `<path class="gv-edge-path" d="${this._edgePath(p)}" marker-end="url(#gv-arrow-${this._uid})"/>`;
+    if (this._options.rankdir === 'LR') {  // left to right: the label above the edge, where dagre made room
+      const at = e.labelAt ?? m;
+      return path + `<text class="gv-edge-label" x="${r1(at.x)}" y="${r1(at.y - 4)}" text-anchor="middle">${esc(e.label)}</text>`;
+    }
     // Labels go outwards: for edges that converge on a box, away from that box's centre line;
     // otherwise away from the source's (so diverging edges' labels do not overlap in between).
     const src = this._boxes[e.from], dst = this._boxes[e.to];
     const ref = dst.preds.length > 1 && src.succs.length <= 1 ? dst : src;
     const left = m.x < ref.x + ref.width / 2 - 2;
-    return `<path class="gv-edge-path" d="${this._edgePath(p)}" marker-end="url(#gv-arrow-${this._uid})"/>` +
+    return path +
       `<text class="gv-edge-label" x="${r1(left ? m.x - 5 : m.x + 5)}" y="${r1(m.y + 3)}"${left ? ' text-anchor="end"' : ''}>${esc(e.label)}</text>`;
   }
 
@@ -718,6 +811,12 @@ export class GraphView {
     const fitK = Math.min(W / width, H / height, 2) * 0.96;
     if (fitK >= LEGIBLE_SCALE) {
       this._t = { k: fitK, x: (W - width * fitK) / 2, y: (H - height * fitK) / 2 };
+    } else if (this._options.rankdir === 'LR') {
+      // Left to right: the same, at the left end.
+      const k = Math.max(LEGIBLE_SCALE, Math.min(1, (H / height) * 0.96));
+      const first = this._boxes[0];
+      const cy = height * k <= H ? height / 2 : first.y + first.height / 2;
+      this._t = { k, x: 16 - Math.max(0, first.x - 16) * k, y: H / 2 - cy * k };
     } else {
       // A graph that fits only with text too small to read: start legible (as Netron opens at
       // 100 %), at the top, centred on the first box; Fit shows the whole graph.
@@ -778,6 +877,7 @@ export class GraphView {
     return {
       fill: v('--node-fill', '#eef2f8'), stroke: v('--node-stroke', '#8d99ae'), io: v('--node-io', '#e3f4e8'),
       edge: v('--edge', '#8a93a3'), selected: v('--node-selected', '#2463eb'), highlight: v('--node-highlight', '#ffb300'),
+      danger: v('--danger', '#c62828'),
     };
   }
 
@@ -825,6 +925,7 @@ export class GraphView {
         if (b) ctx.strokeRect(b.x - w * px, b.y - w * px, b.width + 2 * w * px, b.height + 2 * w * px);
       }
     };
+    outline(this._boxes.filter((b) => b.unsupported && this._boxVisible(b, v)).map((b) => b.key), col.danger, 2);
     outline(this._highlighted, col.highlight, 3);
     if (this._selected) outline([this._selected], col.selected, 3);
   }
@@ -920,23 +1021,34 @@ export class GraphView {
   }
 
   /// Arrow-key navigation from a box: up = an input's producer, down = a consumer, left / right
-  /// = the nearest box on about the same row.
+  /// = the nearest box on about the same row (left to right: left / right along the data, up /
+  /// down across it).
   _neighbour(b, key) {
+    if (this._options.rankdir === 'LR') {
+      const along = { ArrowLeft: 'ArrowUp', ArrowRight: 'ArrowDown', ArrowUp: 'ArrowLeft', ArrowDown: 'ArrowRight' };
+      key = along[key] ?? key;
+      if (key === 'ArrowLeft' || key === 'ArrowRight') return this._across(b, key === 'ArrowLeft' ? -1 : 1, 'y');
+    }
     const cx = b.x + b.width / 2, cy = b.y + b.height / 2;
     const nearest = (list) => list.reduce((best, o) => {
-      const d = Math.abs(o.x + o.width / 2 - cx);
+      const d = this._options.rankdir === 'LR' ? Math.abs(o.y + o.height / 2 - cy) : Math.abs(o.x + o.width / 2 - cx);
       return !best || d < best.d ? { o, d } : best;
     }, null)?.o ?? null;
     if (key === 'ArrowUp') return nearest(b.preds);
     if (key === 'ArrowDown') return nearest(b.succs);
-    const dir = key === 'ArrowLeft' ? -1 : 1;
+    return this._across(b, key === 'ArrowLeft' ? -1 : 1, 'x');
+  }
+
+  /// The nearest box in direction `dir` along axis `axis` ('x': same row, 'y': same column).
+  _across(b, dir, axis) {
+    const cx = b.x + b.width / 2, cy = b.y + b.height / 2;
     let best = null, bestD = Infinity;
     for (const o of this._boxes) {
       if (o === b) continue;
       const ox = o.x + o.width / 2, oy = o.y + o.height / 2;
-      const dx = (ox - cx) * dir;
-      if (dx <= 0) continue;
-      const d = dx + Math.abs(oy - cy) * 4;
+      const [along, across] = axis === 'x' ? [ox - cx, oy - cy] : [oy - cy, ox - cx];
+      if (along * dir <= 0) continue;
+      const d = along * dir + Math.abs(across) * 4;
       if (d < bestD) { bestD = d; best = o; }
     }
     return best;
@@ -1018,6 +1130,15 @@ export class GraphView {
       this.zoomBy(f, e.clientX - r.left, e.clientY - r.top);
     }, { passive: false });
     on('keydown', (e) => this._onKey(e));
+    // A node with bodies (If, Loop, Scan): double-click opens one (onOpenNode).
+    on('dblclick', (e) => {
+      // By position: the pointer capture of a click retargets the dblclick to the container.
+      const box = this._drawn ? this._boxAt(e.clientX, e.clientY) : null;
+      if (box?.node?.subgraphs?.length) {
+        e.preventDefault();
+        this.onOpenNode(box.name, box.node);
+      }
+    });
     on('focusin', (e) => {
       const g = e.target.closest?.('.gv-node');
       if (!g) return;

@@ -1,9 +1,11 @@
 // The graph view's layout worker: runs dagre off the UI thread (a module worker).
-//   in:  {id, nodes: [{id, width, height}], edges: [{from, to, name?}], options?: {rankdir, nodesep, ranksep}}
-//   out: {id, positions, edgePoints, width, height, ms}   or   {id, error}
+//   in:  {id, nodes: [{id, width, height}], edges: [{from, to, name?, width?, height?}], options?: {rankdir, nodesep, ranksep}}
+//   out: {id, positions, edgePoints, labels, width, height, ms}   or   {id, error}
 // positions: Float64Array [x0, y0, x1, y1, ...] (box centres, in the order of `nodes`);
 // edgePoints: one Float64Array [x, y, x, y, ...] per edge, in the order of `edges` (dagre's route,
 // first point on the source box, last on the target box); width/height: the drawing's extent.
+// An edge with a width and height has a label of that size that dagre makes room for (placed on
+// the edge, in the middle); labels: Float64Array [x, y, ...] of the label centres (NaN without).
 // Edges whose ends are not among the nodes, and self loops, get an empty route.
 // The view terminates the worker to cancel a layout (dagre cannot be interrupted).
 import dagre from '@dagrejs/dagre';
@@ -122,7 +124,7 @@ export function layout({ nodes, edges, options = {} }) {
   const used = [];
   edges.forEach((e, i) => {
     if (!valid[i] || (own && back.has(i))) return;
-    g.setEdge(String(e.from), String(e.to), {}, 'e' + i);
+    g.setEdge(String(e.from), String(e.to), e.width ? { width: e.width, height: e.height ?? 0, labelpos: 'c' } : {}, 'e' + i);
     used.push(i);
   });
   dagre.layout(g, own ? { customOrder: (graph) => iterativeOrder(graph) } : {});
@@ -133,15 +135,18 @@ export function layout({ nodes, edges, options = {} }) {
     positions[2 * i + 1] = p.y;
   });
   const edgePoints = edges.map(() => new Float64Array(0));
+  const labels = new Float64Array(edges.length * 2).fill(NaN);
   for (const i of used) {
     const e = edges[i];
-    const pts = g.edge(String(e.from), String(e.to), 'e' + i)?.points ?? [];
+    const ge = g.edge(String(e.from), String(e.to), 'e' + i);
+    if (e.width && ge?.x !== undefined) { labels[2 * i] = ge.x; labels[2 * i + 1] = ge.y; }
+    const pts = ge?.points ?? [];
     const a = new Float64Array(pts.length * 2);
     pts.forEach((p, k) => { a[2 * k] = p.x; a[2 * k + 1] = p.y; });
     edgePoints[i] = a;
   }
   const gr = g.graph();
-  return { positions, edgePoints, width: gr.width ?? 0, height: gr.height ?? 0, ranker: own ? 'longest-path (own)' : g.graph().ranker };
+  return { positions, edgePoints, labels, width: gr.width ?? 0, height: gr.height ?? 0, ranker: own ? 'longest-path (own)' : g.graph().ranker };
 }
 
 if (typeof self !== 'undefined' && typeof self.postMessage === 'function' && typeof window === 'undefined') {
@@ -150,7 +155,7 @@ if (typeof self !== 'undefined' && typeof self.postMessage === 'function' && typ
     try {
       const t0 = performance.now();
       const r = layout(ev.data);
-      const transfer = [r.positions.buffer, ...r.edgePoints.map((a) => a.buffer)];
+      const transfer = [r.positions.buffer, r.labels.buffer, ...r.edgePoints.map((a) => a.buffer)];
       self.postMessage({ id, ...r, ms: performance.now() - t0 }, transfer);
     } catch (e) {
       self.postMessage({ id, error: String(e?.message ?? e) });
