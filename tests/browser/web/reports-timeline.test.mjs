@@ -329,6 +329,71 @@ test('program tree: one leaf per op; forward / backward / weight update; repeat 
   await p3.close();
 });
 
+test('gradient accumulation and execution phases: the repeat loops and phases of the program tree; the timeline\'s streaming memory', async () => {
+  // Gradient accumulation: batchesPerStep 2 × accumulation 2. The tree: Repeat × 2 (the batches)
+  // around Repeat × 2 (the micro-batches of a batch) around the whole schedule: this runtime runs
+  // every op at each micro-batch, a weight update applying at the last (the accumulation counter).
+  const a = fx.mlp_accum;
+  const ga = a.graph;
+  const run = a.execution.runs[0];
+  const af = run.microBatches / run.steps.length;
+  assert.equal(af, 2);
+  const page = await open('a=mlp_accum');
+  await tab(page, 'program');
+  const tree = page.getByTestId('program-tree');
+  await page.getByTestId('program-tree-expand-all').click();
+  const repeats = await tree.locator('[role=treeitem][data-kind=repeat]').evaluateAll((x) => x.map((e) => [Number(e.dataset.count), Number(e.getAttribute('aria-level')), Number(e.dataset.ops)]));
+  assert.deepEqual(repeats, [[run.steps.length, 2, ga.ops.length], [af, 3, ga.ops.length]]);
+  // The passes in the order they start in the schedule.
+  const inner = tree.locator('[role=treeitem][data-kind=repeat]').nth(1);
+  const innerPasses = await inner.locator('[data-kind=pass]').evaluateAll((x) => x.map((e) => e.dataset.pass));
+  const firstStep = (p) => ga.ops.findIndex((o) => passOf(o) === p);
+  assert.deepEqual(innerPasses, ['forward', 'backward', 'accumulate', 'optimizer'].filter((p) => firstStep(p) >= 0).sort((x, y) => firstStep(x) - firstStep(y)));
+  assert.ok(innerPasses.includes('accumulate') && innerPasses.includes('optimizer'));
+  assert.match(await inner.locator('[data-kind=pass][data-pass=optimizer] > .pt-row').textContent(), /applies the update at the last of the 2/);
+  assert.equal(await tree.locator('[role=treeitem][data-step]').count(), ga.ops.length);
+  await shot(page, 'program-tree-accumulation', { fullPage: false });
+  // The timeline: one micro-batch; a batch is `af` of them.
+  await tab(page, 'timeline');
+  const d = await data(page, 'timeline-chart');
+  assert.equal(af * Number(d.totalCycles), run.steps[0].cycles);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+
+  // Execution phases on 2 IPUs: a program per phase with its ops; the timeline draws each phase's
+  // streaming-memory loads and stores before its first op, and the lanes add up to perIpu.
+  const ph = fx.mlp_phased;
+  const gp = ph.graph;
+  const p2 = await open('a=mlp_phased');
+  await tab(p2, 'program');
+  await p2.getByTestId('program-tree-expand-all').click();
+  const phases = [...new Set(gp.ops.map((o) => o.executionPhase))].sort((x, y) => x - y);
+  assert.ok(phases.length > 1);
+  const t2 = p2.getByTestId('program-tree');
+  assert.deepEqual(await t2.locator('[role=treeitem][data-kind=phase]').evaluateAll((x) => x.map((e) => Number(e.dataset.phase))), phases);
+  for (const p of phases) {
+    const steps = await t2.locator(`[role=treeitem][data-kind=phase][data-phase="${p}"] [data-step]`).evaluateAll((x) => x.map((e) => Number(e.dataset.step)));
+    assert.deepEqual(steps.sort((x, y) => x - y), gp.ops.map((o, i) => [o, i]).filter(([o]) => o.executionPhase === p).map(([, i]) => i), `phase ${p}`);
+  }
+  await shot(p2, 'program-tree-phases', { fullPage: false });
+  await tab(p2, 'timeline');
+  const dp = await data(p2, 'timeline-chart');
+  assert.equal(Number(dp.ipus), 2);
+  assert.equal(dp.ipuCycles, gp.cycles.perIpu.join(','));
+  assert.ok(gp.cycles.streamingMemory > 0);
+  assert.equal(Number(dp.totalCycles), gp.cycles.perMicroBatch + gp.cycles.hostToDevicePerMicroBatch + gp.cycles.deviceToHostPerMicroBatch);
+  assert.equal(Number(dp.totalCycles), ph.execution.runs[0].steps[0].cycles);
+  // The first phase's loads come right after the host transfer, on its IPU's lane.
+  const first = gp.phases.find((x) => x.phase === phases[0]);
+  await clickTimeline(p2, gp.cycles.hostToDevicePerMicroBatch + first.remoteCycles / 2, first.ipu);
+  assert.match(await p2.locator('[data-testid=timeline-chart] .rv-tip').textContent(), new RegExp(`Phase ${first.phase}: streaming-memory loads and stores.*${first.remoteCycles.toLocaleString('en-US')} cycles`));
+  // The copies between the phases' IPUs.
+  assert.ok(Number(dp.copies) > 0);
+  await shot(p2, 'timeline-phases', { fullPage: false });
+  assert.deepEqual(p2.errors, []);
+  await p2.close();
+});
+
 /// Clicks tile t's cell in the heat grid (a block of rows per IPU).
 async function clickCell(page, t) {
   const grid = page.getByTestId('tile-heat-grid');
@@ -405,8 +470,7 @@ test('tile liveness: the selected tile\'s bytes over the steps; its peak is the 
     }
     await page.getByTestId('tile-liveness-include-always').check();
     if (name === 'resnet18_ipu2') {
-      await page.getByTestId('tile-liveness-chart').scrollIntoViewIfNeeded();
-      await shot(page, 'tile-liveness', { fullPage: false });
+      await page.locator('.rv-tile-live').screenshot({ path: path.join(SHOTS, 'reports-tile-liveness.png') });
     }
     assert.deepEqual(page.errors, [], name);
     await page.close();
@@ -471,6 +535,24 @@ test('the core\'s op ids, ONNX nodes and tensor producers: rows keyed by id, gro
   await tab(page, 'program');
   await page.locator(`[data-testid=program-tree] [role=treeitem][data-op-id="${g.ops[j].id}"] > .pt-row`).click();
   assert.deepEqual(await lastEvent(page), { type: 'op', opName: '/2/Gemm', nodeName: g.ops[j].node, opId: g.ops[j].id });
+
+  // A report without them (an older package): rows keyed by step, nodes by the name rules (a
+  // weight update in its weight's group), no "Produced by" column, no opId.
+  const old = structuredClone(src.graph);
+  for (const o of old.ops) { delete o.id; delete o.node; }
+  for (const t of old.tensors) delete t.producer;
+  await page.evaluate((rep) => window.__view.setReport('A', rep), { ...src, graph: old, label: 'mlp, an older report' });
+  await tab(page, 'operations');
+  assert.deepEqual(await page.locator('[data-testid=op-table] tbody tr').evaluateAll((x) => x.map((e) => e.dataset.key)), old.ops.map((_, i) => `#${i}`));
+  await page.getByTestId('op-group-toggle').check();
+  const byName = old.ops.filter((o) => o.name === '/2/Gemm' || o.name.startsWith('/2/Gemm/grad/'));
+  assert.equal(Number(await page.locator('[data-testid=op-table] tbody tr[data-node="/2/Gemm"] td[data-col=ops]').getAttribute('data-value')), byName.length);
+  assert.equal(Number(await page.locator('[data-testid=op-table] tbody tr[data-node="2.weight"] td[data-col=ops]').getAttribute('data-value')), 1);
+  await page.getByTestId('op-group-toggle').uncheck();
+  await page.locator('[data-testid=op-table] tbody tr[data-key="#2"]').click();
+  assert.deepEqual(await lastEvent(page), { type: 'op', opName: old.ops[2].name, nodeName: old.ops[2].name });
+  await tab(page, 'liveness');
+  assert.ok(!(await page.locator('[data-testid=liveness-step-tensors] thead').textContent()).includes('Produced by'));
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -405,6 +405,8 @@ test('compare mode: ipu1 vs ipu2 side by side, one y scale, A/B op columns and t
   await tab(page, 'timeline');
   const totals = await page.getByTestId('timeline-chart').evaluateAll((e) => e.map((x) => Number(x.dataset.totalCycles)));
   assert.deepEqual(totals, [A, B].map((r) => r.graph.cycles.perMicroBatch + r.graph.cycles.hostToDevicePerMicroBatch + r.graph.cycles.deviceToHostPerMicroBatch));
+  // One cycle axis for both: the longer report's.
+  assert.deepEqual(await page.getByTestId('timeline-chart').evaluateAll((e) => e.map((x) => Number(x.dataset.viewTo))), [Math.max(...totals), Math.max(...totals)]);
   await shot(page, 'compare-timeline', { fullPage: false });
   await tab(page, 'program');
   assert.deepEqual(await page.getByTestId('program-tree').evaluateAll((e) => e.map((x) => Number(x.dataset.ops))), [A.graph.ops.length, B.graph.ops.length]);

@@ -56,7 +56,7 @@ export class ProgramTree {
     const li = el('li', {
       role: 'treeitem', tabindex: '-1', 'aria-level': level, 'aria-posinset': pos, 'aria-setsize': size,
       'aria-expanded': branch ? String(open) : undefined, 'aria-selected': n.kind === 'op' ? 'false' : undefined,
-      class: `pt-item pt-${n.kind}`, 'data-kind': n.kind, 'data-pass': n.pass, 'data-count': n.count,
+      class: `pt-item pt-${n.kind}`, 'data-kind': n.kind, 'data-pass': n.pass, 'data-count': n.count, 'data-stage': n.stage, 'data-phase': n.phase,
       'data-step': r ? r.step : undefined, 'data-op-name': r?.name, 'data-node': r?.node, 'data-op-id': r?.id,
       'data-ops': branch ? n.ops : undefined,
     });

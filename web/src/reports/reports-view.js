@@ -264,9 +264,11 @@ export class ReportsView {
     const producer = this.#producerName(r);
     box.append(el('table', { class: 'rv-table' },
       el('caption', { text: `Step ${step} (${r.rows[step].name}): ${live.length} tensors not always live, ${fmtBytes(sumBytes)}` }),
-      el('thead', {}, el('tr', {}, ['Tensor', 'Kind', 'Produced by', 'Type', 'Shape', 'Bytes', 'Live (steps)'].map((h, i) => el('th', { scope: 'col', class: i >= 5 ? 'num' : '', text: h })))),
+      el('thead', {}, el('tr', {}, ['Tensor', 'Kind', producer ? 'Produced by' : null, 'Type', 'Shape', 'Bytes', 'Live (steps)'].filter(Boolean)
+        .map((h, i, a) => el('th', { scope: 'col', class: i >= a.length - 2 ? 'num' : '', text: h })))),
       el('tbody', {}, live.slice(0, 100).map((t) => el('tr', { 'data-tensor': t.id },
-        el('th', { scope: 'row', class: 'rv-name', title: t.id, text: t.id }), el('td', { text: t.kind }), el('td', { class: 'rv-name', text: producer(t) }), el('td', { text: t.dtype }),
+        el('th', { scope: 'row', class: 'rv-name', title: t.id, text: t.id }), el('td', { text: t.kind }),
+        producer ? el('td', { class: 'rv-name', text: producer(t) }) : null, el('td', { text: t.dtype }),
         el('td', { text: `[${(t.shape ?? []).join(', ')}]` }), el('td', { class: 'num', text: fmtInt(t.bytes) }),
         el('td', { class: 'num', text: `${t.liveFrom}–${t.liveTo}` }))))));
   }
@@ -604,7 +606,7 @@ export class ReportsView {
         ctx.fillText(capText, g.left + g.width - 6, yc - 8);
         ctx.textAlign = 'left';
         ctx.restore();
-        chart.xAxisRange(ctx, g, from, to, (t) => x(t) + w / 2, from === 0 && to === tm.n ? 'tile (wheel or +/- to zoom)' : 'tile');
+        chart.xAxisRange(ctx, g, from, to, (t) => x(t) + w / 2, from === 0 && to === tm.n ? 'tile (wheel, +/- or drag to zoom)' : 'tile');
         host.dataset.selectedTile = String(this.selectedTile[s]);
       },
     });
@@ -798,7 +800,8 @@ export class ReportsView {
     this.charts.push(chart);
     chart.draw();
     const list = el('div', { class: 'rv-step-tensors', 'data-testid': 'tile-liveness-tensors', 'data-slot': s, 'aria-live': 'polite' });
-    box.append(list);
+    box.append(list, dataTable(`Table: bytes live on tile ${t} per step (${L.steps} steps)`, ['Step', 'Op', 'Live bytes', 'Always live', 'Not always live'],
+      () => r.rows.map((op, i) => [i, op.name, fmtInt(L.total[i]), fmtInt(L.always), fmtInt(L.notAlways[i])]), { cap: 300, testid: 'tile-liveness-table' }));
     this.tileLive[s] = { box, chart, L, list, r, inc };
     this.#tileStepTensors(s);
   }
@@ -816,20 +819,21 @@ export class ReportsView {
     list.dataset.step = String(step);
     list.replaceChildren(el('table', { class: 'rv-table' },
       el('caption', { text: `Tile ${L.tile} at step ${step} (${r.rows[step]?.name ?? ''})${step === L.peakStep ? ', its peak' : ''}: ${live.length} tensors, ${fmtBytes(bytes)}${inc ? '' : ' not always live'}` }),
-      el('thead', {}, el('tr', {}, ['Tensor', 'Kind', 'Produced by', 'On this tile', 'Live (steps)'].map((h, i) => el('th', { scope: 'col', class: i >= 3 ? 'num' : '', text: h })))),
+      el('thead', {}, el('tr', {}, ['Tensor', 'Kind', producer ? 'Produced by' : null, 'On this tile', 'Live (steps)'].filter(Boolean)
+        .map((h, i, a) => el('th', { scope: 'col', class: i >= a.length - 2 ? 'num' : '', text: h })))),
       el('tbody', {}, live.slice(0, 100).map((x) => el('tr', { 'data-tensor': x.id, 'data-bytes': x.bytesOnTile },
         el('th', { scope: 'row', class: 'rv-name', title: x.id, text: x.id }), el('td', { text: isAlwaysLive(x) ? `${x.kind} (always live)` : x.kind }),
-        el('td', { class: 'rv-name', text: producer(x) }), el('td', { class: 'num', text: fmtInt(x.bytesOnTile) }),
+        producer ? el('td', { class: 'rv-name', text: producer(x) }) : null, el('td', { class: 'num', text: fmtInt(x.bytesOnTile) }),
         el('td', { class: 'num', text: isAlwaysLive(x) ? 'all' : `${x.liveFrom}–${x.liveTo}` }))))));
   }
 
   /// The name of the op that writes a tensor: its `producer` op id (the core's), '' for none
-  /// (weights, inputs); '–' when the report has no producers.
+  /// (weights, inputs); null when the report has no producers (older reports: no such column).
   #producerName(r) {
+    if (!(r.graph.tensors ?? []).some((t) => t.producer !== undefined && t.producer !== null)) return null;
     const steps = stepOfId(r.graph);
     return (t) => {
-      if (t.producer === undefined || t.producer === null) return '–';
-      const st = t.producer < 0 ? undefined : steps.get(t.producer);
+      const st = t.producer === undefined || t.producer === null || t.producer < 0 ? undefined : steps.get(t.producer);
       return st === undefined ? '' : r.rows[st].name;
     };
   }
@@ -1155,7 +1159,7 @@ export class ReportsView {
       const shape = runShape(r.execution);
       const time = (v) => `${fmtInt(v)} cycles${clock ? ` (${fmtSeconds(v / clock)})` : ''}`;
       const facts = tl.pipelined
-        ? [['Shown', `${tl.microBatches} micro-batch${tl.microBatches === 1 ? '' : 'es'} through ${tl.pipeline.stages} pipeline stages${shape ? ` (the run “${shape.run.name || 'run'}”)` : ' (no run yet: one micro-batch)'}`],
+        ? [['Shown', `${tl.microBatches < tl.runMicroBatches ? `the first ${fmtInt(tl.microBatches)} of ${fmtInt(tl.runMicroBatches)}` : fmtInt(tl.microBatches)} micro-batch${tl.microBatches === 1 ? '' : 'es'} through ${tl.pipeline.stages} pipeline stages${shape ? ` (the run “${shape.run.name || 'run'}”)` : ' (no run yet: one micro-batch)'}`],
            ['Pipeline', `fill ${fmtInt(tl.pipeline.fill)} · steady state ${fmtInt(tl.pipeline.steady)} · drain ${fmtInt(tl.pipeline.drain)} cycles`],
            ['Host transfers', `${fmtInt(tl.microBatches * (tl.h2d + tl.d2h))} cycles after the pipeline, as the IPU model counts them`],
            ['Total', time(tl.total)]]
@@ -1168,8 +1172,8 @@ export class ReportsView {
       const host = el('div', { 'data-testid': 'timeline-chart', 'data-slot': s, 'data-ipus': tl.numIpus, 'data-lanes': tl.lanes.length,
                                'data-lane-ipus': tl.lanes.map((l) => (l.host ? 'host' : l.ipu)).join(','),
                                'data-lane-stages': tl.lanes.map((l) => l.stage ?? '').join(','),
-                               'data-total-cycles': tl.total, 'data-ipu-cycles': tl.ipuCycles.join(','), 'data-mode': tl.pipelined ? 'pipeline' : 'micro-batch',
-                               'data-micro-batches': tl.microBatches, 'data-copies': tl.arrows.length, 'data-blocks': tl.blocks.length,
+                               'data-total-cycles': tl.total, 'data-extent': extent, 'data-ipu-cycles': tl.ipuCycles.join(','), 'data-mode': tl.pipelined ? 'pipeline' : 'micro-batch',
+                               'data-micro-batches': tl.microBatches, 'data-run-micro-batches': tl.runMicroBatches, 'data-copies': tl.arrows.length, 'data-blocks': tl.blocks.length,
                                ...(tl.pipeline ? { 'data-fill': tl.pipeline.fill, 'data-steady': tl.pipeline.steady, 'data-drain': tl.pipeline.drain } : {}) });
       const zoomBar = el('div', { class: 'rv-zoom' }, el('span', { class: 'rv-muted rv-small' }),
         el('button', { type: 'button', class: 'rv-more', 'data-testid': 'timeline-zoom-reset', text: 'Reset zoom' }));
@@ -1206,7 +1210,7 @@ export class ReportsView {
       const wrap = el('div', { class: 'pt-wrap' });
       col.append(wrap);
       const tree = new ProgramTree(wrap, r.program, {
-        rows: r.rows, listing: r.listing, total: r.split.totals.cycles, label: `Program tree, ${r.label ?? s}`,
+        rows: r.rows, listing: r.listing, total: r.graph.cycles?.perMicroBatch || r.split.totals.cycles, label: `Program tree, ${r.label ?? s}`,
         onSelect: (row) => this.#selectOp(s, row, false),
       });
       tree.tree.dataset.slot = s;

@@ -81,8 +81,10 @@ export function runShape(execution) {
 ///    pipeline cycle j (0 .. N + S - 2) runs each stage s with 0 <= j - s < N (micro-batch j - s)
 ///    and takes its slowest such stage plus a sync; the first S - 1 cycles are the fill, the last
 ///    S - 1 the drain; the run's host transfers (N micro-batches) come after, as the core adds them.
+///    A run of very many micro-batches is laid out for its first ones only (at most `maxBlocks`
+///    supersteps; runMicroBatches says how many the run has): the steady state repeats.
 /// ipuCycles[i]: the op (and streaming) cycles on IPU i over the timeline.
-export function timeline(graph, execution) {
+export function timeline(graph, execution, { maxBlocks = 20000 } = {}) {
   const ops = graph.ops;
   const cy = graph.cycles ?? {};
   const h2d = cy.hostToDevicePerMicroBatch ?? 0, d2h = cy.deviceToHostPerMicroBatch ?? 0;
@@ -105,7 +107,7 @@ export function timeline(graph, execution) {
   };
   let total = 0;
   let pipeline = null;
-  let microBatches = 1;
+  let microBatches = 1, runMicroBatches = 1;
   if (!pipelined) {
     for (let i = 0; i < numIpus; ++i) lanes.push({ ipu: i, label: `IPU ${i}` });
     const host = h2d + d2h > 0 ? lanes.push({ host: true, label: 'Host' }) - 1 : -1;
@@ -128,7 +130,8 @@ export function timeline(graph, execution) {
     total = t;
   } else {
     const run = (execution?.runs ?? []).find((r) => r.pipeline);
-    microBatches = run?.microBatches ?? 1;
+    runMicroBatches = run?.microBatches ?? 1;
+    microBatches = Math.min(runMicroBatches, Math.max(stages.length, Math.floor(maxBlocks / Math.max(1, ops.length))));
     const S = stages.length, N = microBatches;
     const stageOps = stages.map(() => []);
     ops.forEach((o, i) => stageOps[Math.max(0, Math.min(S - 1, o.pipelineStage))].push(i));
@@ -181,7 +184,7 @@ export function timeline(graph, execution) {
   // Keyboard order: op blocks with cycles, by start time.
   const order = blocks.map((b, k) => k).filter((k) => blocks[k].kind === 'op' && blocks[k].end > blocks[k].start)
     .sort((x, y) => blocks[x].start - blocks[y].start || blocks[x].lane - blocks[y].lane);
-  return { lanes, blocks, byLane, order, total, ipuCycles, numIpus, pipelined, pipeline, microBatches, copies, arrows, h2d, d2h };
+  return { lanes, blocks, byLane, order, total, ipuCycles, numIpus, pipelined, pipeline, microBatches, runMicroBatches, copies, arrows, h2d, d2h };
 }
 
 const PASS_LABELS = {
@@ -195,16 +198,18 @@ const PASS_ORDER = ['forward', 'backward', 'accumulate', 'optimizer'];
 /// transfers), 'tensor' (an input stream), 'copy' (an inter-IPU copy). Every op is exactly one
 /// leaf. rows: opRows(graph) (their node and pass).
 ///  - Main program: a sequence. With a run, `Repeat × batchesPerStep` (its batches) around the
-///    step, and in a training program with gradient accumulation `Repeat × factor` around the
-///    host-to-device streams, forward and backward passes, with the weight update after it.
+///    step, and with gradient accumulation `Repeat × factor` (micro-batches per batch) inside it
+///    around the whole schedule (this runtime runs every op at each micro-batch; a weight update
+///    accumulates and applies at the last one).
 ///  - Pipelined: one pipeline (N micro-batches: fill, steady state, drain) holding each stage on
 ///    its IPU, its incoming copies and its passes. Execution phases: a program per phase.
-///  - A pass holds its ops in schedule order, several ops of one ONNX node under that node.
+///  - A pass holds its ops in schedule order, several ops of one ONNX node under that node; the
+///    passes come in the order they start in the schedule.
 export function programTree(graph, execution, rows) {
   const cy = graph.cycles ?? {};
   const shape = runShape(execution);
+  const af = shape?.accumulation ?? 1;
   const pipelined = !!graph.graph?.pipelined && (cy.stageCycles ?? []).length > 0;
-  const sumCycles = (list) => list.reduce((a, r) => a + r.cycles, 0);
   const leaf = (r) => ({ kind: 'op', label: r.name, detail: r.type, step: r.step, cycles: r.cycles });
   const branch = (kind, label, detail, children, extra = {}) => {
     const ops = children.reduce((a, c) => a + (c.kind === 'op' ? 1 : c.ops ?? 0), 0);
@@ -226,16 +231,18 @@ export function programTree(graph, execution, rows) {
     return [...groups.entries()].map(([node, rs]) => (rs.length === 1 ? leaf(rs[0])
       : branch('node', node, rs.map((r) => r.type).filter((t, i, a) => a.indexOf(t) === i).join(', '), rs.map(leaf))));
   };
-  const passes = (list, only = PASS_ORDER) => {
+  // The passes in the order they start in the schedule.
+  const passes = (list) => {
     const out = [];
-    for (const p of only) {
+    for (const p of PASS_ORDER) {
       const rs = list.filter((r) => r.kind === p);
       if (!rs.length) continue;
       const lo = Math.min(...rs.map((r) => r.step)), hi = Math.max(...rs.map((r) => r.step));
       const others = list.some((r) => r.kind !== p && r.step > lo && r.step < hi);
-      out.push(branch('pass', PASS_LABELS[p], `${range(rs)}${others ? ' (interleaved with other passes in the schedule)' : ''}`, byNode(rs), { pass: p }));
+      const note = p === 'optimizer' && af > 1 ? `; each accumulates the micro-batch's gradient and applies the update at the last of the ${af} (the accumulation counter)` : '';
+      out.push(branch('pass', PASS_LABELS[p], `${range(rs)}${others ? ' (interleaved with other passes in the schedule)' : ''}${note}`, byNode(rs), { pass: p, first: lo }));
     }
-    return out;
+    return out.sort((a, b) => a.first - b.first);
   };
   const streams = (graph.tensors ?? []).filter((t) => t.kind === 'stream' && !t.view);
   const h2d = () => branch('streams', 'Host → device', `${streams.length} input stream${streams.length === 1 ? '' : 's'} · ${fmtInt(cy.hostToDevicePerMicroBatch ?? 0)} cycles per micro-batch`,
@@ -243,7 +250,6 @@ export function programTree(graph, execution, rows) {
   const d2h = () => ({ kind: 'streams', label: 'Device → host', detail: `anchors · ${fmtInt(cy.deviceToHostPerMicroBatch ?? 0)} cycles per micro-batch`, children: [], direction: 'out' });
   const copyItems = (list) => list.map((c) => ({ kind: 'copy', label: c.tensor,
     detail: `inter-IPU copy · IPU ${c.fromIpu} → IPU ${c.toIpu} (step ${c.from} → step ${c.to})` }));
-  const training = rows.some((r) => r.kind !== 'forward');
   let body;
   if (pipelined) {
     const S = cy.stageCycles.length;
@@ -260,39 +266,32 @@ export function programTree(graph, execution, rows) {
       : 'run the session to see its micro-batches';
     body = [branch('pipeline', `Pipeline · ${S} stages`, how, [h2d(), ...stageNodes, d2h()])];
   } else {
-    const phased = rows.some((r) => r.phase >= 0);
     let inner;
-    if (phased) {
+    if (rows.some((r) => r.phase >= 0)) {
       const phaseIds = [...new Set(rows.filter((r) => r.phase >= 0).map((r) => r.phase))].sort((a, b) => a - b);
       const info = new Map((graph.phases ?? []).map((p) => [p.phase, p]));
-      inner = (only) => {
-        const out = [];
-        const outside = rows.filter((r) => r.phase < 0);
-        for (const p of phaseIds) {
-          const rs = rows.filter((r) => r.phase === p && only.includes(r.kind));
-          if (!rs.length) continue;
-          const ph = info.get(p);
-          out.push(branch('phase', `Execution phase ${p}`, `IPU ${ph?.ipu ?? rs[0].ipu}${ph ? ` · streaming memory: ${fmtBytes(ph.remoteLoadBytes)} in, ${fmtBytes(ph.remoteStoreBytes)} out, ${fmtInt(ph.remoteCycles)} cycles` : ''}`,
-            passes(rs, only), { phase: p }));
-        }
-        return [...out, ...passes(outside, only)];
-      };
+      inner = [];
+      for (const p of phaseIds) {
+        const rs = rows.filter((r) => r.phase === p);
+        const ph = info.get(p);
+        const node = branch('phase', `Execution phase ${p}`, `IPU ${ph?.ipu ?? rs[0].ipu}${ph ? ` · streaming memory: ${fmtBytes(ph.remoteLoadBytes)} in, ${fmtBytes(ph.remoteStoreBytes)} out, ${fmtInt(ph.remoteCycles)} cycles` : ''}`,
+          passes(rs), { phase: p });
+        node.cycles += ph?.remoteCycles ?? 0;   // the phase's loads and stores count in its cycles
+        inner.push(node);
+      }
+      inner.push(...passes(rows.filter((r) => r.phase < 0)));
     } else {
-      inner = (only) => passes(rows, only);
+      inner = passes(rows);
     }
-    const af = shape?.accumulation ?? 1;
-    if (training && af > 1) {
-      const perMicro = PASS_ORDER.filter((p) => p !== 'optimizer');
-      body = [branch('repeat', `Repeat × ${af}`, 'gradient accumulation: one micro-batch each', [h2d(), ...inner(perMicro), d2h()], { count: af }),
-              ...inner(['optimizer'])];
-    } else {
-      body = [h2d(), ...inner(PASS_ORDER), d2h()];
-    }
+    // This runtime runs the whole schedule for every micro-batch: with gradient accumulation the
+    // weight updates accumulate and apply at the last micro-batch of each batch.
+    body = [h2d(), ...inner, d2h()];
+    if (af > 1) body = [branch('repeat', `Repeat × ${af}`, 'gradient accumulation: one micro-batch each', body, { count: af })];
     if (shape && shape.batches > 1) {
       body = [branch('repeat', `Repeat × ${shape.batches}`, `batchesPerStep (the run “${shape.run.name || 'run'}”: ${shape.batches} batches)`, body, { count: shape.batches })];
     }
   }
   const root = branch('program', 'Main program', shape ? 'Sequence' : 'Sequence · run the session to see its repeat counts (batchesPerStep, gradient accumulation)', body);
-  root.cycles = sumCycles(rows);
+  root.cycles = cy.perMicroBatch ?? rows.reduce((a, r) => a + r.cycles, 0);
   return root;
 }
