@@ -224,6 +224,19 @@ test('timeline of a pipeline on 2 IPUs: stages on their IPUs over the run\'s mic
   assert.match(await page.getByTestId('timeline-facts').textContent(), /Inter-IPU copies/);
   await page.mouse.move(0, 0);
   await shot(page, 'timeline-pipelined', { fullPage: false });
+
+  // With the program listing (`compilation.schedule`, Ir::scheduleText: each op's inputs) the copies
+  // are exact: the first reader on the other IPU. A listing written here in the core's format.
+  const reads = (i) => g.tensors.filter((t) => !t.view && t.liveFrom < i && i <= t.liveTo && t.kind === 'activation').map((t) => t.id);
+  const listing = g.ops.map((o, i) => `node '${o.name}' (${o.type}, opset 13): ${reads(i).join(' ')} ->\n`).join('');
+  await page.evaluate((rep) => window.__view.setReport('A', rep), { ...r, graph: { ...g, schedule: listing } });
+  await tab(page, 'timeline');
+  const withListing = await data(page, 'timeline-chart');
+  assert.equal(Number(withListing.copies), N * (S - 1));
+  assert.doesNotMatch(await page.getByTestId('timeline-facts').textContent(), /the report lists no consumers/);
+  await tab(page, 'program');
+  assert.equal(await page.locator('[data-testid=program-tree] [role=treeitem][data-step="1"] > .pt-row').getAttribute('title'), listing.split('\n')[1]);
+  assert.match(await page.locator('[data-panel=program] details.rv-data pre').textContent(), /node '\/2\/Gemm' \(Gemm, opset 13\)/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -141,6 +141,23 @@ test('tile memory chart: 1,472 tiles, the capacity line; click a tile lists its 
   await shot(page, 'memory-zoomed', { fullPage: false });
   await page.getByTestId('tile-zoom-reset').click();
   assert.equal(await page.locator(chart).getAttribute('data-view-to'), '1472');
+  // A drag across the plot zooms to the tiles under it (here about 100 to 300); the tile selected
+  // before stays selected (the drag's end is not a click).
+  {
+    const box = await page.locator(chart).locator('canvas').boundingBox();
+    const d = await page.locator(chart).evaluate((e) => ({ ...e.dataset }));
+    const at = (t) => box.x + Number(d.plotLeft) + ((t + 0.5) / 1472) * Number(d.plotWidth);
+    const y = box.y + Number(d.plotTop) + 20;
+    await page.mouse.move(at(100), y);
+    await page.mouse.down();
+    await page.mouse.move(at(200), y, { steps: 4 });
+    await page.mouse.move(at(300), y, { steps: 4 });
+    await page.mouse.up();
+    const z = await page.locator(chart).evaluate((e) => [Number(e.dataset.viewFrom), Number(e.dataset.viewTo)]);
+    assert.ok(Math.abs(z[0] - 100) <= 1 && Math.abs(z[1] - 301) <= 1, JSON.stringify(z));
+    assert.equal(await info.getAttribute('data-tile'), '702');
+    await page.getByTestId('tile-zoom-reset').click();
+  }
   const tile = r.graph.memory.maxTile;
   await clickCell(page, tile);
   assert.equal(await info.getAttribute('data-tile'), String(tile));

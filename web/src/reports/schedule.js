@@ -181,10 +181,7 @@ export function timeline(graph, execution, { maxBlocks = 20000 } = {}) {
   const byLane = lanes.map(() => []);
   blocks.forEach((b, k) => { if (b.lane >= 0) byLane[b.lane].push(k); });
   for (const l of byLane) l.sort((x, y) => blocks[x].start - blocks[y].start);
-  // Keyboard order: op blocks with cycles, by start time.
-  const order = blocks.map((b, k) => k).filter((k) => blocks[k].kind === 'op' && blocks[k].end > blocks[k].start)
-    .sort((x, y) => blocks[x].start - blocks[y].start || blocks[x].lane - blocks[y].lane);
-  return { lanes, blocks, byLane, order, total, ipuCycles, numIpus, pipelined, pipeline, microBatches, runMicroBatches, copies, arrows, h2d, d2h };
+  return { lanes, blocks, byLane, total, ipuCycles, numIpus, pipelined, pipeline, microBatches, runMicroBatches, copies, arrows, h2d, d2h };
 }
 
 const PASS_LABELS = {
