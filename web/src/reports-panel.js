@@ -1,6 +1,7 @@
 // The Reports panel: fetches the profiling reports of the last session from the runtime worker
 // (summary text, graph and execution reports as JSON) and hands them to the ReportsView; keeps a
-// second report for side-by-side comparison; an out-of-memory prepare shows what did not fit.
+// second report for side-by-side comparison; an out-of-memory prepare shows what did not fit; ops
+// selected in the reports and nodes selected in the graph follow each other.
 import { ReportsView } from './reports/reports-view.js';
 import './reports/reports.css';
 import { h } from './util.js';
@@ -12,10 +13,18 @@ export function createReportsPanel(el, app) {
   const note = h('p.muted', { 'aria-live': 'polite' }, 'Run or train the model, then get its report. Choose an IPU model device for memory and cycles; the CPU device reports the measured host time per op.');
   const host = h('div.reports-host');
   el.append(h('h2', {}, 'Reports'), h('div.button-row', {}, refresh, pin, unpin), note, host);
+  // An op selected in a report selects its ONNX node in the graph; a node selected in the graph
+  // (or the search) marks its ops in the reports (the op table, liveness, timeline, program tree).
+  let fromReport = false;
   const view = new ReportsView(host, {
-    onSelectOp: ({ nodeName }) => { if (nodeName) app.selectNode(nodeName); },
+    onSelectOp: ({ nodeName }) => {
+      if (!nodeName) return;
+      fromReport = true;
+      try { app.selectNode(nodeName); } finally { fromReport = false; }
+    },
     onSelectTile: () => {},
   });
+  app.on('node', (name) => { if (name && !fromReport && current?.graph) view.highlightOp(name); });
   app.reports = view;
   let current = null;
   let label = '';

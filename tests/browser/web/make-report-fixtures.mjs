@@ -1,8 +1,9 @@
 // Produces the report fixtures the reports-view tests draw, from the wasm package (the core's own
 // reports, nothing hand-made): resnet18 training on ipu2 with 1,472 tiles; cnn_small on 4 tiles
 // (out of memory: the offline device's OutOfMemoryException summary, and the IPU model's graph
-// report of what did not fit); mlp on ipu1 vs ipu2 (compare); a 2-IPU pipelined mlp; the CPU
-// device's measured host time per op.
+// report of what did not fit); mlp on ipu1 vs ipu2 (compare); a 2-IPU pipelined mlp; mlp training
+// with gradient accumulation; mlp training in execution phases on 2 IPUs with its weights in
+// streaming memory; the CPU device's measured host time per op.
 // Usage: node tests/browser/web/make-report-fixtures.mjs OUTDIR [--quick]   (writes OUTDIR/*.json)
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -133,7 +134,29 @@ export async function makeFixtures(outDir, { quick = false } = {}) {
     s.dispose();
   });
 
-  // 5. The CPU device with profiling on: measured host time per op.
+  // 5. Gradient accumulation: batchesPerStep 2 × accumulationFactor 2 micro-batches per run.
+  timed('mlp_accum', () => {
+    const s = training('mlp', dm.createIpuModelDevice({ tilesPerIPU: 64 }), { bps: 2, options: { enableGradientAccumulation: true, accumulationFactor: 2 } });
+    s.prepareDevice();
+    s.weightsFromHost();
+    run(s, 'mlp', 'accumulate', 4);
+    write('mlp_accum', reportOf(s, 'mlp training, gradient accumulation 2 (ipu2, 64 tiles)'));
+    s.dispose();
+  });
+
+  // 6. Execution phases on 2 IPUs, the weights in streaming memory (loads and stores per phase).
+  timed('mlp_phased', () => {
+    const s = training('mlp', dm.createIpuModelDevice({ tilesPerIPU: 64, numIPUs: 2 }), { options: {
+      virtualGraphMode: 'ExecutionPhases', executionPhaseSettings: { phases: 2 },
+      weightTensorLocationSettings: { location: { storage: 'OffChip' }, minElementsForOffChip: 2 } } });
+    s.prepareDevice();
+    s.weightsFromHost();
+    run(s, 'mlp', 'phased');
+    write('mlp_phased', reportOf(s, 'mlp training in execution phases (2 IPUs, weights off chip)'));
+    s.dispose();
+  });
+
+  // 7. The CPU device with profiling on: measured host time per op.
   timed('cnn_small_cpu', () => {
     const s = inference('cnn_small', dm.createCpuDevice(), { options: { engineOptions: { 'debug.instrument': 'true' } } });
     s.prepareDevice();

@@ -408,6 +408,23 @@ test('reports: IPU model summary, tile memory, op table, liveness; out of memory
   await page.waitForFunction((n) => window.popartApp.state.node === n, node);
   assert.match(await page.textContent(byId('node-panel')), new RegExp(node.replace(/[/.]/g, '\\$&')));
   assert.equal(await page.getAttribute(`${byId('graph-node')}[data-node-name="${node}"]`, 'aria-pressed'), 'true');
+  // The program tree and the timeline: an op there selects its node in the graph too.
+  await page.click('[role="tab"][data-tab="program"]');
+  const leaf = page.locator(`${byId('program-tree')} [role=treeitem][data-step]`).nth(4);
+  const leafNode = await leaf.getAttribute('data-node');
+  await leaf.locator(':scope > .pt-row').click();
+  await page.waitForFunction((n) => window.popartApp.state.node === n, leafNode);
+  assert.equal(await page.getAttribute(`${byId('graph-node')}[data-node-name="${leafNode}"]`, 'aria-pressed'), 'true');
+  await shot(page, 'reports-program');
+  // A node chosen in the graph (focus and Enter) marks its ops in the reports.
+  const steps = await page.evaluate(() => window.popartApp.lastReport.graph.ops.map((o) => o.name));
+  await page.focus(`${byId('graph-node')}[data-node-name="${node}"]`);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((n) => window.popartApp.state.node === n, node);
+  await page.click('[role="tab"][data-tab="timeline"]');
+  assert.equal(await page.getAttribute(byId('timeline-chart'), 'data-selected-steps'), String(steps.indexOf(node)));
+  assert.equal(await page.getAttribute(`${byId('program-tree')} [role=treeitem][data-step="${steps.indexOf(node)}"]`, 'aria-selected'), 'true');
+  await shot(page, 'reports-timeline');
   // Compare: keep this report as B, run on ipu1, and both show side by side.
   await page.click(byId('report-compare'));
   await page.selectOption(byId('device-select'), 'ipu1');

@@ -141,6 +141,23 @@ test('tile memory chart: 1,472 tiles, the capacity line; click a tile lists its 
   await shot(page, 'memory-zoomed', { fullPage: false });
   await page.getByTestId('tile-zoom-reset').click();
   assert.equal(await page.locator(chart).getAttribute('data-view-to'), '1472');
+  // A drag across the plot zooms to the tiles under it (here about 100 to 300); the tile selected
+  // before stays selected (the drag's end is not a click).
+  {
+    const box = await page.locator(chart).locator('canvas').boundingBox();
+    const d = await page.locator(chart).evaluate((e) => ({ ...e.dataset }));
+    const at = (t) => box.x + Number(d.plotLeft) + ((t + 0.5) / 1472) * Number(d.plotWidth);
+    const y = box.y + Number(d.plotTop) + 20;
+    await page.mouse.move(at(100), y);
+    await page.mouse.down();
+    await page.mouse.move(at(200), y, { steps: 4 });
+    await page.mouse.move(at(300), y, { steps: 4 });
+    await page.mouse.up();
+    const z = await page.locator(chart).evaluate((e) => [Number(e.dataset.viewFrom), Number(e.dataset.viewTo)]);
+    assert.ok(Math.abs(z[0] - 100) <= 1 && Math.abs(z[1] - 301) <= 1, JSON.stringify(z));
+    assert.equal(await info.getAttribute('data-tile'), '702');
+    await page.getByTestId('tile-zoom-reset').click();
+  }
   const tile = r.graph.memory.maxTile;
   await clickCell(page, tile);
   assert.equal(await info.getAttribute('data-tile'), String(tile));
@@ -231,14 +248,15 @@ test('op table: sort by cycles; group by ONNX node sums the cycles; a row select
     assert.equal(await page.locator('[data-testid=op-table] tbody tr').count(), g.ops.length);
   }
 
-  // Group by ONNX node: independently, `<node>/grad/...` and the node's own op make one group.
+  // Group by ONNX node: the report's `node` (the core's: the forward op, its gradient ops and its
+  // weights' updates), or from an older report, independently, `<node>/grad/...` and the node's own op.
   await page.getByTestId('op-group-toggle').check();
   const node = '/layer4/layer4.1/conv2/Conv';
-  const expected = sum(g.ops.filter((o) => o.name === node || o.name.startsWith(`${node}/grad/`)).map((o) => o.cycles));
+  const members = g.ops.filter((o) => (o.node !== undefined ? o.node === node : o.name === node || o.name.startsWith(`${node}/grad/`)));
+  assert.ok(members.some((o) => o.name.startsWith(`${node}/grad/`)));
   const row = page.locator(`[data-testid=op-table] tbody tr[data-node="${node}"]`);
-  assert.equal(Number(await row.locator('td[data-col=cycles]').getAttribute('data-value')), expected);
-  assert.equal(Number(await row.locator('td[data-col=ops]').getAttribute('data-value')),
-               g.ops.filter((o) => o.name === node || o.name.startsWith(`${node}/grad/`)).length);
+  assert.equal(Number(await row.locator('td[data-col=cycles]').getAttribute('data-value')), sum(members.map((o) => o.cycles)));
+  assert.equal(Number(await row.locator('td[data-col=ops]').getAttribute('data-value')), members.length);
   // Every op is in exactly one group: the groups' cycles add up to the ops'.
   const groupCycles = await page.locator('[data-testid=op-table] tbody td[data-col=cycles]').evaluateAll((c) => c.map((x) => Number(x.dataset.value)));
   const shownAll = Number(await page.getByTestId('op-table').getAttribute('data-rows')) === groupCycles.length;
@@ -253,7 +271,7 @@ test('op table: sort by cycles; group by ONNX node sums the cycles; a row select
     let t0 = performance.now();
     window.__view.setReport('A', r);
     out.setReport = performance.now() - t0;
-    for (const t of ['memory', 'liveness', 'operations', 'execution', 'summary']) {
+    for (const t of ['memory', 'liveness', 'operations', 'program', 'execution', 'timeline', 'summary']) {
       t0 = performance.now();
       document.querySelector(`[role=tab][data-tab="${t}"]`).click();
       out[t] = performance.now() - t0;
@@ -270,9 +288,11 @@ test('op table: sort by cycles; group by ONNX node sums the cycles; a row select
   await page.getByTestId('op-group-toggle').uncheck();
   const target = g.ops.findIndex((o) => o.name === '/layer2/layer2.0/conv1/Conv');
   assert.ok(target >= 0);
-  await page.locator(`[data-testid=op-table] tbody tr[data-key="#${target}"]`).click();
+  // Rows are keyed by the op's id when the report has ids (the core's ops[].id), else by step.
+  const id = g.ops[target].id;
+  await page.locator(`[data-testid=op-table] tbody tr[data-key="${id !== undefined ? `id:${id}` : `#${target}`}"]`).click();
   const ev = await page.evaluate(() => window.__events.at(-1));
-  assert.deepEqual(ev, { type: 'op', opName: '/layer2/layer2.0/conv1/Conv', nodeName: '/layer2/layer2.0/conv1/Conv' });
+  assert.deepEqual(ev, { type: 'op', opName: '/layer2/layer2.0/conv1/Conv', nodeName: '/layer2/layer2.0/conv1/Conv', ...(id !== undefined ? { opId: id } : {}) });
   assert.equal(await page.locator('[data-testid=op-table] tbody tr.rv-selected').getAttribute('data-op-name'), '/layer2/layer2.0/conv1/Conv');
   await shot(page, 'ops');
   await tab(page, 'liveness');
@@ -399,10 +419,19 @@ test('compare mode: ipu1 vs ipu2 side by side, one y scale, A/B op columns and t
   await shot(page, 'compare-ops');
   await tab(page, 'liveness');
   assert.equal(await page.getByTestId('liveness-chart').count(), 2);
+  // The timeline and the program tree side by side, each with its own report's cycles.
+  await tab(page, 'timeline');
+  const totals = await page.getByTestId('timeline-chart').evaluateAll((e) => e.map((x) => Number(x.dataset.totalCycles)));
+  assert.deepEqual(totals, [A, B].map((r) => r.graph.cycles.perMicroBatch + r.graph.cycles.hostToDevicePerMicroBatch + r.graph.cycles.deviceToHostPerMicroBatch));
+  // One cycle axis for both: the longer report's.
+  assert.deepEqual(await page.getByTestId('timeline-chart').evaluateAll((e) => e.map((x) => Number(x.dataset.viewTo))), [Math.max(...totals), Math.max(...totals)]);
+  await shot(page, 'compare-timeline', { fullPage: false });
+  await tab(page, 'program');
+  assert.deepEqual(await page.getByTestId('program-tree').evaluateAll((e) => e.map((x) => Number(x.dataset.ops))), [A.graph.ops.length, B.graph.ops.length]);
   // Mixed pairs: a CPU report beside an IPU one, an error-only report (no graph) beside another.
   await page.evaluate((r) => window.__view.setReport('A', r), fx.cnn_small_cpu);
   await page.evaluate((r) => window.__view.setReport('B', r), fx.cnn_small_oom);
-  for (const t of ['summary', 'memory', 'liveness', 'operations', 'execution', 'host']) await tab(page, t);
+  for (const t of ['summary', 'memory', 'liveness', 'operations', 'program', 'execution', 'timeline', 'host']) await tab(page, t);
   assert.equal(Number(await page.getByTestId('op-table').getAttribute('data-rows')), fx.cnn_small_oom.graph.ops.length);
   await page.evaluate(() => window.__view.setReport('A', { label: 'error only', summary: 'Memory Usage: ...', graph: null, execution: null,
                                                              error: 'Out of memory: ... 3 of 4 tiles are over their 638,976 bytes' }));
@@ -453,7 +482,7 @@ test('CPU device: measured host time per op, sorted, as a chart and a table', as
 
 test('every chart has a table alternative and an aria-label; dark theme', async () => {
   const page = await open('a=resnet18_ipu2', { theme: 'dark' });
-  for (const t of ['memory', 'liveness', 'execution']) {
+  for (const t of ['memory', 'liveness', 'execution', 'timeline']) {
     await tab(page, t);
     const canvases = page.locator(`[data-panel=${t}] canvas`);
     for (let i = 0; i < await canvases.count(); ++i) {

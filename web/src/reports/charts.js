@@ -55,6 +55,10 @@ export class CanvasChart {
     this.canvas.addEventListener('mousemove', (e) => this.#move(e));
     this.canvas.addEventListener('mouseleave', () => this.#leave());
     this.canvas.addEventListener('click', (e) => {
+      if (this.dragged) {   // the end of a drag (a range zoom), not a click
+        this.dragged = false;
+        return;
+      }
       const i = this.#hitAt(e);
       if (i >= 0) {
         this.focusIndex = i;
@@ -95,6 +99,15 @@ export class CanvasChart {
     ctx.font = `11px ${cssVar(this.host, '--font', 'sans-serif')}`;
     this.g = g;
     this.opts.draw(ctx, g, this);
+    if (this.dragBand) {   // a range being selected with the mouse
+      const x0 = Math.max(g.left, Math.min(this.dragBand.x0, this.dragBand.x1));
+      const x1 = Math.min(g.left + g.width, Math.max(this.dragBand.x0, this.dragBand.x1));
+      ctx.fillStyle = withAlpha(this.color('--accent'), 0.15);
+      ctx.fillRect(x0, g.top, x1 - x0, g.height);
+      ctx.strokeStyle = this.color('--accent');
+      ctx.lineWidth = 1;
+      ctx.strokeRect(Math.round(x0) + 0.5, g.top + 0.5, Math.max(1, Math.round(x1 - x0) - 1), g.height - 1);
+    }
     this.host.dataset.plotLeft = String(g.left);
     this.host.dataset.plotWidth = String(g.width);
     this.host.dataset.plotTop = String(g.top);
@@ -231,6 +244,78 @@ export class CanvasChart {
     this.ro.disconnect();
     this.host.replaceChildren();
   }
+}
+
+/// Zoom over a range [0, n) of a chart's x axis, the same on every chart that zooms: the mouse
+/// wheel around the pointer, `+` / `-` on the focused chart, a drag across the plot selects a range,
+/// a double-click resets. opts: { n, minSpan, integer (round the range to whole items),
+/// get() -> { from, to } | null (null: all), set(range | null), valueAt(x, g) (a canvas x in CSS
+/// pixels to a value), focusValue() -> the value + / - zoom around (else the middle) }.
+/// Returns { zoom(factor, at), reset() }.
+export function attachRangeZoom(chart, opts) {
+  const view = () => opts.get() ?? { from: 0, to: opts.n };
+  const round = (v) => (opts.integer ? Math.round(v) : v);
+  const apply = (range) => {
+    opts.set(range && (range.from > 0 || range.to < opts.n) ? range : null);
+    chart.draw();
+  };
+  const zoom = (factor, at) => {
+    const { from, to } = view();
+    const span = to - from;
+    const next = round(Math.max(Math.min(opts.minSpan, opts.n), Math.min(opts.n, span * factor)));
+    if (next === span) return;
+    const f = (at - from) / span;
+    const nf = round(Math.max(0, Math.min(opts.n - next, at - f * next)));
+    apply({ from: nf, to: nf + next });
+  };
+  const reset = () => apply(null);
+  const c = chart.canvas;
+  const xOf = (e) => e.clientX - c.getBoundingClientRect().left;
+  const clampX = (x) => Math.max(chart.g.left, Math.min(chart.g.left + chart.g.width, x));
+  c.addEventListener('wheel', (e) => {
+    if (opts.n <= opts.minSpan || !chart.g) return;
+    e.preventDefault();
+    zoom(e.deltaY < 0 ? 0.7 : 1 / 0.7, opts.valueAt(clampX(xOf(e)), chart.g));
+  }, { passive: false });
+  c.addEventListener('dblclick', reset);
+  c.addEventListener('keydown', (e) => {
+    if (e.key !== '+' && e.key !== '=' && e.key !== '-') return;
+    e.preventDefault();
+    const { from, to } = view();
+    zoom(e.key === '-' ? 1 / 0.7 : 0.7, opts.focusValue?.() ?? (from + to) / 2);
+  });
+  c.addEventListener('mousedown', (e) => {
+    if (e.button !== 0 || !chart.g) return;
+    const x0 = xOf(e);
+    if (x0 < chart.g.left || x0 > chart.g.left + chart.g.width) return;
+    let moved = false;
+    const move = (ev) => {
+      const x1 = clampX(xOf(ev));
+      if (!moved && Math.abs(x1 - x0) < 5) return;
+      moved = true;
+      chart.dragBand = { x0, x1 };
+      chart.draw();
+    };
+    const up = (ev) => {
+      window.removeEventListener('mousemove', move);
+      window.removeEventListener('mouseup', up);
+      if (!moved) return;
+      chart.dragBand = null;
+      chart.dragged = ev.target === c;   // the click that follows on the canvas is the drag's end
+      const a = opts.valueAt(Math.min(x0, clampX(xOf(ev))), chart.g);
+      const b = opts.valueAt(Math.max(x0, clampX(xOf(ev))), chart.g);
+      let from = round(a), to = round(b) + (opts.integer ? 1 : 0);
+      if (to - from < opts.minSpan) {
+        const mid = (from + to) / 2;
+        from = round(Math.max(0, Math.min(opts.n - opts.minSpan, mid - opts.minSpan / 2)));
+        to = Math.min(opts.n, from + opts.minSpan);
+      }
+      apply({ from: Math.max(0, from), to: Math.min(opts.n, to) });
+    };
+    window.addEventListener('mousemove', move);
+    window.addEventListener('mouseup', up);
+  });
+  return { zoom, reset };
 }
 
 /// Colour with alpha from a #rgb / #rrggbb / rgb() CSS colour.

@@ -10,13 +10,27 @@ export const CATEGORY_LABELS = {
 
 const ALWAYS_LIVE_KINDS = new Set(['variable', 'constant']);
 
-/// The IR op's ONNX node (the "group by ONNX node" rule; web/src/reports/README.md):
+/// The op's pass: 'optimizer' (a weight update: `*VarUpdate`, `LossScaleUpdate`), 'accumulate'
+/// (gradient accumulation: `Accumulate`, `AccumulationCounterIncrement`), 'backward' (autodiff's
+/// ops: `<node>/grad/...`, `Gradient___<tensor>`) or 'forward'.
+export function passOf(op) {
+  const { name, type = '' } = op;
+  if (type.endsWith('VarUpdate') || type === 'LossScaleUpdate') return 'optimizer';
+  if (type === 'Accumulate' || type === 'AccumulationCounterIncrement') return 'accumulate';
+  if (name.includes('/grad/') || name.startsWith('Gradient___')) return 'backward';
+  return 'forward';
+}
+
+/// The IR op's ONNX node (the "group by ONNX node" rule; web/src/reports/README.md): the report's
+/// `ops[i].node` when it has one (the core knows it: a gradient op's forward node, a weight
+/// update's first reader), else by name (older reports):
 ///  1. `<node>/grad/<...>` (an op autodiff made for a forward op) -> `<node>`;
 ///  2. `Gradient___<tensor>` (the sum of a tensor's gradients) -> the forward op whose name is the
 ///     longest prefix of <tensor> followed by `_output_`, `:` or the end, else <tensor>;
 ///  3. `<weight>/<OpType>` where <weight> is a variable of the graph (an optimizer step such as
 ///     SGDVarUpdate, or its accumulator update) -> `<weight>` (the weight's update group);
 ///  4. anything else is its own node (forward ops carry their ONNX node's name).
+/// kind: the op's pass (passOf), 'optimizer' also for rule 3.
 export function makeGrouper(ops, tensors) {
   const forward = new Set();
   for (const op of ops) if (!op.name.includes('/grad/') && !op.name.startsWith('Gradient___')) forward.add(op.name);
@@ -30,45 +44,68 @@ export function makeGrouper(ops, tensors) {
     }
     return null;
   };
-  return (op) => {
-    const name = op.name;
-    if (cache.has(name)) return cache.get(name);
-    let g = { key: name, kind: 'forward' };
+  const byName = (name) => {
     const gi = name.indexOf('/grad/');
-    if (gi > 0) {
-      g = { key: name.slice(0, gi), kind: 'backward' };
-    } else if (name.startsWith('Gradient___')) {
+    if (gi > 0) return { key: name.slice(0, gi), kind: 'backward' };
+    if (name.startsWith('Gradient___')) {
       const t = name.slice('Gradient___'.length);
-      g = { key: longestForwardPrefix(t) ?? t, kind: 'backward' };
-    } else {
-      const slash = name.lastIndexOf('/');
-      if (slash > 0 && variables.has(name.slice(0, slash)) && !forward.has(name.slice(0, slash))) {
-        g = { key: name.slice(0, slash), kind: 'optimizer' };
-      }
+      return { key: longestForwardPrefix(t) ?? t, kind: 'backward' };
     }
-    cache.set(name, g);
-    return g;
+    const slash = name.lastIndexOf('/');
+    if (slash > 0 && variables.has(name.slice(0, slash)) && !forward.has(name.slice(0, slash))) {
+      return { key: name.slice(0, slash), kind: 'optimizer' };
+    }
+    return { key: name, kind: 'forward' };
+  };
+  return (op) => {
+    const ck = `${op.name}\u0000${op.type ?? ''}\u0000${op.node ?? ''}`;
+    if (cache.has(ck)) return cache.get(ck);
+    const g = byName(op.name);
+    const pass = passOf(op);
+    const out = { key: typeof op.node === 'string' && op.node ? op.node : g.key, kind: pass === 'forward' ? g.kind : pass };
+    cache.set(ck, out);
+    return out;
   };
 }
 
-/// Bytes an op's outputs take (its non-view activations, which start living at its step).
+/// The schedule step of each op id (`ops[i].id`, the core's stable IR op id; absent in older
+/// reports: then the map is empty).
+export function stepOfId(graph) {
+  const m = new Map();
+  graph.ops.forEach((op, i) => { if (op.id !== undefined && op.id !== null) m.set(op.id, i); });
+  return m;
+}
+
+/// The step of the op that writes tensor t: its `producer` (an op id, -1 for none) when the report
+/// has it, else its `liveFrom` (older reports); -1 for none.
+export function producerStep(t, steps) {
+  if (t.producer !== undefined && t.producer !== null) return t.producer < 0 ? -1 : steps.get(t.producer) ?? -1;
+  return t.liveFrom;
+}
+
+/// Bytes an op's outputs take (its non-view activations: those it produces).
 function outputBytesPerStep(graph) {
   const out = new Array(graph.ops.length).fill(0);
+  const steps = stepOfId(graph);
   for (const t of graph.tensors ?? []) {
     if (t.view || t.kind !== 'activation') continue;
-    if (t.liveFrom >= 0 && t.liveFrom < out.length) out[t.liveFrom] += t.bytes;
+    const s = producerStep(t, steps);
+    if (s >= 0 && s < out.length) out[s] += t.bytes;
   }
   return out;
 }
 
-/// One row per scheduled op (schedule order = liveness step).
+/// One row per scheduled op (schedule order = liveness step). `key` is the op's stable id
+/// (`id:<ops[i].id>`) when the report has ids, else its step (`#<step>`).
 export function opRows(graph) {
   const group = makeGrouper(graph.ops, graph.tensors);
   const outBytes = outputBytesPerStep(graph);
   return graph.ops.map((op, step) => {
     const g = group(op);
+    const hasId = op.id !== undefined && op.id !== null;
     return {
-      step, name: op.name, type: op.type, ipu: op.ipu, stage: op.pipelineStage ?? -1,
+      step, id: hasId ? op.id : undefined, key: hasId ? `id:${op.id}` : `#${step}`, name: op.name, type: op.type, ipu: op.ipu,
+      stage: op.pipelineStage ?? -1, phase: op.executionPhase ?? -1,
       cycles: op.cycles, computeCycles: op.computeCycles, exchangeCycles: op.exchangeCycles, syncCycles: op.syncCycles,
       flops: op.flops, exchangeBytes: op.exchangeBytes, numTiles: op.numTiles, firstTile: op.firstTile,
       outBytes: outBytes[step], node: g.key, kind: g.kind,
@@ -142,10 +179,53 @@ export function tensorsOnTile(graph, tile) {
     if (i < 0 || i >= (t.bytesPerTile?.length ?? 0)) continue;
     const b = t.bytesPerTile[i];
     if (b > 0 || t.view) out.push({ id: t.id, kind: t.kind, category: t.category, dtype: t.dtype, shape: t.shape,
-                                    bytes: t.bytes, bytesOnTile: b, view: !!t.view, liveFrom: t.liveFrom, liveTo: t.liveTo });
+                                    bytes: t.bytes, bytesOnTile: b, view: !!t.view, liveFrom: t.liveFrom, liveTo: t.liveTo,
+                                    producer: t.producer });
   }
   return out.sort((a, b) => b.bytesOnTile - a.bytesOnTile || (a.id < b.id ? -1 : 1));
 }
+
+/// Bytes live on one tile (global index) at each schedule step: the tensors mapped to it
+/// (`bytesPerTile`), always live (non-view variables and constants) apart from the rest (non-view
+/// activations and streams, from liveFrom to liveTo inclusive). The peak of the rest is what the
+/// core counts as the tile's activations (`memory.byTile.activations[tile]`).
+export function tileLiveness(graph, tile) {
+  const steps = graph.ops.length;
+  const diff = new Float64Array(steps + 1);
+  const tensors = [];
+  let always = 0;
+  for (const t of tensorsOnTile(graph, tile)) {
+    if (t.view || !t.bytesOnTile) continue;
+    tensors.push(t);
+    if (ALWAYS_LIVE_KINDS.has(t.kind)) {
+      always += t.bytesOnTile;
+      continue;
+    }
+    const from = Math.max(0, t.liveFrom);
+    const to = Math.min(steps - 1, t.liveTo);
+    if (to < from) continue;
+    diff[from] += t.bytesOnTile;
+    diff[to + 1] -= t.bytesOnTile;
+  }
+  const notAlways = new Array(steps);
+  let acc = 0;
+  let peak = 0;
+  for (let s = 0; s < steps; ++s) {
+    acc += diff[s];
+    notAlways[s] = acc;
+    if (acc > notAlways[peak]) peak = s;
+  }
+  return { tile, steps, always, notAlways, total: notAlways.map((v) => v + always), tensors, peakStep: steps ? peak : -1,
+           peakBytes: steps ? notAlways[peak] + always : always, peakNotAlways: steps ? notAlways[peak] : 0 };
+}
+
+/// The tensors of a tile liveness (tileLiveness) live at `step`, largest first: the always-live
+/// ones only when `includeAlways`.
+export function tileTensorsAt(tl, step, includeAlways = true) {
+  return tl.tensors.filter((t) => (ALWAYS_LIVE_KINDS.has(t.kind) ? includeAlways : t.liveFrom <= step && step <= t.liveTo));
+}
+
+export const isAlwaysLive = (t) => ALWAYS_LIVE_KINDS.has(t.kind);
 
 /// Per-tile figures: totals, categories, out-of-memory tiles, the fullest tiles.
 export function tileMemory(graph) {

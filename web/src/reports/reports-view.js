@@ -4,11 +4,16 @@
 // (docs/ipu-model.md "Report schema"). API and field use: web/src/reports/README.md.
 import {
   CATEGORIES, CATEGORY_LABELS, opRows, groupRows, liveness, tensorsOnTile, tileMemory, executionSplit,
-  hostTimesFromSummary, memoryInsight, makeGrouper, fmtInt, fmtBytes, fmtShort, fmtSeconds,
+  hostTimesFromSummary, memoryInsight, makeGrouper, tileLiveness, tileTensorsAt, isAlwaysLive, stepOfId,
+  fmtInt, fmtBytes, fmtShort, fmtSeconds,
 } from './model.js';
-import { CanvasChart, byteTicks, niceTicks, withAlpha } from './charts.js';
+import { timeline, programTree, scheduleListing, runShape } from './schedule.js';
+import { timelineChart, TIMELINE_COLORS } from './timeline.js';
+import { ProgramTree } from './program-tree.js';
+import { CanvasChart, attachRangeZoom, byteTicks, niceTicks, withAlpha } from './charts.js';
 
-export { hostTimesFromSummary, opRows, groupRows, liveness, tensorsOnTile, executionSplit } from './model.js';
+export { hostTimesFromSummary, opRows, groupRows, liveness, tensorsOnTile, executionSplit, tileLiveness } from './model.js';
+export { timeline, programTree } from './schedule.js';
 
 const CATEGORY_COLORS = {
   variables: '--chart-1', constants: '--chart-6', activations: '--chart-3', code: '--chart-4',
@@ -64,6 +69,54 @@ function dataTable(summary, headers, makeRows, { cap = 0, testid } = {}) {
   return d;
 }
 
+/// A liveness area chart (the whole IPU's or one tile's): always live under the rest when `inc`,
+/// the selected steps, the peak marker, the hovered step. L: liveness() or tileLiveness().
+function drawLiveness(chart, ctx, g, L, { inc, yMax, selected = [] }) {
+  const y = chart.yAxis(ctx, g, yMax, byteTicks(yMax, 5), fmtBytes);
+  const w = g.width / Math.max(1, L.steps);
+  const x = (i) => g.left + i * w;
+  const area = (vals, color, alpha) => {
+    ctx.beginPath();
+    ctx.moveTo(x(0), y(0));
+    for (let i = 0; i < L.steps; ++i) { ctx.lineTo(x(i), y(vals(i))); ctx.lineTo(x(i + 1), y(vals(i))); }
+    ctx.lineTo(x(L.steps), y(0));
+    ctx.closePath();
+    ctx.fillStyle = withAlpha(chart.color(color), alpha);
+    ctx.fill();
+    ctx.beginPath();
+    for (let i = 0; i < L.steps; ++i) { ctx[i ? 'lineTo' : 'moveTo'](x(i), y(vals(i))); ctx.lineTo(x(i + 1), y(vals(i))); }
+    ctx.strokeStyle = chart.color(color);
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+  };
+  const base = inc ? L.always : 0;
+  area((i) => L.notAlways[i] + base, '--chart-3', 0.35);
+  if (inc) area(() => L.always, '--chart-4', 0.45);
+  // The selected op's steps.
+  ctx.fillStyle = withAlpha(chart.color('--focus'), 0.3);
+  ctx.strokeStyle = chart.color('--focus');
+  ctx.lineWidth = 2;
+  for (const st of selected) {
+    if (st >= L.steps) continue;
+    ctx.fillRect(x(st), g.top, Math.max(w, 2), g.height);
+    ctx.beginPath(); ctx.moveTo(x(st) + w / 2, g.top); ctx.lineTo(x(st) + w / 2, g.top + g.height); ctx.stroke();
+  }
+  // The peak.
+  if (L.peakStep >= 0) {
+    const px = x(L.peakStep) + w / 2, py = y(L.notAlways[L.peakStep] + base);
+    ctx.fillStyle = chart.color('--danger');
+    ctx.beginPath(); ctx.moveTo(px, py - 2); ctx.lineTo(px - 6, py - 11); ctx.lineTo(px + 6, py - 11); ctx.closePath(); ctx.fill();
+    ctx.textAlign = px > g.left + g.width - 120 ? 'right' : 'left';
+    ctx.fillText(inc ? `peak ${fmtBytes(L.peakBytes)} @ step ${L.peakStep}` : `peak ${fmtBytes(L.notAlways[L.peakStep])} not always live @ step ${L.peakStep}`, px + (ctx.textAlign === 'right' ? -8 : 8), Math.max(g.top + 8, py - 14));
+    ctx.textAlign = 'left';
+  }
+  if (chart.hover >= 0) {
+    ctx.strokeStyle = chart.color('--muted'); ctx.lineWidth = 1;
+    ctx.beginPath(); ctx.moveTo(x(chart.hover) + w / 2, g.top); ctx.lineTo(x(chart.hover) + w / 2, g.top + g.height); ctx.stroke();
+  }
+  chart.xAxis(ctx, g, L.steps, (i) => x(i) + w / 2, 'schedule step');
+}
+
 function prepare(report) {
   const r = { ...report };
   if (r.graph) {
@@ -73,6 +126,9 @@ function prepare(report) {
     r.tiles = tileMemory(r.graph);
     r.split = executionSplit(r.graph);
     r.insight = memoryInsight(r.graph);
+    r.listing = scheduleListing(r.graph);
+    r.timeline = timeline(r.graph, r.execution);
+    r.program = programTree(r.graph, r.execution, r.rows);
   }
   if (!r.hostTimes && r.execution?.hostOps?.length) r.hostTimes = r.execution.hostOps;   // the core's CPU execution report
   if (!r.hostTimes && r.execution?.profilerMode === 'CPU') {
@@ -96,6 +152,9 @@ export class ReportsView {
     this.selectedOp = null;       // { slot, steps: [..], name, node }
     this.selectedTile = { A: -1, B: -1 };
     this.tileZoom = { A: null, B: null };
+    this.timeZoom = { A: null, B: null };
+    this.trees = [];
+    this.tileLive = { A: null, B: null };   // the selected tile's liveness chart per slot
     this.charts = [];
     this.root = el('div', { class: 'rv', 'data-testid': 'reports-view' });
     container.append(this.root);
@@ -112,6 +171,7 @@ export class ReportsView {
     this.slots[slot] = report ? prepare(report) : null;
     this.selectedTile[slot] = -1;
     this.tileZoom[slot] = null;
+    this.timeZoom[slot] = null;
     this.selectedOp = null;
     this.#render();
   }
@@ -126,11 +186,20 @@ export class ReportsView {
     this.#render();
   }
 
-  /// Marks the op (IR op name, or an ONNX node name) in the op table and the liveness chart,
-  /// without calling onSelectOp. Returns whether it was found.
+  /// Marks the op (IR op name, an ONNX node name, or the op's id: a number) in the op table, the
+  /// liveness chart, the timeline and the program tree, without calling onSelectOp. Returns
+  /// whether it was found.
   highlightOp(opName) {
     const r = this.slots.A ?? this.slots.B;
     if (!r?.rows) return false;
+    if (typeof opName === 'number') {
+      const step = stepOfId(r.graph).get(opName);
+      if (step === undefined) return false;
+      opName = r.rows[step].name;
+      this.selectedOp = { name: opName, node: r.rows[step].node, steps: [step] };
+      this.#refreshSelection();
+      return true;
+    }
     const exact = r.rows.filter((x) => x.name === opName);
     const hits = exact.length ? exact : r.rows.filter((x) => x.node === opName);
     if (!hits.length) {
@@ -147,6 +216,8 @@ export class ReportsView {
   dispose() {
     for (const c of this.charts) c.dispose();
     this.charts = [];
+    for (const t of this.trees) t.dispose();
+    this.trees = [];
     this.themeObserver.disconnect();
     this.mq?.removeEventListener?.('change', this.mqListener);
     this.root.remove();
@@ -165,7 +236,8 @@ export class ReportsView {
     // target type: its tiles, liveness and supersteps would be empty).
     if (present.some((r) => r.graph && r.graph.target?.type)) {
       tabs.push({ id: 'memory', label: 'Memory' }, { id: 'liveness', label: 'Liveness' },
-                { id: 'operations', label: 'Operations' }, { id: 'execution', label: 'Execution' });
+                { id: 'operations', label: 'Operations' }, { id: 'program', label: 'Program' },
+                { id: 'execution', label: 'Execution' }, { id: 'timeline', label: 'Timeline' });
     }
     if (present.some((r) => r.hostTimes?.length)) tabs.push({ id: 'host', label: 'Host time (CPU)' });
     return tabs;
@@ -189,11 +261,14 @@ export class ReportsView {
     const live = (r.graph.tensors ?? []).filter((t) => !t.view && t.kind !== 'variable' && t.kind !== 'constant' && t.liveFrom <= step && step <= t.liveTo)
       .sort((a, b) => b.bytes - a.bytes || (a.id < b.id ? -1 : 1));
     const sumBytes = live.reduce((a, t) => a + t.bytes, 0);
+    const producer = this.#producerName(r);
     box.append(el('table', { class: 'rv-table' },
       el('caption', { text: `Step ${step} (${r.rows[step].name}): ${live.length} tensors not always live, ${fmtBytes(sumBytes)}` }),
-      el('thead', {}, el('tr', {}, ['Tensor', 'Kind', 'Type', 'Shape', 'Bytes', 'Live (steps)'].map((h, i) => el('th', { scope: 'col', class: i >= 4 ? 'num' : '', text: h })))),
+      el('thead', {}, el('tr', {}, ['Tensor', 'Kind', producer ? 'Produced by' : null, 'Type', 'Shape', 'Bytes', 'Live (steps)'].filter(Boolean)
+        .map((h, i, a) => el('th', { scope: 'col', class: i >= a.length - 2 ? 'num' : '', text: h })))),
       el('tbody', {}, live.slice(0, 100).map((t) => el('tr', { 'data-tensor': t.id },
-        el('th', { scope: 'row', class: 'rv-name', title: t.id, text: t.id }), el('td', { text: t.kind }), el('td', { text: t.dtype }),
+        el('th', { scope: 'row', class: 'rv-name', title: t.id, text: t.id }), el('td', { text: t.kind }),
+        producer ? el('td', { class: 'rv-name', text: producer(t) }) : null, el('td', { text: t.dtype }),
         el('td', { text: `[${(t.shape ?? []).join(', ')}]` }), el('td', { class: 'num', text: fmtInt(t.bytes) }),
         el('td', { class: 'num', text: `${t.liveFrom}–${t.liveTo}` }))))));
   }
@@ -201,6 +276,9 @@ export class ReportsView {
   #render() {
     for (const c of this.charts) c.dispose();
     this.charts = [];
+    for (const t of this.trees) t.dispose();
+    this.trees = [];
+    this.tileLive = { A: null, B: null };
     this.root.replaceChildren();
     const present = this.#present();
     this.root.classList.toggle('rv-compare', present.length === 2);
@@ -248,7 +326,7 @@ export class ReportsView {
     });
     this.root.append(list, panels);
     // Panels of the previous render are gone: a report without a graph has no Memory ... tabs.
-    for (const id of ['summary', 'memory', 'liveness', 'operations', 'execution', 'host']) this[`panel_${id}`] = null;
+    for (const id of ['summary', 'memory', 'liveness', 'operations', 'program', 'execution', 'timeline', 'host']) this[`panel_${id}`] = null;
     for (const t of tabs) {
       const p = el('section', { role: 'tabpanel', id: `${this.id}-panel-${t.id}`, 'aria-labelledby': `${this.id}-tab-${t.id}`,
                                 class: 'rv-panel', 'data-panel': t.id, tabindex: '0' });
@@ -260,7 +338,9 @@ export class ReportsView {
     if (this.panel_memory) this.#fillMemory(this.panel_memory);
     if (this.panel_liveness) this.#fillLiveness(this.panel_liveness);
     if (this.panel_operations) this.#fillOperations(this.panel_operations);
+    if (this.panel_program) this.#fillProgram(this.panel_program);
     if (this.panel_execution) this.#fillExecution(this.panel_execution);
+    if (this.panel_timeline) this.#fillTimeline(this.panel_timeline);
     if (this.panel_host) this.#fillHost(this.panel_host);
     this.#refreshSelection();
   }
@@ -379,10 +459,11 @@ export class ReportsView {
       col.append(el('h4', { text: 'Memory per tile' }), host);
       const chart = this.#tileChart(host, r, s, yMax);
       const info = el('div', { class: 'rv-tile-info', 'data-testid': 'tile-tensors', 'data-slot': s, 'aria-live': 'polite' });
+      const live = el('div', { class: 'rv-tile-live', 'data-slot': s });
       const heatHost = el('div', { 'data-testid': 'tile-heat-grid', 'data-slot': s });
       const rel = el('input', { type: 'checkbox', 'data-testid': 'heat-relative', id: `${this.id}-rel-${s}` });
       rel.checked = !!this.heatRelative;
-      col.append(info,
+      col.append(info, live,
         el('div', { class: 'rv-heat-head' },
           el('h4', {}, 'Tile heat grid ', el('span', { class: 'rv-muted rv-small', text: '(logical layout, not the physical floor plan)' })),
           el('label', { class: 'rv-check rv-small', for: rel.id }, rel, ' Colour scale from the emptiest to the fullest tile (shows imbalance)')),
@@ -398,11 +479,13 @@ export class ReportsView {
         chart.draw();
         heat.draw();
         this.#tileInfo(info, r, s, t);
+        this.#tileLiveness(live, r, s, t);
         this.cb.onSelectTile?.(t, s);
       };
       chart.opts.onSelect = select;
       heat.opts.onSelect = select;
       this.#tileInfo(info, r, s, this.selectedTile[s]);
+      this.#tileLiveness(live, r, s, this.selectedTile[s]);
       col.append(this.#fullest(r));
       col.append(dataTable(`Table: memory per tile (${fmtInt(tm.n)} tiles)`, ['Tile', ...CATEGORIES.map((c) => CATEGORY_LABELS[c]), 'Total', '% of capacity', 'Out of memory'],
         () => tm.total.map((tot, t) => [t, ...tm.byCategory.map((v) => fmtInt(v[t])), fmtInt(tot), `${((100 * tot) / tm.capacity).toFixed(1)}%`, tm.oom.has(t) ? 'yes' : '']),
@@ -523,42 +606,23 @@ export class ReportsView {
         ctx.fillText(capText, g.left + g.width - 6, yc - 8);
         ctx.textAlign = 'left';
         ctx.restore();
-        chart.xAxisRange(ctx, g, from, to, (t) => x(t) + w / 2, from === 0 && to === tm.n ? 'tile (wheel or +/- to zoom)' : 'tile');
+        chart.xAxisRange(ctx, g, from, to, (t) => x(t) + w / 2, from === 0 && to === tm.n ? 'tile (wheel, +/- or drag to zoom)' : 'tile');
         host.dataset.selectedTile = String(this.selectedTile[s]);
       },
     });
-    // Zoom: the wheel (or + / - on the focused chart) around the pointer; double-click or the
-    // button resets. Few tiles need no zoom.
+    // Zoom (charts.js attachRangeZoom): the wheel or + / - around the pointer or the focused tile,
+    // a drag selects a range of tiles, a double-click or the button resets. Few tiles need none.
     const view = () => this.tileZoom[s] ?? { from: 0, to: tm.n };
+    const zoomer = attachRangeZoom(chart, {
+      n: tm.n, minSpan: 16, integer: true, get: () => this.tileZoom[s], set: (z) => { this.tileZoom[s] = z; },
+      valueAt: (x, g) => chart.opts.hit(x, 0, g),
+      focusValue: () => (chart.focusIndex >= 0 ? chart.focusIndex : undefined),
+    });
     const zoomText = el('span', { class: 'rv-muted rv-small' });
     const zoomBar = el('div', { class: 'rv-zoom' }, zoomText, el('button', { type: 'button', class: 'rv-more', 'data-testid': 'tile-zoom-reset',
-      text: 'Reset zoom', onclick: () => { this.tileZoom[s] = null; chart.draw(); } }));
+      text: 'Reset zoom', onclick: () => zoomer.reset() }));
     zoomBar.hidden = true;
     host.after(zoomBar);
-    const zoom = (factor, t) => {
-      const { from, to } = view();
-      const span = to - from;
-      const next = Math.max(Math.min(16, tm.n), Math.min(tm.n, Math.round(span * factor)));
-      if (next === span) return;
-      const f = (t - from) / span;
-      const nf = Math.max(0, Math.min(tm.n - next, Math.round(t - f * next)));
-      this.tileZoom[s] = { from: nf, to: nf + next };
-      chart.draw();
-    };
-    chart.canvas.addEventListener('wheel', (e) => {
-      if (tm.n <= 16 || !chart.g) return;
-      const rect = chart.canvas.getBoundingClientRect();
-      const t = chart.opts.hit(Math.max(chart.g.left, Math.min(chart.g.left + chart.g.width, e.clientX - rect.left)), 0, chart.g);
-      if (t < 0) return;
-      e.preventDefault();
-      zoom(e.deltaY < 0 ? 0.7 : 1 / 0.7, t);
-    }, { passive: false });
-    chart.canvas.addEventListener('dblclick', () => { this.tileZoom[s] = null; chart.draw(); });
-    chart.canvas.addEventListener('keydown', (e) => {
-      if (e.key !== '+' && e.key !== '=' && e.key !== '-') return;
-      const { from, to } = view();
-      zoom(e.key === '-' ? 1 / 0.7 : 0.7, chart.focusIndex >= 0 ? chart.focusIndex : Math.floor((from + to) / 2));
-    });
     this.charts.push(chart);
     chart.draw();
     return chart;
@@ -687,6 +751,93 @@ export class ReportsView {
     info.append(table);
   }
 
+  /// The selected tile's liveness: its bytes live at each step (tileLiveness), the always-live part
+  /// separable, the peak, and the tensors live at the selected step (else the peak step).
+  #tileLiveness(box, r, s, t) {
+    const old = this.tileLive[s];
+    if (old) {
+      old.chart.dispose();
+      this.charts = this.charts.filter((c) => c !== old.chart);
+      this.tileLive[s] = null;
+    }
+    box.replaceChildren();
+    if (t < 0 || !r.graph.ops.length) return;
+    const L = tileLiveness(r.graph, t);
+    const inc = this.tileIncludeAlways !== false;
+    const yMax = Math.max(1, ...(inc ? L.total : L.notAlways)) * 1.12;
+    const check = el('input', { type: 'checkbox', id: `${this.id}-tile-always-${s}`, 'data-testid': 'tile-liveness-include-always' });
+    check.checked = inc;
+    check.addEventListener('change', () => {
+      this.tileIncludeAlways = check.checked;
+      for (const q of ['A', 'B']) if (this.tileLive[q]) this.#tileLiveness(this.tileLive[q].box, this.slots[q], q, this.selectedTile[q]);
+    });
+    const peakName = r.rows[L.peakStep]?.name ?? '';
+    const host = el('div', { 'data-testid': 'tile-liveness-chart', 'data-slot': s, 'data-tile': t, 'data-steps': L.steps,
+                             'data-peak-step': L.peakStep, 'data-peak-bytes': inc ? L.peakBytes : L.peakNotAlways,
+                             'data-peak-activations': L.peakNotAlways, 'data-always-live': L.always });
+    box.append(el('div', { class: 'rv-heat-head' }, el('h4', { text: `Liveness on tile ${t}` }),
+      el('label', { class: 'rv-check rv-small', for: check.id }, check, ' Include always-live memory (variables, constants)')),
+      this.#legend([...(inc ? [['Always live (variables, constants)', '--chart-4']] : []), ['Not always live (activations, streams)', '--chart-3']],
+        [['Peak', '--danger', 'mark'], ['Selected op', '--focus', 'line']]),
+      el('p', { class: 'rv-stat rv-small' }, `Peak ${fmtBytes(inc ? L.peakBytes : L.peakNotAlways)} at step ${L.peakStep} (`, el('code', { text: peakName }),
+        `) · not always live at the peak ${fmtBytes(L.peakNotAlways)} (the tile's activations) · always live ${fmtBytes(L.always)} · ${L.tensors.length} tensors`),
+      host);
+    const chart = new CanvasChart(host, {
+      height: 190,
+      label: `Liveness on tile ${t}, ${r.label ?? s}: bytes live on the tile at each of ${L.steps} steps; peak ${fmtBytes(L.peakBytes)} at step ${L.peakStep} (${peakName}); ${fmtBytes(L.always)} always live. The table below lists the tensors live at the selected step.`,
+      count: () => L.steps,
+      hit: (x, y, g) => (x < g.left || x > g.left + g.width ? -1 : Math.min(L.steps - 1, Math.floor(((x - g.left) / g.width) * L.steps))),
+      position: (i, g) => ({ x: g.left + ((i + 0.5) / L.steps) * g.width, y: g.top + 10 }),
+      onHover: () => chart.draw(),
+      onSelect: (i) => this.#selectOp(s, r.rows[i], false),
+      tooltip: (i) => `<b>Step ${i}</b> <code>${esc(r.rows[i].name)}</code> (${esc(r.rows[i].type)})<table><tr><td>Live on tile ${t}</td><td class="num">${fmtBytes(L.total[i])}</td></tr><tr><td>Always live</td><td class="num">${fmtBytes(L.always)}</td></tr><tr><td>Not always live</td><td class="num">${fmtBytes(L.notAlways[i])}</td></tr></table>`,
+      draw: (ctx, g) => {
+        const sel = this.selectedOp?.steps ?? [];
+        host.dataset.selectedStep = sel.length ? String(sel[0]) : '-1';
+        drawLiveness(chart, ctx, g, L, { inc, yMax, selected: sel });
+      },
+    });
+    this.charts.push(chart);
+    chart.draw();
+    const list = el('div', { class: 'rv-step-tensors', 'data-testid': 'tile-liveness-tensors', 'data-slot': s, 'aria-live': 'polite' });
+    box.append(list, dataTable(`Table: bytes live on tile ${t} per step (${L.steps} steps)`, ['Step', 'Op', 'Live bytes', 'Always live', 'Not always live'],
+      () => r.rows.map((op, i) => [i, op.name, fmtInt(L.total[i]), fmtInt(L.always), fmtInt(L.notAlways[i])]), { cap: 300, testid: 'tile-liveness-table' }));
+    this.tileLive[s] = { box, chart, L, list, r, inc };
+    this.#tileStepTensors(s);
+  }
+
+  /// The tensors live on the selected tile at the selected op's step (else at the tile's peak).
+  #tileStepTensors(s) {
+    const T = this.tileLive[s];
+    if (!T) return;
+    const { L, list, r, inc } = T;
+    const sel = this.selectedOp?.steps?.[0];
+    const step = sel !== undefined && sel < L.steps ? sel : L.peakStep;
+    const live = tileTensorsAt(L, step, inc).sort((a, b) => b.bytesOnTile - a.bytesOnTile || (a.id < b.id ? -1 : 1));
+    const bytes = live.reduce((a, x) => a + x.bytesOnTile, 0);
+    const producer = this.#producerName(r);
+    list.dataset.step = String(step);
+    list.replaceChildren(el('table', { class: 'rv-table' },
+      el('caption', { text: `Tile ${L.tile} at step ${step} (${r.rows[step]?.name ?? ''})${step === L.peakStep ? ', its peak' : ''}: ${live.length} tensors, ${fmtBytes(bytes)}${inc ? '' : ' not always live'}` }),
+      el('thead', {}, el('tr', {}, ['Tensor', 'Kind', producer ? 'Produced by' : null, 'On this tile', 'Live (steps)'].filter(Boolean)
+        .map((h, i, a) => el('th', { scope: 'col', class: i >= a.length - 2 ? 'num' : '', text: h })))),
+      el('tbody', {}, live.slice(0, 100).map((x) => el('tr', { 'data-tensor': x.id, 'data-bytes': x.bytesOnTile },
+        el('th', { scope: 'row', class: 'rv-name', title: x.id, text: x.id }), el('td', { text: isAlwaysLive(x) ? `${x.kind} (always live)` : x.kind }),
+        producer ? el('td', { class: 'rv-name', text: producer(x) }) : null, el('td', { class: 'num', text: fmtInt(x.bytesOnTile) }),
+        el('td', { class: 'num', text: isAlwaysLive(x) ? 'all' : `${x.liveFrom}–${x.liveTo}` }))))));
+  }
+
+  /// The name of the op that writes a tensor: its `producer` op id (the core's), '' for none
+  /// (weights, inputs); null when the report has no producers (older reports: no such column).
+  #producerName(r) {
+    if (!(r.graph.tensors ?? []).some((t) => t.producer !== undefined && t.producer !== null)) return null;
+    const steps = stepOfId(r.graph);
+    return (t) => {
+      const st = t.producer === undefined || t.producer === null || t.producer < 0 ? undefined : steps.get(t.producer);
+      return st === undefined ? '' : r.rows[st].name;
+    };
+  }
+
   #fullest(r) {
     const tm = r.tiles;
     const max = Math.max(tm.capacity, tm.max);
@@ -739,50 +890,10 @@ export class ReportsView {
         onSelect: (i) => this.#selectOp(s, r.rows[i], false),
         tooltip: (i) => `<b>Step ${i}</b> <code>${esc(r.rows[i].name)}</code> (${esc(r.rows[i].type)})<table><tr><td>Live</td><td class="num">${fmtBytes(L.total[i])}</td></tr><tr><td>Always live</td><td class="num">${fmtBytes(L.always)}</td></tr><tr><td>Not always live</td><td class="num">${fmtBytes(L.notAlways[i])}</td></tr></table>`,
         draw: (ctx, g) => {
-          const y = chart.yAxis(ctx, g, yMax, byteTicks(yMax, 5), fmtBytes);
-          const w = g.width / L.steps;
-          const x = (i) => g.left + i * w;
-          const area = (vals, color, alpha) => {
-            ctx.beginPath();
-            ctx.moveTo(x(0), y(0));
-            for (let i = 0; i < L.steps; ++i) { ctx.lineTo(x(i), y(vals(i))); ctx.lineTo(x(i + 1), y(vals(i))); }
-            ctx.lineTo(x(L.steps), y(0));
-            ctx.closePath();
-            ctx.fillStyle = withAlpha(chart.color(color), alpha);
-            ctx.fill();
-            ctx.beginPath();
-            for (let i = 0; i < L.steps; ++i) { ctx[i ? 'lineTo' : 'moveTo'](x(i), y(vals(i))); ctx.lineTo(x(i + 1), y(vals(i))); }
-            ctx.strokeStyle = chart.color(color);
-            ctx.lineWidth = 1.5;
-            ctx.stroke();
-          };
-          const base = inc ? L.always : 0;
-          area((i) => L.notAlways[i] + base, '--chart-3', 0.35);
-          if (inc) area(() => L.always, '--chart-4', 0.45);
-          // Selected op's steps.
           const sel = this.selectedOp?.steps ?? [];
-          ctx.fillStyle = withAlpha(chart.color('--focus'), 0.3);
-          ctx.strokeStyle = chart.color('--focus');
-          ctx.lineWidth = 2;
-          for (const st of sel) {
-            if (st >= L.steps) continue;
-            ctx.fillRect(x(st), g.top, Math.max(w, 2), g.height);
-            ctx.beginPath(); ctx.moveTo(x(st) + w / 2, g.top); ctx.lineTo(x(st) + w / 2, g.top + g.height); ctx.stroke();
-          }
           host.dataset.selectedStep = sel.length ? String(sel[0]) : '-1';
           host.dataset.selectedSteps = sel.join(',');
-          // Peak marker.
-          const px = x(L.peakStep) + w / 2, py = y(L.notAlways[L.peakStep] + base);
-          ctx.fillStyle = chart.color('--danger');
-          ctx.beginPath(); ctx.moveTo(px, py - 2); ctx.lineTo(px - 6, py - 11); ctx.lineTo(px + 6, py - 11); ctx.closePath(); ctx.fill();
-          ctx.textAlign = px > g.left + g.width - 120 ? 'right' : 'left';
-          ctx.fillText(inc ? `peak ${fmtBytes(L.peakBytes)} @ step ${L.peakStep}` : `peak ${fmtBytes(L.notAlways[L.peakStep])} not always live @ step ${L.peakStep}`, px + (ctx.textAlign === 'right' ? -8 : 8), Math.max(g.top + 8, py - 14));
-          ctx.textAlign = 'left';
-          if (chart.hover >= 0) {
-            ctx.strokeStyle = chart.color('--muted'); ctx.lineWidth = 1;
-            ctx.beginPath(); ctx.moveTo(x(chart.hover) + w / 2, g.top); ctx.lineTo(x(chart.hover) + w / 2, g.top + g.height); ctx.stroke();
-          }
-          chart.xAxis(ctx, g, L.steps, (i) => x(i) + w / 2, 'schedule step');
+          drawLiveness(chart, ctx, g, L, { inc, yMax, selected: sel });
         },
       });
       this.charts.push(chart);
@@ -800,7 +911,9 @@ export class ReportsView {
     const steps = row.steps ?? [row.step];
     this.selectedOp = { slot, name: row.name, node: row.node, steps, key: row.key };
     this.#refreshSelection();
-    this.cb.onSelectOp?.({ opName: row.opName ?? row.name, nodeName: row.node });
+    // The op's stable id (ops[i].id) when the report has ids and one op is meant (not a node's group).
+    const id = row.ops > 0 ? undefined : this.slots[slot]?.rows?.[steps[0]]?.id;
+    this.cb.onSelectOp?.({ opName: row.opName ?? row.name, nodeName: row.node, ...(id !== undefined ? { opId: id } : {}) });
     if (!fromTable) this.root.querySelector('tr.rv-selected')?.scrollIntoView?.({ block: 'nearest' });
   }
 
@@ -813,6 +926,11 @@ export class ReportsView {
       tr.setAttribute('aria-selected', String(on));
     }
     for (const box of this.root.querySelectorAll('[data-testid=liveness-step-tensors]')) this.#stepTensors(box);
+    for (const s of ['A', 'B']) this.#tileStepTensors(s);
+    const key = sel ? sel.steps.join(',') : '';
+    const reveal = key !== this.revealed;
+    this.revealed = key;
+    for (const t of this.trees) t.select(sel?.steps ?? [], reveal);
     for (const c of this.charts) c.draw();
   }
 
@@ -850,7 +968,7 @@ export class ReportsView {
     if (!compare) {
       const r = this.slots[present[0]];
       const total = r.split.totals.cycles || 1;
-      return base(present[0]).map((x) => ({ ...x, key: this.grouped ? x.node : `#${x.step}`, steps: x.steps ?? [x.step], share: (100 * x.cycles) / total, opName: this.grouped ? r.rows[x.steps[0]].name : x.name }));
+      return base(present[0]).map((x) => ({ ...x, key: this.grouped ? x.node : x.key, steps: x.steps ?? [x.step], share: (100 * x.cycles) / total, opName: this.grouped ? r.rows[x.steps[0]].name : x.name }));
     }
     // Join A and B by name (the n-th op of a name with the n-th of B's), or by node when grouped.
     const keyed = (s) => {
@@ -926,7 +1044,8 @@ export class ReportsView {
     const tbody = el('tbody');
     const slot = this.#present().find((q) => this.slots[q].rows);
     for (const x of shown) {
-      const tr = el('tr', { tabindex: '0', 'data-op-name': x.opName ?? x.name, 'data-node': x.node, 'data-steps': x.steps.join(','), 'data-key': x.key });
+      const tr = el('tr', { tabindex: '0', 'data-op-name': x.opName ?? x.name, 'data-node': x.node, 'data-steps': x.steps.join(','), 'data-key': x.key,
+                            'data-op-id': this.grouped ? undefined : x.id });
       for (const c of cols) {
         const v = x[c.key];
         const text = c.fmt ? (v === undefined ? '–' : c.fmt(v)) : c.num ? fmtInt(v) : String(v ?? '');
@@ -1021,6 +1140,85 @@ export class ReportsView {
       col.append(dataTable(`Table: cycles per step (${steps.length} steps)`, ['Step', 'Op', 'Type', 'Compute', 'Exchange', 'Sync', 'Copies', 'Total'],
         () => steps.map((x, i) => [i, x.name, x.type, fmtInt(x.compute), fmtInt(x.exchange), fmtInt(x.sync), fmtInt(x.other), fmtInt(x.cycles)]), { cap: 300, testid: 'execution-table' }));
       col.append(this.#runs(r));
+    });
+  }
+
+  // ------------------------------------------------------------------ timeline
+
+  #fillTimeline(panel) {
+    // Two reports share one cycle axis, so the longer one shows as longer.
+    const extent = Math.max(...this.#present().filter((q) => this.slots[q].graph).map((q) => this.slots[q].timeline.total));
+    panel.append(this.#legend([['Sync', TIMELINE_COLORS.sync], ['Exchange', TIMELINE_COLORS.exchange], ['Compute', TIMELINE_COLORS.compute],
+                               ['Host transfers, streaming memory', TIMELINE_COLORS.host]],
+                              [['Inter-IPU copy', '--fg', 'arrow'], ['Selected op', '--focus', 'box']]));
+    this.#columns(panel, (col, r, s) => {
+      if (!r.graph) return;
+      const tl = r.timeline;
+      const c = r.graph.cycles;
+      const clock = r.graph.target.clockFrequency;
+      const shape = runShape(r.execution);
+      const time = (v) => `${fmtInt(v)} cycles${clock ? ` (${fmtSeconds(v / clock)})` : ''}`;
+      const facts = tl.pipelined
+        ? [['Shown', `${tl.microBatches < tl.runMicroBatches ? `the first ${fmtInt(tl.microBatches)} of ${fmtInt(tl.runMicroBatches)}` : fmtInt(tl.microBatches)} micro-batch${tl.microBatches === 1 ? '' : 'es'} through ${tl.pipeline.stages} pipeline stages${shape ? ` (the run “${shape.run.name || 'run'}”)` : ' (no run yet: one micro-batch)'}`],
+           ['Pipeline', `fill ${fmtInt(tl.pipeline.fill)} · steady state ${fmtInt(tl.pipeline.steady)} · drain ${fmtInt(tl.pipeline.drain)} cycles`],
+           ['Host transfers', `${fmtInt(tl.microBatches * (tl.h2d + tl.d2h))} cycles after the pipeline, as the IPU model counts them`],
+           ['Total', time(tl.total)]]
+        : [['Shown', `one micro-batch${shape && shape.microBatches > 1 ? ` (the run “${shape.run.name || 'run'}” repeats it ${fmtInt(shape.microBatches)} times)` : ''}: the ops in schedule order, one superstep each; the other IPUs wait`],
+           ['Device', `${fmtInt(c.perMicroBatch)} cycles${c.perIpu?.length > 1 ? ` (${c.perIpu.map((v, i) => `IPU ${i}: ${fmtInt(v)}`).join(' · ')})` : ''}`],
+           ['Host transfers', `${fmtInt(tl.h2d)} in, ${fmtInt(tl.d2h)} out`],
+           ['Total', time(tl.total)]];
+      if (tl.copies.length) facts.push(['Inter-IPU copies', `${tl.copies.length} per micro-batch, ${fmtInt(c.interIpuCopies)} cycles in the receiving ops' exchange${tl.copies.some((x) => !x.exact) ? ' (placed by the tensors\' IPUs and last readers: the report lists no consumers)' : ''}`]);
+      col.append(el('dl', { class: 'rv-facts', 'data-testid': 'timeline-facts', 'data-slot': s }, ...facts.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })])));
+      const host = el('div', { 'data-testid': 'timeline-chart', 'data-slot': s, 'data-ipus': tl.numIpus, 'data-lanes': tl.lanes.length,
+                               'data-lane-ipus': tl.lanes.map((l) => (l.host ? 'host' : l.ipu)).join(','),
+                               'data-lane-stages': tl.lanes.map((l) => l.stage ?? '').join(','),
+                               'data-total-cycles': tl.total, 'data-extent': extent, 'data-ipu-cycles': tl.ipuCycles.join(','), 'data-mode': tl.pipelined ? 'pipeline' : 'micro-batch',
+                               'data-micro-batches': tl.microBatches, 'data-run-micro-batches': tl.runMicroBatches, 'data-copies': tl.arrows.length, 'data-blocks': tl.blocks.length,
+                               ...(tl.pipeline ? { 'data-fill': tl.pipeline.fill, 'data-steady': tl.pipeline.steady, 'data-drain': tl.pipeline.drain } : {}) });
+      const zoomBar = el('div', { class: 'rv-zoom' }, el('span', { class: 'rv-muted rv-small' }),
+        el('button', { type: 'button', class: 'rv-more', 'data-testid': 'timeline-zoom-reset', text: 'Reset zoom' }));
+      zoomBar.hidden = true;
+      col.append(host, zoomBar);
+      const chart = timelineChart(host, tl, {
+        rows: r.rows, clock, zoomBar, extent,
+        label: `Execution timeline, ${r.label ?? s}: ${tl.lanes.length} lanes (${tl.lanes.map((l) => l.label).join(', ')}), ${fmtInt(tl.total)} cycles; each op a superstep of sync, exchange and compute${tl.arrows.length ? `; ${tl.arrows.length} inter-IPU copies` : ''}. Zoom with the wheel, + and -, or a drag; the table below has the figures.`,
+        zoom: { get: () => this.timeZoom[s], set: (z) => { this.timeZoom[s] = z; } },
+        selectedSteps: () => new Set(this.selectedOp?.steps ?? []),
+        onSelect: (row) => this.#selectOp(s, row, false),
+      });
+      this.charts.push(chart);
+      chart.draw();
+      const ops = tl.blocks.filter((b) => b.kind === 'op');
+      col.append(dataTable(`Table: the timeline's supersteps (${ops.length})`,
+        ['Step', 'Op', 'Type', 'IPU', ...(tl.pipelined ? ['Stage', 'Micro-batch'] : []), 'Start', 'End', 'Sync', 'Exchange', 'Compute'],
+        () => ops.map((b) => { const x = r.rows[b.step]; return [b.step, x.name, x.type, x.ipu, ...(tl.pipelined ? [x.stage, b.micro] : []), fmtInt(b.start), fmtInt(b.end), fmtInt(b.sync), fmtInt(b.exchange), fmtInt(b.compute)]; }),
+        { cap: 300, testid: 'timeline-table' }));
+    });
+  }
+
+  // ------------------------------------------------------------------ program tree
+
+  #fillProgram(panel) {
+    const expand = el('button', { type: 'button', class: 'rv-more', 'data-testid': 'program-tree-expand-all', text: 'Expand all' });
+    const collapse = el('button', { type: 'button', class: 'rv-more', 'data-testid': 'program-tree-collapse-all', text: 'Collapse all' });
+    expand.addEventListener('click', () => { for (const t of this.trees) t.expandAll(); });
+    collapse.addEventListener('click', () => { for (const t of this.trees) t.collapseAll(); });
+    panel.append(el('div', { class: 'rv-controls' }, expand, collapse,
+      el('span', { class: 'rv-muted rv-small', text: 'The schedule as nested programs; cycles per micro-batch. Click an op (or Enter) to select it in the graph, the op table and the charts; arrow keys move.' })));
+    this.#columns(panel, (col, r, s) => {
+      if (!r.graph) return;
+      const wrap = el('div', { class: 'pt-wrap' });
+      col.append(wrap);
+      const tree = new ProgramTree(wrap, r.program, {
+        rows: r.rows, listing: r.listing, total: r.graph.cycles?.perMicroBatch || r.split.totals.cycles, label: `Program tree, ${r.label ?? s}`,
+        onSelect: (row) => this.#selectOp(s, row, false),
+      });
+      tree.tree.dataset.slot = s;
+      this.trees.push(tree);
+      if (r.listing) {
+        col.append(el('details', { class: 'rv-data' }, el('summary', { text: `Program listing (${r.listing.length} ops, the core's schedule text)` }),
+          el('pre', { class: 'rv-pre', text: r.graph.schedule })));
+      }
     });
   }
 
