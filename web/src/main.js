@@ -34,6 +34,7 @@ export const app = {
   runtimeInfo: null,
   model: null,        // {name, bytes, description, fileDescription, example?}
   inputShapes: {},    // {input: [dims]} for inputs whose dims are not numbers (input-shapes.js)
+  trainedOn: null,    // {digits}: what the training session (whose weights Run uses) trains on
   listeners: new Map(),
   on(ev, fn) {
     if (!this.listeners.has(ev)) this.listeners.set(ev, []);
@@ -201,6 +202,7 @@ async function showModel(result) {
   renderSearch($('search-results'), []);
   $('search-box').value = '';
   sideTabs.select('tab-summary');
+  app.trainedOn = null;  // what the Run tab's weights were trained on (train-panel.js): nothing yet
   app.emit('model', app.model);
   setBusy('layout', true);
   const graphStart = performance.now();
@@ -591,6 +593,7 @@ function newRuntime() {
 app.restartRuntime = async () => {
   app.runtime.terminate();
   app.runtime = newRuntime();
+  app.trainedOn = null;  // the training session went with the worker
   app.emit('runtime-restart');
   app.runtimeInfo = await app.runtime.request('init', {});
   const src = app.source;
