@@ -124,7 +124,7 @@ export function createRunPanel(el, app) {
       const preview = layout ? createImagePreview(layout, { keep: padded }) : null;
       const mode = h('select', { 'aria-label': `Input ${name}`, dataset: { input: name } },
         new Option('random', 'random'), new Option('zeros', 'zeros'), new Option('ones', 'ones'), new Option('.npy file…', 'npy'),
-        layout ? new Option('image file…', 'image') : null, layout?.channels === 1 ? new Option('drawing (below)', 'drawing') : null);
+        layout ? new Option('image file…', 'image') : null, padded ? new Option('drawing (below)', 'drawing') : null);
       const file = h('input', { type: 'file', hidden: true, 'aria-label': `File for input ${name}`, dataset: { inputFile: name } });
       const note = h('span.muted', {});
       inputData[name] = { mode: 'random' };
@@ -476,11 +476,11 @@ export function createRunPanel(el, app) {
     if (!f) return;
     const names = (await f.text()).split(/\r?\n/).map((l) => l.trim());
     while (names.length && names[names.length - 1] === '') names.pop();
-    if (!names.length) {
+    // A refused file leaves no earlier names in use.
+    labels = names.length ? { name: f.name, names } : null;
+    if (!labels) {
       labelsFile.value = '';
       app.showError(new Error(`${f.name} holds no class names (a text file, one name a line)`), 'Class names');
-    } else {
-      labels = { name: f.name, names };
     }
     applyLabels();
   });
@@ -491,7 +491,10 @@ export function createRunPanel(el, app) {
   });
   function applyLabels() {
     showLabels();
-    if (lastOutputs && app.lastRun) renderOutputs(app.lastRun);
+    if (lastOutputs && app.lastRun) {
+      renderOutputs(app.lastRun);
+      if (out.dataset.drawing) showDrawResult(app.lastRun, Number(out.dataset.drawing));
+    }
     app.emit('labels');
   }
   // Training on the digits gives the digits' names (and the drawing pad the digits' preprocessing).

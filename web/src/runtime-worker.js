@@ -374,8 +374,8 @@ function setupTraining({ loss, optimizer, batchSize, device, data: all, inputSha
   try {
     Object.assign(t, watchWeights(session, prepared, held, shapes));
   } catch (e) {
-    session.dispose();
-    throw e;
+    // Training goes on without the histograms and the validation, and says why.
+    Object.assign(t, { weights: {}, weightShapes: {}, evaluator: null, validationNote: `the weights could not be read (${e.message})` });
   }
   t.prepareMs = performance.now() - t0;
   return t;
@@ -453,6 +453,17 @@ function watchWeights(session, prepared, held, shapes) {
 /// classified with them: {weights: [{name, shape, ...weightHistogram}], validation: {count, loss,
 /// accuracy, classes, confusion (row: true class, column: predicted)} | null}.
 function observe(t) {
+  try {
+    return observeNow(t);
+  } catch (e) {
+    // Training goes on without them, and says why.
+    try { t.evaluator?.session.dispose(); } catch { /* already gone */ }
+    Object.assign(t, { weights: {}, evaluator: null, validationNote: `the weights could not be read (${e.message})` });
+    return { weights: [], validation: null, validationNote: t.validationNote };
+  }
+}
+
+function observeNow(t) {
   t.session.weightsToHost();
   t.session.readWeights(t.weights);
   const weights = Object.entries(t.weights).map(([name, v]) => ({ name, shape: t.weightShapes[name], ...weightHistogram(v) }));

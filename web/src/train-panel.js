@@ -53,7 +53,8 @@ async function loadDataFile(file) {
 }
 
 /// A live line chart (uPlot) with a table alternative. A series' value may be null (none at that x:
-/// validation is once per epoch, the training loss every batch); its line spans the gaps.
+/// validation is once per epoch, the training loss every batch); its line spans the gaps. `push`
+/// adds a point (and its table row) at once; `draw` draws what was pushed since (once a frame).
 function liveChart(container, { title, testid, series, yLabel, xLabel = 'step' }) {
   // The axes' labels are drawn in the canvas; the box names them too (for screen readers and tests).
   const box = h('div.chart', { testid, role: 'img', 'aria-label': `${title} (x: ${xLabel}, y: ${yLabel}): no data yet`,
@@ -62,6 +63,7 @@ function liveChart(container, { title, testid, series, yLabel, xLabel = 'step' }
   container.append(h('h3', {}, title), box, h('details', {}, h('summary', {}, `${title} as a table`), table));
   const data = [[], ...series.map(() => [])];
   let plot = null;
+  let dirty = false;
   const make = () => {
     plot?.destroy();
     const width = Math.max(240, box.clientWidth || 360);
@@ -78,15 +80,21 @@ function liveChart(container, { title, testid, series, yLabel, xLabel = 'step' }
     push(x, ys) {
       data[0].push(x);
       ys.forEach((v, i) => data[i + 1].push(v));
-      if (!plot) make();
-      else plot.setData(data);
+      dirty = true;
       const last = ys.map((v, i) => (v === null ? null : `${series[i].label} ${formatNumber(v)}`)).filter(Boolean).join(', ');
       box.setAttribute('aria-label', `${title} (x: ${xLabel}, y: ${yLabel}): ${data[0].length} points, latest ${last}`);
       box.dataset.points = String(data[0].length);
       table.tBodies[0].append(h('tr', {}, h('td.num', {}, x), ys.map((v) => h('td.num', {}, formatNumber(v)))));
     },
+    draw() {
+      if (!dirty) return;
+      dirty = false;
+      if (!plot) make();
+      else plot.setData(data);
+    },
     reset() {
       data.forEach((a) => { a.length = 0; });
+      dirty = false;
       plot?.destroy();
       plot = null;
       box.dataset.points = '0';
@@ -174,6 +182,22 @@ export function createTrainPanel(el, app) {
   const weightsView = createWeightHistograms(views);
   app.on('theme', () => { allCharts.forEach((c) => c.redraw()); weightsView.redraw(); });
   app.on('labels', () => confusion.redraw());
+
+  // Steps can come faster than frames (a small model): their numbers are taken at once, the charts,
+  // the confusion matrix and the histograms drawn once a frame, and before the training says it
+  // paused or stopped.
+  const stale = new Set();
+  let frame = 0;
+  const drawSoon = (...parts) => {
+    for (const v of parts) stale.add(v);
+    if (!frame) frame = requestAnimationFrame(drawNow);
+  };
+  function drawNow() {
+    cancelAnimationFrame(frame);
+    frame = 0;
+    for (const v of stale) v.draw();
+    stale.clear();
+  }
 
   let data = null;
   let job = null;       // the pending 'train' request
@@ -372,6 +396,7 @@ export function createTrainPanel(el, app) {
       showValidation(p, 0);
       if (p.validation) accChart.push(0, [null, 100 * p.validation.accuracy]);
       weightsView.push(p.weights, 0);
+      drawSoon(accChart, confusion, weightsView);
       app.emit('session', { kind: 'training', device: app.device() });
     } else if (p.stage === 'step') {
       app.trainHistory.push(p);
@@ -393,14 +418,17 @@ export function createTrainPanel(el, app) {
       weightsView.push(p.weights, p.step);
       timeChart.push(p.step, [p.stepMs]);
       rateChart.push(p.step, [p.samplesPerSec]);
+      drawSoon(...allCharts, confusion, weightsView);
       status.textContent = `Step ${p.step}: loss ${formatNumber(p.loss, 4)}, ${formatMs(p.stepMs)} per step, ${Math.round(p.samplesPerSec)} samples/s.`;
     } else if (p.stage === 'paused') {
+      drawNow();
       setRunning(false);
       status.textContent = `Paused after step ${p.step}.`;
     }
   }
 
   function finish() {
+    drawNow();
     job = null;
     // Nothing trained (the session could not be made): the next press starts, it does not resume.
     if (app.trainHistory.length === 0) started = false;

@@ -8,14 +8,17 @@ import { h, clear, cssVar, formatNumber, shapeText } from './util.js';
 const TABLE_CLASSES = 30;
 
 /// The validation split's confusion matrix (rows: true class, columns: predicted), cells shaded by
-/// their share of the row. `names(c)` gives class names (or null).
+/// their share of the row. `names(c)` gives class names (or null). `update` keeps an evaluation,
+/// `draw` shows the latest kept.
 export function createConfusionMatrix(container, names) {
   const note = h('p.muted', {}, 'After the first evaluation: the validation samples by true and predicted class.');
   const box = h('figure.confusion', { testid: 'confusion-matrix', dataset: { total: '0', correct: '0', classes: '0' } });
   container.append(h('h3', {}, 'Confusion matrix (validation)'), note, box);
   let last = null;
+  let drawn = null;
 
   function render() {
+    drawn = last;
     clear(box);
     if (!last) return;
     const { validation: v, step } = last;
@@ -70,10 +73,11 @@ export function createConfusionMatrix(container, names) {
   return {
     update(validation, step) {
       last = { validation, step };
-      render();
     },
+    draw() { if (last !== drawn) render(); },
     reset(text = 'After the first evaluation: the validation samples by true and predicted class.') {
       last = null;
+      drawn = null;
       note.textContent = text;
       Object.assign(box.dataset, { total: '0', correct: '0', classes: '0' });
       delete box.dataset.step;
@@ -104,7 +108,8 @@ const KEEP_STEPS = 200;
 
 /// Each weight's value histogram over training: the first (outline) and the latest (filled) on
 /// one axis, a strip with a row per step (darker: more values there), and the mean and std then
-/// and now. `push(weights, step)` with weightHistogram()s named by weight.
+/// and now. `push(weights, step)` with weightHistogram()s named by weight keeps them; `draw` draws
+/// the weights pushed since.
 export function createWeightHistograms(container) {
   const grid = h('div.weight-hists', { testid: 'weight-histograms' });
   const table = h('table.data', {}, h('thead', {}, h('tr', {}, ['weight', 'shape', 'mean (first → latest)', 'std (first → latest)', 'min', 'max']
@@ -113,6 +118,7 @@ export function createWeightHistograms(container) {
     h('p.muted', {}, 'Each weight\'s values: the histogram at the first step (outline) and the latest (filled); below, one row per step.'),
     grid, h('details', {}, h('summary', {}, 'Weights as a table'), table));
   const history = new Map();  // name -> {shape, steps: [{step, ...histogram}], el}
+  const stale = new Set();
 
   function draw(name) {
     const w = history.get(name);
@@ -193,11 +199,16 @@ export function createWeightHistograms(container) {
         }
         w.steps.push({ step, ...wt });
         if (w.steps.length > KEEP_STEPS) w.steps.splice(1, 1);  // the first stays
-        draw(wt.name);
+        stale.add(wt.name);
       }
+    },
+    draw() {
+      for (const name of stale) draw(name);
+      stale.clear();
     },
     reset() {
       history.clear();
+      stale.clear();
       clear(grid);
       clear(table.tBodies[0]);
     },
