@@ -73,6 +73,7 @@ try {
   await page.selectOption('[data-testid="example-select"]', 'digits');
   await page.waitForFunction(() => document.body.dataset.busy === 'false' && window.popartApp.model?.example, null, { timeout: 120000 });
   await page.click('#tab-train');
+  await page.fill('#train-validation', '0');  // every sample trains: 56 batches, as in Node
   await page.click('[data-testid="train-start"]');
   try {
     await page.waitForFunction((n) => window.popartApp.trainHistory.length >= n, steps, { timeout: 120000 });

@@ -37,6 +37,7 @@ export const app = {
   graphPath: [],      // the body shown: [{node, body}] from the main graph down (graph/subgraphs.js)
   view: null,         // the description of the graph shown (app.model.description, or a body's)
   inputShapes: {},    // {input: [dims]} for inputs whose dims are not numbers (input-shapes.js)
+  trainedOn: null,    // {digits}: what the training session (whose weights Run uses) trains on
   listeners: new Map(),
   on(ev, fn) {
     if (!this.listeners.has(ev)) this.listeners.set(ev, []);
@@ -326,6 +327,7 @@ async function showModel(result) {
   renderSearch($('search-results'), []);
   $('search-box').value = '';
   sideTabs.select('tab-summary');
+  app.trainedOn = null;  // what the Run tab's weights were trained on (train-panel.js): nothing yet
   app.emit('model', app.model);
   setBusy('layout', true);
   const graphStart = performance.now();
@@ -723,6 +725,7 @@ function newRuntime() {
 app.restartRuntime = async () => {
   app.runtime.terminate();
   app.runtime = newRuntime();
+  app.trainedOn = null;  // the training session went with the worker
   app.emit('runtime-restart');
   app.runtimeInfo = await app.runtime.request('init', {});
   const src = app.source;

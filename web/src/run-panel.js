@@ -1,33 +1,15 @@
 // The Run panel: DataFlow (batchesPerStep, anchors and their return types), inputs (random /
-// zeros / ones / a .npy / an image), then an InferenceSession in the runtime worker; outputs with
-// statistics, top-k for class vectors, images for image-shaped tensors, .npy downloads; latency
-// (median of repeated runs) and the module's memory.
+// zeros / ones / a .npy / an image file / a drawing, the last two previewed as the model receives
+// them), then an InferenceSession in the runtime worker; outputs with statistics, top-k for class
+// vectors (with class names: a labels file, or the digits' own), images for image-shaped tensors,
+// .npy downloads; latency (median of repeated runs) and the module's memory.
 import { h, clear, formatBytes, formatMs, formatNumber, shapeText, download, wholeNumberError } from './util.js';
 import { statistics, toNpy, parseNpy } from './tensors.js';
 import { hasOpenDims, parseDims, shapeLabel } from './input-shapes.js';
+import { DIGIT_CLASSES, imageLayout, inkToInput, imageNetInput, grayInput } from './images.js';
+import { createDrawPad, createImagePreview } from './draw-pad.js';
 
 const ART = ['All', 'EveryN', 'Final', 'Sum'];
-const IMAGENET = { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] };
-
-/// An image file -> Float32Array [1, C, H, W], resized (canvas) and normalised (ImageNet mean/std
-/// for 3 channels, [0, 1] for 1 channel).
-async function imageToTensor(file, shape) {
-  const [, c, hgt, wid] = shape;
-  const bmp = await createImageBitmap(file);
-  const canvas = new OffscreenCanvas(wid, hgt);
-  const ctx = canvas.getContext('2d');
-  ctx.drawImage(bmp, 0, 0, wid, hgt);
-  const px = ctx.getImageData(0, 0, wid, hgt).data;
-  const out = new Float32Array(c * hgt * wid);
-  for (let y = 0; y < hgt; ++y) {
-    for (let x = 0; x < wid; ++x) {
-      const p = (y * wid + x) * 4;
-      if (c === 1) out[y * wid + x] = (px[p] + px[p + 1] + px[p + 2]) / (3 * 255);
-      else for (let k = 0; k < c; ++k) out[k * hgt * wid + y * wid + x] = (px[p + k] / 255 - IMAGENET.mean[k % 3]) / IMAGENET.std[k % 3];
-    }
-  }
-  return out;
-}
 
 function outputImage(o) {
   // [N, C, H, W] with C 1 or 3 and H, W >= 4: draw the first image (min-max scaled).
@@ -49,16 +31,29 @@ function outputImage(o) {
   return canvas;
 }
 
-function topK(o, k = 5) {
-  // A class vector: [C] or [1, C] (or [N, C]: the first row), C from 2 to 100,000.
+/// The k best [value, class] of a class vector ([C] or [1, C], or [N, C]: the first row; C from 2
+/// to 100,000), else null.
+function ranked(o, k) {
   const s = o.shape;
   const c = s[s.length - 1];
   if (!(s.length === 1 || s.length === 2) || c < 2 || c > 100000 || !(o.data instanceof Float32Array || o.data instanceof Float64Array)) return null;
-  const row = Array.from(o.data.subarray(0, c)).map((v, i) => [v, i]).sort((a, b) => b[0] - a[0]).slice(0, k);
+  return Array.from(o.data.subarray(0, c)).map((v, i) => [v, i]).sort((a, b) => b[0] - a[0]).slice(0, k);
+}
+
+/// Top-k of a class vector ([C] or [1, C], or [N, C]: the first row; C from 2 to 100,000), each
+/// class by its name when `names` has one (`#i` beside it).
+function topK(o, names, k = 5) {
+  const row = ranked(o, k);
+  if (!row) return null;
+  const s = o.shape;
+  const c = s[s.length - 1];
   const max = Math.max(...row.map((r) => Math.abs(r[0])), 1e-12);
-  return h('table.data.topk', { dataset: { testid: 'topk' } },
+  const name = (i) => names?.[i] ?? null;
+  return h('table.data.topk', { dataset: { testid: 'topk', top: String(row[0][1]), topName: name(row[0][1]) ?? `#${row[0][1]}` } },
     h('caption', {}, `Top ${row.length} of ${c} classes${s.length === 2 && s[0] > 1 ? ' (first row)' : ''}`),
-    h('tbody', {}, row.map(([v, i]) => h('tr', {}, h('td.num', {}, `#${i}`), h('td.num', {}, formatNumber(v, 4)),
+    h('tbody', {}, row.map(([v, i]) => h('tr', { dataset: { class: String(i) } },
+      h('td', {}, name(i) !== null ? [h('span.class-name', {}, name(i)), ' ', h('span.muted', {}, `#${i}`)] : `#${i}`),
+      h('td.num', {}, formatNumber(v, 4)),
       h('td', { style: { width: '50%' } }, h('div.bar', { style: { width: `${(100 * Math.abs(v)) / max}%` } }))))));
 }
 
@@ -72,7 +67,15 @@ export function createRunPanel(el, app) {
   const threads = h('select', { id: 'run-threads', 'aria-label': 'Threads', dataset: { testid: 'threads-select' } }, new Option('1', '1'));
   const threadsNote = h('span.muted');
   const inputsEl = h('div');
+  const drawEl = h('div');
   const anchorsEl = h('div');
+  // Class names for top-k: a labels file (one name a line), else the digits' for the digits.
+  const labelsFile = h('input', { type: 'file', id: 'run-labels', accept: '.txt,text/plain', 'aria-label': 'Class names file (one a line)',
+                                  dataset: { testid: 'labels-file' } });
+  const labelsNote = h('span.muted');
+  const labelsClear = h('button', { type: 'button', hidden: true, title: 'Forget the labels file' }, 'Forget');
+  let labels = null;  // {name, names}
+  let drawResult = null;  // the drawing's classes, beside the pad
   let inputData = {};  // name -> {mode, data?}
   const droppers = new Map();  // input name -> takes a dropped .npy
   let lastOutputs = null;
@@ -84,15 +87,23 @@ export function createRunPanel(el, app) {
     h('div.form', {},
       h('label', { for: 'run-bps' }, 'batchesPerStep'), bps,
       h('label', { for: 'run-repeats' }, 'Repeats (latency)'), repeats,
-      h('label', { for: 'run-threads' }, 'Threads'), h('div', {}, threads, ' ', threadsNote)),
-    h('h3', {}, 'Inputs'), inputsEl,
+      h('label', { for: 'run-threads' }, 'Threads'), h('div', {}, threads, ' ', threadsNote),
+      h('label', { for: 'run-labels' }, 'Class names'), h('div', {}, labelsFile, ' ', labelsClear, ' ', labelsNote)),
+    h('h3', {}, 'Inputs'), inputsEl, drawEl,
     h('h3', {}, 'Anchors'), anchorsEl,
     h('div.button-row', {}, runBtn, cancelBtn),
     out);
 
+  /// A drawing or a grayscale picture goes to the model as the digits were made when the weights
+  /// come from the digits (the example, or training on the built-in digits) or the input is 8×8.
+  const digitsWay = (layout) => app.model?.example?.kind === 'digits-cnn' || Boolean(app.trainedOn?.digits) ||
+    (layout.height === 8 && layout.width === 8);
+
   function renderForm(model) {
     clear(inputsEl);
+    clear(drawEl);
     clear(anchorsEl);
+    const images = [];  // inputs that take an image: {name, layout(), preview, mode, file, note}
     inputData = {};
     droppers.clear();
     const d = model.fileDescription ?? model.description;
@@ -104,15 +115,27 @@ export function createRunPanel(el, app) {
       // The shape a run uses: the page's for an input whose dims are not numbers.
       const runShape = () => (open ? app.inputShapes[name] ?? fileShape : fileShape);
       const shape = runShape();
-      const isImage = t?.dtype === 'FLOAT' && shape.length === 4 && shape[1] === 3 || (shape.length === 4 && shape[1] === 1 && t?.dtype === 'FLOAT');
+      // An image input ([N, 1 or 3, H, W], or a flattened square): an image file, previewed as the
+      // model receives it; one channel also a drawing.
+      const layoutNow = () => (t ? imageLayout(t.dtype, runShape()) : null);
+      const layout = layoutNow();
+      // The input the drawing pad feeds (the first one-channel image) has its preview beside the pad.
+      const padded = layout?.channels === 1 && !images.some((it) => it.layout()?.channels === 1);
+      const preview = layout ? createImagePreview(layout, { keep: padded }) : null;
       const mode = h('select', { 'aria-label': `Input ${name}`, dataset: { input: name } },
         new Option('random', 'random'), new Option('zeros', 'zeros'), new Option('ones', 'ones'), new Option('.npy file…', 'npy'),
-        isImage ? new Option('image file…', 'image') : null);
+        layout ? new Option('image file…', 'image') : null, padded ? new Option('drawing (below)', 'drawing') : null);
       const file = h('input', { type: 'file', hidden: true, 'aria-label': `File for input ${name}`, dataset: { inputFile: name } });
       const note = h('span.muted', {});
       inputData[name] = { mode: 'random' };
       mode.addEventListener('change', () => {
-        if (mode.value === 'npy' || mode.value === 'image') {
+        preview?.hide();
+        if (mode.value === 'drawing') {
+          // The pad's drawing, once there is one (its next stroke sends it).
+          file.hidden = true;
+          inputData[name] = { mode: 'random' };
+          note.textContent = 'draw on the pad below (random values until then)';
+        } else if (mode.value === 'npy' || mode.value === 'image') {
           // The earlier file is dropped now: a chooser closed without a file leaves none in use.
           inputData[name] = { mode: 'random' };
           note.textContent = 'no file chosen: random values';
@@ -134,6 +157,7 @@ export function createRunPanel(el, app) {
         file.hidden = true;
         file.value = '';
         note.textContent = '';
+        preview?.hide();
       };
       const take = async (f) => {
         try {
@@ -143,9 +167,13 @@ export function createRunPanel(el, app) {
             inputData[name] = { mode: 'data', data: a.data };
             note.textContent = `${f.name}: ${a.dtype} ${shapeText(a.shape)}`;
           } else {
-            const s = runShape();
-            inputData[name] = { mode: 'data', data: await imageToTensor(f, [1, ...s.slice(1)]) };
-            note.textContent = `${f.name}: resized to ${s[2]}×${s[3]}, normalised`;
+            const l = layoutNow();
+            if (!l) throw new Error(`input '${name}' ${shapeText(runShape())} does not take an image`);
+            const r = l.channels === 3 ? await imageNetInput(f, l) : await grayInput(f, l, digitsWay(l));
+            inputData[name] = { mode: 'data', data: r.data };
+            note.textContent = `${f.name}: ${l.channels === 3 ? 'resized and cropped' : 'resized'} to ${l.width}×${l.height} ` +
+              '(the preview shows what the model receives)';
+            preview.show({ view: r.view, values: r.data, note: r.note, source: 'image' });
           }
           app.clearError();
         } catch (e) {
@@ -189,7 +217,41 @@ export function createRunPanel(el, app) {
       }
       inputsEl.append(h('div.form', {}, h('label', {}, h('span.mono', {}, name), h('br'),
         h('span.muted', {}, open ? 'shape to run with:' : `${t?.dtype} ${shapeText(shape)}`)),
-        h('div', {}, shapeField, mode, ' ', file, ' ', note)));
+        h('div', {}, shapeField, mode, ' ', file, ' ', note, padded ? null : preview?.el)));
+      if (layout) images.push({ name, layout: layoutNow, preview, mode, file, note });
+    }
+    // The drawing pad, for the first one-channel image input: every stroke's end classifies the
+    // drawing (with the trained weights after training).
+    const drawn = images.find((it) => it.layout()?.channels === 1);
+    drawResult = null;
+    if (drawn) {
+      const { name, preview, mode, file, note } = drawn;
+      const pad = createDrawPad({
+        onInk: (ink, w, hh, version) => {
+          const l = drawn.layout();
+          const r = inkToInput(ink, w, hh, l, digitsWay(l));
+          inputData[name] = { mode: 'data', data: r.data, drawing: version };
+          mode.value = 'drawing';
+          file.hidden = true;
+          file.value = '';
+          note.textContent = 'the drawing below';
+          preview.show({ view: r.view, values: r.data, note: r.note, source: 'drawing' });
+          runSoon();
+        },
+        onClear: () => {
+          drawResult.replaceChildren();
+          delete drawResult.dataset.top;
+          if (inputData[name]?.drawing === undefined) return;
+          inputData[name] = { mode: 'random' };
+          mode.value = 'random';
+          note.textContent = '';
+          preview.hide();
+        },
+      });
+      drawResult = h('p.draw-result', { testid: 'draw-result', 'aria-live': 'polite' });
+      drawEl.append(h('h3', {}, 'Draw'),
+        h('p.muted', {}, `Draw for input '${name}' (a digit, say): it runs when you lift the pen, with the weights the Run tab uses ` +
+          '(the trained ones after training); beside it, what the model receives.'), h('div.draw-row', {}, pad.el, preview.el), drawResult);
     }
     for (const name of d.outputs) {
       const on = h('input', { type: 'checkbox', checked: true, 'aria-label': `Anchor ${name}`, dataset: { anchor: name } });
@@ -244,16 +306,22 @@ export function createRunPanel(el, app) {
           h('thead', {}, h('tr', {}, ['min', 'max', 'mean', 'std', 'zeros', 'NaN'].map((k) => h('th.num', {}, k)))),
           h('tbody', {}, h('tr', {}, [s.min, s.max, s.mean, s.std].map((v) => h('td.num', {}, formatNumber(v))),
             h('td.num', {}, s.zeros), h('td.num', {}, s.nans)))),
-        topK(o), outputImage(o),
+        topK(o, app.classNames(o.shape[o.shape.length - 1])), outputImage(o),
         h('details', {}, h('summary', {}, 'First values'), h('pre.mono', {}, Array.from(o.data.subarray(0, 64)).map((v) => formatNumber(Number(v), 6)).join('  '))));
       out.append(box);
     }
   }
 
   let applying = false;
+  let again = false;  // a drawing changed while a run was going: run again after it
+  function runSoon() {
+    if (current || applying) again = true;
+    else run();
+  }
   async function run() {
     if (!app.model || current || applying) return;
     app.clearError();
+    delete out.dataset.drawing;
     // A shape typed but not yet applied (no Enter, focus still in the field) applies first.
     applying = true;
     try {
@@ -275,6 +343,8 @@ export function createRunPanel(el, app) {
       }
     }
     const anchors = [...anchorsEl.children].map((c) => c._get()).filter(Boolean);
+    // Which drawing this run classifies (the output says so: data-drawing).
+    const drawing = Object.values(inputData).find((v) => v.drawing !== undefined)?.drawing;
     runBtn.disabled = true;
     cancelBtn.hidden = false;
     // The elapsed time beside the stage ("Run 3 of 5"), so a long first run shows it is working.
@@ -294,6 +364,10 @@ export function createRunPanel(el, app) {
       const r = await current;
       app.lastRun = r;
       renderOutputs(r);
+      if (drawing !== undefined) {
+        out.dataset.drawing = String(drawing);
+        showDrawResult(r, drawing);
+      }
       app.emit('session', { kind: 'inference', device: app.device() });
     } catch (e) {
       clear(out);
@@ -305,7 +379,32 @@ export function createRunPanel(el, app) {
       preparing = false;
       runBtn.disabled = false;
       cancelBtn.hidden = true;
+      if (again) {
+        again = false;
+        run();
+      }
     }
+  }
+  /// The drawing's best classes beside the pad (the full outputs are below the Run button).
+  function showDrawResult(r, drawing) {
+    if (!drawResult) return;
+    const o = r.outputs.find((x) => ranked(x, 1));
+    const best = o ? ranked(o, 3) : null;
+    if (!best) {
+      drawResult.textContent = 'No class vector among the outputs: see them below.';
+      return;
+    }
+    const names = app.classNames(o.shape[o.shape.length - 1]);
+    const name = (i) => names?.[i] ?? `#${i}`;
+    // Probabilities when the output is a distribution (a Softmax's), else the raw scores.
+    const probs = best.every(([v]) => v >= 0 && v <= 1);
+    const show = ([v, i]) => `${name(i)} (${probs ? `${(100 * v).toFixed(1)}%` : formatNumber(v, 3)})`;
+    drawResult.dataset.drawing = String(drawing);
+    drawResult.dataset.top = String(best[0][1]);
+    drawResult.replaceChildren('Classified as ', h('strong.draw-class', {}, name(best[0][1])),
+      ` ${probs ? `(${(100 * best[0][0]).toFixed(1)}%)` : `(score ${formatNumber(best[0][0], 3)})`}`,
+      best.length > 1 ? h('span.muted', {}, `; then ${best.slice(1).map(show).join(', ')}`) : null,
+      h('span.muted', {}, ` — ${r.weights?.source === 'trained' ? `trained weights, step ${r.weights.step}` : 'the model\'s weights'}`));
   }
   runBtn.addEventListener('click', run);
   // Cancel: between repeated runs the worker stops by itself; during a prepare (which the core
@@ -340,9 +439,65 @@ export function createRunPanel(el, app) {
     }
   });
   app.on('model', (m) => {
+    labels = null;
+    labelsFile.value = '';
     renderForm(m);
     clear(out);
     lastOutputs = null;
+    showLabels();
   });
+
+  /// Class names of a C-class output: the labels file, else the digits' for the digits (the
+  /// example, or weights trained on the built-in digits), else none (classes by number).
+  app.classNames = (c) => {
+    if (labels) return labels.names;
+    if (c === 10 && (app.model?.example?.kind === 'digits-cnn' || app.trainedOn?.digits)) return DIGIT_CLASSES;
+    return null;
+  };
+  function outputClasses() {
+    const d = app.model?.description;
+    const t = d?.tensors.find((x) => d.outputs.includes(x.name) && Array.isArray(x.shape) && x.shape.length === 2 && x.shape[1] >= 2);
+    return t?.shape[1] ?? null;
+  }
+  function showLabels() {
+    labelsClear.hidden = !labels;
+    const c = outputClasses();
+    if (labels) {
+      const n = labels.names.length;
+      labelsNote.textContent = `${labels.name}: ${n} names` +
+        (c && c !== n ? ` for ${c} classes (${n < c ? 'the rest show by number' : `the last ${n - c} are not used`})` : '');
+    } else {
+      const built = c ? app.classNames(c) : null;
+      labelsNote.textContent = built ? `built in: the digits ${built[0]}–${built[built.length - 1]}` : 'none: classes show by number (#i)';
+    }
+  }
+  labelsFile.addEventListener('change', async () => {
+    const f = labelsFile.files[0];
+    if (!f) return;
+    const names = (await f.text()).split(/\r?\n/).map((l) => l.trim());
+    while (names.length && names[names.length - 1] === '') names.pop();
+    // A refused file leaves no earlier names in use.
+    labels = names.length ? { name: f.name, names } : null;
+    if (!labels) {
+      labelsFile.value = '';
+      app.showError(new Error(`${f.name} holds no class names (a text file, one name a line)`), 'Class names');
+    }
+    applyLabels();
+  });
+  labelsClear.addEventListener('click', () => {
+    labels = null;
+    labelsFile.value = '';
+    applyLabels();
+  });
+  function applyLabels() {
+    showLabels();
+    if (lastOutputs && app.lastRun) {
+      renderOutputs(app.lastRun);
+      if (out.dataset.drawing) showDrawResult(app.lastRun, Number(out.dataset.drawing));
+    }
+    app.emit('labels');
+  }
+  // Training on the digits gives the digits' names (and the drawing pad the digits' preprocessing).
+  app.on('session', () => showLabels());
   return { run, outputs: () => lastOutputs };
 }

@@ -6,10 +6,11 @@
 //                                  out: {kind: 'log', line, level, module} (the core's log lines,
 //                                       at the level of 'setLogLevel')
 // The training loop runs as one long request ('train') that yields between steps, so 'trainControl'
-// messages (pause / resume / step / stop / learning rate) arrive while it runs.
+// messages (pause / resume / step / stop / learning rate) arrive while it runs. After every step it
+// reads the weights (their histograms) and classifies the held-out validation split with them.
 import { createPopart, MAX_THREADS } from './pkg/index.mjs';
 import { buildDigitsCnn, buildChain, appendLoss } from './models.js';
-import { randomInputs, xorshift32 } from './tensors.js';
+import { randomInputs, xorshift32, weightHistogram } from './tensors.js';
 
 let popart = null;
 let threads = 1;
@@ -331,6 +332,7 @@ ops.report = () => {
 function disposeTrainer() {
   if (trainer) {
     try { trainer.session.dispose(); } catch { /* already gone */ }
+    try { trainer.evaluator?.session.dispose(); } catch { /* already gone */ }
     trainer = null;
   }
 }
@@ -348,7 +350,7 @@ function optimizerFrom(spec) {
 
 /// Sets up a TrainingSession for the open model: appends the loss if asked, prepares, uploads the
 /// weights. `data` = {x: Float32Array [n, features], y: Int32Array|Float32Array [n], n}.
-function setupTraining({ loss, optimizer, batchSize, device, data, inputShapes }) {
+function setupTraining({ loss, optimizer, batchSize, device, data: all, inputShapes, validation = 0 }) {
   disposeTrainer();
   disposeInference();
   // Inputs whose dims are not numbers take the page's shapes, the first input's batch the batch size.
@@ -360,6 +362,12 @@ function setupTraining({ loss, optimizer, batchSize, device, data, inputShapes }
     const open = tensorInfoOf(first).shape;
     if (shapes[first] && Array.isArray(open) && typeof open[0] !== 'number') shapes[first] = [batchSize, ...shapes[first].slice(1)];
     shaped = { ...model, description: describe(model.bytes, shapeSpecs(shapes)) };
+  }
+  // The held-out validation split first (a seeded shuffle, so the same samples every time).
+  const { train: data, validation: held } = splitData(all, validation);
+  if (data.n < batchSize) {
+    throw new Error(`the training split has ${data.n} samples, fewer than the batch size ${batchSize}` +
+                    `${held ? ` (${held.n} held out for validation)` : ''}`);
   }
   const prepared = appendLoss(popart, shaped, loss, batchSize, data);
   if (shapes) prepared.inputShapes = { ...shapeSpecs(shapes), ...(prepared.inputShapes ?? {}) };
@@ -379,8 +387,124 @@ function setupTraining({ loss, optimizer, batchSize, device, data, inputShapes }
   session.prepareDevice();
   session.weightsFromHost();
   const anchors = session.initAnchorArrays();
-  return { session, prepared, bps, anchors, optimizer, prepareMs: performance.now() - t0, step: 0, samples: 0,
-           data, batchSize };
+  const t = { session, prepared, bps, anchors, optimizer, prepareMs: 0, step: 0, samples: 0, data, batchSize, held };
+  try {
+    Object.assign(t, watchWeights(session, prepared, held, shapes));
+  } catch (e) {
+    // Training goes on without the histograms and the validation, and says why.
+    Object.assign(t, { weights: {}, weightShapes: {}, evaluator: null, validationNote: `the weights could not be read (${e.message})` });
+  }
+  t.prepareMs = performance.now() - t0;
+  return t;
+}
+
+/// {x, y, n, features} -> {train, validation}: `fraction` of the samples (rounded; none for 0)
+/// held out, picked by a seeded shuffle.
+function splitData(data, fraction) {
+  const held = Math.min(data.n - 1, Math.round(data.n * Math.max(0, Math.min(fraction, 0.9))));
+  if (held <= 0) return { train: data, validation: null };
+  const order = shuffled(data.n, 20261124);
+  const per = data.features;
+  const lw = data.y.length / data.n;
+  const take = (from, to) => {
+    const n = to - from;
+    const x = new Float32Array(n * per);
+    const y = new data.y.constructor(n * lw);
+    for (let i = 0; i < n; ++i) {
+      const k = order[from + i];
+      x.set(data.x.subarray(k * per, (k + 1) * per), i * per);
+      for (let j = 0; j < lw; ++j) y[i * lw + j] = data.y[k * lw + j];
+    }
+    return { x, y, n, features: per };
+  };
+  return { validation: take(0, held), train: take(held, data.n) };
+}
+
+/// What the training shows besides its loss: the weights (read each step for their histograms)
+/// and, with a validation split and class probabilities, an inference session on the model
+/// exported for inference (constantWeights off) that takes the training session's weights each
+/// step and classifies the held-out samples. On the CPU device whatever device trains: the
+/// numbers are the same, and the IPU's reports stay those of the training session.
+function watchWeights(session, prepared, held, shapes) {
+  const inference = session.exportInferenceModel();
+  const d = describe(inference, shapes ? shapeSpecs(Object.fromEntries(Object.entries(shapes).filter(([k]) => k !== prepared.label))) : undefined);
+  const weights = {};
+  for (const t of d.tensors) {
+    if (t.kind === 'initializer' && t.dtype === 'FLOAT' && session.hasInfo(t.name)) {
+      weights[t.name] = new Float32Array(session.getInfo(t.name).nelms());
+    }
+  }
+  const shapesOf = Object.fromEntries(d.tensors.filter((t) => weights[t.name]).map((t) => [t.name, t.shape]));
+  if (!held || !prepared.probs || !prepared.classes || !d.tensors.some((x) => x.name === prepared.probs)) {
+    return { weights, weightShapes: shapesOf, evaluator: null,
+             validationNote: !held ? 'no validation split' : 'validation needs class probabilities (an nllloss)' };
+  }
+  const batch = session.getInfo(prepared.input).shape()[0];
+  const bps = Math.ceil(held.n / batch);
+  const o = new popart.SessionOptions();
+  o.constantWeights = false;
+  const specs = shapes ? Object.fromEntries(Object.entries(shapeSpecs(shapes)).filter(([k]) => d.inputs.includes(k))) : null;
+  const isi = specs && Object.keys(specs).length ? new popart.InputShapeInfo() : undefined;
+  for (const [name, sp] of Object.entries(specs ?? {})) isi.add(name, new popart.TensorInfo(sp.dtype, sp.shape));
+  const ev = new popart.InferenceSession({
+    fnModel: inference,
+    dataFlow: new popart.DataFlow(bps, { [prepared.probs]: popart.AnchorReturnType('All') }),
+    deviceInfo: popart.DeviceManager().createCpuDevice(),
+    userOptions: o,
+    inputShapeInfo: isi,
+  });
+  try {
+    ev.prepareDevice();
+  } catch (e) {
+    ev.dispose();
+    throw e;
+  }
+  // The held-out samples, padded with zeros to whole batches (the padding is not counted).
+  const x = new Float32Array(bps * batch * held.features);
+  x.set(held.x);
+  return { weights, weightShapes: shapesOf, validationNote: '',
+           evaluator: { session: ev, anchors: ev.initAnchorArrays(), inputs: { [prepared.input]: x }, batch, bps } };
+}
+
+/// The weights now (read from the training session) as histograms, and the held-out samples
+/// classified with them: {weights: [{name, shape, ...weightHistogram}], validation: {count, loss,
+/// accuracy, classes, confusion (row: true class, column: predicted)} | null}.
+function observe(t) {
+  try {
+    return observeNow(t);
+  } catch (e) {
+    // Training goes on without them, and says why.
+    try { t.evaluator?.session.dispose(); } catch { /* already gone */ }
+    Object.assign(t, { weights: {}, evaluator: null, validationNote: `the weights could not be read (${e.message})` });
+    return { weights: [], validation: null, validationNote: t.validationNote };
+  }
+}
+
+function observeNow(t) {
+  t.session.weightsToHost();
+  t.session.readWeights(t.weights);
+  const weights = Object.entries(t.weights).map(([name, v]) => ({ name, shape: t.weightShapes[name], ...weightHistogram(v) }));
+  const ev = t.evaluator;
+  if (!ev) return { weights, validation: null, validationNote: t.validationNote };
+  ev.session.writeWeights(t.weights);
+  ev.session.weightsFromHost();
+  ev.session.run(new popart.PyStepIO(ev.inputs, ev.anchors));
+  const probs = ev.anchors[t.prepared.probs].data;
+  const c = t.prepared.classes;
+  const { n, y } = t.held;
+  const confusion = new Array(c * c).fill(0);
+  let correct = 0, nll = 0;
+  for (let i = 0; i < n; ++i) {
+    let best = 0;
+    for (let j = 1; j < c; ++j) if (probs[i * c + j] > probs[i * c + best]) best = j;
+    const label = Number(y[i]);
+    if (label >= 0 && label < c) {
+      ++confusion[label * c + best];
+      nll -= Math.log(Math.max(probs[i * c + label], 1e-12));
+    }
+    if (best === label) ++correct;
+  }
+  return { weights, validation: { count: n, loss: nll / n, accuracy: correct / n, classes: c, confusion } };
 }
 
 function shuffled(n, seed) {
@@ -467,7 +591,9 @@ ops.train = async (args, progress, isCancelled) => {
   control = { pending: [], wake: null };
   trainer = setupTraining(args);
   const t = trainer;
-  progress({ stage: 'ready', prepareMs: t.prepareMs, bps: t.bps, batchSize: t.batchSize, loss: t.prepared.loss });
+  // The weights as they start, and the validation split classified with them (step 0).
+  progress({ stage: 'ready', prepareMs: t.prepareMs, bps: t.bps, batchSize: t.batchSize, loss: t.prepared.loss,
+             trainCount: t.data.n, validationCount: t.held?.n ?? 0, ...observe(t) });
   let running = args.autostart !== false;
   const maxSteps = args.maxSteps ?? Infinity;
   for (;;) {
@@ -479,13 +605,13 @@ ops.train = async (args, progress, isCancelled) => {
       if (c.action === 'pause') { running = false; progress({ stage: 'paused', step: t.step }); continue; }
       if (c.action === 'resume') { running = true; }
       if (c.action === 'step') {
-        progress({ stage: 'step', ...trainStep(t) });
+        progress({ stage: 'step', ...trainStep(t), ...observe(t) });
         await yieldToEvents();
         continue;
       }
     }
     if (!running) continue;
-    progress({ stage: 'step', ...trainStep(t) });
+    progress({ stage: 'step', ...trainStep(t), ...observe(t) });
     if (t.step >= maxSteps) { running = false; progress({ stage: 'paused', step: t.step, reason: 'maxSteps' }); }
     await yieldToEvents();
   }

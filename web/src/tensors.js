@@ -169,3 +169,42 @@ export function parseCsv(text, name = 'the file') {
   });
   return { x, y, n: rows.length, features: width - 1 };
 }
+
+/// A weight's value histogram as describeModel computes an initializer's (numpy.histogram: `bins`
+/// equal bins over [min, max], widened by 0.5 each side when all values are equal), so a histogram
+/// of the weights read while training matches the description of the model they are saved in:
+/// {count, min, max, mean, std, histMin, histMax, counts}.
+export function weightHistogram(data, bins = 32) {
+  let lo = Infinity, hi = -Infinity, sum = 0, finite = 0;
+  for (let i = 0; i < data.length; ++i) {
+    const x = data[i];
+    if (!Number.isFinite(x)) continue;
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+    sum += x;
+    ++finite;
+  }
+  const counts = new Array(bins).fill(0);
+  if (!finite) return { count: data.length, min: NaN, max: NaN, mean: NaN, std: NaN, histMin: NaN, histMax: NaN, counts };
+  const mean = sum / finite;
+  let first = lo, last = hi;
+  if (first === last) { first -= 0.5; last += 0.5; }
+  // numpy.linspace's edges and numpy.histogram's uniform-bin index, step for step.
+  const step = (last - first) / bins;
+  const edges = Array.from({ length: bins + 1 }, (_, i) => (step === 0 ? ((i / bins) * (last - first)) : i * step) + first);
+  edges[bins] = last;
+  const norm = bins / (last - first);
+  let sq = 0;
+  for (let i = 0; i < data.length; ++i) {
+    const x = data[i];
+    if (!Number.isFinite(x)) continue;
+    sq += (x - mean) * (x - mean);
+    const f = (x - first) * norm;
+    let idx = f >= 0 && f < bins ? Math.floor(f) : f >= bins ? bins : 0;
+    if (idx === bins) --idx;
+    if (x < edges[idx]) --idx;
+    if (idx !== bins - 1 && x >= edges[idx + 1]) ++idx;
+    ++counts[Math.min(Math.max(idx, 0), bins - 1)];
+  }
+  return { count: data.length, min: lo, max: hi, mean, std: Math.sqrt(sq / finite), histMin: first, histMax: last, counts };
+}

@@ -1,12 +1,16 @@
 // The Train panel: a loss (nllloss / l1loss / identityloss appended with the Builder, or a scalar
-// already in the model), an optimizer with its hyper-parameters, a batch size and data (the
-// built-in digits, or a .npy / .npz / CSV file); Start / Pause / Step / Stop / Reset; live charts
-// of loss, accuracy, step time and samples per second (each also as a table); the learning rate
-// changed while training (updateOptimizerFromHost); the trained model (modelToHost) as .onnx.
+// already in the model), an optimizer with its hyper-parameters, a batch size, data (the built-in
+// digits, fitted to an image input, or a .npy / .npz / CSV file) and a held-out validation split;
+// Start / Pause / Step / Stop / Reset; live charts of loss and accuracy (training and validation),
+// step time and samples per second (each also as a table); the validation split's confusion matrix
+// and the weights' histograms (training-views.js); the learning rate changed while training
+// (updateOptimizerFromHost); the trained model and a checkpoint as .onnx.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { h, clear, formatMs, formatNumber, download, wholeNumberError } from './util.js';
+import { h, clear, cssVar, formatMs, formatNumber, download, wholeNumberError } from './util.js';
 import { parseNpy, parseNpz, parseCsv } from './tensors.js';
+import { imageLayout, fitDigits } from './images.js';
+import { createConfusionMatrix, createWeightHistograms } from './training-views.js';
 
 async function loadDigits() {
   const [meta, bin] = await Promise.all([fetch('data/digits.json').then((r) => r.json()),
@@ -48,45 +52,53 @@ async function loadDataFile(file) {
   throw new Error(`${file.name}: training data is a .csv, .npy or .npz file`);
 }
 
-function chartColor(name) {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#2463eb';
-}
-
-/// A live line chart (uPlot) with a table alternative.
+/// A live line chart (uPlot) with a table alternative. A series' value may be null (none at that x:
+/// validation is once per epoch, the training loss every batch); its line spans the gaps. `push`
+/// adds a point (and its table row) at once; `draw` draws what was pushed since (once a frame).
 function liveChart(container, { title, testid, series, yLabel, xLabel = 'step' }) {
-  const box = h('div.chart', { testid, role: 'img', 'aria-label': `${title}: no data yet` });
+  // The axes' labels are drawn in the canvas; the box names them too (for screen readers and tests).
+  const box = h('div.chart', { testid, role: 'img', 'aria-label': `${title} (x: ${xLabel}, y: ${yLabel}): no data yet`,
+                               dataset: { xLabel, yLabel } });
   const table = h('table.data', {}, h('thead', {}, h('tr', {}, h('th.num', {}, xLabel), series.map((s) => h('th.num', {}, s.label)))), h('tbody'));
   container.append(h('h3', {}, title), box, h('details', {}, h('summary', {}, `${title} as a table`), table));
   const data = [[], ...series.map(() => [])];
   let plot = null;
+  let dirty = false;
   const make = () => {
     plot?.destroy();
     const width = Math.max(240, box.clientWidth || 360);
-    const axis = { stroke: chartColor('--muted'), grid: { stroke: chartColor('--border'), width: 1 }, ticks: { stroke: chartColor('--border') } };
+    const axis = { stroke: cssVar('--muted'), grid: { stroke: cssVar('--border'), width: 1 }, ticks: { stroke: cssVar('--border') } };
     plot = new uPlot({
       width, height: 150, legend: { show: true }, cursor: { drag: { x: true, y: false } },
       scales: { x: { time: false } },
       axes: [{ ...axis, label: xLabel }, { ...axis, label: yLabel, size: 56 }],
-      series: [{ label: xLabel }, ...series.map((s) => ({ label: s.label, stroke: chartColor(s.color), width: 2, points: { show: false } }))],
+      series: [{ label: xLabel }, ...series.map((s) => ({ label: s.label, stroke: cssVar(s.color), width: 2, spanGaps: true, dash: s.dash,
+                                                           points: { show: Boolean(s.points), size: 5, fill: cssVar(s.color) } }))],
     }, data, box);
   };
   return {
     push(x, ys) {
       data[0].push(x);
       ys.forEach((v, i) => data[i + 1].push(v));
-      if (!plot) make();
-      else plot.setData(data);
-      const last = ys.map((v, i) => `${series[i].label} ${formatNumber(v)}`).join(', ');
-      box.setAttribute('aria-label', `${title}: ${data[0].length} points, latest ${last}`);
+      dirty = true;
+      const last = ys.map((v, i) => (v === null ? null : `${series[i].label} ${formatNumber(v)}`)).filter(Boolean).join(', ');
+      box.setAttribute('aria-label', `${title} (x: ${xLabel}, y: ${yLabel}): ${data[0].length} points, latest ${last}`);
       box.dataset.points = String(data[0].length);
       table.tBodies[0].append(h('tr', {}, h('td.num', {}, x), ys.map((v) => h('td.num', {}, formatNumber(v)))));
     },
+    draw() {
+      if (!dirty) return;
+      dirty = false;
+      if (!plot) make();
+      else plot.setData(data);
+    },
     reset() {
       data.forEach((a) => { a.length = 0; });
+      dirty = false;
       plot?.destroy();
       plot = null;
       box.dataset.points = '0';
-      box.setAttribute('aria-label', `${title}: no data yet`);
+      box.setAttribute('aria-label', `${title} (x: ${xLabel}, y: ${yLabel}): no data yet`);
       clear(table.tBodies[0]);
     },
     redraw() { if (plot) make(); },
@@ -108,6 +120,9 @@ export function createTrainPanel(el, app) {
     new Option('A .csv / .npy / .npz file…', 'file'));
   const dataFile = h('input', { type: 'file', accept: '.csv,.npy,.npz', hidden: true, 'aria-label': 'Training data file', dataset: { testid: 'train-data-file' } });
   const dataNote = h('span.muted');
+  const validation = h('input', { type: 'number', id: 'train-validation', min: 0, max: 90, step: 1, value: 20,
+                                  'aria-label': 'Validation split in %', dataset: { testid: 'validation-split' } });
+  const splitNote = h('span.muted', {}, 'of the samples held out (the same ones each time), classified after every step');
   const btn = (label, testid, cls = '') => h(`button${cls}`, { type: 'button', testid }, label);
   const start = btn('Start', 'train-start', '.primary');
   const pause = btn('Pause', 'train-pause');
@@ -125,15 +140,20 @@ export function createTrainPanel(el, app) {
   const status = h('p.muted', { 'aria-live': 'polite' }, 'Not started.');
   const acc = h('span.value', { testid: 'train-accuracy' }, '—');
   const lossNow = h('span.value', { dataset: { testid: 'train-loss-value' } }, '—');
+  const valAcc = h('span.value', { testid: 'validation-accuracy' }, '—');
+  const valLoss = h('span.value', { dataset: { testid: 'validation-loss' } }, '—');
   const stepNow = h('span.value', {}, '0');
   const charts = h('div');
+  const views = h('div');
   el.append(
     h('h2', {}, 'Train'),
     h('div.form', {},
       h('label', { for: 'train-loss' }, 'Loss'), h('div', {}, lossSel, ' ', lossOut),
       h('label', { for: 'train-optimizer' }, 'Optimizer'), h('div', {}, optSel, ' ', modeSel),
       h('label', { for: 'train-batch' }, 'Batch size'), batch,
-      h('label', { for: 'train-data' }, 'Data'), h('div', {}, dataSel, ' ', dataFile, ' ', dataNote)),
+      h('label', { for: 'train-data' }, 'Data'), h('div', {}, dataSel, ' ', dataFile, ' ', dataNote),
+      h('label', { for: 'train-validation' }, 'Validation %'),
+      h('div', {}, validation, ' ', splitNote)),
     h('details', {}, h('summary', {}, 'Hyper-parameters (from the core\'s optimizer table)'), paramsEl),
     h('div.button-row', { role: 'group', 'aria-label': 'Training controls' }, start, pause, step, stop, reset),
     h('div.button-row', {}, h('label.inline', { for: 'train-live-lr' }, 'Learning rate now'), liveLr, applyLr),
@@ -141,16 +161,43 @@ export function createTrainPanel(el, app) {
     h('div.figures', {},
       h('div.figure', {}, stepNow, h('span.label', {}, 'steps (epochs)')),
       h('div.figure', {}, lossNow, h('span.label', {}, 'loss')),
-      h('div.figure', {}, acc, h('span.label', {}, 'training accuracy'))),
+      h('div.figure', {}, acc, h('span.label', {}, 'training accuracy')),
+      h('div.figure', {}, valLoss, h('span.label', {}, 'validation loss')),
+      h('div.figure', {}, valAcc, h('span.label', {}, 'validation accuracy'))),
     charts,
+    views,
     h('div.button-row', {}, dl, ck));
-  const lossChart = liveChart(charts, { title: 'Loss (every batch)', testid: 'loss-chart', series: [{ label: 'loss', color: '--chart-1' }],
+  const lossChart = liveChart(charts, { title: 'Loss (training: every batch; validation: every epoch)', testid: 'loss-chart',
+                                        series: [{ label: 'training', color: '--chart-1' }, { label: 'validation', color: '--chart-2', points: true }],
                                         yLabel: 'loss', xLabel: 'epoch' });
-  const accChart = liveChart(charts, { title: 'Training accuracy', testid: 'accuracy-chart', series: [{ label: 'accuracy %', color: '--chart-3' }], yLabel: '%' });
-  const timeChart = liveChart(charts, { title: 'Step time', testid: 'step-time-chart', series: [{ label: 'ms', color: '--chart-2' }], yLabel: 'ms' });
-  const rateChart = liveChart(charts, { title: 'Samples per second', testid: 'samples-chart', series: [{ label: 'samples/s', color: '--chart-4' }], yLabel: 'samples/s' });
+  const accChart = liveChart(charts, { title: 'Accuracy', testid: 'accuracy-chart',
+                                       series: [{ label: 'training %', color: '--chart-3' }, { label: 'validation %', color: '--chart-2', points: true }],
+                                       yLabel: 'accuracy %', xLabel: 'step (epoch)' });
+  const timeChart = liveChart(charts, { title: 'Step time', testid: 'step-time-chart', series: [{ label: 'ms', color: '--chart-5' }],
+                                        yLabel: 'ms per step', xLabel: 'step (epoch)' });
+  const rateChart = liveChart(charts, { title: 'Samples per second', testid: 'samples-chart', series: [{ label: 'samples/s', color: '--chart-4' }],
+                                        yLabel: 'samples / s', xLabel: 'step (epoch)' });
   const allCharts = [lossChart, accChart, timeChart, rateChart];
-  app.on('theme', () => allCharts.forEach((c) => c.redraw()));
+  const confusion = createConfusionMatrix(views, (c) => app.classNames?.(c));
+  const weightsView = createWeightHistograms(views);
+  app.on('theme', () => { allCharts.forEach((c) => c.redraw()); weightsView.redraw(); });
+  app.on('labels', () => confusion.redraw());
+
+  // Steps can come faster than frames (a small model): their numbers are taken at once, the charts,
+  // the confusion matrix and the histograms drawn once a frame, and before the training says it
+  // paused or stopped.
+  const stale = new Set();
+  let frame = 0;
+  const drawSoon = (...parts) => {
+    for (const v of parts) stale.add(v);
+    if (!frame) frame = requestAnimationFrame(drawNow);
+  };
+  function drawNow() {
+    cancelAnimationFrame(frame);
+    frame = 0;
+    for (const v of stale) v.draw();
+    stale.clear();
+  }
 
   let data = null;
   let job = null;       // the pending 'train' request
@@ -224,6 +271,7 @@ export function createTrainPanel(el, app) {
     dataFile.value = '';
     dataNote.textContent = '';
     batch.value = 32;
+    validation.value = 20;
     lossSel.value = 'nllloss';
     resetFigures();
     clear(lossOut);
@@ -261,23 +309,55 @@ export function createTrainPanel(el, app) {
   function resetFigures() {
     app.trainHistory.length = 0;
     allCharts.forEach((c) => c.reset());
-    acc.textContent = '—';
-    lossNow.textContent = '—';
+    confusion.reset();
+    weightsView.reset();
+    for (const f of [acc, lossNow, valAcc, valLoss]) {
+      f.textContent = '—';
+      delete f.dataset.value;
+    }
     stepNow.textContent = '0';
+    splitNote.textContent = 'of the samples held out (the same ones each time), classified after every step';
+    delete splitNote.dataset.train;
+    delete splitNote.dataset.validation;
   }
 
+  /// The figures, accuracy chart and confusion matrix of an evaluation of the validation split.
+  function showValidation(p, step) {
+    if (!p.validation) {
+      if (p.validationNote) confusion.reset(`No validation: ${p.validationNote}.`);
+      return;
+    }
+    const v = p.validation;
+    valAcc.textContent = `${(100 * v.accuracy).toFixed(1)}%`;
+    valAcc.dataset.value = String(v.accuracy);
+    valLoss.textContent = formatNumber(v.loss, 4);
+    valLoss.dataset.value = String(v.loss);
+    confusion.update(v, step);
+  }
+
+  /// Starts the training request; false when a field or the data is wrong (nothing started).
   async function begin(autostart) {
-    if (!app.model) return;
+    if (!app.model) return false;
     app.clearError();
     const bad = wholeNumberError(batch.value, 'the batch size', 4096);
     if (bad) {
       app.showError(bad, 'Training');
-      return;
+      return false;
+    }
+    const split = Number(validation.value);
+    if (validation.value === '' || !Number.isInteger(split) || split < 0 || split > 90) {
+      app.showError(new Error(`the validation split must be a whole number of percent from 0 to 90, got '${validation.value}'`), 'Training');
+      return false;
     }
     if (!data) {
-      if (dataSel.value === 'file') { app.showError(new Error('choose a data file first')); return; }
-      data = await loadDigits();
-      dataNote.textContent = data.name;
+      if (dataSel.value === 'file') { app.showError(new Error('choose a data file first')); return false; }
+      // The digits fitted to an image input of another size (the MLP's 784 = 28×28, a 28×28 CNN).
+      const d = app.model.description;
+      const inT = d.tensors.find((t) => t.name === d.inputs[0]);
+      const digits = await loadDigits();
+      const fitted = fitDigits(digits.x, digits.n, inT && imageLayout(inT.dtype, inT.shape));
+      data = { ...digits, x: fitted.x, features: fitted.features, digits: true };
+      dataNote.textContent = fitted.note ? `${digits.name}, ${fitted.note}` : digits.name;
     }
     resetFigures();
     started = true;
@@ -290,7 +370,7 @@ export function createTrainPanel(el, app) {
     job = app.runtime.request('train', {
       autostart,
       loss: { kind: lossSel.value, output: lossOut.value || undefined, tensor: lossOut.value || undefined },
-      optimizer, batchSize: Number(batch.value), device: app.device(), data: copy, inputShapes: app.inputShapes,
+      optimizer, batchSize: Number(batch.value), device: app.device(), data: copy, inputShapes: app.inputShapes, validation: split / 100,
     }, { quiet: true, transfer: [copy.x.buffer, copy.y.buffer], onProgress: onProgress });
     job.then(() => finish(), (e) => {
       finish();
@@ -298,35 +378,57 @@ export function createTrainPanel(el, app) {
       if (e.summaryReport) app.emit('oom', { error: e, context: 'Training', device: app.device() });
       else app.showError(e, 'Training');
     });
+    return true;
   }
 
   function onProgress(p) {
     if (p.stage === 'ready') {
-      status.textContent = `Training: ${p.bps} batches of ${p.batchSize} per step; prepared in ${formatMs(p.prepareMs)}.`;
+      const held = p.validationCount ? `, ${p.validationCount} held out for validation` : '';
+      status.textContent = `Training on ${p.trainCount} samples${held}: ${p.bps} batches of ${p.batchSize} per step; ` +
+        `prepared in ${formatMs(p.prepareMs)}.`;
+      splitNote.textContent = `of the samples held out: training on ${p.trainCount}, validating on ${p.validationCount} ` +
+        '(the same ones each time), after every step';
+      splitNote.dataset.train = String(p.trainCount);
+      splitNote.dataset.validation = String(p.validationCount);
+      // What the Run tab's weights are now trained on (the drawing pad prepares a drawing the same way).
+      app.trainedOn = { digits: Boolean(data?.digits) };
+      // Step 0: the weights as they start, and the validation split classified with them.
+      showValidation(p, 0);
+      if (p.validation) accChart.push(0, [null, 100 * p.validation.accuracy]);
+      weightsView.push(p.weights, 0);
+      drawSoon(accChart, confusion, weightsView);
       app.emit('session', { kind: 'training', device: app.device() });
     } else if (p.stage === 'step') {
       app.trainHistory.push(p);
       stepNow.textContent = String(p.step);
       lossNow.textContent = formatNumber(p.loss, 4);
-      // The loss of every batch (x in epochs: batch i of step s at s - 1 + (i + 1) / n).
+      // The loss of every batch (x in epochs: batch i of step s at s - 1 + (i + 1) / n), the
+      // validation loss at the epoch's end.
+      const vLoss = p.validation?.loss ?? null;
       const n = p.batchLosses?.length ?? 0;
-      if (n > 1) p.batchLosses.forEach((l, i) => lossChart.push(Number((p.step - 1 + (i + 1) / n).toFixed(4)), [l]));
-      else lossChart.push(p.step, [p.loss]);
-      if (p.accuracy !== null && p.accuracy !== undefined) {
+      if (n > 1) p.batchLosses.forEach((l, i) => lossChart.push(Number((p.step - 1 + (i + 1) / n).toFixed(4)), [l, i === n - 1 ? vLoss : null]));
+      else lossChart.push(p.step, [p.loss, vLoss]);
+      const trained = p.accuracy !== null && p.accuracy !== undefined;
+      if (trained) {
         acc.textContent = `${(100 * p.accuracy).toFixed(1)}%`;
         acc.dataset.value = String(p.accuracy);
-        accChart.push(p.step, [100 * p.accuracy]);
       }
+      if (trained || p.validation) accChart.push(p.step, [trained ? 100 * p.accuracy : null, p.validation ? 100 * p.validation.accuracy : null]);
+      showValidation(p, p.step);
+      weightsView.push(p.weights, p.step);
       timeChart.push(p.step, [p.stepMs]);
       rateChart.push(p.step, [p.samplesPerSec]);
+      drawSoon(...allCharts, confusion, weightsView);
       status.textContent = `Step ${p.step}: loss ${formatNumber(p.loss, 4)}, ${formatMs(p.stepMs)} per step, ${Math.round(p.samplesPerSec)} samples/s.`;
     } else if (p.stage === 'paused') {
+      drawNow();
       setRunning(false);
       status.textContent = `Paused after step ${p.step}.`;
     }
   }
 
   function finish() {
+    drawNow();
     job = null;
     // Nothing trained (the session could not be made): the next press starts, it does not resume.
     if (app.trainHistory.length === 0) started = false;
@@ -349,7 +451,7 @@ export function createTrainPanel(el, app) {
   });
   pause.addEventListener('click', () => { if (job) { control('pause'); setRunning(false); } });
   step.addEventListener('click', () => {
-    if (!job) begin(false).then(() => control('step'));
+    if (!job) begin(false).then((on) => on && control('step'));
     else control('step');
   });
   stop.addEventListener('click', () => { if (job) control('stop'); });
@@ -357,6 +459,7 @@ export function createTrainPanel(el, app) {
     if (job) await control('stop');
     await app.runtime.request('resetTraining', {}, { quiet: true });
     started = false;
+    app.trainedOn = null;
     setRunning(false);
     resetFigures();
     status.textContent = 'Reset: the next Start begins from the initial weights.';

@@ -27,6 +27,11 @@ export function append(el, children) {
   }
 }
 
+/// A theme colour token's current value (theme.css), e.g. cssVar('--chart-1').
+export function cssVar(name, fallback = '#2463eb') {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+}
+
 export function clear(el) {
   while (el.firstChild) el.firstChild.remove();
   return el;

@@ -52,10 +52,14 @@ test('a training that could not start offers Start again, not Resume', async () 
   const p = await openPage(env, { hash: 'example=mlp' });
   const { page } = p;
   await page.click('#tab-train');
-  // The digits (64 features) for the MLP (784): the runtime refuses, nothing ran.
+  // Data of 10 features for the MLP (784): the runtime refuses, nothing ran. (The built-in digits
+  // are resized to its 28×28 and train it.)
+  await page.selectOption('#train-data', 'file');
+  await page.setInputFiles(byId('train-data-file'), { name: 'ten.csv', mimeType: 'text/csv', buffer: Buffer.from(csv(64, 10)) });
+  await page.waitForFunction(() => /ten\.csv: 64 samples × 10 features/.test(document.getElementById('panel-train').textContent));
   await page.click(byId('train-start'));
   await page.waitForSelector(`${byId('error-banner')}:not([hidden])`);
-  assert.match(await bannerText(page), /64 features/);
+  assert.match(await bannerText(page), /10 features/);
   await waitIdle(page);
   assert.equal(await page.textContent(byId('train-start')), 'Start');
   assert.equal(await page.isDisabled(byId('download-model')), true);
