@@ -518,7 +518,7 @@ def report_stub(schema):
         parent = segment(parent_of(f["path"]))
         prefix = cap(singular(parent)) if counts[base(f)] > 1 and parent else ""
         names[f["path"]] = "Report" + prefix + base(f)
-    scalar = {"string": "str", "int": "int", "float": "float", "bool": "bool", "int[]": "List[int]"}
+    scalar = {"string": "str", "int": "int", "float": "float", "bool": "bool", "int[]": "List[int]", "string[]": "List[str]"}
 
     def py_type(f):
         if f["type"] == "object":

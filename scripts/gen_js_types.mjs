@@ -38,7 +38,7 @@ export function reportTypes(schema) {
     const prefix = counts.get(base(f)) > 1 && parent ? cap(singular(parent)) : '';
     return [f.path, `Report${prefix}${base(f)}`];
   }));
-  const tsType = (f) => ({ string: 'string', int: 'number', float: 'number', bool: 'boolean', 'int[]': 'number[]',
+  const tsType = (f) => ({ string: 'string', int: 'number', float: 'number', bool: 'boolean', 'int[]': 'number[]', 'string[]': 'string[]',
                            object: names.get(f.path), 'object[]': `${names.get(f.path)}[]` })[f.type];
   const comment = (doc, indent) => `${indent}/** ${doc.replace(/\*\//g, '*\\/')} */\n`;
   const members = (path) => schema

@@ -313,7 +313,8 @@ function checkSchema(o, path, table, seen) {
   const types = { object: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
                   'object[]': (v) => Array.isArray(v) && v.every(types.object),
                   string: (v) => typeof v === 'string', int: Number.isInteger, float: (v) => typeof v === 'number',
-                  bool: (v) => typeof v === 'boolean', 'int[]': (v) => Array.isArray(v) && v.every(Number.isInteger) };
+                  bool: (v) => typeof v === 'boolean', 'int[]': (v) => Array.isArray(v) && v.every(Number.isInteger),
+                  'string[]': (v) => Array.isArray(v) && v.every((e) => typeof e === 'string') };
   const prefix = path ? `${path}.` : '';
   for (const [k, v] of Object.entries(o)) {
     const f = table.get(prefix + k);

@@ -50,7 +50,8 @@ def check_schema(o, path, table, seen):
              "string": lambda v: isinstance(v, str), "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
              "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
              "bool": lambda v: isinstance(v, bool),
-             "int[]": lambda v: isinstance(v, list) and all(isinstance(e, int) for e in v)}
+             "int[]": lambda v: isinstance(v, list) and all(isinstance(e, int) for e in v),
+             "string[]": lambda v: isinstance(v, list) and all(isinstance(e, str) for e in v)}
     prefix = path + "." if path else ""
     for k, v in o.items():
         f = table.get(prefix + k)

@@ -614,6 +614,10 @@ TEST(IpuModelReport, OpIdsNodesAndTensorProducers) {
     if (t.producer < 0) continue;
     ++produced;
     ASSERT_TRUE(stepOf.count(t.producer)) << t.id;
+    const auto& outs = c.ops[stepOf.at(t.producer)].outputs;
+    if (!t.view) {
+      EXPECT_NE(std::find(outs.begin(), outs.end(), t.id), outs.end()) << t.id;
+    }
     if (!t.view && t.kind == "activation") {
       EXPECT_EQ(t.liveFrom, static_cast<int>(stepOf.at(t.producer))) << t.id;
     }
@@ -622,6 +626,10 @@ TEST(IpuModelReport, OpIdsNodesAndTensorProducers) {
   const json j = json::parse(s->getGraphReport());
   EXPECT_EQ(j["ops"][0]["id"], c.ops[0].id);
   EXPECT_EQ(j["ops"][0]["node"], c.ops[0].node);
+  EXPECT_EQ(j["ops"][0]["inputs"].get<std::vector<std::string>>(), c.ops[0].inputs);
+  // The first MatMul reads x and w1.
+  const report::Op& mm1 = opNamed(c, "mm1");
+  EXPECT_EQ(mm1.inputs, (std::vector<TensorId>{x, w1}));
   EXPECT_TRUE(j["tensors"][0].contains("producer"));
 }
 

@@ -66,6 +66,8 @@ bool hasType(const json& v, const std::string& type) {
   if (type == "bool") return v.is_boolean();
   if (type == "int[]")
     return v.is_array() && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_number_integer(); });
+  if (type == "string[]")
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_string(); });
   ADD_FAILURE() << "unknown schema type " << type;
   return false;
 }

@@ -117,6 +117,10 @@ export interface ReportOp {
   name: string;
   /** The ONNX node the op belongs to: a forward op its own name, its gradient ops the forward node, a weight's optimizer ops the first forward node reading the weight. */
   node: string;
+  /** The tensors it reads ("" for an absent optional input). */
+  inputs: string[];
+  /** The tensors it writes. */
+  outputs: string[];
   /** The op type ("MatMul"). */
   type: string;
   /** The IPU the op runs on. */

@@ -89,6 +89,24 @@ function tensorOf(description, name) {
 /// Prepares a model for a TrainingSession. `loss` = {kind: 'nllloss' | 'l1loss' | 'identityloss' |
 /// 'existing', output, tensor, reduction}. Returns {bytes, loss, probs, classes, input, label,
 /// labelArray, inputShapes}.
+/// What a class-score output holds: 'probs' (a Softmax's output), 'logprobs' (a LogSoftmax's), or
+/// 'logits' (anything else).
+export function scoreKindOf(d, out) {
+  const producer = d.nodes.find((n) => n.outputs.includes(out));
+  return producer?.opType === 'Softmax' ? 'probs' : producer?.opType === 'LogSoftmax' ? 'logprobs' : 'logits';
+}
+
+/// -log p(label) of one sample's class scores (`kind` as scoreKindOf), in double precision.
+export function sampleNll(scores, offset, classes, label, kind) {
+  if (kind === 'probs') return -Math.log(Math.max(scores[offset + label], 1e-12));
+  if (kind === 'logprobs') return -scores[offset + label];
+  let max = -Infinity;
+  for (let j = 0; j < classes; ++j) max = Math.max(max, scores[offset + j]);
+  let sum = 0;
+  for (let j = 0; j < classes; ++j) sum += Math.exp(scores[offset + j] - max);
+  return max + Math.log(sum) - scores[offset + label];
+}
+
 export function appendLoss(popart, model, loss, batchSize, data) {
   const d = model.description;
   if (model.example?.kind === 'digits-cnn') {
@@ -114,14 +132,19 @@ export function appendLoss(popart, model, loss, batchSize, data) {
   try {
     const red = popart.ReductionType[loss.reduction ?? 'Mean'];
     const out = loss.output ?? d.outputs[0];
-    let lossId, probs = null, classes = null, label = null, labelArray = null;
+    let lossId, probs = null, classes = null, label = null, labelArray = null, scoreKind = 'probs';
     if (loss.kind === 'nllloss') {
       const o = tensorOf(d, out);
       if (!o || !Array.isArray(o.shape) || o.shape.length !== 2) {
         throw new Error(`nllloss needs class probabilities [batch, classes]; '${out}' is ${JSON.stringify(o?.shape)}`);
       }
       label = b.addInputTensor('INT32', [o.shape[0]], 'label');
-      lossId = b.aiGraphcore.nllloss([out, label], red, undefined, undefined, 'loss');
+      // PopART's nllloss takes probabilities (or log-probabilities): an output that is neither
+      // (logits, as cnn_small's) gets a Softmax in the training graph; the accuracy and the
+      // validation read the model's own output (`probs`), whose kind says how to score it.
+      scoreKind = scoreKindOf(d, out);
+      const p = scoreKind === 'logits' ? b.aiOnnx.softmax([out], 1, 'loss_probs') : out;
+      lossId = b.aiGraphcore.nllloss([p, label], red, undefined, scoreKind === 'logprobs', 'loss');
       probs = out;
       classes = o.shape[1];
       labelArray = Int32Array;
@@ -151,12 +174,13 @@ export function appendLoss(popart, model, loss, batchSize, data) {
       if (producer && /^Nll/.test(producer.opType)) {
         const p = tensorOf(d, producer.inputs[0]);
         if (Array.isArray(p?.shape) && p.shape.length === 2) { probs = producer.inputs[0]; classes = p.shape[1]; }
+        if (producer.attributes.some((a) => a.name === 'inputIsLogProbability' && a.value === 1)) scoreKind = 'logprobs';
       }
     } else {
       throw new Error(`unknown loss '${loss.kind}'`);
     }
     if (loss.kind !== 'existing') b.addOutputTensor(lossId);
-    return { bytes: b.getModelProto(), loss: lossId, probs, classes, input, label, labelArray };
+    return { bytes: b.getModelProto(), loss: lossId, probs, scoreKind, classes, input, label, labelArray };
   } finally {
     b.dispose();
   }

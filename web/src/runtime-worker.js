@@ -9,7 +9,7 @@
 // messages (pause / resume / step / stop / learning rate) arrive while it runs. After every step it
 // reads the weights (their histograms) and classifies the held-out validation split with them.
 import { createPopart, MAX_THREADS } from './pkg/index.mjs';
-import { buildDigitsCnn, buildChain, appendLoss } from './models.js';
+import { buildDigitsCnn, buildChain, appendLoss, sampleNll } from './models.js';
 import { randomInputs, xorshift32, weightHistogram } from './tensors.js';
 
 let popart = null;
@@ -500,7 +500,7 @@ function observeNow(t) {
     const label = Number(y[i]);
     if (label >= 0 && label < c) {
       ++confusion[label * c + best];
-      nll -= Math.log(Math.max(probs[i * c + label], 1e-12));
+      nll += sampleNll(probs, i * c, c, label, t.prepared.scoreKind ?? 'probs');
     }
     if (best === label) ++correct;
   }

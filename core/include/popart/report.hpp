@@ -70,6 +70,8 @@ struct Op {
   /// forward op; a weight's optimizer ops the first forward op that reads the weight.
   std::string node;
   std::string type;
+  std::vector<TensorId> inputs;   ///< the tensors it reads ("" for an absent optional input)
+  std::vector<TensorId> outputs;  ///< the tensors it writes
   int ipu = 0;
   int pipelineStage = -1;   ///< -1: not pipelined
   int executionPhase = -1;  ///< -1: no phased execution
@@ -174,7 +176,7 @@ std::string reportJson(const Report& r, bool cbor = false);
 
 /// One key of the report document. `path` names it from the root, "[]" standing for the elements
 /// of an array ("compilation.ops[].name"); `type` is "object", "object[]", "string", "int",
-/// "float", "bool" or "int[]"; an `optional` key (and what it holds) is present only in some
+/// "float", "bool", "int[]" or "string[]"; an `optional` key (and what it holds) is present only in some
 /// documents (pipelined runs, the CPU device's host ops, IPU devices' simulation block).
 struct SchemaField {
   std::string path;

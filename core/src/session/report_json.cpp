@@ -60,6 +60,8 @@ json graphJson(const report::Compilation& c) {
     ops.push_back({{"id", op.id},
                    {"name", op.name},
                    {"node", op.node},
+                   {"inputs", op.inputs},
+                   {"outputs", op.outputs},
                    {"type", op.type},
                    {"ipu", op.ipu},
                    {"pipelineStage", op.pipelineStage},
@@ -218,6 +220,8 @@ const std::vector<SchemaField>& schema() {
     add("compilation.ops[].node", "string",
         "The ONNX node the op belongs to: a forward op its own name, its gradient ops the forward node, a "
         "weight's optimizer ops the first forward node reading the weight.");
+    add("compilation.ops[].inputs", "string[]", "The tensors it reads (\"\" for an absent optional input).");
+    add("compilation.ops[].outputs", "string[]", "The tensors it writes.");
     add("compilation.ops[].type", "string", "The op type (\"MatMul\").");
     add("compilation.ops[].ipu", "int", "The IPU the op runs on.");
     add("compilation.ops[].pipelineStage", "int", "Its pipeline stage; -1: not pipelined.");

@@ -517,7 +517,7 @@ test('log panel: the runtime\'s log lines at the chosen level, filter, clear, wa
   const p = await openPage(env, { hash: 'example=mlp' });
   const { page } = p;
   await page.keyboard.press('4');
-  assert.equal(await page.isVisible('#panel-log'), true);
+  assert.equal(await page.isVisible(byId('log-panel')), true);
   assert.equal(await page.$eval(byId('log-level'), (e) => e.value), 'WARN');  // PopART's levels; WARN to start
   await page.selectOption(byId('log-level'), 'INFO');
   await page.keyboard.press('1');

@@ -301,6 +301,27 @@ test('SGD and RMSProp defaults learn on the MLP example (the digits resized to i
   await p.close();
 });
 
+test('nllloss on a model that ends in logits (cnn_small): a Softmax goes before the loss, which is a positive cross-entropy that falls', async () => {
+  const p = await openPage(env, { hash: 'example=cnn_small' });
+  const { page } = p;
+  await page.click('#tab-train');
+  assert.equal(await page.inputValue('#train-loss'), 'nllloss');
+  await trainSteps(page, 2);
+  const h = await page.evaluate(() => window.popartApp.trainHistory.map((s) => ({
+    losses: s.batchLosses, loss: s.loss, accuracy: s.accuracy, validation: s.validation })));
+  const all = h.flatMap((s) => s.losses);
+  // Cross-entropy: positive, near ln(10) for the first batches of an untrained model, then lower.
+  assert.ok(all.every((x) => x > 0 && Number.isFinite(x)), `every batch loss is a cross-entropy: ${all.slice(0, 5)}`);
+  assert.ok(Math.abs(all[0] - Math.log(10)) < 1.5, `first loss ${all[0]} near ln 10`);
+  assert.ok(h.at(-1).loss < all[0], `the loss fell from ${all[0]} to ${h.at(-1).loss}`);
+  // The validation loss is the same cross-entropy of the held-out digits, from the model's logits.
+  const v = h.at(-1).validation;
+  assert.ok(v.loss > 0 && Number.isFinite(v.loss), `validation loss ${v.loss}`);
+  assert.ok(Math.abs(v.loss - h.at(-1).loss) < 1, `validation ${v.loss} near training ${h.at(-1).loss}`);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
 test('class names: a labels file for top-k (ResNet-18\'s 1,000), an image previewed as torchvision prepares it; the digits\' names built in', async () => {
   const p = await openPage(env, { hash: 'example=resnet18' });
   const { page } = p;

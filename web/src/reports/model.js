@@ -108,7 +108,7 @@ export function opRows(graph) {
       stage: op.pipelineStage ?? -1, phase: op.executionPhase ?? -1,
       cycles: op.cycles, computeCycles: op.computeCycles, exchangeCycles: op.exchangeCycles, syncCycles: op.syncCycles,
       flops: op.flops, exchangeBytes: op.exchangeBytes, numTiles: op.numTiles, firstTile: op.firstTile,
-      outBytes: outBytes[step], node: g.key, kind: g.kind,
+      outBytes: outBytes[step], node: g.key, kind: g.kind, inputs: op.inputs, outputs: op.outputs,
     };
   });
 }

@@ -4,6 +4,7 @@
 // / End, Enter or Space selects an op (or opens / closes a program), `*` opens the siblings.
 // Branches render their children when first opened, so a large schedule stays cheap.
 import { fmtInt } from './model.js';
+import { opLine } from './schedule.js';
 
 const OPEN_BY_DEFAULT = new Set(['program', 'repeat', 'pipeline', 'stage', 'phase', 'pass']);
 const KIND_LABELS = {
@@ -24,8 +25,7 @@ function el(tag, attrs = {}, ...children) {
 }
 
 export class ProgramTree {
-  /// host: the element to fill; root: programTree(); opts: { rows (opRows), listing
-  /// (scheduleListing or null), total (cycles per micro-batch, for shares), label, onSelect(row) }.
+  /// host: the element to fill; root: programTree(); opts: { rows (opRows), total (cycles per micro-batch, for shares), label, onSelect(row) }.
   constructor(host, root, opts) {
     this.host = host;
     this.root = root;
@@ -63,7 +63,7 @@ export class ProgramTree {
     const total = this.opts.total || 1;
     const cycles = n.kind === 'op' ? r.cycles : n.cycles;
     const share = cycles ? Math.min(100, (100 * cycles) / total) : 0;
-    const row = el('div', { class: 'pt-row', title: r ? this.opts.listing?.[r.step]?.line ?? `${r.name} (${r.type})` : undefined },
+    const row = el('div', { class: 'pt-row', title: r ? opLine(r) : undefined },
       el('span', { class: 'pt-twisty', 'aria-hidden': 'true', text: branch ? (open ? '▾' : '▸') : '' }),
       el('span', { class: 'pt-kind', text: KIND_LABELS[n.kind] ?? n.kind }),
       el('span', { class: n.kind === 'op' || n.kind === 'tensor' || n.kind === 'copy' || n.kind === 'node' ? 'pt-label pt-mono' : 'pt-label', text: n.label }),

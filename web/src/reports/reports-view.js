@@ -7,7 +7,7 @@ import {
   hostTimesFromSummary, memoryInsight, makeGrouper, tileLiveness, tileTensorsAt, isAlwaysLive, stepOfId,
   fmtInt, fmtBytes, fmtShort, fmtSeconds,
 } from './model.js';
-import { timeline, programTree, scheduleListing, runShape } from './schedule.js';
+import { timeline, programTree, runShape } from './schedule.js';
 import { timelineChart, TIMELINE_COLORS } from './timeline.js';
 import { ProgramTree } from './program-tree.js';
 import { CanvasChart, attachRangeZoom, byteTicks, niceTicks, withAlpha } from './charts.js';
@@ -126,7 +126,6 @@ function prepare(report) {
     r.tiles = tileMemory(r.graph);
     r.split = executionSplit(r.graph);
     r.insight = memoryInsight(r.graph);
-    r.listing = scheduleListing(r.graph);
     r.timeline = timeline(r.graph, r.execution);
     r.program = programTree(r.graph, r.execution, r.rows);
   }
@@ -1167,7 +1166,7 @@ export class ReportsView {
            ['Device', `${fmtInt(c.perMicroBatch)} cycles${c.perIpu?.length > 1 ? ` (${c.perIpu.map((v, i) => `IPU ${i}: ${fmtInt(v)}`).join(' · ')})` : ''}`],
            ['Host transfers', `${fmtInt(tl.h2d)} in, ${fmtInt(tl.d2h)} out`],
            ['Total', time(tl.total)]];
-      if (tl.copies.length) facts.push(['Inter-IPU copies', `${tl.copies.length} per micro-batch, ${fmtInt(c.interIpuCopies)} cycles in the receiving ops' exchange${tl.copies.some((x) => !x.exact) ? ' (placed by the tensors\' IPUs and last readers: the report lists no consumers)' : ''}`]);
+      if (tl.copies.length) facts.push(['Inter-IPU copies', `${tl.copies.length} per micro-batch, ${fmtInt(c.interIpuCopies)} cycles in the receiving ops' exchange${tl.copies.some((x) => !x.exact) ? ' (placed by the tensors\' IPUs and last readers: this report does not list the ops\' inputs)' : ''}`]);
       col.append(el('dl', { class: 'rv-facts', 'data-testid': 'timeline-facts', 'data-slot': s }, ...facts.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })])));
       const host = el('div', { 'data-testid': 'timeline-chart', 'data-slot': s, 'data-ipus': tl.numIpus, 'data-lanes': tl.lanes.length,
                                'data-lane-ipus': tl.lanes.map((l) => (l.host ? 'host' : l.ipu)).join(','),
@@ -1210,15 +1209,11 @@ export class ReportsView {
       const wrap = el('div', { class: 'pt-wrap' });
       col.append(wrap);
       const tree = new ProgramTree(wrap, r.program, {
-        rows: r.rows, listing: r.listing, total: r.graph.cycles?.perMicroBatch || r.split.totals.cycles, label: `Program tree, ${r.label ?? s}`,
+        rows: r.rows, total: r.graph.cycles?.perMicroBatch || r.split.totals.cycles, label: `Program tree, ${r.label ?? s}`,
         onSelect: (row) => this.#selectOp(s, row, false),
       });
       tree.tree.dataset.slot = s;
       this.trees.push(tree);
-      if (r.listing) {
-        col.append(el('details', { class: 'rv-data' }, el('summary', { text: `Program listing (${r.listing.length} ops, the core's schedule text)` }),
-          el('pre', { class: 'rv-pre', text: r.graph.schedule })));
-      }
     });
   }
 

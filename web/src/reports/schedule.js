@@ -5,40 +5,31 @@
 // web/src/reports/README.md ("Timeline", "Program tree").
 import { stepOfId, producerStep, fmtInt, fmtBytes } from './model.js';
 
-/// The program listing (`compilation.schedule`, the core's Ir::scheduleText: one line per op,
-/// `node 'name' (Type, opset N): in0 in1 -> out0 INFO ...`) split per op, with each op's input
-/// tensor ids (the known tensor ids between ': ' and ' ->'). null when the report has no listing
-/// or it does not match the ops one to one.
-export function scheduleListing(graph) {
-  const text = graph.schedule;
-  if (typeof text !== 'string' || !text) return null;
-  const lines = text.split('\n').filter((l) => l.trim());
-  if (lines.length !== graph.ops.length) return null;
-  const known = new Set((graph.tensors ?? []).map((t) => t.id));
-  return lines.map((line, i) => {
-    const quoted = `'${graph.ops[i].name}'`;
-    const at = line.indexOf(quoted);
-    const colon = line.indexOf('): ', at < 0 ? 0 : at + quoted.length);
-    const arrow = line.lastIndexOf(' ->');
-    const inputs = colon >= 0 && arrow > colon ? line.slice(colon + 3, arrow).split(' ').filter((x) => known.has(x)) : [];
-    return { line, inputs };
-  });
+/// Whether the report lists each op's inputs (`ops[].inputs`; older reports do not).
+export function hasOpInputs(graph) {
+  return (graph.ops ?? []).length > 0 && graph.ops.every((o) => Array.isArray(o.inputs));
+}
+
+/// One op as a line of the program: `name (Type): in0 in1 -> out0` (its inputs and outputs when
+/// the report lists them).
+export function opLine(op) {
+  const head = `${op.name} (${op.type})`;
+  return Array.isArray(op.inputs) ? `${head}: ${op.inputs.filter(Boolean).join(' ')} -> ${(op.outputs ?? []).join(' ')}` : head;
 }
 
 /// Inter-IPU copies of one micro-batch: { tensor, from (producer step), to (receiving step),
-/// fromIpu, toIpu, exact }. With the program listing (the ops' inputs) exact: the first reader on
-/// each other IPU. Without it (the report lists no consumers): a non-view activation whose last
+/// fromIpu, toIpu, exact }. With the ops' inputs (`ops[].inputs`) exact: the first reader on each
+/// other IPU. Without them (an older report): a non-view activation whose last
 /// reader (liveTo) is on another IPU than its producer is copied there, received by the first op
 /// on that IPU after the producer (the core charges the copy to that op's exchange).
 export function interIpuCopies(graph) {
   const ops = graph.ops;
   const steps = stepOfId(graph);
   const out = [];
-  const listing = scheduleListing(graph);
   const byId = new Map((graph.tensors ?? []).map((t) => [t.id, t]));
-  if (listing) {
+  if (hasOpInputs(graph)) {
     const seen = new Set();
-    listing.forEach(({ inputs }, j) => {
+    ops.forEach(({ inputs }, j) => {
       for (const id of inputs) {
         const t = byId.get(id);
         if (!t || t.kind === 'variable' || t.kind === 'constant' || t.kind === 'stream') continue;

@@ -871,11 +871,15 @@ class Modeller {
     return node;
   }
 
-  /// Each op's id and ONNX node, each tensor's producing op.
+  /// Each op's id, ONNX node, inputs and outputs; each tensor's producing op.
   void attribute() {
     for (size_t i = 0; i < sched_.size(); ++i) {
       c_.ops[i].id = sched_[i]->id();
       c_.ops[i].node = onnxNode(sched_[i]);
+      for (const Tensor* t : sched_[i]->inputs()) c_.ops[i].inputs.push_back(t ? t->id : TensorId());
+      for (const Tensor* t : sched_[i]->outputs()) {
+        if (t) c_.ops[i].outputs.push_back(t->id);
+      }
     }
     for (size_t k = 0; k < c_.tensors.size(); ++k) {
       const Op* p = irTensors_[k]->producer;
