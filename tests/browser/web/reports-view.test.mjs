@@ -4,56 +4,11 @@
 // page shows is checked against the report JSON, computed here independently of the view's code.
 // Screenshots go to build/web-tests/.
 // Usage: node --test tests/browser/web/reports-view.test.mjs
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { serveAndLaunch } from './harness.mjs';
-import { makeFixtures } from './make-report-fixtures.mjs';
+import { reportsPage, sum } from './reports-harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(here, '../../..');
-const SHOTS = path.join(ROOT, 'build/web-tests');
-const esbuild = (await import(pathToFileURL(path.join(ROOT, 'web/node_modules/esbuild/lib/main.js')).href)).default;
-
-let server, browser, base, dir;
-const fx = {};
-
-before(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reports-view-'));
-  fs.mkdirSync(SHOTS, { recursive: true });
-  await makeFixtures(path.join(dir, 'fixtures'));
-  for (const f of fs.readdirSync(path.join(dir, 'fixtures'))) fx[f.replace(/\.json$/, '')] = JSON.parse(fs.readFileSync(path.join(dir, 'fixtures', f), 'utf8'));
-  await esbuild.build({
-    entryPoints: [path.join(here, 'fixtures/reports-fixture.js')], bundle: true, format: 'esm', outdir: dir,
-    logLevel: 'warning', target: 'es2022',
-  });
-  fs.copyFileSync(path.join(here, 'fixtures/reports.html'), path.join(dir, 'reports.html'));
-  fs.copyFileSync(path.join(ROOT, 'web/src/theme.css'), path.join(dir, 'theme.css'));
-  ({ server, origin: base, browser } = await serveAndLaunch(dir));
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-async function open(query, { width = 1400, height = 1000, theme } = {}) {
-  const page = await browser.newPage({ viewport: { width, height }, colorScheme: theme === 'dark' ? 'dark' : 'light' });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(`${base}/reports.html?${query}${theme ? `&theme=${theme}` : ''}`);
-  await page.waitForFunction(() => window.__ready === true, null, { timeout: 30000 });
-  page.errors = errors;
-  return page;
-}
-const tab = (page, id) => page.click(`[role=tab][data-tab="${id}"]`);
-const shot = (page, name, opts = {}) => page.screenshot({ path: path.join(SHOTS, `reports-${name}.png`), fullPage: true, ...opts });
-const sum = (v) => v.reduce((a, b) => a + b, 0);
+const { fx, open, tab, shot } = reportsPage('reports-view');
 
 /// Clicks the chart at the centre of item i of n (a tile or a step).
 async function clickItem(page, chart, i, n) {

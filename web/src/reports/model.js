@@ -141,19 +141,28 @@ export function groupRows(rows) {
 /// not-always-live (activations and streams, from liveFrom to liveTo inclusive).
 export function liveness(graph) {
   const steps = graph.ops.length;
+  const tensors = (graph.tensors ?? []).filter((t) => !t.view);
+  const { always, notAlways, peak } = liveOver(steps, tensors, (t) => t.bytes);
+  return { steps, always, notAlways, total: notAlways.map((v) => v + always), peakStep: steps ? peak : -1,
+           peakBytes: steps ? notAlways[peak] + always : 0 };
+}
+
+/// The bytes of `tensors` over `steps` schedule steps: `always` (the always-live kinds' bytes),
+/// `notAlways[s]` (the others live at s: liveFrom to liveTo inclusive) and `peak`, the first step
+/// with the most of the latter.
+function liveOver(steps, tensors, bytesOf) {
   const diff = new Float64Array(steps + 1);
   let always = 0;
-  for (const t of graph.tensors ?? []) {
-    if (t.view) continue;
+  for (const t of tensors) {
     if (ALWAYS_LIVE_KINDS.has(t.kind)) {
-      always += t.bytes;
+      always += bytesOf(t);
       continue;
     }
     const from = Math.max(0, t.liveFrom);
     const to = Math.min(steps - 1, t.liveTo);
     if (to < from) continue;
-    diff[from] += t.bytes;
-    diff[to + 1] -= t.bytes;
+    diff[from] += bytesOf(t);
+    diff[to + 1] -= bytesOf(t);
   }
   const notAlways = new Array(steps);
   let acc = 0;
@@ -163,8 +172,7 @@ export function liveness(graph) {
     notAlways[s] = acc;
     if (acc > notAlways[peak]) peak = s;
   }
-  return { steps, always, notAlways, total: notAlways.map((v) => v + always), peakStep: steps ? peak : -1,
-           peakBytes: steps ? notAlways[peak] + always : 0 };
+  return { always, notAlways, peak };
 }
 
 /// The global tile of a per-IPU tile.
@@ -191,30 +199,8 @@ export function tensorsOnTile(graph, tile) {
 /// core counts as the tile's activations (`memory.byTile.activations[tile]`).
 export function tileLiveness(graph, tile) {
   const steps = graph.ops.length;
-  const diff = new Float64Array(steps + 1);
-  const tensors = [];
-  let always = 0;
-  for (const t of tensorsOnTile(graph, tile)) {
-    if (t.view || !t.bytesOnTile) continue;
-    tensors.push(t);
-    if (ALWAYS_LIVE_KINDS.has(t.kind)) {
-      always += t.bytesOnTile;
-      continue;
-    }
-    const from = Math.max(0, t.liveFrom);
-    const to = Math.min(steps - 1, t.liveTo);
-    if (to < from) continue;
-    diff[from] += t.bytesOnTile;
-    diff[to + 1] -= t.bytesOnTile;
-  }
-  const notAlways = new Array(steps);
-  let acc = 0;
-  let peak = 0;
-  for (let s = 0; s < steps; ++s) {
-    acc += diff[s];
-    notAlways[s] = acc;
-    if (acc > notAlways[peak]) peak = s;
-  }
+  const tensors = tensorsOnTile(graph, tile).filter((t) => !t.view && t.bytesOnTile);
+  const { always, notAlways, peak } = liveOver(steps, tensors, (t) => t.bytesOnTile);
   return { tile, steps, always, notAlways, total: notAlways.map((v) => v + always), tensors, peakStep: steps ? peak : -1,
            peakBytes: steps ? notAlways[peak] + always : always, peakNotAlways: steps ? notAlways[peak] : 0 };
 }

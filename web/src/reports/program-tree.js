@@ -5,24 +5,13 @@
 // Branches render their children when first opened, so a large schedule stays cheap.
 import { fmtInt } from './model.js';
 import { opLine } from './schedule.js';
+import { el } from './dom.js';
 
 const OPEN_BY_DEFAULT = new Set(['program', 'repeat', 'pipeline', 'stage', 'phase', 'pass']);
 const KIND_LABELS = {
   program: 'Sequence', repeat: 'Repeat', pipeline: 'Pipeline', stage: 'Stage', phase: 'Phase', pass: 'Sequence',
   node: 'ONNX node', streams: 'Stream copies', tensor: 'Stream', copy: 'IPU copy', op: 'Execute',
 };
-
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') e.className = v;
-    else if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) e.append(c);
-  return e;
-}
 
 export class ProgramTree {
   /// host: the element to fill; root: programTree(); opts: { rows (opRows), total (cycles per micro-batch, for shares), label, onSelect(row) }.

@@ -10,6 +10,7 @@ import {
 import { timeline, programTree, runShape } from './schedule.js';
 import { timelineChart, TIMELINE_COLORS } from './timeline.js';
 import { ProgramTree } from './program-tree.js';
+import { el } from './dom.js';
 import { CanvasChart, attachRangeZoom, byteTicks, niceTicks, withAlpha } from './charts.js';
 
 export { hostTimesFromSummary, opRows, groupRows, liveness, tensorsOnTile, executionSplit, tileLiveness } from './model.js';
@@ -24,20 +25,6 @@ const ROW_CAP = 150;
 let instances = 0;
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') e.className = v;
-    else if (k === 'text') e.textContent = v;
-    else if (k === 'html') e.innerHTML = v;
-    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) e.append(c);
-  return e;
-}
 
 /// A <details> holding a data table: every chart's table alternative.
 function dataTable(summary, headers, makeRows, { cap = 0, testid } = {}) {
