@@ -194,7 +194,7 @@ function selectNode(name, { fromGraph = false } = {}) {
   renderNode($('node-panel'), view, node ?? null, name, {
     onSelect: (n) => selectNode(n),
     onOpenBody: (nodeName, body) => openGraph([...app.graphPath, { node: nodeName, body }]),
-    values: { available: Boolean(app.runtimeInfo?.features?.tensorValue), get: (t) => app.runtime.request('tensorValue', { name: t }) },
+    values: { get: (t) => app.runtime.request('tensorValue', { name: t }) },
   });
   if (name) sideTabs.select('tab-node');
   if (!fromGraph && name) graph.select(name);

@@ -138,11 +138,6 @@ function tensorRows(d, names, onSelect) {
 function valuesBlock(t, values) {
   const body = h('div.values-body');
   const block = h('details.values', { dataset: { valuesOf: t.name } }, h('summary', {}, 'Values'), body);
-  if (!values?.available) {
-    body.append(h('p.muted', { dataset: { values: 'unavailable' } },
-      'Showing the values needs a newer runtime (this wasm package has no popart.tensorValue).'));
-    return block;
-  }
   let asked = false;
   block.addEventListener('toggle', async () => {
     if (!block.open || asked) return;
@@ -161,7 +156,7 @@ function valuesBlock(t, values) {
 
 /// The node panel: a node of the graph shown (or a graph input / output box's tensor).
 /// `onSelect(name)`: go to a node; `onOpenBody(node, bodyKey)`: show a body of an If / Loop /
-/// Scan; `values`: {available, get(name)} for initializer and constant values.
+/// Scan; `values`: {get(name)} for initializer and constant values.
 export function renderNode(el, d, node, name, { onSelect, onOpenBody, values } = {}) {
   clear(el);
   if (!node) {

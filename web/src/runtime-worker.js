@@ -80,8 +80,6 @@ ops.init = async ({ threads: wanted }) => {
     memoryCategories: popart.memoryCategories,
     deviceTargets: popart.ipuTargets ? popart.ipuTargets() : null,
     deviceOptions: popart.deviceOptions ? popart.deviceOptions() : null,
-    // What this wasm package offers that an older one lacks (the page says "needs a newer runtime").
-    features: { tensorValue: typeof popart.tensorValue === 'function' },
   };
 };
 
@@ -137,9 +135,6 @@ ops.buildExample = ({ kind, n }) => {
 /// transferred.
 ops.tensorValue = ({ name }) => {
   if (!model) throw new Error('open a model first');
-  if (typeof popart.tensorValue !== 'function') {
-    throw Object.assign(new Error('Tensor values need a newer runtime: this wasm package has no popart.tensorValue'), { name: 'NotSupportedError' });
-  }
   const v = popart.tensorValue(model.bytes, name);
   const data = v.data.slice();  // its own buffer (the package's may view the wasm heap), to transfer
   const value = { name: v.name ?? name, dtype: v.dtype, shape: Array.from(v.shape, Number), data };

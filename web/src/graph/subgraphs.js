@@ -6,19 +6,12 @@ const PREFERRED = ['then_branch', 'else_branch', 'body'];
 
 /// A node's bodies in the order a person expects (then before else, then the rest as the core
 /// lists them): [{key, attribute, graph}]. `key` names the body in a path: the GRAPH attribute
-/// it came from (`subgraph.attribute`, or the node's GRAPH attributes in order for a core that
-/// does not say), with `#k` for the k-th graph of a GRAPHS attribute.
+/// it came from (`subgraph.attribute`), with `#k` for the k-th graph of a GRAPHS attribute.
 export function bodiesOf(node) {
   const subs = node?.subgraphs ?? [];
-  if (!subs.length) return [];
-  const attrs = [];
-  for (const a of node.attributes ?? []) {
-    if (a.type === 'GRAPH') attrs.push(a.name);
-    else if (a.type === 'GRAPHS') (Array.isArray(a.value) ? a.value : []).forEach(() => attrs.push(a.name));
-  }
   const seen = new Map();
   const out = subs.map((graph, i) => {
-    const attribute = graph.attribute || attrs[i] || `graph ${i}`;
+    const attribute = graph.attribute;
     const k = seen.get(attribute) ?? 0;
     seen.set(attribute, k + 1);
     return { key: k ? `${attribute}#${k}` : attribute, attribute, graph, index: i };
@@ -30,22 +23,10 @@ export function bodiesOf(node) {
   return out.sort((a, b) => rank(a) - rank(b) || a.index - b.index);
 }
 
-const implicitCache = new WeakMap();
-
-/// The outer-scope tensors a node's bodies read that are not among its inputs: the core's
-/// `implicitInputs`, else worked out from the bodies the description holds.
+/// The outer-scope tensors a node's bodies read that are not among its inputs (the core's
+/// `implicitInputs`).
 export function implicitInputsOf(node) {
-  if (Array.isArray(node?.implicitInputs)) return node.implicitInputs;
-  if (!node?.subgraphs?.length) return [];
-  let v = implicitCache.get(node);
-  if (!v) {
-    const explicit = new Set(node.inputs ?? []);
-    const out = new Set();
-    for (const g of node.subgraphs) for (const t of outerReads(g)) if (!explicit.has(t)) out.add(t);
-    v = [...out];
-    implicitCache.set(node, v);
-  }
-  return v;
+  return node?.implicitInputs ?? [];
 }
 
 /// Names a graph's nodes read (inputs and what their own bodies read) that the graph does not
