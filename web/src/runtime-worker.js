@@ -475,6 +475,13 @@ function observe(t) {
   }
 }
 
+/// The class of row i of `scores` [rows, c]: its first largest score.
+function argmaxRow(scores, i, c) {
+  let best = 0;
+  for (let j = 1; j < c; ++j) if (scores[i * c + j] > scores[i * c + best]) best = j;
+  return best;
+}
+
 function observeNow(t) {
   t.session.weightsToHost();
   t.session.readWeights(t.weights);
@@ -490,8 +497,7 @@ function observeNow(t) {
   const confusion = new Array(c * c).fill(0);
   let correct = 0, nll = 0;
   for (let i = 0; i < n; ++i) {
-    let best = 0;
-    for (let j = 1; j < c; ++j) if (probs[i * c + j] > probs[i * c + best]) best = j;
+    const best = argmaxRow(probs, i, c);
     const label = Number(y[i]);
     if (label >= 0 && label < c) {
       ++confusion[label * c + best];
@@ -541,9 +547,7 @@ function trainStep(t) {
     const c = prepared.classes;
     let correct = 0;
     for (let i = 0; i < count; ++i) {
-      let best = 0;
-      for (let j = 1; j < c; ++j) if (probs[i * c + j] > probs[i * c + best]) best = j;
-      if (best === y[i]) ++correct;
+      if (argmaxRow(probs, i, c) === y[i]) ++correct;
     }
     accuracy = correct / count;
   }
