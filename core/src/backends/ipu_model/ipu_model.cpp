@@ -150,6 +150,13 @@ int64_t opFlops(const Op& op) {
     const int64_t bins = nel(op.kind() == OpKind::RoiAlign ? out : op.input(0));
     return checkedProduct({bins, r > 0 ? r * r : 4, 4, 2});
   }
+  if (op.kind() == OpKind::GridSample) {
+    // Each output: its grid point's coordinates and padding, then a multiply-add per tap (1 nearest,
+    // 4 bilinear, 16 bicubic).
+    const std::string mode = op.attrs.getString("mode", "bilinear");
+    const int64_t taps = mode == "nearest" ? 1 : mode == "bicubic" ? 16 : 4;
+    return checkedProduct({nel(out), 2 * taps + 8});
+  }
   if (op.kind() == OpKind::GcCtcBeamSearchDecoder) {
     // Each step extends every kept beam by every class and merges equal prefixes.
     const Shape& lp = op.inShape(0);
