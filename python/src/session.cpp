@@ -34,23 +34,41 @@ std::map<TensorId, ArrayRef> arrays(const py::dict& d, const char* what, bool wr
   return m;
 }
 
-/// PyStepIO(inputs, outputs): a StepIO over the user's arrays, read and written in place.
+/// PyStepIO(inputs, outputs): a StepIO over the user's arrays, read and written in place. A
+/// session planned at run time puts a new array of the run's shape into `outputs` for an anchor
+/// whose shape changed (the dict is the user's: anchors[id] is then the run's array).
 class PyStepIO : public IStepIO {
  public:
   PyStepIO(const py::dict& inputs, const py::dict& outputs)
-      : in_(arrays(inputs, "PyStepIO input", false)), out_(arrays(outputs, "PyStepIO output", true)) {
-    std::map<TensorId, IArray&> i, o;
-    for (auto& kv : in_) i.emplace(kv.first, kv.second);
-    for (auto& kv : out_) o.emplace(kv.first, kv.second);
-    io_ = std::make_unique<StepIO>(i, o);
+      : outputs_(outputs), in_(arrays(inputs, "PyStepIO input", false)), out_(arrays(outputs, "PyStepIO output", true)) {
+    connect();
   }
   ConstVoidData in(TensorId id, int64_t n, bool prefetch, bool bc) override { return io_->in(id, n, prefetch, bc); }
   void inComplete(TensorId id, int64_t n, bool bc) override { io_->inComplete(id, n, bc); }
   MutableVoidData out(TensorId id, int64_t n) override { return io_->out(id, n); }
   void outComplete(TensorId id) override { io_->outComplete(id); }
   void assertNumElements(const StepIOSpec& spec) const override { io_->assertNumElements(spec); }
+  IArray* inputArray(const TensorId& id) override { return io_->inputArray(id); }
+  void prepareOutput(const TensorId& id, const TensorInfo& info) override {
+    auto it = out_.find(id);
+    if (it == out_.end() || (it->second.dataType() == info.dataType() && it->second.shape() == info.shape())) return;
+    py::gil_scoped_acquire gil;
+    py::array a(numpyDtype(info.dataType()), info.shape());
+    if (a.nbytes()) std::memset(a.mutable_data(), 0, static_cast<std::size_t>(a.nbytes()));
+    outputs_[py::str(id)] = a;
+    out_.erase(it);
+    out_.emplace(id, ArrayRef(a, format("PyStepIO output '{}'", id), true));
+    connect();
+  }
 
  private:
+  void connect() {
+    std::map<TensorId, IArray&> i, o;
+    for (auto& kv : in_) i.emplace(kv.first, kv.second);
+    for (auto& kv : out_) o.emplace(kv.first, kv.second);
+    io_ = std::make_unique<StepIO>(i, o);
+  }
+  py::dict outputs_;
   std::map<TensorId, ArrayRef> in_, out_;
   std::unique_ptr<StepIO> io_;
 };
@@ -450,6 +468,20 @@ void bindSession(py::module_& m) {
       .def("_dataFlow", [](PySession& p) { return p.s().getDataFlow(); })
       .def("_replicationFactor", [](PySession& p) { return p.s().getSessionOptions().getReplicationFactor(); })
       .def("_accumulationFactor", [](PySession& p) { return p.s().getSessionOptions().getAccumulationFactor(); })
+      .def(
+          "getRunTimePlanStats",
+          [](PySession& p) {
+            const Session::RunTimePlanStats st = p.s().getRunTimePlanStats();
+            py::dict d;
+            d["runTimeShapes"] = st.runTimeShapes;
+            d["plansBuilt"] = st.plansBuilt;
+            d["plansReused"] = st.plansReused;
+            d["plansCached"] = st.plansCached;
+            d["runTimeConstants"] = st.runTimeConstants;
+            return d;
+          },
+          "Plans of a session whose shapes are known only at run time (the CPU device): {runTimeShapes, "
+          "plansBuilt, plansReused, plansCached, runTimeConstants}.")
       .def("getMemoryStats",
            [](PySession& p) {
              const auto ms = p.s().getMemoryStats();

@@ -10,10 +10,9 @@
 // A test is "passed", "failed" (wrong values, shapes or types, or an error while running) or
 // "unsupported" (the session could not be created: unknown op, data type, feature), with a reason.
 //
-// Shapes are static in this runtime (as on the IPU): an input whose values give a shape (Reshape's
-// shape, Expand's shape, ...) must be a constant. When the session asks for that, the runner
-// binds the test's data for that input as an initializer and tries again; the op still computes
-// everything else from the data.
+// Every input is fed at run time, as a user would (no InputShapeInfo, no input bound as a
+// constant): symbolic dimensions and inputs whose values give shapes (Reshape's shape, Expand's
+// shape, ...) are planned by the run (docs/architecture.md, "Static and run-time planning").
 //
 // The two lists hold every test exactly once and both are checked, so they stay exact: the run
 // fails (exit 1) when a test of the allowlist (--expected) does not pass, when a test of the
@@ -140,16 +139,6 @@ std::string unsupportedTypes(const onnx::ModelProto& m) {
   return "";
 }
 
-/// The tensor id named by the static-shape error ("input N ('id') gives ..."), or "".
-std::string shapeInputFromError(const std::string& msg) {
-  const std::string key = "must be known when the model is compiled";
-  if (msg.find(key) == std::string::npos) return "";
-  const auto p = msg.find("('");
-  if (p == std::string::npos) return "";
-  const auto q = msg.find("')", p);
-  return q == std::string::npos ? "" : msg.substr(p + 2, q - p - 2);
-}
-
 Result runTest(const std::string& dir, const std::string& name, const std::string& category, bool verbose) {
   Result r;
   r.name = category + "/" + name;
@@ -157,6 +146,8 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
   try {
     const std::string modelPath = dir + "/model.onnx";
     onnx::ModelProto model = popart::loadModel(modelPath);
+    std::string modelBytes;
+    model.SerializeToString(&modelBytes);
     if (const std::string why = unsupportedTypes(model); !why.empty()) {
       r.reason = why;
       return r;
@@ -189,13 +180,7 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
       for (size_t k = 0; k < outputNames.size(); ++k)
         expected.push_back(readTensor(sd + "/output_" + std::to_string(k) + ".pb"));
 
-      // Create the session, binding shape-giving inputs as constants when asked to.
-      onnx::ModelProto m = model;
-      std::set<std::string> bound;
-      std::unique_ptr<popart::InferenceSession> session;
-      // The data's shapes win (models may leave dimensions symbolic); the model's element types
-      // win (BFLOAT16 test data is stored as UINT16 bits).
-      popart::InputShapeInfo shapes;
+      // The data's element types are the model's (BFLOAT16 test data is stored as UINT16 bits).
       for (auto& kv : inputs) {
         for (const auto& vi : model.graph().input()) {
           if (vi.name() != kv.first || !vi.type().tensor_type().elem_type()) continue;
@@ -203,38 +188,22 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
           if (t != kv.second.info().dataType() && popart::dataTypeSize(t) == kv.second.info().getDataTypeSize())
             kv.second = TensorData(popart::TensorInfo(t, kv.second.info().shape()), kv.second.data());
         }
-        shapes.add(kv.first, kv.second.info());
       }
-
-      for (int attempt = 0; attempt < 8 && !session; ++attempt) {
-        std::string bytes;
-        m.SerializeToString(&bytes);
-        try {
-          session = popart::InferenceSession::createFromOnnxModel(
-              bytes, popart::DataFlow(1, outputNames), popart::DeviceManager::createDeviceManager().createCpuDevice(),
-              shapes);
-        } catch (const popart::error& e) {
-          const std::string id = shapeInputFromError(e.what());
-          if (id.empty() || !inputs.count(id) || bound.count(id)) {
-            r.status = Status::Unsupported;
-            r.reason = firstLine(e.what());
-            return r;
-          }
-          auto* init = m.mutable_graph()->add_initializer();
-          popart::tensorToProto(inputs.at(id), init);
-          init->set_name(id);
-          bound.insert(id);
-        }
-      }
-      if (!session) {
-        r.reason = "could not bind shape inputs";
+      // Every input is fed at run time, as a user of the model would: symbolic dimensions and
+      // shape-giving inputs are planned by the run.
+      std::unique_ptr<popart::InferenceSession> session;
+      try {
+        session = popart::InferenceSession::createFromOnnxModel(
+            modelBytes, popart::DataFlow(1, outputNames), popart::DeviceManager::createDeviceManager().createCpuDevice());
+      } catch (const popart::error& e) {
+        r.status = Status::Unsupported;
+        r.reason = firstLine(e.what());
         return r;
       }
       try {
         session->prepareDevice();
         std::map<popart::TensorId, popart::NDArray> ins;
         for (const auto& kv : inputs) {
-          if (bound.count(kv.first)) continue;
           popart::NDArray a(kv.second.info());
           if (a.isString()) {
             std::copy(kv.second.strings().begin(), kv.second.strings().end(), static_cast<std::string*>(a.data()));
@@ -262,7 +231,7 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
         r.reason = set + ": " + firstLine(e.what());
         return r;
       }
-      if (verbose && !bound.empty()) std::cerr << r.name << ": bound shape inputs as constants\n";
+      if (verbose && session->getRunTimePlanStats().runTimeShapes) std::cerr << r.name << ": planned at run time\n";
     }
     r.status = Status::Passed;
   } catch (const std::exception& e) {

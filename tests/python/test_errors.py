@@ -274,8 +274,11 @@ def test_an_unknown_dim_param_names_the_value(popart):
         y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
         g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y])
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
+        # The IPU model's rule (PopART's): the CPU device plans such inputs at run time instead
+        # (test_runtime_shapes.py).
+        ipu = popart.DeviceManager().createIpuModelDevice({"numIPUs": 1})
         with pytest.raises(popart.popart_exception) as e:
-            popart.InferenceSession(m.SerializeToString(), popart.DataFlow(1, ["y"]), cpu(popart))
+            popart.InferenceSession(m.SerializeToString(), popart.DataFlow(1, ["y"]), ipu)
         assert e.value.args[0] == (
             "Input tensor 'x' must be specified in InputShapeInfo, as it has shape %s, which uses an unknown "
             "value '%s'." % (text, unknown))

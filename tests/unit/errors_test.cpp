@@ -146,9 +146,16 @@ TEST(BadModel, DynamicInputShapeNeedsInputShapeInfo) {
   dim->set_dim_param("batch");
   std::string bytes;
   m.SerializeToString(&bytes);
-  expectError([&] { session(bytes, DataFlow(1, {"Add:0"})); },
-              {"Input tensor 'a' must be specified in InputShapeInfo, as it has shape [batch, 3], which uses an "
-               "unknown value 'batch'."});
+  // The IPU model (PopART's rule: shapes fixed when the model is compiled); the CPU device plans
+  // such inputs at run time (runtime_shapes_test.cpp).
+  expectError(
+      [&] {
+        InferenceSession::createFromOnnxModel(bytes, DataFlow(1, {"Add:0"}),
+                                              test::dm().createIpuModelDevice({{"numIPUs", "1"}}));
+      },
+      {"Input tensor 'a' must be specified in InputShapeInfo, as it has shape [batch, 3], which uses an "
+       "unknown value 'batch'."});
+  EXPECT_TRUE(session(bytes, DataFlow(1, {"Add:0"}))->getRunTimePlanStats().runTimeShapes);
   // With InputShapeInfo it works.
   InputShapeInfo isi;
   isi.add("a", TensorInfo("FLOAT", {2, 3}));
@@ -315,14 +322,19 @@ TEST(BadSession, GradientAccumulationOptions) {
 }
 
 TEST(BadSession, NonConstantShapeInput) {
-  // Reshape whose target shape comes from a model input: needs static shapes.
+  // Reshape whose target shape comes from a model input: the IPU model needs static shapes (the
+  // CPU device plans it at run time: runtime_shapes_test.cpp).
   auto builder = Builder::create();
   auto ai = builder->aiOnnxOpset11();
   auto x = builder->addInputTensor(TensorInfo("FLOAT", {2, 3}), "x");
   auto shp = builder->addInputTensor(TensorInfo("INT64", {1}), "shp");
   auto y = ai.reshape({x, shp}, "r");
-  expectError([&] { session(builder->getModelProto(), DataFlow(1, {y})); },
-              {"node 'r", "input 1 ('shp') gives the target shape", "must be known when the model is compiled"});
+  expectError(
+      [&] {
+        InferenceSession::createFromOnnxModel(builder->getModelProto(), DataFlow(1, {y}),
+                                              test::dm().createIpuModelDevice({{"numIPUs", "1"}}));
+      },
+      {"node 'r", "input 1 ('shp') gives the target shape", "must be known when the model is compiled"});
 }
 
 }  // namespace

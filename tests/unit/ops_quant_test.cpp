@@ -415,16 +415,35 @@ TEST(SignalOps, MelWeightMatrixTriangles) {
   for (size_t i = 0; i < ref.size(); ++i) EXPECT_FLOAT_EQ(got[i], static_cast<float>(ref[i])) << i;
 }
 
-TEST(SignalOps, ShapeGivingInputsMustBeConstant) {
-  // dft_length computed at run time
-  expectError(
-      [] {
-        runGraph([](Builder& b, AiOnnxOpset17& ai) {
-          const TensorId n = b.addInputTensor(TensorInfo("INT64", {}), "n");
-          return ai.dft({constant(ai, std::vector<float>(8), {1, 8, 1}), n}, 1, 0, 0, {"dft"});
-        });
-      },
-      {"node 'dft", "DFT, opset 17", "input 1 ('n') gives the DFT length", "must be known when the model is compiled"});
+/// The session the IPU model makes of `make`'s graph: static shapes, as PopART's.
+void ipuModelSession(const std::function<TensorId(Builder&, AiOnnxOpset17&)>& make) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset17();
+  const TensorId y = make(*b, ai);
+  b->addOutputTensor(y);
+  InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {y}),
+                                        test::dm().createIpuModelDevice({{"numIPUs", "1"}}));
+}
+
+TEST(SignalOps, ShapeGivingInputsAreKnownAtRunTimeOnTheCpu) {
+  const auto dftOfN = [](Builder& b, AiOnnxOpset17& ai) {
+    const TensorId n = b.addInputTensor(TensorInfo("INT64", {}), "n");
+    return ai.dft({constant(ai, std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8}, {1, 8, 1}), n}, 1, 0, 0, {"dft"});
+  };
+  // The IPU model: the DFT length must be known when the model is compiled (PopART's rule).
+  expectError([&] { ipuModelSession(dftOfN); },
+              {"node 'dft", "DFT, opset 17", "input 1 ('n') gives the DFT length", "must be known when the model is compiled"});
+  // The CPU device plans the run for the length it is given: the same as a constant length.
+  std::map<TensorId, NDArray> in;
+  in.emplace("n", NDArray::fromVector(std::vector<int64_t>{4}, {}));
+  const NDArray fed = runGraph(dftOfN, in);
+  const NDArray folded = runGraph([](Builder& b, AiOnnxOpset17& ai) {
+    return ai.dft({constant(ai, std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8}, {1, 8, 1}),
+                   constant(ai, std::vector<int64_t>{4}, {})},
+                  1, 0, 0, {"dft"});
+  });
+  EXPECT_EQ(fed.shape(), (Shape{1, 4, 2}));
+  EXPECT_EQ(fed.toVector<float>(), folded.toVector<float>());
   // a complex signal cannot have a onesided STFT
   expectError(
       [] {
@@ -435,18 +454,19 @@ TEST(SignalOps, ShapeGivingInputsMustBeConstant) {
         });
       },
       {"node 'stft", "STFT", "onesided=1 needs a real signal"});
-  // Range whose limit is cast from a model input (the expanded window functions): the error
-  // names that input, so that a caller can bind it as a constant
-  expectError(
-      [] {
-        runGraph([](Builder& b, AiOnnxOpset17& ai) {
-          const TensorId size = b.addInputTensor(TensorInfo("INT32", {}), "size");
-          const TensorId limit = ai.cast({size}, "FLOAT");
-          return ai.range({constant(ai, std::vector<float>{0}, {}), limit, constant(ai, std::vector<float>{1}, {})});
-        });
-      },
-      {"Range", "the range limit", "computed at run time from model input ('size')",
-       "must be known when the model is compiled"});
+  // Range whose limit is cast from a model input (the expanded window functions): on the IPU
+  // model the error names that input; the CPU takes its value from the run.
+  const auto rangeOfSize = [](Builder& b, AiOnnxOpset17& ai) {
+    const TensorId size = b.addInputTensor(TensorInfo("INT32", {}), "size");
+    const TensorId limit = ai.cast({size}, "FLOAT");
+    return ai.range({constant(ai, std::vector<float>{0}, {}), limit, constant(ai, std::vector<float>{1.5f}, {})});
+  };
+  expectError([&] { ipuModelSession(rangeOfSize); },
+              {"Range", "the range limit", "computed at run time from model input ('size')",
+               "must be known when the model is compiled"});
+  std::map<TensorId, NDArray> size;
+  size.emplace("size", NDArray::fromVector(std::vector<int32_t>{4}, {}));
+  EXPECT_EQ(runGraph(rangeOfSize, size).toVector<float>(), (std::vector<float>{0.0f, 1.5f, 3.0f}));
   // ... and with that input constant, the window is folded
   const NDArray r = runGraph([](Builder& b, AiOnnxOpset17& ai) {
     const TensorId limit = ai.cast({constant(ai, std::vector<int32_t>{4}, {})}, "FLOAT");

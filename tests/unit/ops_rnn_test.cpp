@@ -408,16 +408,33 @@ TEST(OpsMisc2, ReverseSequenceMaxUnpoolAndUnique) {
   EXPECT_EQ(ints(ua[3]), (std::vector<int64_t>{2, 1}));
 }
 
-TEST(OpsMisc2, UniqueOfARuntimeInputIsAnError) {
+TEST(OpsMisc2, UniqueOfARuntimeInputIsPlannedPerRunOnTheCpu) {
   auto b = Builder::create();
   auto ai = b->aiOnnxOpset14();
-  auto x = b->addInputTensor("FLOAT", {4});
+  auto x = b->addInputTensor("FLOAT", {4}, "x");
+  auto o = ai.unique({x}, 1, {}, 1, "uniq");
+  b->addOutputTensor(o[0]);
+  // The IPU model: the output size must be known when the model is compiled.
   expectError(
       [&] {
-        auto o = ai.unique({x}, 1, {}, 1, "uniq");
-        InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {o[0]}), test::cpu());
+        InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {o[0]}),
+                                              test::dm().createIpuModelDevice({{"numIPUs", "1"}}));
       },
       {"uniq", "output sizes depend on them"});
+  // The CPU device: each run's values give the output's size.
+  auto s = InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {o[0]}), test::cpu());
+  s->prepareDevice();
+  auto anchors = s->initAnchorArrays();
+  for (const auto& v : {std::vector<float>{3, 1, 3, 2}, std::vector<float>{5, 5, 5, 5}}) {
+    std::map<TensorId, NDArray> in;
+    in.emplace(x, NDArray::fromVector(v, {4}));
+    StepIO io(arrayRefs(in), arrayRefs(anchors));
+    s->run(io);
+    std::vector<float> want(v);
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    EXPECT_EQ(anchors.at(o[0]).toVector<float>(), want);
+  }
 }
 
 }  // namespace

@@ -18,6 +18,13 @@ class IArray {
   virtual int64_t dim(std::size_t index) const = 0;
   virtual std::size_t nelms() const = 0;
   virtual const Shape shape() const = 0;
+  /// Makes the array hold `info` (its old contents are not kept), for an anchor whose shape a
+  /// session planned at run time gives per run; false when the array cannot change (a view of
+  /// memory it does not own).
+  virtual bool resize(const TensorInfo& info) {
+    (void)info;
+    return false;
+  }
 };
 
 }  // namespace popart

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "popart/iarray.hpp"
 #include "popart/voiddata.hpp"
 
 namespace popart {
@@ -28,6 +29,9 @@ struct StepIOSpec {
   /// graph inputs), and inputs nothing computed needs (with PopART's warning).
   std::vector<TensorId> initializerInputs;
   std::vector<TensorId> unusedInputs;
+  /// Inputs whose values a session planned at run time took as constants of this run's plan
+  /// (their values give shapes): given in the StepIO, not streamed.
+  std::vector<TensorId> runTimeConstants;
 };
 
 class IStepIO {
@@ -45,6 +49,20 @@ class IStepIO {
   /// Checks array sizes before the first step; throws popart::error with the expected counts.
   /// The default accepts anything (a streaming IStepIO checks each `in`/`out` as it goes).
   virtual void assertNumElements(const StepIOSpec& spec) const { (void)spec; }
+  /// A session whose shapes are known only at run time asks for the whole array given for
+  /// input `id` this step (its shape, and for shape-giving inputs its values) before it plans
+  /// the run; nullptr when this StepIO cannot tell (arrays asked for one at a time).
+  virtual IArray* inputArray(const TensorId& id) {
+    (void)id;
+    return nullptr;
+  }
+  /// Such a session calls this before the run with each anchor's array for the step (`info`:
+  /// every return of the step, as getAnchorShape): a StepIO over arrays resizes the array when
+  /// its shape or type differs. The default does nothing (callbacks size their own buffers).
+  virtual void prepareOutput(const TensorId& id, const TensorInfo& info) {
+    (void)id;
+    (void)info;
+  }
 
   void enableRuntimeAsserts(bool b) { runtimeAsserts_ = b; }
   bool runtimeAssertsEnabled() const { return runtimeAsserts_; }

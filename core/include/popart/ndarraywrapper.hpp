@@ -89,6 +89,11 @@ class NDArray : public IArray {
   const Shape shape() const override { return info_.shape(); }
   const TensorInfo& info() const { return info_; }
   bool isString() const { return info_.dataType() == DataType::STRING; }
+  /// Zero-filled storage for `info` in place of the old (checked against the memory limit).
+  bool resize(const TensorInfo& info) override {
+    *this = NDArray(info);
+    return true;
+  }
 
   /// Typed access; throws if T does not match the element type.
   template <typename T>

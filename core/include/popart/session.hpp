@@ -35,6 +35,7 @@ class ModelProto;
 namespace popart {
 
 class Ir;
+struct IrBundle;
 class Executable;
 class ReplicaWeights;
 struct ExecutableFile;
@@ -188,10 +189,26 @@ class Session {
   const std::string& getName() const { return name_; }
   std::shared_ptr<DeviceInfo> getDevice() const { return device_; }
   SessionMemoryStats getMemoryStats() const;
-  bool isPrepared() const { return executable_ != nullptr; }
-  /// The IR (internal type; for tools and tests).
-  const Ir& getIr() const { return *ir_; }
-  Ir& getIr() { return *ir_; }
+  bool isPrepared() const { return executable_ != nullptr || (runTime_ && prepared_); }
+
+  /// An inference session on the CPU device whose shapes are not all known when the model is
+  /// compiled (a model input with a symbolic dimension InputShapeInfo does not give, a
+  /// shape-giving input such as Reshape's shape fed at run time) plans each run from its inputs'
+  /// shapes and values, and keeps the last kMaxRunTimePlans plans (docs/architecture.md, "Static
+  /// and run-time planning"). Its plans so far:
+  struct RunTimePlanStats {
+    bool runTimeShapes = false;  ///< false: the one static plan prepareDevice makes
+    int64_t plansBuilt = 0;      ///< plans made for runs (each a re-plan after the first)
+    int64_t plansReused = 0;     ///< runs that found their plan in the cache
+    int64_t plansCached = 0;     ///< plans held now
+    std::vector<TensorId> runTimeConstants;  ///< inputs whose values give shapes (a plan per value)
+  };
+  RunTimePlanStats getRunTimePlanStats() const;
+  static constexpr size_t kMaxRunTimePlans = 8;
+  /// The IR (internal type; for tools and tests): the last run's plan when shapes are known only
+  /// at run time (an error before its first run).
+  const Ir& getIr() const { return ir(); }
+  Ir& getIr() { return ir(); }
 
  protected:
   Session(std::string name, std::shared_ptr<DeviceInfo> device);
@@ -220,6 +237,28 @@ class Session {
   void createIr(const std::string& model, const std::vector<Loss*>* losses, const DataFlow& dataFlow,
                 const InputShapeInfo& inputShapeInfo, const SessionOptions& userOptions, const Patterns& patterns,
                 const TensorId& loss, const Optimizer* optimizer);
+
+  /// The prepared IR. A session planned at run time has one after its first run (its last run's
+  /// plan); before, this is an error saying so.
+  Ir& ir() const;
+  /// Compiles ir_ for the device into executable_ and loads the weights.
+  void compileIr();
+  /// Run-time planning (session/runtime_plans.cpp).
+  struct RunTimePlans;
+  std::unique_ptr<RunTimePlans> runTime_;
+  bool prepared_ = false;
+  /// After an import that needs a run's shapes or values (`need`), on the CPU device: keeps the
+  /// model and the settings (`b`, its model taken from the half-loaded ir_) for the runs' plans.
+  void startRunTimePlanning(const IrBundle& b, const std::exception& need);
+  /// Makes ir_ / executable_ the plan for this step's inputs (built, or taken from the cache) and
+  /// sizes the anchors' arrays.
+  void selectRunTimePlan(IStepIO& io);
+  /// Before the first run of a session planned at run time: the settings, the model as given and
+  /// placeholder anchors (the model's declared types, unknown dimensions 0).
+  const DataFlow& runTimeDataFlow() const;
+  const SessionOptions& runTimeOptions() const;
+  onnx::ModelProto runTimeModel() const;
+  std::map<TensorId, TensorInfo> runTimeAnchorPlaceholders() const;
 
   std::string name_;
   std::shared_ptr<DeviceInfo> device_;

@@ -23,6 +23,10 @@ class StepIO : public IStepIO {
   MutableVoidData out(TensorId id, int64_t numElements) override;
   void outComplete(TensorId id) override;
   void assertNumElements(const StepIOSpec& spec) const override;
+  IArray* inputArray(const TensorId& id) override;
+  /// Resizes the anchor's array (IArray::resize) when it is not `info` already; an array that
+  /// cannot be resized is an error naming the anchor and both shapes.
+  void prepareOutput(const TensorId& id, const TensorInfo& info) override;
 
  private:
   struct Slot {

@@ -8,6 +8,7 @@
 #include "ir/ir.hpp"
 #include "ir/op.hpp"
 #include "ir/placement.hpp"
+#include "ir/runtime_info.hpp"
 #include "ir/tensor.hpp"
 #include "popart/error.hpp"
 #include "popart/error_context.hpp"
@@ -61,10 +62,11 @@ const TensorData* Op::inConstData(int i) const {
 const TensorData& Op::requireInData(int i, const char* what) const {
   if (const TensorData* d = inData(i)) return *d;
   const Tensor* t = input(i);
-  throw error(
-      "input {} ('{}') gives {} and must be known when the model is compiled (a constant or an "
-      "initializer), but it is computed at run time ({} tensor). This runtime needs static shapes.",
-      i, t->id, what, tensorKindName(t->kind));
+  throw RunTimeInfoNeeded(
+      format("input {} ('{}') gives {} and must be known when the model is compiled (a constant or an "
+             "initializer), but it is computed at run time ({} tensor). This runtime needs static shapes.",
+             i, t->id, what, tensorKindName(t->kind)),
+      RunTimeInfoNeeded::Kind::Value, t->id);
 }
 
 std::string Op::describe() const {
@@ -94,6 +96,8 @@ void Op::setup() {
     def_->setup(*this);
   } catch (const internal_error&) {
     throw;
+  } catch (const RunTimeInfoNeeded& e) {
+    throw RunTimeInfoNeeded(format("{} (while inferring shapes for {})", e.what(), describeWithInputs()), e);
   } catch (const error& e) {
     // The op's own message first (PopART's wording where it has one), then the node.
     throw withContext(e, "{} (while inferring shapes for {})", e.what(), describeWithInputs());

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "ir/placement.hpp"
+#include "ir/runtime_info.hpp"
 #include "onnx.pb.h"
 #include "onnx/attributes_io.hpp"
 #include "onnx/model_io.hpp"
@@ -359,10 +360,10 @@ void Ir::registerInputs(const IrBundle& b) {
       std::string shapeText, unknown;
       info = infoFromValueInfo(vi, &ok, &shapeText, &unknown);
       if (!ok && !unknown.empty())
-        throw error(
-            "Input tensor '{}' must be specified in InputShapeInfo, as it has shape {}, which uses an unknown "
-            "value '{}'.",
-            vi.name(), shapeText, unknown);
+        throw RunTimeInfoNeeded(format("Input tensor '{}' must be specified in InputShapeInfo, as it has shape {}, "
+                                       "which uses an unknown value '{}'.",
+                                       vi.name(), shapeText, unknown),
+                                RunTimeInfoNeeded::Kind::InputShape, vi.name());
       if (!ok)
         throw error("Input tensor '{}' must be specified in InputShapeInfo, as it has shape {}", vi.name(), shapeText);
     }

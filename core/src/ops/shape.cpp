@@ -10,6 +10,7 @@
 #include "ir/graph.hpp"
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
+#include "ir/runtime_info.hpp"
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
 #include "ops/shape_params.hpp"
@@ -33,14 +34,15 @@ SliceParams sliceParams(const Op& op) {
       if (op.inData(i)) return op.inData(i)->toInt64();
       try {
         op.requireInData(i, what);
-      } catch (const error& e) {
-        throw contextual_error(
+      } catch (const RunTimeInfoNeeded& e) {
+        throw RunTimeInfoNeeded(
             format("Need the value of the {}.{}:{} input '{}' to determine the output shape, but was unable because "
                    "[Tensor::getDataViaGraphTraversal] Could not work out tensor data for {}. ({})",
                    op.domain(), op.type(), op.opset(), name, op.input(i)->id, e.what()),
             format("Need the value of the {}.{}:{} input '{}' to determine the output shape, but was unable because "
                    "[Tensor::getDataViaGraphTraversal] Could not work out tensor data for {}.",
-                   op.domain(), op.type(), op.opset(), name, op.input(i)->id));
+                   op.domain(), op.type(), op.opset(), name, op.input(i)->id),
+            e);
       }
       return op.requireInData(i, what).toInt64();
     };
@@ -338,8 +340,8 @@ void setupTile(Op& op) {
     const std::string popart = format("The 'Repeats' Tensor `{}' must be of type Constant", op.input(1)->id);
     try {
       op.requireInData(1, "the repeats");
-    } catch (const error& e) {
-      throw contextual_error(format("{} ({})", popart, e.what()), popart);
+    } catch (const RunTimeInfoNeeded& e) {
+      throw RunTimeInfoNeeded(format("{} ({})", popart, e.what()), popart, e);
     }
   }
   const auto reps = op.requireInData(1, "the repeats").toInt64();
@@ -458,10 +460,11 @@ const TensorData& rangeInput(const Op& op, int i, const char* what) {
   if (const TensorData* d = op.inData(i)) return *d;
   const Tensor* t = op.input(i);
   if (const Tensor* src = t->producer ? upstreamStream(t) : nullptr)
-    throw error(
-        "{} (input {}, '{}') is computed at run time from model input ('{}'), which must be known when the model is "
-        "compiled (a constant or an initializer). This runtime needs static shapes.",
-        what, i, t->id, src->id);
+    throw RunTimeInfoNeeded(
+        format("{} (input {}, '{}') is computed at run time from model input ('{}'), which must be known when the "
+               "model is compiled (a constant or an initializer). This runtime needs static shapes.",
+               what, i, t->id, src->id),
+        RunTimeInfoNeeded::Kind::Value, t->id);
   return op.requireInData(i, what);
 }
 

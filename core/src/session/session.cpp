@@ -17,6 +17,7 @@
 #include "backends/report_files.hpp"
 #include "common/checked_size.hpp"
 #include "ir/ir.hpp"
+#include "ir/runtime_info.hpp"
 #include "onnx.pb.h"
 #include "onnx/model_io.hpp"
 #include "optimizers/training_graph.hpp"
@@ -40,46 +41,59 @@ Session::Session(std::string name, std::shared_ptr<DeviceInfo> device)
 Session::~Session() = default;
 
 ReplicaWeights& Session::replicaWeights() const {
-  if (!replicaWeights_) replicaWeights_ = std::make_unique<ReplicaWeights>(*ir_);
+  if (!replicaWeights_) replicaWeights_ = std::make_unique<ReplicaWeights>(ir());
   return *replicaWeights_;
 }
 
 void Session::checkPrepared(const char* what) const {
-  if (!executable_) throw error("Session::prepareDevice() must be called before Session::{}() is called.", what);
+  if (!isPrepared()) throw error("Session::prepareDevice() must be called before Session::{}() is called.", what);
+  ir();  // planned at run time: an error until the first run has made a plan
 }
 
 const DataFlow& Session::getDataFlow() const {
-  return ir_->dataFlow();
+  return ir_ ? ir_->dataFlow() : runTimeDataFlow();
 }
 const SessionOptions& Session::getSessionOptions() const {
-  return ir_->options();
+  return ir_ ? ir_->options() : runTimeOptions();
 }
 
 void Session::prepareDevice(bool loadEngine) {
-  if (executable_) {
+  if (isPrepared()) {
     logging::session::warn("prepareDevice called twice; the device is already prepared");
     return;
   }
-  const SessionOptions& opts = ir_->options();
+  const SessionOptions& opts = getSessionOptions();
   const int total = opts.compilationProgressTotal;
   if (opts.compilationProgressLogger) opts.compilationProgressLogger(total / 2, total);  // the IR is ready
+  if (runTime_) {
+    // Each run plans (or finds in the cache) what its inputs need.
+    prepared_ = true;
+    if (opts.compilationProgressLogger) opts.compilationProgressLogger(total, total);
+    logging::session::info("Shapes are known only at run time: each run is planned for its inputs");
+    if (loadEngine) loadEngineAndConnectStreams();
+    return;
+  }
+  compileIr();
+  if (opts.compilationProgressLogger) opts.compilationProgressLogger(total, total);  // compiled
+  logging::session::info("Graph compiled");
+  writeAutoReports();
+  if (loadEngine) loadEngineAndConnectStreams();
+}
+
+void Session::compileIr() {
   try {
-    executable_ = backend_->compile(*ir_);
+    executable_ = backend_->compile(ir());
   } catch (const OutOfMemoryException& e) {
     // The graph does not fit the IPU's tiles: the exception also carries the graph report of what
     // did not fit (the backend, a layer below the reports, leaves it to the session).
     if (!e.getGraphReport().empty() || device_->getType() == DeviceType::Cpu) throw;
     throw OutOfMemoryException(e.what(), e.getSummaryReport(), e.getProfilePath(),
-                               graphReportJson(ipu_model::modelCompilation(*ir_, *device_), false));
+                               graphReportJson(ipu_model::modelCompilation(ir(), *device_), false));
   }
-  if (opts.compilationProgressLogger) opts.compilationProgressLogger(total, total);  // compiled
   executable_->setRandomSeed(randomSeed_);
   // Weights start out as in the model; a training session still requires weightsFromHost().
   replicaWeights().fromHost();
   executable_->weightsFromHost();
-  logging::session::info("Graph compiled");
-  writeAutoReports();
-  if (loadEngine) loadEngineAndConnectStreams();
 }
 
 void Session::compileAndExport(const std::string& filename) {
@@ -94,11 +108,11 @@ std::string Session::compileAndExportToBytes() {
 ExecutableFile Session::exportExecutable() {
   if (!executable_) prepareDevice(false);
   ExecutableFile f;
-  f.hash = planHash(*ir_, *device_);
+  f.hash = planHash(ir(), *device_);
   f.version = core::versionString();
   f.device = toString(device_->getType());
   weightsToHost();  // the device's current values
-  const Graph& g = ir_->mainGraph();
+  const Graph& g = ir().mainGraph();
   for (const TensorId& id : hostWeightIds()) {
     const Tensor& t = g.getTensor(id);
     if (!t.data || t.info.dataType() == DataType::STRING) continue;
@@ -127,14 +141,14 @@ void Session::checkNotPrepared() const {
 }
 
 void Session::importExecutable(const ExecutableFile& f, const std::string& source) {
-  const std::string hash = planHash(*ir_, *device_);
+  const std::string hash = planHash(ir(), *device_);
   if (f.hash != hash)
     throw error(
         "The executable in {} was prepared for another model, options or device (its hash {}, this session's {}; "
         "written for a {} device by {})",
         source, f.hash, hash, f.device, f.version);
   // Every weight is checked before any is taken: a file that does not fit changes nothing.
-  Graph& g = ir_->mainGraph();
+  Graph& g = ir().mainGraph();
   for (const auto& [id, w] : f.weights) {
     const Tensor* t = g.tensor(id);
     if (!t || t->info.data_type() != w.dtype || t->info.shape() != w.shape ||
@@ -150,12 +164,16 @@ void Session::importExecutable(const ExecutableFile& f, const std::string& sourc
 }
 
 void Session::loadEngineAndConnectStreams() {
-  if (!executable_) throw error("loadEngineAndConnectStreams: there is no compiled engine; call prepareDevice() first");
+  if (!isPrepared()) throw error("loadEngineAndConnectStreams: there is no compiled engine; call prepareDevice() first");
   engineLoaded_ = true;
   logging::session::info("Engine loaded");
 }
 
 void Session::weightsFromHost() {
+  if (runTime_ && prepared_ && !executable_) {  // planned at run time, no run yet: the model's weights
+    weightsFromHostCalled_ = true;
+    return;
+  }
   checkPrepared("weightsFromHost");
   replicaWeights().fromHost();
   executable_->weightsFromHost();
@@ -163,6 +181,7 @@ void Session::weightsFromHost() {
 }
 
 void Session::weightsToHost() {
+  if (runTime_ && prepared_ && !executable_) return;  // planned at run time, no run yet
   if (!executable_)
     throw error(
         "Devicex::prepare() must be called before Devicex::weightsToHost(const "
@@ -173,10 +192,10 @@ void Session::weightsToHost() {
 }
 
 std::vector<TensorId> Session::hostWeightIds() const {
-  std::vector<TensorId> ids = ir_->initializerIds();
-  if (!ir_->isTraining()) return ids;
+  std::vector<TensorId> ids = ir().initializerIds();
+  if (!ir().isTraining()) return ids;
   const std::set<TensorId> model(ids.begin(), ids.end());
-  for (const auto& kv : ir_->mainGraph().tensors()) {
+  for (const auto& kv : ir().mainGraph().tensors()) {
     const Tensor& t = *kv.second;
     if (t.kind == TensorKind::Variable && t.data && isOptimizerStateTensorId(t.id) && !model.count(t.id))
       ids.push_back(t.id);
@@ -185,7 +204,7 @@ std::vector<TensorId> Session::hostWeightIds() const {
 }
 
 void Session::readWeights(const IWeightsIO& weights) {
-  const Graph& g = ir_->mainGraph();
+  const Graph& g = ir().mainGraph();
   for (const auto& id : hostWeightIds()) {
     if (!weights.contains(id)) continue;
     const Tensor* t = g.tensor(id);
@@ -203,11 +222,11 @@ void Session::readWeights(const IWeightsIO& weights) {
 }
 
 void Session::writeWeights(const IWeightsIO& weights) {
-  if (!ir_->isTraining() && ir_->options().constantWeights)
+  if (!ir().isTraining() && ir().options().constantWeights)
     throw error(
         "Cannot call writeWeights when constantWeights is set. Set `constantWeights` to False in the "
         "`SessionOption`s when initialising the session to enable this behaviour.");
-  Graph& g = ir_->mainGraph();
+  Graph& g = ir().mainGraph();
   for (const auto& id : hostWeightIds()) {
     if (!weights.contains(id)) continue;
     Tensor* t = g.tensor(id);
@@ -233,8 +252,8 @@ const StepIOSpec& Session::stepIOSpec() const {
 }
 
 StepIOSpec Session::makeStepIOSpec() const {
-  const SessionOptions& o = ir_->options();
-  const int64_t bps = ir_->dataFlow().batchesPerStep();
+  const SessionOptions& o = ir().options();
+  const int64_t bps = ir().dataFlow().batchesPerStep();
   const int64_t af = o.getAccumulationFactor();
   const int64_t rf = o.getReplicationFactor();
   // Element counts are checked int64 products: a step too large to count is an error naming the
@@ -247,15 +266,15 @@ StepIOSpec Session::makeStepIOSpec() const {
     throw error("batchesPerStep ({}) * accumulationFactor ({}) * replicationFactor ({}) overflows a 64-bit count", bps,
                 af, rf);
   StepIOSpec spec;
-  const Graph& g = ir_->mainGraph();
+  const Graph& g = ir().mainGraph();
   // PopART's Builder lists every initialized input among the graph inputs too, so its scripts may
   // pass a weight's data in the StepIO: accepted, not read (the weight is the initializer).
-  spec.initializerInputs.assign(ir_->initializerIds().begin(), ir_->initializerIds().end());
-  for (const auto& id : ir_->streamInputIds()) {
+  spec.initializerInputs.assign(ir().initializerIds().begin(), ir().initializerIds().end());
+  for (const auto& id : ir().streamInputIds()) {
     const Tensor* t = g.tensor(id);
     // An input nothing computed reads (pruned, or without consumers) need not be given, as in
     // PopART, whose IR drops it; the executable does not read it.
-    if (!t || (t->consumers.empty() && !ir_->dataFlow().isAnchored(id))) {
+    if (!t || (t->consumers.empty() && !ir().dataFlow().isAnchored(id))) {
       spec.unusedInputs.push_back(id);
       continue;
     }
@@ -268,9 +287,9 @@ StepIOSpec Session::makeStepIOSpec() const {
       << t->info.shape() << ")";
     spec.inputs.push_back(entry(id, t->info, checkedProduct({t->info.nelms(), bps, af, irf}), f.str(), "input"));
   }
-  for (const auto& id : ir_->dataFlow().anchors()) {
+  for (const auto& id : ir().dataFlow().anchors()) {
     const Tensor& t = g.getTensor(id);
-    const AnchorReturnType& art = ir_->dataFlow().art(id);
+    const AnchorReturnType& art = ir().dataFlow().art(id);
     int64_t n = -1;
     std::ostringstream f;
     f << "anchor return type " << art.str() << ": ";
@@ -296,9 +315,9 @@ StepIOSpec Session::makeStepIOSpec() const {
 }
 
 Shape Session::getAnchorShape(const TensorId& id) const {
-  const AnchorReturnType& art = ir_->dataFlow().art(id);
-  const SessionOptions& o = ir_->options();
-  const int64_t bps = ir_->dataFlow().batchesPerStep();
+  const AnchorReturnType& art = ir().dataFlow().art(id);
+  const SessionOptions& o = ir().options();
+  const int64_t bps = ir().dataFlow().batchesPerStep();
   const int64_t af = o.getAccumulationFactor();
   const int64_t rf = o.getReplicationFactor();
   Shape prefix;
@@ -318,12 +337,13 @@ Shape Session::getAnchorShape(const TensorId& id) const {
   for (auto d : prefix) {
     if (d != 1) s.push_back(d);
   }
-  const Shape& t = ir_->mainGraph().getTensor(id).info.shape();
+  const Shape& t = ir().mainGraph().getTensor(id).info.shape();
   s.insert(s.end(), t.begin(), t.end());
   return s;
 }
 
 std::map<TensorId, TensorInfo> Session::getAnchorArrayInfos() const {
+  if (!ir_) return runTimeAnchorPlaceholders();
   std::map<TensorId, TensorInfo> m;
   for (const auto& e : stepIOSpec().outputs) {
     const TensorInfo& info = e.info;
@@ -408,36 +428,40 @@ void checkBools(const void* data, int64_t n, const TensorId& id) {
 }  // namespace
 
 void Session::run(IStepIO& stepio, const std::string& debugName) {
+  if (runTime_) {
+    if (!prepared_) throw error("Session::prepareDevice() must be called before Session::run() is called.");
+    selectRunTimePlan(stepio);
+  }
   checkPrepared("run");
   if (!device_->canRun()) throw error("Offline IPU device is not configured for execution");
-  if (ir_->isTraining() && !weightsFromHostCalled_ && !ir_->initializerIds().empty())
+  if (ir().isTraining() && !weightsFromHostCalled_ && !ir().initializerIds().empty())
     throw error(
         "Must call weightsFromHost before run as the model has initializers and the session has been "
         "created in training mode");
   if (!engineLoaded_) loadEngineAndConnectStreams();
   const StepIOSpec& spec = stepIOSpec();
-  const SessionOptions& o = ir_->options();
+  const SessionOptions& o = ir().options();
   // syntheticDataMode: no host streams (PopART's): the inputs are generated once, the StepIO is
   // neither read nor written.
   const bool synthetic = o.syntheticDataMode != SyntheticDataMode::Off;
   // Checked on every run: a StepIO's arrays may change between runs (and a new StepIO may reuse
   // an old one's address), and the check is cheap next to a step.
   if (!synthetic && stepio.runtimeAssertsEnabled()) stepio.assertNumElements(spec);
-  const int64_t bps = ir_->dataFlow().batchesPerStep();
+  const int64_t bps = ir().dataFlow().batchesPerStep();
   const int64_t af = o.getAccumulationFactor();
   const int64_t rf = o.getReplicationFactor();
-  const Graph& g = ir_->mainGraph();
+  const Graph& g = ir().mainGraph();
 
   std::set<TensorId> broadcast;
   for (const auto& e : spec.inputs) {
     if (g.getTensor(e.id).replicatedStreamMode == ReplicatedStreamMode::Broadcast) broadcast.insert(e.id);
   }
   bool grouped = false;
-  for (const auto& id : ir_->initializerIds()) grouped = grouped || replicaWeights().grouped(id);
+  for (const auto& id : ir().initializerIds()) grouped = grouped || replicaWeights().grouped(id);
   // Sum anchors accumulate over the step, per replica.
   std::map<TensorId, std::vector<TensorData>> sums;
   for (const auto& e : spec.outputs) {
-    if (ir_->dataFlow().art(e.id).id() == AnchorReturnTypeId::Sum)
+    if (ir().dataFlow().art(e.id).id() == AnchorReturnTypeId::Sum)
       sums[e.id].assign(static_cast<size_t>(rf), TensorData(e.info));
   }
   const auto started = std::chrono::steady_clock::now();
@@ -480,7 +504,7 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
           if (!broadcast.count(e.id) || r == rf - 1) stepio.inComplete(e.id, e.info.nelms(), false);
         }
         for (const auto& e : spec.outputs) {
-          const AnchorReturnType& art = ir_->dataFlow().art(e.id);
+          const AnchorReturnType& art = ir().dataFlow().art(e.id);
           const int64_t n = e.info.nelms();
           bool write = false;
           switch (art.id()) {
@@ -544,7 +568,7 @@ void Session::run(IStepIO& stepio, const std::string& debugName) {
 
 const std::map<TensorId, std::vector<char>>& Session::syntheticInputs(const StepIOSpec& spec) {
   if (!syntheticInputs_.empty() || spec.inputs.empty()) return syntheticInputs_;
-  const SyntheticDataMode mode = ir_->options().syntheticDataMode;
+  const SyntheticDataMode mode = ir().options().syntheticDataMode;
   for (const auto& e : spec.inputs) {
     // As PopART: float values, a fresh default-seeded generator per input, cast to its type.
     if (e.info.dataType() == DataType::STRING)
@@ -575,12 +599,13 @@ std::string Session::saveModelBytes(bool writeExternalData) {
 }
 
 onnx::ModelProto Session::modelWithHostWeights(bool writeExternalData, bool optimizerState) {
+  if (!ir_) return runTimeModel();  // planned at run time, not run yet: the model as given
   weightsToHost();
-  onnx::ModelProto m = ir_->model();
-  const Graph& g = ir_->mainGraph();
+  onnx::ModelProto m = ir().model();
+  const Graph& g = ir().mainGraph();
   for (auto& tp : *m.mutable_graph()->mutable_initializer()) {
     const Tensor* t = g.tensor(tp.name());
-    const bool current = t && t->data && (t->kind == TensorKind::Variable || ir_->isStrippedInitializer(tp.name()));
+    const bool current = t && t->data && (t->kind == TensorKind::Variable || ir().isStrippedInitializer(tp.name()));
     // A grouped weight (VariableSettings) is saved with every group's value, as it was given.
     const TensorData* value = current ? &replicaWeights().hostValue(*t) : nullptr;
     if (writeExternalData && tp.data_location() == onnx::TensorProto::EXTERNAL) {
@@ -592,7 +617,7 @@ onnx::ModelProto Session::modelWithHostWeights(bool writeExternalData, bool opti
   }
   if (!optimizerState) return m;
   // The optimizer state, as extra initializers (PopART's modelToHost does the same).
-  const size_t nModel = ir_->initializerIds().size();
+  const size_t nModel = ir().initializerIds().size();
   const std::vector<TensorId> ids = hostWeightIds();
   for (size_t i = nModel; i < ids.size(); ++i) {
     onnx::TensorProto* tp = m.mutable_graph()->add_initializer();
@@ -606,7 +631,7 @@ std::string Session::exportInferenceModelBytes() {
   onnx::ModelProto m = modelWithHostWeights(false, false);
   for (auto& tp : *m.mutable_graph()->mutable_initializer()) {
     if (tp.data_location() == onnx::TensorProto::EXTERNAL) {  // current values inline
-      const Tensor* t = ir_->mainGraph().tensor(tp.name());
+      const Tensor* t = ir().mainGraph().tensor(tp.name());
       const TensorData d = t && t->data ? replicaWeights().hostValue(*t) : tensorFromProto(tp, modelBaseDir_);
       tp.clear_external_data();
       tp.set_data_location(onnx::TensorProto::DEFAULT);
@@ -643,11 +668,11 @@ std::string Session::modelToHostBytes() {
 }
 
 void Session::resetHostWeights(const std::string& modelProtoOrFilename, bool ignoreMissing) {
-  if (!ir_->isTraining() && ir_->options().constantWeights)
+  if (!ir().isTraining() && ir().options().constantWeights)
     throw error("Cannot call resetHostWeights when constantWeights is set");
   const onnx::ModelProto m = loadModel(modelProtoOrFilename);
   const std::string base = modelBaseDir(modelProtoOrFilename);
-  Graph& g = ir_->mainGraph();
+  Graph& g = ir().mainGraph();
   // Check everything first, so that a bad model changes nothing.
   std::vector<std::pair<Tensor*, TensorData>> updates;
   for (const auto& tp : m.graph().initializer()) {
@@ -668,26 +693,27 @@ void Session::resetHostWeights(const std::string& modelProtoOrFilename, bool ign
 }
 
 TensorInfo Session::getInfo(const TensorId& id) const {
-  const Tensor* t = ir_->mainGraph().tensor(id);
+  const Tensor* t = ir().mainGraph().tensor(id);
   if (t) return t->info;
-  if (const TensorInfo* p = ir_->prunedTensorInfo(id)) return *p;
+  if (const TensorInfo* p = ir().prunedTensorInfo(id)) return *p;
   throw error("getInfo: no tensor '{}' in the session's IR", id);
 }
 
 bool Session::hasInfo(const TensorId& id) const {
-  return ir_->mainGraph().hasTensor(id) || ir_->prunedTensorInfo(id);
+  if (!ir_) return false;  // planned at run time, not run yet
+  return ir().mainGraph().hasTensor(id) || ir().prunedTensorInfo(id);
 }
 
 std::vector<TensorId> Session::getAllTensorIds() const {
   std::vector<TensorId> v;
-  for (const auto& kv : ir_->mainGraph().tensors()) v.push_back(kv.first);
+  for (const auto& kv : ir().mainGraph().tensors()) v.push_back(kv.first);
   return v;
 }
 
 void Session::checkReportable() const {
   if (!executable_) throw error("Session must have been prepared before a report can be fetched");
   // Poplar's sentence last: PopART's users (and its tests) match the end of the message.
-  if (!executable_->compilation() && !profilingEnabled(ir_->options()))
+  if (!executable_->compilation() && !profilingEnabled(ir().options()))
     throw poplar_error(
         "The IPU model and offline IPU devices report memory and cycles; on the CPU device set the engine option "
         "autoReport.all or debug.instrument to \"true\" for the host time per op. Profiling is disabled for current "
@@ -698,8 +724,8 @@ std::string Session::getSummaryReport(bool resetProfile) const {
   checkReportable();
   std::string text;
   if (const report::Compilation* c = executable_->compilation()) {
-    auto it = ir_->options().reportOptions.find("showExecutionSteps");
-    const bool steps = it != ir_->options().reportOptions.end() && it->second == "true";
+    auto it = ir().options().reportOptions.find("showExecutionSteps");
+    const bool steps = it != ir().options().reportOptions.end() && it->second == "true";
     text = ipu_model::summaryText({*c, {{runs_.begin(), runs_.end()}, 0, {}}}, steps);
   } else {
     text = executable_->summary();
@@ -725,7 +751,7 @@ std::string Session::getReportJson(bool useCbor) const {
 std::string Session::serializeIr(IrSerializationFormat format) const {
   if (format != IrSerializationFormat::JSON)
     throw error("Unsupported IrSerializationFormat {}: JSON is the only format", static_cast<int>(format));
-  return irToJson(*ir_);
+  return irToJson(ir());
 }
 
 std::string Session::getGraphReport(bool useCbor) const {
@@ -736,7 +762,7 @@ std::string Session::getGraphReport(bool useCbor) const {
 
 std::string Session::getExecutionReport(bool useCbor, bool resetProfile) {
   if (!executable_) throw error("Session must have been prepared before a report can be fetched");
-  if (!executable_->compilation() && !profilingEnabled(ir_->options())) return noProfileJson(useCbor);
+  if (!executable_->compilation() && !profilingEnabled(ir().options())) return noProfileJson(useCbor);
   const std::string s = executionReportJson(getReport(), useCbor);
   if (resetProfile) runs_.clear();
   return s;
@@ -744,7 +770,7 @@ std::string Session::getExecutionReport(bool useCbor, bool resetProfile) {
 
 uint64_t Session::getCycleCount(const std::string& id) const {
   if (!hasRun_) throw error("Must call run before getCycleCount.");
-  const SessionOptions& o = ir_->options();
+  const SessionOptions& o = ir().options();
   if (!o.instrumentWithHardwareCycleCounter)
     throw error("SessionOption 'instrumentWithHardwareCycleCounter' must be set to true in order to measure cycles.");
   const report::Compilation* c = executable_->compilation();
@@ -771,7 +797,7 @@ uint64_t Session::getCycleCount(const std::string& id) const {
 }
 
 std::string Session::writeAutoReports() const {
-  const std::string dir = autoReportDirectory(ir_->options(), name_);
+  const std::string dir = autoReportDirectory(ir().options(), name_);
   if (dir.empty() || !executable_) return "";
   const std::filesystem::path d(dir);
   writeReportFile((d / "summary.txt").string(), getSummaryReport(false));
@@ -782,7 +808,7 @@ std::string Session::writeAutoReports() const {
 
 void Session::setRandomSeed(uint64_t seed) {
   // PopART: a session with no random behaviour warns and does nothing, prepared or not.
-  if (!drawsRandomNumbers(ir_->mainGraph()) && !ir_->options().enableStochasticRounding) {
+  if (!drawsRandomNumbers(ir().mainGraph()) && !ir().options().enableStochasticRounding) {
     logging::session::warn("Trying to set the random seed, but this session has no random behaviour. Doing nothing.");
     return;
   }
@@ -831,11 +857,21 @@ void Session::createIr(const std::string& model, const std::vector<Loss*>* losse
   lossId_ = lossId;
   b.optimizer = optimizer;
   b.numIpus = device_->getNumIpus();
-  passes::prepare(*ir_, b);
+  if (device_->getType() == DeviceType::Cpu && !optimizer) {
+    // The CPU device runs what only a run's shapes or values fix: planned per run instead.
+    try {
+      passes::prepare(*ir_, b);
+    } catch (const RunTimeInfoNeeded& need) {
+      startRunTimePlanning(b, need);
+      return;
+    }
+  } else {
+    passes::prepare(*ir_, b);
+  }
   if (dataFlow.batchSize() > 0) {
     // poponnx's DataFlow(batchesPerStep, batchSize, ...): the input shapes decide the batch size.
-    for (const auto& id : ir_->streamInputIds()) {
-      const Tensor* t = ir_->mainGraph().tensor(id);
+    for (const auto& id : ir().streamInputIds()) {
+      const Tensor* t = ir().mainGraph().tensor(id);
       if (t && t->info.rank() > 0 && t->info.dim(0) != dataFlow.batchSize())
         logging::session::warn(
             "DataFlow batchSize {} (poponnx's form) differs from the first dimension of input '{}' ({}); the "
@@ -899,9 +935,9 @@ std::unique_ptr<TrainingSession> TrainingSession::createWithLosses(
 void TrainingSession::updateOptimizer(const Optimizer* optimizer) {
   if (!optimizer) throw error("updateOptimizer: the optimizer is null");
   std::unique_ptr<Optimizer> next = optimizer->clone();
-  next->setFactorsFromOptions(ir_->options());
+  next->setFactorsFromOptions(ir().options());
   optimizer_->validReplacement(*next);
-  optimizerTensorIds_ = updateOptimizerTensors(*ir_, *next);
+  optimizerTensorIds_ = updateOptimizerTensors(ir(), *next);
   optimizer_ = std::move(next);
 }
 
@@ -918,7 +954,7 @@ void TrainingSession::updateOptimizerFromHost(const Optimizer* optimizer) {
 void TrainingSession::afterWeightsToHost() {
   // The device's copies may be older than the host's (updateOptimizer without
   // optimizerFromHost): the host keeps the current optimizer's values.
-  updateOptimizerTensors(*ir_, *optimizer_);
+  updateOptimizerTensors(ir(), *optimizer_);
 }
 
 }  // namespace popart

@@ -58,6 +58,25 @@ MutableVoidData StepIO::out(TensorId id, int64_t numElements) {
 
 void StepIO::outComplete(TensorId) {}
 
+IArray* StepIO::inputArray(const TensorId& id) {
+  auto it = inputs_.find(id);
+  return it == inputs_.end() ? nullptr : it->second.array;
+}
+
+void StepIO::prepareOutput(const TensorId& id, const TensorInfo& info) {
+  auto it = outputs_.find(id);
+  if (it == outputs_.end()) return;  // assertNumElements names the missing anchor
+  IArray& a = *it->second.array;
+  it->second.offset = 0;
+  if (a.dataType() == info.dataType() && a.shape() == info.shape()) return;
+  if (!a.resize(info))
+    throw error(
+        "Anchor '{}' is {} in this run, but its array in the StepIO is {} {} and cannot be resized (the session's "
+        "shapes are known only at run time: give an NDArray, as initAnchorArrays makes, or an array of the run's "
+        "shape)",
+        id, info.toString(), dataTypeToString(a.dataType()), a.shape());
+}
+
 void StepIO::assertNumElements(const StepIOSpec& spec) const {
   std::ostringstream modelInputs;
   for (size_t i = 0; i < spec.inputs.size(); ++i) modelInputs << (i ? ", " : "") << "'" << spec.inputs[i].id << "'";
@@ -67,7 +86,7 @@ void StepIO::assertNumElements(const StepIOSpec& spec) const {
     auto listed = [&](const std::vector<TensorId>& ids) {
       return std::find(ids.begin(), ids.end(), kv.first) != ids.end();
     };
-    if (!known && listed(spec.initializerInputs)) continue;
+    if (!known && (listed(spec.initializerInputs) || listed(spec.runTimeConstants))) continue;
     if (!known && listed(spec.unusedInputs)) {
       logging::devicex::warn(
           "The input Tensor {} to the ONNX Model does not appear in the optimized PopART Ir, possibly due to constant "

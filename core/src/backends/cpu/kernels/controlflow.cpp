@@ -147,6 +147,7 @@ KernelFn makeCpuKernel_Loop(const Op& op, KernelContext& kc) {
   }
   auto carried = std::make_shared<std::vector<std::vector<unsigned char>>>();
   for (const auto& info : carriedInfo) carried->emplace_back(static_cast<size_t>(info.nbytes()) + 1);
+  auto next = std::make_shared<std::vector<std::vector<unsigned char>>>(*carried);
   const int mSlot = kc.in(0), cSlot = op.hasInput(1) ? kc.in(1) : -1;
   const std::string where = op.describe();
   return [=](const RunState& s) {
@@ -166,9 +167,9 @@ KernelFn makeCpuKernel_Loop(const Op& op, KernelContext& kc) {
         sub->prog->setPtr(carriedIn[static_cast<size_t>(i)], (*carried)[static_cast<size_t>(i)].data());
       sub->prog->run(*s.rng);
       cond = *static_cast<const bool*>(sub->prog->ptr(condOut));
-      for (int i = 0; i < nCarried; ++i)
-        copyValue((*carried)[static_cast<size_t>(i)].data(), sub->prog->ptr(carriedOut[static_cast<size_t>(i)]),
-                  carriedInfo[static_cast<size_t>(i)]);
+      // The body's outputs may be views of its carried inputs (a scan output Identity(prev), two
+      // values swapped): the scan outputs are taken first, and the next carried values are all
+      // read before any is written.
       for (int k = 0; k < nScan; ++k) {
         if (iter >= staticTrips)
           throw error("{}: more iterations than the {} the scan outputs were sized for", where, staticTrips);
@@ -176,6 +177,10 @@ KernelFn makeCpuKernel_Loop(const Op& op, KernelContext& kc) {
         std::memcpy(static_cast<unsigned char*>(s.slots[opOut[static_cast<size_t>(nCarried + k)]]) + iter * bytes,
                     sub->prog->ptr(scanOut[static_cast<size_t>(k)]), static_cast<size_t>(bytes));
       }
+      for (int i = 0; i < nCarried; ++i)
+        copyValue((*next)[static_cast<size_t>(i)].data(), sub->prog->ptr(carriedOut[static_cast<size_t>(i)]),
+                  carriedInfo[static_cast<size_t>(i)]);
+      carried->swap(*next);
       ++iter;
     }
     if (nScan > 0 && iter != staticTrips)

@@ -1,0 +1,400 @@
+// Run-time planning (docs/architecture.md, "Static and run-time planning"): an inference session
+// on the CPU device whose model leaves shapes to the run (a symbolic input dimension that
+// InputShapeInfo does not give, a shape-giving input such as Reshape's shape fed at run time)
+// plans each run from what it brings. A plan is the static one made for the run: the model with
+// the run's input shapes as InputShapeInfo and the values of the inputs that give shapes as
+// constants (folded like any constant), prepared and compiled as prepareDevice does. Plans are
+// kept by their signature (input shapes, and those inputs' values), the least recently used
+// dropped past Session::kMaxRunTimePlans; a run whose signature is cached reuses its plan.
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "backends/backend.hpp"
+#include "common/tensor_data.hpp"
+#include "ir/ir.hpp"
+#include "ir/runtime_info.hpp"
+#include "ir/tensor.hpp"
+#include "onnx.pb.h"
+#include "onnx/model_io.hpp"
+#include "passes/prepare.hpp"
+#include "popart/error.hpp"
+#include "popart/logging.hpp"
+#include "popart/session.hpp"
+#include "session/replica_weights.hpp"
+
+namespace popart {
+
+struct Session::RunTimePlans {
+  /// The model as given (initializers inline), and what sessions are made with.
+  onnx::ModelProto model;
+  std::string modelBaseDir;
+  InputShapeInfo given;
+  DataFlow dataFlow;
+  SessionOptions options;
+  Patterns patterns;
+  int64_t numIpus = 1;
+  /// The model's inputs without an initializer, in order, with their declared element types.
+  std::vector<TensorId> inputs;
+  std::map<TensorId, DataType> declaredType;
+  /// Inputs whose values give shapes: each plan takes this run's values as constants.
+  std::set<TensorId> valueInputs;
+
+  struct Plan {
+    std::unique_ptr<Ir> ir;
+    std::unique_ptr<Executable> executable;
+    std::unique_ptr<ReplicaWeights> weights;
+    std::unique_ptr<StepIOSpec> spec;
+    uint64_t lastUse = 0;
+  };
+  /// Plans by signature; the current one's members live in the Session while it is selected.
+  std::map<std::string, Plan> cache;
+  std::string current;
+  bool selected = false;
+  uint64_t clock = 0;
+  int64_t built = 0;
+  int64_t reused = 0;
+};
+
+namespace {
+
+/// The model's inputs (without initializers) that tensor `id` is computed from: through the
+/// producers in the main graph and in bodies (whose nodes may read outer tensors).
+std::set<TensorId> inputsUpstreamOf(const onnx::ModelProto& model, const TensorId& id) {
+  std::map<std::string, const onnx::NodeProto*> producer;
+  std::function<void(const onnx::GraphProto&)> index = [&](const onnx::GraphProto& g) {
+    for (const auto& n : g.node()) {
+      for (const auto& o : n.output()) producer.emplace(o, &n);
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) index(a.g());
+        for (const auto& sg : a.graphs()) index(sg);
+      }
+    }
+  };
+  index(model.graph());
+  std::set<std::string> inits, inputs;
+  for (const auto& t : model.graph().initializer()) inits.insert(t.name());
+  for (const auto& vi : model.graph().input()) {
+    if (!inits.count(vi.name())) inputs.insert(vi.name());
+  }
+  std::set<TensorId> found;
+  std::set<std::string> seen;
+  std::vector<std::string> todo{id};
+  std::function<void(const onnx::GraphProto&)> readsOf = [&](const onnx::GraphProto& g) {
+    for (const auto& n : g.node()) {
+      for (const auto& i : n.input()) todo.push_back(i);
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) readsOf(a.g());
+        for (const auto& sg : a.graphs()) readsOf(sg);
+      }
+    }
+  };
+  while (!todo.empty()) {
+    const std::string t = todo.back();
+    todo.pop_back();
+    if (t.empty() || !seen.insert(t).second) continue;
+    if (inputs.count(t)) found.insert(t);
+    auto it = producer.find(t);
+    if (it == producer.end()) continue;
+    for (const auto& i : it->second->input()) todo.push_back(i);
+    for (const auto& a : it->second->attribute()) {
+      if (a.has_g()) readsOf(a.g());
+      for (const auto& sg : a.graphs()) readsOf(sg);
+    }
+  }
+  return found;
+}
+
+std::string shapeText(const Shape& s) {
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < s.size(); ++i) os << (i ? " " : "") << s[i];
+  os << ']';
+  return os.str();
+}
+
+/// The model with `values` as Constant nodes in place of those inputs.
+onnx::ModelProto withConstantInputs(const onnx::ModelProto& model, const std::map<TensorId, TensorData>& values) {
+  onnx::ModelProto m = model;
+  auto* g = m.mutable_graph();
+  auto* ins = g->mutable_input();
+  for (int i = ins->size() - 1; i >= 0; --i) {
+    if (values.count(ins->Get(i).name())) ins->DeleteSubrange(i, 1);
+  }
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (const auto& kv : values) {
+    onnx::NodeProto* n = nodes.Add();
+    n->set_op_type("Constant");
+    n->set_name(kv.first + "/run-time constant");
+    n->add_output(kv.first);
+    onnx::AttributeProto* a = n->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    tensorToProto(kv.second, a->mutable_t());
+  }
+  for (const auto& n : g->node()) *nodes.Add() = n;
+  g->mutable_node()->Swap(&nodes);
+  return m;
+}
+
+error differs(const TensorId& id, int64_t microBatch) {
+  return error(
+      "Input '{}' gives a shape (its values are the run's constants), so it must hold the same values in every "
+      "micro-batch of a step; micro-batch {} differs from the first",
+      id, microBatch);
+}
+
+}  // namespace
+
+void Session::startRunTimePlanning(const IrBundle& b, const std::exception& need) {
+  if (b.options.syntheticDataMode != SyntheticDataMode::Off) throw error(need.what());  // no data to plan from
+  auto rt = std::make_unique<RunTimePlans>();
+  // The import took the model over (big initializers moved into their tensors): put it back.
+  rt->model = ir_->model();
+  for (auto& tp : *rt->model.mutable_graph()->mutable_initializer()) {
+    if (!ir_->isStrippedInitializer(tp.name())) continue;
+    const Tensor* t = ir_->mainGraph().tensor(tp.name());
+    if (!t || !t->data) throw internal_error("run-time planning: the data of initializer '{}' was lost", tp.name());
+    tensorToProto(t->groupData ? *t->groupData : *t->data, &tp);
+  }
+  rt->modelBaseDir = b.modelBaseDir;
+  rt->given = b.inputShapeInfo;
+  rt->dataFlow = b.dataFlow;
+  rt->options = b.options;
+  rt->patterns = b.patterns;
+  rt->numIpus = b.numIpus;
+  std::set<std::string> inits;
+  for (const auto& t : rt->model.graph().initializer()) inits.insert(t.name());
+  for (const auto& vi : rt->model.graph().input()) {
+    if (inits.count(vi.name())) continue;
+    rt->inputs.push_back(vi.name());
+    const int elem = vi.type().tensor_type().elem_type();
+    if (elem) rt->declaredType[vi.name()] = dataTypeFromOnnx(elem);
+  }
+  if (const auto* r = dynamic_cast<const RunTimeInfoNeeded*>(&need)) {
+    if (r->kind() == RunTimeInfoNeeded::Kind::Value) {
+      for (const auto& id : inputsUpstreamOf(rt->model, r->tensor())) rt->valueInputs.insert(id);
+    }
+  }
+  ir_.reset();
+  runTime_ = std::move(rt);
+  logging::session::info(
+      "The model's shapes are not all known when it is compiled ({}): the CPU device plans each run for its inputs",
+      need.what());
+}
+
+void Session::selectRunTimePlan(IStepIO& io) {
+  RunTimePlans& rt = *runTime_;
+  const int64_t bps = rt.dataFlow.batchesPerStep();
+  const int64_t af = rt.options.getAccumulationFactor();
+  const int64_t rf = rt.options.getReplicationFactor();
+  const size_t lead = static_cast<size_t>((bps > 1) + (af > 1) + (rf > 1));
+  const int64_t micro = bps * af * rf;
+
+  // A value input found while planning adds to the signature: at most one more pass per input.
+  for (size_t attempt = 0; attempt <= rt.inputs.size(); ++attempt) {
+    InputShapeInfo shapes;
+    std::map<TensorId, TensorData> values;
+    std::ostringstream key, said;
+    for (const auto& id : rt.inputs) {
+      const bool isValue = rt.valueInputs.count(id) != 0;
+      if (rt.given.has(id) && !isValue) {
+        shapes.add(id, rt.given.get(id));
+        continue;
+      }
+      IArray* a = io.inputArray(id);
+      if (!a)
+        throw error(
+            "The stepIO has no input for tensor '{}', whose shape (or value) this session takes from each run (its "
+            "shapes are known only at run time): give every input as an array (StepIO / PyStepIO)",
+            id);
+      const Shape full = a->shape();
+      if (full.size() < lead)
+        throw error("Input '{}' is given as an array of shape {}, but a step of {} micro-batches needs {} leading "
+                    "dimension(s) for them (batchesPerStep {}, accumulationFactor {}, replicationFactor {})",
+                    id, shapeText(full), micro, lead, bps, af, rf);
+      const Shape sample(full.begin() + static_cast<std::ptrdiff_t>(lead), full.end());
+      const DataType given = a->dataType();
+      auto dt = rt.declaredType.find(id);
+      const DataType type = dt != rt.declaredType.end() ? dt->second : given;
+      const TensorInfo info(type, sample);
+      key << id << ' ' << info.data_type() << shapeText(sample) << ';';
+      said << (said.tellp() ? ", " : "") << id << ' ' << info.toString();
+      if (!isValue) {
+        shapes.add(id, info);
+        continue;
+      }
+      // The value: one micro-batch's, the same in every micro-batch of the step.
+      const TensorInfo givenInfo(given, sample);
+      const int64_t n = givenInfo.nelms();
+      TensorData v(givenInfo);
+      if (given == DataType::STRING) {
+        const auto* p = static_cast<const std::string*>(a->data());
+        for (int64_t m = 1; m < micro; ++m) {
+          if (!std::equal(p, p + n, p + m * n)) throw differs(id, m);
+        }
+        std::copy(p, p + n, v.strings().begin());
+        key << '=';
+        for (int64_t i = 0; i < n; ++i) key << p[i].size() << ':' << p[i];
+      } else {
+        const auto* p = static_cast<const char*>(a->data());
+        const auto bytes = static_cast<size_t>(givenInfo.nbytes());
+        for (int64_t m = 1; m < micro && bytes; ++m) {
+          if (std::memcmp(p, p + static_cast<size_t>(m) * bytes, bytes) != 0) throw differs(id, m);
+        }
+        v = TensorData(givenInfo, p);
+        if (given != type) v = v.castTo(type);
+        key << '=' << std::string(static_cast<const char*>(v.data()), static_cast<size_t>(v.nbytes()));
+        if (n <= 8) {
+          said << " =";
+          for (double d : v.toDouble()) said << ' ' << d;
+        }
+      }
+      key << ';';
+      values.emplace(id, std::move(v));
+    }
+    const std::string k = key.str();
+    if (rt.selected && k == rt.current) {
+      ++rt.reused;
+      rt.cache.at(k).lastUse = ++rt.clock;
+      break;
+    }
+    // Park the selected plan in the cache.
+    if (rt.selected) {
+      RunTimePlans::Plan& p = rt.cache.at(rt.current);
+      p.ir = std::move(ir_);
+      p.executable = std::move(executable_);
+      p.weights = std::move(replicaWeights_);
+      p.spec = std::move(stepIOSpec_);
+      rt.selected = false;
+    }
+    auto it = rt.cache.find(k);
+    if (it == rt.cache.end()) {
+      onnx::ModelProto m = withConstantInputs(rt.model, values);
+      IrBundle b;
+      b.model = &m;
+      b.modelBaseDir = rt.modelBaseDir;
+      b.inputShapeInfo = shapes;
+      b.dataFlow = rt.dataFlow;
+      b.options = rt.options;
+      b.patterns = rt.patterns;
+      b.sessionName = name_;
+      b.mode = ExecutionMode::Inference;
+      b.evaluator = &backend_->constEvaluator();
+      b.numIpus = rt.numIpus;
+      auto ir = std::make_unique<Ir>();
+      try {
+        passes::prepare(*ir, b);
+      } catch (const RunTimeInfoNeeded& need) {
+        // A shape-giving value: the model's inputs it comes from become the run's constants.
+        size_t added = 0;
+        if (need.kind() == RunTimeInfoNeeded::Kind::Value) {
+          for (const auto& id : inputsUpstreamOf(rt.model, need.tensor())) added += rt.valueInputs.insert(id).second;
+        }
+        if (!added)
+          throw error("{} (the session plans at run time, but this value does not come from the model's inputs)",
+                      need.what());
+        continue;
+      }
+      while (rt.cache.size() >= kMaxRunTimePlans) {
+        auto oldest = rt.cache.begin();
+        for (auto c = rt.cache.begin(); c != rt.cache.end(); ++c) {
+          if (c->second.lastUse < oldest->second.lastUse) oldest = c;
+        }
+        rt.cache.erase(oldest);
+      }
+      ir_ = std::move(ir);
+      executable_.reset();
+      replicaWeights_.reset();
+      stepIOSpec_.reset();
+      try {
+        compileIr();
+      } catch (...) {
+        ir_.reset();
+        executable_.reset();
+        replicaWeights_.reset();
+        throw;
+      }
+      stepIOSpec_ = std::make_unique<StepIOSpec>(makeStepIOSpec());
+      stepIOSpec_->runTimeConstants.assign(rt.valueInputs.begin(), rt.valueInputs.end());
+      ++rt.built;
+      rt.cache[k].lastUse = ++rt.clock;
+      logging::session::info("Planned a run for {} (plan {} of this session; {} kept)", said.str(), rt.built,
+                             rt.cache.size());
+    } else {
+      RunTimePlans::Plan& p = it->second;
+      ir_ = std::move(p.ir);
+      executable_ = std::move(p.executable);
+      replicaWeights_ = std::move(p.weights);
+      stepIOSpec_ = std::move(p.spec);
+      p.lastUse = ++rt.clock;
+      ++rt.reused;
+    }
+    rt.current = k;
+    rt.selected = true;
+    break;
+  }
+  if (!rt.selected) throw internal_error("run-time planning found no plan for the run");
+  // The anchors' arrays take this run's shapes.
+  for (const auto& e : stepIOSpec().outputs) io.prepareOutput(e.id, TensorInfo(e.info.dataType(), getAnchorShape(e.id)));
+}
+
+Ir& Session::ir() const {
+  if (!ir_)
+    throw error(
+        "Session '{}' plans its shapes at run time (its model's shapes are not all known when it is compiled), and "
+        "has not run yet: this needs the plan of a run",
+        name_);
+  return *ir_;
+}
+
+Session::RunTimePlanStats Session::getRunTimePlanStats() const {
+  RunTimePlanStats s;
+  if (!runTime_) return s;
+  s.runTimeShapes = true;
+  s.plansBuilt = runTime_->built;
+  s.plansReused = runTime_->reused;
+  s.plansCached = static_cast<int64_t>(runTime_->cache.size());
+  s.runTimeConstants.assign(runTime_->valueInputs.begin(), runTime_->valueInputs.end());
+  return s;
+}
+
+const DataFlow& Session::runTimeDataFlow() const {
+  if (!runTime_) throw internal_error("runTimeDataFlow of a session without run-time planning");
+  return runTime_->dataFlow;
+}
+
+const SessionOptions& Session::runTimeOptions() const {
+  if (!runTime_) throw internal_error("runTimeOptions of a session without run-time planning");
+  return runTime_->options;
+}
+
+onnx::ModelProto Session::runTimeModel() const {
+  if (!runTime_) throw internal_error("runTimeModel of a session without run-time planning");
+  return runTime_->model;
+}
+
+std::map<TensorId, TensorInfo> Session::runTimeAnchorPlaceholders() const {
+  const RunTimePlans& rt = *runTime_;
+  std::map<TensorId, TensorInfo> m;
+  for (const auto& id : rt.dataFlow.anchors()) {
+    DataType t = DataType::FLOAT;
+    Shape s{0};
+    auto from = [&](const onnx::ValueInfoProto& vi) {
+      if (vi.name() != id) return;
+      const auto& tt = vi.type().tensor_type();
+      if (tt.elem_type()) t = dataTypeFromOnnx(tt.elem_type());
+      if (!tt.has_shape()) return;
+      s.clear();
+      for (const auto& d : tt.shape().dim()) s.push_back(d.has_dim_value() ? d.dim_value() : 0);
+    };
+    for (const auto& vi : rt.model.graph().output()) from(vi);
+    for (const auto& vi : rt.model.graph().value_info()) from(vi);
+    m.emplace(id, TensorInfo(t, s));
+  }
+  return m;
+}
+
+}  // namespace popart
