@@ -993,44 +993,65 @@ class SessionJs {
 
   /// inputs: {id: {data, shape, dtype}}; anchors: {id: TypedArray} filled in place (the JS layer
   /// sized them with getAnchorShape / getInfo).
-  void run(const val& inputs, const val& anchors, const std::string& debugName) {
-    guarded([&] { withStepIO(inputs, anchors, [&](IStepIO& io) { s_->run(io, debugName); }); });
+  val run(const val& inputs, const val& anchors, const std::string& debugName) {
+    return guarded([&] { return withStepIO(inputs, anchors, [&](IStepIO& io) { s_->run(io, debugName); }); });
   }
 
   /// A StepIO over copies of `inputs` and buffers for `anchors` (shaped by the main session), given
-  /// to `step`; the buffers are then copied into the JS arrays.
+  /// to `step`; the buffers are then copied into the JS arrays. A session planned at run time
+  /// sizes its anchors per run: every anchor comes back as {dtype, shape, bytes | strings} (the
+  /// JS session puts the run's arrays into the PyStepIO); otherwise undefined.
   template <typename F>
-  void withStepIO(const val& inputs, const val& anchors, F&& step) {
-    {
-      std::map<TensorId, NDArray> in, out;
-      for (const auto& id : toStrings(val::global("Object").call<val>("keys", inputs)))
-        in.emplace(id, ndarrayFrom(inputs[id]));
-      const auto outIds = toStrings(val::global("Object").call<val>("keys", anchors));
-      for (const auto& id : outIds) {
-        // An array of the wrong size gets the core's element-count error, as natively.
-        Shape shape = s_->getAnchorShape(id);
-        const auto n = anchors[id]["length"].as<double>();
-        if (n != static_cast<double>(TensorInfo(DataType::FLOAT, shape).nelms())) shape = {static_cast<int64_t>(n)};
-        out.emplace(id, NDArray(s_->getInfo(id).dataType(), shape));
+  val withStepIO(const val& inputs, const val& anchors, F&& step) {
+    std::map<TensorId, NDArray> in, out;
+    for (const auto& id : toStrings(val::global("Object").call<val>("keys", inputs)))
+      in.emplace(id, ndarrayFrom(inputs[id]));
+    const auto outIds = toStrings(val::global("Object").call<val>("keys", anchors));
+    const bool runTime = s_->getRunTimePlanStats().runTimeShapes;
+    const std::map<TensorId, TensorInfo> infos = runTime ? s_->getAnchorArrayInfos() : std::map<TensorId, TensorInfo>{};
+    for (const auto& id : outIds) {
+      if (runTime) {  // resized by the run (StepIO::prepareOutput); an unknown id is the core's error
+        auto it = infos.find(id);
+        out.emplace(id, NDArray(it != infos.end() ? it->second : TensorInfo(DataType::FLOAT, {0})));
+        continue;
       }
-      std::map<TensorId, IArray&> inRefs, outRefs;
-      for (auto& kv : in) inRefs.emplace(kv.first, kv.second);
-      for (auto& kv : out) outRefs.emplace(kv.first, kv.second);
-      StepIO io(inRefs, outRefs);
-      step(io);
-      // syntheticDataMode: no host streams, so nothing reaches the anchors (as natively).
-      if (s_->getSessionOptions().syntheticDataMode != SyntheticDataMode::Off) return;
-      for (const auto& id : outIds) {
-        NDArray& a = out.at(id);
-        if (a.info().dataType() == DataType::STRING) {
-          val dst = anchors[id];
-          const auto* s = a.dataAs<std::string>();
-          for (std::size_t i = 0; i < a.nelms(); ++i) dst.set(i, s[i]);
+      // An array of the wrong size gets the core's element-count error, as natively.
+      Shape shape = s_->getAnchorShape(id);
+      const auto n = anchors[id]["length"].as<double>();
+      if (n != static_cast<double>(TensorInfo(DataType::FLOAT, shape).nelms())) shape = {static_cast<int64_t>(n)};
+      out.emplace(id, NDArray(s_->getInfo(id).dataType(), shape));
+    }
+    std::map<TensorId, IArray&> inRefs, outRefs;
+    for (auto& kv : in) inRefs.emplace(kv.first, kv.second);
+    for (auto& kv : out) outRefs.emplace(kv.first, kv.second);
+    StepIO io(inRefs, outRefs);
+    step(io);
+    // syntheticDataMode: no host streams, so nothing reaches the anchors (as natively).
+    if (s_->getSessionOptions().syntheticDataMode != SyntheticDataMode::Off) return val::undefined();
+    val shaped = runTime ? val::object() : val::undefined();
+    for (const auto& id : outIds) {
+      NDArray& a = out.at(id);
+      const std::size_t bytes = static_cast<std::size_t>(a.info().nbytes());
+      if (runTime) {
+        val o = val::object();
+        o.set("dtype", dataTypeToString(a.dataType()));
+        o.set("shape", jsShape(a.shape()));
+        if (a.isString()) {
+          const auto* p = a.dataAs<std::string>();
+          o.set("strings", jsStrings(std::vector<std::string>(p, p + a.nelms())));
         } else {
-          copyToJs(anchors[id], a.data(), static_cast<std::size_t>(a.info().nbytes()));
+          o.set("bytes", u8Copy(a.data(), bytes));
         }
+        shaped.set(id, o);
+      } else if (a.isString()) {
+        val dst = anchors[id];
+        const auto* p = a.dataAs<std::string>();
+        for (std::size_t i = 0; i < a.nelms(); ++i) dst.set(i, p[i]);
+      } else {
+        copyToJs(anchors[id], a.data(), bytes);
       }
     }
+    return shaped;
   }
 
   /// weights: {id: TypedArray} filled with the host copy of each weight.
@@ -1147,6 +1168,19 @@ class SessionJs {
   val getDevice() {
     return guarded([&] { return deviceInfoJs(*s_->getDevice()); });
   }
+  /// Session::getRunTimePlanStats: {runTimeShapes, plansBuilt, plansReused, plansCached, runTimeConstants}.
+  val getRunTimePlanStats() {
+    return guarded([&] {
+      const Session::RunTimePlanStats st = s_->getRunTimePlanStats();
+      val o = val::object();
+      o.set("runTimeShapes", st.runTimeShapes);
+      o.set("plansBuilt", static_cast<double>(st.plansBuilt));
+      o.set("plansReused", static_cast<double>(st.plansReused));
+      o.set("plansCached", static_cast<double>(st.plansCached));
+      o.set("runTimeConstants", jsStrings(st.runTimeConstants));
+      return o;
+    });
+  }
   val getMemoryStats() {
     return guarded([&] {
       const auto m = s_->getMemoryStats();
@@ -1252,5 +1286,6 @@ EMSCRIPTEN_BINDINGS(popart) {
       .function("setRandomSeed", &SessionJs::setRandomSeed)
       .function("isPrepared", &SessionJs::isPrepared)
       .function("getDevice", &SessionJs::getDevice)
-      .function("getMemoryStats", &SessionJs::getMemoryStats);
+      .function("getMemoryStats", &SessionJs::getMemoryStats)
+      .function("getRunTimePlanStats", &SessionJs::getRunTimePlanStats);
 }

@@ -40,7 +40,9 @@ std::map<TensorId, ArrayRef> arrays(const py::dict& d, const char* what, bool wr
 class PyStepIO : public IStepIO {
  public:
   PyStepIO(const py::dict& inputs, const py::dict& outputs)
-      : outputs_(outputs), in_(arrays(inputs, "PyStepIO input", false)), out_(arrays(outputs, "PyStepIO output", true)) {
+      : outputs_(outputs),
+        in_(arrays(inputs, "PyStepIO input", false)),
+        out_(arrays(outputs, "PyStepIO output", true)) {
     connect();
   }
   ConstVoidData in(TensorId id, int64_t n, bool prefetch, bool bc) override { return io_->in(id, n, prefetch, bc); }

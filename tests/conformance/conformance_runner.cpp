@@ -194,7 +194,8 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
       std::unique_ptr<popart::InferenceSession> session;
       try {
         session = popart::InferenceSession::createFromOnnxModel(
-            modelBytes, popart::DataFlow(1, outputNames), popart::DeviceManager::createDeviceManager().createCpuDevice());
+            modelBytes, popart::DataFlow(1, outputNames),
+            popart::DeviceManager::createDeviceManager().createCpuDevice());
       } catch (const popart::error& e) {
         r.status = Status::Unsupported;
         r.reason = firstLine(e.what());

@@ -431,8 +431,8 @@ TEST(SignalOps, ShapeGivingInputsAreKnownAtRunTimeOnTheCpu) {
     return ai.dft({constant(ai, std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8}, {1, 8, 1}), n}, 1, 0, 0, {"dft"});
   };
   // The IPU model: the DFT length must be known when the model is compiled (PopART's rule).
-  expectError([&] { ipuModelSession(dftOfN); },
-              {"node 'dft", "DFT, opset 17", "input 1 ('n') gives the DFT length", "must be known when the model is compiled"});
+  expectError([&] { ipuModelSession(dftOfN); }, {"node 'dft", "DFT, opset 17", "input 1 ('n') gives the DFT length",
+                                                 "must be known when the model is compiled"});
   // The CPU device plans the run for the length it is given: the same as a constant length.
   std::map<TensorId, NDArray> in;
   in.emplace("n", NDArray::fromVector(std::vector<int64_t>{4}, {}));

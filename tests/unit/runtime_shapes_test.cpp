@@ -96,7 +96,8 @@ std::vector<float> iota(size_t n, float start = -3.0f) {
 }
 
 TEST(RunTimeShapes, SymbolicBatchRunsAtEverySize) {
-  auto s = InferenceSession::createFromOnnxModel(symbolicBatchModel(), DataFlow(1, std::vector<TensorId>{"y", "z"}), test::cpu());
+  auto s = InferenceSession::createFromOnnxModel(symbolicBatchModel(), DataFlow(1, std::vector<TensorId>{"y", "z"}),
+                                                 test::cpu());
   EXPECT_TRUE(s->getRunTimePlanStats().runTimeShapes);
   s->prepareDevice();
   // Placeholders before the first run: the declared types, unknown dimensions 0.
@@ -152,11 +153,13 @@ TEST(RunTimeShapes, ShapeGivingInputFedAtRunTime) {
 }
 
 TEST(RunTimeShapes, PlanCacheStaysBoundedOverManyRuns) {
-  auto s = InferenceSession::createFromOnnxModel(symbolicBatchModel(), DataFlow(1, std::vector<TensorId>{"y"}), test::cpu());
+  auto s =
+      InferenceSession::createFromOnnxModel(symbolicBatchModel(), DataFlow(1, std::vector<TensorId>{"y"}), test::cpu());
   s->prepareDevice();
   auto anchors = s->initAnchorArrays();
   std::map<int64_t, std::map<TensorId, NDArray>> inputs;
-  for (int64_t n = 1; n <= 12; ++n) inputs[n].emplace("x", NDArray::fromVector(iota(static_cast<size_t>(n * 4)), {n, 4}));
+  for (int64_t n = 1; n <= 12; ++n)
+    inputs[n].emplace("x", NDArray::fromVector(iota(static_cast<size_t>(n * 4)), {n, 4}));
   // 1,000 runs of two alternating sizes: two plans, reused.
   for (int i = 0; i < 1000; ++i) {
     StepIO io(arrayRefs(inputs.at(i % 2 ? 2 : 7)), arrayRefs(anchors));
@@ -177,7 +180,8 @@ TEST(RunTimeShapes, PlanCacheStaysBoundedOverManyRuns) {
 }
 
 TEST(RunTimeShapes, BatchesPerStepSplitsTheLeadingDimension) {
-  auto s = InferenceSession::createFromOnnxModel(symbolicBatchModel(), DataFlow(2, std::vector<TensorId>{"y"}), test::cpu());
+  auto s =
+      InferenceSession::createFromOnnxModel(symbolicBatchModel(), DataFlow(2, std::vector<TensorId>{"y"}), test::cpu());
   s->prepareDevice();
   auto anchors = s->initAnchorArrays();
   std::map<TensorId, NDArray> in;

@@ -851,6 +851,12 @@ export interface Session extends Disposable {
   getDevice(): DeviceInfo;
   /** The core's SessionMemoryStats::fields(), in bytes. */
   getMemoryStats(): { activationArenaBytes: number; activationTotalBytes: number; weightBytes: number; constantBytes: number };
+  /**
+   * Plans of a session whose shapes are known only at run time (the CPU device: symbolic input
+   * dimensions, shape-giving inputs fed at run time). Each run puts its anchors' arrays of the
+   * run's shapes into the PyStepIO's outputs (an NDArray takes the new data and shape).
+   */
+  getRunTimePlanStats(): { runTimeShapes: boolean; plansBuilt: number; plansReused: number; plansCached: number; runTimeConstants: string[] };
 }
 
 /** An IPU generation the IPU model emulates (the core's IpuTargetInfo, as its ipuTargetJson writes it). */

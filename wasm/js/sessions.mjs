@@ -14,6 +14,30 @@ export function makeSessions({ readModel, SessionHandle, SessionReports, TensorI
     }
   }
 
+  /// A session planned at run time: each anchor's array of this run ({dtype, shape, bytes |
+  /// strings}) into the PyStepIO's outputs (the user's anchors object). An NDArray takes the run's
+  /// data and shape; a TypedArray of the same length is filled, one of another length replaced.
+  function takeRunShapes(stepio, shaped) {
+    for (const [id, v] of Object.entries(shaped)) {
+      let data = v.strings;
+      if (data === undefined) {
+        const T = TYPED_ARRAYS[v.dtype];
+        if (!T) throw new Error(`anchor '${id}' has data type ${v.dtype}, which JavaScript cannot hold`);
+        data = new T(v.bytes.buffer, v.bytes.byteOffset, v.bytes.byteLength / T.BYTES_PER_ELEMENT);
+      }
+      const cur = stepio.outputs[id];
+      if (cur instanceof NDArray) {
+        cur.data = data;
+        cur.shape = v.shape;
+        cur.dtype = v.dtype;
+      } else if (ArrayBuffer.isView(cur) && cur.length === data.length && cur.constructor === data.constructor) {
+        cur.set(data);
+      } else {
+        stepio.outputs[id] = data;
+      }
+    }
+  }
+
   /// What InferenceSession, TrainingSession and poponnx's Session share.
   class SessionBase extends SessionReports {
     prepareDevice(loadEngine = true) { this.handle.prepareDevice(!!loadEngine); }
@@ -107,9 +131,14 @@ export function makeSessions({ readModel, SessionHandle, SessionReports, TensorI
     }
     getMemoryStats() { return this.handle.getMemoryStats(); }
 
+    /// Plans of a session whose shapes are known only at run time (the CPU device):
+    /// {runTimeShapes, plansBuilt, plansReused, plansCached, runTimeConstants}.
+    getRunTimePlanStats() { return this.handle.getRunTimePlanStats(); }
+
     run(stepio, debugName = '') {
       const { inputs, anchors } = this._stepArgs(stepio);
-      this.handle.run(inputs, anchors, String(debugName));
+      const shaped = this.handle.run(inputs, anchors, String(debugName));
+      if (shaped) takeRunShapes(stepio, shaped);
     }
     /// A PyStepIO's inputs as NDArrays of the tensors' types, and its anchors' TypedArrays.
     _stepArgs(stepio) {

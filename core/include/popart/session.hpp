@@ -197,10 +197,10 @@ class Session {
   /// shapes and values, and keeps the last kMaxRunTimePlans plans (docs/architecture.md, "Static
   /// and run-time planning"). Its plans so far:
   struct RunTimePlanStats {
-    bool runTimeShapes = false;  ///< false: the one static plan prepareDevice makes
-    int64_t plansBuilt = 0;      ///< plans made for runs (each a re-plan after the first)
-    int64_t plansReused = 0;     ///< runs that found their plan in the cache
-    int64_t plansCached = 0;     ///< plans held now
+    bool runTimeShapes = false;              ///< false: the one static plan prepareDevice makes
+    int64_t plansBuilt = 0;                  ///< plans made for runs (each a re-plan after the first)
+    int64_t plansReused = 0;                 ///< runs that found their plan in the cache
+    int64_t plansCached = 0;                 ///< plans held now
     std::vector<TensorId> runTimeConstants;  ///< inputs whose values give shapes (a plan per value)
   };
   RunTimePlanStats getRunTimePlanStats() const;

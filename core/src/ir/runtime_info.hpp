@@ -16,7 +16,7 @@ namespace popart {
 class RunTimeInfoNeeded : public contextual_error {
  public:
   enum class Kind {
-    Value,  ///< `tensor`'s value gives a shape, and it is computed at run time
+    Value,       ///< `tensor`'s value gives a shape, and it is computed at run time
     InputShape,  ///< model input `tensor`'s shape has a dimension only a run gives
   };
   RunTimeInfoNeeded(const std::string& what, Kind kind, TensorId tensor)

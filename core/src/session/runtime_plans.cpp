@@ -212,9 +212,10 @@ void Session::selectRunTimePlan(IStepIO& io) {
             id);
       const Shape full = a->shape();
       if (full.size() < lead)
-        throw error("Input '{}' is given as an array of shape {}, but a step of {} micro-batches needs {} leading "
-                    "dimension(s) for them (batchesPerStep {}, accumulationFactor {}, replicationFactor {})",
-                    id, shapeText(full), micro, lead, bps, af, rf);
+        throw error(
+            "Input '{}' is given as an array of shape {}, but a step of {} micro-batches needs {} leading "
+            "dimension(s) for them (batchesPerStep {}, accumulationFactor {}, replicationFactor {})",
+            id, shapeText(full), micro, lead, bps, af, rf);
       const Shape sample(full.begin() + static_cast<std::ptrdiff_t>(lead), full.end());
       const DataType given = a->dataType();
       auto dt = rt.declaredType.find(id);
@@ -338,7 +339,8 @@ void Session::selectRunTimePlan(IStepIO& io) {
   }
   if (!rt.selected) throw internal_error("run-time planning found no plan for the run");
   // The anchors' arrays take this run's shapes.
-  for (const auto& e : stepIOSpec().outputs) io.prepareOutput(e.id, TensorInfo(e.info.dataType(), getAnchorShape(e.id)));
+  for (const auto& e : stepIOSpec().outputs)
+    io.prepareOutput(e.id, TensorInfo(e.info.dataType(), getAnchorShape(e.id)));
 }
 
 Ir& Session::ir() const {

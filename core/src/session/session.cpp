@@ -164,7 +164,8 @@ void Session::importExecutable(const ExecutableFile& f, const std::string& sourc
 }
 
 void Session::loadEngineAndConnectStreams() {
-  if (!isPrepared()) throw error("loadEngineAndConnectStreams: there is no compiled engine; call prepareDevice() first");
+  if (!isPrepared())
+    throw error("loadEngineAndConnectStreams: there is no compiled engine; call prepareDevice() first");
   engineLoaded_ = true;
   logging::session::info("Engine loaded");
 }
