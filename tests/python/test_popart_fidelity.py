@@ -10,12 +10,15 @@ import numpy as np
 import pytest
 
 
-def session_error(popart, build, opsets=None, train=False):
-    """The popart_exception of a session on the model `build(builder)` returns the output of."""
+def session_error(popart, build, opsets=None, train=False, ipu_model=False):
+    """The popart_exception of a session on the model `build(builder)` returns the output of (on
+    the IPU model with `ipu_model`: its static-shape rule is PopART's, where the CPU device plans
+    shapes at run time)."""
     b = popart.Builder(opsets=opsets) if opsets else popart.Builder()
     out = build(b)
     b.addOutputTensor(out)
-    dev = popart.DeviceManager().createCpuDevice()
+    dm = popart.DeviceManager()
+    dev = dm.createIpuModelDevice({"numIPUs": 1}) if ipu_model else dm.createCpuDevice()
     with pytest.raises(popart.popart_exception) as e:
         if train:
             loss = b.aiGraphcore.identityloss([out])
@@ -97,7 +100,8 @@ def test_tile_repeats_errors(popart):
     def wrong_length(b):
         x = b.addInputTensor("FLOAT", [2, 3], "x")
         return b.aiOnnx.tile([x, b.aiOnnx.constant(np.array([1, 2, 3], dtype=np.int64), "reps")])
-    assert session_error(popart, streamed).args[0] == "The 'Repeats' Tensor `reps' must be of type Constant"
+    assert session_error(popart, streamed, ipu_model=True).args[0] == (
+        "The 'Repeats' Tensor `reps' must be of type Constant")
     assert session_error(popart, wrong_length).args[0].endswith(
         "' should have one element for each dimension of the data tensor")
 
@@ -424,7 +428,7 @@ def test_slice_starts_not_known_when_building(popart):
         starts = b.addInputTensor("INT32", [2], "st")
         ends = b.aiOnnx.constant(np.array([2, 3], dtype=np.int32))
         return b.aiOnnx.slice([x, starts, ends])
-    e = session_error(popart, build)
+    e = session_error(popart, build, ipu_model=True)
     assert e.args[0] == ("Need the value of the ai.onnx.Slice:10 input 'starts' to determine the output shape, but was "
                          "unable because [Tensor::getDataViaGraphTraversal] Could not work out tensor data for st.")
     assert "computed at run time" in e.fullMessage
