@@ -42,6 +42,27 @@ std::map<TensorId, NDArray> runOnce(const std::string& model, const std::map<Ten
                                     const std::vector<TensorId>& anchors, const SessionOptions& opts = {}, int bps = 1,
                                     std::shared_ptr<DeviceInfo> device = nullptr);
 
+/// A model under construction and its inputs' values: add inputs with in(), then run() it once.
+struct Net {
+  std::unique_ptr<Builder> b = Builder::create();
+  std::map<TensorId, NDArray> inputs;
+
+  /// An input of `v`'s type and shape `s`, fed `v`.
+  template <typename T>
+  TensorId in(const std::vector<T>& v, const Shape& s) {
+    const TensorId id = b->addInputTensor(TensorInfo(getDataType<T>(), s));
+    inputs.emplace(id, NDArray::fromVector(v, s));
+    return id;
+  }
+  /// Marks `outs` as outputs and runs once on the CPU: every output.
+  std::map<TensorId, NDArray> run(const std::vector<TensorId>& outs, const SessionOptions& o = {}) {
+    for (const auto& t : outs) b->addOutputTensor(t);
+    return runOnce(b->getModelProto(), inputs, outs, o);
+  }
+  /// run() of one output, its value.
+  NDArray runOne(const TensorId& y) { return run({y}).at(y); }
+};
+
 /// The number of elements of a shape (1 for a scalar).
 inline int64_t numElements(const Shape& s) {
   int64_t n = 1;

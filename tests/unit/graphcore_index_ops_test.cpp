@@ -44,21 +44,8 @@ int64_t ravel(const std::vector<int64_t>& p, const Shape& s) {
 }
 
 /// A model under construction: inputs with their values, then run once.
-struct Net {
-  std::unique_ptr<Builder> b = Builder::create();
-  std::map<TensorId, NDArray> inputs;
+struct Net : test::Net {
   AiGraphcoreOpset1 gc = b->aiGraphcoreOpset1();
-
-  template <typename T>
-  TensorId in(const std::vector<T>& v, const Shape& s) {
-    const TensorId id = b->addInputTensor(TensorInfo(getDataType<T>(), s));
-    inputs.emplace(id, NDArray::fromVector(v, s));
-    return id;
-  }
-  std::map<TensorId, NDArray> run(const std::vector<TensorId>& outs) {
-    for (const auto& o : outs) b->addOutputTensor(o);
-    return test::runOnce(b->getModelProto(), inputs, outs);
-  }
 };
 
 /// The Builder only warns when a node's shapes cannot be inferred (as PopART's); the session

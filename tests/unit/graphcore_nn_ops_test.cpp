@@ -26,21 +26,8 @@ std::vector<float> uniformValues(const Shape& s, uint32_t seed, float lo = -1.0f
   return v;
 }
 
-struct NnNet {
-  std::unique_ptr<Builder> b = Builder::create();
-  std::map<TensorId, NDArray> inputs;
+struct NnNet : test::Net {
   AiGraphcoreOpset1 gc = b->aiGraphcoreOpset1();
-
-  template <typename T>
-  TensorId in(const std::vector<T>& v, const Shape& s) {
-    const TensorId id = b->addInputTensor(TensorInfo(getDataType<T>(), s));
-    inputs.emplace(id, NDArray::fromVector(v, s));
-    return id;
-  }
-  std::map<TensorId, NDArray> run(const std::vector<TensorId>& outs) {
-    for (const auto& o : outs) b->addOutputTensor(o);
-    return test::runOnce(b->getModelProto(), inputs, outs);
-  }
 };
 
 std::vector<double> asDouble(const NDArray& a) {

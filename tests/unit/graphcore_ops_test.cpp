@@ -33,21 +33,9 @@ std::vector<double> asDoubles(const NDArray& a) {
   }
 }
 
-/// A model under construction and its input values: build, then run().
-struct Graph1 {
-  std::unique_ptr<Builder> b = Builder::create();
+/// A model under construction (Graphcore ops at hand) and its input values: build, then run().
+struct Graph1 : test::Net {
   AiGraphcoreOpset1 gc = b->aiGraphcoreOpset1();
-  std::map<TensorId, NDArray> inputs;
-  template <typename T>
-  TensorId input(const std::vector<T>& v, const Shape& s) {
-    const TensorId id = b->addInputTensor(TensorInfo(getDataType<T>(), s));
-    inputs.emplace(id, NDArray::fromVector(v, s));
-    return id;
-  }
-  std::map<TensorId, NDArray> run(const std::vector<TensorId>& outs, const SessionOptions& o = {}) {
-    for (const auto& t : outs) b->addOutputTensor(t);
-    return test::runOnce(b->getModelProto(), inputs, outs, o);
-  }
 };
 
 /// The error of a session on the model `make` builds: setup errors come before any input is read,
@@ -68,9 +56,9 @@ TEST(GraphcoreOps, BitwiseOpsOfIntegers) {
   Graph1 g;
   const std::vector<int32_t> a{5, -6, 0x0f0f, -1, 123456, 7};
   const std::vector<int32_t> b{3, 12, 0x00ff};  // broadcast along the rows
-  const auto ai = g.input(a, {2, 3}), bi = g.input(b, {3});
+  const auto ai = g.in(a, {2, 3}), bi = g.in(b, {3});
   const std::vector<uint8_t> u{0, 1, 0xf0, 0xff};
-  const auto ui = g.input(u, {4});
+  const auto ui = g.in(u, {4});
   const auto n = g.gc.bitwisenot({ai}), an = g.gc.bitwiseand({ai, bi}), o = g.gc.bitwiseor({ai, bi}),
              x = g.gc.bitwisexor({ai, bi}), xn = g.gc.bitwisexnor({ai, bi}), un = g.gc.bitwisenot({ui});
   auto out = g.run({n, an, o, x, xn, un});
@@ -100,7 +88,7 @@ TEST(GraphcoreOps, ScaleAndScaledAddOfIntegersSaturate) {
   // by the Builder fuzzer under UBSan).
   Graph1 g;
   const std::vector<int64_t> a{3, -3, 1}, b{1, 1, 0};
-  const auto ai = g.input(a, {3}), bi = g.input(b, {3});
+  const auto ai = g.in(a, {3}), bi = g.in(b, {3});
   const auto s = g.gc.scale({ai}, 1e19f), sa = g.gc.scaledadd({ai, bi}, 4e18f, 1.0f);
   auto out = g.run({s, sa});
   const int64_t hi = std::numeric_limits<int64_t>::max(), lo = std::numeric_limits<int64_t>::min();
@@ -112,10 +100,10 @@ TEST(GraphcoreOps, ScaleAndScaledAddOfIntegersSaturate) {
 TEST(GraphcoreOps, RoundNearbyIntAndIncrementMod) {
   Graph1 g;
   const std::vector<float> x{0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 3.49f, -3.51f, 6.0f};
-  const auto xi = g.input(x, {8});
+  const auto xi = g.in(x, {8});
   const std::vector<int32_t> ii{5, -5, 10, 1, 2};
   const std::vector<uint32_t> uu{5, static_cast<uint32_t>(-5), 10, 1, 2};
-  const auto ni = g.input(ii, {5}), nu = g.input(uu, {5});
+  const auto ni = g.in(ii, {5}), nu = g.in(uu, {5});
   const auto nb = g.gc.nearbyint({xi}), rd = g.gc.round({xi});
   const auto mf = g.gc.incrementmod({xi}, 3.0f, 4.0f), mi = g.gc.incrementmod({ni}, 3.0f, 4.0f),
              mu = g.gc.incrementmod({nu}, 3.0f, 4.0f);
@@ -143,7 +131,7 @@ TEST(GraphcoreOps, GeluErfSwishFmodRemainderInDouble) {
   const auto x = test::randomDoubles(12, 1, -4.0, 4.0);
   auto y = test::randomDoubles(12, 2, 0.5, 2.0);
   for (size_t i = 0; i < y.size(); i += 2) y[i] = -y[i];
-  const auto xi = g.input(x, {3, 4}), yi = g.input(y, {3, 4});
+  const auto xi = g.in(x, {3, 4}), yi = g.in(y, {3, 4});
   const auto ge = g.gc.geluerf({xi}), sw = g.gc.swish({xi}), fm = g.gc.fmod({xi, yi}), rm = g.gc.remainder({xi, yi});
   auto out = g.run({ge, sw, fm, rm});
   std::vector<double> wg, ws, wf, wr;
@@ -165,7 +153,7 @@ TEST(GraphcoreOps, ReverseDepthToSpaceSliceSubsample) {
   Graph1 g;
   std::vector<float> x(2 * 8 * 2 * 3);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
-  const auto xi = g.input(x, {2, 8, 2, 3});
+  const auto xi = g.in(x, {2, 8, 2, 3});
   const auto rv = g.gc.reverse({xi}, {0, 3}), none = g.gc.reverse({xi}, {});
   const auto dcr = g.gc.depthtospace({xi}, 2, "DCR"), crd = g.gc.depthtospace({xi}, 2, "CRD");
   const auto sl = g.gc.slice({xi}, {-1, 3}, {1, 1}, {1, 3});  // ends, starts, axes
@@ -252,8 +240,8 @@ TEST(GraphcoreOps, NormalizeImage) {
   const std::vector<float> off{1, 2, 3}, sc{4, 5, 6};
   const float scale = 1.0f / 255;
   Graph1 g;
-  const auto i8 = g.input(img, {1, 2, 3}), o16 = g.input(off16, {3}), s16 = g.input(sc16, {3});
-  const auto i32 = g.input(imgf, {2, 3}), o32 = g.input(off, {3}), s32 = g.input(sc, {3});
+  const auto i8 = g.in(img, {1, 2, 3}), o16 = g.in(off16, {3}), s16 = g.in(sc16, {3});
+  const auto i32 = g.in(imgf, {2, 3}), o32 = g.in(off, {3}), s32 = g.in(sc, {3});
   const auto y16 = g.gc.normalize_image({i8, o16, s16}, scale), y32 = g.gc.normalize_image({i32, o32, s32}, scale);
   auto out = g.run({y16, y32});
   std::vector<double> want;
@@ -288,7 +276,7 @@ TEST(GraphcoreOps, InitTensorRemapAndCollectives) {
   const auto z = g.gc.init({2, 3}, static_cast<int64_t>(DataType::INT32), static_cast<int64_t>(InitType::Zero));
   const auto z2 = g.gc.init({4}, static_cast<int64_t>(DataType::FLOAT16), static_cast<int64_t>(InitType::NoInit), 0);
   const std::vector<float> x{1, -2, 3, -4, 5, -6};
-  const auto xi = g.input(x, {2, 3});
+  const auto xi = g.in(x, {2, 3});
   const auto rm = g.gc.tensorremap({xi}), ar = g.gc.replicatedallreduce({xi}),
              rs = g.gc.replicatedreducescatter({xi}, std::vector<int64_t>{1, 1});
   auto out = g.run({z, z2, rm, ar, rs});
@@ -325,7 +313,7 @@ TEST(GraphcoreOps, InitTensorRemapAndCollectives) {
 
   // At a replication factor above 1 the collectives are refused (another issue gives them meaning).
   Graph1 r;
-  const auto ri = r.input(x, {2, 3});
+  const auto ri = r.in(x, {2, 3});
   const auto rar = r.gc.replicatedallreduce({ri});
   SessionOptions o;
   o.enableReplicatedGraphs = true;
@@ -355,7 +343,7 @@ TEST(GraphcoreOps, PrintTensorPrintsAndPassesItsInputOn) {
   Graph1 g;
   const std::vector<float> x{1, 2.5f, -3, 4};
   const std::vector<int32_t> big(1200, 7);
-  const auto xi = g.input(x, {2, 2}), bi = g.input(big, {1200});
+  const auto xi = g.in(x, {2, 2}), bi = g.in(big, {1200});
   auto ai = g.b->aiOnnxOpset11();
   const auto p = g.gc.printtensor({xi}, 1, {}, "mine");
   const auto q = g.gc.printtensor({ai.add({p, p})});
@@ -373,7 +361,7 @@ TEST(GraphcoreOps, AbortRaisesPoplarRuntimeError) {
   {
     Graph1 g;
     const std::vector<float> x{1, 2};
-    const auto xi = g.input(x, {2});
+    const auto xi = g.in(x, {2});
     const auto y = g.b->aiOnnxOpset11().abs({xi});
     g.gc.abort({});
     bool thrown = false;
@@ -389,7 +377,7 @@ TEST(GraphcoreOps, AbortRaisesPoplarRuntimeError) {
   for (float c : {0.0f, 1.0f}) {
     Graph1 g;
     const std::vector<float> x{c};
-    const auto xi = g.input(x, {1});
+    const auto xi = g.in(x, {1});
     const auto y = g.b->aiOnnxOpset11().abs({xi});
     g.gc.abort({y});
     if (c == 0.0f) {
@@ -528,8 +516,8 @@ TEST(GraphcoreOps, BatchNormalizationUsesTheUnbiasedRunningVariance) {
   const auto x = test::randomDoubles(static_cast<size_t>(N * C * S), 5, -2.0, 2.0);
   const std::vector<double> scale{1.5, 0.5}, bias{0.1, -0.2}, mean{0.3, -0.1}, var{1.2, 0.8};
   Graph1 g;
-  const auto xi = g.input(x, {N, C, S});
-  auto c = [&](const std::vector<double>& v) { return g.input(v, {C}); };
+  const auto xi = g.in(x, {N, C, S});
+  auto c = [&](const std::vector<double>& v) { return g.in(v, {C}); };
   const auto outs = g.gc.batchnormalization({xi, c(scale), c(bias), c(mean), c(var)}, 5, 1e-5f, 0.9f);
   ASSERT_EQ(outs.size(), 5u);
   auto out = g.run(outs);
@@ -613,7 +601,7 @@ TEST(GraphcoreOps, TheIpuModelRunsAndCostsThem) {
   CapturePrints cap;
   Graph1 g;
   const std::vector<float> x{0, 1, 2, 3, 4, 5};
-  const auto xi = g.input(x, {2, 3});
+  const auto xi = g.in(x, {2, 3});
   auto ai = g.b->aiOnnxOpset11();
   const auto z = g.gc.init({2, 3}, static_cast<int64_t>(DataType::FLOAT), 1);
   const auto y = g.gc.geluerf({g.gc.shapeddropout({ai.add({xi, z})}, {2, 1})});

@@ -13,28 +13,14 @@ namespace {
 using test::expectError;
 using test::expectNear;
 
-struct GsNet {
-  std::unique_ptr<Builder> b = Builder::create();
-  std::map<TensorId, NDArray> inputs;
-
-  template <typename T>
-  TensorId in(const std::vector<T>& v, const Shape& s) {
-    const TensorId id = b->addInputTensor(TensorInfo(getDataType<T>(), s));
-    inputs.emplace(id, NDArray::fromVector(v, s));
-    return id;
-  }
-  NDArray run(const TensorId& y) {
-    b->addOutputTensor(y);
-    return test::runOnce(b->getModelProto(), inputs, {y}).at(y);
-  }
-};
+using GsNet = test::Net;
 
 /// Y of GridSample over FLOAT X [xs] and grid [gs], as doubles.
 std::vector<double> gsSample(const std::vector<float>& x, const Shape& xs, const std::vector<float>& grid,
                              const Shape& gs, const std::string& mode, const std::string& padding, int64_t align) {
   GsNet n;
   const TensorId xi = n.in(x, xs), gi = n.in(grid, gs);
-  const NDArray y = n.run(n.b->aiOnnxOpset16().gridsample({xi, gi}, align, mode, padding));
+  const NDArray y = n.runOne(n.b->aiOnnxOpset16().gridsample({xi, gi}, align, mode, padding));
   EXPECT_EQ(y.shape(), (Shape{xs[0], xs[1], gs[1], gs[2]}));
   const auto v = y.toVector<float>();
   return {v.begin(), v.end()};
@@ -221,14 +207,14 @@ TEST(GridSample, DoubleFloat16AndMixedGridTypes) {
     {  // DOUBLE X and grid: the table to its printed precision
       GsNet n;
       const TensorId x = n.in(xd, {1, 2, 3, 4}), g = n.in(gd, {1, 2, 4, 2});
-      const NDArray y = n.run(n.b->aiOnnxOpset16().gridsample({x, g}, c.align, c.mode, c.padding));
+      const NDArray y = n.runOne(n.b->aiOnnxOpset16().gridsample({x, g}, c.align, c.mode, c.padding));
       ASSERT_EQ(y.dataType(), DataType::DOUBLE);
       expectNear(y.toVector<double>(), c.y, 1e-9, what + " (DOUBLE)");
     }
     {  // FLOAT16 X with a FLOAT16 grid: rounded once to half
       GsNet n;
       const TensorId x = n.in(xh, {1, 2, 3, 4}), g = n.in(gh, {1, 2, 4, 2});
-      const NDArray y = n.run(n.b->aiOnnxOpset16().gridsample({x, g}, c.align, c.mode, c.padding));
+      const NDArray y = n.runOne(n.b->aiOnnxOpset16().gridsample({x, g}, c.align, c.mode, c.padding));
       ASSERT_EQ(y.dataType(), DataType::FLOAT16);
       std::vector<double> got;
       for (float16_t v : y.toVector<float16_t>()) got.push_back(static_cast<float>(v));
@@ -237,7 +223,7 @@ TEST(GridSample, DoubleFloat16AndMixedGridTypes) {
     {  // DOUBLE X with a FLOAT grid (ONNX's T1 and T2 are separate types): Y is DOUBLE
       GsNet n;
       const TensorId x = n.in(xd, {1, 2, 3, 4}), g = n.in(kGsGrid, {1, 2, 4, 2});
-      const NDArray y = n.run(n.b->aiOnnxOpset16().gridsample({x, g}, c.align, c.mode, c.padding));
+      const NDArray y = n.runOne(n.b->aiOnnxOpset16().gridsample({x, g}, c.align, c.mode, c.padding));
       ASSERT_EQ(y.dataType(), DataType::DOUBLE);
       expectNear(y.toVector<double>(), c.y, 1e-9, what + " (DOUBLE X, FLOAT grid)");
     }
