@@ -34,6 +34,13 @@ std::map<TensorId, ArrayRef> arrays(const py::dict& d, const char* what, bool wr
   return m;
 }
 
+/// A zero-filled NumPy array of `info` (initAnchorArrays' arrays, and a run's resized anchors).
+py::array zeroArray(const TensorInfo& info) {
+  py::array a(numpyDtype(info.dataType()), info.shape());
+  if (a.nbytes()) std::memset(a.mutable_data(), 0, static_cast<std::size_t>(a.nbytes()));
+  return a;
+}
+
 /// PyStepIO(inputs, outputs): a StepIO over the user's arrays, read and written in place. A
 /// session planned at run time puts a new array of the run's shape into `outputs` for an anchor
 /// whose shape changed (the dict is the user's: anchors[id] is then the run's array).
@@ -55,8 +62,7 @@ class PyStepIO : public IStepIO {
     auto it = out_.find(id);
     if (it == out_.end() || (it->second.dataType() == info.dataType() && it->second.shape() == info.shape())) return;
     py::gil_scoped_acquire gil;
-    py::array a(numpyDtype(info.dataType()), info.shape());
-    if (a.nbytes()) std::memset(a.mutable_data(), 0, static_cast<std::size_t>(a.nbytes()));
+    const py::array a = zeroArray(info);
     outputs_[py::str(id)] = a;
     out_.erase(it);
     out_.emplace(id, ArrayRef(a, format("PyStepIO output '{}'", id), true));
@@ -417,11 +423,7 @@ void bindSession(py::module_& m) {
       .def("_anchorArrays",
            [](PySession& p) {
              py::dict d;
-             for (const auto& kv : p.s().getAnchorArrayInfos()) {
-               py::array a(numpyDtype(kv.second.dataType()), kv.second.shape());
-               if (a.nbytes()) std::memset(a.mutable_data(), 0, static_cast<std::size_t>(a.nbytes()));
-               d[py::str(kv.first)] = a;
-             }
+             for (const auto& kv : p.s().getAnchorArrayInfos()) d[py::str(kv.first)] = zeroArray(kv.second);
              return d;
            })
       .def(

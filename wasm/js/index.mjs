@@ -9,7 +9,7 @@
 // losses), reports.mjs (the session's reports), sessions.mjs; values.mjs and files.mjs hold the
 // plain helpers (NDArray, TypedArrays, Node's file system).
 import createPopartModule from './popart_wasm.mjs';
-import { describe, errorFrom, isNode, NDArray, TYPED_ARRAYS } from './values.mjs';
+import { describe, errorFrom, isNode, NDArray, TYPED_ARRAYS, valuesOf } from './values.mjs';
 import { makeModule } from './module.mjs';
 import { makeOptions } from './options.mjs';
 import { makeDevices } from './devices.mjs';
@@ -73,14 +73,7 @@ function makeApi(raw) {
   function tensorValue(model, name) {
     if (typeof name !== 'string') throw new Error(`tensorValue: name must be a string, got ${describe(name)}`);
     const v = M.tensorValue(readModel(model, 'tensorValue'), name);
-    let data = v.strings;
-    if (data === undefined) {
-      const T = TYPED_ARRAYS[v.dtype];
-      if (!T) throw new Error(`tensorValue: '${name}' has data type ${v.dtype}, which JavaScript cannot hold`);
-      const b = v.bytes;
-      data = new T(b.buffer, b.byteOffset, b.byteLength / T.BYTES_PER_ELEMENT);
-    }
-    const nd = new NDArray(data, v.shape, v.dtype);
+    const nd = new NDArray(valuesOf(v, `tensorValue: '${name}'`), v.shape, v.dtype);
     nd.name = v.name;
     return nd;
   }

@@ -1,7 +1,7 @@
 // The sessions: InferenceSession, TrainingSession and poponnx's Session over the core's sessions,
 // their PopART argument forms (positional, keywords, older spellings) and the step I/O.
 // The report methods come from reports.mjs.
-import { asNDArray, describe, dtypeOf, isKeywords, NDArray, product, toTyped, TYPED_ARRAYS } from './values.mjs';
+import { asNDArray, describe, dtypeOf, isKeywords, NDArray, product, toTyped, TYPED_ARRAYS, valuesOf } from './values.mjs';
 import { modelBytes, writeFileAtomic } from './files.mjs';
 
 export function makeSessions({ readModel, SessionHandle, SessionReports, TensorInfo, DataFlow, InputShapeInfo, Patterns, optionsSpec,
@@ -19,12 +19,7 @@ export function makeSessions({ readModel, SessionHandle, SessionReports, TensorI
   /// data and shape; a TypedArray of the same length is filled, one of another length replaced.
   function takeRunShapes(stepio, shaped) {
     for (const [id, v] of Object.entries(shaped)) {
-      let data = v.strings;
-      if (data === undefined) {
-        const T = TYPED_ARRAYS[v.dtype];
-        if (!T) throw new Error(`anchor '${id}' has data type ${v.dtype}, which JavaScript cannot hold`);
-        data = new T(v.bytes.buffer, v.bytes.byteOffset, v.bytes.byteLength / T.BYTES_PER_ELEMENT);
-      }
+      const data = valuesOf(v, `anchor '${id}'`);
       const cur = stepio.outputs[id];
       if (cur instanceof NDArray) {
         cur.data = data;

@@ -118,6 +118,15 @@ export class NDArray {
   get size() { return this.data.length; }
 }
 
+/// The core's {dtype, bytes: Uint8Array | strings: string[]} as the dtype's TypedArray (a view of
+/// the bytes), or the strings; `what` names the value when JavaScript cannot hold its type.
+export function valuesOf(v, what) {
+  if (v.strings !== undefined) return v.strings;
+  const T = TYPED_ARRAYS[v.dtype];
+  if (!T) throw new Error(`${what} has data type ${v.dtype}, which JavaScript cannot hold`);
+  return new T(v.bytes.buffer, v.bytes.byteOffset, v.bytes.byteLength / T.BYTES_PER_ELEMENT);
+}
+
 export function dtypeOf(data) {
   if (data instanceof NDArray) return data.dtype;
   if (data instanceof Float32Array) return 'FLOAT';

@@ -143,17 +143,17 @@ Converter toInt32() {
   };
 }
 
-void collectConsumed(const onnx::GraphProto& g, std::set<std::string>& consumed) {
+}  // namespace
+
+void namesReadBy(const onnx::GraphProto& g, std::set<std::string>& reads) {
   for (const auto& n : g.node()) {
-    for (const auto& i : n.input()) consumed.insert(i);
+    for (const auto& i : n.input()) reads.insert(i);
     for (const auto& a : n.attribute()) {  // subgraphs read outer-scope names implicitly
-      if (a.has_g()) collectConsumed(a.g(), consumed);
-      for (const auto& sg : a.graphs()) collectConsumed(sg, consumed);
+      if (a.has_g()) namesReadBy(a.g(), reads);
+      for (const auto& sg : a.graphs()) namesReadBy(sg, reads);
     }
   }
 }
-
-}  // namespace
 
 void pruneToOutputs(onnx::GraphProto& g) {
   std::set<std::string> needed;
@@ -166,8 +166,8 @@ void pruneToOutputs(onnx::GraphProto& g) {
     keep[static_cast<size_t>(i)] = true;
     for (const auto& in : n.input()) needed.insert(in);
     for (const auto& a : n.attribute()) {
-      if (a.has_g()) collectConsumed(a.g(), needed);
-      for (const auto& sg : a.graphs()) collectConsumed(sg, needed);
+      if (a.has_g()) namesReadBy(a.g(), needed);
+      for (const auto& sg : a.graphs()) namesReadBy(sg, needed);
     }
   }
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
@@ -329,7 +329,7 @@ void GraphTransformer::convertAllFixedPointInitializersToConstants() {
 void GraphTransformer::removeUnusedInputs() {
   auto* g = impl_->model.mutable_graph();
   std::set<std::string> consumed;
-  collectConsumed(*g, consumed);
+  namesReadBy(*g, consumed);
   for (const auto& o : g->output()) consumed.insert(o.name());  // an input passed straight out is used
   std::set<std::string> removed;
   google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> inputs;

@@ -1,6 +1,7 @@
 // ONNX model and tensor I/O: parse bytes or files, convert TensorProto, save atomically.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "common/tensor_data.hpp"
@@ -25,6 +26,9 @@ bool isExistingFile(const std::string& s);
 
 /// Host data of a TensorProto (typed fields, raw_data, or external data relative to baseDir).
 TensorData tensorFromProto(const onnx::TensorProto& tp, const std::string& baseDir = "");
+/// Adds to `reads` every name the graph's nodes read, its subgraphs' included (a body reads outer
+/// names implicitly).
+void namesReadBy(const onnx::GraphProto& g, std::set<std::string>& reads);
 /// Keeps what the graph's outputs need: the nodes they depend on (subgraphs' reads of outer
 /// names included), and the inputs, initializers and value_info those read; the rest is removed.
 /// The nodes must be in topological order (as ONNX requires).

@@ -49,10 +49,18 @@ struct Session::RunTimePlans {
     std::unique_ptr<StepIOSpec> spec;
     uint64_t lastUse = 0;
   };
-  /// Plans by signature; the current one's members live in the Session while it is selected.
+  /// Exchanges the session's compiled members with `p`'s: parks the selected plan in its (empty)
+  /// cache entry, or selects a parked one.
+  static void exchange(Session& s, Plan& p) {
+    std::swap(s.ir_, p.ir);
+    std::swap(s.executable_, p.executable);
+    std::swap(s.replicaWeights_, p.weights);
+    std::swap(s.stepIOSpec_, p.spec);
+  }
+  /// Plans by signature. The selected one's members live in the Session (its ir_ is set only
+  /// while a plan is selected), its cache entry holding none.
   std::map<std::string, Plan> cache;
   std::string current;
-  bool selected = false;
   uint64_t clock = 0;
   int64_t built = 0;
   int64_t reused = 0;
@@ -82,15 +90,6 @@ std::set<TensorId> inputsUpstreamOf(const onnx::ModelProto& model, const TensorI
   std::set<TensorId> found;
   std::set<std::string> seen;
   std::vector<std::string> todo{id};
-  std::function<void(const onnx::GraphProto&)> readsOf = [&](const onnx::GraphProto& g) {
-    for (const auto& n : g.node()) {
-      for (const auto& i : n.input()) todo.push_back(i);
-      for (const auto& a : n.attribute()) {
-        if (a.has_g()) readsOf(a.g());
-        for (const auto& sg : a.graphs()) readsOf(sg);
-      }
-    }
-  };
   while (!todo.empty()) {
     const std::string t = todo.back();
     todo.pop_back();
@@ -98,21 +97,14 @@ std::set<TensorId> inputsUpstreamOf(const onnx::ModelProto& model, const TensorI
     if (inputs.count(t)) found.insert(t);
     auto it = producer.find(t);
     if (it == producer.end()) continue;
-    for (const auto& i : it->second->input()) todo.push_back(i);
+    std::set<std::string> reads(it->second->input().begin(), it->second->input().end());
     for (const auto& a : it->second->attribute()) {
-      if (a.has_g()) readsOf(a.g());
-      for (const auto& sg : a.graphs()) readsOf(sg);
+      if (a.has_g()) namesReadBy(a.g(), reads);
+      for (const auto& sg : a.graphs()) namesReadBy(sg, reads);
     }
+    todo.insert(todo.end(), reads.begin(), reads.end());
   }
   return found;
-}
-
-std::string shapeText(const Shape& s) {
-  std::ostringstream os;
-  os << '[';
-  for (size_t i = 0; i < s.size(); ++i) os << (i ? " " : "") << s[i];
-  os << ']';
-  return os.str();
 }
 
 /// The model with `values` as Constant nodes in place of those inputs.
@@ -215,13 +207,13 @@ void Session::selectRunTimePlan(IStepIO& io) {
         throw error(
             "Input '{}' is given as an array of shape {}, but a step of {} micro-batches needs {} leading "
             "dimension(s) for them (batchesPerStep {}, accumulationFactor {}, replicationFactor {})",
-            id, shapeText(full), micro, lead, bps, af, rf);
+            id, full, micro, lead, bps, af, rf);
       const Shape sample(full.begin() + static_cast<std::ptrdiff_t>(lead), full.end());
       const DataType given = a->dataType();
       auto dt = rt.declaredType.find(id);
       const DataType type = dt != rt.declaredType.end() ? dt->second : given;
       const TensorInfo info(type, sample);
-      key << id << ' ' << info.data_type() << shapeText(sample) << ';';
+      key << format("{} {}{};", id, info.data_type(), sample);
       said << (said.tellp() ? ", " : "") << id << ' ' << info.toString();
       if (!isValue) {
         shapes.add(id, info);
@@ -257,20 +249,12 @@ void Session::selectRunTimePlan(IStepIO& io) {
       values.emplace(id, std::move(v));
     }
     const std::string k = key.str();
-    if (rt.selected && k == rt.current) {
+    if (ir_ && k == rt.current) {
       ++rt.reused;
       rt.cache.at(k).lastUse = ++rt.clock;
       break;
     }
-    // Park the selected plan in the cache.
-    if (rt.selected) {
-      RunTimePlans::Plan& p = rt.cache.at(rt.current);
-      p.ir = std::move(ir_);
-      p.executable = std::move(executable_);
-      p.weights = std::move(replicaWeights_);
-      p.spec = std::move(stepIOSpec_);
-      rt.selected = false;
-    }
+    if (ir_) RunTimePlans::exchange(*this, rt.cache.at(rt.current));  // parked
     auto it = rt.cache.find(k);
     if (it == rt.cache.end()) {
       onnx::ModelProto m = withConstantInputs(rt.model, values);
@@ -306,10 +290,7 @@ void Session::selectRunTimePlan(IStepIO& io) {
         }
         rt.cache.erase(oldest);
       }
-      ir_ = std::move(ir);
-      executable_.reset();
-      replicaWeights_.reset();
-      stepIOSpec_.reset();
+      ir_ = std::move(ir);  // nothing is selected: the other members are empty too
       try {
         compileIr();
       } catch (...) {
@@ -325,19 +306,14 @@ void Session::selectRunTimePlan(IStepIO& io) {
       logging::session::info("Planned a run for {} (plan {} of this session; {} kept)", said.str(), rt.built,
                              rt.cache.size());
     } else {
-      RunTimePlans::Plan& p = it->second;
-      ir_ = std::move(p.ir);
-      executable_ = std::move(p.executable);
-      replicaWeights_ = std::move(p.weights);
-      stepIOSpec_ = std::move(p.spec);
-      p.lastUse = ++rt.clock;
+      RunTimePlans::exchange(*this, it->second);
+      it->second.lastUse = ++rt.clock;
       ++rt.reused;
     }
     rt.current = k;
-    rt.selected = true;
     break;
   }
-  if (!rt.selected) throw internal_error("run-time planning found no plan for the run");
+  if (!ir_) throw internal_error("run-time planning found no plan for the run");
   // The anchors' arrays take this run's shapes.
   for (const auto& e : stepIOSpec().outputs)
     io.prepareOutput(e.id, TensorInfo(e.info.dataType(), getAnchorShape(e.id)));
