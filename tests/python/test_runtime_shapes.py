@@ -75,3 +75,38 @@ def test_ipu_model_keeps_static_shapes(popart):
     with pytest.raises(popart.popart_exception,
                        match=r"Input tensor 'x' must be specified in InputShapeInfo, as it has shape \[N, 4\]"):
         popart.InferenceSession(symbolic_model(), popart.DataFlow(1, ["y"]), dev)
+
+
+def if_model():
+    """Silero VAD's pattern: the else branch (8 kHz) does not import for x [1, 512]."""
+    def branch(name, shape, relu):
+        sh = numpy_helper.from_array(np.array(shape, np.int64), name + "_shape")
+        nodes = [helper.make_node("Reshape", ["x", sh.name], [name + ("_r" if relu else "_y")])]
+        if relu:
+            nodes.append(helper.make_node("Relu", [name + "_r"], [name + "_y"]))
+        return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(name + "_y", TensorProto.FLOAT, None)],
+                                 [sh])
+    rate = numpy_helper.from_array(np.array(16000, np.int64), "rate")
+    g = helper.make_graph(
+        [helper.make_node("Equal", ["sr", "rate"], ["cond"]),
+         helper.make_node("If", ["cond"], ["y"], then_branch=branch("then_branch", [4, 128], True),
+                          else_branch=branch("else_branch", [3, 100], False))], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 512]),
+         helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [rate])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+
+
+def test_if_branch_that_does_not_import_is_deferred(popart, cpu):
+    s = popart.InferenceSession(if_model(), popart.DataFlow(1, ["y"]), cpu)
+    s.prepareDevice()
+    anchors = s.initAnchorArrays()
+    x = np.linspace(-1, 1, 512, dtype=np.float32).reshape(1, 512)
+    s.run(popart.PyStepIO({"x": x, "sr": np.array(16000, np.int64)}, anchors))
+    np.testing.assert_array_equal(anchors["y"], np.maximum(x, 0).reshape(4, 128))
+    with pytest.raises(popart.popart_exception) as e:
+        s.run(popart.PyStepIO({"x": x, "sr": np.array(8000, np.int64)}, anchors))
+    assert "else_branch (taken when the condition 'cond' is false) does not import" in e.value.fullMessage
+    dev = popart.DeviceManager().createIpuModelDevice({"numIPUs": 1})
+    with pytest.raises(popart.popart_exception, match="known only at run time"):
+        popart.InferenceSession(if_model(), popart.DataFlow(1, ["y"]), dev)

@@ -222,6 +222,94 @@ TEST(RunTimeShapes, ErrorsNameTheInput) {
   expectError([&] { s->run(fixedIo); }, {"Anchor 'y' is FLOAT [6 2]", "cannot be resized"});
 }
 
+/// Silero VAD's pattern: y = If(sr == 16000, Relu(Reshape(x, [4, 128])), Reshape(x, [3, 100])) with
+/// x [1, 512]: the else branch does not import for x's shape. `srConstant`: sr is an initializer.
+std::string ifModel(bool srConstant) {
+  onnx::ModelProto m = model13();
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  valueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {1, 512});
+  auto int64s = [](onnx::TensorProto* t, const std::string& name, const std::vector<int64_t>& v, bool scalar) {
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    if (!scalar) t->add_dims(static_cast<int64_t>(v.size()));
+    for (int64_t e : v) t->add_int64_data(e);
+  };
+  if (srConstant) {
+    int64s(g->add_initializer(), "sr", {16000}, true);
+  } else {
+    valueInfo(g->add_input(), "sr", onnx::TensorProto::INT64, {});
+  }
+  int64s(g->add_initializer(), "rate", {16000}, true);
+  node(g, "Equal", {"sr", "rate"}, {"cond"});
+  auto* n = node(g, "If", {"cond"}, {"y"});
+  auto branch = [&](const char* attr, const std::vector<int64_t>& shape, bool relu) {
+    auto* a = n->add_attribute();
+    a->set_name(attr);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* b = a->mutable_g();
+    b->set_name(attr);
+    const std::string sh = std::string(attr) + "_shape";
+    int64s(b->add_initializer(), sh, shape, false);
+    node(b, "Reshape", {"x", sh}, {relu ? std::string(attr) + "_r" : std::string(attr) + "_y"});
+    if (relu) node(b, "Relu", {std::string(attr) + "_r"}, {std::string(attr) + "_y"});
+    auto* out = b->add_output();
+    out->set_name(std::string(attr) + "_y");
+    out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  };
+  branch("then_branch", {4, 128}, true);
+  branch("else_branch", {3, 100}, false);
+  auto* y = g->add_output();
+  y->set_name("y");
+  y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  return serialize(m);
+}
+
+TEST(RunTimeShapes, IfBranchThatDoesNotImportIsDeferredToTheRunThatTakesIt) {
+  const std::vector<float> x = iota(512);
+  std::vector<float> relu(x);
+  for (float& v : relu) v = std::max(v, 0.0f);
+  // The condition comes from an input: the CPU device plans per value of sr.
+  auto s = InferenceSession::createFromOnnxModel(ifModel(false), DataFlow(1, std::vector<TensorId>{"y"}), test::cpu());
+  s->prepareDevice();
+  auto anchors = s->initAnchorArrays();
+  auto run = [&](int64_t sr) {
+    std::map<TensorId, NDArray> in;
+    in.emplace("x", NDArray::fromVector(x, {1, 512}));
+    in.emplace("sr", NDArray::fromVector(std::vector<int64_t>{sr}, {}));
+    StepIO io(arrayRefs(in), arrayRefs(anchors));
+    s->run(io);
+  };
+  run(16000);
+  EXPECT_EQ(anchors.at("y").shape(), (Shape{4, 128}));
+  EXPECT_EQ(anchors.at("y").toVector<float>(), relu);
+  EXPECT_EQ(s->getRunTimePlanStats().runTimeConstants, (std::vector<TensorId>{"sr"}));
+  // The run that takes the else branch: its error, naming the branch and the condition.
+  expectError([&] { run(8000); }, {"else_branch (taken when the condition 'cond' is false)",
+                                   "does not import for these inputs", "[3 100]"});
+  run(16000);  // the session keeps working
+  EXPECT_EQ(anchors.at("y").toVector<float>(), relu);
+  // The IPU model: an import error naming the branch and the condition.
+  expectError(
+      [] {
+        InferenceSession::createFromOnnxModel(ifModel(false), DataFlow(1, std::vector<TensorId>{"y"}),
+                                              test::dm().createIpuModelDevice({{"numIPUs", "1"}}));
+      },
+      {"else_branch (taken when the condition 'cond' is false) does not import for these inputs",
+       "known only at run time"});
+  // A condition known when the model is compiled: the other branch is left out on any device.
+  auto c = InferenceSession::createFromOnnxModel(ifModel(true), DataFlow(1, std::vector<TensorId>{"y"}),
+                                                 test::dm().createIpuModelDevice({{"numIPUs", "1"}}));
+  EXPECT_FALSE(c->getRunTimePlanStats().runTimeShapes);
+  c->prepareDevice();
+  auto out = c->initAnchorArrays();
+  std::map<TensorId, NDArray> in;
+  in.emplace("x", NDArray::fromVector(x, {1, 512}));
+  StepIO io(arrayRefs(in), arrayRefs(out));
+  c->run(io);
+  EXPECT_EQ(out.at("y").toVector<float>(), relu);
+}
+
 TEST(RunTimeShapes, IpuModelKeepsStaticShapes) {
   // PopART's rule on IPU devices: shapes are fixed when the model is compiled.
   expectError(

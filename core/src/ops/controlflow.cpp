@@ -6,11 +6,13 @@
 
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
+#include "ir/runtime_info.hpp"
 #include "onnx.pb.h"
 #include "onnx/model_io.hpp"
 #include "ops/controlflow_params.hpp"
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
+#include "popart/error_context.hpp"
 
 namespace popart {
 namespace ops {
@@ -80,6 +82,14 @@ ScanParams scanParams(const Op& op) {
 
 }  // namespace ops
 
+const Graph& ifBranch(const Op& op, bool cond) {
+  const int64_t b = cond ? 0 : 1;
+  if (op.subgraphs.size() == 2) return *op.subgraphs[static_cast<size_t>(b)];
+  if (op.attrs.getInt(kIfLeftOutBranch, -1) == b)
+    throw error("{}: {}", op.describe(), op.attrs.getString(kIfLeftOutError));
+  return *op.subgraphs.at(0);
+}
+
 namespace {
 
 using namespace ops;
@@ -89,20 +99,55 @@ void setupIf(Op& op) {
   requireType(op, 0, {DataType::BOOL, DataType::FLOAT, DataType::FLOAT16, DataType::BFLOAT16, DataType::DOUBLE});
   if (op.inInfo(0).nelms() != 1) throw error("cond must hold one value, got {}", op.inInfo(0).toString());
   Ir& ir = op.graph().ir();
-  Graph& thenG = ir.importSubgraph(op, "then_branch", {});
-  Graph& elseG = ir.importSubgraph(op, "else_branch", {});
-  if (thenG.outputIds.size() != elseG.outputIds.size() || static_cast<int>(thenG.outputIds.size()) != op.numOutputs())
-    throw error("then_branch has {} outputs, else_branch {}, and the node {}", thenG.outputIds.size(),
-                elseG.outputIds.size(), op.numOutputs());
+  const TensorData* known = op.inData(0);
+  const int taken = known ? (known->getDouble(0) != 0 ? 0 : 1) : -1;
+  // A branch that does not import for these inputs (a shape its ops refuse) is left out when the
+  // condition is known and takes the other branch; its error is the run's that would take it. With
+  // the condition computed at run time, the CPU device plans per run with the condition's inputs
+  // as constants (RunTimeInfoNeeded names the condition), as ONNX Runtime defers the branch.
+  Graph* branches[2] = {nullptr, nullptr};
+  for (int b = 0; b < 2; ++b) {
+    const char* attr = b == 0 ? "then_branch" : "else_branch";
+    try {
+      branches[b] = &ir.importSubgraph(op, attr, {});
+    } catch (const internal_error&) {
+      throw;
+    } catch (const error& e) {
+      const std::string which =
+          format("the {} (taken when the condition '{}' is {})", attr, op.input(0)->id, b == 0 ? "true" : "false");
+      if (taken == 1 - b) {
+        op.attrs.set(kIfLeftOutBranch, int64_t(b));
+        op.attrs.set(kIfLeftOutError, format("{} does not import for these inputs: {}", which, ownMessage(e)));
+        continue;
+      }
+      if (taken == b) throw withContext(e, "{} does not import for these inputs: {}", which, e.what());
+      throw RunTimeInfoNeeded(
+          format("{} does not import for these inputs, and which branch runs is known only at run time: {}", which,
+                 e.what()),
+          RunTimeInfoNeeded::Kind::Value, op.input(0)->id);
+    }
+  }
+  for (const Graph* g : branches) {
+    if (g && static_cast<int>(g->outputIds.size()) != op.numOutputs())
+      throw error("then_branch has {} outputs, else_branch {}, and the node {}",
+                  branches[0] ? branches[0]->outputIds.size() : 0, branches[1] ? branches[1]->outputIds.size() : 0,
+                  op.numOutputs());
+  }
   for (int i = 0; i < op.numOutputs(); ++i) {
-    const TensorInfo& a = thenG.getTensor(thenG.outputIds[static_cast<size_t>(i)]).info;
-    const TensorInfo& b = elseG.getTensor(elseG.outputIds[static_cast<size_t>(i)]).info;
-    if (a == b) {
-      setOutput(op, i, a);
+    const auto info = [&](int b) -> const TensorInfo& {
+      const Graph& g = *branches[b];
+      return g.getTensor(g.outputIds[static_cast<size_t>(i)]).info;
+    };
+    if (!branches[0] || !branches[1]) {
+      setOutput(op, i, info(taken));
+      continue;
+    }
+    if (info(0) == info(1)) {
+      setOutput(op, i, info(0));
       continue;
     }
     const TensorData& c = op.requireInData(0, "the condition (the branches give outputs of different shapes)");
-    setOutput(op, i, c.toInt64()[0] ? a : b);
+    setOutput(op, i, info(c.getDouble(0) != 0 ? 0 : 1));
   }
 }
 
@@ -299,7 +344,7 @@ void gradIf(GradCtx& c) {
   const size_t mark = c.numAdded();
   std::vector<Tensor*> outs;
   if (const TensorData* known = op.inData(0)) {
-    outs = c.inlineGraph(*op.subgraphs.at(known->toInt64()[0] != 0 ? 0 : 1), {}, op.describe());
+    outs = c.inlineGraph(ifBranch(op, known->getDouble(0) != 0), {}, op.describe());
   } else {
     const std::vector<Tensor*> a = c.inlineGraph(*op.subgraphs.at(0), {}, op.describe());
     const std::vector<Tensor*> b = c.inlineGraph(*op.subgraphs.at(1), {}, op.describe());

@@ -1,4 +1,4 @@
-// Scan's geometry, shared by shape inference and the kernel.
+// Scan's geometry and If's branches, shared by shape inference, grad rules and the kernel.
 #pragma once
 
 #include <vector>
@@ -12,6 +12,15 @@ class GradCtx;
 /// PackedDataBlock's grad rule (ops/controlflow.cpp): differentiated through its decomposition, as
 /// the control-flow ops are.
 void gradPackedDataBlock(GradCtx& c);
+
+/// If: the attribute naming a branch left out because it does not import for these inputs and
+/// the known condition takes the other (0 then_branch, 1 else_branch), and its error.
+inline constexpr const char* kIfLeftOutBranch = "__left_out_branch";
+inline constexpr const char* kIfLeftOutError = "__left_out_branch_error";
+
+/// If `op`'s subgraph for condition `cond`: op.subgraphs holds both branches, or only the one a
+/// known condition takes (the other left out); a left-out branch is its import error.
+const Graph& ifBranch(const Op& op, bool cond);
 
 namespace ops {
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
@@ -55,13 +56,28 @@ int programSlot(const Sub& sub, const TensorId& id) {
 }  // namespace
 
 KernelFn makeCpuKernel_If(const Op& op, KernelContext& kc) {
-  auto subs = std::make_shared<std::vector<Sub>>();
-  std::vector<std::vector<int>> outSlots;
-  for (const Graph* g : op.subgraphs) {
-    subs->push_back(compileSub(op, *g, kc));
-    std::vector<int> o;
-    for (const auto& id : g->outputIds) o.push_back(programSlot(subs->back(), id));
-    outSlots.push_back(o);
+  // Both branches, or only the one a known condition takes (ops/controlflow_params.hpp ifBranch).
+  struct Branch {
+    Sub sub;
+    std::vector<int> outSlots;
+    std::vector<TensorInfo> outInfos;
+  };
+  auto branches = std::make_shared<std::vector<std::optional<Branch>>>(2);
+  std::string leftOut;
+  for (size_t b = 0; b < 2; ++b) {
+    const Graph* g = nullptr;
+    try {
+      g = &ifBranch(op, b == 0);
+    } catch (const error& e) {
+      leftOut = e.what();  // this branch does not import: the run that takes it fails with why
+      continue;
+    }
+    Branch br{compileSub(op, *g, kc), {}, {}};
+    for (const auto& id : g->outputIds) {
+      br.outSlots.push_back(programSlot(br.sub, id));
+      br.outInfos.push_back(g->getTensor(id).info);
+    }
+    (*branches)[b] = std::move(br);
   }
   std::vector<int> outs;
   std::vector<TensorInfo> infos;
@@ -69,27 +85,22 @@ KernelFn makeCpuKernel_If(const Op& op, KernelContext& kc) {
     outs.push_back(kc.out(i));
     infos.push_back(op.hasOutput(i) ? op.outInfo(i) : TensorInfo());
   }
-  std::vector<std::vector<TensorInfo>> branchInfos;
-  for (const Graph* g : op.subgraphs) {
-    std::vector<TensorInfo> v;
-    for (const auto& id : g->outputIds) v.push_back(g->getTensor(id).info);
-    branchInfos.push_back(v);
-  }
   const int c = kc.in(0);
   const LoadFn loadCond = op.inType(0) == DataType::BOOL ? nullptr : floatLoader(op.inType(0));
   const std::string where = op.describe();
   return [=](const RunState& s) {
     const bool cond = loadCond ? loadCond(inPtr<void>(s, c), 0) != 0 : *inPtr<bool>(s, c);
     const size_t b = cond ? 0 : 1;
-    Sub& sub = (*subs)[b];
-    sub.bind(s);
-    sub.prog->run(*s.rng);
+    if (!(*branches)[b]) throw error("{}", leftOut);
+    Branch& br = *(*branches)[b];
+    br.sub.bind(s);
+    br.sub.prog->run(*s.rng);
     for (size_t i = 0; i < outs.size(); ++i) {
       if (outs[i] < 0) continue;
-      if (branchInfos[b][i] != infos[i])
+      if (br.outInfos[i] != infos[i])
         throw error("{}: the {} branch gives output {} as {}, not {} (static shapes)", where, b ? "else" : "then", i,
-                    branchInfos[b][i].toString(), infos[i].toString());
-      copyValue(s.slots[outs[i]], sub.prog->ptr(outSlots[b][i]), infos[i]);
+                    br.outInfos[i].toString(), infos[i].toString());
+      copyValue(s.slots[outs[i]], br.sub.prog->ptr(br.outSlots[i]), infos[i]);
     }
   };
 }
