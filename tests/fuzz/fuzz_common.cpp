@@ -1,7 +1,10 @@
 #include "fuzz_common.hpp"
 
+#include <set>
+
 #include "common/checked_size.hpp"
 #include "ir/ir.hpp"
+#include "onnx.pb.h"
 #include "popart/half.hpp"
 #include "popart/logging.hpp"
 #include "popart/memorylimit.hpp"
@@ -72,9 +75,50 @@ void fill(NDArray& a) {
   }
 }
 
+/// A session planned at run time (the CPU device): each input at its declared shape with every
+/// symbolic dimension `symbolic`, values as fill() gives them.
+bool runPlannedAtRunTime(Session& session, int64_t symbolic) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(session.modelToHostBytes())) return false;
+  std::set<std::string> inits;
+  for (const auto& t : model.graph().initializer()) inits.insert(t.name());
+  const SessionOptions& o = session.getSessionOptions();
+  const int64_t steps =
+      checkedProduct({session.getDataFlow().batchesPerStep(), o.getAccumulationFactor(), o.getReplicationFactor()});
+  std::map<TensorId, NDArray> inputs;
+  for (const auto& vi : model.graph().input()) {
+    if (inits.count(vi.name())) continue;
+    const auto& tt = vi.type().tensor_type();
+    if (!tt.elem_type() || !tt.has_shape()) return false;
+    const DataType t = dataTypeFromOnnx(tt.elem_type());
+    Shape shape;
+    if (steps > 1) shape.push_back(steps);
+    for (const auto& d : tt.shape().dim())
+      shape.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : symbolic);
+    const int64_t elemBytes = t == DataType::STRING ? 32 : dataTypeSize(t);
+    const int64_t bytes = checkedProduct({TensorInfo(t, shape).nelms(), elemBytes});
+    if (bytes < 0 || bytes > kMaxInputBytes) return false;
+    NDArray a(t, shape);
+    fill(a);
+    inputs.emplace(vi.name(), std::move(a));
+  }
+  auto anchors = session.initAnchorArrays();
+  StepIO io(arrayRefs(inputs), arrayRefs(anchors));
+  session.run(io);
+  return true;
+}
+
 }  // namespace
 
 bool runWithSmallInputs(Session& session) {
+  // Shapes known only at run time: two sizes of the symbolic dimensions, then the first again (a
+  // plan reused from the cache).
+  if (session.getRunTimePlanStats().runTimeShapes) {
+    for (int64_t symbolic : {2, 3, 2}) {
+      if (!runPlannedAtRunTime(session, symbolic)) return false;
+    }
+    return true;
+  }
   const SessionMemoryStats m = session.getMemoryStats();
   if (verbose())
     std::fprintf(stderr, "popart-fuzz: arena %lld bytes, weights %lld bytes, constants %lld bytes\n",
