@@ -110,3 +110,21 @@ def test_if_branch_that_does_not_import_is_deferred(popart, cpu):
     dev = popart.DeviceManager().createIpuModelDevice({"numIPUs": 1})
     with pytest.raises(popart.popart_exception, match="known only at run time"):
         popart.InferenceSession(if_model(), popart.DataFlow(1, ["y"]), dev)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_])
+def test_nonzero_of_a_run_time_input_matches_numpy(popart, cpu, dtype):
+    g = helper.make_graph(
+        [helper.make_node("NonZero", ["x"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", {np.float32: TensorProto.FLOAT, np.int32: TensorProto.INT32, np.bool_: TensorProto.BOOL}[dtype], [2, 3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, None)])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+    s = popart.InferenceSession(model, popart.DataFlow(1, ["y"]), cpu)
+    s.prepareDevice()
+    anchors = s.initAnchorArrays()
+    rng = np.random.default_rng(7)
+    for density in (0.2, 0.7, 0.0):
+        x = (rng.random((2, 3, 4)) < density).astype(dtype) * (3 if dtype != np.bool_ else 1)
+        s.run(popart.PyStepIO({"x": x.astype(dtype)}, anchors))
+        np.testing.assert_array_equal(anchors["y"], np.array(np.nonzero(x), np.int64).reshape(3, -1))
+    assert s.getRunTimePlanStats()["plansBuilt"] == 3

@@ -37,6 +37,7 @@ const std::map<std::string, std::string>& notDifferentiable() {
       {"ai.onnx::Range", "constant inputs only (static shapes), folded at import"},
       {"ai.onnx::EyeLike", "the output does not depend on the input's values"},
       {"ai.onnx::Unique", "constant input only (its output sizes depend on the values), folded at import"},
+      {"ai.onnx::NonZero", "index output; constant input only (its output size depends on the values)"},
       {"ai.onnx::HannWindow", "the input is a length"},
       {"ai.onnx::HammingWindow", "the input is a length"},
       {"ai.onnx::BlackmanWindow", "the input is a length"},

@@ -310,6 +310,32 @@ TEST(RunTimeShapes, IfBranchThatDoesNotImportIsDeferredToTheRunThatTakesIt) {
   EXPECT_EQ(out.at("y").toVector<float>(), relu);
 }
 
+TEST(RunTimeShapes, NonZeroIsFoldedOrPlannedPerValue) {
+  // A constant input: folded at import on any device (NumPy's nonzero, stacked).
+  test::Net n;
+  auto ai = n.b->aiOnnxOpset13();
+  const TensorId c = n.b->aiOnnxOpset13().constant(
+      ConstVoidData(std::vector<float>{0, 2, 0, -1, 0, 3}.data(), TensorInfo("FLOAT", {2, 3})), "c");
+  const NDArray folded = n.runOne(ai.nonzero({c}));
+  EXPECT_EQ(folded.shape(), (Shape{2, 3}));
+  EXPECT_EQ(folded.toVector<int64_t>(), (std::vector<int64_t>{0, 1, 1, 1, 0, 2}));
+  // A model input: the IPU model's static rule; the CPU device plans per value.
+  test::Net fed;
+  const TensorId x = fed.in(std::vector<int32_t>{0, 0, 5, 0, 7, 0, 0, 1}, {2, 2, 2});
+  const TensorId y = fed.b->aiOnnxOpset13().nonzero({x});
+  fed.b->addOutputTensor(y);
+  expectError(
+      [&] {
+        InferenceSession::createFromOnnxModel(fed.b->getModelProto(), DataFlow(1, {y}),
+                                              test::dm().createIpuModelDevice({{"numIPUs", "1"}}));
+      },
+      {"NonZero", "output size depends on them", "must be known when the model is compiled"});
+  const NDArray got = fed.runOne(y);
+  EXPECT_EQ(got.shape(), (Shape{3, 3}));
+  // elements 2, 4, 7 of [2 2 2]: (0,1,0), (1,0,0), (1,1,1)
+  EXPECT_EQ(got.toVector<int64_t>(), (std::vector<int64_t>{0, 1, 1, 1, 0, 1, 0, 0, 1}));
+}
+
 TEST(RunTimeShapes, IpuModelKeepsStaticShapes) {
   // PopART's rule on IPU devices: shapes are fixed when the model is compiled.
   expectError(

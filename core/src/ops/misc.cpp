@@ -109,6 +109,24 @@ void setupUnique(Op& op) {
   setOutput(op, 3, DataType::INT64, {u});
 }
 
+/// NonZero(X): the indices of X's non-zero elements, INT64 [rank, count] in row-major order
+/// (NumPy's nonzero stacked). Its output size depends on the values: the data must be known
+/// (a constant, or on the CPU device a value the run gives).
+int64_t countNonZero(const TensorData& data) {
+  return visitNumeric(data.info().dataType(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = data.as<T>();
+    int64_t n = 0;
+    for (int64_t i = 0; i < data.info().nelms(); ++i) n += p[i] != T(0);
+    return n;
+  });
+}
+
+void setupNonZero(Op& op) {
+  const TensorData& data = op.requireInData(0, "the values (NonZero's output size depends on them)");
+  setOutput(op, 0, DataType::INT64, {op.inInfo(0).rank(), countNonZero(data)});
+}
+
 /// NormalizeImage(image [..., 3], offsets [3], scales [3]): ((image * scale) - offsets) * scales,
 /// padded to 4 channels with zeros. UINT8 images give FLOAT16 (PopART), others their own type;
 /// offsets and scales have the output's type.
@@ -210,6 +228,10 @@ void define_MaxUnpool(OpDef& d) {
 }
 void define_Unique(OpDef& d) {
   d.setup = ops::setupUnique;
+  d.shapeInputsMask = 1;
+}
+void define_NonZero(OpDef& d) {
+  d.setup = ops::setupNonZero;
   d.shapeInputsMask = 1;
 }
 void define_GcNormalizeImage(OpDef& d) {

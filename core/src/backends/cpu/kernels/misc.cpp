@@ -1,4 +1,4 @@
-// CPU kernels of the misc family: LRN, ReverseSequence, MaxUnpool, Unique, NormalizeImage.
+// CPU kernels of the misc family: LRN, ReverseSequence, MaxUnpool, Unique, NonZero, NormalizeImage.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -108,6 +108,34 @@ KernelFn makeCpuKernel_MaxUnpool(const Op& op, KernelContext& kc) {
         }
         o[at] = in[i];
       }
+    };
+  });
+}
+
+KernelFn makeCpuKernel_NonZero(const Op& op, KernelContext& kc) {
+  const Shape shape = op.inShape(0);
+  const int64_t count = op.outInfo(0).shape()[1];  // inferred from the values (ops/misc.cpp)
+  const int64_t n = op.inInfo(0).nelms();
+  const int xs = kc.in(0), y = kc.out(0);
+  return dispatchAll(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    return [=](const RunState& s) {
+      const T* in = inPtr<T>(s, xs);
+      int64_t* out = outPtr<int64_t>(s, y);
+      int64_t k = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        if (in[i] == T(0)) continue;
+        if (k == count)
+          throw error("NonZero: the input has more than the {} non-zero values the output was inferred for", count);
+        int64_t rest = i;  // i's index along each dimension, last dimension fastest
+        for (size_t d = shape.size(); d-- > 0;) {
+          out[static_cast<int64_t>(d) * count + k] = rest % shape[d];
+          rest /= shape[d];
+        }
+        ++k;
+      }
+      if (k != count)
+        throw error("NonZero: the input has {} non-zero values, but the output was inferred for {}", k, count);
     };
   });
 }
