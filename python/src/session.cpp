@@ -48,9 +48,47 @@ class PyStepIO : public IStepIO {
  public:
   PyStepIO(const py::dict& inputs, const py::dict& outputs)
       : outputs_(outputs),
-        in_(arrays(inputs, "PyStepIO input", false)),
+        in_(arrays(tensorsOf(inputs), "PyStepIO input", false)),
         out_(arrays(outputs, "PyStepIO output", true)) {
+    // Sequence and optional inputs: a list (or tuple) of arrays; None for an absent optional.
+    for (auto kv : inputs) {
+      if (!py::isinstance<py::list>(kv.second) && !py::isinstance<py::tuple>(kv.second)) continue;
+      const auto id = kv.first.cast<std::string>();
+      auto& refs = inElements_[id];
+      size_t i = 0;
+      for (auto item : kv.second) refs.emplace_back(item, format("PyStepIO input '{}' tensor {}", id, i++), false);
+    }
     connect();
+  }
+  bool inputElements(const TensorId& id, ValueKind, std::vector<IArray*>& elements) override {
+    auto it = inElements_.find(id);
+    if (it == inElements_.end()) return false;
+    elements.clear();
+    for (auto& r : it->second) elements.push_back(&r);
+    return true;
+  }
+  /// A sequence anchor becomes a list of new arrays in `outputs`; an optional one its value or None.
+  std::vector<IArray*> prepareOutputElements(const TensorId& id, ValueKind kind, bool present,
+                                             const std::vector<TensorInfo>& infos) override {
+    py::gil_scoped_acquire gil;
+    auto& refs = outElements_[id];
+    refs.clear();
+    py::list list;
+    for (const auto& info : infos) {
+      const py::array a = zeroArray(info);
+      list.append(a);
+      refs.emplace_back(a, format("PyStepIO output '{}' tensor {}", id, refs.size()), true);
+    }
+    if (!present)
+      outputs_[py::str(id)] = py::none();
+    else if (kind == ValueKind::OptionalTensor)
+      outputs_[py::str(id)] = list[0];
+    else
+      outputs_[py::str(id)] = list;
+    if (out_.erase(id)) connect();
+    std::vector<IArray*> v;
+    for (auto& r : refs) v.push_back(&r);
+    return v;
   }
   ConstVoidData in(TensorId id, int64_t n, bool prefetch, bool bc) override { return io_->in(id, n, prefetch, bc); }
   void inComplete(TensorId id, int64_t n, bool bc) override { io_->inComplete(id, n, bc); }
@@ -76,8 +114,18 @@ class PyStepIO : public IStepIO {
     for (auto& kv : out_) o.emplace(kv.first, kv.second);
     io_ = std::make_unique<StepIO>(i, o);
   }
+  /// The entries of `d` that are arrays (not lists of them, not None).
+  static py::dict tensorsOf(const py::dict& d) {
+    py::dict t;
+    for (auto kv : d) {
+      if (!py::isinstance<py::list>(kv.second) && !py::isinstance<py::tuple>(kv.second) && !kv.second.is_none())
+        t[kv.first] = kv.second;
+    }
+    return t;
+  }
   py::dict outputs_;
   std::map<TensorId, ArrayRef> in_, out_;
+  std::map<TensorId, std::deque<ArrayRef>> inElements_, outElements_;
   std::unique_ptr<StepIO> io_;
 };
 

@@ -36,6 +36,8 @@
 #include <string>
 #include <vector>
 
+#include <google/protobuf/io/coded_stream.h>
+
 #include "common/tensor_data.hpp"
 #include "onnx.pb.h"
 #include "onnx/model_io.hpp"
@@ -85,10 +87,80 @@ std::string firstLine(const std::string& s, size_t max = 300) {
   return l;
 }
 
-TensorData readTensor(const std::string& path) {
+/// A test's value: a tensor, or a sequence / optional value's tensors (onnx-data.proto's
+/// SequenceProto and OptionalProto, read from the wire format: onnx.proto does not have them).
+struct Value {
+  enum class Kind { Tensor, Sequence, Optional } kind = Kind::Tensor;
+  bool present = true;  // an optional's
+  std::vector<TensorData> tensors;
+};
+
+/// The length-delimited fields of a message: (field number, bytes).
+std::vector<std::pair<int, std::string>> messageFields(const std::string& bytes) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  std::vector<std::pair<int, std::string>> fields;
+  while (const uint32_t tag = in.ReadTag()) {
+    const int field = static_cast<int>(tag >> 3);
+    switch (tag & 7) {
+      case 0: {
+        uint64_t v;
+        if (!in.ReadVarint64(&v)) throw popart::error("truncated varint");
+        break;
+      }
+      case 2: {
+        uint32_t n;
+        std::string s;
+        if (!in.ReadVarint32(&n) || !in.ReadString(&s, static_cast<int>(n))) throw popart::error("truncated field");
+        fields.emplace_back(field, std::move(s));
+        break;
+      }
+      case 1:
+        if (!in.Skip(8)) throw popart::error("truncated field");
+        break;
+      case 5:
+        if (!in.Skip(4)) throw popart::error("truncated field");
+        break;
+      default:
+        throw popart::error("unsupported wire type {}", tag & 7);
+    }
+  }
+  return fields;
+}
+
+TensorData tensorOf(const std::string& bytes) {
   onnx::TensorProto tp;
-  if (!tp.ParseFromString(readFile(path))) throw popart::error("cannot parse the TensorProto in {}", path);
+  if (!tp.ParseFromString(bytes)) throw popart::error("cannot parse a TensorProto");
   return popart::tensorFromProto(tp);
+}
+
+/// A SequenceProto's tensors (field 3).
+std::vector<TensorData> sequenceOf(const std::string& bytes) {
+  std::vector<TensorData> v;
+  for (const auto& [field, b] : messageFields(bytes)) {
+    if (field == 3) v.push_back(tensorOf(b));
+    if (field >= 4) throw popart::error("sequences of non-tensors are not supported");
+  }
+  return v;
+}
+
+Value readValue(const std::string& path, const onnx::TypeProto& type) {
+  Value v;
+  const std::string bytes = readFile(path);
+  if (type.has_sequence_type()) {
+    v.kind = Value::Kind::Sequence;
+    v.tensors = sequenceOf(bytes);
+  } else if (type.has_optional_type()) {
+    v.kind = Value::Kind::Optional;
+    v.present = false;
+    for (const auto& [field, b] : messageFields(bytes)) {
+      if (field == 3) v.tensors.push_back(tensorOf(b)), v.present = true;  // tensor_value
+      if (field == 5) v.tensors = sequenceOf(b), v.present = true;         // sequence_value
+    }
+  } else {
+    v.tensors.push_back(tensorOf(bytes));
+  }
+  return v;
 }
 
 /// Compares one output; "" when equal within tolerance, else what differs.
@@ -128,13 +200,10 @@ std::string compare(const TensorData& got, const TensorData& want) {
 /// Why a model cannot run at all (types this runtime does not have), or "".
 std::string unsupportedTypes(const onnx::ModelProto& m) {
   for (const auto& vi : m.graph().input()) {
-    if (vi.type().has_sequence_type()) return "sequence types are not supported";
-    if (vi.type().has_optional_type()) return "optional types are not supported";
     if (vi.type().has_map_type()) return "map types are not supported";
   }
   for (const auto& vi : m.graph().output()) {
-    if (vi.type().has_sequence_type()) return "sequence types are not supported";
-    if (vi.type().has_optional_type()) return "optional types are not supported";
+    if (vi.type().has_map_type()) return "map types are not supported";
   }
   return "";
 }
@@ -155,10 +224,16 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
     std::set<std::string> inits;
     for (const auto& t : model.graph().initializer()) inits.insert(t.name());
     std::vector<std::string> inputNames, outputNames;
+    std::map<std::string, onnx::TypeProto> inputTypes;
+    std::vector<onnx::TypeProto> outputTypes;
     for (const auto& vi : model.graph().input()) {
       if (!inits.count(vi.name())) inputNames.push_back(vi.name());
+      inputTypes[vi.name()] = vi.type();
     }
-    for (const auto& vi : model.graph().output()) outputNames.push_back(vi.name());
+    for (const auto& vi : model.graph().output()) {
+      outputNames.push_back(vi.name());
+      outputTypes.push_back(vi.type());
+    }
     std::vector<std::string> sets;
     for (const auto& e : listDir(dir)) {
       if (e.rfind("test_data_set_", 0) == 0) sets.push_back(e);
@@ -170,24 +245,24 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
     int setsPassed = 0;
     for (const auto& set : sets) {
       const std::string sd = dir + "/" + set;
-      std::map<std::string, TensorData> inputs;
+      std::map<std::string, Value> inputs;
       for (size_t k = 0; k < inputNames.size(); ++k) {
         const std::string f = sd + "/input_" + std::to_string(k) + ".pb";
         if (!exists(f)) continue;  // an optional input left out
-        inputs.emplace(inputNames[k], readTensor(f));
+        inputs.emplace(inputNames[k], readValue(f, inputTypes.at(inputNames[k])));
       }
-      std::vector<TensorData> expected;
+      std::vector<Value> expected;
       for (size_t k = 0; k < outputNames.size(); ++k)
-        expected.push_back(readTensor(sd + "/output_" + std::to_string(k) + ".pb"));
+        expected.push_back(readValue(sd + "/output_" + std::to_string(k) + ".pb", outputTypes[k]));
 
       // The data's element types are the model's (BFLOAT16 test data is stored as UINT16 bits).
       for (auto& kv : inputs) {
-        for (const auto& vi : model.graph().input()) {
-          if (vi.name() != kv.first || !vi.type().tensor_type().elem_type()) continue;
-          const popart::DataType t = popart::dataTypeFromOnnx(vi.type().tensor_type().elem_type());
-          if (t != kv.second.info().dataType() && popart::dataTypeSize(t) == kv.second.info().getDataTypeSize())
-            kv.second = TensorData(popart::TensorInfo(t, kv.second.info().shape()), kv.second.data());
-        }
+        const int elem = inputTypes.at(kv.first).tensor_type().elem_type();
+        if (kv.second.kind != Value::Kind::Tensor || !elem) continue;
+        TensorData& d = kv.second.tensors[0];
+        const popart::DataType t = popart::dataTypeFromOnnx(elem);
+        if (t != d.info().dataType() && popart::dataTypeSize(t) == d.info().getDataTypeSize())
+          d = TensorData(popart::TensorInfo(t, d.info().shape()), d.data());
       }
       // Every input is fed at run time, as a user of the model would: symbolic dimensions and
       // shape-giving inputs are planned by the run.
@@ -203,27 +278,56 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
       }
       try {
         session->prepareDevice();
-        std::map<popart::TensorId, popart::NDArray> ins;
-        for (const auto& kv : inputs) {
-          popart::NDArray a(kv.second.info());
+        auto array = [](const TensorData& d) {
+          popart::NDArray a(d.info());
           if (a.isString()) {
-            std::copy(kv.second.strings().begin(), kv.second.strings().end(), static_cast<std::string*>(a.data()));
+            std::copy(d.strings().begin(), d.strings().end(), static_cast<std::string*>(a.data()));
           } else if (a.nelms()) {
-            std::memcpy(a.data(), kv.second.data(), static_cast<size_t>(kv.second.nbytes()));
+            std::memcpy(a.data(), d.data(), static_cast<size_t>(d.nbytes()));
           }
-          ins.emplace(kv.first, std::move(a));
+          return a;
+        };
+        std::map<popart::TensorId, popart::NDArray> ins;
+        std::map<popart::TensorId, std::vector<popart::NDArray>> elementIns;
+        for (const auto& kv : inputs) {
+          if (kv.second.kind == Value::Kind::Tensor) {
+            ins.emplace(kv.first, array(kv.second.tensors[0]));
+          } else if (kv.second.present) {
+            auto& v = elementIns[kv.first];
+            for (const auto& t : kv.second.tensors) v.push_back(array(t));
+          }
         }
         auto anchors = session->initAnchorArrays();
         popart::StepIO io(popart::arrayRefs(ins), popart::arrayRefs(anchors));
+        for (auto& [id, arrays] : elementIns) {
+          std::vector<popart::IArray*> ptrs;
+          for (auto& a : arrays) ptrs.push_back(&a);
+          io.setInputElements(id, ptrs);
+        }
         session->run(io);
+        auto fail = [&](size_t k, const std::string& diff) {
+          r.status = Status::Failed;
+          r.reason = set + " output '" + outputNames[k] + "': " + diff;
+          return r;
+        };
+        auto tensorOf = [](const popart::NDArray& a) {
+          return TensorData(popart::TensorInfo(a.dataType(), a.shape()), a.data());
+        };
         for (size_t k = 0; k < outputNames.size(); ++k) {
-          const popart::NDArray& a = anchors.at(outputNames[k]);
-          const TensorData got(popart::TensorInfo(a.dataType(), a.shape()), a.data());
-          const std::string diff = compare(got, expected[k]);
-          if (!diff.empty()) {
-            r.status = Status::Failed;
-            r.reason = set + " output '" + outputNames[k] + "': " + diff;
-            return r;
+          const Value& want = expected[k];
+          if (want.kind == Value::Kind::Tensor) {
+            const std::string diff = compare(tensorOf(anchors.at(outputNames[k])), want.tensors[0]);
+            if (!diff.empty()) return fail(k, diff);
+            continue;
+          }
+          const auto& got = io.outputElements(outputNames[k]);
+          if (want.kind == Value::Kind::Optional && io.outputPresent(outputNames[k]) != want.present)
+            return fail(k, want.present ? "None instead of a value" : "a value instead of None");
+          if (got.size() != want.tensors.size())
+            return fail(k, std::to_string(got.size()) + " tensors instead of " + std::to_string(want.tensors.size()));
+          for (size_t i = 0; i < got.size(); ++i) {
+            const std::string diff = compare(tensorOf(got[i]), want.tensors[i]);
+            if (!diff.empty()) return fail(k, "tensor " + std::to_string(i) + ": " + diff);
           }
         }
         ++setsPassed;

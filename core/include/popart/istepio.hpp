@@ -32,7 +32,13 @@ struct StepIOSpec {
   /// Inputs whose values a session planned at run time took as constants of this run's plan
   /// (their values give shapes): given in the StepIO, not streamed.
   std::vector<TensorId> runTimeConstants;
+  /// Inputs of sequence or optional type (given by their tensors; see IStepIO::inputElements).
+  std::vector<TensorId> elementInputs;
 };
+
+/// What a model input or anchor of a non-tensor ONNX type holds (docs/python-api.md, "Sequences and
+/// optional values"): a sequence of tensors, or an optional value (a tensor or a sequence, or None).
+enum class ValueKind { Sequence, OptionalTensor, OptionalSequence };
 
 class IStepIO {
  public:
@@ -63,6 +69,23 @@ class IStepIO {
     (void)id;
     (void)info;
   }
+
+  /// A session whose model has an input of sequence or optional type asks for its tensors this run:
+  /// fills `elements` (a sequence's tensors in order; an optional's one value) and returns true, or
+  /// returns false when this StepIO gives none (an optional input is then None; an optional tensor
+  /// may also be given as an ordinary input array). Sequences and optional values are given for
+  /// one micro-batch (batchesPerStep, accumulation and replication factors of 1).
+  virtual bool inputElements(const TensorId& id, ValueKind kind, std::vector<IArray*>& elements) {
+    (void)id;
+    (void)kind;
+    (void)elements;
+    return false;
+  }
+  /// Such a session calls this before the run for each anchor that is a sequence or optional value:
+  /// `infos` are its tensors' types and shapes (none for an empty sequence or a None optional;
+  /// `present` is false for None). The StepIO returns one array per tensor to write it into.
+  virtual std::vector<IArray*> prepareOutputElements(const TensorId& id, ValueKind kind, bool present,
+                                                     const std::vector<TensorInfo>& infos);
 
   void enableRuntimeAsserts(bool b) { runtimeAsserts_ = b; }
   bool runtimeAssertsEnabled() const { return runtimeAsserts_; }

@@ -253,6 +253,9 @@ class Session {
   /// Makes ir_ / executable_ the plan for this step's inputs (built, or taken from the cache) and
   /// sizes the anchors' arrays.
   void selectRunTimePlan(IStepIO& io);
+  /// For a plan with sequence or optional inputs or anchors: the StepIO a run uses, which serves
+  /// their tensors from (and to) the arrays `io` gives for them; nullptr otherwise.
+  std::unique_ptr<IStepIO> elementStepIO(IStepIO& io);
   /// Before the first run of a session planned at run time: the settings, the model as given and
   /// placeholder anchors (the model's declared types, unknown dimensions 0).
   const DataFlow& runTimeDataFlow() const;

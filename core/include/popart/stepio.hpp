@@ -11,6 +11,7 @@
 
 #include "popart/iarray.hpp"
 #include "popart/istepio.hpp"
+#include "popart/ndarraywrapper.hpp"
 
 namespace popart {
 
@@ -28,6 +29,18 @@ class StepIO : public IStepIO {
   /// cannot be resized is an error naming the anchor and both shapes.
   void prepareOutput(const TensorId& id, const TensorInfo& info) override;
 
+  /// Gives input `id` of sequence or optional type (istepio.hpp, ValueKind): its tensors' arrays
+  /// (not owned; they must outlive the runs). An optional input not given is None.
+  void setInputElements(const TensorId& id, std::vector<IArray*> elements);
+  bool inputElements(const TensorId& id, ValueKind kind, std::vector<IArray*>& elements) override;
+  std::vector<IArray*> prepareOutputElements(const TensorId& id, ValueKind kind, bool present,
+                                             const std::vector<TensorInfo>& infos) override;
+  /// After a run: the tensors of anchor `id`, a sequence or optional value (none for an empty
+  /// sequence or a None optional); throws if the last run returned no such anchor.
+  const std::vector<NDArray>& outputElements(const TensorId& id) const;
+  /// Whether the optional anchor `id` held a value in the last run.
+  bool outputPresent(const TensorId& id) const;
+
  private:
   struct Slot {
     IArray* array;
@@ -35,6 +48,12 @@ class StepIO : public IStepIO {
   };
   std::map<TensorId, Slot> inputs_;
   std::map<TensorId, Slot> outputs_;
+  std::map<TensorId, std::vector<IArray*>> inputElements_;
+  struct Elements {
+    bool present = true;
+    std::vector<NDArray> arrays;
+  };
+  std::map<TensorId, Elements> outputElements_;
 };
 
 /// References to every array of a map, as StepIO takes them:

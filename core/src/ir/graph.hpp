@@ -13,6 +13,26 @@ namespace popart {
 
 class Ir;
 
+/// A sequence or optional value of the model being imported (docs/architecture.md, "Sequences and
+/// optional values"). Such values exist only while a plan is made: their lengths and presence are
+/// the plan's (known constants, or a run's when planned at run time), so the ops that make and read
+/// them become the tensor ops they amount to (an element read is an Identity, a concatenation a
+/// Concat) and the tensors of a sequence are ordinary tensors of the graph.
+struct StructValue {
+  enum class Kind { Sequence, Optional };
+  Kind kind = Kind::Sequence;
+  /// The element type (an empty sequence's or an absent optional's, as declared).
+  DataType elemType = DataType::UNDEFINED;
+  /// A sequence's tensors in order; an optional tensor's value (none or one).
+  std::vector<TensorId> tensors;
+  /// An optional sequence: whether it holds one, and which (in `tensors`).
+  bool ofSequence = false;
+  bool present = false;
+  bool isSequence() const { return kind == Kind::Sequence; }
+  /// "sequence", "optional tensor", "optional sequence" (for messages).
+  std::string typeName() const;
+};
+
 class Graph {
  public:
   Graph(Ir& ir, GraphId id) : ir_(&ir), id_(std::move(id)) {}
@@ -51,6 +71,8 @@ class Graph {
   Graph* parent = nullptr;  ///< the enclosing graph (subgraphs only)
   Op* owner = nullptr;      ///< the op whose attribute this subgraph is (subgraphs only)
   std::string protoName;    ///< the GraphProto's name (subgraphs; PopART keys its IR JSON by it)
+  /// Sequence and optional values by name (while the graph is imported).
+  std::map<std::string, StructValue> structValues;
 
  private:
   Ir* ir_;

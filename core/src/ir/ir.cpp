@@ -284,6 +284,7 @@ void Ir::importModel(const IrBundle& b) {
   registerInputs(b);
   importNodes(m.graph(), *main_);
   for (const auto& o : m.graph().output()) main_->outputIds.push_back(o.name());
+  anchorStructValues();
 }
 
 const std::string* Ir::inputSetting(const char* name, const TensorId& id) const {
@@ -349,6 +350,12 @@ void Ir::registerInputs(const IrBundle& b) {
   const auto& g = model_->graph();
   for (const auto& vi : g.input()) {
     if (main_->hasTensor(vi.name())) continue;  // an input with an initializer is a weight
+    if (vi.type().has_sequence_type() || vi.type().has_optional_type())
+      throw RunTimeInfoNeeded(
+          format("Input tensor '{}' is {}: how many tensors it holds, and their shapes, are known only when it is "
+                 "given. This runtime needs static shapes.",
+                 vi.name(), vi.type().has_sequence_type() ? "a sequence" : "an optional value"),
+          RunTimeInfoNeeded::Kind::InputShape, vi.name());
     TensorInfo info;
     if (b.inputShapeInfo.has(vi.name())) {
       info = b.inputShapeInfo.get(vi.name());
@@ -423,6 +430,7 @@ void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
   const int opset = opsetVersion(domain);
   const std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(nodeCounter_) : node.name();
   ++nodeCounter_;
+  if (importStructured(node, graph, name)) return;
   const OpDef* def = findOpDef(domain, node.op_type());
   if (domain == "ai.onnx" && node.op_type() == "Constant") {
     for (const auto& a : node.attribute()) {
@@ -498,7 +506,22 @@ void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
       throw error("Invalid ONNX model: tensor '{}' is produced twice (second time by {})", out, op.describe());
     op.connectOutput(i, &graph.addTensor(out, TensorKind::ActGrad, TensorInfo()));
   }
-  op.setup();
+  const size_t subgraphsBefore = subgraphs_.size();
+  try {
+    op.setup();
+  } catch (const RunTimeInfoNeeded&) {
+    // A Loop whose body needs the iteration count to shape its values is unrolled when its trip
+    // count and condition are known (as they are in a plan made at run time).
+    if (op.kind() != OpKind::Loop) throw;
+    std::vector<Tensor*> outs = op.outputs();
+    graph.removeOp(&op);
+    for (Tensor* t : outs) {
+      if (t) graph.removeTensor(t->id);
+    }
+    subgraphs_.resize(subgraphsBefore);
+    if (!unrollLoopIfBounded(node, graph, name)) throw;
+    return;
+  }
   tryFold(op);
 }
 

@@ -111,6 +111,14 @@ class Ir {
   /// TensorInfo keeps the type written in the subgraph). Outer-scope reads become implicit inputs.
   Graph& importSubgraph(Op& owner, const std::string& attr, const std::vector<TensorInfo>& inputInfos);
 
+  /// An anchor naming a sequence or optional value of the main graph: the value, and the tensors
+  /// anchored in its place ("<id>[<i>]", one per element; none for an absent optional).
+  struct StructAnchor {
+    StructValue value;
+    std::vector<TensorId> elements;
+  };
+  const std::map<TensorId, StructAnchor>& structAnchors() const { return structAnchors_; }
+
   /// Human-readable listing of the schedule (for reports and debugging).
   std::string scheduleText() const;
   /// Re-computes the schedule after graph edits.
@@ -129,6 +137,16 @@ class Ir {
   void importNode(const onnx::NodeProto& node, Graph& graph);
   bool tryFold(Op& op);
   Tensor* resolveTensor(Graph& g, const TensorId& id);
+  // Sequence and optional values (ir/structured.cpp).
+  friend class StructImporter;
+  /// Imports `node` if it makes or reads a sequence or optional value (or is a Loop that must be
+  /// unrolled); false when it is an ordinary op.
+  bool importStructured(const onnx::NodeProto& node, Graph& graph, const std::string& name);
+  /// A Loop whose body needs per-iteration information (a shape from the iteration count): unrolled
+  /// when its trip count and condition are known; false when they are not.
+  bool unrollLoopIfBounded(const onnx::NodeProto& node, Graph& graph, const std::string& name);
+  /// Anchors (and main-graph outputs) that name sequence or optional values: their tensors.
+  void anchorStructValues();
 
   std::unique_ptr<Graph> main_;
   std::vector<std::unique_ptr<Graph>> subgraphs_;
@@ -150,6 +168,7 @@ class Ir {
   /// How many nodes of the graph being imported read each tensor (for
   /// enableConstantFoldingOfMultipleConsumers = false).
   std::map<std::string, int> importConsumers_;
+  std::map<TensorId, StructAnchor> structAnchors_;
 };
 
 /// PopART's pipelining depth check: batchesPerStep (or the gradient accumulation factor) must be

@@ -41,6 +41,9 @@ struct Session::RunTimePlans {
   std::map<TensorId, DataType> declaredType;
   /// Inputs whose values give shapes: each plan takes this run's values as constants.
   std::set<TensorId> valueInputs;
+  /// Inputs of sequence or optional type, with their declared types: each plan takes the run's
+  /// tensors of them as inputs "<id>[<i>]" (withElementInputs).
+  std::map<TensorId, onnx::TypeProto> structInputs;
 
   struct Plan {
     std::unique_ptr<Ir> ir;
@@ -131,6 +134,134 @@ onnx::ModelProto withConstantInputs(const onnx::ModelProto& model, const std::ma
   return m;
 }
 
+ValueKind valueKind(const onnx::TypeProto& t) {
+  if (t.has_sequence_type()) return ValueKind::Sequence;
+  return t.optional_type().elem_type().has_sequence_type() ? ValueKind::OptionalSequence : ValueKind::OptionalTensor;
+}
+
+/// A sequence or optional input as one run gives it.
+struct GivenElements {
+  bool present = false;
+  std::vector<IArray*> arrays;
+  std::vector<TensorId> ids;  ///< the plan's inputs for them, "<id>[<i>]"
+};
+
+/// The model with each sequence or optional input `id` made of the run's tensors: inputs
+/// "<id>[<i>]" and the node that makes the value of them (SequenceConstruct, Optional).
+onnx::ModelProto withElementInputs(const onnx::ModelProto& model, const std::map<TensorId, onnx::TypeProto>& types,
+                                   const std::map<TensorId, GivenElements>& given) {
+  onnx::ModelProto m = model;
+  auto* g = m.mutable_graph();
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> inputs;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (const auto& vi : g->input()) {
+    auto it = given.find(vi.name());
+    if (it == given.end()) {
+      *inputs.Add() = vi;
+      continue;
+    }
+    const onnx::TypeProto& type = types.at(vi.name());
+    const ValueKind kind = valueKind(type);
+    const GivenElements& e = it->second;
+    for (size_t i = 0; i < e.ids.size(); ++i) {
+      onnx::ValueInfoProto* in = inputs.Add();
+      in->set_name(e.ids[i]);
+      in->mutable_type()->mutable_tensor_type()->set_elem_type(onnxDataType(e.arrays[i]->dataType()));
+    }
+    auto node = [&](const char* op, const std::string& out) {
+      onnx::NodeProto* n = nodes.Add();
+      n->set_op_type(op);
+      n->set_name(vi.name() + "/" + op);
+      n->add_output(out);
+      return n;
+    };
+    const bool sequence = kind != ValueKind::OptionalTensor;
+    const std::string seqName = kind == ValueKind::Sequence ? vi.name() : vi.name() + "/sequence";
+    if (sequence && e.present) {
+      onnx::NodeProto* n = node(e.ids.empty() ? "SequenceEmpty" : "SequenceConstruct", seqName);
+      for (const auto& id : e.ids) n->add_input(id);
+      if (e.ids.empty()) {
+        const int elem = type.has_sequence_type()
+                             ? type.sequence_type().elem_type().tensor_type().elem_type()
+                             : type.optional_type().elem_type().sequence_type().elem_type().tensor_type().elem_type();
+        onnx::AttributeProto* a = n->add_attribute();
+        a->set_name("dtype");
+        a->set_type(onnx::AttributeProto::INT);
+        a->set_i(elem ? elem : onnx::TensorProto::FLOAT);
+      }
+    }
+    if (kind == ValueKind::Sequence) continue;
+    onnx::NodeProto* n = node("Optional", vi.name());
+    if (e.present) {
+      n->add_input(kind == ValueKind::OptionalSequence ? seqName : e.ids.at(0));
+    } else {
+      onnx::AttributeProto* a = n->add_attribute();
+      a->set_name("type");
+      a->set_type(onnx::AttributeProto::TYPE_PROTO);
+      *a->mutable_tp() = type.optional_type().elem_type();
+    }
+  }
+  g->mutable_input()->Swap(&inputs);
+  for (const auto& n : g->node()) *nodes.Add() = n;
+  g->mutable_node()->Swap(&nodes);
+  return m;
+}
+
+/// The StepIO of a run whose plan has sequence or optional inputs or anchors: their tensors come
+/// from (and go to) the arrays the user's StepIO gives for them; everything else is the user's.
+class ElementStepIO : public IStepIO {
+ public:
+  explicit ElementStepIO(IStepIO& user) : user_(user) { enableRuntimeAsserts(user.runtimeAssertsEnabled()); }
+  std::map<TensorId, IArray*> in_, out_;
+  std::vector<TensorId> structInputs_;
+
+  ConstVoidData in(TensorId id, int64_t n, bool prefetch, bool isBroadcast) override {
+    auto it = in_.find(id);
+    if (it == in_.end()) return user_.in(id, n, prefetch, isBroadcast);
+    return ConstVoidData(it->second->data(), TensorInfo(it->second->dataType(), it->second->shape()));
+  }
+  void inComplete(TensorId id, int64_t n, bool isBroadcast) override {
+    if (!in_.count(id)) user_.inComplete(id, n, isBroadcast);
+  }
+  MutableVoidData out(TensorId id, int64_t n) override {
+    auto it = out_.find(id);
+    if (it == out_.end()) return user_.out(id, n);
+    return MutableVoidData(it->second->data(), TensorInfo(it->second->dataType(), it->second->shape()));
+  }
+  void outComplete(TensorId id) override {
+    if (!out_.count(id)) user_.outComplete(id);
+  }
+  void assertNumElements(const StepIOSpec& spec) const override {
+    StepIOSpec user = spec;
+    auto drop = [](std::vector<StepIOSpec::Entry>& v, const std::map<TensorId, IArray*>& m) {
+      v.erase(std::remove_if(v.begin(), v.end(), [&](const StepIOSpec::Entry& e) { return m.count(e.id) != 0; }),
+              v.end());
+    };
+    drop(user.inputs, in_);
+    drop(user.outputs, out_);
+    user.elementInputs = structInputs_;
+    user_.assertNumElements(user);
+    for (const auto& e : spec.inputs) {
+      auto it = in_.find(e.id);
+      if (it == in_.end()) continue;
+      const IArray& a = *it->second;
+      if (a.dataType() != e.info.dataType() || a.shape() != e.info.shape())
+        throw error("Input '{}' is given as {} {}, but this run's plan takes {}", e.id, dataTypeToString(a.dataType()),
+                    a.shape(), e.info.toString());
+    }
+  }
+  IArray* inputArray(const TensorId& id) override {
+    auto it = in_.find(id);
+    return it == in_.end() ? user_.inputArray(id) : it->second;
+  }
+  void prepareOutput(const TensorId& id, const TensorInfo& info) override {
+    if (!out_.count(id)) user_.prepareOutput(id, info);
+  }
+
+ private:
+  IStepIO& user_;
+};
+
 error differs(const TensorId& id, int64_t microBatch) {
   return error(
       "Input '{}' gives a shape (its values are the run's constants), so it must hold the same values in every "
@@ -162,6 +293,10 @@ void Session::startRunTimePlanning(const IrBundle& b, const std::exception& need
   for (const auto& vi : rt->model.graph().input()) {
     if (inits.count(vi.name())) continue;
     rt->inputs.push_back(vi.name());
+    if (vi.type().has_sequence_type() || vi.type().has_optional_type()) {
+      rt->structInputs.emplace(vi.name(), vi.type());
+      continue;
+    }
     const int elem = vi.type().tensor_type().elem_type();
     if (elem) rt->declaredType[vi.name()] = dataTypeFromOnnx(elem);
   }
@@ -189,9 +324,59 @@ void Session::selectRunTimePlan(IStepIO& io) {
   for (size_t attempt = 0; attempt <= rt.inputs.size(); ++attempt) {
     InputShapeInfo shapes;
     std::map<TensorId, TensorData> values;
+    std::map<TensorId, GivenElements> elements;
     std::ostringstream key, said;
     for (const auto& id : rt.inputs) {
       const bool isValue = rt.valueInputs.count(id) != 0;
+      if (auto st = rt.structInputs.find(id); st != rt.structInputs.end()) {
+        // A sequence or optional input: its tensors are the plan's inputs "<id>[<i>]".
+        const ValueKind kind = valueKind(st->second);
+        if (micro != 1)
+          throw error(
+              "Input '{}' is a sequence or optional value, which is given for one micro-batch, but a step of this "
+              "session has {} (batchesPerStep {}, accumulationFactor {}, replicationFactor {})",
+              id, micro, bps, af, rf);
+        if (isValue)
+          throw error("Input '{}' is a sequence or optional value, and a shape depends on its values: not supported",
+                      id);
+        GivenElements e;
+        e.present = io.inputElements(id, kind, e.arrays);
+        if (!e.present && kind == ValueKind::OptionalTensor) {
+          if (IArray* a = io.inputArray(id)) {
+            e.present = true;
+            e.arrays = {a};
+          }
+        }
+        if (!e.present && kind == ValueKind::Sequence)
+          throw error("The stepIO has no tensors for input '{}', a sequence: give a list of arrays", id);
+        if (kind == ValueKind::OptionalTensor && e.arrays.size() > 1)
+          throw error("Input '{}' is an optional tensor, but {} arrays are given for it", id, e.arrays.size());
+        const DataType declared = [&] {
+          const onnx::TypeProto* t = &st->second;
+          if (t->has_optional_type()) t = &t->optional_type().elem_type();
+          if (t->has_sequence_type()) t = &t->sequence_type().elem_type();
+          const int elem = t->tensor_type().elem_type();
+          return elem ? dataTypeFromOnnx(elem) : DataType::UNDEFINED;
+        }();
+        key << id << (e.present ? " " : " None") << e.arrays.size() << '{';
+        said << (said.tellp() ? ", " : "") << id << (e.present ? "" : " None");
+        if (e.present) said << " [";
+        for (size_t i = 0; i < e.arrays.size(); ++i) {
+          const IArray& a = *e.arrays[i];
+          if (declared != DataType::UNDEFINED && a.dataType() != declared)
+            throw error("Input '{}' holds {} tensors, but tensor {} of it is given as {} data", id,
+                        dataTypeToString(declared), i, dataTypeToString(a.dataType()));
+          const TensorInfo info(a.dataType(), a.shape());
+          e.ids.push_back(format("{}[{}]", id, i));
+          shapes.add(e.ids.back(), info);
+          key << info.data_type() << a.shape() << ';';
+          said << (i ? " " : "") << info.toString();
+        }
+        if (e.present) said << "]";
+        key << "};";
+        elements.emplace(id, std::move(e));
+        continue;
+      }
       if (rt.given.has(id) && !isValue) {
         shapes.add(id, rt.given.get(id));
         continue;
@@ -257,7 +442,8 @@ void Session::selectRunTimePlan(IStepIO& io) {
     if (ir_) RunTimePlans::exchange(*this, rt.cache.at(rt.current));  // parked
     auto it = rt.cache.find(k);
     if (it == rt.cache.end()) {
-      onnx::ModelProto m = withConstantInputs(rt.model, values);
+      onnx::ModelProto m = withConstantInputs(
+          elements.empty() ? rt.model : withElementInputs(rt.model, rt.structInputs, elements), values);
       IrBundle b;
       b.model = &m;
       b.modelBaseDir = rt.modelBaseDir;
@@ -314,9 +500,49 @@ void Session::selectRunTimePlan(IStepIO& io) {
     break;
   }
   if (!ir_) throw internal_error("run-time planning found no plan for the run");
-  // The anchors' arrays take this run's shapes.
-  for (const auto& e : stepIOSpec().outputs)
-    io.prepareOutput(e.id, TensorInfo(e.info.dataType(), getAnchorShape(e.id)));
+}
+
+std::unique_ptr<IStepIO> Session::elementStepIO(IStepIO& io) {
+  const bool structInputs = runTime_ && !runTime_->structInputs.empty();
+  if (!structInputs && ir().structAnchors().empty()) return nullptr;
+  const int64_t micro = int64_t(ir().dataFlow().batchesPerStep()) * ir().options().getAccumulationFactor() *
+                        ir().options().getReplicationFactor();
+  auto eio = std::make_unique<ElementStepIO>(io);
+  if (structInputs) {
+    for (const auto& id : runTime_->inputs) {
+      auto st = runTime_->structInputs.find(id);
+      if (st == runTime_->structInputs.end()) continue;
+      eio->structInputs_.push_back(id);
+      std::vector<IArray*> arrays;
+      if (!io.inputElements(id, valueKind(st->second), arrays) && valueKind(st->second) == ValueKind::OptionalTensor) {
+        if (IArray* a = io.inputArray(id)) arrays = {a};
+      }
+      for (size_t i = 0; i < arrays.size(); ++i) eio->in_[format("{}[{}]", id, i)] = arrays[i];
+    }
+  }
+  for (const auto& [id, sa] : ir().structAnchors()) {
+    if (micro != 1)
+      throw error(
+          "Anchor '{}' is a sequence or optional value, which is returned for one micro-batch, but a step of this "
+          "session has {} (batchesPerStep, accumulationFactor and replicationFactor multiplied)",
+          id, micro);
+    std::vector<TensorInfo> infos;
+    for (const auto& e : sa.elements) infos.push_back(ir().mainGraph().getTensor(e).info);
+    const ValueKind kind = sa.value.isSequence() ? ValueKind::Sequence
+                           : sa.value.ofSequence ? ValueKind::OptionalSequence
+                                                 : ValueKind::OptionalTensor;
+    const bool present = sa.value.isSequence() || sa.value.present;
+    const std::vector<IArray*> arrays = io.prepareOutputElements(id, kind, present, infos);
+    if (arrays.size() != infos.size())
+      throw error("The stepIO gave {} arrays for the {} tensors of anchor '{}'", arrays.size(), infos.size(), id);
+    for (size_t i = 0; i < arrays.size(); ++i) {
+      if (arrays[i]->dataType() != infos[i].dataType() || arrays[i]->shape() != infos[i].shape())
+        throw error("The stepIO gave tensor {} of anchor '{}' an array of {} {}, but it is {}", i, id,
+                    dataTypeToString(arrays[i]->dataType()), arrays[i]->shape(), infos[i].toString());
+      eio->out_[sa.elements[i]] = arrays[i];
+    }
+  }
+  return eio;
 }
 
 Ir& Session::ir() const {
@@ -358,6 +584,12 @@ std::map<TensorId, TensorInfo> Session::runTimeAnchorPlaceholders() const {
   const RunTimePlans& rt = *runTime_;
   std::map<TensorId, TensorInfo> m;
   for (const auto& id : rt.dataFlow.anchors()) {
+    // A sequence or optional anchor's arrays come with the run (IStepIO::prepareOutputElements).
+    bool structured = false;
+    for (const auto& vi : rt.model.graph().output()) {
+      structured = structured || (vi.name() == id && (vi.type().has_sequence_type() || vi.type().has_optional_type()));
+    }
+    if (structured) continue;
     DataType t = DataType::FLOAT;
     Shape s{0};
     auto from = [&](const onnx::ValueInfoProto& vi) {

@@ -346,7 +346,10 @@ Shape Session::getAnchorShape(const TensorId& id) const {
 std::map<TensorId, TensorInfo> Session::getAnchorArrayInfos() const {
   if (!ir_) return runTimeAnchorPlaceholders();
   std::map<TensorId, TensorInfo> m;
+  std::set<TensorId> elements;  // a sequence or optional anchor's: the run gives their arrays
+  for (const auto& kv : ir().structAnchors()) elements.insert(kv.second.elements.begin(), kv.second.elements.end());
   for (const auto& e : stepIOSpec().outputs) {
+    if (elements.count(e.id)) continue;
     const TensorInfo& info = e.info;
     const int64_t elemBytes =
         info.dataType() == DataType::STRING ? static_cast<int64_t>(sizeof(std::string)) : info.getDataTypeSize();
@@ -428,12 +431,18 @@ void checkBools(const void* data, int64_t n, const TensorId& id) {
 
 }  // namespace
 
-void Session::run(IStepIO& stepio, const std::string& debugName) {
+void Session::run(IStepIO& userStepio, const std::string& debugName) {
   if (runTime_) {
     if (!prepared_) throw error("Session::prepareDevice() must be called before Session::run() is called.");
-    selectRunTimePlan(stepio);
+    selectRunTimePlan(userStepio);
   }
   checkPrepared("run");
+  const std::unique_ptr<IStepIO> elementStepio = elementStepIO(userStepio);
+  IStepIO& stepio = elementStepio ? *elementStepio : userStepio;
+  if (runTime_) {  // the anchors' arrays take this run's shapes
+    for (const auto& e : stepIOSpec().outputs)
+      stepio.prepareOutput(e.id, TensorInfo(e.info.dataType(), getAnchorShape(e.id)));
+  }
   if (!device_->canRun()) throw error("Offline IPU device is not configured for execution");
   if (ir().isTraining() && !weightsFromHostCalled_ && !ir().initializerIds().empty())
     throw error(

@@ -86,7 +86,8 @@ void StepIO::assertNumElements(const StepIOSpec& spec) const {
     auto listed = [&](const std::vector<TensorId>& ids) {
       return std::find(ids.begin(), ids.end(), kv.first) != ids.end();
     };
-    if (!known && (listed(spec.initializerInputs) || listed(spec.runTimeConstants))) continue;
+    if (!known && (listed(spec.initializerInputs) || listed(spec.runTimeConstants) || listed(spec.elementInputs)))
+      continue;
     if (!known && listed(spec.unusedInputs)) {
       logging::devicex::warn(
           "The input Tensor {} to the ONNX Model does not appear in the optimized PopART Ir, possibly due to constant "
@@ -121,7 +122,7 @@ void StepIO::assertNumElements(const StepIOSpec& spec) const {
   for (const auto& kv : outputs_) {
     bool known = false;
     for (const auto& e : spec.outputs) known = known || e.id == kv.first;
-    if (!known)
+    if (!known && !outputElements_.count(kv.first))
       throw error(
           "The tensor '{}' has been provided as one of the outputs of the stepIO, but it is not an anchor of "
           "the session's DataFlow",
@@ -145,6 +146,54 @@ void StepIO::assertNumElements(const StepIOSpec& spec) const {
           "expected number of output elements: {} = {}. The array given has shape {}.",
           e.id, e.expectedNelms, a.nelms(), e.factors, e.expectedNelms, a.shape());
   }
+}
+
+void StepIO::setInputElements(const TensorId& id, std::vector<IArray*> elements) {
+  for (const IArray* a : elements) {
+    if (!a) throw error("StepIO::setInputElements: element arrays of input '{}' may not be null", id);
+  }
+  inputElements_[id] = std::move(elements);
+}
+
+bool StepIO::inputElements(const TensorId& id, ValueKind, std::vector<IArray*>& elements) {
+  auto it = inputElements_.find(id);
+  if (it == inputElements_.end()) return false;
+  elements = it->second;
+  return true;
+}
+
+std::vector<IArray*> StepIO::prepareOutputElements(const TensorId& id, ValueKind, bool present,
+                                                   const std::vector<TensorInfo>& infos) {
+  Elements& e = outputElements_[id];
+  e.present = present;
+  e.arrays.clear();
+  e.arrays.reserve(infos.size());
+  for (const auto& info : infos) e.arrays.emplace_back(info);
+  std::vector<IArray*> out;
+  for (auto& a : e.arrays) out.push_back(&a);
+  return out;
+}
+
+const std::vector<NDArray>& StepIO::outputElements(const TensorId& id) const {
+  auto it = outputElements_.find(id);
+  if (it == outputElements_.end())
+    throw error("The last run returned no sequence or optional value for anchor '{}'", id);
+  return it->second.arrays;
+}
+
+bool StepIO::outputPresent(const TensorId& id) const {
+  auto it = outputElements_.find(id);
+  if (it == outputElements_.end())
+    throw error("The last run returned no sequence or optional value for anchor '{}'", id);
+  return it->second.present;
+}
+
+std::vector<IArray*> IStepIO::prepareOutputElements(const TensorId& id, ValueKind, bool,
+                                                    const std::vector<TensorInfo>&) {
+  throw error(
+      "Anchor '{}' is a sequence or optional value, and this stepIO cannot take one (it has no "
+      "prepareOutputElements): use StepIO or PyStepIO",
+      id);
 }
 
 ConstVoidData StepIOCallback::in(TensorId id, int64_t, bool prefetch, bool) {
