@@ -49,7 +49,7 @@ class PyStepIO : public IStepIO {
   PyStepIO(const py::dict& inputs, const py::dict& outputs)
       : outputs_(outputs),
         in_(arrays(tensorsOf(inputs), "PyStepIO input", false)),
-        out_(arrays(outputs, "PyStepIO output", true)) {
+        out_(arrays(tensorsOf(outputs), "PyStepIO output", true)) {
     // Sequence and optional inputs: a list (or tuple) of arrays; None for an absent optional.
     for (auto kv : inputs) {
       if (!py::isinstance<py::list>(kv.second) && !py::isinstance<py::tuple>(kv.second)) continue;

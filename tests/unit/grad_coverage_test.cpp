@@ -29,6 +29,7 @@ const std::map<std::string, std::string>& notDifferentiable() {
       {"ai.onnx::ArgMax", "index output"},
       {"ai.onnx::ArgMin", "index output"},
       {"ai.onnx::StringNormalizer", "strings"},
+      {"ai.onnx::TfIdfVectorizer", "integer or string input (token ids)"},
       // Shapes and constants: folded at import, the outputs do not depend on input values.
       {"ai.onnx::Shape", "shape of the input, folded at import"},
       {"ai.onnx::Size", "size of the input, folded at import"},
@@ -38,6 +39,7 @@ const std::map<std::string, std::string>& notDifferentiable() {
       {"ai.onnx::EyeLike", "the output does not depend on the input's values"},
       {"ai.onnx::Unique", "constant input only (its output sizes depend on the values), folded at import"},
       {"ai.onnx::NonZero", "index output; constant input only (its output size depends on the values)"},
+      {"ai.onnx::NonMaxSuppression", "index output; constant inputs only (its output size depends on the values)"},
       {"ai.onnx::HannWindow", "the input is a length"},
       {"ai.onnx::HammingWindow", "the input is a length"},
       {"ai.onnx::BlackmanWindow", "the input is a length"},

@@ -279,6 +279,15 @@ TEST(GradRules, InstanceNormalization) {
   checkGradients(mb, mb.weightedSum(ai, y, {2, 3, 2, 3}, 113));
 }
 
+TEST(GradRules, MeanVarianceNormalization) {
+  ModelBuilder mb;
+  auto ai = mb.b->aiOnnxOpset14();
+  const auto x = mb.input({2, 3, 2, 3}, 114);
+  const auto y = ai.meanvariancenormalization({x});            // the default axes [0, 2, 3]
+  const auto y1 = ai.meanvariancenormalization({x}, {1, -1});  // other axes
+  checkGradients(mb, ai.add({mb.weightedSum(ai, y, {2, 3, 2, 3}, 115), mb.weightedSum(ai, y1, {2, 3, 2, 3}, 116)}));
+}
+
 }  // namespace
 }  // namespace popart
 

@@ -1,4 +1,7 @@
-// Miscellaneous ops: LRN, ReverseSequence, MaxUnpool, Unique, Graphcore's NormalizeImage.
+// Miscellaneous ops: LRN, ReverseSequence, MaxUnpool, Unique, NonZero, NonMaxSuppression,
+// Graphcore's NormalizeImage.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -42,6 +45,77 @@ Shape maxUnpoolInferredShape(const Op& op) {
     if (kernel[i] <= 0 || strides[i] <= 0) throw error("kernel_shape and strides must be positive");
     out[i + 2] = (x[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + spatial];
     if (out[i + 2] < 0) throw error("the output size of spatial dimension {} is negative ({})", i, out[i + 2]);
+  }
+  return out;
+}
+
+NmsParams nmsParams(const Op& op, const int64_t* maxPerClass, const float* iouThreshold, const float* scoreThreshold) {
+  NmsParams p;
+  const int64_t center = op.attrs.getInt("center_point_box", 0);
+  if (center != 0 && center != 1) throw error("center_point_box must be 0 or 1, got {}", center);
+  p.centerPointBox = center == 1;
+  if (maxPerClass) p.maxPerClass = *maxPerClass;
+  if (iouThreshold) {
+    p.iouThreshold = *iouThreshold;
+    if (!(p.iouThreshold >= 0 && p.iouThreshold <= 1))
+      throw error("iou_threshold must be in [0, 1], got {}", p.iouThreshold);
+  }
+  if (scoreThreshold) {
+    p.hasScoreThreshold = true;
+    p.scoreThreshold = *scoreThreshold;
+  }
+  return p;
+}
+
+std::vector<int64_t> nonMaxSuppression(const float* boxes, const float* scores, int64_t batches, int64_t classes,
+                                       int64_t boxCount, const NmsParams& p) {
+  std::vector<int64_t> out;
+  if (p.maxPerClass <= 0) return out;
+  // Each box as (y_min, x_min, y_max, x_max, area), in double.
+  std::vector<std::array<double, 5>> corners(static_cast<size_t>(boxCount));
+  std::vector<int64_t> order, kept;
+  for (int64_t b = 0; b < batches; ++b) {
+    for (int64_t i = 0; i < boxCount; ++i) {
+      const float* q = boxes + (b * boxCount + i) * 4;
+      double y0, x0, y1, x1;
+      if (p.centerPointBox) {
+        x0 = double(q[0]) - double(q[2]) / 2;
+        x1 = double(q[0]) + double(q[2]) / 2;
+        y0 = double(q[1]) - double(q[3]) / 2;
+        y1 = double(q[1]) + double(q[3]) / 2;
+      } else {  // any two diagonal corners (y, x)
+        y0 = std::min<double>(q[0], q[2]);
+        y1 = std::max<double>(q[0], q[2]);
+        x0 = std::min<double>(q[1], q[3]);
+        x1 = std::max<double>(q[1], q[3]);
+      }
+      corners[static_cast<size_t>(i)] = {y0, x0, y1, x1, (y1 - y0) * (x1 - x0)};
+    }
+    auto overlaps = [&](int64_t i, int64_t j) {
+      const auto& a = corners[static_cast<size_t>(i)];
+      const auto& c = corners[static_cast<size_t>(j)];
+      if (a[4] <= 0 || c[4] <= 0) return false;  // an empty box overlaps nothing
+      const double h = std::min(a[2], c[2]) - std::max(a[0], c[0]);
+      const double w = std::min(a[3], c[3]) - std::max(a[1], c[1]);
+      if (h <= 0 || w <= 0) return false;
+      const double inter = h * w;
+      return inter / (a[4] + c[4] - inter) > p.iouThreshold;
+    };
+    for (int64_t c = 0; c < classes; ++c) {
+      const float* sc = scores + (b * classes + c) * boxCount;
+      order.clear();
+      for (int64_t i = 0; i < boxCount; ++i) {
+        // NaN scores are never candidates.
+        if (!std::isnan(sc[i]) && (!p.hasScoreThreshold || double(sc[i]) > p.scoreThreshold)) order.push_back(i);
+      }
+      std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return sc[i] > sc[j]; });
+      kept.clear();
+      for (int64_t i : order) {
+        if (static_cast<int64_t>(kept.size()) >= p.maxPerClass) break;
+        if (std::none_of(kept.begin(), kept.end(), [&](int64_t k) { return overlaps(k, i); })) kept.push_back(i);
+      }
+      for (int64_t i : kept) out.insert(out.end(), {b, c, i});
+    }
   }
   return out;
 }
@@ -125,6 +199,40 @@ int64_t countNonZero(const TensorData& data) {
 void setupNonZero(Op& op) {
   const TensorData& data = op.requireInData(0, "the values (NonZero's output size depends on them)");
   setOutput(op, 0, DataType::INT64, {op.inInfo(0).rank(), countNonZero(data)});
+}
+
+/// A scalar input of NonMaxSuppression (a scalar or one value, as ONNX's tests give) of type t,
+/// when present: its known value.
+const void* nmsScalar(const Op& op, int i, DataType t, const char* name) {
+  if (!op.hasInput(i)) return nullptr;
+  if (op.inType(i) != t || op.inInfo(i).nelms() != 1)
+    throw error("input {} ('{}', {}) must be one {} value, got {}", i, op.input(i)->id, name, dataTypeToString(t),
+                op.inInfo(i).toString());
+  return op.requireInData(i, "a selection parameter (NonMaxSuppression's output size depends on it)").data();
+}
+
+/// NonMaxSuppression(boxes [B, N, 4], scores [B, C, N], max_output_boxes_per_class, iou_threshold,
+/// score_threshold): INT64 [selected, 3]. Its output size depends on every input's values, so all
+/// must be known (constants, or on the CPU device values the run gives).
+void setupNonMaxSuppression(Op& op) {
+  requireType(op, 0, {DataType::FLOAT});
+  requireType(op, 1, {DataType::FLOAT});
+  const Shape& b = op.inShape(0);
+  const Shape& s = op.inShape(1);
+  if (b.size() != 3 || b[2] != 4) throw error("boxes must have shape [num_batches, spatial_dimension, 4], got {}", b);
+  if (s.size() != 3 || s[0] != b[0] || s[2] != b[1])
+    throw error(
+        "scores must have shape [num_batches, num_classes, spatial_dimension] = [{}, C, {}] for boxes {}, got {}", b[0],
+        b[1], b, s);
+  const auto* maxOut = static_cast<const int64_t*>(nmsScalar(op, 2, DataType::INT64, "max_output_boxes_per_class"));
+  const auto* iou = static_cast<const float*>(nmsScalar(op, 3, DataType::FLOAT, "iou_threshold"));
+  const auto* scoreThr = static_cast<const float*>(nmsScalar(op, 4, DataType::FLOAT, "score_threshold"));
+  const NmsParams p = nmsParams(op, maxOut, iou, scoreThr);
+  const char* why = "the boxes and scores (NonMaxSuppression's output size depends on them)";
+  const TensorData& boxes = op.requireInData(0, why);
+  const TensorData& scores = op.requireInData(1, why);
+  const auto selected = nonMaxSuppression(boxes.as<float>(), scores.as<float>(), b[0], s[1], b[1], p);
+  setOutput(op, 0, DataType::INT64, {static_cast<int64_t>(selected.size() / 3), 3});
 }
 
 /// NormalizeImage(image [..., 3], offsets [3], scales [3]): ((image * scale) - offsets) * scales,
@@ -233,6 +341,10 @@ void define_Unique(OpDef& d) {
 void define_NonZero(OpDef& d) {
   d.setup = ops::setupNonZero;
   d.shapeInputsMask = 1;
+}
+void define_NonMaxSuppression(OpDef& d) {
+  d.setup = ops::setupNonMaxSuppression;
+  d.shapeInputsMask = 0x1f;
 }
 void define_GcNormalizeImage(OpDef& d) {
   d.setup = ops::setupNormalizeImage;

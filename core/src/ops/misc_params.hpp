@@ -94,5 +94,22 @@ UniqueGeometry uniqueGeometry(const Op& op);
 /// at the same coordinates in the (padded or cropped) output.
 std::vector<int64_t> maxUnpoolInferredShape(const Op& op);
 
+/// NonMaxSuppression's scalar inputs and attribute, read and checked (the kernel reads them again
+/// from its slots: a null pointer is an absent optional input).
+struct NmsParams {
+  bool centerPointBox = false;  ///< boxes as [x_centre, y_centre, width, height], else two corners
+  int64_t maxPerClass = 0;      ///< max_output_boxes_per_class (0 or less: nothing is selected)
+  double iouThreshold = 0;      ///< a box is suppressed by a selected one with IoU > this
+  bool hasScoreThreshold = false;
+  double scoreThreshold = 0;  ///< only boxes scoring > this are candidates
+};
+NmsParams nmsParams(const Op& op, const int64_t* maxPerClass, const float* iouThreshold, const float* scoreThreshold);
+
+/// Greedy non-maximum suppression of boxes [B, N, 4] by scores [B, C, N]: the selected
+/// (batch, class, box) triples, by batch, then class, then descending score (ties: the lower box
+/// index first).
+std::vector<int64_t> nonMaxSuppression(const float* boxes, const float* scores, int64_t batches, int64_t classes,
+                                       int64_t boxCount, const NmsParams& p);
+
 }  // namespace ops
 }  // namespace popart

@@ -54,6 +54,23 @@ void setupInstanceNorm(Op& op) {
   setupSameAsInput0(op);
 }
 
+/// MeanVarianceNormalization's axes (default [0, 2, 3]: per channel of NCHW), normalised.
+std::vector<int64_t> mvnAxes(const Op& op) {
+  return normalizeAxes(op.attrs.getInts("axes", {0, 2, 3}), op.inInfo(0).rank());
+}
+
+void setupMeanVarianceNorm(Op& op) {
+  requireFloat(op, 0);
+  if (op.inType(0) == DataType::BFLOAT16 && op.opset() < 13)
+    throw error("input 0 ('{}') is BFLOAT16, which MeanVarianceNormalization takes from opset 13 (the model's is {})",
+                op.input(0)->id, op.opset());
+  const Shape& x = op.inShape(0);
+  if (!op.attrs.has("axes") && x.size() < 4)
+    throw error("the default axes [0, 2, 3] need X of rank >= 4, got {}; give the axes attribute", x);
+  mvnAxes(op);
+  setupSameAsInput0(op);
+}
+
 void setupLayerNorm(Op& op) {
   requireFloat(op, 0);
   const Shape& x = op.inShape(0);
@@ -285,6 +302,29 @@ void define_GcBatchNormalization(OpDef& d) {
 void define_InstanceNormalization(OpDef& d) {
   d.setup = setupInstanceNorm;
   d.grad = gradInstanceNorm;
+}
+namespace {
+
+/// MeanVarianceNormalization recomputed from forward ops ((X - mean) / (sqrt(variance) + 1e-9)
+/// over the axes, ONNX's definition) and differentiated by backprop.
+void gradMeanVarianceNorm(GradCtx& c) {
+  const DataType t = c.in(0)->info.dataType();
+  const size_t mark = c.numAdded();
+  Attributes mean;
+  mean.set("axes", mvnAxes(c.op()));
+  mean.set("keepdims", int64_t(1));
+  Tensor* centred = c.add1(OpKind::Sub, {c.in(0), c.add1(OpKind::ReduceMean, {c.in(0)}, mean)});
+  Tensor* var = c.add1(OpKind::ReduceMean, {c.add1(OpKind::Mul, {centred, centred})}, mean);
+  Tensor* sd = c.add1(OpKind::Add, {c.add1(OpKind::Sqrt, {var}), c.constant(1e-9, t)});
+  Tensor* y = c.add1(OpKind::Div, {centred, sd});
+  c.setInGrad(0, c.backprop(mark, {{y, c.outGrad(0)}}, {c.in(0)})[0]);
+}
+
+}  // namespace
+
+void define_MeanVarianceNormalization(OpDef& d) {
+  d.setup = setupMeanVarianceNorm;
+  d.grad = gradMeanVarianceNorm;
 }
 void define_LayerNormalization(OpDef& d) {
   d.setup = setupLayerNorm;

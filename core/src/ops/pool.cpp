@@ -1,4 +1,5 @@
-// Pooling: MaxPool (with optional indices), AveragePool, GlobalAveragePool, GlobalMaxPool.
+// Pooling: MaxPool (with optional indices; INT8 / UINT8 too from opset 12), AveragePool, GlobalAveragePool,
+// GlobalMaxPool.
 #include "ir/op_def.hpp"
 #include "ops/graph_editor.hpp"
 #include "ops/op_util.hpp"
@@ -10,7 +11,19 @@ namespace {
 using namespace ops;
 
 void setupPool(Op& op) {
-  requireFloat(op, 0);
+  const DataType t = op.inType(0);
+  if (op.kind() == OpKind::MaxPool && (t == DataType::INT8 || t == DataType::UINT8)) {
+    if (op.opset() < 12)
+      throw error("input 0 ('{}') is {}, which MaxPool takes from opset 12 (the model's is {})", op.input(0)->id,
+                  dataTypeToString(t), op.opset());
+  } else if (op.kind() == OpKind::MaxPool && !isFloatType(t)) {
+    throw error(
+        "input 0 ('{}') must be a floating-point tensor (FLOAT, FLOAT16, DOUBLE) or, from opset 12, INT8 or "
+        "UINT8, but it is {}",
+        op.input(0)->id, op.inInfo(0).toString());
+  } else {
+    requireFloat(op, 0);
+  }
   const Shape& x = op.inShape(0);
   if (x.size() < 3) throw error("input X must have rank >= 3 ([N, C, spatial...]), got {}", x);
   const auto kernel = op.attrs.getInts("kernel_shape");

@@ -157,6 +157,11 @@ int64_t opFlops(const Op& op) {
     const int64_t taps = mode == "nearest" ? 1 : mode == "bicubic" ? 16 : 4;
     return checkedProduct({nel(out), 2 * taps + 8});
   }
+  if (op.kind() == OpKind::TfIdfVectorizer && op.hasInput(0)) {
+    // Each position: a pool lookup per item of each n-gram, for each skip (one for 1-grams).
+    const int64_t n = op.attrs.getInt("max_gram_length"), skips = op.attrs.getInt("max_skip_count") + 1;
+    return checkedProduct({nel(op.input(0)), n == 1 ? 1 : skips, n, 8});
+  }
   if (op.kind() == OpKind::GcCtcBeamSearchDecoder) {
     // Each step extends every kept beam by every class and merges equal prefixes.
     const Shape& lp = op.inShape(0);

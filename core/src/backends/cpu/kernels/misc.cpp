@@ -1,4 +1,5 @@
-// CPU kernels of the misc family: LRN, ReverseSequence, MaxUnpool, Unique, NonZero, NormalizeImage.
+// CPU kernels of the misc family: LRN, ReverseSequence, MaxUnpool, Unique, NonZero, NonMaxSuppression,
+// NormalizeImage.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -138,6 +139,25 @@ KernelFn makeCpuKernel_NonZero(const Op& op, KernelContext& kc) {
         throw error("NonZero: the input has {} non-zero values, but the output was inferred for {}", k, count);
     };
   });
+}
+
+KernelFn makeCpuKernel_NonMaxSuppression(const Op& op, KernelContext& kc) {
+  const Shape b = op.inShape(0);
+  const int64_t classes = op.inShape(1)[1];
+  const int64_t count = op.outInfo(0).shape()[0];  // inferred from the values (ops/misc.cpp)
+  const int boxes = kc.in(0), scores = kc.in(1), maxOut = kc.in(2), iou = kc.in(3), scoreThr = kc.in(4);
+  const int y = kc.out(0);
+  const Op* o = &op;
+  return [=](const RunState& s) {
+    const ops::NmsParams p =
+        ops::nmsParams(*o, maxOut >= 0 ? inPtr<int64_t>(s, maxOut) : nullptr, iou >= 0 ? inPtr<float>(s, iou) : nullptr,
+                       scoreThr >= 0 ? inPtr<float>(s, scoreThr) : nullptr);
+    const auto sel = ops::nonMaxSuppression(inPtr<float>(s, boxes), inPtr<float>(s, scores), b[0], classes, b[1], p);
+    if (static_cast<int64_t>(sel.size()) != 3 * count)
+      throw error("NonMaxSuppression: {} boxes are selected, but the output was inferred for {}", sel.size() / 3,
+                  count);
+    std::copy(sel.begin(), sel.end(), outPtr<int64_t>(s, y));
+  };
 }
 
 KernelFn makeCpuKernel_Unique(const Op& op, KernelContext& kc) {

@@ -9,6 +9,7 @@
 #include "backends/cpu/kernels/bn_geom.hpp"
 #include "backends/cpu/kernels/dropout.hpp"
 #include "backends/cpu/kernels/sum.hpp"
+#include "common/checked_size.hpp"
 #include "ir/ir.hpp"
 #include "ops/op_util.hpp"
 
@@ -114,6 +115,110 @@ KernelFn makeCpuKernel_InstanceNormalization(const Op& op, KernelContext& kc) {
           for (int64_t i = 0; i < S; ++i) q[i] = static_cast<T>(a * static_cast<double>(static_cast<CT>(p[i])) + b);
         }
       }
+    };
+  });
+}
+
+namespace {
+
+/// MeanVarianceNormalization's layout: X's dimensions with the size-1 ones dropped and runs of
+/// reduced (or kept) ones merged; a group is one combination of the kept indices.
+struct MvnGeom {
+  std::vector<int64_t> size, groupStride;  // groupStride 0 for a reduced dimension
+  bool lastReduced = false;
+  int64_t groups = 1, count = 1, n = 0;
+};
+
+MvnGeom mvnGeom(const Op& op) {
+  const Shape& x = op.inShape(0);
+  const auto axes = ops::normalizeAxes(op.attrs.getInts("axes", {0, 2, 3}), op.inInfo(0).rank());
+  MvnGeom g;
+  std::vector<bool> reduced;
+  for (size_t d = 0; d < x.size(); ++d) {
+    const bool r = std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
+    if (x[d] == 1) continue;
+    if (!g.size.empty() && reduced.back() == r) {
+      g.size.back() *= x[d];
+    } else {
+      g.size.push_back(x[d]);
+      reduced.push_back(r);
+    }
+  }
+  if (g.size.empty()) {
+    g.size.push_back(1);
+    reduced.push_back(false);
+  }
+  g.groupStride.assign(g.size.size(), 0);
+  for (size_t d = g.size.size(); d-- > 0;) {
+    if (reduced[d]) {
+      g.count *= g.size[d];
+    } else {
+      g.groupStride[d] = g.groups;
+      g.groups *= g.size[d];
+    }
+  }
+  g.lastReduced = reduced.back();
+  g.n = op.inInfo(0).nelms();
+  return g;
+}
+
+/// f(offset, group) for each run of X along its last merged dimension (a run shares its group
+/// when that dimension is reduced, else its elements are consecutive groups).
+template <typename F>
+void mvnRuns(const MvnGeom& g, F f) {
+  const size_t outer = g.size.size() - 1;
+  std::vector<int64_t> idx(outer, 0);
+  const int64_t len = g.size.back();
+  int64_t group = 0;
+  for (int64_t off = 0; off < g.n; off += len) {
+    f(off, group);
+    for (size_t d = outer; d-- > 0;) {  // next run
+      group += g.groupStride[d];
+      if (++idx[d] < g.size[d]) break;
+      group -= g.groupStride[d] * g.size[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+KernelFn makeCpuKernel_MeanVarianceNormalization(const Op& op, KernelContext& kc) {
+  const MvnGeom g = mvnGeom(op);
+  const int x = kc.in(0), y = kc.out(0);
+  kc.needScratch(checkedProduct({g.groups, 2, static_cast<int64_t>(sizeof(double))}));
+  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+    using T = decltype(tag);
+    using CT = compute_t<T>;
+    return [=](const RunState& s) {
+      if (g.n == 0) return;
+      const T* X = inPtr<T>(s, x);
+      T* Y = outPtr<T>(s, y);
+      double* mean = reinterpret_cast<double*>(s.scratch);
+      double* scale = mean + g.groups;  // the squared deviations' sum, then 1 / (sd + 1e-9)
+      std::fill(mean, mean + 2 * g.groups, 0.0);
+      const int64_t len = g.size.back();
+      const int64_t step = g.lastReduced ? 0 : 1;
+      auto at = [&](int64_t i) { return static_cast<double>(static_cast<CT>(X[i])); };
+      mvnRuns(g, [&](int64_t off, int64_t grp) {
+        for (int64_t i = 0; i < len; ++i) mean[grp + i * step] += at(off + i);
+      });
+      for (int64_t k = 0; k < g.groups; ++k) mean[k] /= static_cast<double>(g.count);
+      mvnRuns(g, [&](int64_t off, int64_t grp) {
+        for (int64_t i = 0; i < len; ++i) {
+          const double d = at(off + i) - mean[grp + i * step];
+          scale[grp + i * step] += d * d;
+        }
+      });
+      // ONNX's definition: the epsilon 1e-9 is added to the standard deviation.
+      for (int64_t k = 0; k < g.groups; ++k)
+        scale[k] = 1.0 / (std::sqrt(scale[k] / static_cast<double>(g.count)) + 1e-9);
+      mvnRuns(g, [&](int64_t off, int64_t grp) {
+        for (int64_t i = 0; i < len; ++i) {
+          const int64_t k = grp + i * step;
+          Y[off + i] = static_cast<T>(static_cast<CT>((at(off + i) - mean[k]) * scale[k]));
+        }
+      });
     };
   });
 }

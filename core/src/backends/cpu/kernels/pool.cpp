@@ -46,7 +46,8 @@ void poolNd(const T* x, T* y, int64_t* idx, const PoolGeom& g, PoolKind kind, bo
     const T* xc = x + nc * g.inSize;
     std::fill(o.begin(), o.end(), 0);
     for (int64_t oi = 0; oi < g.outSize; ++oi) {
-      C best = -std::numeric_limits<C>::infinity();
+      C best =
+          std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::lowest();
       int64_t bestAt = -1;
       double sum = 0;  // windows can be large (a kernel the size of the input)
       int64_t count = 0, padCount = 0;
@@ -196,7 +197,7 @@ KernelFn poolKernel(const Op& op, KernelContext& kc, PoolKind kind) {
   bool fast2d = kind == PoolKind::Max && idx < 0 && g.w.inSpatial.size() == 2 && op.inType(0) == DataType::FLOAT;
   for (auto d : g.w.dilations) fast2d = fast2d && d == 1;
   if (fast2d) kc.needScratch(maxPool2dScratch(g));
-  return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
+  auto make = [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     return [=](const RunState& s) {
       if constexpr (std::is_same_v<T, float>) {
@@ -208,7 +209,11 @@ KernelFn poolKernel(const Op& op, KernelContext& kc, PoolKind kind) {
       poolNd<T>(inPtr<T>(s, x), outPtr<T>(s, y), idx >= 0 ? outPtr<int64_t>(s, idx) : nullptr, g, kind, countPad,
                 colMajor);
     };
-  });
+  };
+  // MaxPool takes INT8 / UINT8 from opset 12 (ops/pool.cpp); compared exactly in their own type.
+  if (op.inType(0) == DataType::INT8) return make(int8_t{});
+  if (op.inType(0) == DataType::UINT8) return make(uint8_t{});
+  return dispatchFloat(op.inType(0), make);
 }
 
 KernelFn globalPool(const Op& op, KernelContext& kc, PoolKind kind) {
