@@ -997,6 +997,20 @@ class SessionJs {
     return guarded([&] { return withStepIO(inputs, anchors, [&](IStepIO& io) { s_->run(io, debugName); }); });
   }
 
+  /// {dtype, shape, bytes | strings}: an array of a run, for JS (values.mjs valuesOf).
+  static val arrayValue(const NDArray& a) {
+    val o = val::object();
+    o.set("dtype", dataTypeToString(a.dataType()));
+    o.set("shape", jsShape(a.shape()));
+    if (a.isString()) {
+      const auto* p = a.dataAs<std::string>();
+      o.set("strings", jsStrings(std::vector<std::string>(p, p + a.nelms())));
+    } else {
+      o.set("bytes", u8Copy(a.data(), static_cast<std::size_t>(a.info().nbytes())));
+    }
+    return o;
+  }
+
   /// A StepIO over copies of `inputs` and buffers for `anchors` (shaped by the main session), given
   /// to `step`; the buffers are then copied into the JS arrays. A session planned at run time
   /// sizes its anchors per run: every anchor comes back as {dtype, shape, bytes | strings} (the
@@ -1004,8 +1018,17 @@ class SessionJs {
   template <typename F>
   val withStepIO(const val& inputs, const val& anchors, F&& step) {
     std::map<TensorId, NDArray> in, out;
-    for (const auto& id : toStrings(val::global("Object").call<val>("keys", inputs)))
-      in.emplace(id, ndarrayFrom(inputs[id]));
+    std::map<TensorId, std::vector<NDArray>> elementsIn;  // sequence and optional inputs: {elements: [...]}
+    for (const auto& id : toStrings(val::global("Object").call<val>("keys", inputs))) {
+      const val v = inputs[id];
+      if (!isUndef(v["elements"])) {
+        auto& e = elementsIn[id];
+        const int n = v["elements"]["length"].as<int>();
+        for (int i = 0; i < n; ++i) e.push_back(ndarrayFrom(v["elements"][i]));
+        continue;
+      }
+      in.emplace(id, ndarrayFrom(v));
+    }
     const auto outIds = toStrings(val::global("Object").call<val>("keys", anchors));
     const bool runTime = s_->getRunTimePlanStats().runTimeShapes;
     const std::map<TensorId, TensorInfo> infos = runTime ? s_->getAnchorArrayInfos() : std::map<TensorId, TensorInfo>{};
@@ -1024,25 +1047,44 @@ class SessionJs {
     std::map<TensorId, IArray&> inRefs, outRefs;
     for (auto& kv : in) inRefs.emplace(kv.first, kv.second);
     for (auto& kv : out) outRefs.emplace(kv.first, kv.second);
-    StepIO io(inRefs, outRefs);
+    /// Records the sequence and optional anchors a run returns.
+    struct ElementsStepIO : StepIO {
+      using StepIO::StepIO;
+      std::map<TensorId, ValueKind> kinds;
+      std::vector<IArray*> prepareOutputElements(const TensorId& id, ValueKind kind, bool present,
+                                                 const std::vector<TensorInfo>& infos) override {
+        kinds[id] = kind;
+        return StepIO::prepareOutputElements(id, kind, present, infos);
+      }
+    };
+    ElementsStepIO io(inRefs, outRefs);
+    for (auto& [id, arrays] : elementsIn) {
+      std::vector<IArray*> ptrs;
+      for (auto& a : arrays) ptrs.push_back(&a);
+      io.setInputElements(id, ptrs);
+    }
     step(io);
     // syntheticDataMode: no host streams, so nothing reaches the anchors (as natively).
     if (s_->getSessionOptions().syntheticDataMode != SyntheticDataMode::Off) return val::undefined();
-    val shaped = runTime ? val::object() : val::undefined();
+    val shaped = runTime || !io.kinds.empty() ? val::object() : val::undefined();
+    // A sequence or optional anchor: {kind, present, elements: [{dtype, shape, bytes | strings}]}.
+    for (const auto& [id, kind] : io.kinds) {
+      val o = val::object();
+      o.set("kind", kind == ValueKind::Sequence         ? "sequence"
+                    : kind == ValueKind::OptionalTensor ? "optionalTensor"
+                                                        : "optionalSequence");
+      o.set("present", io.outputPresent(id));
+      val elements = val::array();
+      for (const NDArray& a : io.outputElements(id)) elements.call<void>("push", arrayValue(a));
+      o.set("elements", elements);
+      shaped.set(id, o);
+    }
     for (const auto& id : outIds) {
       NDArray& a = out.at(id);
       const std::size_t bytes = static_cast<std::size_t>(a.info().nbytes());
+      if (io.kinds.count(id)) continue;  // a placeholder given for a sequence or optional anchor
       if (runTime) {
-        val o = val::object();
-        o.set("dtype", dataTypeToString(a.dataType()));
-        o.set("shape", jsShape(a.shape()));
-        if (a.isString()) {
-          const auto* p = a.dataAs<std::string>();
-          o.set("strings", jsStrings(std::vector<std::string>(p, p + a.nelms())));
-        } else {
-          o.set("bytes", u8Copy(a.data(), bytes));
-        }
-        shaped.set(id, o);
+        shaped.set(id, arrayValue(a));
       } else if (a.isString()) {
         val dst = anchors[id];
         const auto* p = a.dataAs<std::string>();

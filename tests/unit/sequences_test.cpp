@@ -404,6 +404,41 @@ TEST(Sequences, IfAndSequenceMap) {
   }
 }
 
+TEST(Sequences, BuiltWithTheBuilder) {
+  // parts = SplitToSequence(x [3, 4]) (rows [1, 4]); more = SequenceInsert(parts, t) ; at =
+  // SequenceAt(more, -1) (t); stacked = ConcatFromSequence(more, axis 0, new_axis) [4, 1, 4]; n =
+  // SequenceLength(more); `more` anchored as a sequence.
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset13();
+  const TensorId x = b->addInputTensor(TensorInfo(DataType::FLOAT, {3, 4}), "x");
+  const TensorId t = b->addInputTensor(TensorInfo(DataType::FLOAT, {1, 4}), "t");
+  const TensorId parts = ai.splittosequence({x});
+  const TensorId more = ai.sequenceinsert({parts, t});
+  const int64_t minusOne = -1;
+  const TensorId last = ai.constant(ConstVoidData(&minusOne, TensorInfo(DataType::INT64, {})), "last");
+  const TensorId at = ai.sequenceat({more, last});
+  const TensorId stacked = ai.concatfromsequence({more}, 0, 1);
+  const TensorId n = ai.sequencelength({more});
+  for (const auto& o : {at, stacked, n, more}) b->addOutputTensor(o);
+  auto s = InferenceSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {at, stacked, n, more}), test::cpu());
+  s->prepareDevice();
+  std::map<TensorId, NDArray> in;
+  const std::vector<float> xv = ramp(12, 0), tv{-1, -2, -3, -4};
+  in.emplace(x, NDArray::fromVector(xv, {3, 4}));
+  in.emplace(t, NDArray::fromVector(tv, {1, 4}));
+  auto anchors = s->initAnchorArrays();
+  StepIO io(arrayRefs(in), arrayRefs(anchors));
+  s->run(io);
+  EXPECT_EQ(anchors.at(at).toVector<float>(), tv);
+  EXPECT_EQ(anchors.at(n).toVector<int64_t>(), std::vector<int64_t>{4});
+  ASSERT_EQ(anchors.at(stacked).shape(), (Shape{4, 1, 4}));
+  std::vector<float> all = xv;
+  all.insert(all.end(), tv.begin(), tv.end());
+  EXPECT_EQ(anchors.at(stacked).toVector<float>(), all);
+  ASSERT_EQ(io.outputElements(more).size(), 4u);
+  EXPECT_EQ(io.outputElements(more)[1].toVector<float>(), std::vector<float>(xv.begin() + 4, xv.begin() + 8));
+}
+
 TEST(Sequences, ErrorsNameTheNodeAndTheValue) {
   // A position out of range: the node, the position and the range.
   auto s =

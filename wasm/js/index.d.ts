@@ -781,9 +781,15 @@ export interface BuilderConstructor {
   createFromOnnxModel(model: ModelSource): Builder;
 }
 
+/** A step's input: a tensor; a sequence (an Array of tensors); an optional value (a tensor or a
+ * sequence, or null for None). */
+export type StepInput = ArrayLike | Array<NDArray | TypedArray | { data: TypedArray | number[]; shape: Shape; dtype?: DataTypeName }> | null;
+/** An anchor after a run: a tensor; a sequence anchor's Array of NDArrays; an optional one's value or null. */
+export type StepOutput = NDArray | TypedArray | NDArray[] | null;
+
 export interface PyStepIO {
-  inputs: Record<TensorId, ArrayLike>;
-  outputs: Record<TensorId, NDArray | TypedArray>;
+  inputs: Record<TensorId, StepInput>;
+  outputs: Record<TensorId, StepOutput>;
 }
 
 export interface Session extends Disposable {
@@ -1224,14 +1230,14 @@ export interface Popart {
     clipWeights(weightIds: TensorId[], maxNorm: number): ClipNormSettings;
     clipAllWeights(maxNorm: number): ClipNormSettings;
   };
-  PyStepIO: new (inputs: Record<TensorId, ArrayLike>, outputs: Record<TensorId, NDArray | TypedArray>) => PyStepIO;
+  PyStepIO: new (inputs: Record<TensorId, StepInput>, outputs: Record<TensorId, StepOutput>) => PyStepIO;
   /** The model (bytes, or a file path in Node) as data: nodes, tensors with the runtime's inferred
    *  types and shapes, initializer statistics. Throws for unreadable or corrupt models. */
   describeModel(model: Uint8Array | ArrayBuffer | string, options?: DescribeOptions): ModelDescription;
   /** The stored value of an initializer or a Constant's output (main graph first, then subgraphs),
    *  with its name; FLOAT16 / BFLOAT16 as raw 16-bit patterns. Throws when the model stores none. */
   tensorValue(model: Uint8Array | ArrayBuffer | string, name: string): NDArray & { name: string };
-  StepIO: new (inputs: Record<TensorId, ArrayLike>, outputs: Record<TensorId, NDArray | TypedArray>) => PyStepIO;
+  StepIO: new (inputs: Record<TensorId, StepInput>, outputs: Record<TensorId, StepOutput>) => PyStepIO;
   /** The public enums as objects of their value names (popart.VirtualGraphMode.Manual === 'Manual'). */
   // BEGIN generated: settings classes (node scripts/gen_js_types.mjs; checked by tests/js/reflection.test.mjs)
   /** PopART's ExecutionPhaseSettings(phases, stages, weightIOSchedule, activationIOSchedule, optimizerStateIOSchedule, accumulatorIOSchedule, schedule): defaults from the options table (SessionOptions.executionPhaseSettings). */

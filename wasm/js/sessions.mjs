@@ -19,6 +19,12 @@ export function makeSessions({ readModel, SessionHandle, SessionReports, TensorI
   /// data and shape; a TypedArray of the same length is filled, one of another length replaced.
   function takeRunShapes(stepio, shaped) {
     for (const [id, v] of Object.entries(shaped)) {
+      if (v.elements) {
+        // A sequence anchor: an Array of NDArrays; an optional one: its value (an NDArray or an Array), or null.
+        const arrays = v.elements.map((e, i) => new NDArray(valuesOf(e, `anchor '${id}' tensor ${i}`), e.shape, e.dtype));
+        stepio.outputs[id] = !v.present ? null : v.kind === 'optionalTensor' ? arrays[0] : arrays;
+        continue;
+      }
       const data = valuesOf(v, `anchor '${id}'`);
       const cur = stepio.outputs[id];
       if (cur instanceof NDArray) {
@@ -141,7 +147,14 @@ export function makeSessions({ readModel, SessionHandle, SessionReports, TensorI
         throw new Error(`expected a PyStepIO(inputs, anchors), got ${describe(stepio)}`);
       }
       const inputs = {};
+      const isArrayValue = (x) => x instanceof NDArray || ArrayBuffer.isView(x) || (x && typeof x === 'object' && 'data' in x && 'shape' in x);
       for (const [id, v] of Object.entries(stepio.inputs ?? {})) {
+        if (v === null || v === undefined) continue;  // an optional input: None
+        if (Array.isArray(v) && v.every(isArrayValue) && (v.length > 0 || !this.handle.hasInfo(id))) {
+          // A sequence input (or an optional sequence): its tensors.
+          inputs[id] = { elements: v.map((x, i) => asNDArray(x, undefined, undefined, `input '${id}' tensor ${i}`)) };
+          continue;
+        }
         if (!this.handle.hasInfo(id)) {
           inputs[id] = asNDArray(v, undefined, undefined, `input '${id}'`);  // the core names the bad id
           continue;
@@ -164,6 +177,7 @@ export function makeSessions({ readModel, SessionHandle, SessionReports, TensorI
       }
       const anchors = {};
       for (const [id, a] of Object.entries(stepio.outputs ?? {})) {
+        if (a === null || Array.isArray(a)) continue;  // a sequence or optional anchor of an earlier run
         anchors[id] = a instanceof NDArray ? a.data : a;
       }
       return { inputs, anchors };

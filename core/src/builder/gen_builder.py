@@ -29,6 +29,10 @@ OP_LINE = re.compile(r"\s*POPART_OP\((\w+),\s*\"(\w+)\",\s*(\w+),\s*(\w+),\s*(-?
                      r"\s*(\d+)\)")
 
 
+STRUCTURED_LINE = re.compile(r"\s*POPART_STRUCTURED_OP\(\"(\w+)\",\s*(-?\d+),\s*(-?\d+),\s*(-?\d+),\s*(-?\d+),"
+                             r"\s*(\d+)\)")
+
+
 def read_ops(path):
     """ONNX-domain ops of the list, following `#include "oplist/x.def"` lines: op type ->
     (minIn, maxIn, minOut, maxOut, since), the list's own arity and opset."""
@@ -44,6 +48,12 @@ def read_ops(path):
             sys.exit("%s: cannot read op list line: %s" % (path, line.strip()))
         if m and m.group(3) == "onnx":
             ops[m.group(2)] = tuple(int(m.group(i)) for i in range(5, 10))
+        # Ops on sequence and optional values (oplist/ops_structured.def): ai.onnx, no kernel.
+        s = STRUCTURED_LINE.match(line)
+        if line.lstrip().startswith("POPART_STRUCTURED_OP(") and not s:
+            sys.exit("%s: cannot read op list line: %s" % (path, line.strip()))
+        if s:
+            ops[s.group(1)] = tuple(int(s.group(i)) for i in range(2, 7))
     return ops
 
 

@@ -59,12 +59,15 @@ void renameIn(onnx::GraphProto& g, const std::map<std::string, std::string>& m) 
   for (auto& o : *g.mutable_output()) re(o.mutable_name());
 }
 
-/// Which nodes make or read sequence / optional values (with their earliest ai.onnx opset).
-const std::map<std::string, int>& structOps() {
-  static const std::map<std::string, int> ops{
-      {"SequenceEmpty", 11}, {"SequenceConstruct", 11}, {"SequenceInsert", 11},     {"SequenceAt", 11},
-      {"SequenceErase", 11}, {"SequenceLength", 11},    {"SplitToSequence", 11},    {"ConcatFromSequence", 11},
-      {"SequenceMap", 17},   {"Optional", 15},          {"OptionalHasElement", 15}, {"OptionalGetElement", 15},
+/// An op on sequence / optional values: its arity and earliest ai.onnx opset (oplist/ops_structured.def).
+struct StructOp {
+  int minIn, maxIn, minOut, maxOut, since;
+};
+const std::map<std::string, StructOp>& structOps() {
+  static const std::map<std::string, StructOp> ops{
+#define POPART_STRUCTURED_OP(type, minIn, maxIn, minOut, maxOut, since) {type, {minIn, maxIn, minOut, maxOut, since}},
+#include "oplist/ops_structured.def"
+#undef POPART_STRUCTURED_OP
   };
   return ops;
 }
@@ -268,9 +271,22 @@ void StructImporter::run() {
   const std::string& type = node_.op_type();
   const int opset = ir_.opsetVersion(Domain::ai_onnx);
   auto it = structOps().find(type);
-  if (it != structOps().end() && opset < it->second)
-    throw error("Unsupported opset: {} is only supported from ai.onnx opset {}, but the model imports opset {}",
-                describe(), it->second, opset);
+  if (it != structOps().end()) {
+    const StructOp& o = it->second;
+    if (opset < o.since)
+      throw error("Unsupported opset: {} is only supported from ai.onnx opset {}, but the model imports opset {}",
+                  describe(), o.since, opset);
+    int nIn = node_.input_size();
+    while (nIn > 0 && node_.input(nIn - 1).empty()) --nIn;  // trailing absent optionals
+    auto range = [](int lo, int hi) {
+      return lo == hi ? std::to_string(lo) : hi < 0 ? "at least " + std::to_string(lo) : format("{} to {}", lo, hi);
+    };
+    if (nIn < o.minIn || (o.maxIn >= 0 && nIn > o.maxIn))
+      throw error("it has {} inputs, but {} takes {}", nIn, type, range(o.minIn, o.maxIn));
+    const int nOut = node_.output_size();
+    if (nOut < o.minOut || (o.maxOut >= 0 && nOut > o.maxOut))
+      throw error("it has {} outputs, but {} produces {}", nOut, type, range(o.minOut, o.maxOut));
+  }
   auto position = [&](int i, int64_t n, bool insert) {
     const int64_t p = intValue(i, "the position");
     const int64_t hi = insert ? n : n - 1;
