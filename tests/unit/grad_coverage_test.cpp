@@ -72,6 +72,10 @@ const std::map<std::string, std::string>& notDifferentiable() {
       {"ai.graphcore::SplineWeighting", "PopART has no gradient for it (training through it names the node)"},
       // Decoders: label sequences and their lengths (PopART's CtcBeamSearchDecoder has no grad op).
       {"ai.graphcore::CtcBeamSearchDecoder", "decoded labels (integer outputs)"},
+      // ONNX's training domain: optimizer steps (their outputs are the next weights and state).
+      {"ai.onnx.preview.training::Adagrad", "an optimizer step"},
+      {"ai.onnx.preview.training::Adam", "an optimizer step"},
+      {"ai.onnx.preview.training::Momentum", "an optimizer step"},
       // Known gaps: differentiable, no rule yet (training through them fails with an error naming
       // the node).
       {"ai.onnx::GridSample",

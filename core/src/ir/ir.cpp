@@ -280,6 +280,11 @@ void Ir::importModel(const IrBundle& b) {
     throw error("Unsupported opset: the model imports ai.graphcore opset {}, and this runtime supports only 1",
                 gcOpset);
 
+  const int trainingOpset = opsetVersion(kPreviewTrainingDomain);
+  if (opsets_.count(kPreviewTrainingDomain) && trainingOpset != 1)
+    throw error("Unsupported opset: the model imports {} opset {}, and this runtime supports only 1",
+                kPreviewTrainingDomain, trainingOpset);
+
   registerInitializers(b);
   registerInputs(b);
   importNodes(m.graph(), *main_);
