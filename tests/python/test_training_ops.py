@@ -1,7 +1,7 @@
-"""ONNX's ai.onnx.preview.training optimizer ops (Adagrad, Adam, Momentum) through an
-InferenceSession, against torch.optim (Adagrad and SGD with momentum agree with ONNX's pseudo code;
-Adam does once ONNX's epsilon is torch's scaled by sqrt(1 - beta^T)) and NumPy where torch has no
-counterpart (T = 0, norm_coefficient_post)."""
+"""ONNX's ai.onnx.preview.training ops (Adagrad, Adam, Momentum, Gradient) through an
+InferenceSession: the optimizer steps against torch.optim (Adagrad and SGD with momentum agree with
+ONNX's pseudo code; Adam does once ONNX's epsilon is torch's scaled by sqrt(1 - beta^T)) and NumPy
+where torch has no counterpart (T = 0, norm_coefficient_post), Gradient against torch.autograd."""
 import numpy as np
 import pytest
 import torch
@@ -122,3 +122,18 @@ def test_adam_first_update_and_post_regularization_match_numpy(popart, cpu):
             np.testing.assert_allclose(x, x1, rtol=1e-5, atol=1e-7)
             np.testing.assert_allclose(v, v1, rtol=1e-5, atol=1e-7)
             np.testing.assert_allclose(h, h1, rtol=1e-5, atol=1e-7)
+
+
+def test_gradient_matches_torch_autograd(popart, cpu):
+    """y = ReduceSum(Tanh(a) * b + a * a) and its gradients with respect to a and b."""
+    rng = np.random.default_rng(5)
+    a, b = (rng.standard_normal((2, 3)).astype(np.float32) for _ in range(2))
+    nodes = [helper.make_node("Tanh", ["a"], ["t"]), helper.make_node("Mul", ["t", "b"], ["m"]),
+             helper.make_node("Mul", ["a", "a"], ["s"]), helper.make_node("Add", ["m", "s"], ["u"]),
+             helper.make_node("ReduceSum", ["u"], ["y"], keepdims=0),
+             helper.make_node("Gradient", ["a", "b"], ["da", "db"], domain=TRAINING, xs=["a", "b"], y="y")]
+    got = run(popart, cpu, nodes, {"a": a, "b": b}, ["y", "da", "db"])
+    ta, tb = (torch.tensor(v.astype(np.float64), requires_grad=True) for v in (a, b))
+    (torch.tanh(ta) * tb + ta * ta).sum().backward()
+    np.testing.assert_allclose(got["da"], ta.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got["db"], tb.grad.numpy(), rtol=1e-5, atol=1e-6)

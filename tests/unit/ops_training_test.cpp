@@ -1,6 +1,6 @@
-// ONNX's ai.onnx.preview.training ops (Adagrad, Adam, Momentum): graphs built with the Builder
-// (customOp for the training domain), run by an InferenceSession, compared with double-precision
-// references of ONNX's pseudo code written here.
+// ONNX's ai.onnx.preview.training ops (Adagrad, Adam, Momentum, Gradient): graphs built with the
+// Builder (customOp for the training domain), run by an InferenceSession, compared with
+// double-precision references of ONNX's pseudo code (and analytic gradients) written here.
 #include <cmath>
 #include <limits>
 
@@ -220,6 +220,112 @@ TEST(TrainingOps, ImporterAcceptsOnlyOpsetOneOfTheTrainingDomain) {
         test::runOnce(bytes, {{"x", NDArray::fromVector(std::vector<float>{1, -1}, {2})}}, {"y"});
       },
       {"ai.onnx.preview.training opset 2", "supports only 1"});
+}
+
+// ------------------------------------------------------------------ Gradient
+
+/// Gradient of `y` with respect to `xs` (and `zs`), with `values` (default: the named tensors).
+std::vector<TensorId> gradient(Builder& b, const TensorId& y, const std::vector<TensorId>& xs,
+                               const std::vector<TensorId>& zs = {}, std::vector<TensorId> values = {}) {
+  if (values.empty()) {
+    values = xs;
+    values.insert(values.end(), zs.begin(), zs.end());
+  }
+  std::map<std::string, any> attrs{{"xs", xs}, {"y", y}};
+  if (!zs.empty()) attrs["zs"] = zs;
+  return b.customOp(trainingOp("Gradient"), 1, values, static_cast<unsigned>(xs.size()), attrs, "grad");
+}
+
+TEST(TrainingOps, GradientOfAddAndMulIsTheAnalyticGradient) {
+  // d = (a + b) * a: dd/da = 2a + b, dd/db = a (ONNX's test_gradient_of_add_and_mul, on vectors).
+  test::Net net;
+  auto ai = net.b->aiOnnxOpset13();
+  const std::vector<double> a{1.5, -2.0, 0.25}, bv{0.5, 3.0, -1.0};
+  const TensorId ta = net.in(a, {3}), tb = net.in(bv, {3});
+  const TensorId c = ai.add({ta, tb});
+  const TensorId d = ai.mul({c, ta});
+  const auto g = gradient(*net.b, d, {ta, tb});
+  const auto got = net.run({d, g[0], g[1]});
+  std::vector<double> da, db;
+  for (size_t i = 0; i < a.size(); ++i) {
+    da.push_back(2 * a[i] + bv[i]);
+    db.push_back(a[i]);
+  }
+  expectNear(got.at(g[0]).toVector<double>(), da, 1e-15, "dd/da");
+  expectNear(got.at(g[1]).toVector<double>(), db, 1e-15, "dd/db");
+}
+
+TEST(TrainingOps, GradientAtOtherValuesCopiesTheForwardOps) {
+  // y = Sum(Tanh(x) * w) (non-scalar y: the gradient of the sum of its elements), at x1 != x.
+  test::Net net;
+  auto ai = net.b->aiOnnxOpset13();
+  const std::vector<double> x{0.1, -0.7, 1.2, 0.4}, x1{-0.3, 0.8, 0.0, 2.0}, w{2.0, -1.0, 0.5, 3.0};
+  const TensorId tx = net.in(x, {2, 2}), tx1 = net.in(x1, {2, 2}), tw = net.in(w, {2, 2});
+  const TensorId y = ai.mul({ai.tanh({tx}), tw});
+  // dy/dw with zs = [x] (held at x1); dy/dx at x1 with w as given.
+  const auto g = gradient(*net.b, y, {tx, tw}, {}, {tx1, tw});
+  const auto got = net.run({y, g[0], g[1]});
+  std::vector<double> dx, dw;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double th = std::tanh(x1[i]);
+    dx.push_back(w[i] * (1.0 - th * th));
+    dw.push_back(th);
+  }
+  expectNear(got.at(g[0]).toVector<double>(), dx, 1e-14, "dy/dx at x1");
+  expectNear(got.at(g[1]).toVector<double>(), dw, 1e-14, "dy/dw at x1");
+}
+
+TEST(TrainingOps, GradientOfConstantsAndOfUnusedInputs) {
+  // x is an initializer (a constant in inference): the ops from it to y are not folded away.
+  // u does not reach y: its gradient is zeros. z is held constant (zs).
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset13();
+  const std::vector<float> xv{1.0f, 2.0f, -3.0f};
+  const TensorId x = b->addInitializedInputTensor(ConstVoidData(xv.data(), TensorInfo(DataType::FLOAT, Shape{3})));
+  const TensorId u = b->addInputTensor(TensorInfo(DataType::FLOAT, Shape{2}));
+  const TensorId z = b->addInputTensor(TensorInfo(DataType::FLOAT, Shape{3}));
+  const TensorId y = ai.reducesum({ai.mul({ai.mul({x, x}), z})}, 0);
+  const auto g = gradient(*b, y, {x, u}, {z});
+  b->addOutputTensor(g[0]);
+  b->addOutputTensor(g[1]);
+  const std::vector<float> zv{0.5f, -1.0f, 2.0f};
+  const auto got = test::runOnce(
+      b->getModelProto(), {{u, NDArray::fromVector(std::vector<float>{7, 8}, {2})}, {z, NDArray::fromVector(zv, {3})}},
+      {g[0], g[1]});
+  std::vector<double> dx;
+  for (size_t i = 0; i < 3; ++i) dx.push_back(2.0 * xv[i] * zv[i]);
+  expectNear(got.at(g[0]).toVector<float>(), dx, 1e-6, "dy/dx");
+  expectNear(got.at(g[1]).toVector<float>(), {0.0, 0.0}, 0.0, "dy/du");
+}
+
+TEST(TrainingOps, GradientErrorsNameTheNode) {
+  auto build = [](const std::function<void(test::Net&, const TensorId&, const TensorId&)>& f) {
+    test::Net net;
+    auto ai = net.b->aiOnnxOpset13();
+    const TensorId x = net.in(std::vector<float>{1, 2}, {2});
+    f(net, x, ai.relu({x}));
+  };
+  expectError(
+      [&] {
+        build([](test::Net& net, const TensorId& x, const TensorId&) { net.run(gradient(*net.b, "nowhere", {x})); });
+      },
+      {"node 'grad", "(Gradient, domain ai.onnx.preview.training", "'y' names 'nowhere'", "not a tensor"});
+  expectError(
+      [&] {
+        build([](test::Net& net, const TensorId& x, const TensorId& y) {
+          net.run(net.b->customOp(trainingOp("Gradient"), 1, {x, x}, 1,
+                                  {{"xs", std::vector<std::string>{x}}, {"y", std::string(y)}}, "grad"));
+        });
+      },
+      {"one input per name of 'xs' then of 'zs' (1 inputs), but the node has 2"});
+  expectError(
+      [&] {
+        build([](test::Net& net, const TensorId& x, const TensorId& y) {
+          const TensorId i = net.in(std::vector<int32_t>{1, 2}, {2});
+          net.run(gradient(*net.b, y, {i}, {x}));
+        });
+      },
+      {"must be a floating-point tensor to have a gradient", "INT32"});
 }
 
 }  // namespace

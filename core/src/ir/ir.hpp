@@ -150,6 +150,8 @@ class Ir {
   /// How many nodes of the graph being imported read each tensor (for
   /// enableConstantFoldingOfMultipleConsumers = false).
   std::map<std::string, int> importConsumers_;
+  /// Outputs of the nodes ONNX's Gradient nodes differentiate: not folded at import.
+  std::set<std::string> keepUnfolded_;
 };
 
 /// PopART's pipelining depth check: batchesPerStep (or the gradient accumulation factor) must be

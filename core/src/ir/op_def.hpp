@@ -22,7 +22,7 @@ enum class ViewKind {
   Reshape,  ///< the same bytes, another shape (Reshape, Flatten, Squeeze, Identity, ...)
 };
 
-/// ONNX's domain of the training ops (Adagrad, Adam, Momentum), op list domain `training`.
+/// ONNX's domain of the training ops (Adagrad, Adam, Momentum, Gradient), op list domain `training`.
 inline constexpr const char* kPreviewTrainingDomain = "ai.onnx.preview.training";
 
 struct OpDef {

@@ -1,5 +1,8 @@
 // ONNX's ai.onnx.preview.training domain (opset 1): the optimizer steps Adagrad, Adam and Momentum,
-// pure functions of their inputs (layout: ops/training_params.hpp).
+// pure functions of their inputs (layout: ops/training_params.hpp), and Gradient, whose outputs
+// the prepare pipeline computes by the backward pass of the forward ops it names
+// (passes/gradient_op.hpp).
+#include <set>
 #include <string>
 
 #include "ir/op_def.hpp"
@@ -93,6 +96,41 @@ void setupMomentum(Op& op) {
     throw error("attribute 'mode' is '{}', but Momentum's mode is 'standard' or 'nesterov'", mode);
 }
 
+// Gradient(xs, zs, y): one input per name of xs then zs (the values at which the gradient is taken),
+// one output per name of xs (dy/dx, shaped like x). The tensors xs, zs and y name are looked up,
+// and the gradient built, when the session is prepared (passes/gradient_op.cpp).
+void setupGradient(Op& op) {
+  const std::vector<std::string> xs = op.attrs.getStrings("xs");
+  const std::vector<std::string> zs = op.attrs.getStrings("zs", {});
+  const std::string y = op.attrs.getString("y");
+  if (xs.empty()) throw error("attribute 'xs' is empty: name at least one tensor to differentiate with respect to");
+  std::set<std::string> seen;
+  for (const auto* names : {&xs, &zs}) {
+    for (const std::string& s : *names) {
+      if (!seen.insert(s).second) throw error("'{}' is named twice in attributes 'xs' and 'zs'", s);
+    }
+  }
+  const size_t nIn = xs.size() + zs.size();
+  if (static_cast<size_t>(op.numInputs()) != nIn)
+    throw error("Gradient takes one input per name of 'xs' then of 'zs' ({} inputs), but the node has {}", nIn,
+                op.numInputs());
+  if (static_cast<size_t>(op.numOutputs()) > xs.size())
+    throw error("Gradient gives one output per name of 'xs' ({}), but the node has {} outputs", xs.size(),
+                op.numOutputs());
+  for (int i = 0; i < op.numInputs(); ++i) {
+    if (!op.hasInput(i))
+      throw error("input {} (the value of '{}') is empty", i,
+                  static_cast<size_t>(i) < xs.size() ? xs[i] : zs[i - xs.size()]);
+  }
+  for (int i = 0; i < op.numOutputs(); ++i) {
+    if (!ops::isFloatType(op.inType(i)))
+      throw error("'{}' (xs[{}], input '{}') must be a floating-point tensor to have a gradient, but it is {}",
+                  xs[static_cast<size_t>(i)], i, op.input(i)->id, op.inInfo(i).toString());
+    ops::setOutput(op, i, op.inInfo(i));
+  }
+  if (y.empty()) throw error("attribute 'y' is empty: name the tensor to differentiate");
+}
+
 }  // namespace
 
 void define_Adagrad(OpDef& d) {
@@ -103,6 +141,11 @@ void define_Adam(OpDef& d) {
 }
 void define_Momentum(OpDef& d) {
   d.setup = setupMomentum;
+}
+void define_Gradient(OpDef& d) {
+  d.setup = setupGradient;
+  // Its outputs are built from the graph around it when the session is prepared.
+  d.foldable = false;
 }
 
 }  // namespace popart

@@ -160,5 +160,12 @@ KernelFn makeCpuKernel_Momentum(const Op& op, KernelContext& kc) {
   };
 }
 
+// Never runs: the prepare pipeline replaces every Gradient op by its backward pass
+// (passes/gradient_op.cpp), and the op is not folded.
+KernelFn makeCpuKernel_Gradient(const Op& op, KernelContext&) {
+  throw internal_error("{} reached the CPU backend: Gradient ops are replaced when the session is prepared",
+                       op.describe());
+}
+
 }  // namespace cpu
 }  // namespace popart
