@@ -74,6 +74,12 @@ const std::map<std::string, std::string>& notDifferentiable() {
       {"ai.graphcore::SplineWeighting", "PopART has no gradient for it (training through it names the node)"},
       // Decoders: label sequences and their lengths (PopART's CtcBeamSearchDecoder has no grad op).
       {"ai.graphcore::CtcBeamSearchDecoder", "decoded labels (integer outputs)"},
+      // ONNX's training domain: optimizer steps (their outputs are the next weights and state) and
+      // Gradient, which the prepare pipeline replaces by backward ops before autodiff runs.
+      {"ai.onnx.preview.training::Adagrad", "an optimizer step"},
+      {"ai.onnx.preview.training::Adam", "an optimizer step"},
+      {"ai.onnx.preview.training::Momentum", "an optimizer step"},
+      {"ai.onnx.preview.training::Gradient", "replaced by the ops of its backward pass, which have rules"},
       // Known gaps: differentiable, no rule yet (training through them fails with an error naming
       // the node).
       {"ai.onnx::GridSample",

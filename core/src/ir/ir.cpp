@@ -280,6 +280,11 @@ void Ir::importModel(const IrBundle& b) {
     throw error("Unsupported opset: the model imports ai.graphcore opset {}, and this runtime supports only 1",
                 gcOpset);
 
+  const int trainingOpset = opsetVersion(kPreviewTrainingDomain);
+  if (opsets_.count(kPreviewTrainingDomain) && trainingOpset != 1)
+    throw error("Unsupported opset: the model imports {} opset {}, and this runtime supports only 1",
+                kPreviewTrainingDomain, trainingOpset);
+
   registerInitializers(b);
   registerInputs(b);
   importNodes(m.graph(), *main_);
@@ -415,6 +420,28 @@ void Ir::importNodes(const onnx::GraphProto& g, Graph& graph) {
     order.push_back(i);
   };
   for (int i = 0; i < g.node_size(); ++i) visit(i);
+  // The ops ONNX's Gradient nodes differentiate stay ops (passes/gradient_op.hpp): folded into
+  // constants, they would leave no path from the tensors of 'xs' to 'y'.
+  for (const auto& n : g.node()) {
+    if (n.op_type() != "Gradient" || canonicalDomain(n.domain()) != kPreviewTrainingDomain) continue;
+    std::set<std::string> sources;
+    for (const char* attr : {"xs", "zs"}) {
+      if (const onnx::AttributeProto* a = findAttribute(n, attr))
+        sources.insert(a->strings().begin(), a->strings().end());
+    }
+    const onnx::AttributeProto* y = findAttribute(n, "y");
+    std::vector<std::string> work;
+    if (y) work.push_back(y->s());
+    std::set<int> seen;
+    while (!work.empty()) {
+      const std::string t = work.back();
+      work.pop_back();
+      auto it = producer.find(t);
+      if (sources.count(t) || it == producer.end() || !seen.insert(it->second).second) continue;
+      for (const auto& o : g.node(it->second).output()) keepUnfolded_.insert(o);
+      for (const auto& in : g.node(it->second).input()) work.push_back(in);
+    }
+  }
   // The consumers of this graph's tensors (a subgraph imported meanwhile counts its own).
   std::map<std::string, int> consumers;
   for (const auto& n : g.node()) {
@@ -598,6 +625,9 @@ bool Ir::tryFold(Op& op) {
   if (!def.foldFromShapesOnly) {
     for (Tensor* t : op.inputs()) {
       if (t && t->kind != TensorKind::Const) return false;
+    }
+    for (Tensor* t : op.outputs()) {
+      if (t && keepUnfolded_.count(t->id)) return false;
     }
     // enableConstantFoldingOfMultipleConsumers = false: a constant expression read by more than
     // one node stays an op (computed at run time) instead of becoming a stored constant.

@@ -169,6 +169,8 @@ class Ir {
   /// enableConstantFoldingOfMultipleConsumers = false).
   std::map<std::string, int> importConsumers_;
   std::map<TensorId, StructAnchor> structAnchors_;
+  /// Outputs of the nodes ONNX's Gradient nodes differentiate: not folded at import.
+  std::set<std::string> keepUnfolded_;
 };
 
 /// PopART's pipelining depth check: batchesPerStep (or the gradient accumulation factor) must be

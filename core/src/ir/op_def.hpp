@@ -22,10 +22,13 @@ enum class ViewKind {
   Reshape,  ///< the same bytes, another shape (Reshape, Flatten, Squeeze, Identity, ...)
 };
 
+/// ONNX's domain of the training ops (Adagrad, Adam, Momentum, Gradient), op list domain `training`.
+inline constexpr const char* kPreviewTrainingDomain = "ai.onnx.preview.training";
+
 struct OpDef {
   OpKind kind = OpKind::N;
   std::string type;    ///< ONNX op_type
-  std::string domain;  ///< "ai.onnx", "ai.graphcore", "internal"
+  std::string domain;  ///< "ai.onnx", "ai.graphcore", "ai.onnx.preview.training", "internal"
   std::string family;  ///< ops/<family>.cpp defines it, backends/cpu/kernels/<family>.cpp runs it
   // From the op list (oplist/ops.def), not set by the family's define_X:
   int minInputs = 1;

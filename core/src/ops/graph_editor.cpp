@@ -121,6 +121,12 @@ Tensor* GraphEditor::add1(OpKind kind, const std::vector<Tensor*>& inputs, const
 std::vector<Tensor*> GraphEditor::backprop(size_t mark, const std::vector<std::pair<Tensor*, Tensor*>>& seeds,
                                            const std::vector<Tensor*>& wrt) {
   const std::vector<Op*> ops(added_.begin() + static_cast<std::ptrdiff_t>(mark), added_.end());
+  return backprop(ops, seeds, wrt);
+}
+
+std::vector<Tensor*> GraphEditor::backprop(const std::vector<Op*>& ops,
+                                           const std::vector<std::pair<Tensor*, Tensor*>>& seeds,
+                                           const std::vector<Tensor*>& wrt) {
   // Floating-point tensors the wrt tensors lead to (ops are in forward order).
   std::set<const Tensor*> reached(wrt.begin(), wrt.end());
   for (Op* op : ops) {

@@ -56,6 +56,10 @@ class GraphEditor {
   /// decomposition (RNN / LSTM / GRU unrolled, If / Loop / Scan inlined).
   std::vector<Tensor*> backprop(size_t mark, const std::vector<std::pair<Tensor*, Tensor*>>& seeds,
                                 const std::vector<Tensor*>& wrt);
+  /// The same through `ops` (a forward computation in topological order, of ops with grad rules,
+  /// added by anyone): ONNX's Gradient op differentiates the model's own ops this way.
+  std::vector<Tensor*> backprop(const std::vector<Op*>& ops, const std::vector<std::pair<Tensor*, Tensor*>>& seeds,
+                                const std::vector<Tensor*>& wrt);
 
  protected:
   /// Placement annotations (virtualGraph, pipelineStage) every added op gets.

@@ -21,6 +21,7 @@ const char* domainName(const char* d) {
   const std::string s(d);
   if (s == "onnx") return Domain::ai_onnx;
   if (s == "graphcore") return Domain::ai_graphcore;
+  if (s == "training") return kPreviewTrainingDomain;
   return "internal";
 }
 

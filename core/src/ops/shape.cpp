@@ -385,13 +385,11 @@ void setupCast(Op& op) {
   } catch (const error&) {
     throw error("attribute 'to' = {} is not a known ONNX data type", to);
   }
-  if (t == DataType::STRING || op.inType(0) == DataType::STRING) throw error("Cast to or from STRING is not supported");
+  if (t == DataType::UNDEFINED) throw error("attribute 'to' = {} (UNDEFINED) is not a type to cast to", to);
   setOutput(op, 0, t, op.inShape(0));
 }
 
 void setupCastLike(Op& op) {
-  if (op.inType(0) == DataType::STRING || op.inType(1) == DataType::STRING)
-    throw error("CastLike to or from STRING is not supported");
   setOutput(op, 0, op.inType(1), op.inShape(0));
 }
 

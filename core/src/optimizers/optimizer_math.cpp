@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "optimizers/update_rules.hpp"
 #include "popart/error.hpp"
 
 namespace popart {
@@ -77,12 +78,13 @@ void sgdStep(Vec& w, const Vec& g, SGDState& state, const SGDHyper& h) {
   Vec& v = state.v;
   const bool nesterov = h.nesterov && h.mm > 0.0;
   for (size_t i = 0; i < w.size(); ++i) {
+    const double gr = update_rules::l2Regularized(gs * g[i], w[i], h.wd);  // un-scaled, with weight decay
     if (h.accMm == SGDAccumulatorAndMomentum::Combined) {
       v[i] += (1.0 - h.dm) * h.vs * gs * g[i];
     } else {
-      v[i] = h.mm * v[i] + (1.0 - h.dm) * h.vs * (gs * g[i] + h.wd * w[i]);
+      v[i] = update_rules::velocity(v[i], gr, h.mm, (1.0 - h.dm) * h.vs);
     }
-    const double update = nesterov ? h.vs * (gs * g[i] + h.wd * w[i]) + h.mm * v[i] : v[i];
+    const double update = nesterov ? update_rules::nesterovDirection(h.vs * gr, v[i], h.mm) : v[i];
     w[i] -= h.lr / h.vs * update;
     if (h.accMm == SGDAccumulatorAndMomentum::Combined) {
       v[i] = h.mm * v[i] + (1.0 - h.dm) * h.wd * h.vs * w[i];
@@ -124,9 +126,10 @@ void adamStep(Vec& w, const Vec& g, AdamState& state, const AdamHyper& h) {
   Vec u(w.size());
   for (size_t i = 0; i < w.size(); ++i) {
     double s = g[i] / (h.ls * h.af);
-    if (l2) s += h.wd * w[i];
-    state.m[i] = h.b1 * state.m[i] + (1.0 - h.b1) * s;
-    state.v[i] = adaMax ? std::max(h.b2 * state.v[i], std::abs(s)) : h.b2 * state.v[i] + (1.0 - h.b2) * s * s;
+    if (l2) s = update_rules::l2Regularized(s, w[i], h.wd);
+    state.m[i] = update_rules::movingAverage(state.m[i], s, h.b1);
+    state.v[i] =
+        adaMax ? std::max(h.b2 * state.v[i], std::abs(s)) : update_rules::movingAverageOfSquare(state.v[i], s, h.b2);
     const double mhat = state.m[i] / c1;
     const double vhat = state.v[i] / c2;
     u[i] = mhat / ((adaMax ? vhat : std::sqrt(vhat)) + h.eps);
@@ -175,10 +178,11 @@ void adaptiveStep(Vec& w, const Vec& g, AdaptiveState& state, const AdaptiveHype
 
   for (size_t i = 0; i < n; ++i) {
     double s = g[i] / (h.ls * h.af);
-    if (l2) s += h.wd * w[i];
+    if (l2) s = update_rules::l2Regularized(s, w[i], h.wd);
 
     double& v1 = state.v1[i];
-    v1 = h.mode == AdaptiveMode::AdaGrad ? v1 + s * s : a * v1 + (1.0 - a) * s * s;
+    v1 = h.mode == AdaptiveMode::AdaGrad ? update_rules::accumulateSquare(v1, s)
+                                         : update_rules::movingAverageOfSquare(v1, s, a);
 
     double x = 0.0;
     if (adaDelta) {
@@ -192,7 +196,7 @@ void adaptiveStep(Vec& w, const Vec& g, AdaptiveState& state, const AdaptiveHype
         v2 = a * v2 + (1.0 - a) * s;
         var = v1 - v2 * v2;
       }
-      x = h.tfVariant ? s / std::sqrt(var + h.eps) : s / (std::sqrt(var) + h.eps);
+      x = h.tfVariant ? s / std::sqrt(var + h.eps) : update_rules::rmsScaled(s, var, h.eps);
     }
 
     const double wd = l2 ? 0.0 : h.wd;

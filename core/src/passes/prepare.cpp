@@ -7,6 +7,7 @@
 #include "passes/auto_virtual_graph.hpp"
 #include "passes/dot_checks.hpp"
 #include "passes/execution_phases.hpp"
+#include "passes/gradient_op.hpp"
 #include "passes/inline_calls.hpp"
 #include "passes/recompute.hpp"
 #include "patterns/inplace.hpp"
@@ -52,6 +53,8 @@ void recordDebugInfo(const Ir& ir) {
 
 void prepare(Ir& ir, const IrBundle& b) {
   ir.load(b);
+  // ONNX's Gradient nodes: their backward passes, built before anything else sees the graph.
+  expandGradientOps(ir);
   // Training: Calls whose callees draw random numbers become their callees' ops, so that their
   // gradients read the forward pass's draws (passes/inline_calls.hpp).
   inlineCallsDrawingRandomNumbers(ir);

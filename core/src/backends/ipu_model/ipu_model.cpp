@@ -15,6 +15,7 @@
 #include "ir/ir.hpp"
 #include "ir/placement.hpp"
 #include "onnx.pb.h"
+#include "ops/training_params.hpp"
 #include "passes/execution_phases.hpp"
 #include "patterns/inplace.hpp"
 #include "popart/error.hpp"
@@ -172,6 +173,14 @@ int64_t opFlops(const Op& op) {
     return checkedProduct({nel(op.input(0)), static_cast<int64_t>(op.attrs.getFloats("levels").size()) + 2});
   }
   if (op.kind() == OpKind::LossScaleUpdate) return 16;  // compare the two counts, scale, clip: scalars
+  if (op.kind() == OpKind::Adagrad || op.kind() == OpKind::Adam || op.kind() == OpKind::Momentum) {
+    // ONNX's optimizer steps, per element of every optimized tensor: the regularized gradient and
+    // the state updates (2 to 3 each), and for Adagrad / Adam a square root and a division (4 each).
+    const int cost = op.kind() == OpKind::Adam ? 16 : op.kind() == OpKind::Adagrad ? 12 : 6;
+    int64_t elems = 0;
+    for (int i = 0; i < ops::trainingTensors(op); ++i) elems += nel(op.input(ops::trainingInput(op, 0, i)));
+    return checkedProduct({elems, cost});
+  }
   if (isContraction(ty)) return checkedProduct({2, macs});
   if (isDataMovement(op) || op.def().view != ViewKind::None) return 0;
   int64_t elems = nel(out);

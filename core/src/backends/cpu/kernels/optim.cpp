@@ -1,13 +1,15 @@
 // CPU kernels of the Adam and Adaptive weight updates, of the gradient-accumulation counter and of
 // automatic loss scaling (Histogram, LossScaleUpdate).
 // The equations are those of popart/adam.hpp and popart/adaptive.hpp, computed in double like the
-// reference steps of optimizers/optimizer_math.cpp. Input layout: ops/optim.hpp.
+// reference steps of optimizers/optimizer_math.cpp, with the same per-element formulas
+// (optimizers/update_rules.hpp). Input layout: ops/optim.hpp.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/optim_util.hpp"
+#include "optimizers/update_rules.hpp"
 #include "popart/adam.hpp"
 #include "popart/adaptive.hpp"
 
@@ -62,10 +64,10 @@ KernelFn makeCpuKernel_AdamVarUpdate(const Op& op, KernelContext& kc) {
       vb.load(s, off, m, V);
       for (int64_t i = 0; i < m; ++i) {
         double sg = G[i] * gs;
-        if (l2) sg += wd * W[i];
-        M[i] = b1 * (M[i] / mScale) + (1.0 - b1) * sg;
+        if (l2) sg = update_rules::l2Regularized(sg, W[i], wd);
+        M[i] = update_rules::movingAverage(M[i] / mScale, sg, b1);
         const double v = V[i] / vScale;
-        V[i] = adaMax ? std::max(b2 * v, std::abs(sg)) : b2 * v + (1.0 - b2) * sg * sg;
+        V[i] = adaMax ? std::max(b2 * v, std::abs(sg)) : update_rules::movingAverageOfSquare(v, sg, b2);
         const double u = update(i);
         if (lamb) {
           wn2 += W[i] * W[i];
@@ -137,8 +139,8 @@ KernelFn makeCpuKernel_AdaptiveVarUpdate(const Op& op, KernelContext& kc) {
       if (momentum) b3.load(s, off, m, V3);
       for (int64_t i = 0; i < m; ++i) {
         double sg = G[i] * gs;
-        if (l2) sg += wd * W[i];
-        V1[i] = adaGrad ? V1[i] + sg * sg : a * V1[i] + (1.0 - a) * sg * sg;
+        if (l2) sg = update_rules::l2Regularized(sg, W[i], wd);
+        V1[i] = adaGrad ? update_rules::accumulateSquare(V1[i], sg) : update_rules::movingAverageOfSquare(V1[i], sg, a);
         double x = 0.0;
         if (adaDelta) {
           x = sg * std::sqrt(V2[i] + eps) / std::sqrt(V1[i] + eps);
@@ -149,7 +151,7 @@ KernelFn makeCpuKernel_AdaptiveVarUpdate(const Op& op, KernelContext& kc) {
             V2[i] = a * V2[i] + (1.0 - a) * sg;
             var = V1[i] - V2[i] * V2[i];
           }
-          x = tf ? sg / std::sqrt(var + eps) : sg / (std::sqrt(var) + eps);
+          x = tf ? sg / std::sqrt(var + eps) : update_rules::rmsScaled(sg, var, eps);
         }
         if (!momentum) {
           W[i] -= lr * (x + wdd * W[i]);

@@ -6,6 +6,7 @@
 #include "backends/cpu/broadcast.hpp"
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/cast_text.hpp"
 #include "backends/cpu/strided.hpp"
 #include "common/numeric_cast.hpp"
 #include "ops/op_util.hpp"
@@ -298,8 +299,46 @@ KernelFn makeCpuKernel_Size(const Op& op, KernelContext& kc) {
   return [=](const RunState& s) { *outPtr<int64_t>(s, y) = n; };
 }
 
+namespace {
+
+// Cast to or from STRING (kernels/cast_text.hpp).
+KernelFn castStringKernel(const Op& op, KernelContext& kc) {
+  const int64_t n = op.inInfo(0).nelms();
+  const int x = kc.in(0), y = kc.out(0);
+  const DataType from = op.inType(0), to = op.outInfo(0).dataType();
+  if (from == DataType::STRING && to == DataType::STRING) {
+    return [=](const RunState& s) {
+      std::copy(inPtr<std::string>(s, x), inPtr<std::string>(s, x) + n, outPtr<std::string>(s, y));
+    };
+  }
+  if (to == DataType::STRING) {
+    return dispatchAll(from, [&](auto tag) -> KernelFn {
+      using S = decltype(tag);
+      return [=](const RunState& s) {
+        const S* a = inPtr<S>(s, x);
+        std::string* b = outPtr<std::string>(s, y);
+        for (int64_t i = 0; i < n; ++i) b[i] = cast_text::format(a[i]);
+      };
+    });
+  }
+  const std::string where = op.describe();
+  return dispatchAll(to, [&](auto tag) -> KernelFn {
+    using D = decltype(tag);
+    return [=](const RunState& s) {
+      const std::string* a = inPtr<std::string>(s, x);
+      D* b = outPtr<D>(s, y);
+      for (int64_t i = 0; i < n; ++i) {
+        if (!cast_text::parse(a[i], b[i]))
+          throw error("{}: element {} of the input is '{}', which is not a number", where, i, a[i]);
+      }
+    };
+  });
+}
+
+}  // namespace
+
 KernelFn makeCpuKernel_Cast(const Op& op, KernelContext& kc) {
-  checkNotString(op);
+  if (op.inType(0) == DataType::STRING || op.outInfo(0).dataType() == DataType::STRING) return castStringKernel(op, kc);
   const int64_t n = op.inInfo(0).nelms();
   const int x = kc.in(0), y = kc.out(0);
   return dispatchAll(op.inType(0), [&](auto st) -> KernelFn {
