@@ -346,6 +346,22 @@ Result runTest(const std::string& dir, const std::string& name, const std::strin
   return r;
 }
 
+/// Why a known failure is expected to stay one (written after its reason in known_failures.txt).
+std::string explanation(const std::string& name) {
+  auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
+  if (starts("node/test_bernoulli") || starts("node/test_training_dropout"))
+    return " -- the expected values are one draw of NumPy's random stream, which another generator cannot "
+           "reproduce; the distribution is tested instead (SignalRandomOps.BernoulliDistribution, "
+           "SignalRandomOps.TrainingModeDropoutMaskAndScale)";
+  if (name == "node/test_adam_multiple")
+    return " -- ONNX's test data were computed with epsilon 1e-2, but the node leaves epsilon at its default "
+           "(1e-6); with 1e-2 the result is the expected 0.75913626";
+  if (starts("node/test_castlike_BFLOAT16_to_FLOAT") || starts("node/test_castlike_FLOAT_to_BFLOAT16"))
+    return " -- the test data give 'like' as [1], but the model declares it [3 4]: a declared static shape is the "
+           "model's contract";
+  return "";
+}
+
 std::set<std::string> readList(const std::string& path) {
   std::set<std::string> s;
   std::ifstream f(path);
@@ -503,7 +519,8 @@ int main(int argc, char** argv) {
            "# then belongs in expected_pass.txt. Regenerate both with: popart_conformance --write-lists ...\n";
       for (const auto& r : results) {
         if (r.status != Status::Passed)
-          f << r.name << "  # " << (r.status == Status::Failed ? "FAILED: " : "UNSUPPORTED: ") << r.reason << "\n";
+          f << r.name << "  # " << (r.status == Status::Failed ? "FAILED: " : "UNSUPPORTED: ") << r.reason
+            << explanation(r.name) << "\n";
       }
     }
   }
