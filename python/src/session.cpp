@@ -52,7 +52,7 @@ class PyStepIO : public IStepIO {
         out_(arrays(tensorsOf(outputs), "PyStepIO output", true)) {
     // Sequence and optional inputs: a list (or tuple) of arrays; None for an absent optional.
     for (auto kv : inputs) {
-      if (!py::isinstance<py::list>(kv.second) && !py::isinstance<py::tuple>(kv.second)) continue;
+      if (!isArrayList(kv.second)) continue;
       const auto id = kv.first.cast<std::string>();
       auto& refs = inElements_[id];
       size_t i = 0;
@@ -115,11 +115,18 @@ class PyStepIO : public IStepIO {
     io_ = std::make_unique<StepIO>(i, o);
   }
   /// The entries of `d` that are arrays (not lists of them, not None).
+  /// A sequence: a list or tuple of NumPy arrays (or an empty one). Other lists are array data.
+  static bool isArrayList(py::handle h) {
+    if (!py::isinstance<py::list>(h) && !py::isinstance<py::tuple>(h)) return false;
+    for (auto item : h) {
+      if (!py::isinstance<py::array>(item)) return false;
+    }
+    return true;
+  }
   static py::dict tensorsOf(const py::dict& d) {
     py::dict t;
     for (auto kv : d) {
-      if (!py::isinstance<py::list>(kv.second) && !py::isinstance<py::tuple>(kv.second) && !kv.second.is_none())
-        t[kv.first] = kv.second;
+      if (!isArrayList(kv.second) && !kv.second.is_none()) t[kv.first] = kv.second;
     }
     return t;
   }

@@ -399,7 +399,8 @@ def test_get_supported_operations(popart):
     ops = popart.getSupportedOperations(False)
     public = {(o.domain, o.type) for o in ops}
     assert ("ai.onnx", "Conv") in public and ("ai.graphcore", "Gelu") in public
-    assert all(o.domain in ("ai.onnx", "ai.graphcore") and o.version >= 1 for o in ops)
+    assert ("ai.onnx.preview.training", "Adam") in public and ("ai.onnx", "SequenceAt") in public
+    assert all(o.domain in ("ai.onnx", "ai.graphcore", "ai.onnx.preview.training") and o.version >= 1 for o in ops)
     every = popart.getSupportedOperations(includeInternal=True)
     internal = [o for o in every if o.domain == "internal"]
     assert internal and len(every) == len(ops) + len(internal)

@@ -145,3 +145,23 @@ def test_ipu_model_needs_static_lengths(popart):
     dev = popart.DeviceManager().createIpuModelDevice({"numIPUs": 1})
     with pytest.raises(popart.popart_exception, match="Input tensor 'x' is a sequence"):
         popart.InferenceSession(concat_model(), popart.DataFlow(1, ["y"]), dev)
+
+
+def test_built_with_the_builder(popart, cpu):
+    """SplitToSequence, SequenceAt, ConcatFromSequence and a sequence anchor from the Builder."""
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [3, 2]), "x")
+    rows = b.aiOnnxOpset13.splittosequence([x])
+    last = b.aiOnnxOpset13.constant(np.array(-1, np.int64))
+    at = b.aiOnnxOpset13.sequenceat([rows, last])
+    back = b.aiOnnxOpset13.concatfromsequence([rows], 1)
+    for o in (rows, at, back):
+        b.addOutputTensor(o)
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [rows, at, back]), cpu)
+    s.prepareDevice()
+    anchors = s.initAnchorArrays()
+    xv = np.arange(6, dtype=np.float32).reshape(3, 2)
+    s.run(popart.PyStepIO({x: xv}, anchors))
+    assert [r.shape for r in anchors[rows]] == [(1, 2)] * 3
+    np.testing.assert_array_equal(anchors[at], xv[2:])
+    np.testing.assert_array_equal(anchors[back], xv.reshape(1, 6))

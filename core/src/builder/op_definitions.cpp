@@ -54,15 +54,15 @@ const OnnxSchemaRow* schemaAt(const std::string& type, int opset) {
   return best;
 }
 
-OpDefinition onnxDefinition(const OpDef& d) {
+OpDefinition onnxDefinition(const std::string& type, uint32_t shapeInputsMask) {
   OpDefinition def;
   // The newest schema the Builder knows (opsets up to 17): the form the op list's facts (which
   // inputs are read as constants) describe; older forms had some inputs as attributes.
-  const OnnxSchemaRow* row = schemaAt(d.type, std::numeric_limits<int>::max());
+  const OnnxSchemaRow* row = schemaAt(type, std::numeric_limits<int>::max());
   if (!row) return def;
   const auto ins = formals(row->inputs);
   for (size_t i = 0; i < ins.size(); ++i) {
-    const bool constant = i < 32 && (d.shapeInputsMask >> i) & 1u;
+    const bool constant = i < 32 && (shapeInputsMask >> i) & 1u;
     def.inputs.push_back({ins[i].name, ins[i].types, constant});
   }
   for (const auto& o : formals(row->outputs)) def.outputs.push_back({o.name, o.types});
@@ -97,11 +97,16 @@ OpDefinitions OpManager::getSupportedOperationsDefinition(bool includeInternal) 
   OpDefinitions out;
   for (const auto& d : allOpDefs()) {
     if (d.domain == "internal" && !includeInternal) continue;
-    OpDefinition def = d.domain == Domain::ai_onnx        ? onnxDefinition(d)
+    OpDefinition def = d.domain == Domain::ai_onnx        ? onnxDefinition(d.type, d.shapeInputsMask)
                        : d.domain == Domain::ai_graphcore ? graphcoreDefinition(d)
                                                           : countedDefinition(d);
     out.emplace(OperatorIdentifier(d.domain, d.type, d.sinceOpset), std::move(def));
   }
+  // The ops on sequence and optional values (their positions and sizes are known per plan).
+#define POPART_STRUCTURED_OP(type, minIn, maxIn, minOut, maxOut, since) \
+  out.emplace(OperatorIdentifier(Domain::ai_onnx, type, since), onnxDefinition(type, 0));
+#include "oplist/ops_structured.def"
+#undef POPART_STRUCTURED_OP
   return out;
 }
 
@@ -115,7 +120,12 @@ std::vector<OperatorIdentifier> OpManager::getUnsupportedOperations(int opsetVer
     const OnnxSchemaRow* row = schemaAt(type, opsetVersion);
     if (!row || row->deprecated) continue;  // not an op of that opset
     const OpDef* d = findOpDef(Domain::ai_onnx, type);
-    if (!d || d->sinceOpset > opsetVersion) out.emplace_back(Domain::ai_onnx, type, row->since);
+    int since = d ? d->sinceOpset : std::numeric_limits<int>::max();
+#define POPART_STRUCTURED_OP(t, minIn, maxIn, minOut, maxOut, s) \
+  if (type == t) since = s;
+#include "oplist/ops_structured.def"
+#undef POPART_STRUCTURED_OP
+    if (since > opsetVersion) out.emplace_back(Domain::ai_onnx, type, row->since);
   }
   return out;
 }

@@ -104,6 +104,10 @@ std::vector<OperatorIdentifier> OpManager::getSupportedOperations(bool includeIn
     if (d.domain == "internal" && !includeInternal) continue;
     out.emplace_back(d.domain, d.type, d.sinceOpset);
   }
+  // The ops on sequence and optional values, which the importer turns into the ops above.
+#define POPART_STRUCTURED_OP(type, minIn, maxIn, minOut, maxOut, since) out.emplace_back(Domain::ai_onnx, type, since);
+#include "oplist/ops_structured.def"
+#undef POPART_STRUCTURED_OP
   return out;
 }
 
