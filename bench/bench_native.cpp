@@ -2,6 +2,7 @@
 //   popart_bench MODEL.onnx INPUT.bin [--reference OUT.bin] [--warmup W] [--target-ms T]
 //                [--min-runs A] [--max-runs B] [--input-name input] [--output-name output]
 //   popart_bench train ...   one training step instead (bench_train.cpp)
+//   popart_bench replan MODEL.onnx --shapes ...   run-time planning's cost (bench_replan.cpp)
 //   popart_bench ipu-model --zoo DIR ...   the IPU model vs the CPU device on the zoo, and the
 //                                          IPU estimates (bench_ipu_model.cpp)
 // The input is raw float32; the session anchors the named output.
@@ -17,6 +18,7 @@
 
 int trainMain(int argc, char** argv);
 int ipuModelMain(int argc, char** argv);
+int replanMain(int argc, char** argv);
 
 using bench::Clock;
 using bench::ms;
@@ -24,6 +26,7 @@ using bench::ms;
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "train") return trainMain(argc - 1, argv + 1);
   if (argc >= 2 && std::string(argv[1]) == "ipu-model") return ipuModelMain(argc - 1, argv + 1);
+  if (argc >= 2 && std::string(argv[1]) == "replan") return replanMain(argc - 1, argv + 1);
   if (argc < 3) {
     std::cerr << "usage: popart_bench MODEL.onnx INPUT.bin [--reference OUT.bin] [--warmup W] [--target-ms T] "
                  "[--min-runs A] [--max-runs B]\n";

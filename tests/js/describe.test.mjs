@@ -7,28 +7,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { bytes, int } from './onnx_writer.mjs';
 import { createPopart, expectError, ZOO, TMP } from './helpers.mjs';
 
 const popart = await createPopart();
 const REFS = process.env.POPART_DESCRIBE_REFS ?? ZOO;
 
-// ------------------------------------------------------------ a minimal ONNX (protobuf) writer
+// ------------------------------------------------------------ ONNX protos (onnx_writer.mjs's wire format)
 
-const varint = (n) => {
-  let v = BigInt(n);
-  if (v < 0n) v += 1n << 64n;
-  const out = [];
-  do {
-    let b = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v) b |= 0x80;
-    out.push(b);
-  } while (v);
-  return out;
-};
-const bytesOf = (s) => (typeof s === 'string' ? [...new TextEncoder().encode(s)] : s);
-const int = (no, v) => [...varint(no << 3), ...varint(v)];
-const str = (no, s) => { const b = bytesOf(s); return [...varint((no << 3) | 2), ...varint(b.length), ...b]; };
+const str = bytes;
 const msg = (no, parts) => str(no, parts.flat());
 const FLOAT = 1, BOOL = 9;
 /// ValueInfoProto (field `no` of its graph): dims are numbers or dim_param strings.

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "common/onnx_proto.hpp"
 #include "common/test_util.hpp"
 #include "onnx.pb.h"
 
@@ -200,31 +201,9 @@ void floatValue(onnx::ValueInfoProto* vi, const std::string& name, const std::ve
   for (auto d : dims) shape->add_dim()->set_dim_value(d);
 }
 
-onnx::NodeProto* addNode(onnx::GraphProto* g, const std::string& type, const std::vector<std::string>& inputs,
-                         const std::vector<std::string>& outputs, const std::string& name = "") {
-  auto* n = g->add_node();
-  n->set_op_type(type);
-  if (!name.empty()) n->set_name(name);
-  for (const auto& i : inputs) n->add_input(i);
-  for (const auto& o : outputs) n->add_output(o);
-  return n;
-}
-
-void intAttr(onnx::NodeProto* n, const std::string& name, int64_t v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
-
-/// A GRAPH attribute `name` of `n`; returns its (empty) graph, named `name`.
-onnx::GraphProto* graphAttr(onnx::NodeProto* n, const std::string& name) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::GRAPH);
-  a->mutable_g()->set_name(name);
-  return a->mutable_g();
-}
+using test::addNode;
+using test::graphAttr;
+using test::intAttr;
 
 std::string bytesOf(const onnx::ModelProto& m) {
   std::string bytes;

@@ -2,6 +2,7 @@
 // symbolic input dimensions and shape-giving inputs fed at run time, one session run at several
 // sizes against each size's reference, the plan cache (counted by getRunTimePlanStats), and the
 // IPU model keeping PopART's static-shape errors.
+#include "common/onnx_proto.hpp"
 #include "common/test_util.hpp"
 #include "onnx.pb.h"
 
@@ -27,12 +28,7 @@ void valueInfo(onnx::ValueInfoProto* vi, const std::string& name, int elem, cons
 
 onnx::NodeProto* node(onnx::GraphProto* g, const std::string& type, const std::vector<std::string>& in,
                       const std::vector<std::string>& out) {
-  auto* n = g->add_node();
-  n->set_op_type(type);
-  n->set_name(type + "_" + std::to_string(g->node_size()));
-  for (const auto& i : in) n->add_input(i);
-  for (const auto& o : out) n->add_output(o);
-  return n;
+  return test::addNode(g, type, in, out, type + "_" + std::to_string(g->node_size() + 1));
 }
 
 std::string serialize(const onnx::ModelProto& m) {

@@ -3,6 +3,7 @@
 // through StepIO, Loop carrying a sequence and Loop with per-iteration shapes (unrolled), If and
 // SequenceMap, the plan cache per length, errors, and the IPU model's static-shape error.
 // References are computed here in double from the same data.
+#include "common/onnx_proto.hpp"
 #include "common/test_util.hpp"
 #include "onnx.pb.h"
 
@@ -53,26 +54,10 @@ void optionalInfo(onnx::ValueInfoProto* vi, const std::string& name, int elem, b
 
 onnx::NodeProto* node(onnx::GraphProto* g, const std::string& type, const std::vector<std::string>& in,
                       const std::vector<std::string>& out) {
-  auto* n = g->add_node();
-  n->set_op_type(type);
-  n->set_name(type + "_" + std::to_string(g->node_size()));
-  for (const auto& i : in) n->add_input(i);
-  for (const auto& o : out) n->add_output(o);
-  return n;
+  return test::addNode(g, type, in, out);
 }
-void intAttr(onnx::NodeProto* n, const std::string& name, int64_t v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
-onnx::GraphProto* graphAttr(onnx::NodeProto* n, const std::string& name) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::GRAPH);
-  a->mutable_g()->set_name(name);
-  return a->mutable_g();
-}
+using test::graphAttr;
+using test::intAttr;
 void constantNode(onnx::GraphProto* g, const std::string& out, const std::vector<int64_t>& v, bool scalar) {
   auto* n = node(g, "Constant", {}, {out});
   auto* a = n->add_attribute();

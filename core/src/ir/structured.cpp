@@ -254,6 +254,20 @@ class StructImporter {
     return outs;
   }
 
+  /// Runs `f`, adding the node to an error's message (RunTimeInfoNeeded keeps its own).
+  template <typename F>
+  void withNodeContext(F&& f) {
+    try {
+      f();
+    } catch (const internal_error&) {
+      throw;
+    } catch (const RunTimeInfoNeeded&) {
+      throw;
+    } catch (const error& e) {
+      throw withContext(e, "{}: {}", describe(), e.what());
+    }
+  }
+
   void run();
   void sequenceMap();
   void inlineIf();
@@ -650,29 +664,15 @@ bool Ir::importStructured(const onnx::NodeProto& node, Graph& graph, const std::
     }
   }
   if (!structured) return false;
-  try {
-    s.run();
-  } catch (const internal_error&) {
-    throw;
-  } catch (const RunTimeInfoNeeded&) {
-    throw;
-  } catch (const error& e) {
-    throw withContext(e, "{}: {}", s.describe(), e.what());
-  }
+  s.withNodeContext([&] { s.run(); });
   return true;
 }
 
 bool Ir::unrollLoopIfBounded(const onnx::NodeProto& node, Graph& graph, const std::string& name) {
   StructImporter s(*this, graph, node, name);
-  try {
-    return s.unrollLoop(false);
-  } catch (const internal_error&) {
-    throw;
-  } catch (const RunTimeInfoNeeded&) {
-    throw;
-  } catch (const error& e) {
-    throw withContext(e, "{}: {}", s.describe(), e.what());
-  }
+  bool unrolled = false;
+  s.withNodeContext([&] { unrolled = s.unrollLoop(false); });
+  return unrolled;
 }
 
 void Ir::anchorStructValues() {
