@@ -53,9 +53,10 @@ async function childOrt(a) {
     for (let r = 0; r < a.runs; r++) t.push(await runAt(k));
     out.push({ shape: shapes[k].join('x'), first_run_ms: first, run_ms: median(t) });
   }
-  const switched = [];
-  for (let r = 0; r < a.runs; r++) for (let k = 0; k < shapes.length; k++) switched.push(await runAt(k));
-  process.stdout.write(JSON.stringify({ create_ms: createMs, switch_median_ms: median(switched), peak_rss_kb: peakRssKb(), shapes: out }) + '\n');
+  const switched = shapes.map(() => []);
+  for (let r = 0; r < a.runs; r++) for (let k = 0; k < shapes.length; k++) switched[k].push(await runAt(k));
+  out.forEach((o, k) => { o.switch_ms = median(switched[k]); });
+  process.stdout.write(JSON.stringify({ create_ms: createMs, peak_rss_kb: peakRssKb(), shapes: out }) + '\n');
 }
 
 function runChild(cmd, args) {
@@ -75,13 +76,13 @@ async function main() {
   const ortVersion = JSON.parse(readFileSync(join(HERE, 'node_modules/onnxruntime-node/package.json'))).version;
   console.log(`# ${a.model.split('/').pop()}: popart-runtime (native CPU device, plans per shape) vs onnxruntime-node ${ortVersion}, 1 thread`);
   console.log(`# ${os.cpus()[0]?.model}, ${os.cpus().length} cpus, node ${process.version}; ${a.runs} runs per shape`);
-  console.log('| input shape | first run ms ours / ORT | run ms ours / ORT | run ours/ORT |');
-  console.log('|---|---|---|---|');
+  console.log('| input shape | first run ms ours / ORT | run ms ours / ORT | ours/ORT | shapes in turn: run ms ours / ORT | ours/ORT |');
+  console.log('|---|---|---|---|---|---|');
   ours.shapes.forEach((o, k) => {
     const t = ort.shapes[k];
-    console.log(`| ${o.shape} | ${f(o.first_run_ms)} / ${f(t.first_run_ms)} | ${f(o.run_ms)} / ${f(t.run_ms)} | ${(o.run_ms / t.run_ms).toFixed(2)} |`);
+    console.log(`| ${o.shape} | ${f(o.first_run_ms)} / ${f(t.first_run_ms)} | ${f(o.run_ms)} / ${f(t.run_ms)} | ${(o.run_ms / t.run_ms).toFixed(2)} | ` +
+                `${f(o.switch_ms)} / ${f(t.switch_ms)} | ${(o.switch_ms / t.switch_ms).toFixed(2)} |`);
   });
-  console.log(`| every shape in turn (median run) | | ${f(ours.switch_median_ms)} / ${f(ort.switch_median_ms)} | ${(ours.switch_median_ms / ort.switch_median_ms).toFixed(2)} |`);
   console.log(`# session create+prepare ms ours ${f(ours.create_ms + ours.prepare_ms)} / ORT ${f(ort.create_ms)}; plans built ${ours.plans_built}, reused ${ours.plans_reused}; peak RSS MB ours ${(ours.peak_rss_kb / 1024).toFixed(1)} / ORT ${(ort.peak_rss_kb / 1024).toFixed(1)}`);
 }
 
