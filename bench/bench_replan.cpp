@@ -3,8 +3,8 @@
 // Run-time planning's cost (docs/architecture.md, "Static and run-time planning"): one session of
 // a model whose input has symbolic dimensions, run at each shape in turn. For each shape: the first
 // run (it plans: import, compile, weights) and the median of N runs on the cached plan; then the
-// shapes again in turn, each run switching plans (the median per shape). The input is the same deterministic pattern the
-// ONNX Runtime side (bench/run_replan_bench.mjs) feeds. Prints one JSON line.
+// shapes again in turn, each run switching plans (the median per shape). The input is the same deterministic pattern
+// the ONNX Runtime side (bench/run_replan_bench.mjs) feeds. Prints one JSON line.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -105,8 +105,8 @@ int replanMain(int argc, char** argv) {
                 ms(t0, t1), ms(t1, t2), static_cast<long long>(st.plansBuilt), static_cast<long long>(st.plansReused));
     std::printf("\"peak_rss_kb\": %ld, \"shapes\": [", bench::peakRssKb());
     for (size_t k = 0; k < shapes.size(); ++k)
-      std::printf("%s{\"shape\": \"%s\", \"first_run_ms\": %.4f, \"run_ms\": %.4f, \"switch_ms\": %.4f}",
-                  k ? ", " : "", shapeText(shapes[k]).c_str(), planMs[k], runMs[k], bench::median(switched[k]));
+      std::printf("%s{\"shape\": \"%s\", \"first_run_ms\": %.4f, \"run_ms\": %.4f, \"switch_ms\": %.4f}", k ? ", " : "",
+                  shapeText(shapes[k]).c_str(), planMs[k], runMs[k], bench::median(switched[k]));
     std::printf("]}\n");
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
