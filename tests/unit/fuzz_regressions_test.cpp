@@ -466,5 +466,16 @@ TEST(FuzzRegressions, LogicalOpsOfNonBoolConstants) {
       {"Xor"});
 }
 
+TEST(FuzzRegressions, BroadcastOfAnEmptyTensorWithAHugeDimension) {
+  // [0, 2^63 - 1, 4] has no elements, but its strides overflowed int64 (UBSan, the Builder fuzzer).
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset13();
+  const TensorId x = b->addInputTensor(TensorInfo(DataType::FLOAT, {0, std::numeric_limits<int64_t>::max(), 4}));
+  const TensorId y = ai.mul({x, test::constant<float>(ai, {1, 2, 3, 4}, {4})});
+  b->addOutputTensor(y);
+  auto out = test::runOnce(b->getModelProto(), {{x, NDArray(DataType::FLOAT, {0, 1, 4})}}, {y});
+  (void)out;
+}
+
 }  // namespace
 }  // namespace popart

@@ -1,5 +1,6 @@
 #include "backends/cpu/broadcast.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "popart/tensorinfo.hpp"
@@ -29,6 +30,9 @@ BroadcastPlan makeBroadcastPlan(const Shape& out, const std::vector<Shape>& ins)
   for (size_t k = 0; k < n; ++k) {
     const Shape& s = ins[k];
     const size_t off = r - s.size();
+    // An empty input is never read (the output is empty too); its other dimensions may be too big
+    // for a stride ([0, 2^63 - 1, 4] has no elements).
+    if (std::find(s.begin(), s.end(), 0) != s.end()) continue;
     int64_t stride = 1;
     for (size_t i = s.size(); i-- > 0;) {
       st[k][i + off] = s[i] == 1 ? 0 : stride;
