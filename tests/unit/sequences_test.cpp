@@ -459,6 +459,18 @@ TEST(Sequences, ErrorsNameTheNodeAndTheValue) {
   expectError([&] { r->run(rio); }, {"input 0 ('x') is a sequence, but Relu takes tensors"});
 }
 
+TEST(Sequences, ASplitIntoTooManyTensorsIsAnError) {
+  onnx::ModelProto m = model();
+  auto* g = m.mutable_graph();
+  tensorInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {int64_t(1) << 40});
+  node(g, "SplitToSequence", {"x"}, {"s"});
+  node(g, "SequenceLength", {"s"}, {"n"});
+  tensorInfo(g->add_output(), "n", onnx::TensorProto::INT64, {});
+  expectError(
+      [&] { InferenceSession::createFromOnnxModel(bytes(m), DataFlow(1, std::vector<TensorId>{"n"}), test::cpu()); },
+      {"SplitToSequence", "would make 1099511627776 tensors, more than a sequence may hold here (100000)"});
+}
+
 TEST(Sequences, TheIpuModelNeedsStaticLengths) {
   expectError(
       [&] {

@@ -26,7 +26,9 @@ std::string StructValue::typeName() const {
 namespace {
 
 /// Unrolling a Loop stops here: a bound past it is almost surely a condition-only loop.
-constexpr int64_t kMaxUnrolledIterations = 100000;
+constexpr int64_t kMaxUnrolledIterations = 10000;
+/// The most tensors a sequence made by SplitToSequence may hold (each is a node of the plan).
+constexpr int64_t kMaxSequenceLength = 100000;
 
 bool isStructType(const onnx::TypeProto& t) {
   return t.has_sequence_type() || t.has_optional_type();
@@ -369,7 +371,13 @@ void StructImporter::run() {
     const int64_t dim = shape[static_cast<size_t>(axis)];
     std::vector<int64_t> sizes;
     bool squeeze = false;
+    auto checkPieces = [&](int64_t pieces) {
+      if (pieces > kMaxSequenceLength)
+        throw error("splitting axis {} of '{}' {} would make {} tensors, more than a sequence may hold here ({})", axis,
+                    x.id, x.info.toString(), pieces, kMaxSequenceLength);
+    };
     if (!hasInput(1)) {
+      checkPieces(dim);
       sizes.assign(static_cast<size_t>(dim), 1);
       squeeze = keepdims == 0;
     } else {
@@ -384,6 +392,7 @@ void StructImporter::run() {
       const std::vector<int64_t> v = s.data->toInt64();
       if (s.info.rank() == 0) {
         if (v[0] <= 0) throw error("split {} must be positive", v[0]);
+        checkPieces(dim / v[0] + (dim % v[0] != 0));
         for (int64_t at = 0; at < dim; at += v[0]) sizes.push_back(std::min(v[0], dim - at));
       } else {
         int64_t sum = 0;
