@@ -59,14 +59,17 @@ const TensorData* Op::inConstData(int i) const {
   return hasInput(i) && input(i)->isConst() ? inData(i) : nullptr;
 }
 
-const TensorData& Op::requireInData(int i, const char* what) const {
-  if (const TensorData* d = inData(i)) return *d;
-  const Tensor* t = input(i);
-  throw RunTimeInfoNeeded(
+RunTimeInfoNeeded valueNeeded(int input, const Tensor& t, const std::string& what) {
+  return RunTimeInfoNeeded(
       format("input {} ('{}') gives {} and must be known when the model is compiled (a constant or an "
              "initializer), but it is computed at run time ({} tensor). This runtime needs static shapes.",
-             i, t->id, what, tensorKindName(t->kind)),
-      RunTimeInfoNeeded::Kind::Value, t->id);
+             input, t.id, what, tensorKindName(t.kind)),
+      RunTimeInfoNeeded::Kind::Value, t.id);
+}
+
+const TensorData& Op::requireInData(int i, const char* what) const {
+  if (const TensorData* d = inData(i)) return *d;
+  throw valueNeeded(i, *input(i), what);
 }
 
 std::string Op::describe() const {

@@ -33,6 +33,12 @@ struct StructValue {
   std::string typeName() const;
 };
 
+/// The name of tensor `i` of sequence or optional value `id` where it is a model input or an
+/// anchor of a plan ("<id>[<i>]").
+inline TensorId elementTensorId(const TensorId& id, size_t i) {
+  return id + "[" + std::to_string(i) + "]";
+}
+
 class Graph {
  public:
   Graph(Ir& ir, GraphId id) : ir_(&ir), id_(std::move(id)) {}

@@ -479,20 +479,8 @@ void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
         "opset {}",
         name, node.op_type(), domain, def->sinceOpset, opset);
 
-  int nIn = node.input_size();
-  while (nIn > 0 && node.input(nIn - 1).empty()) --nIn;  // trailing absent optionals
-  if (nIn < def->minInputs || (def->maxInputs >= 0 && nIn > def->maxInputs)) {
-    std::string expected = def->minInputs == def->maxInputs ? std::to_string(def->minInputs)
-                           : def->maxInputs < 0
-                               ? "at least " + std::to_string(def->minInputs)
-                               : std::to_string(def->minInputs) + " to " + std::to_string(def->maxInputs);
-    throw error("node '{}' ({}, opset {}) has {} inputs, but {} takes {}", name, node.op_type(), opset, nIn,
-                node.op_type(), expected);
-  }
+  const int nIn = checkArity(node, name, opset, def->minInputs, def->maxInputs, def->minOutputs, def->maxOutputs);
   const int nOut = node.output_size();
-  if (nOut < def->minOutputs || (def->maxOutputs >= 0 && nOut > def->maxOutputs))
-    throw error("node '{}' ({}, opset {}) has {} outputs, but {} produces {} to {}", name, node.op_type(), opset, nOut,
-                node.op_type(), def->minOutputs, def->maxOutputs < 0 ? 1000 : def->maxOutputs);
 
   const std::string missing = patterns_.disabledLoweringPattern(node.op_type(), -1);
   if (!missing.empty())
@@ -550,6 +538,23 @@ void Ir::importNode(const onnx::NodeProto& node, Graph& graph) {
     return;
   }
   tryFold(op);
+}
+
+int Ir::checkArity(const onnx::NodeProto& node, const std::string& name, int opset, int minIn, int maxIn, int minOut,
+                   int maxOut) {
+  auto range = [](int lo, int hi) {
+    return lo == hi ? std::to_string(lo) : hi < 0 ? "at least " + std::to_string(lo) : format("{} to {}", lo, hi);
+  };
+  int nIn = node.input_size();
+  while (nIn > 0 && node.input(nIn - 1).empty()) --nIn;  // trailing absent optionals
+  if (nIn < minIn || (maxIn >= 0 && nIn > maxIn))
+    throw error("node '{}' ({}, opset {}) has {} inputs, but {} takes {}", name, node.op_type(), opset, nIn,
+                node.op_type(), range(minIn, maxIn));
+  const int nOut = node.output_size();
+  if (nOut < minOut || (maxOut >= 0 && nOut > maxOut))
+    throw error("node '{}' ({}, opset {}) has {} outputs, but {} produces {}", name, node.op_type(), opset, nOut,
+                node.op_type(), range(minOut, maxOut));
+  return nIn;
 }
 
 Tensor* Ir::resolveTensor(Graph& g, const TensorId& id) {

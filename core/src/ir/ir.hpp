@@ -137,6 +137,10 @@ class Ir {
   void importNode(const onnx::NodeProto& node, Graph& graph);
   bool tryFold(Op& op);
   Tensor* resolveTensor(Graph& g, const TensorId& id);
+  /// Checks `node`'s input and output counts against an op's (max < 0: any number); returns the
+  /// input count without trailing absent optionals.
+  static int checkArity(const onnx::NodeProto& node, const std::string& name, int opset, int minIn, int maxIn,
+                        int minOut, int maxOut);
   // Sequence and optional values (ir/structured.cpp).
   friend class StructImporter;
   /// Imports `node` if it makes or reads a sequence or optional value (or is a Loop that must be

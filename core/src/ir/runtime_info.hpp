@@ -35,4 +35,10 @@ class RunTimeInfoNeeded : public contextual_error {
   TensorId tensor_;
 };
 
+class Tensor;
+
+/// PopART's message for input `input` of a node, tensor `t`, whose value gives `what` but is
+/// computed at run time (Op::requireInData; the sequence ops' positions and sizes).
+RunTimeInfoNeeded valueNeeded(int input, const Tensor& t, const std::string& what);
+
 }  // namespace popart

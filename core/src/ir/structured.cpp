@@ -12,6 +12,7 @@
 #include "ir/ir.hpp"
 #include "ir/runtime_info.hpp"
 #include "onnx.pb.h"
+#include "onnx/attributes_io.hpp"
 #include "onnx/model_io.hpp"
 #include "popart/error.hpp"
 #include "popart/error_context.hpp"
@@ -34,13 +35,21 @@ bool isStructType(const onnx::TypeProto& t) {
   return t.has_sequence_type() || t.has_optional_type();
 }
 
-/// The element type a declared sequence / optional type gives (UNDEFINED when it does not).
-DataType declaredElemType(const onnx::TypeProto& t) {
-  const onnx::TypeProto* e = &t;
-  if (e->has_optional_type()) e = &e->optional_type().elem_type();
-  if (e->has_sequence_type()) e = &e->sequence_type().elem_type();
-  return e->has_tensor_type() && e->tensor_type().elem_type() ? dataTypeFromOnnx(e->tensor_type().elem_type())
-                                                              : DataType::UNDEFINED;
+/// An ai.onnx node with INT attributes.
+onnx::NodeProto makeNode(const std::string& type, const std::string& name, const std::vector<TensorId>& inputs,
+                         const TensorId& output, const std::vector<std::pair<std::string, int64_t>>& intAttrs = {}) {
+  onnx::NodeProto n;
+  n.set_op_type(type);
+  n.set_name(name);
+  for (const auto& i : inputs) n.add_input(i);
+  n.add_output(output);
+  for (const auto& [k, v] : intAttrs) {
+    auto* a = n.add_attribute();
+    a->set_name(k);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+  return n;
 }
 
 /// Renames every name `m` maps in `g` and the graphs nested in it (ONNX names are unique across
@@ -143,28 +152,28 @@ class StructImporter {
       throw error("input '{}' is not a graph input, an initializer or the output of an earlier node", node_.input(i));
     return *t;
   }
-  /// An integer scalar input the plan needs the value of (a position, a trip count).
-  int64_t intValue(int i, const char* what) const {
+  /// Input `i`'s value, which the plan needs (a position, a size, a trip count, a condition).
+  const TensorData& knownValue(int i, const char* what) const {
     Tensor& t = tensorIn(i, what);
+    if (!t.data) {
+      const RunTimeInfoNeeded need = valueNeeded(i, t, what);
+      throw RunTimeInfoNeeded(format("{}: {}", describe(), need.what()), need);
+    }
+    return *t.data;
+  }
+  int64_t intValue(int i, const char* what) const {
+    const Tensor& t = tensorIn(i, what);
     if (!isInteger(t.info.dataType()) || t.info.nelms() != 1)
       throw error("input {} ('{}', {}) must be an integer scalar, but it is {}", i, t.id, what, t.info.toString());
-    if (!t.data)
-      throw RunTimeInfoNeeded(
-          format("{}: input {} ('{}') gives {} and must be known when the model is compiled (a constant or an "
-                 "initializer), but it is computed at run time ({} tensor). This runtime needs static shapes.",
-                 describe(), i, t.id, what, tensorKindName(t.kind)),
-          RunTimeInfoNeeded::Kind::Value, t.id);
-    return t.data->toInt64()[0];
+    return knownValue(i, what).toInt64()[0];
   }
-  bool boolValue(const Tensor& t, const char* what) const {
+  bool boolValue(int i, const char* what) const {
+    const Tensor& t = tensorIn(i, what);
     if (t.info.nelms() != 1) throw error("'{}' ({}) must hold one value, but it is {}", t.id, what, t.info.toString());
-    if (!t.data)
-      throw RunTimeInfoNeeded(format("{}: '{}' gives {} and must be known when the model is compiled, but it is "
-                                     "computed at run time ({} tensor). This runtime needs static shapes.",
-                                     describe(), t.id, what, tensorKindName(t.kind)),
-                              RunTimeInfoNeeded::Kind::Value, t.id);
-    return t.data->getDouble(0) != 0;
+    return knownValue(i, what).getDouble(0) != 0;
   }
+  /// The node's attributes (the project's reading: a missing or ill-typed one is an error naming it).
+  Attributes attrs() const { return attributesFromNode(node_); }
 
   /// A fresh name of this graph (no tensor or value has it yet).
   std::string fresh(const std::string& base) {
@@ -180,28 +189,41 @@ class StructImporter {
     t.data = d;
     return id;
   }
-  void defineOutput(int i, StructValue v) {
+  /// Output `i`'s name, checked to be new.
+  const std::string& claimOutput(int i) const {
     const std::string& out = node_.output(i);
-    if (out.empty()) return;
     if (g_.hasTensor(out) || g_.structValues.count(out))
       throw error("Invalid ONNX model: '{}' is produced twice (second time by {})", out, describe());
-    g_.structValues.emplace(out, std::move(v));
+    return out;
+  }
+  void defineOutput(int i, StructValue v) {
+    if (node_.output(i).empty()) return;
+    g_.structValues.emplace(claimOutput(i), std::move(v));
+  }
+  /// Output `i` as the constant `d`.
+  void constantOutput(int i, const TensorData& d) {
+    g_.addTensor(claimOutput(i), TensorKind::Const, d.info()).data = d;
   }
   /// An ai.onnx node of this graph, imported as the model's own would be.
   void emit(const std::string& type, const std::vector<TensorId>& inputs, const TensorId& output,
             const std::vector<std::pair<std::string, int64_t>>& intAttrs = {}) {
-    onnx::NodeProto n;
-    n.set_op_type(type);
-    n.set_name(fresh(name_ + "/" + type));
-    for (const auto& i : inputs) n.add_input(i);
-    n.add_output(output);
-    for (const auto& [k, v] : intAttrs) {
-      auto* a = n.add_attribute();
-      a->set_name(k);
-      a->set_type(onnx::AttributeProto::INT);
-      a->set_i(v);
+    ir_.importNode(makeNode(type, fresh(name_ + "/" + type), inputs, output, intAttrs), g_);
+  }
+  /// `parts` concatenated along `axis` as `output`; with `newAxis`, each first gets a dimension of
+  /// 1 there (stacked).
+  void concat(std::vector<TensorId> parts, int64_t axis, bool newAxis, const TensorId& output) {
+    if (newAxis) {
+      for (auto& p : parts) {
+        const Shape s0 = ir_.resolveTensor(g_, p)->info.shape();
+        const int64_t r = static_cast<int64_t>(s0.size());
+        if (axis < -r - 1 || axis > r)
+          throw error("axis {} is out of range for tensors of rank {} with new_axis", axis, r);
+        Shape s = s0;
+        s.insert(s.begin() + (axis < 0 ? axis + r + 1 : axis), 1);
+        p = reshaped(p, s, name_ + "/" + p + "/stacked");
+      }
     }
-    ir_.importNode(n, g_);
+    emit("Concat", parts, output, {{"axis", axis}});
   }
   /// `output` (a name of the node) as a tensor equal to `id`.
   void outputTensor(int i, const TensorId& id) {
@@ -286,23 +308,9 @@ class StructImporter {
 void StructImporter::run() {
   const std::string& type = node_.op_type();
   const int opset = ir_.opsetVersion(Domain::ai_onnx);
-  auto it = structOps().find(type);
-  if (it != structOps().end()) {
-    const StructOp& o = it->second;
-    if (opset < o.since)
-      throw error("Unsupported opset: {} is only supported from ai.onnx opset {}, but the model imports opset {}",
-                  describe(), o.since, opset);
-    int nIn = node_.input_size();
-    while (nIn > 0 && node_.input(nIn - 1).empty()) --nIn;  // trailing absent optionals
-    auto range = [](int lo, int hi) {
-      return lo == hi ? std::to_string(lo) : hi < 0 ? "at least " + std::to_string(lo) : format("{} to {}", lo, hi);
-    };
-    if (nIn < o.minIn || (o.maxIn >= 0 && nIn > o.maxIn))
-      throw error("it has {} inputs, but {} takes {}", nIn, type, range(o.minIn, o.maxIn));
-    const int nOut = node_.output_size();
-    if (nOut < o.minOut || (o.maxOut >= 0 && nOut > o.maxOut))
-      throw error("it has {} outputs, but {} produces {}", nOut, type, range(o.minOut, o.maxOut));
-  }
+  if (auto it = structOps().find(type); it != structOps().end() && opset < it->second.since)
+    throw error("Unsupported opset: {} is only supported from ai.onnx opset {}, but the model imports opset {}",
+                describe(), it->second.since, opset);
   auto position = [&](int i, int64_t n, bool insert) {
     const int64_t p = intValue(i, "the position");
     const int64_t hi = insert ? n : n - 1;
@@ -312,10 +320,7 @@ void StructImporter::run() {
   };
   if (type == "SequenceEmpty") {
     StructValue v;
-    v.elemType = DataType::FLOAT;  // ONNX's default dtype
-    for (const auto& a : node_.attribute()) {
-      if (a.name() == "dtype") v.elemType = dataTypeFromOnnx(static_cast<int>(a.i()));
-    }
+    v.elemType = dataTypeFromOnnx(static_cast<int>(attrs().getInt("dtype", onnxDataType(DataType::FLOAT))));
     defineOutput(0, std::move(v));
   } else if (type == "SequenceConstruct") {
     StructValue v;
@@ -351,21 +356,14 @@ void StructImporter::run() {
     const int64_t n = static_cast<int64_t>(v.tensors.size());
     outputTensor(0, v.tensors[static_cast<size_t>(position(1, n, false))]);
   } else if (type == "SequenceLength") {
-    const StructValue& v = sequenceIn(0);
-    const TensorId out = node_.output(0);
-    if (g_.hasTensor(out) || g_.structValues.count(out))
-      throw error("Invalid ONNX model: '{}' is produced twice (second time by {})", out, describe());
-    g_.addTensor(out, TensorKind::Const, TensorInfo(DataType::INT64, {})).data =
-        TensorData::scalarInt64(static_cast<int64_t>(v.tensors.size()));
+    constantOutput(0, TensorData::scalarInt64(static_cast<int64_t>(sequenceIn(0).tensors.size())));
   } else if (type == "SplitToSequence") {
     Tensor& x = tensorIn(0, "the tensor to split");
     const Shape shape = x.info.shape();
     const int64_t rank = static_cast<int64_t>(shape.size());
-    int64_t axis = 0, keepdims = 1;
-    for (const auto& a : node_.attribute()) {
-      if (a.name() == "axis") axis = a.i();
-      if (a.name() == "keepdims") keepdims = a.i();
-    }
+    const Attributes a = attrs();
+    int64_t axis = a.getInt("axis", 0);
+    const int64_t keepdims = a.getInt("keepdims", 1);
     if (axis < -rank || axis >= rank) throw error("axis {} is out of range for '{}' {}", axis, x.id, x.info.toString());
     if (axis < 0) axis += rank;
     const int64_t dim = shape[static_cast<size_t>(axis)];
@@ -384,12 +382,7 @@ void StructImporter::run() {
       Tensor& s = tensorIn(1, "the split");
       if (!isInteger(s.info.dataType()) || s.info.rank() > 1)
         throw error("split must be an integer scalar or 1-D tensor, but '{}' is {}", s.id, s.info.toString());
-      if (!s.data)
-        throw RunTimeInfoNeeded(format("{}: input 1 ('{}') gives the split and must be known when the model is "
-                                       "compiled, but it is computed at run time. This runtime needs static shapes.",
-                                       describe(), s.id),
-                                RunTimeInfoNeeded::Kind::Value, s.id);
-      const std::vector<int64_t> v = s.data->toInt64();
+      const std::vector<int64_t> v = knownValue(1, "the split").toInt64();
       if (s.info.rank() == 0) {
         if (v[0] <= 0) throw error("split {} must be positive", v[0]);
         checkPieces(dim / v[0] + (dim % v[0] != 0));
@@ -427,36 +420,10 @@ void StructImporter::run() {
     defineOutput(0, std::move(seq));
   } else if (type == "ConcatFromSequence") {
     const StructValue& v = sequenceIn(0);
-    int64_t axis = 0, newAxis = 0;
-    bool hasAxis = false;
-    for (const auto& a : node_.attribute()) {
-      if (a.name() == "axis") axis = a.i(), hasAxis = true;
-      if (a.name() == "new_axis") newAxis = a.i();
-    }
-    if (!hasAxis) throw error("the attribute 'axis' is required");
+    const Attributes a = attrs();
+    const int64_t axis = a.getInt("axis"), newAxis = a.getInt("new_axis", 0);
     if (v.tensors.empty()) throw error("the sequence '{}' is empty: there is nothing to concatenate", node_.input(0));
-    std::vector<TensorId> parts = v.tensors;
-    if (newAxis) {
-      for (auto& p : parts) {
-        const Shape s0 = ir_.resolveTensor(g_, p)->info.shape();
-        const int64_t r = static_cast<int64_t>(s0.size());
-        if (axis < -r - 1 || axis > r)
-          throw error("axis {} is out of range for tensors of rank {} with new_axis", axis, r);
-        Shape s = s0;
-        s.insert(s.begin() + (axis < 0 ? axis + r + 1 : axis), 1);
-        p = reshaped(p, s, name_ + "/" + p + "/stacked");
-      }
-    }
-    onnx::NodeProto n;
-    n.set_op_type("Concat");
-    n.set_name(name_);
-    for (const auto& p : parts) n.add_input(p);
-    n.add_output(node_.output(0));
-    auto* a = n.add_attribute();
-    a->set_name("axis");
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(axis);
-    ir_.importNode(n, g_);
+    concat(v.tensors, axis, newAxis != 0, node_.output(0));
   } else if (type == "SequenceMap") {
     sequenceMap();
   } else if (type == "Optional") {
@@ -481,7 +448,7 @@ void StructImporter::run() {
       }
       if (!typeAttr || !typeAttr->has_tp()) throw error("an Optional without an input needs the attribute 'type'");
       v.ofSequence = typeAttr->tp().has_sequence_type();
-      v.elemType = declaredElemType(typeAttr->tp());
+      v.elemType = elemTypeOf(typeAttr->tp());
     }
     defineOutput(0, std::move(v));
   } else if (type == "OptionalHasElement" || type == "OptionalGetElement") {
@@ -490,12 +457,8 @@ void StructImporter::run() {
     if (hasInput(0) && !v) tensorIn(0, "the value");  // a tensor: it is its own element (opset 18)
     const bool present = hasInput(0) && (!v || v->isSequence() || v->present);
     if (!get) {
-      const TensorId out = node_.output(0);
-      if (g_.hasTensor(out) || g_.structValues.count(out))
-        throw error("Invalid ONNX model: '{}' is produced twice (second time by {})", out, describe());
       const uint8_t b = present ? 1 : 0;
-      g_.addTensor(out, TensorKind::Const, TensorInfo(DataType::BOOL, {})).data =
-          TensorData(TensorInfo(DataType::BOOL, {}), &b);
+      constantOutput(0, TensorData(TensorInfo(DataType::BOOL, {}), &b));
     } else if (!present) {
       throw error("the optional '{}' holds no value (it is None)", hasInput(0) ? node_.input(0) : "");
     } else if (!v) {
@@ -523,11 +486,7 @@ void StructImporter::run() {
 }
 
 void StructImporter::sequenceMap() {
-  const onnx::AttributeProto* body = nullptr;
-  for (const auto& a : node_.attribute()) {
-    if (a.name() == "body" && a.has_g()) body = &a;
-  }
-  if (!body) throw error("the attribute 'body' (a graph) is required");
+  const GraphProtoPtr body = attrs().getGraph("body");
   const StructValue& first = sequenceIn(0);
   const size_t n = first.tensors.size();
   std::vector<const StructValue*> ins;
@@ -542,17 +501,16 @@ void StructImporter::sequenceMap() {
     ins.push_back(v);
   }
   const int nOut = node_.output_size();
-  if (body->g().output_size() != nOut)
-    throw error("the body has {} outputs, and the node {}", body->g().output_size(), nOut);
+  if (body->output_size() != nOut) throw error("the body has {} outputs, and the node {}", body->output_size(), nOut);
   std::vector<StructValue> outs(static_cast<size_t>(nOut));
   for (int j = 0; j < nOut; ++j) {
-    outs[static_cast<size_t>(j)].elemType = declaredElemType(body->g().output(j).type());
+    outs[static_cast<size_t>(j)].elemType = elemTypeOf(body->output(j).type());
   }
   for (size_t k = 0; k < n; ++k) {
     std::vector<std::string> bound;
     for (int i = 0; i < node_.input_size(); ++i)
       bound.push_back(ins[static_cast<size_t>(i)] ? ins[static_cast<size_t>(i)]->tensors[k] : node_.input(i));
-    const auto results = inlineGraph(body->g(), bound, name_ + "/" + std::to_string(k) + "/");
+    const auto results = inlineGraph(*body, bound, name_ + "/" + std::to_string(k) + "/");
     for (int j = 0; j < nOut; ++j) {
       const std::string& r = results[static_cast<size_t>(j)];
       if (const StructValue* v = find(r))
@@ -566,14 +524,9 @@ void StructImporter::sequenceMap() {
 }
 
 void StructImporter::inlineIf() {
-  Tensor& cond = tensorIn(0, "the condition");
-  const bool c = boolValue(cond, "the condition (a branch gives a sequence or optional value, so it is inlined)");
+  const bool c = boolValue(0, "the condition (a branch gives a sequence or optional value, so it is inlined)");
   const char* attr = c ? "then_branch" : "else_branch";
-  const onnx::GraphProto* branch = nullptr;
-  for (const auto& a : node_.attribute()) {
-    if (a.name() == attr && a.has_g()) branch = &a.g();
-  }
-  if (!branch) throw error("the attribute '{}' (a graph) is required", attr);
+  const GraphProtoPtr branch = attrs().getGraph(attr);
   if (branch->output_size() != node_.output_size())
     throw error("the {} has {} outputs, and the node {}", attr, branch->output_size(), node_.output_size());
   const auto results = inlineGraph(*branch, {}, name_ + "/" + attr + "/");
@@ -581,11 +534,7 @@ void StructImporter::inlineIf() {
 }
 
 bool StructImporter::unrollLoop(bool mustUnroll) {
-  const onnx::GraphProto* body = nullptr;
-  for (const auto& a : node_.attribute()) {
-    if (a.name() == "body" && a.has_g()) body = &a.g();
-  }
-  if (!body) throw error("the attribute 'body' (a graph) is required");
+  const GraphProtoPtr body = attrs().getGraph("body");
   const int nCarried = node_.input_size() - 2;
   const int nScan = body->output_size() - 1 - nCarried;
   if (nCarried < 0 || nScan < 0)
@@ -602,7 +551,7 @@ bool StructImporter::unrollLoop(bool mustUnroll) {
     return false;
   }
   const int64_t m = hasInput(0) ? intValue(0, "the trip count (the Loop is unrolled)") : kMaxUnrolledIterations;
-  bool go = !hasInput(1) || boolValue(tensorIn(1, "the condition"), "the condition (the Loop is unrolled)");
+  bool go = !hasInput(1) || boolValue(1, "the condition (the Loop is unrolled)");
   TensorId condId =
       hasInput(1) ? node_.input(1) : constant(TensorData(TensorInfo(DataType::BOOL, {}), "\1"), name_ + "/cond");
   std::vector<std::string> carried(node_.input().begin() + 2, node_.input().end());
@@ -643,14 +592,10 @@ bool StructImporter::unrollLoop(bool mustUnroll) {
       outputTensor(o, constant(empty, name_ + "/no iterations"));
       continue;
     }
-    std::vector<TensorId> stacked;
     for (const auto& p : parts) {
       if (find(p)) throw error("scan output {} ('{}') is not a tensor", k, p);
-      Shape s = ir_.resolveTensor(g_, p)->info.shape();
-      s.insert(s.begin(), 1);
-      stacked.push_back(reshaped(p, s, p + "/stacked"));
     }
-    emit("Concat", stacked, node_.output(o), {{"axis", 0}});
+    concat(parts, 0, true, node_.output(o));
   }
   return true;
 }
@@ -659,20 +604,19 @@ bool Ir::importStructured(const onnx::NodeProto& node, Graph& graph, const std::
   if (canonicalDomain(node.domain()) != Domain::ai_onnx) return false;
   StructImporter s(*this, graph, node, name);
   const std::string& type = node.op_type();
-  bool structured = structOps().count(type) != 0 || s.readsStruct();
-  if (!structured && type == "If") {
-    for (const auto& a : node.attribute()) {
-      if (!a.has_g()) continue;
-      for (int i = 0; i < a.g().output_size(); ++i) structured = structured || graphOutputIsStruct(a.g(), i);
-    }
-  }
-  if (!structured && type == "Loop") {
+  auto op = structOps().find(type);
+  bool structured = op != structOps().end() || s.readsStruct();
+  if (!structured && (type == "If" || type == "Loop")) {  // a branch or body gives a sequence / optional
     for (const auto& a : node.attribute()) {
       if (!a.has_g()) continue;
       for (int i = 0; i < a.g().output_size(); ++i) structured = structured || graphOutputIsStruct(a.g(), i);
     }
   }
   if (!structured) return false;
+  if (op != structOps().end()) {
+    const StructOp& o = op->second;
+    checkArity(node, name, opsetVersion(Domain::ai_onnx), o.minIn, o.maxIn, o.minOut, o.maxOut);
+  }
   s.withNodeContext([&] { s.run(); });
   return true;
 }
@@ -697,13 +641,8 @@ void Ir::anchorStructValues() {
     StructAnchor sa;
     sa.value = it->second;
     for (size_t i = 0; i < sa.value.tensors.size(); ++i) {
-      const TensorId e = main_->uniqueTensorId(format("{}[{}]", id, i));
-      onnx::NodeProto n;
-      n.set_op_type("Identity");
-      n.set_name(id + "/anchor " + std::to_string(i));
-      n.add_input(sa.value.tensors[i]);
-      n.add_output(e);
-      importNode(n, *main_);
+      const TensorId e = main_->uniqueTensorId(elementTensorId(id, i));
+      importNode(makeNode("Identity", id + "/anchor " + std::to_string(i), {sa.value.tensors[i]}, e), *main_);
       sa.elements.push_back(e);
       anchors.emplace(e, dataFlow_.art(id));
     }

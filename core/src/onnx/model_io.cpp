@@ -466,4 +466,12 @@ void setValueInfoType(const TensorInfo& info, onnx::ValueInfoProto* vi) {
   for (auto d : info.shape()) sh->add_dim()->set_dim_value(d);
 }
 
+DataType elemTypeOf(const onnx::TypeProto& t) {
+  const onnx::TypeProto* e = &t;
+  if (e->has_optional_type()) e = &e->optional_type().elem_type();
+  if (e->has_sequence_type()) e = &e->sequence_type().elem_type();
+  return e->has_tensor_type() && e->tensor_type().elem_type() ? dataTypeFromOnnx(e->tensor_type().elem_type())
+                                                              : DataType::UNDEFINED;
+}
+
 }  // namespace popart

@@ -51,6 +51,10 @@ void tensorToProto(const TensorData& d, onnx::TensorProto* tp, ProtoValues form 
 /// TensorInfo of a ValueInfoProto; `ok` is false when the type or a dimension is unknown.
 /// `shapeText` gets the shape as PopART prints it ("[fubar, 2, 32, 32]"), `firstUnknown` (when
 /// empty) the first dimension that is not a size ("fubar", "-1", "?").
+/// The tensor element type a type gives, through optional and sequence types (UNDEFINED when it
+/// gives none).
+DataType elemTypeOf(const onnx::TypeProto& t);
+
 TensorInfo infoFromValueInfo(const onnx::ValueInfoProto& vi, bool* ok, std::string* shapeText,
                              std::string* firstUnknown = nullptr);
 /// Fills a ValueInfoProto's type from a TensorInfo.

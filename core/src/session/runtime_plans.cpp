@@ -44,6 +44,8 @@ struct Session::RunTimePlans {
   /// Inputs of sequence or optional type, with their declared types: each plan takes the run's
   /// tensors of them as inputs "<id>[<i>]" (withElementInputs).
   std::map<TensorId, onnx::TypeProto> structInputs;
+  /// This run's arrays of them (elementStepIO serves the plan's "<id>[<i>]" inputs from them).
+  std::map<TensorId, std::vector<IArray*>> runElements;
 
   struct Plan {
     std::unique_ptr<Ir> ir;
@@ -181,13 +183,11 @@ onnx::ModelProto withElementInputs(const onnx::ModelProto& model, const std::map
       onnx::NodeProto* n = node(e.ids.empty() ? "SequenceEmpty" : "SequenceConstruct", seqName);
       for (const auto& id : e.ids) n->add_input(id);
       if (e.ids.empty()) {
-        const int elem = type.has_sequence_type()
-                             ? type.sequence_type().elem_type().tensor_type().elem_type()
-                             : type.optional_type().elem_type().sequence_type().elem_type().tensor_type().elem_type();
+        const DataType elem = elemTypeOf(type);
         onnx::AttributeProto* a = n->add_attribute();
         a->set_name("dtype");
         a->set_type(onnx::AttributeProto::INT);
-        a->set_i(elem ? elem : onnx::TensorProto::FLOAT);
+        a->set_i(onnxDataType(elem != DataType::UNDEFINED ? elem : DataType::FLOAT));
       }
     }
     if (kind == ValueKind::Sequence) continue;
@@ -351,13 +351,7 @@ void Session::selectRunTimePlan(IStepIO& io) {
           throw error("The stepIO has no tensors for input '{}', a sequence: give a list of arrays", id);
         if (kind == ValueKind::OptionalTensor && e.arrays.size() > 1)
           throw error("Input '{}' is an optional tensor, but {} arrays are given for it", id, e.arrays.size());
-        const DataType declared = [&] {
-          const onnx::TypeProto* t = &st->second;
-          if (t->has_optional_type()) t = &t->optional_type().elem_type();
-          if (t->has_sequence_type()) t = &t->sequence_type().elem_type();
-          const int elem = t->tensor_type().elem_type();
-          return elem ? dataTypeFromOnnx(elem) : DataType::UNDEFINED;
-        }();
+        const DataType declared = elemTypeOf(st->second);
         key << id << (e.present ? " " : " None") << e.arrays.size() << '{';
         said << (said.tellp() ? ", " : "") << id << (e.present ? "" : " None");
         if (e.present) said << " [";
@@ -367,7 +361,7 @@ void Session::selectRunTimePlan(IStepIO& io) {
             throw error("Input '{}' holds {} tensors, but tensor {} of it is given as {} data", id,
                         dataTypeToString(declared), i, dataTypeToString(a.dataType()));
           const TensorInfo info(a.dataType(), a.shape());
-          e.ids.push_back(format("{}[{}]", id, i));
+          e.ids.push_back(elementTensorId(id, i));
           shapes.add(e.ids.back(), info);
           key << info.data_type() << a.shape() << ';';
           said << (i ? " " : "") << info.toString();
@@ -434,6 +428,8 @@ void Session::selectRunTimePlan(IStepIO& io) {
       values.emplace(id, std::move(v));
     }
     const std::string k = key.str();
+    rt.runElements.clear();
+    for (const auto& [id, e] : elements) rt.runElements.emplace(id, e.arrays);
     if (ir_ && k == rt.current) {
       ++rt.reused;
       rt.cache.at(k).lastUse = ++rt.clock;
@@ -509,15 +505,9 @@ std::unique_ptr<IStepIO> Session::elementStepIO(IStepIO& io) {
                         ir().options().getReplicationFactor();
   auto eio = std::make_unique<ElementStepIO>(io);
   if (structInputs) {
-    for (const auto& id : runTime_->inputs) {
-      auto st = runTime_->structInputs.find(id);
-      if (st == runTime_->structInputs.end()) continue;
+    for (const auto& [id, arrays] : runTime_->runElements) {
       eio->structInputs_.push_back(id);
-      std::vector<IArray*> arrays;
-      if (!io.inputElements(id, valueKind(st->second), arrays) && valueKind(st->second) == ValueKind::OptionalTensor) {
-        if (IArray* a = io.inputArray(id)) arrays = {a};
-      }
-      for (size_t i = 0; i < arrays.size(); ++i) eio->in_[format("{}[{}]", id, i)] = arrays[i];
+      for (size_t i = 0; i < arrays.size(); ++i) eio->in_[elementTensorId(id, i)] = arrays[i];
     }
   }
   for (const auto& [id, sa] : ir().structAnchors()) {
