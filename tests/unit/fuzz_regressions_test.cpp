@@ -477,5 +477,34 @@ TEST(FuzzRegressions, BroadcastOfAnEmptyTensorWithAHugeDimension) {
   (void)out;
 }
 
+TEST(FuzzRegressions, TileAndPadSizesThatOverflowAreErrors) {
+  // Tile of [4] by 7881131596834564449 multiplied past int64 (UBSan, the model fuzzer); Pad's
+  // new size added past it. Both are now the shape errors they are.
+  const int64_t huge = 7881131596834564449;
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset13();
+  const TensorId x = b->addInputTensor(TensorInfo(DataType::FLOAT, {2, 4}));
+  const TensorId reps = test::constant<int64_t>(ai, {1, huge}, {2});
+  const TensorId y = ai.tile({x, reps});
+  b->addOutputTensor(y);
+  expectError(
+      [&] {
+        test::runOnce(b->getModelProto(), {{x, NDArray(DataType::FLOAT, {2, 4})}}, {y});
+      },
+      {"repeats", "larger than a 64-bit count holds"});
+
+  auto b2 = Builder::create();
+  auto ai2 = b2->aiOnnxOpset13();
+  const TensorId x2 = b2->addInputTensor(TensorInfo(DataType::FLOAT, {2, 4}));
+  const TensorId pads = test::constant<int64_t>(ai2, {0, std::numeric_limits<int64_t>::max(), 0, 1}, {4});
+  const TensorId y2 = ai2.pad({x2, pads});
+  b2->addOutputTensor(y2);
+  expectError(
+      [&] {
+        test::runOnce(b2->getModelProto(), {{x2, NDArray(DataType::FLOAT, {2, 4})}}, {y2});
+      },
+      {"pads", "larger than a 64-bit count holds"});
+}
+
 }  // namespace
 }  // namespace popart

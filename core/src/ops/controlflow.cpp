@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/checked_size.hpp"
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
 #include "ir/runtime_info.hpp"
@@ -236,7 +237,10 @@ void setupScan(Op& op) {
     Shape shape = s.shape();
     if (p.outConcat[static_cast<size_t>(k)]) {  // PopART: the iterations concatenated along the axis
       const int64_t axis = normalizeAxis(p.outAxes[static_cast<size_t>(k)], static_cast<int64_t>(shape.size()));
-      shape[static_cast<size_t>(axis)] *= p.length;
+      auto& along = shape[static_cast<size_t>(axis)];
+      if (!checkedMul(along, p.length, &along))
+        throw error("scan output {} of {} iterations along axis {} is larger than a 64-bit count holds", k, p.length,
+                    axis);
       setOutput(op, p.numStates + k, s.dataType(), shape);
       continue;
     }

@@ -105,7 +105,10 @@ PadParams padParams(const Op& op) {
   p.begin.assign(pads.begin(), pads.begin() + static_cast<long>(r));
   p.end.assign(pads.begin() + static_cast<long>(r), pads.end());
   for (size_t i = 0; i < r; ++i) {
-    if (in[i] + p.begin[i] + p.end[i] < 0) throw error("pads {} remove more than dimension {} holds", pads, i);
+    int64_t padded = 0;
+    if (!checkedAdd(in[i], p.begin[i], &padded) || !checkedAdd(padded, p.end[i], &padded))
+      throw error("pads {} make dimension {} larger than a 64-bit count holds", pads, i);
+    if (padded < 0) throw error("pads {} remove more than dimension {} holds", pads, i);
     if (p.mode == "reflect" && (p.begin[i] >= in[i] || p.end[i] >= in[i]) && (p.begin[i] > 0 || p.end[i] > 0))
       throw error("reflect padding of {} needs pads smaller than the dimension {}", pads, in[i]);
     if (p.mode == "edge" && in[i] == 0 && (p.begin[i] > 0 || p.end[i] > 0))
@@ -135,7 +138,7 @@ std::vector<int64_t> splitSizes(const Op& op, int64_t* axisOut) {
   int64_t sum = 0;
   for (auto s : split) {
     if (s < 0) throw error("split {} has a negative size", split);
-    sum += s;
+    if (!checkedAdd(sum, s, &sum)) throw error("split {} adds up to more than a 64-bit count holds", split);
   }
   if (sum != d) throw error("split {} adds up to {}, but dimension {} has size {}", split, sum, axis, d);
   return split;
@@ -300,7 +303,9 @@ void setupConcat(Op& op) {
         throw error("input {} ('{}') has shape {}, which differs from input 0's {} outside the concat axis {}", i,
                     op.input(i)->id, s, first, axis);
     }
-    out[static_cast<size_t>(axis)] += s[static_cast<size_t>(axis)];
+    auto& along = out[static_cast<size_t>(axis)];
+    if (!checkedAdd(along, s[static_cast<size_t>(axis)], &along))
+      throw error("the inputs' sizes along the concat axis {} add up to more than a 64-bit count holds", axis);
   }
   setOutput(op, 0, op.inType(0), out);
 }
@@ -351,7 +356,8 @@ void setupTile(Op& op) {
   Shape out = in;
   for (size_t i = 0; i < in.size(); ++i) {
     if (reps[i] < 0) throw error("repeats {} must be >= 0", reps);
-    out[i] *= reps[i];
+    if (!checkedMul(in[i], reps[i], &out[i]))
+      throw error("repeats {} make dimension {} ({} x {}) larger than a 64-bit count holds", reps, i, in[i], reps[i]);
   }
   setOutput(op, 0, op.inType(0), out);
 }
