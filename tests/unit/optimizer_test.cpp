@@ -337,7 +337,8 @@ TEST(SGD, CompoundScalars) {
   EXPECT_FLOAT_EQ(sgd.nesterovDampeningScaleFactor1("w").val() * sgd.dampeningScaleFactor1("w").val(), 1.0f / 8.0f);
   EXPECT_FLOAT_EQ(sgd.nesterovDampeningScaleFactor2("w").val() * sgd.dampeningScaleFactor2("w").val(), 1.0f / 8.0f);
 
-  // Gradient accumulation (mean, Post) and replication: SGD1 carries rf, both divide by af.
+  // Gradient accumulation (mean, Post) and replication: both divide by af; SGD1 carries no rf, as
+  // the velocity sees gradients already summed over the replicas.
   SessionOptions opts;
   opts.enableGradientAccumulation = true;
   opts.accumulationFactor = 2;
@@ -345,11 +346,11 @@ TEST(SGD, CompoundScalars) {
   opts.replicatedGraphCount = 4;
   opts.accumulationAndReplicationReductionType = ReductionType::Mean;
   sgd.setFactorsFromOptions(opts);
-  EXPECT_EQ(sgd.sgd1ReplicationFactor(), 4);
+  EXPECT_EQ(sgd.sgd1ReplicationFactor(), 1);
   EXPECT_EQ(sgd.meanAccumulationFactor(), 2);
-  expectValue(sgd.dampeningScaleFactor1("w"), 0.8f * 4.0f * 4.0f / (8.0f * 2.0f), true);
-  expectValue(sgd.scaledLearningRate1("w"), 0.1f / (4.0f * 4.0f), true);
-  expectValue(sgd.scaledMomentum1("w"), 0.9f / 4.0f, true);
+  expectValue(sgd.dampeningScaleFactor1("w"), 0.8f * 4.0f / (8.0f * 2.0f), true);
+  expectValue(sgd.scaledLearningRate1("w"), 0.1f / 4.0f, true);
+  expectValue(sgd.scaledMomentum1("w"), 0.9f, true);
   expectValue(sgd.dampeningScaleFactor2("w"), 0.8f * 4.0f / (8.0f * 2.0f), true);
   expectValue(sgd.scaledLearningRate0("w"), 0.1f * 0.8f / (8.0f * 2.0f), true);
 

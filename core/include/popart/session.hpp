@@ -243,6 +243,9 @@ class Session {
   Ir& ir() const;
   /// Compiles ir_ for the device into executable_ and loads the weights.
   void compileIr();
+  /// The backend's executable for ir_, or for replicated training one per local replica
+  /// (session/replicated_executable.hpp).
+  std::unique_ptr<Executable> compileReplicas();
   /// Run-time planning (session/runtime_plans.cpp).
   struct RunTimePlans;
   std::unique_ptr<RunTimePlans> runTime_;

@@ -21,8 +21,9 @@
 /// - SGD1, momentum with SGDAccumulatorAndMomentum::Combined: one tensor "Accl___<w>" is both the
 ///   gradient accumulator and the velocity (×vs). After each update it is set to
 ///   mm·v + (1-dm)·wd·vs·w for the next step, so changes to mm, dm and wd take effect one step
-///   late ("lagged"); lr changes are exact. With gradient accumulation and replication the
-///   velocity is all-reduced and carries an extra factor rf (the *1 scalars below).
+///   late ("lagged"); lr changes are exact. In PopART, with gradient accumulation and replication
+///   the velocity is all-reduced and carries an extra factor rf (the *1 scalars below); this
+///   runtime sums the gradients over the replicas before the velocity, so its rf is 1.
 /// - SGD2, momentum with SGDAccumulatorAndMomentum::Separate: velocity "Accl1___<w>" (×vs) and,
 ///   with gradient accumulation, the accumulator "Accum___<w>". No lag.
 
@@ -168,8 +169,8 @@ class SGD : public Optimizer {
   std::vector<TensorId> getStateTensorIds(const TensorId& weightId) const final;
 
   // Compound scalars for one weight (value, and const if all their parts are const). af is the
-  // accumulation factor if postMeanAccumulationEnabled(), else 1; rf is the replication factor if
-  // the SGD1 velocity is all-reduced (gradient accumulation with replication), else 1.
+  // accumulation factor if postMeanAccumulationEnabled(), else 1; rf is sgd1ReplicationFactor()
+  // (PopART's replication factor when the SGD1 velocity is all-reduced; 1 here, see there).
 
   /// SGD0: lr·(1-dm)/(ls·af).
   OptimizerValue scaledLearningRate0(const TensorId& weightId) const;
@@ -198,7 +199,8 @@ class SGD : public Optimizer {
   /// SGD2 nesterov: vs.
   OptimizerValue nesterovGradScaleFactor2(const TensorId& weightId) const;
 
-  /// The replication factor used by the SGD1 scalars (see above).
+  /// The replication factor used by the SGD1 scalars: 1, as the gradients are summed over the
+  /// replicas before they reach the velocity (see above).
   int64_t sgd1ReplicationFactor() const;
   /// The accumulation factor used by the scalars (see above).
   int64_t meanAccumulationFactor() const;

@@ -14,6 +14,8 @@
 
 namespace popart {
 
+class Op;
+
 class Ir;
 class ConstEvaluator;
 
@@ -33,6 +35,16 @@ class Executable {
   virtual void setInput(const TensorId& id, const void* data) = 0;
   /// Runs one micro-batch of the forward program (plus backward and updates when training).
   virtual void execute() = 0;
+  /// Replicated training: the ops (GradientAllReduce) whose outputs the replicas sum between
+  /// the program's phases, in order; the program runs in reductions().size() + 1 phases.
+  virtual std::vector<const Op*> reductions() const { return {}; }
+  /// Runs phase k of one micro-batch (all of it, as execute(), when there are no reductions).
+  /// Between phases, the outputs of reduction k may be changed through mutableTensorData.
+  virtual void executePhase(size_t k) {
+    if (k == 0) execute();
+  }
+  /// A writable view of the device buffer of tensor `id` while a micro-batch runs.
+  void* mutableTensorData(const TensorId& id) { return const_cast<void*>(tensorData(id)); }
   /// The current device value of any tensor that may be anchored.
   virtual const void* tensorData(const TensorId& id) const = 0;
   virtual void setRandomSeed(uint64_t seed) = 0;

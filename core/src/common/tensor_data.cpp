@@ -137,4 +137,59 @@ TensorData TensorData::castTo(DataType t) const {
   return out;
 }
 
+namespace {
+template <typename T, typename A = T>
+void addTyped(void* acc, const void* v, int64_t n) {
+  T* a = static_cast<T*>(acc);
+  const T* b = static_cast<const T*>(v);
+  for (int64_t i = 0; i < n; ++i) a[i] = T(static_cast<A>(a[i]) + static_cast<A>(b[i]));
+}
+template <typename T>
+void scaleTyped(void* p, int64_t n, double factor) {
+  T* a = static_cast<T*>(p);
+  for (int64_t i = 0; i < n; ++i) a[i] = T(static_cast<double>(static_cast<float>(a[i])) * factor);
+}
+}  // namespace
+
+bool addElements(void* acc, const void* v, DataType t, int64_t n) {
+  switch (t) {
+    case DataType::FLOAT:
+      return addTyped<float>(acc, v, n), true;
+    case DataType::DOUBLE:
+      return addTyped<double>(acc, v, n), true;
+    case DataType::INT32:
+      return addTyped<int32_t>(acc, v, n), true;
+    case DataType::INT64:
+      return addTyped<int64_t>(acc, v, n), true;
+    case DataType::FLOAT16:
+      return addTyped<float16_t, float>(acc, v, n), true;
+    case DataType::BFLOAT16:
+      return addTyped<bfloat16_t, float>(acc, v, n), true;
+    default:
+      return false;
+  }
+}
+
+bool scaleElements(void* p, DataType t, int64_t n, double factor) {
+  switch (t) {
+    case DataType::FLOAT: {
+      float* a = static_cast<float*>(p);
+      const float f = static_cast<float>(factor);
+      for (int64_t i = 0; i < n; ++i) a[i] *= f;
+      return true;
+    }
+    case DataType::DOUBLE: {
+      double* a = static_cast<double*>(p);
+      for (int64_t i = 0; i < n; ++i) a[i] *= factor;
+      return true;
+    }
+    case DataType::FLOAT16:
+      return scaleTyped<float16_t>(p, n, factor), true;
+    case DataType::BFLOAT16:
+      return scaleTyped<bfloat16_t>(p, n, factor), true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace popart

@@ -17,6 +17,12 @@ namespace popart {
 /// C++ bool would be undefined behaviour.
 void normalizeBools(unsigned char* p, int64_t n);
 
+/// acc[i] += v[i] over `n` elements of type `t` (the 16-bit float formats added in float); false
+/// (nothing changed) for a type that does not add (BOOL, STRING, ...): the caller says why.
+bool addElements(void* acc, const void* v, DataType t, int64_t n);
+/// p[i] *= factor over `n` elements of a floating-point type `t` (false for other types).
+bool scaleElements(void* p, DataType t, int64_t n, double factor);
+
 /// An owning buffer holding one tensor's elements (or strings for STRING): 64-byte aligned when
 /// allocated here, at least 8-byte aligned (every element type's alignment) when adopted from a
 /// string. Copies are deep.

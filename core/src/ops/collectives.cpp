@@ -55,7 +55,25 @@ void gradReduceScatter(GradCtx& c) {
   c.setInGrad(0, c.reshape(c.outGrad(0), c.in(0)->info.shape()));
 }
 
+/// GradientAllReduce: output i is input i (a weight's gradient), which the replicas' driver then
+/// sums over every replica (session/replicated_executable.hpp). Attribute `scale`: the factor
+/// applied after the sum (1 / replicas for ReductionType::Mean).
+void setupGradAllReduce(Op& op) {
+  if (op.numInputs() != op.numOutputs())
+    throw internal_error("{} has {} inputs but {} outputs", op.describe(), op.numInputs(), op.numOutputs());
+  for (int i = 0; i < op.numInputs(); ++i) {
+    if (!isFloatingPoint(op.inType(i)))
+      throw error("{}: the gradient '{}' is {}, not a floating-point tensor", op.describe(), op.input(i)->id,
+                  op.inInfo(i).toString());
+    setOutput(op, i, op.inInfo(i));
+  }
+}
+
 }  // namespace
+
+void define_GradAllReduce(OpDef& d) {
+  d.setup = setupGradAllReduce;
+}
 
 void define_GcReplicatedAllReduce(OpDef& d) {
   d.setup = setupAllReduce;

@@ -193,8 +193,11 @@ std::vector<TensorId> SGD::getStateTensorIds(const TensorId& id) const {
 }
 
 int64_t SGD::sgd1ReplicationFactor() const {
-  // Only the Combined velocity is all-reduced (AcclReduce: gradient accumulation + replication).
-  return gradientAccumulationEnabled() ? getReplicatedGraphCount() : 1;
+  // PopART all-reduces the Combined velocity once per step with gradient accumulation, so each
+  // replica's velocity carries 1 / replicas of the momentum and weight-decay terms. This runtime
+  // sums the gradients over the replicas before they reach the velocity (training_graph.cpp,
+  // reduceAcrossReplicas): every replica's velocity is the whole one, as without replication.
+  return 1;
 }
 
 int64_t SGD::meanAccumulationFactor() const {

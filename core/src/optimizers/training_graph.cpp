@@ -482,12 +482,28 @@ void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tens
   logging::ir::info("Gradient clipping: {} groups, {} weights", settings.size(), clipped.size());
 }
 
+/// Replicated training: one GradientAllReduce takes every weight's gradient and gives the sum over
+/// all replicas (the mean with ReductionType::Mean), which clipping and the updates then read, so
+/// every replica applies the same update. It runs each micro-batch, so with gradient accumulation
+/// the accumulators (and SGD's combined velocity) hold the global sum on every replica.
+void reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<TensorId, Tensor*>& grads) {
+  const int64_t rf = opt.getReplicatedGraphCount();
+  std::vector<Tensor*> ins;
+  for (const auto& kv : grads) ins.push_back(kv.second);
+  Attributes a;
+  a.set("scale", opt.meanReductionEnabled() ? 1.0f / static_cast<float>(rf) : 1.0f);
+  a.set("replicas", rf);
+  GraphEditor e(g, "GradientAllReduce");
+  const std::vector<Tensor*> outs = e.add(OpKind::GradAllReduce, ins, a, static_cast<int>(ins.size()));
+  size_t i = 0;
+  for (auto& kv : grads) kv.second = outs[i++];
+  logging::ir::info("Replicated training: the gradients of {} weights are summed over {} replicas{}", grads.size(), rf,
+                    opt.meanReductionEnabled() ? " (mean)" : "");
+}
+
 }  // namespace
 
 void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) {
-  if (optimizer.getReplicatedGraphCount() > 1)
-    throw error("Training with replicated graphs (replicatedGraphCount {}) is not supported by this runtime",
-                optimizer.getReplicatedGraphCount());
   const BackwardResult bwd = buildBackward(ir, loss, optimizer.lossScaling().val(), autoLossScaleTrackedIds(ir));
   Graph& g = ir.mainGraph();
   // The anchored gradients carry the loss scaling too, as PopART's do.
@@ -500,6 +516,7 @@ void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) 
     return;
   }
   std::map<TensorId, Tensor*> grads = bwd.weightGrads;
+  if (optimizer.getReplicatedGraphCount() > 1) reduceAcrossReplicas(g, optimizer, grads);
   UpdateBuilder b(g, optimizer);
   addGradientClipping(g, optimizer, grads, b);
   for (const auto& kv : grads) b.add(g.getTensor(kv.first), *kv.second);

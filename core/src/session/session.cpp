@@ -31,6 +31,7 @@
 #include "session/ir_json.hpp"
 #include "session/losses.hpp"
 #include "session/replica_weights.hpp"
+#include "session/replicated_executable.hpp"
 #include "session/report_json.hpp"
 
 namespace popart {
@@ -82,7 +83,7 @@ void Session::prepareDevice(bool loadEngine) {
 
 void Session::compileIr() {
   try {
-    executable_ = backend_->compile(ir());
+    executable_ = compileReplicas();
   } catch (const OutOfMemoryException& e) {
     // The graph does not fit the IPU's tiles: the exception also carries the graph report of what
     // did not fit (the backend, a layer below the reports, leaves it to the session).
@@ -94,6 +95,24 @@ void Session::compileIr() {
   // Weights start out as in the model; a training session still requires weightsFromHost().
   replicaWeights().fromHost();
   executable_->weightsFromHost();
+}
+
+std::unique_ptr<Executable> Session::compileReplicas() {
+  const int64_t rf = ir().options().getReplicationFactor();
+  // Inference replicas run one after another on one executable; training replicas each need
+  // their own (their gradients are summed between the program's phases).
+  if (!ir().isTraining() || rf <= 1) return backend_->compile(ir());
+  for (const auto& id : ir().initializerIds()) {
+    if (replicaWeights().grouped(id))
+      throw error(
+          "Training with weights grouped across replicas (VariableSettings) is not supported yet by this runtime: "
+          "'{}' has more than one group at replicatedGraphCount {}",
+          id, rf);
+  }
+  std::vector<std::unique_ptr<Executable>> replicas;
+  for (int64_t r = 0; r < rf; ++r) replicas.push_back(backend_->compile(ir()));
+  logging::session::info("Replicated training: {} replicas of the graph", rf);
+  return std::make_unique<ReplicatedExecutable>(std::move(replicas), nullptr, 0);
 }
 
 void Session::compileAndExport(const std::string& filename) {
@@ -380,29 +399,9 @@ void copyElements(void* dst, const void* src, const TensorInfo& info) {
   }
 }
 
-/// acc[i] += v[i] over n elements of type T, added in type A.
-template <typename T, typename A = T>
-void addElements(void* acc, const void* v, int64_t n) {
-  T* a = static_cast<T*>(acc);
-  const T* b = static_cast<const T*>(v);
-  for (int64_t i = 0; i < n; ++i) a[i] = T(static_cast<A>(a[i]) + static_cast<A>(b[i]));
-}
-
 void addInto(void* acc, const void* v, DataType t, int64_t n) {
-  switch (t) {
-    case DataType::FLOAT:
-      return addElements<float>(acc, v, n);
-    case DataType::DOUBLE:
-      return addElements<double>(acc, v, n);
-    case DataType::INT32:
-      return addElements<int32_t>(acc, v, n);
-    case DataType::INT64:
-      return addElements<int64_t>(acc, v, n);
-    case DataType::FLOAT16:
-      return addElements<float16_t, float>(acc, v, n);
-    default:
-      throw error("anchor return type Sum is not supported for {} tensors", dataTypeToString(t));
-  }
+  if (!addElements(acc, v, t, n))
+    throw error("anchor return type Sum is not supported for {} tensors", dataTypeToString(t));
 }
 
 /// The kernels read BOOL elements as C++ bools, for which a byte other than 0 or 1 is undefined
@@ -475,70 +474,105 @@ void Session::run(IStepIO& userStepio, const std::string& debugName) {
       sums[e.id].assign(static_cast<size_t>(rf), TensorData(e.info));
   }
   const auto started = std::chrono::steady_clock::now();
+  // Replicated training runs the replicas together (session/replicated_executable.hpp): each
+  // replica's inputs are copied and completed first, then every replica runs, then the anchors
+  // are read replica by replica. Otherwise each replica runs as soon as its inputs are there.
+  auto* together = dynamic_cast<ReplicatedExecutable*>(executable_.get());
+  std::vector<std::map<TensorId, std::vector<char>>> staged(together ? static_cast<size_t>(rf) : 0);
+  // INT64 data for an INT32 input (NumPy's default integer array, as PopART's scripts feed
+  // labels) is converted value by value; the buffers live until the replica has run.
+  std::vector<std::vector<int32_t>> narrowed;
+  auto feed = [&](int64_t r) {
+    if (together) together->selectReplica(static_cast<int>(r));
+    if (synthetic) {
+      for (const auto& kv : syntheticInputs(spec)) executable_->setInput(kv.first, kv.second.data());
+      return;
+    }
+    for (const auto& e : spec.inputs) {
+      const int64_t n = e.info.nelms();
+      // A Broadcast input: replica 0 reads the micro-batch, the others run with the same.
+      if (broadcast.count(e.id) && r > 0) {
+        if (together) executable_->setInput(e.id, staged[0].at(e.id).data());
+        continue;
+      }
+      ConstVoidData d = stepio.in(e.id, n, false, false);
+      if (d.info.nelms() != n)
+        throw error("The StepIO returned {} elements for input '{}', but one micro-batch is {} elements ({})",
+                    d.info.nelms(), e.id, n, e.info.toString());
+      if (d.info.dataType() == DataType::INT64 && e.info.dataType() == DataType::INT32) {
+        narrowed.push_back(narrowInt64(static_cast<const int64_t*>(d.data), n, e.id));
+        d.data = narrowed.back().data();
+        d.info = TensorInfo(DataType::INT32, d.info.shape());
+      }
+      if (d.info.dataType() != e.info.dataType())
+        throw error("The StepIO returned {} data for input '{}', but the model expects {}", d.info.data_type(), e.id,
+                    e.info.toString());
+      if (e.info.dataType() == DataType::BOOL) checkBools(d.data, n, e.id);
+      if (together) {
+        std::vector<char>& copy = staged[static_cast<size_t>(r)][e.id];
+        copy.assign(static_cast<const char*>(d.data), static_cast<const char*>(d.data) + e.info.nbytes());
+        d.data = copy.data();
+      }
+      executable_->setInput(e.id, d.data);
+    }
+    if (grouped) replicaWeights().selectReplica(*executable_, static_cast<unsigned>(r));
+  };
+  auto completeInputs = [&](int64_t r) {
+    if (synthetic) return;
+    for (const auto& e : spec.inputs) {
+      if (!broadcast.count(e.id) || r == rf - 1) stepio.inComplete(e.id, e.info.nelms(), false);
+    }
+  };
   int64_t micro = 0;
   const int64_t totalMicro = bps * af;
+  auto collect = [&](int64_t r) {
+    if (together) together->selectReplica(static_cast<int>(r));
+    if (synthetic) return;
+    for (const auto& e : spec.outputs) {
+      const AnchorReturnType& art = ir().dataFlow().art(e.id);
+      const int64_t n = e.info.nelms();
+      bool write = false;
+      switch (art.id()) {
+        case AnchorReturnTypeId::All:
+          write = true;
+          break;
+        case AnchorReturnTypeId::EveryN:
+          write = (micro + 1) % art.rp() == 0;
+          break;
+        case AnchorReturnTypeId::Final:
+          write = micro == totalMicro - 1;
+          break;
+        case AnchorReturnTypeId::Sum:
+          addInto(sums[e.id][static_cast<size_t>(r)].data(), executable_->tensorData(e.id), e.info.dataType(), n);
+          break;
+      }
+      if (!write) continue;
+      MutableVoidData out = stepio.out(e.id, n);
+      if (out.info.nelms() != n || out.info.dataType() != e.info.dataType())
+        throw error("The StepIO gave a {} buffer for anchor '{}', which needs {} ({} elements)", out.info.toString(),
+                    e.id, e.info.toString(), n);
+      copyElements(out.data, executable_->tensorData(e.id), e.info);
+      stepio.outComplete(e.id);
+    }
+  };
   for (int64_t b = 0; b < bps; ++b) {
     for (int64_t a = 0; a < af; ++a, ++micro) {
+      if (together) {
+        for (int64_t r = 0; r < rf; ++r) {
+          feed(r);
+          completeInputs(r);
+        }
+        narrowed.clear();
+        together->executeReplicas();
+        for (int64_t r = 0; r < rf; ++r) collect(r);
+        continue;
+      }
       for (int64_t r = 0; r < rf; ++r) {
-        if (synthetic) {
-          for (const auto& kv : syntheticInputs(spec)) executable_->setInput(kv.first, kv.second.data());
-          executable_->execute();
-          continue;
-        }
-        // INT64 data for an INT32 input (NumPy's default integer array, as PopART's scripts feed
-        // labels) is converted value by value; the buffers live until execute().
-        std::vector<std::vector<int32_t>> narrowed;
-        narrowed.reserve(spec.inputs.size());
-        for (const auto& e : spec.inputs) {
-          const int64_t n = e.info.nelms();
-          // A Broadcast input: replica 0 reads the micro-batch, the others run with the same.
-          if (broadcast.count(e.id) && r > 0) continue;
-          ConstVoidData d = stepio.in(e.id, n, false, false);
-          if (d.info.nelms() != n)
-            throw error("The StepIO returned {} elements for input '{}', but one micro-batch is {} elements ({})",
-                        d.info.nelms(), e.id, n, e.info.toString());
-          if (d.info.dataType() == DataType::INT64 && e.info.dataType() == DataType::INT32) {
-            narrowed.push_back(narrowInt64(static_cast<const int64_t*>(d.data), n, e.id));
-            d.data = narrowed.back().data();
-            d.info = TensorInfo(DataType::INT32, d.info.shape());
-          }
-          if (d.info.dataType() != e.info.dataType())
-            throw error("The StepIO returned {} data for input '{}', but the model expects {}", d.info.data_type(),
-                        e.id, e.info.toString());
-          if (e.info.dataType() == DataType::BOOL) checkBools(d.data, n, e.id);
-          executable_->setInput(e.id, d.data);
-        }
-        if (grouped) replicaWeights().selectReplica(*executable_, static_cast<unsigned>(r));
+        feed(r);
         executable_->execute();
-        for (const auto& e : spec.inputs) {
-          if (!broadcast.count(e.id) || r == rf - 1) stepio.inComplete(e.id, e.info.nelms(), false);
-        }
-        for (const auto& e : spec.outputs) {
-          const AnchorReturnType& art = ir().dataFlow().art(e.id);
-          const int64_t n = e.info.nelms();
-          bool write = false;
-          switch (art.id()) {
-            case AnchorReturnTypeId::All:
-              write = true;
-              break;
-            case AnchorReturnTypeId::EveryN:
-              write = (micro + 1) % art.rp() == 0;
-              break;
-            case AnchorReturnTypeId::Final:
-              write = micro == totalMicro - 1;
-              break;
-            case AnchorReturnTypeId::Sum:
-              addInto(sums[e.id][static_cast<size_t>(r)].data(), executable_->tensorData(e.id), e.info.dataType(), n);
-              break;
-          }
-          if (!write) continue;
-          MutableVoidData out = stepio.out(e.id, n);
-          if (out.info.nelms() != n || out.info.dataType() != e.info.dataType())
-            throw error("The StepIO gave a {} buffer for anchor '{}', which needs {} ({} elements)",
-                        out.info.toString(), e.id, e.info.toString(), n);
-          copyElements(out.data, executable_->tensorData(e.id), e.info);
-          stepio.outComplete(e.id);
-        }
+        completeInputs(r);
+        narrowed.clear();
+        collect(r);
       }
     }
   }

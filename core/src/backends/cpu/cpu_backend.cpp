@@ -67,6 +67,13 @@ class CpuExecutable : public Executable {
     ++runs_;
   }
 
+  std::vector<const Op*> reductions() const override { return program_->reductions(); }
+
+  void executePhase(size_t k) override {
+    program_->runPhase(rng_, k);
+    if (k == program_->reductions().size()) ++runs_;
+  }
+
   const void* tensorData(const TensorId& id) const override {
     const int s = program_->slot(id);
     if (s < 0) throw internal_error("tensor '{}' has no buffer on the CPU device", id);

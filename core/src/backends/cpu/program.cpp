@@ -186,6 +186,10 @@ void Program::build(const std::vector<Op*>& sched, const std::vector<const Tenso
     }
   }
   checkMemory(plan, {scratch, scratchOp});
+  for (size_t i = 0; i < stepOps_.size(); ++i) {
+    if (stepOps_[i]->kind() == OpKind::GradAllReduce) phaseEnds_.push_back(i + 1);
+  }
+  phaseEnds_.push_back(steps_.size());
   scratch_.resize(static_cast<size_t>(scratch));
   logging::devicex::debug("CPU program: {} kernels, arena {} bytes ({} without reuse), scratch {} bytes", steps_.size(),
                           plan.arenaBytes, plan.totalBytes, scratch);
@@ -282,14 +286,28 @@ void Program::checkFloatingPoint(const Op& op) const {
 }
 
 void Program::run(std::mt19937_64& rng) {
-  for (int a : aliasOrder_)
-    ptrs_[static_cast<size_t>(a)] = ptrs_[static_cast<size_t>(slots_[static_cast<size_t>(a)].root)];
+  for (size_t k = 0; k < phaseEnds_.size(); ++k) runPhase(rng, k);
+}
+
+std::vector<const Op*> Program::reductions() const {
+  std::vector<const Op*> ops;
+  for (size_t k = 0; k + 1 < phaseEnds_.size(); ++k) ops.push_back(stepOps_[phaseEnds_[k] - 1]);
+  return ops;
+}
+
+void Program::runPhase(std::mt19937_64& rng, size_t k) {
+  if (k >= phaseEnds_.size()) throw internal_error("program phase {} of {}", k, phaseEnds_.size());
+  if (k == 0) {
+    for (int a : aliasOrder_)
+      ptrs_[static_cast<size_t>(a)] = ptrs_[static_cast<size_t>(slots_[static_cast<size_t>(a)].root)];
+    lastRunUs_ = 0;
+  }
   RunState st;
   st.slots = ptrs_.data();
   st.scratch = scratch_.data();
   st.rng = &rng;
   const auto t0 = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < steps_.size(); ++i) {
+  for (size_t i = k == 0 ? 0 : phaseEnds_[k - 1]; i < phaseEnds_[k]; ++i) {
     try {
       if (profile_) {
         const auto s0 = std::chrono::steady_clock::now();
@@ -307,7 +325,7 @@ void Program::run(std::mt19937_64& rng) {
       throw runtime_error("while running {}: {}", stepOps_[i]->describe(), e.what());
     }
   }
-  lastRunUs_ = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  lastRunUs_ += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
 std::vector<report::HostOp> Program::hostOps(int64_t runs) const {

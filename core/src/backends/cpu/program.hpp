@@ -35,6 +35,12 @@ class Program {
   void* ptr(int slot) const { return ptrs_[static_cast<size_t>(slot)]; }
   /// Runs every kernel once (views are re-pointed at their roots first).
   void run(std::mt19937_64& rng);
+  /// The ops that end every phase but the last, in schedule order: GradientAllReduce, whose
+  /// outputs replicated training sums across the replicas between two phases.
+  std::vector<const Op*> reductions() const;
+  /// Runs phase k of reductions().size() + 1: the kernels after reduction k - 1, up to and
+  /// including reduction k (phase 0 re-points the views first). run() runs them all.
+  void runPhase(std::mt19937_64& rng, size_t k);
   /// SessionOptions::enableFloatingPointChecks: after each kernel, its floating-point outputs
   /// are scanned and the first NaN or infinity is an error naming the op and the tensor.
   void setFloatingPointChecks(bool on) { fpChecks_ = on; }
@@ -77,6 +83,7 @@ class Program {
   AlignedBuffer arena_, scratch_;
   std::vector<KernelFn> steps_;
   std::vector<const Op*> stepOps_;
+  std::vector<size_t> phaseEnds_;  ///< the end (exclusive) of each phase's steps
   SessionMemoryStats stats_;
   bool profile_ = false;
   bool fpChecks_ = false;

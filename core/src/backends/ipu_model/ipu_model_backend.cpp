@@ -31,6 +31,8 @@ class IpuModelExecutable : public Executable {
   }
   void setInput(const TensorId& id, const void* data) override { live().setInput(id, data); }
   void execute() override { live().execute(); }
+  std::vector<const Op*> reductions() const override { return live().reductions(); }
+  void executePhase(size_t k) override { live().executePhase(k); }
   const void* tensorData(const TensorId& id) const override { return live().tensorData(id); }
   void setRandomSeed(uint64_t seed) override {
     if (cpu_) cpu_->setRandomSeed(seed);

@@ -1,0 +1,112 @@
+#include "session/replicated_executable.hpp"
+
+#include <cstring>
+#include <sstream>
+
+#include "common/tensor_data.hpp"
+#include "ir/op.hpp"
+#include "ir/tensor.hpp"
+#include "popart/error.hpp"
+
+namespace popart {
+
+ReplicatedExecutable::ReplicatedExecutable(std::vector<std::unique_ptr<Executable>> replicas,
+                                           distributed::ProcessGroup* processes, int64_t globalReplicaOffset)
+    : replicas_(std::move(replicas)), processes_(processes), globalReplicaOffset_(globalReplicaOffset) {
+  if (replicas_.empty()) throw internal_error("a replicated executable needs at least one replica");
+}
+
+void ReplicatedExecutable::selectReplica(int r) {
+  if (r < 0 || r >= numReplicas()) throw internal_error("replica {} of {}", r, numReplicas());
+  selected_ = r;
+}
+
+void ReplicatedExecutable::executeReplicas() {
+  const std::vector<const Op*> cuts = replicas_[0]->reductions();
+  for (size_t k = 0; k <= cuts.size(); ++k) {
+    for (auto& r : replicas_) r->executePhase(k);
+    if (k < cuts.size()) reduce(*cuts[k]);
+  }
+}
+
+void ReplicatedExecutable::reduce(const Op& op) {
+  const double scale = static_cast<double>(op.attrs.getFloat("scale", 1.0f));
+  std::vector<distributed::Buffer> sums;
+  for (int i = 0; i < op.numOutputs(); ++i) {
+    const Tensor* t = op.output(i);
+    const DataType type = t->info.dataType();
+    const int64_t n = t->info.nelms();
+    void* sum = replicas_[0]->mutableTensorData(t->id);
+    // In replica order: the same sums on every run and in every process.
+    for (size_t r = 1; r < replicas_.size(); ++r) {
+      if (!addElements(sum, replicas_[r]->tensorData(t->id), type, n))
+        throw error("{}: the gradient '{}' ({}) cannot be summed across replicas", op.describe(), op.input(i)->id,
+                    t->info.toString());
+    }
+    sums.push_back({sum, type, n});
+  }
+  if (processes_) processes_->allReduceSum(sums);
+  for (int i = 0; i < op.numOutputs(); ++i) {
+    const distributed::Buffer& b = sums[static_cast<size_t>(i)];
+    if (scale != 1.0) scaleElements(b.data, b.type, b.n, scale);
+    const size_t bytes = static_cast<size_t>(op.output(i)->info.nbytes());
+    for (size_t r = 1; r < replicas_.size() && bytes; ++r)
+      std::memcpy(replicas_[r]->mutableTensorData(op.output(i)->id), b.data, bytes);
+  }
+}
+
+void ReplicatedExecutable::weightsFromHost() {
+  for (auto& r : replicas_) r->weightsFromHost();
+}
+
+void ReplicatedExecutable::weightsToHost() {
+  replicas_[0]->weightsToHost();  // every replica holds the same weights
+}
+
+void ReplicatedExecutable::tensorsFromHost(const std::vector<TensorId>& ids) {
+  for (auto& r : replicas_) r->tensorsFromHost(ids);
+}
+
+void ReplicatedExecutable::setInput(const TensorId& id, const void* data) {
+  replicas_[static_cast<size_t>(selected_)]->setInput(id, data);
+}
+
+void ReplicatedExecutable::execute() {
+  throw internal_error("the replicas of a replicated executable run together (executeReplicas)");
+}
+
+const void* ReplicatedExecutable::tensorData(const TensorId& id) const {
+  return replicas_[static_cast<size_t>(selected_)]->tensorData(id);
+}
+
+void ReplicatedExecutable::setRandomSeed(uint64_t seed) {
+  for (size_t r = 0; r < replicas_.size(); ++r) {
+    // splitmix64 of the seed and the global replica index: distinct streams per replica.
+    uint64_t z = seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(globalReplicaOffset_ + static_cast<int64_t>(r));
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    replicas_[r]->setRandomSeed(r == 0 && globalReplicaOffset_ == 0 ? seed : z ^ (z >> 31));
+  }
+}
+
+SessionMemoryStats ReplicatedExecutable::memoryStats() const {
+  SessionMemoryStats total;
+  for (const auto& r : replicas_) {
+    const SessionMemoryStats s = r->memoryStats();
+    total.activationArenaBytes += s.activationArenaBytes;
+    total.activationTotalBytes += s.activationTotalBytes;
+    total.weightBytes += s.weightBytes;
+    total.constantBytes += s.constantBytes;
+  }
+  return total;
+}
+
+std::string ReplicatedExecutable::summary() const {
+  std::ostringstream os;
+  os << "Replicas: " << replicas_.size() << " in this process";
+  if (processes_) os << " (process " << processes_->rank() << " of " << processes_->size() << ")";
+  os << "; each holds the following\n" << replicas_[0]->summary();
+  return os.str();
+}
+
+}  // namespace popart

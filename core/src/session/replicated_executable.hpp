@@ -1,0 +1,64 @@
+// Replicated training in one process (PopART's enableReplicatedGraphs + replicatedGraphCount):
+// one compiled program per local replica, run in lock-step over the phases their
+// GradientAllReduce cuts (optimizers/training_graph.cpp adds one op taking every weight's
+// gradient). A micro-batch runs phase 0 on every replica, sums the gradients over the replicas
+// (replica order, then across processes when the session is distributed), gives every replica the
+// sum (times 1 / replicas for a mean reduction), then runs the last phase (the weight updates) on
+// every replica. All replicas start from the same weights and apply the same update, so they stay
+// identical; weights are read back from replica 0.
+//
+// Replicas run one after another; the kernels of each spread over the thread pool. This needs no
+// thread per replica, so it runs the same natively and in WebAssembly, and the sums are
+// deterministic.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "distributed/process_group.hpp"
+
+namespace popart {
+
+class ReplicatedExecutable final : public Executable {
+ public:
+  /// `replicas`: the local replicas' executables (of one IR), at least one. `processes`: the
+  /// other processes of a distributed session (nullptr: this process alone), and this process's
+  /// first global replica index (PopART's globalReplicaOffset), which seeds its random ops.
+  ReplicatedExecutable(std::vector<std::unique_ptr<Executable>> replicas, distributed::ProcessGroup* processes,
+                       int64_t globalReplicaOffset);
+
+  int numReplicas() const { return static_cast<int>(replicas_.size()); }
+  /// setInput and tensorData address local replica `r` from now on.
+  void selectReplica(int r);
+  /// One micro-batch on every replica, the gradients reduced between the phases.
+  void executeReplicas();
+
+  void weightsFromHost() override;
+  void weightsToHost() override;
+  void tensorsFromHost(const std::vector<TensorId>& ids) override;
+  void setInput(const TensorId& id, const void* data) override;
+  /// Replicas only run together: executeReplicas().
+  void execute() override;
+  const void* tensorData(const TensorId& id) const override;
+  /// Replica r's random ops take a seed derived from `seed` and its global replica index (PopART
+  /// seeds each replica differently).
+  void setRandomSeed(uint64_t seed) override;
+  /// Every replica's buffers (the weights and activations of each).
+  SessionMemoryStats memoryStats() const override;
+  std::string summary() const override;
+  const report::Compilation* compilation() const override { return replicas_[0]->compilation(); }
+  std::vector<report::HostOp> hostOps() const override { return replicas_[0]->hostOps(); }
+  bool canExecute() const override { return replicas_[0]->canExecute(); }
+
+ private:
+  /// Sums the outputs of `op` (a GradientAllReduce) over the replicas into every replica.
+  void reduce(const Op& op);
+
+  std::vector<std::unique_ptr<Executable>> replicas_;
+  distributed::ProcessGroup* processes_;
+  int64_t globalReplicaOffset_;
+  int selected_ = 0;
+};
+
+}  // namespace popart

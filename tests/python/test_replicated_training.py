@@ -1,0 +1,218 @@
+"""Replicated graphs in one process (enableReplicatedGraphs + replicatedGraphCount), for training
+and inference, as PopART lays out the data: inputs [bps, AF, R] + shape, anchors with the replica
+dimension, gradients summed over the replicas (or their mean with ReductionType.Mean) before the
+update, weights identical on every replica. References: PyTorch in double on the same micro-batches
+(one optimizer step on the sum of every replica's and micro-batch's gradients), and PopART's
+anchor examples at R = 2."""
+import numpy as np
+import pytest
+import torch
+
+STEPS = 2
+
+
+def _data(seed, af, rf):
+    rng = np.random.default_rng(seed)
+    w1 = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
+    w2 = rng.uniform(-1, 1, (3, 2)).astype(np.float32)
+    xs = rng.uniform(-2, 2, (STEPS, af, rf, 2, 4)).astype(np.float32)
+    return w1, w2, xs
+
+
+def _options(popart, af, rf, mean):
+    o = popart.SessionOptions()
+    if rf > 1:
+        o.enableReplicatedGraphs = True
+        o.replicatedGraphCount = rf
+    if af > 1:
+        o.enableGradientAccumulation = True
+        o.accumulationFactor = af
+    if mean:
+        o.accumulationAndReplicationReductionType = popart.ReductionType.Mean
+    return o
+
+
+def _popart(popart, opt, af, rf, mean, device=None):
+    w1, w2, xs = _data(3, af, rf)
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [2, 4]), "x")
+    a = b.addInitializedInputTensor(w1, "w1")
+    c = b.addInitializedInputTensor(w2, "w2")
+    y = b.aiOnnx.matmul([b.aiOnnx.tanh([b.aiOnnx.matmul([x, a])]), c])
+    loss = b.aiGraphcore.l1loss([y], 1.0, reduction=popart.ReductionType.Sum)
+    device = device or popart.DeviceManager().createCpuDevice()
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, {loss: popart.AnchorReturnType("All")}), loss,
+                               opt(popart), device, userOptions=_options(popart, af, rf, mean))
+    s.prepareDevice()
+    s.weightsFromHost()
+    anchors = s.initAnchorArrays()
+    losses = []
+    for step in range(STEPS):
+        data = xs[step]
+        if af == 1:
+            data = data[0]
+        if rf == 1:
+            data = data[..., 0, :, :] if af > 1 else data[0]
+        s.run(popart.PyStepIO({x: data}, anchors))
+        losses.append(anchors[loss].copy())
+    s.weightsToHost()
+    out = {a: np.zeros_like(w1), c: np.zeros_like(w2)}
+    s.readWeights(popart.PyWeightsIO(out))
+    return out[a], out[c], losses
+
+
+def _torch(topt, af, rf, mean):
+    w1, w2, xs = _data(3, af, rf)
+    p = [torch.tensor(w1, dtype=torch.float64, requires_grad=True),
+         torch.tensor(w2, dtype=torch.float64, requires_grad=True)]
+    opt = topt(p)
+    losses = []
+    for step in range(STEPS):
+        opt.zero_grad()
+        step_losses = np.zeros((af, rf))
+        for k in range(af):
+            for r in range(rf):
+                x = torch.tensor(xs[step, k, r], dtype=torch.float64)
+                loss = (torch.tanh(x @ p[0]) @ p[1]).abs().sum()
+                step_losses[k, r] = loss.item()
+                (loss / (af * rf) if mean else loss).backward()
+        opt.step()
+        losses.append(step_losses)
+    return p[0].detach().numpy(), p[1].detach().numpy(), losses
+
+
+OPTIMIZERS = {
+    "sgd": (lambda popart: popart.SGD({"defaultLearningRate": (0.05, True)}),
+            lambda ps: torch.optim.SGD(ps, lr=0.05)),
+    "momentum": (lambda popart: popart.SGD({"defaultLearningRate": (0.05, True), "defaultMomentum": (0.9, True),
+                                            "defaultWeightDecay": (0.01, True)}),
+                 lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.9, weight_decay=0.01)),
+    "adam": (lambda popart: popart.Adam({"defaultLearningRate": (0.02, True), "defaultEps": (1e-8, True)}),
+             lambda ps: torch.optim.Adam(ps, lr=0.02, eps=1e-8)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+@pytest.mark.parametrize("af,rf,mean", [(1, 4, False), (1, 2, True), (2, 2, False), (2, 2, True), (3, 2, False)])
+def test_replicated_training_matches_pytorch_on_the_summed_batch(popart, name, af, rf, mean):
+    popart_opt, torch_opt = OPTIMIZERS[name]
+    w1, w2, losses = _popart(popart, popart_opt, af, rf, mean)
+    t1, t2, tlosses = _torch(torch_opt, af, rf, mean)
+    np.testing.assert_allclose(w1, t1, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(w2, t2, rtol=1e-4, atol=1e-5)
+    for got, want in zip(losses, tlosses):  # the anchor is [AF, R] (bps 1 dropped), per replica
+        np.testing.assert_allclose(got.reshape(af, rf), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_replicas_equal_accumulation_over_the_same_micro_batches(popart, name):
+    # R = 4 replicas sum what one replica accumulating 4 micro-batches sums: the same weights.
+    popart_opt = OPTIMIZERS[name][0]
+    rep = _popart(popart, popart_opt, 1, 4, False)
+    w1, w2, xs = _data(3, 1, 4)
+    acc = _popart_accumulating(popart, popart_opt, w1, w2, xs)
+    np.testing.assert_allclose(rep[0], acc[0], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(rep[1], acc[1], rtol=1e-6, atol=1e-6)
+
+
+def _popart_accumulating(popart, opt, w1, w2, xs):
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [2, 4]), "x")
+    a = b.addInitializedInputTensor(w1, "w1")
+    c = b.addInitializedInputTensor(w2, "w2")
+    y = b.aiOnnx.matmul([b.aiOnnx.tanh([b.aiOnnx.matmul([x, a])]), c])
+    loss = b.aiGraphcore.l1loss([y], 1.0, reduction=popart.ReductionType.Sum)
+    o = popart.SessionOptions()
+    o.enableGradientAccumulation = True
+    o.accumulationFactor = xs.shape[2]
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [loss]), loss, opt(popart),
+                               popart.DeviceManager().createCpuDevice(), userOptions=o)
+    s.prepareDevice()
+    s.weightsFromHost()
+    anchors = s.initAnchorArrays()
+    for step in range(STEPS):
+        s.run(popart.PyStepIO({x: xs[step, 0]}, anchors))
+    s.weightsToHost()
+    out = {a: np.zeros_like(w1), c: np.zeros_like(w2)}
+    s.readWeights(popart.PyWeightsIO(out))
+    return out[a], out[c]
+
+
+def test_every_replica_keeps_the_same_weights(popart):
+    # The weight anchored on every replica after each step: identical across replicas.
+    rng = np.random.default_rng(5)
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [3, 2]), "x")
+    w = b.addInitializedInputTensor(rng.normal(size=(2, 2)).astype(np.float32), "w")
+    loss = b.aiGraphcore.l1loss([b.aiOnnx.matmul([x, w])], 1.0)
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(2, {w: popart.AnchorReturnType("All")}), loss,
+                               popart.SGD({"defaultLearningRate": (0.1, True), "defaultMomentum": (0.5, True)}),
+                               popart.DeviceManager().createCpuDevice(), userOptions=_options(popart, 1, 3, False))
+    s.prepareDevice()
+    s.weightsFromHost()
+    anchors = s.initAnchorArrays()
+    assert anchors[w].shape == (2, 3, 2, 2)  # [bps, R] + shape
+    for _ in range(3):
+        s.run(popart.PyStepIO({x: rng.normal(size=(2, 3, 3, 2)).astype(np.float32)}, anchors))
+        for r in (1, 2):
+            np.testing.assert_array_equal(anchors[w][:, r], anchors[w][:, 0])
+        assert not np.array_equal(anchors[w][0, 0], anchors[w][1, 0])  # the weights do change
+
+
+def test_replicas_draw_different_random_numbers(popart):
+    # Dropout masks differ between replicas (each replica has its own seed), as PopART's do.
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [64]), "x")
+    w = b.addInitializedInputTensor(np.ones(64, np.float32), "w")
+    d = b.aiOnnx.dropout([b.aiOnnx.mul([x, w])], 1, 0.5)[0]
+    loss = b.aiGraphcore.l1loss([d], 1.0)
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, {d: popart.AnchorReturnType("All")}), loss,
+                               popart.ConstSGD(0.01), popart.DeviceManager().createCpuDevice(),
+                               userOptions=_options(popart, 1, 2, False))
+    s.prepareDevice()
+    s.setRandomSeed(11)
+    s.weightsFromHost()
+    anchors = s.initAnchorArrays()
+    s.run(popart.PyStepIO({x: np.ones((2, 64), np.float32)}, anchors))
+    masks = anchors[d] != 0
+    assert masks.shape == (2, 64)
+    assert not np.array_equal(masks[0], masks[1])
+
+
+ANCHORS = [("All", None, [[1, 2], [3, 4], [5, 6], [7, 8]]), ("EveryN", 2, [[3, 4], [7, 8]]), ("Final", None, [7, 8]),
+           ("Sum", None, [16, 20])]
+
+
+@pytest.mark.parametrize("training", [False, True])
+@pytest.mark.parametrize("art,period,expected", ANCHORS)
+def test_anchor_return_types_at_two_replicas_as_popart(popart, art, period, expected, training):
+    # PopART's example: inputs [[1,2],[3,4],[5,6],[7,8]] at bps 4 and R = 2, a scalar per replica.
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [1]), "x")
+    w = b.addInitializedInputTensor(np.zeros(1, np.float32), "w")
+    y = b.aiOnnx.add([x, w])  # w stays 0 in training: the loss does not depend on it
+    rt = popart.AnchorReturnType(art, period) if period else popart.AnchorReturnType(art)
+    o = _options(popart, 1, 2, False)
+    device = popart.DeviceManager().createCpuDevice()
+    if training:
+        loss = b.aiGraphcore.l1loss([b.aiOnnx.mul([w, w])], 1.0)
+        s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(4, {y: rt}), loss, popart.ConstSGD(0.1), device,
+                                   userOptions=o)
+    else:
+        s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(4, {y: rt}), device, userOptions=o)
+    s.prepareDevice()
+    s.weightsFromHost()
+    anchors = s.initAnchorArrays()
+    data = np.array([[1, 2], [3, 4], [5, 6], [7, 8]], np.float32).reshape(4, 2, 1)
+    s.run(popart.PyStepIO({x: data}, anchors))
+    np.testing.assert_array_equal(anchors[y].reshape(np.shape(expected)), np.array(expected, np.float32))
+    assert anchors[y].shape == np.shape(expected) + (1,)
+
+
+def test_replicated_training_on_the_ipu_model(popart):
+    # Two replicas of a one-IPU graph need two IPUs; the result is the CPU device's.
+    opt = OPTIMIZERS["momentum"][0]
+    cpu = _popart(popart, opt, 1, 2, False)
+    ipu = _popart(popart, opt, 1, 2, False, popart.DeviceManager().createIpuModelDevice({"numIPUs": 2}))
+    np.testing.assert_allclose(ipu[0], cpu[0], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(ipu[1], cpu[1], rtol=1e-6, atol=1e-7)

@@ -1,0 +1,164 @@
+// Replicated training in one process (session/replicated_executable.hpp): each replica runs its own
+// micro-batch, the gradients are summed over the replicas (or averaged with ReductionType::Mean)
+// before the update, and every replica applies it. References: the closed form of one SGD step on
+// the summed gradient, in double; gradient accumulation over the same micro-batches.
+#include <cmath>
+
+#include "common/test_util.hpp"
+
+namespace popart {
+namespace {
+namespace replicated {
+
+using test::expectError;
+
+constexpr int64_t kIn = 3, kOut = 2, kRows = 2;
+
+/// loss = sum |x W| (l1loss, Sum) with W [3, 2]: dloss/dW = x^T sign(x W).
+std::string model(const std::vector<float>& w0) {
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset13();
+  const auto x = b->addInputTensor(TensorInfo(DataType::FLOAT, {kRows, kIn}), "x");
+  const auto w = b->addInitializedInputTensor(ConstVoidData(w0.data(), TensorInfo(DataType::FLOAT, {kIn, kOut})), "w");
+  const auto l = b->aiGraphcoreOpset1().l1loss({ai.matmul({x, w})}, 1.0f, ReductionType::Sum, "loss");
+  b->addOutputTensor(l);
+  return b->getModelProto();
+}
+
+std::vector<float> weights0() {
+  return {0.5f, -0.25f, 0.75f, 1.0f, -0.5f, 0.125f};
+}
+
+/// `n` micro-batches of x, deterministic and with no x W near 0 (sign is stable).
+std::vector<float> inputs(int64_t n) {
+  std::vector<float> v(static_cast<size_t>(n * kRows * kIn));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::sin(0.7 * static_cast<double>(i) + 0.3) * 2.0);
+  return v;
+}
+
+/// W after one SGD step (lr) on the sum over `n` micro-batches of dloss/dW (divided by n if mean).
+std::vector<double> reference(const std::vector<float>& xs, int64_t n, double lr, bool mean) {
+  const std::vector<float> w = weights0();
+  std::vector<double> grad(w.size(), 0.0);
+  for (int64_t m = 0; m < n; ++m) {
+    const float* x = xs.data() + m * kRows * kIn;
+    for (int64_t r = 0; r < kRows; ++r) {
+      for (int64_t o = 0; o < kOut; ++o) {
+        double y = 0;
+        for (int64_t i = 0; i < kIn; ++i) y += double(x[r * kIn + i]) * w[static_cast<size_t>(i * kOut + o)];
+        const double s = y > 0 ? 1.0 : -1.0;
+        for (int64_t i = 0; i < kIn; ++i) grad[static_cast<size_t>(i * kOut + o)] += double(x[r * kIn + i]) * s;
+      }
+    }
+  }
+  std::vector<double> out(w.size());
+  for (size_t k = 0; k < w.size(); ++k) out[k] = w[k] - lr * grad[k] / (mean ? double(n) : 1.0);
+  return out;
+}
+
+struct Result {
+  std::vector<float> w;
+  NDArray loss;
+};
+
+Result train(int64_t replicas, int64_t accumulation, bool mean, const std::vector<float>& xs) {
+  SessionOptions o;
+  if (replicas > 1) {
+    o.enableReplicatedGraphs = true;
+    o.replicatedGraphCount = replicas;
+  }
+  if (accumulation > 1) {
+    o.enableGradientAccumulation = true;
+    o.accumulationFactor = accumulation;
+  }
+  if (mean) o.accumulationAndReplicationReductionType = ReductionType::Mean;
+  const SGD sgd({{"defaultLearningRate", {0.1f, true}}});
+  auto s = TrainingSession::createFromOnnxModel(model(weights0()), DataFlow(1, {"loss:0"}), "loss:0", sgd, test::cpu(),
+                                                InputShapeInfo(), o);
+  s->prepareDevice();
+  s->weightsFromHost();
+  std::map<TensorId, NDArray> in;
+  in.emplace("x", NDArray::fromVector(xs, {accumulation, replicas, kRows, kIn}));
+  auto anchors = s->initAnchorArrays();
+  StepIO io(arrayRefs(in), arrayRefs(anchors));
+  s->run(io);
+  s->weightsToHost();
+  Result r;
+  r.w.assign(static_cast<size_t>(kIn * kOut), 0.0f);
+  WeightsIO wio;
+  wio.insert("w", MutableVoidData(r.w.data(), TensorInfo(DataType::FLOAT, {kIn, kOut})));
+  s->readWeights(wio);
+  r.loss = anchors.at("loss:0");
+  return r;
+}
+
+void expectNear(const std::vector<float>& got, const std::vector<double>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << "element " << i;
+}
+
+TEST(ReplicatedTraining, FourReplicasTakeOneStepOnTheSummedGradient) {
+  const auto xs = inputs(4);
+  const Result r = train(4, 1, false, xs);
+  expectNear(r.w, reference(xs, 4, 0.1, false));
+  // The loss anchor has the replica dimension: each replica's own micro-batch.
+  EXPECT_EQ(r.loss.info().shape(), (Shape{4}));
+  for (int64_t m = 0; m < 4; ++m) {
+    double want = 0;
+    const std::vector<float> w = weights0();
+    for (int64_t row = 0; row < kRows; ++row) {
+      for (int64_t o = 0; o < kOut; ++o) {
+        double y = 0;
+        for (int64_t i = 0; i < kIn; ++i)
+          y += double(xs[static_cast<size_t>((m * kRows + row) * kIn + i)]) * w[static_cast<size_t>(i * kOut + o)];
+        want += std::fabs(y);
+      }
+    }
+    EXPECT_NEAR(r.loss.dataAs<float>()[m], want, 1e-5) << "replica " << m;
+  }
+}
+
+TEST(ReplicatedTraining, MeanReductionDividesByReplicasAndAccumulation) {
+  const auto xs = inputs(4);
+  expectNear(train(4, 1, true, xs).w, reference(xs, 4, 0.1, true));
+  expectNear(train(2, 2, true, xs).w, reference(xs, 4, 0.1, true));
+  expectNear(train(2, 2, false, xs).w, reference(xs, 4, 0.1, false));
+}
+
+TEST(ReplicatedTraining, ReplicasEqualAccumulationOverTheSameMicroBatches) {
+  const auto xs = inputs(4);
+  const Result rep = train(4, 1, false, xs), acc = train(1, 4, false, xs);
+  for (size_t i = 0; i < rep.w.size(); ++i) EXPECT_NEAR(rep.w[i], acc.w[i], 1e-6) << "element " << i;
+}
+
+TEST(ReplicatedTraining, WrongInputSizeListsEveryFactor) {
+  SessionOptions o;
+  o.enableReplicatedGraphs = true;
+  o.replicatedGraphCount = 2;
+  auto s = TrainingSession::createFromOnnxModel(model(weights0()), DataFlow(1, {"loss:0"}), "loss:0", ConstSGD(0.1f),
+                                                test::cpu(), InputShapeInfo(), o);
+  s->prepareDevice();
+  s->weightsFromHost();
+  std::map<TensorId, NDArray> in;
+  in.emplace("x", NDArray::fromVector(inputs(1), {kRows, kIn}));  // one replica's worth
+  auto anchors = s->initAnchorArrays();
+  StepIO io(arrayRefs(in), arrayRefs(anchors));
+  expectError([&] { s->run(io); }, {"Unexpected number of input elements for Tensor x", "replicationFactor (2)"});
+}
+
+TEST(ReplicatedTraining, MemoryStatsCountEveryReplica) {
+  auto stats = [](int64_t replicas) {
+    SessionOptions o;
+    o.enableReplicatedGraphs = replicas > 1;
+    o.replicatedGraphCount = replicas;
+    auto s = TrainingSession::createFromOnnxModel(model(weights0()), DataFlow(1, {"loss:0"}), "loss:0", ConstSGD(0.1f),
+                                                  test::cpu(), InputShapeInfo(), o);
+    s->prepareDevice();
+    return s->getMemoryStats();
+  };
+  EXPECT_EQ(stats(3).weightBytes, 3 * stats(1).weightBytes);
+}
+
+}  // namespace replicated
+}  // namespace
+}  // namespace popart
