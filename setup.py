@@ -46,8 +46,8 @@ setup(
     name="popart",
     version="0.1.0",
     description="PopART's Python API over the popart-runtime core (CPU and IPU-model devices)",
-    packages=["popart"],
-    package_dir={"popart": "python/popart", "": "python"},
+    packages=["popart", "popdist"],  # popdist: PopDist's calls for distributed scripts
+    package_dir={"popart": "python/popart", "popdist": "python/popdist", "": "python"},
     py_modules=["popart_core"],  # `import popart_core`, PopART's extension module name
     package_data={"popart": ["*.pyi", "py.typed"]},
     ext_modules=[Extension("popart._popart", sources=[])],

@@ -16,6 +16,9 @@ pkgs=(
   # the Python module (python/): pybind11, the Python headers, pytest, and pip + setuptools for
   # `pip install .` (offline: no build isolation is needed, as there is no pyproject.toml)
   pybind11-dev python3-dev python3-pytest python3-setuptools python3-pip python3-numpy python3-venv
+  # distribution across processes and hosts (docs/distributed.md): Open MPI, and mpi4py for
+  # Python scripts that use MPI themselves; iproute2 simulates two hosts in the tests
+  libopenmpi-dev openmpi-bin python3-mpi4py iproute2
   # sanitizers (clang runtime for LeakSanitizer is part of gcc's libasan here)
   clang-format
   # fuzzing (scripts/fuzz.sh): clang with libFuzzer and its sanitizer runtimes (-fsanitize=fuzzer)

@@ -7,6 +7,8 @@
 #include "popart/dataflow.hpp"
 #include "popart/debugcontext.hpp"
 #include "popart/opmanager.hpp"
+#include "popart/popdist.hpp"
+#include "popart/sessionoptions.hpp"
 #include "popart/variablesettings.hpp"
 #include "py_common.hpp"
 
@@ -165,6 +167,31 @@ void bindReplicas(py::module_& m) {
       .def(py::init<const DebugContext&, const std::string&>(), py::arg("debugContext"), py::arg("layer"))
       .def("setValue", &DebugInfo::setValue, py::arg("name"), py::arg("value"))
       .def("getId", &DebugInfo::getId);
+
+  // PopDist (popart/popdist.hpp): the python/popdist package wraps these.
+  py::module_ pd = m.def_submodule("_popdist", "PopDist's calls for PopART scripts (popart/popdist.hpp)");
+  pd.def("isPopdistEnvSet", &popdist::isPopdistEnvSet);
+  pd.def("isDistributionAvailable", &popdist::isDistributionAvailable);
+  pd.def("init", &popdist::init);
+  pd.def("getInstanceIndex", &popdist::getInstanceIndex);
+  pd.def("getNumInstances", &popdist::getNumInstances);
+  pd.def("getNumLocalReplicas", &popdist::getNumLocalReplicas);
+  pd.def("getNumTotalReplicas", &popdist::getNumTotalReplicas);
+  pd.def("getReplicaIndexOffset", &popdist::getReplicaIndexOffset);
+  pd.def("getNumIpusPerReplica", &popdist::getNumIpusPerReplica);
+  pd.def("configuredOptions", [] {
+    // The options configureSessionOptions sets, by name, for the Python SessionOptions.
+    SessionOptions o;
+    popdist::popart::configureSessionOptions(o);
+    py::dict d;
+    d["replicatedGraphCount"] = o.replicatedGraphCount;
+    d["enableReplicatedGraphs"] = o.enableReplicatedGraphs;
+    d["enableDistributedReplicatedGraphs"] = o.enableDistributedReplicatedGraphs;
+    d["globalReplicationFactor"] = o.globalReplicationFactor;
+    d["globalReplicaOffset"] = o.globalReplicaOffset;
+    return d;
+  });
+  pd.def("getDevice", &popdist::popart::getDevice, py::arg("ipusPerReplica") = 1);
 }
 
 }  // namespace py_bind

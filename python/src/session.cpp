@@ -426,6 +426,13 @@ void bindSession(py::module_& m) {
           },
           py::arg("stepio"), py::arg("debugName") = "", release())
       .def(
+          "broadcastWeights",
+          [](PySession& p, int rootRank) {
+            const PySession::Busy busy(p);
+            p.s().broadcastWeights(rootRank);
+          },
+          py::arg("rootRank") = 0, release())
+      .def(
           "modelToHost",
           [](PySession& p, const std::string& fn) {
             const PySession::Busy busy(p);

@@ -38,6 +38,9 @@ class Ir;
 struct IrBundle;
 class Executable;
 class ReplicaWeights;
+namespace distributed {
+class ProcessGroup;
+}
 struct ExecutableFile;
 class Backend;
 class LegacySession;
@@ -94,13 +97,18 @@ class Session {
   /// Writes the user's buffers into the host weights (and optimizer state); weightsFromHost must
   /// follow.
   void writeWeights(const IWeightsIO& weights);
+  /// A distributed training session (enableDistributedReplicatedGraphs, one process per rank of
+  /// an MPI launch): every process takes the weights and optimizer state of process `rootRank`,
+  /// on the host and the device (PopART's Session::broadcastWeights). Each process must call it.
+  void broadcastWeights(int rootRank = 0);
   /// Runs one step: batchesPerStep batches (each accumulationFactor micro-batches). In training,
   /// each batch ends with one weight update (gradients of its micro-batches accumulated).
   void run(IStepIO& stepio, const std::string& debugName = "");
   /// weightsToHost, then writes an ONNX model holding the current weights to `fn`. A training
   /// session adds its optimizer state (Accl___w, Accl1___w, Accl2___w, Accl3___w, Step___w,
   /// Accum___w) as extra initializers, which resetHostWeights reads back. The file is written to
-  /// a temporary name and renamed: a failure never leaves a half-written model.
+  /// a temporary name and renamed: a failure never leaves a half-written model. In a
+  /// distributed session only process 0 writes the file (every process holds the same weights).
   /// Initializers the model stores as ONNX external data stay external (PopART's behaviour):
   /// their current values are written into their external files, at their offsets.
   void modelToHost(const std::string& fn);
@@ -246,6 +254,10 @@ class Session {
   /// The backend's executable for ir_, or for replicated training one per local replica
   /// (session/replicated_executable.hpp).
   std::unique_ptr<Executable> compileReplicas();
+  /// A distributed session: the processes (MPI), checked to run the same model and options and
+  /// to hold globalReplicationFactor replicas between them; nullptr otherwise.
+  distributed::ProcessGroup* joinProcesses();
+  distributed::ProcessGroup* processes_ = nullptr;
   /// Run-time planning (session/runtime_plans.cpp).
   struct RunTimePlans;
   std::unique_ptr<RunTimePlans> runTime_;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "popart/datatype.hpp"
@@ -31,7 +32,34 @@ class ProcessGroup {
   virtual void allReduceSum(const std::vector<Buffer>& buffers) = 0;
   /// Each buffer takes process `root`'s bytes.
   virtual void broadcast(const std::vector<Buffer>& buffers, int root) = 0;
+  /// Every process's `mine` (the same number of values on each), in rank order.
+  virtual std::vector<uint64_t> allGather(const std::vector<uint64_t>& mine) = 0;
+  /// Every process's string, in rank order.
+  virtual std::vector<std::string> allGatherStrings(const std::string& mine) = 0;
 };
+
+/// Where this process stands in a launch by mpirun / poprun, read from the launcher's
+/// environment (OMPI_COMM_WORLD_*, PMIX_RANK, ...) without starting MPI: rank 0 of 1 when the
+/// process was started on its own.
+struct LaunchInfo {
+  int rank = 0;
+  int size = 1;
+  int localRank = 0;
+  bool launched = false;  ///< started by an MPI launcher
+};
+LaunchInfo launchInfo();
+
+/// Whether this build can distribute a session over processes (native builds with Open MPI).
+bool distributionAvailable();
+
+/// The processes started together (MPI_COMM_WORLD), MPI initialised on first use unless the
+/// program already did (mpi4py, ...). Throws popart::error when the build has no MPI (the
+/// WebAssembly module) or MPI cannot start.
+ProcessGroup& world();
+
+/// How long a collective waits for the other processes before it is an error: the environment
+/// variable POPART_DISTRIBUTED_TIMEOUT (seconds), 300 by default.
+double collectiveTimeoutSeconds();
 
 }  // namespace distributed
 }  // namespace popart

@@ -174,6 +174,26 @@ void Ir::load(const IrBundle& b) {
     throw error("accumulationFactor must be >= 1 (it is {})", options_.accumulationFactor);
   if (options_.enableReplicatedGraphs && options_.replicatedGraphCount < 1)
     throw error("replicatedGraphCount must be >= 1 (it is {})", options_.replicatedGraphCount);
+  if (options_.enableDistributedReplicatedGraphs) {  // PopART's checks, in its order
+    const int64_t global = options_.globalReplicationFactor, offset = options_.globalReplicaOffset;
+    if (global < 1) throw error("Invalid globalReplicationFactor value: {}, must be greater or equal than 1", global);
+    if (offset < 0) throw error("Invalid globalReplicaOffset value: {}, must be greater or equal than 0", offset);
+    if (offset > global)
+      throw error("Global replica offset: {}, is larger than global replication factor: {}", offset, global);
+    if (options_.enableReplicatedGraphs) {
+      if (options_.replicatedGraphCount == 1)
+        throw error("Local replicated graphs enabled but replication factor is 1");
+      if (options_.replicatedGraphCount > global)
+        throw error("Invalid local replication factor: {}, larger than global replication factor: {}",
+                    options_.replicatedGraphCount, global);
+    }
+    // This runtime's own, which PopART leaves to Poplar: the process's replicas fit in the whole.
+    if (offset + options_.getReplicationFactor() > global)
+      throw error(
+          "globalReplicaOffset ({}) + the local replicas ({}) exceed globalReplicationFactor ({}): this process's "
+          "replicas must be some of the global ones",
+          offset, options_.getReplicationFactor(), global);
+  }
   if (options_.enablePipelining && options_.virtualGraphMode == VirtualGraphMode::Off)
     throw error(
         "Pipelining requires more than 1 IPU and the 'virtualGraphMode' session option to not be "

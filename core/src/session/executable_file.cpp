@@ -8,9 +8,11 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "ir/ir.hpp"
+#include "optimizers/training_graph.hpp"
 #include "popart/devicemanager.hpp"
 #include "popart/error.hpp"
 #include "popart/reflection.hpp"
@@ -61,8 +63,17 @@ void addGraphData(Hasher& h, const Graph& g) {
     if (t.info.dataType() == DataType::STRING) continue;
     h.add(t.data->data(), static_cast<size_t>(t.info.nbytes()));
   }
-  for (const auto& kv : g.ops())
+  for (const auto& kv : g.ops()) {
+    // Tensor attributes (the optimizer's constant hyper-parameters, Constant values): the IR's
+    // JSON names only their type.
+    for (const auto& [name, value] : kv.second->attrs.all()) {
+      const auto* t = std::get_if<TensorData>(&value);
+      if (!t || t->info().dataType() == DataType::STRING) continue;
+      h.add(kv.second->name() + "." + name);
+      h.add(t->data(), static_cast<size_t>(t->info().nbytes()));
+    }
     for (const Graph* sg : kv.second->subgraphs) addGraphData(h, *sg);
+  }
 }
 
 }  // namespace
@@ -83,6 +94,49 @@ std::string planHash(const Ir& ir, const DeviceInfo& device) {
   h.add(std::to_string(ir.dataFlow().batchesPerStep()));
   addGraphData(h, ir.mainGraph());
   return h.hex();
+}
+
+std::vector<std::pair<std::string, std::string>> distributedAgreement(const Ir& ir, const DeviceInfo& device) {
+  std::vector<std::pair<std::string, std::string>> parts;
+  Hasher model;
+  model.add(irToJson(ir));
+  addGraphData(model, ir.mainGraph());
+  parts.emplace_back("the model (the prepared graph, its shapes and constants, the optimizer)", model.hex());
+  Hasher options;
+  for (const auto& opt : SessionOptions::list()) {
+    // Each process has its own offset (and may run its own number of local replicas).
+    if (opt.name == "globalReplicaOffset" || opt.name == "replicatedGraphCount" || opt.name == "enableReplicatedGraphs")
+      continue;
+    options.add(opt.name);
+    options.add(optionValueToString(ir.options().get(opt.name)));
+  }
+  parts.emplace_back("the session options", options.hex());
+  Hasher flow;
+  for (const auto& id : ir.dataFlow().anchors()) flow.add(id + ":" + ir.dataFlow().art(id).str());
+  flow.add(std::to_string(ir.dataFlow().batchesPerStep()));
+  parts.emplace_back("the data flow (anchors, batchesPerStep)", flow.hex());
+  Hasher dev;
+  dev.add(toString(device.getType()));
+  for (const auto& kv : device.getOptions()) {
+    dev.add(kv.first);
+    dev.add(kv.second);
+  }
+  parts.emplace_back("the device", dev.hex());
+  // Variables: the model's weights and the optimizer's state (broadcastWeights aligns them), and
+  // the optimizer's hyper-parameters (learning rates, ...), which must agree.
+  const std::vector<TensorId> init = ir.initializerIds();
+  const std::set<TensorId> weightIds(init.begin(), init.end());
+  Hasher hyper, weights;
+  for (const auto& kv : ir.mainGraph().tensors()) {
+    const Tensor& t = *kv.second;
+    if (!t.data || t.kind != TensorKind::Variable || t.info.dataType() == DataType::STRING) continue;
+    Hasher& h = weightIds.count(t.id) || isOptimizerStateTensorId(t.id) ? weights : hyper;
+    h.add(t.id);
+    h.add(t.data->data(), static_cast<size_t>(t.info.nbytes()));
+  }
+  parts.emplace_back("the optimizer's values (learning rates, ...)", hyper.hex());
+  parts.emplace_back("the weights' values", weights.hex());
+  return parts;
 }
 
 std::string executableBytes(const ExecutableFile& f) {

@@ -29,6 +29,10 @@ struct ExecutableFile {
 /// option, the device, the anchors and the values of the constants (which kernels precompute
 /// from; weights train), as 16 hex digits.
 std::string planHash(const Ir& ir, const DeviceInfo& device);
+/// What the processes of a distributed session must agree on, each part named and hashed (16 hex
+/// digits): the model, the session options (all but each process's own replica settings), the
+/// data flow, the device; last the weights' current values (which broadcastWeights can align).
+std::vector<std::pair<std::string, std::string>> distributedAgreement(const Ir& ir, const DeviceInfo& device);
 
 /// `f` as the bytes of an executable file (a magic number, then CBOR).
 std::string executableBytes(const ExecutableFile& f);

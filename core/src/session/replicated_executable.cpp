@@ -1,5 +1,6 @@
 #include "session/replicated_executable.hpp"
 
+#include <chrono>
 #include <cstring>
 #include <sstream>
 
@@ -30,6 +31,7 @@ void ReplicatedExecutable::executeReplicas() {
 }
 
 void ReplicatedExecutable::reduce(const Op& op) {
+  const auto started = std::chrono::steady_clock::now();
   const double scale = static_cast<double>(op.attrs.getFloat("scale", 1.0f));
   std::vector<distributed::Buffer> sums;
   for (int i = 0; i < op.numOutputs(); ++i) {
@@ -45,7 +47,13 @@ void ReplicatedExecutable::reduce(const Op& op) {
     }
     sums.push_back({sum, type, n});
   }
-  if (processes_) processes_->allReduceSum(sums);
+  const auto summed = std::chrono::steady_clock::now();
+  localSeconds_ += std::chrono::duration<double>(summed - started).count();
+  if (processes_) {
+    processes_->allReduceSum(sums);
+    processSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - summed).count();
+  }
+  ++reductions_;
   for (int i = 0; i < op.numOutputs(); ++i) {
     const distributed::Buffer& b = sums[static_cast<size_t>(i)];
     if (scale != 1.0) scaleElements(b.data, b.type, b.n, scale);
@@ -105,7 +113,15 @@ std::string ReplicatedExecutable::summary() const {
   std::ostringstream os;
   os << "Replicas: " << replicas_.size() << " in this process";
   if (processes_) os << " (process " << processes_->rank() << " of " << processes_->size() << ")";
-  os << "; each holds the following\n" << replicas_[0]->summary();
+  os << "\n";
+  if (reductions_) {
+    const double n = static_cast<double>(reductions_);
+    os << "Gradient sums: " << reductions_ << ", on average " << localSeconds_ / n * 1e3
+       << " ms over this process's replicas";
+    if (processes_) os << " + " << processSeconds_ / n * 1e3 << " ms between the processes";
+    os << "\n";
+  }
+  os << "Each replica holds the following\n" << replicas_[0]->summary();
   return os.str();
 }
 

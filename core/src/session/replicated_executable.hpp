@@ -46,6 +46,7 @@ class ReplicatedExecutable final : public Executable {
   void setRandomSeed(uint64_t seed) override;
   /// Every replica's buffers (the weights and activations of each).
   SessionMemoryStats memoryStats() const override;
+  /// The replicas, the time the gradient sums took, and replica 0's summary.
   std::string summary() const override;
   const report::Compilation* compilation() const override { return replicas_[0]->compilation(); }
   std::vector<report::HostOp> hostOps() const override { return replicas_[0]->hostOps(); }
@@ -59,6 +60,8 @@ class ReplicatedExecutable final : public Executable {
   distributed::ProcessGroup* processes_;
   int64_t globalReplicaOffset_;
   int selected_ = 0;
+  int64_t reductions_ = 0;
+  double localSeconds_ = 0, processSeconds_ = 0;  ///< time summing, in and between processes
 };
 
 }  // namespace popart

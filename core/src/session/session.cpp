@@ -16,6 +16,7 @@
 #include "backends/ipu_model/report_text.hpp"
 #include "backends/report_files.hpp"
 #include "common/checked_size.hpp"
+#include "distributed/process_group.hpp"
 #include "ir/ir.hpp"
 #include "ir/runtime_info.hpp"
 #include "onnx.pb.h"
@@ -98,10 +99,12 @@ void Session::compileIr() {
 }
 
 std::unique_ptr<Executable> Session::compileReplicas() {
-  const int64_t rf = ir().options().getReplicationFactor();
+  const SessionOptions& o = ir().options();
+  const int64_t rf = o.getReplicationFactor();
+  const bool distributed = o.enableDistributedReplicatedGraphs && ir().isTraining();
   // Inference replicas run one after another on one executable; training replicas each need
   // their own (their gradients are summed between the program's phases).
-  if (!ir().isTraining() || rf <= 1) return backend_->compile(ir());
+  if (!ir().isTraining() || (rf <= 1 && !distributed)) return backend_->compile(ir());
   for (const auto& id : ir().initializerIds()) {
     if (replicaWeights().grouped(id))
       throw error(
@@ -109,10 +112,116 @@ std::unique_ptr<Executable> Session::compileReplicas() {
           "'{}' has more than one group at replicatedGraphCount {}",
           id, rf);
   }
+  distributed::ProcessGroup* processes = distributed ? joinProcesses() : nullptr;
   std::vector<std::unique_ptr<Executable>> replicas;
   for (int64_t r = 0; r < rf; ++r) replicas.push_back(backend_->compile(ir()));
-  logging::session::info("Replicated training: {} replicas of the graph", rf);
-  return std::make_unique<ReplicatedExecutable>(std::move(replicas), nullptr, 0);
+  logging::session::info("Replicated training: {} replicas of the graph in this process{}", rf,
+                         processes ? format(", {} in all", o.globalReplicationFactor) : "");
+  return std::make_unique<ReplicatedExecutable>(std::move(replicas), processes,
+                                                distributed ? o.globalReplicaOffset : 0);
+}
+
+distributed::ProcessGroup* Session::joinProcesses() {
+  if (processes_) return processes_;
+  distributed::ProcessGroup& w = distributed::world();
+  const SessionOptions& o = ir().options();
+  // Each process says what it runs: its replicas, then the hashes of what all must share.
+  const auto parts = distributedAgreement(ir(), *device_);
+  std::ostringstream mine;
+  mine << o.globalReplicaOffset << ' ' << o.getReplicationFactor() << ' ' << o.globalReplicationFactor;
+  for (const auto& p : parts) {
+    mine << ' ' << p.second;
+    logging::session::debug("Distributed session: {} hash to {}", p.first, p.second);
+  }
+  const std::vector<std::string> all = w.allGatherStrings(mine.str());
+  struct Proc {
+    int64_t offset = 0, local = 0, global = 0;
+    std::vector<std::string> hashes;
+  };
+  std::vector<Proc> procs;
+  for (const std::string& line : all) {
+    std::istringstream in(line);
+    Proc p;
+    in >> p.offset >> p.local >> p.global;
+    std::string h;
+    while (in >> h) p.hashes.push_back(h);
+    if (p.hashes.size() != parts.size()) throw error("a process of the distributed session sent unreadable settings");
+    procs.push_back(std::move(p));
+  }
+  auto listOf = [](const std::vector<int>& ranks) {
+    std::ostringstream os;
+    for (size_t i = 0; i < ranks.size(); ++i) os << (i ? ", " : "") << ranks[i];
+    return os.str();
+  };
+  // The replicas: every process's [offset, offset + local) tile [0, globalReplicationFactor).
+  std::vector<std::pair<int64_t, int>> byOffset;
+  std::ostringstream layout;
+  int64_t total = 0;
+  for (size_t r = 0; r < procs.size(); ++r) {
+    byOffset.emplace_back(procs[r].offset, static_cast<int>(r));
+    total += procs[r].local;
+    layout << (r ? ", " : "") << "process " << r << ": replicas " << procs[r].offset << " to "
+           << procs[r].offset + procs[r].local - 1 << " of " << procs[r].global;
+  }
+  std::sort(byOffset.begin(), byOffset.end());
+  int64_t next = 0;
+  bool tiled = true;
+  for (const auto& [offset, r] : byOffset) {
+    tiled = tiled && offset == next && procs[static_cast<size_t>(r)].global == o.globalReplicationFactor;
+    next = offset + procs[static_cast<size_t>(r)].local;
+  }
+  if (!tiled || total != o.globalReplicationFactor)
+    throw error(
+        "The {} processes of this distributed session do not hold the globalReplicationFactor ({}) replicas once each "
+        "({}): give each process globalReplicaOffset = the replicas of the processes before it "
+        "(popdist.popart.configureSessionOptions does)",
+        procs.size(), o.globalReplicationFactor, layout.str());
+  // The model and settings: the same on every process (checked at prepare, not by a wrong sum).
+  for (size_t k = 0; k < parts.size(); ++k) {
+    std::vector<int> differ;
+    for (size_t r = 1; r < procs.size(); ++r) {
+      if (procs[r].hashes[k] != procs[0].hashes[k]) differ.push_back(static_cast<int>(r));
+    }
+    if (differ.empty()) continue;
+    if (k + 1 == parts.size()) {  // the weights: broadcastWeights aligns them
+      logging::session::warn(
+          "Distributed session: {} on process(es) {} differ from process 0's; call broadcastWeights() to start "
+          "every process from the same ones",
+          parts[k].first, listOf(differ));
+      continue;
+    }
+    throw error(
+        "The processes of this distributed session differ in {}: process(es) {} differ from process 0. Every "
+        "process must build the same model with the same settings",
+        parts[k].first, listOf(differ));
+  }
+  processes_ = &w;
+  return processes_;
+}
+
+void Session::broadcastWeights(int rootRank) {
+  checkPrepared("broadcastWeights");
+  if (!ir().options().enableDistributedReplicatedGraphs)
+    throw error(
+        "broadcastWeights needs a distributed session (SessionOptions.enableDistributedReplicatedGraphs, one "
+        "process per rank of an MPI launch)");
+  distributed::ProcessGroup& w = processes_ ? *processes_ : distributed::world();
+  if (rootRank < 0 || rootRank >= w.size())
+    throw error("broadcastWeights: rootRank {} is not a process of this session (ranks 0 to {})", rootRank,
+                w.size() - 1);
+  weightsToHost();
+  Graph& g = ir().mainGraph();
+  std::vector<distributed::Buffer> buffers;
+  for (const TensorId& id : hostWeightIds()) {
+    Tensor* t = g.tensor(id);
+    if (!t || !t->data || t->info.dataType() == DataType::STRING) continue;
+    TensorData& d = t->groupData ? *t->groupData : *t->data;
+    buffers.push_back({d.data(), d.info().dataType(), d.info().nelms()});
+  }
+  w.broadcast(buffers, rootRank);
+  replicaWeights().fromHost();
+  executable_->weightsFromHost();
+  logging::session::info("broadcastWeights: {} tensors from process {}", buffers.size(), rootRank);
 }
 
 void Session::compileAndExport(const std::string& filename) {
@@ -704,6 +813,11 @@ void Session::exportInferenceModel(const std::string& fn) {
 }
 
 void Session::modelToHost(const std::string& fn) {
+  if (processes_ && processes_->rank() != 0) {  // every process holds the same weights
+    weightsToHost();
+    logging::session::info("modelToHost: process 0 of the distributed session writes {}", fn);
+    return;
+  }
   writeFileAtomically(fn, saveModelBytes(true));
 }
 

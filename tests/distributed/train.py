@@ -1,0 +1,123 @@
+"""One process of a distributed training run (tests/python/test_distributed.py launches it under
+mpirun, and once on its own as the single-process reference). A small tanh MLP trains STEPS
+steps; global replica g of step s gets micro-batch xs[s, g], so any split of the replicas over
+processes sees the same data. Each process writes its final weights and its replicas' losses to
+<out>/rank<r>.npz; process 0 also saves the model (modelToHost).
+
+    train.py --out DIR [--replicas TOTAL] [--local N] [--optimizer sgd|momentum|adam] [--mean]
+             [--popdist] [--mpi4py] [--perturb] [--broadcast] [--lr LR] [--stall SECONDS]
+             [--stall-training SECONDS] [--die-before-training] [--wrong-offset] [--lr-of-rank1 LR]
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+STEPS = 3
+BATCH = 2
+
+
+def data(total):
+    rng = np.random.default_rng(11)
+    w1 = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
+    w2 = rng.uniform(-1, 1, (3, 2)).astype(np.float32)
+    xs = rng.uniform(-2, 2, (STEPS, total, BATCH, 4)).astype(np.float32)
+    return w1, w2, xs
+
+
+def optimizer(popart, name, lr):
+    if name == "sgd":
+        return popart.SGD({"defaultLearningRate": (lr, True)})
+    if name == "momentum":
+        return popart.SGD({"defaultLearningRate": (lr, True), "defaultMomentum": (0.9, True)})
+    return popart.Adam({"defaultLearningRate": (lr, True), "defaultEps": (1e-8, True)})
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", required=True)
+    p.add_argument("--replicas", type=int, default=4, help="global replicas")
+    p.add_argument("--local", type=int, default=None, help="replicas of this process (default: replicas / ranks)")
+    p.add_argument("--optimizer", default="momentum")
+    p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--mean", action="store_true")
+    p.add_argument("--popdist", action="store_true", help="options from popdist.popart.configureSessionOptions")
+    p.add_argument("--mpi4py", action="store_true", help="the script starts MPI itself (mpi4py) first")
+    p.add_argument("--perturb", action="store_true", help="ranks > 0 start from other weights")
+    p.add_argument("--broadcast", action="store_true", help="broadcastWeights(0) before training")
+    p.add_argument("--stall", type=float, default=0.0, help="rank 1 sleeps this long before preparing")
+    p.add_argument("--stall-training", type=float, default=0.0, help="rank 1 sleeps this long before training")
+    p.add_argument("--lr-of-rank1", type=float, default=None, help="rank 1's learning rate (a mismatch)")
+    p.add_argument("--die-before-training", action="store_true", help="rank 1 exits before training")
+    p.add_argument("--wrong-offset", action="store_true", help="every rank claims globalReplicaOffset 0")
+    a = p.parse_args()
+
+    if a.mpi4py:
+        from mpi4py import MPI  # noqa: F401  (MPI_Init by mpi4py)
+    import popart
+    import popdist
+    import popdist.popart
+
+    rank, ranks = popdist.getInstanceIndex(), popdist.getNumInstances()
+    local = a.local or a.replicas // ranks
+    offset = rank * local
+    w1, w2, xs = data(a.replicas)
+    if a.perturb and rank > 0:
+        w1, w2 = w1 + 0.5, w2 - 0.25
+
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [BATCH, 4]), "x")
+    wa = b.addInitializedInputTensor(w1, "w1")
+    wb = b.addInitializedInputTensor(w2, "w2")
+    y = b.aiOnnx.matmul([b.aiOnnx.tanh([b.aiOnnx.matmul([x, wa])]), wb])
+    loss = b.aiGraphcore.l1loss([y], 1.0, reduction=popart.ReductionType.Sum)
+
+    opts = popart.SessionOptions()
+    if a.popdist:
+        popdist.popart.configureSessionOptions(opts)
+        assert opts.globalReplicationFactor == a.replicas, (opts.globalReplicationFactor, a.replicas)
+        offset = opts.globalReplicaOffset
+    else:
+        opts.replicatedGraphCount = local
+        opts.enableReplicatedGraphs = local > 1
+        if ranks > 1:
+            opts.enableDistributedReplicatedGraphs = True
+            opts.globalReplicationFactor = a.replicas
+            opts.globalReplicaOffset = 0 if a.wrong_offset else offset
+    if a.mean:
+        opts.accumulationAndReplicationReductionType = popart.ReductionType.Mean
+    if a.stall and rank == 1:
+        time.sleep(a.stall)
+    device = popdist.popart.getDevice() if a.popdist else popart.DeviceManager().createCpuDevice()
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, {loss: popart.AnchorReturnType("All")}), loss,
+                               optimizer(popart, a.optimizer, a.lr_of_rank1 if a.lr_of_rank1 and rank == 1 else a.lr), device, userOptions=opts)
+    s.prepareDevice()
+    s.weightsFromHost()
+    if a.broadcast:
+        s.broadcastWeights(0)
+    if a.die_before_training and rank == 1:
+        os._exit(3)
+    if a.stall_training and rank == 1:
+        time.sleep(a.stall_training)
+    anchors = s.initAnchorArrays()
+    losses = []
+    for step in range(STEPS):
+        mine = xs[step, offset:offset + local]
+        s.run(popart.PyStepIO({x: mine if local > 1 else mine[0]}, anchors))
+        losses.append(np.array(anchors[loss]).reshape(local))
+    out = {wa: np.zeros_like(w1), wb: np.zeros_like(w2)}
+    s.weightsToHost()
+    s.readWeights(popart.PyWeightsIO(out))
+    os.makedirs(a.out, exist_ok=True)
+    np.savez(os.path.join(a.out, f"rank{rank}.npz"), w1=out[wa], w2=out[wb], losses=np.stack(losses),
+             offset=offset, local=local)
+    s.modelToHost(os.path.join(a.out, "model.onnx"))
+    if rank == 0:
+        print(f"trained {STEPS} steps on {a.replicas} replicas over {ranks} process(es)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
