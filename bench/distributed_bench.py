@@ -80,7 +80,6 @@ def launch(cmd, env):
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(p.stdout + p.stderr)
-    # (poprun tags each piece of output with its instance: the JSON ends at its last brace.)
     texts = [line.split("RESULT ", 1)[1] for line in p.stdout.splitlines() if "RESULT " in line]
     rows = [json.loads(t[:t.rindex("}") + 1]) for t in texts]
     return rows

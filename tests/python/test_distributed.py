@@ -136,7 +136,6 @@ def test_poprun_and_popdist_configure_the_processes(tmp_path):
              "o.replicatedGraphCount]; print('PD ' + ' '.join(map(str, v)), flush=True)")
     p = subprocess.run(launcher + [PYTHON, "-c", probe], env=_env(), capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stdout + p.stderr
-    # poprun tags each line with its instance ("[1,0]<stdout>:").
     lines = sorted(line.split("PD ", 1)[1] for line in p.stdout.splitlines() if "PD " in line)
     assert lines == ["True 0 2 2 4 0 True 4 0 2", "True 1 2 2 4 2 True 4 2 2"], p.stdout
 
@@ -265,3 +264,14 @@ def test_two_hosts_joined_by_a_network_link(tmp_path, two_hosts):
     ref = _single(tmp_path, "one")
     for r in range(2):
         _same(dict(np.load(out / f"rank{r}.npz")), ref)
+
+
+def test_the_distributed_digits_example_trains_under_poprun():
+    # README's line: python/examples/distributed_digits.py on 2 processes.
+    p = subprocess.run([os.path.join(ROOT, "scripts", "poprun"), "--num-instances", "2", "--num-replicas", "2", PYTHON,
+                        os.path.join(ROOT, "python", "examples", "distributed_digits.py"), "--epochs", "3"],
+                       env=_env(), capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "(replicas 0-0 of 2)" in p.stdout
+    accuracy = float(p.stdout.split("training accuracy: ")[1][:6])
+    assert accuracy > 0.9, p.stdout
