@@ -34,8 +34,8 @@ test('device type names come from the core\'s DeviceType; ipuTargets() are the c
   assert.deepEqual(targets.map((t) => t.version), ['ipu1', 'ipu2', 'ipu21']);
   assert.deepEqual(Object.keys(targets[1]).sort(),
                    ['bytesPerTile', 'clockHz', 'exchangeBytesPerTileCycle', 'flopsPerTileCycleFloat', 'flopsPerTileCycleFp8',
-                    'flopsPerTileCycleHalf', 'hostBytesPerSec', 'ipuLinkBytesPerSec', 'ipuLinksPerIpu', 'product',
-                    'syncCycles', 'tilesPerIpu', 'version', 'workerContexts']);
+                    'flopsPerTileCycleHalf', 'gatewayBytesPerSec', 'hostBytesPerSec', 'ipuLinkBytesPerSec', 'ipuLinksPerIpu',
+                    'ipusPerChassis', 'product', 'syncCycles', 'tilesPerIpu', 'version', 'workerContexts']);
   assert.equal(targets[1].tilesPerIpu, 1472);
   assert.equal(targets[1].bytesPerTile, 624 * 1024);
   assert.equal(targets[2].flopsPerTileCycleFp8 > 0, true);

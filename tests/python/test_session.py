@@ -529,8 +529,8 @@ def test_devices(popart):
     # tests/js/ipu_model.test.mjs).
     assert sorted(popart.ipuTargetList()[1]) == [
         "bytesPerTile", "clockHz", "exchangeBytesPerTileCycle", "flopsPerTileCycleFloat", "flopsPerTileCycleFp8",
-        "flopsPerTileCycleHalf", "hostBytesPerSec", "ipuLinkBytesPerSec", "ipuLinksPerIpu", "product", "syncCycles",
-        "tilesPerIpu", "version", "workerContexts"]
+        "flopsPerTileCycleHalf", "gatewayBytesPerSec", "hostBytesPerSec", "ipuLinkBytesPerSec", "ipuLinksPerIpu",
+        "ipusPerChassis", "product", "syncCycles", "tilesPerIpu", "version", "workerContexts"]
     with pytest.raises(popart.popart_exception, match="ipu7"):
         popart.ipuTarget("ipu7")
     with pytest.raises(popart.popart_exception):

@@ -159,6 +159,35 @@ TEST(ReplicatedTraining, MemoryStatsCountEveryReplica) {
   EXPECT_EQ(stats(3).weightBytes, 3 * stats(1).weightBytes);
 }
 
+TEST(ReplicatedTraining, TheIpuModelCostsTheGradientSum) {
+  // R replicas of a one-IPU graph on R IPUs: the sum of W's gradient (24 bytes) over IPU-Links
+  // within a chassis of 4 IPU-M2000 IPUs, and over the gateway between chassis beyond 4 replicas.
+  auto cycles = [](int64_t replicas) {
+    SessionOptions o;
+    o.enableReplicatedGraphs = true;
+    o.replicatedGraphCount = replicas;
+    auto device = DeviceManager::createDeviceManager().createIpuModelDevice(
+        {{"numIPUs", std::to_string(replicas)}, {"tilesPerIPU", "16"}});
+    auto s = TrainingSession::createFromOnnxModel(model(weights0()), DataFlow(1, {"loss:0"}), "loss:0", ConstSGD(0.1f),
+                                                  device, InputShapeInfo(), o);
+    s->prepareDevice();
+    const report::Compilation c = s->getReport().compilation;
+    int64_t opCycles = -1;
+    for (const auto& op : c.ops) {
+      if (op.type == "GradientAllReduce") opCycles = op.exchangeCycles;
+    }
+    EXPECT_GE(opCycles, c.cycles.replicaAllReduce);
+    return c.cycles.replicaAllReduce;
+  };
+  const IpuTargetInfo& t = ipuTarget("ipu2");
+  const double bytes = kIn * kOut * 4, link = t.ipuLinksPerIpu * t.ipuLinkBytesPerSec / 2;
+  EXPECT_EQ(cycles(2), t.syncCycles + static_cast<int64_t>(std::ceil(2.0 * 1 / 2 * bytes / link * t.clockHz)));
+  // 8 replicas: rings of 4 in each of 2 chassis, then the 2 chassis over the gateway.
+  EXPECT_EQ(cycles(8), 2 * t.syncCycles +
+                           static_cast<int64_t>(std::ceil(
+                               (2.0 * 3 / 4 * bytes / link + 2.0 * 1 / 2 * bytes / t.gatewayBytesPerSec) * t.clockHz)));
+}
+
 }  // namespace replicated
 }  // namespace
 }  // namespace popart

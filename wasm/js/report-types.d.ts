@@ -181,6 +181,8 @@ export interface ReportCycles {
   perMicroBatch: number;
   /** Part of perMicroBatch: copies over IPU-Links. */
   interIpuCopies: number;
+  /** Part of perMicroBatch: replicated training's gradient sum over the replicas (IPU-Links within a chassis, gateway links between chassis). */
+  replicaAllReduce: number;
   /** Host to device transfers. */
   hostToDevicePerMicroBatch: number;
   /** Device to host transfers. */

@@ -40,6 +40,8 @@ struct IpuTargetInfo {
   double ipuLinkBytesPerSec;  ///< one link, one direction
   double hostBytesPerSec;     ///< PCIe to the host, one direction
   int syncCycles;             ///< a global (bulk-synchronous) sync, per superstep
+  int ipusPerChassis;         ///< IPUs joined by IPU-Links in one machine (an IPU-M2000: 4)
+  double gatewayBytesPerSec;  ///< between machines, one direction (IPU-M2000: its gateway links)
 };
 /// Every IPU generation the model knows, oldest first.
 const std::vector<IpuTargetInfo>& ipuTargetList();

@@ -108,6 +108,9 @@ struct Cycles {
   std::vector<int64_t> perIpu;
   /// Part of perMicroBatch: phased execution's loads from and stores to streaming memory.
   int64_t streamingMemory = 0;
+  /// Part of perMicroBatch: replicated training's gradient sum over the replicas (IPU-Links within
+  /// a chassis, the gateway links between chassis).
+  int64_t replicaAllReduce = 0;
 };
 
 /// One execution phase (phased execution: VirtualGraphMode::ExecutionPhases).

@@ -14,11 +14,13 @@ const std::vector<IpuTargetInfo>& ipuTargetList() {
   // clang-format off
   static const std::vector<IpuTargetInfo> targets = {
       // version, product, tiles, bytes/tile, clock, FLOPs/tile-cycle f32 f16 f8, workers,
-      // exchange B/tile-cycle, IPU-Links, link B/s, host B/s, sync cycles
-      {"ipu1", "Colossus Mk1 GC2 (C2 card)", 1216, 256 * 1024, 1.6e9, 16, 64, 0, 6, 4, 3, 64e9, 32e9, 200},
-      {"ipu2", "Colossus Mk2 GC200 (IPU-M2000)", 1472, 624 * 1024, 1.33e9, 32, 128, 0, 6, 4, 10, 32e9, 32e9, 200},
+      // exchange B/tile-cycle, IPU-Links, link B/s, host B/s, sync cycles, IPUs per chassis,
+      // between-chassis B/s
+      {"ipu1", "Colossus Mk1 GC2 (C2 card)", 1216, 256 * 1024, 1.6e9, 16, 64, 0, 6, 4, 3, 64e9, 32e9, 200, 16, 12.5e9},
+      {"ipu2", "Colossus Mk2 GC200 (IPU-M2000)", 1472, 624 * 1024, 1.33e9, 32, 128, 0, 6, 4, 10, 32e9, 32e9, 200, 4,
+       25e9},
       {"ipu21", "Colossus Mk2 with FP8 (C600 card)", 1472, 624 * 1024, 1.486e9, 32, 128, 256, 6, 4, 10, 32e9, 32e9,
-       200},
+       200, 8, 12.5e9},
   };
   // clang-format on
   return targets;
@@ -47,7 +49,9 @@ std::string ipuTargetJson(const IpuTargetInfo& t) {
                         {"ipuLinksPerIpu", t.ipuLinksPerIpu},
                         {"ipuLinkBytesPerSec", t.ipuLinkBytesPerSec},
                         {"hostBytesPerSec", t.hostBytesPerSec},
-                        {"syncCycles", t.syncCycles}}
+                        {"syncCycles", t.syncCycles},
+                        {"ipusPerChassis", t.ipusPerChassis},
+                        {"gatewayBytesPerSec", t.gatewayBytesPerSec}}
       .dump();
 }
 

@@ -94,6 +94,7 @@ json graphJson(const report::Compilation& c) {
   const report::Cycles& cy = c.cycles;
   j["cycles"] = {{"perMicroBatch", cy.perMicroBatch},
                  {"interIpuCopies", cy.interIpuCopies},
+                 {"replicaAllReduce", cy.replicaAllReduce},
                  {"hostToDevicePerMicroBatch", cy.hostToDevicePerMicroBatch},
                  {"deviceToHostPerMicroBatch", cy.deviceToHostPerMicroBatch},
                  {"perIpu", cy.perIpu},
@@ -253,6 +254,9 @@ const std::vector<SchemaField>& schema() {
     add("compilation.cycles", "object", "The cycle model of one micro-batch and of the host transfers.");
     add("compilation.cycles.perMicroBatch", "int", "The program: every op and the inter-IPU copies.");
     add("compilation.cycles.interIpuCopies", "int", "Part of perMicroBatch: copies over IPU-Links.");
+    add("compilation.cycles.replicaAllReduce", "int",
+        "Part of perMicroBatch: replicated training's gradient sum over the replicas (IPU-Links within a chassis, "
+        "gateway links between chassis).");
     add("compilation.cycles.hostToDevicePerMicroBatch", "int", "Host to device transfers.");
     add("compilation.cycles.deviceToHostPerMicroBatch", "int", "Device to host transfers.");
     add("compilation.cycles.perIpu", "int[]", "Each IPU's share of perMicroBatch.");

@@ -948,6 +948,12 @@ class Modeller {
       }
       r.cycles += copyCycles;
       r.exchangeCycles += copyCycles;
+      if (op->kind() == OpKind::GradAllReduce) {
+        const int64_t sum = replicaAllReduceCycles(*op);
+        r.cycles += sum;
+        r.exchangeCycles += sum;
+        cy.replicaAllReduce += sum;
+      }
       cy.perMicroBatch += r.cycles;
       cy.perIpu[static_cast<size_t>(p.ipu)] += r.cycles;
       if (c_.pipelined) cy.stageCycles[static_cast<size_t>(std::max(r.pipelineStage, 0))] += r.cycles;
@@ -966,6 +972,36 @@ class Modeller {
         if (t->info.dataType() != DataType::STRING) out += t->info.nbytes();
     cy.hostToDevicePerMicroBatch = transferCycles(in, hostBytesPerCycle);
     cy.deviceToHostPerMicroBatch = transferCycles(out, hostBytesPerCycle);
+  }
+
+  /// Replicated training's gradient sum (GradientAllReduce) over every replica of the session (all
+  /// processes'): a ring all-reduce over the IPU-Links among the replicas of one chassis, 2 (r - 1)
+  /// / r x bytes at half the IPU's links' bandwidth (the ring's two directions), then between the C
+  /// chassis over their gateway links, 2 (C - 1) / C x bytes (each IPU sends its 1 / r share at 1 / r
+  /// of the chassis' gateway), a sync each.
+  int64_t replicaAllReduceCycles(const Op& op) const {
+    const SessionOptions& o = ir_.options();
+    const int64_t replicas = o.enableDistributedReplicatedGraphs ? o.globalReplicationFactor : o.getReplicationFactor();
+    if (replicas <= 1) return 0;
+    int64_t bytes = 0;
+    for (int i = 0; i < op.numInputs(); ++i)
+      if (op.hasInput(i)) bytes += op.inInfo(i).nbytes();
+    const int64_t perChassis = std::max<int64_t>(1, target_.ipusPerChassis / std::max(1, ipusPerReplica_));
+    const int64_t r = std::min(replicas, perChassis), chassis = (replicas + r - 1) / r;
+    const double linkBytesPerSec = target_.ipuLinksPerIpu * target_.ipuLinkBytesPerSec / 2;
+    double seconds = 0;
+    int64_t syncs = 0;
+    if (r > 1) {
+      seconds +=
+          2.0 * static_cast<double>(r - 1) / static_cast<double>(r) * static_cast<double>(bytes) / linkBytesPerSec;
+      ++syncs;
+    }
+    if (chassis > 1) {
+      seconds += 2.0 * static_cast<double>(chassis - 1) / static_cast<double>(chassis) * static_cast<double>(bytes) /
+                 target_.gatewayBytesPerSec;
+      ++syncs;
+    }
+    return syncs * target_.syncCycles + static_cast<int64_t>(std::ceil(seconds * target_.clockHz));
   }
 
   /// A transfer of `bytes` at `bytesPerCycle`, after a sync; 0 for no bytes.

@@ -143,6 +143,8 @@ void execution(std::ostream& os, const report::Report& r, bool steps) {
     for (size_t i = 0; i < cy.perIpu.size(); ++i) os << line("IPU " + std::to_string(i), grouped(cy.perIpu[i]), 4);
     os << line("Inter-IPU copies", grouped(cy.interIpuCopies), 4);
   }
+  if (cy.replicaAllReduce)
+    os << line("Gradient sum over replicas", grouped(cy.replicaAllReduce) + " (of the cycles per micro-batch)", 4);
   if (c.pipelined) {
     for (size_t s = 0; s < cy.stageCycles.size(); ++s)
       os << line("Pipeline stage " + std::to_string(s), grouped(cy.stageCycles[s]), 4);

@@ -1,0 +1,82 @@
+// Replicated training in one process through JS (tests/unit/replicated_training_test.cpp and
+// tests/python/test_replicated_training.py run the same cases): each replica trains on its own
+// micro-batch, the gradients are summed over the replicas (averaged with ReductionType.Mean) before
+// the update. Reference: one SGD step on the summed gradient, in double. Distribution over
+// processes needs MPI, which the WebAssembly module has not: a clear error.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createPopart, expectError, cpu } from './helpers.mjs';
+
+const popart = await createPopart();
+
+const IN = 3, OUT = 2, ROWS = 2;
+const W0 = [0.5, -0.25, 0.75, 1.0, -0.5, 0.125];
+const inputs = (n) => Float32Array.from({ length: n * ROWS * IN }, (_, i) => Math.fround(Math.sin(0.7 * i + 0.3) * 2));
+
+/// W after one SGD step (lr) on the sum over n micro-batches of d(sum |x W|)/dW (/ n if mean).
+function reference(xs, n, lr, mean) {
+  const grad = new Array(W0.length).fill(0);
+  for (let m = 0; m < n; ++m) {
+    for (let r = 0; r < ROWS; ++r) {
+      for (let o = 0; o < OUT; ++o) {
+        let y = 0;
+        for (let i = 0; i < IN; ++i) y += xs[(m * ROWS + r) * IN + i] * Math.fround(W0[i * OUT + o]);
+        for (let i = 0; i < IN; ++i) grad[i * OUT + o] += xs[(m * ROWS + r) * IN + i] * (y > 0 ? 1 : -1);
+      }
+    }
+  }
+  return W0.map((w, k) => w - lr * grad[k] / (mean ? n : 1));
+}
+
+function train(replicas, accumulation, mean, xs, extra = {}) {
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [ROWS, IN], 'x');
+  const w = b.addInitializedInputTensor(new popart.NDArray(W0, [IN, OUT], 'FLOAT'), 'w');
+  const loss = b.aiGraphcore.l1loss([b.aiOnnxOpset13.matmul([x, w])], 1.0, popart.ReductionType.Sum);
+  const options = { ...extra };
+  if (replicas > 1) Object.assign(options, { enableReplicatedGraphs: true, replicatedGraphCount: replicas });
+  if (accumulation > 1) Object.assign(options, { enableGradientAccumulation: true, accumulationFactor: accumulation });
+  if (mean) options.accumulationAndReplicationReductionType = popart.ReductionType.Mean;
+  const s = new popart.TrainingSession({
+    fnModel: b.getModelProto(), dataFlow: new popart.DataFlow(1, { [loss]: popart.AnchorReturnType('All') }), loss,
+    optimizer: new popart.SGD({ defaultLearningRate: [0.1, true] }), deviceInfo: cpu(popart),
+    userOptions: new popart.SessionOptions(options),
+  });
+  b.dispose();
+  try {
+    s.prepareDevice();
+    s.weightsFromHost();
+    const anchors = s.initAnchorArrays();
+    s.run(new popart.PyStepIO({ [x]: new popart.NDArray(xs, [accumulation, replicas, ROWS, IN], 'FLOAT') }, anchors));
+    s.weightsToHost();
+    const weights = { [w]: new Float32Array(IN * OUT) };
+    s.readWeights(weights);
+    return { w: Array.from(weights[w]), loss: anchors[loss] };
+  } finally {
+    s.dispose();
+  }
+}
+
+const near = (got, want, tol) => got.forEach((g, i) => assert.ok(Math.abs(g - want[i]) <= tol, `element ${i}: ${g} vs ${want[i]}`));
+
+test('four replicas take one step on the summed gradient, with a loss per replica', () => {
+  const xs = inputs(4);
+  const r = train(4, 1, false, xs);
+  near(r.w, reference(xs, 4, 0.1, false), 1e-5);
+  assert.deepEqual(r.loss.shape, [4]);
+});
+
+test('the mean reduction divides by replicas x accumulation; replicas equal accumulation', () => {
+  const xs = inputs(4);
+  near(train(4, 1, true, xs).w, reference(xs, 4, 0.1, true), 1e-5);
+  near(train(2, 2, true, xs).w, reference(xs, 4, 0.1, true), 1e-5);
+  near(train(4, 1, false, xs).w, train(1, 4, false, xs).w, 1e-6);
+});
+
+test('distribution over processes is a clear error in WebAssembly', () => {
+  expectError(() => train(1, 1, false, inputs(1), {
+    enableDistributedReplicatedGraphs: true, globalReplicationFactor: 2, globalReplicaOffset: 0,
+  }), ['need this runtime built with Open MPI', 'The WebAssembly module cannot distribute a session']);
+  // The module keeps working.
+  near(train(2, 1, false, inputs(2)).w, reference(inputs(2), 2, 0.1, false), 1e-5);
+});
