@@ -245,6 +245,12 @@ void checkAutomaticLossScalingWithoutUpdates(const Ir& ir, const BackwardResult&
 void addAutomaticLossScaling(Ir& ir, const BackwardResult& bwd, const Optimizer& opt) {
   const AutomaticLossScalingSettings& s = settings(ir);
   if (!s.enabled) return;
+  // Each replica would count its own gradients and scale its own loss: the replicas would part.
+  if (opt.getReplicatedGraphCount() > 1)
+    throw error(
+        "automaticLossScalingSettings with replicated training ({} replicas) is not supported yet by this runtime: the "
+        "replicas' gradient statistics are not combined",
+        opt.getReplicatedGraphCount());
   Graph& g = ir.mainGraph();
   const std::vector<Tensor*> tracked = trackedGradients(ir, bwd);
 
