@@ -3,10 +3,7 @@
 # the IPU model's estimates on ipu1 and ipu2 (cycles, time, memory): a Markdown table on stdout.
 #   bench/run_ipu_model_bench.sh [--build-dir DIR] [--zoo DIR] [popart_bench ipu-model options]
 # e.g. --models mlp,resnet18 --prepare-ms 2000 --target-ms 1000 (bench/bench_ipu_model.cpp).
-set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-BUILD=build/native
+. "$(dirname "${BASH_SOURCE[0]}")/bench_build.sh"
 ZOO=build/zoo
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -15,8 +12,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then cmake --preset native >/dev/null; fi
-cmake --build "$BUILD" -j2 --target popart_bench
+. bench/bench_build.sh
+bench_build popart_bench
 if [ ! -f "$ZOO/manifest.json" ]; then /usr/bin/python3 tests/zoo/make_zoo.py "$ZOO"; fi
-unset OPENBLAS_CORETYPE
 "$BUILD/bench/popart_bench" ipu-model --zoo "$ZOO" "$@"

@@ -32,14 +32,19 @@ def _options(popart, af, rf, mean):
     return o
 
 
-def _popart(popart, opt, af, rf, mean, device=None):
-    w1, w2, xs = _data(3, af, rf)
+def _model(popart, w1, w2):
+    """loss = sum |tanh(x w1) w2|; returns the builder and the ids (x, w1, w2, loss)."""
     b = popart.Builder()
     x = b.addInputTensor(popart.TensorInfo("FLOAT", [2, 4]), "x")
     a = b.addInitializedInputTensor(w1, "w1")
     c = b.addInitializedInputTensor(w2, "w2")
     y = b.aiOnnx.matmul([b.aiOnnx.tanh([b.aiOnnx.matmul([x, a])]), c])
-    loss = b.aiGraphcore.l1loss([y], 1.0, reduction=popart.ReductionType.Sum)
+    return b, x, a, c, b.aiGraphcore.l1loss([y], 1.0, reduction=popart.ReductionType.Sum)
+
+
+def _popart(popart, opt, af, rf, mean, device=None):
+    w1, w2, xs = _data(3, af, rf)
+    b, x, a, c, loss = _model(popart, w1, w2)
     device = device or popart.DeviceManager().createCpuDevice()
     s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, {loss: popart.AnchorReturnType("All")}), loss,
                                opt(popart), device, userOptions=_options(popart, af, rf, mean))
@@ -116,12 +121,7 @@ def test_replicas_equal_accumulation_over_the_same_micro_batches(popart, name):
 
 
 def _popart_accumulating(popart, opt, w1, w2, xs):
-    b = popart.Builder()
-    x = b.addInputTensor(popart.TensorInfo("FLOAT", [2, 4]), "x")
-    a = b.addInitializedInputTensor(w1, "w1")
-    c = b.addInitializedInputTensor(w2, "w2")
-    y = b.aiOnnx.matmul([b.aiOnnx.tanh([b.aiOnnx.matmul([x, a])]), c])
-    loss = b.aiGraphcore.l1loss([y], 1.0, reduction=popart.ReductionType.Sum)
+    b, x, a, c, loss = _model(popart, w1, w2)
     o = popart.SessionOptions()
     o.enableGradientAccumulation = True
     o.accumulationFactor = xs.shape[2]
