@@ -152,7 +152,7 @@ def test_init_printtensor_tensorremap_collectives(popart, capfd):
         opts = popart.SessionOptions()
         opts.enableReplicatedGraphs = True
         opts.replicatedGraphCount = 2
-        run(popart, lambda bl, gc, i: gc.replicatedallreduce([i[0]]), [x], opts)
+        run(popart, lambda bl, gc, i: gc.replicatedreducescatter([i[0]]), [x], opts)
 
 
 def test_abort_raises_poplar_runtime_error(popart):

@@ -311,14 +311,17 @@ TEST(GraphcoreOps, InitTensorRemapAndCollectives) {
   expectModelError([](Graph1& m) { return m.gc.replicatedallreduce({floatInput(m, {2})}, std::vector<int64_t>{1}); },
                    {"commGroup [1]"});
 
-  // At a replication factor above 1 the collectives are refused (another issue gives them meaning).
-  Graph1 r;
-  const auto ri = r.in(x, {2, 3});
-  const auto rar = r.gc.replicatedallreduce({ri});
+  // At a replication factor above 1 ReplicatedReduceScatter and groups of some replicas are refused
+  // (ReplicatedTraining.ReplicatedAllReduceSumsOverTheReplicas runs the all-reduce itself).
   SessionOptions o;
   o.enableReplicatedGraphs = true;
   o.replicatedGraphCount = 2;
-  expectError([&] { r.run({rar}, o); }, {"ReplicatedAllReduce across 2 replicas is not supported"});
+  Graph1 r;
+  const auto rrs = r.gc.replicatedreducescatter({r.in(x, {2, 3})});
+  expectError([&] { r.run({rrs}, o); }, {"ReplicatedReduceScatter across 2 replicas is not supported"});
+  Graph1 grouped;
+  const auto gar = grouped.gc.replicatedallreduce({grouped.in(x, {2, 3})}, std::vector<int64_t>{1, 1});
+  expectError([&] { grouped.run({gar}, o); }, {"over the replica group [1 1] of 2 replicas is not supported yet"});
 }
 
 /// Sends logging::print's lines to a file while alive.

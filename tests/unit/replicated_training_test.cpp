@@ -160,6 +160,52 @@ TEST(ReplicatedTraining, WhatReplicasDoNotDoYetIsAClearError) {
       {"automaticLossScalingSettings with replicated training (2 replicas) is not supported yet"});
 }
 
+TEST(ReplicatedTraining, ReplicatedAllReduceSumsOverTheReplicas) {
+  // Inference, 2 replicas: y = ReplicatedAllReduce(x) is x0 + x1 on both; x itself (anchored too)
+  // keeps each replica's value (the op is not a view of its input across replicas).
+  SessionOptions o;
+  o.enableReplicatedGraphs = true;
+  o.replicatedGraphCount = 2;
+  auto b = Builder::create();
+  const TensorId x = b->addInputTensor(TensorInfo(DataType::FLOAT, {2}), "x");
+  const TensorId x2 = b->aiOnnxOpset13().mul({x, x});
+  const TensorId y = b->aiGraphcoreOpset1().replicatedallreduce({x2});
+  b->addOutputTensor(y);
+  const auto out =
+      test::runOnce(b->getModelProto(), {{x, NDArray::fromVector<float>({1, 2, 3, 4}, {2, 2})}}, {y, x2}, o);
+  const float* py = out.at(y).dataAs<float>();
+  const float* px = out.at(x2).dataAs<float>();
+  EXPECT_EQ(std::vector<float>(py, py + 4), (std::vector<float>{10, 20, 10, 20}));
+  EXPECT_EQ(std::vector<float>(px, px + 4), (std::vector<float>{1, 4, 9, 16}));
+
+  // Training: loss_r = sum(AllReduce(w * x_r)) = w (x0 + x1); the gradient of the all-reduce's
+  // input is the sum of every replica's output gradient (2), so the summed gradient of w is
+  // 2 (x0 + x1), the derivative of the replicas' total loss 2 w (x0 + x1).
+  auto t = Builder::create();
+  const float w0 = 0.5f;
+  const TensorId tx = t->addInputTensor(TensorInfo(DataType::FLOAT, {1}), "x");
+  const TensorId w = t->addInitializedInputTensor(ConstVoidData(&w0, TensorInfo(DataType::FLOAT, {1})), "w");
+  const TensorId r = t->aiGraphcoreOpset1().replicatedallreduce({t->aiOnnxOpset13().mul({w, tx})});
+  const TensorId loss = t->aiGraphcoreOpset1().identityloss({r}, ReductionType::Sum);
+  auto s = TrainingSession::createFromOnnxModel(t->getModelProto(), DataFlow(1, {loss}), loss, ConstSGD(0.1f),
+                                                test::cpu(), InputShapeInfo(), o);
+  s->prepareDevice();
+  s->weightsFromHost();
+  std::map<TensorId, NDArray> in;
+  in.emplace(tx, NDArray::fromVector<float>({3, 5}, {2, 1}));
+  auto anchors = s->initAnchorArrays();
+  StepIO io(arrayRefs(in), arrayRefs(anchors));
+  s->run(io);
+  EXPECT_EQ(std::vector<float>(anchors.at(loss).dataAs<float>(), anchors.at(loss).dataAs<float>() + 2),
+            (std::vector<float>{4, 4}));  // each replica's loss: 0.5 x (3 + 5)
+  s->weightsToHost();
+  float got = 0;
+  WeightsIO wio;
+  wio.insert(w, MutableVoidData(&got, TensorInfo(DataType::FLOAT, {1})));
+  s->readWeights(wio);
+  EXPECT_FLOAT_EQ(got, 0.5f - 0.1f * 2 * (3 + 5));
+}
+
 TEST(ReplicatedTraining, MemoryStatsCountEveryReplica) {
   auto stats = [](int64_t replicas) {
     SessionOptions o;

@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "ir/ir.hpp"
 #include "ir/tensor.hpp"
 
 namespace popart {
@@ -171,6 +172,11 @@ std::vector<int64_t> intsFromInputOrAttr(const Op& op, int i, const char* attr, 
                                          const std::vector<int64_t>& dflt) {
   if (op.hasInput(i)) return op.requireInData(i, what).toInt64();
   return op.attrs.getInts(attr, dflt);
+}
+
+bool sumsAcrossReplicas(const Op& op) {
+  if (op.kind() == OpKind::GradAllReduce) return true;
+  return op.kind() == OpKind::GcReplicatedAllReduce && op.graph().ir().options().getGlobalReplicationFactor() > 1;
 }
 
 void setupSameAsInput0(Op& op) {

@@ -42,7 +42,7 @@ void ReplicatedExecutable::reduce(const Op& op) {
     // In replica order: the same sums on every run and in every process.
     for (size_t r = 1; r < replicas_.size(); ++r) {
       if (!addElements(sum, replicas_[r]->tensorData(t->id), type, n))
-        throw error("{}: the gradient '{}' ({}) cannot be summed across replicas", op.describe(), op.input(i)->id,
+        throw error("{}: '{}' ({}) cannot be summed across replicas", op.describe(), op.input(i)->id,
                     t->info.toString());
     }
     sums.push_back({sum, type, n});

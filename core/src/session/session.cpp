@@ -21,6 +21,7 @@
 #include "ir/runtime_info.hpp"
 #include "onnx.pb.h"
 #include "onnx/model_io.hpp"
+#include "ops/op_util.hpp"
 #include "optimizers/training_graph.hpp"
 #include "passes/prepare.hpp"
 #include "popart/error.hpp"
@@ -101,15 +102,19 @@ void Session::compileIr() {
 std::unique_ptr<Executable> Session::compileReplicas() {
   const SessionOptions& o = ir().options();
   const int64_t rf = o.getReplicationFactor();
-  const bool distributed = o.enableDistributedReplicatedGraphs && ir().isTraining();
-  // Inference replicas run one after another on one executable; training replicas each need
-  // their own (their gradients are summed between the program's phases).
-  if (!ir().isTraining() || (rf <= 1 && !distributed)) return backend_->compile(ir());
+  // Replicas that sum across each other (training's gradients, ReplicatedAllReduce ops) each need
+  // their own executable (the sums are between the program's phases); other inference replicas
+  // run one after another on one executable.
+  bool sums = ir().isTraining();
+  for (const Op* op : ir().schedule()) sums = sums || ops::sumsAcrossReplicas(*op);
+  const bool distributed = o.enableDistributedReplicatedGraphs && sums;
+  if (!sums || (rf <= 1 && !distributed)) return backend_->compile(ir());
   for (const auto& id : ir().initializerIds()) {
     if (replicaWeights().grouped(id))
       throw error(
-          "Training with weights grouped across replicas (VariableSettings) is not supported yet by this runtime: "
-          "'{}' has more than one group at replicatedGraphCount {}",
+          "Replicas that sum across each other (training, ReplicatedAllReduce) with weights grouped across replicas "
+          "(VariableSettings) are not supported yet by this runtime: '{}' has more than one group at "
+          "replicatedGraphCount {}",
           id, rf);
   }
   distributed::ProcessGroup* processes = distributed ? joinProcesses() : nullptr;

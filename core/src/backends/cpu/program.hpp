@@ -36,7 +36,8 @@ class Program {
   /// Runs every kernel once (views are re-pointed at their roots first).
   void run(std::mt19937_64& rng);
   /// The ops that end every phase but the last, in schedule order: GradientAllReduce, whose
-  /// outputs replicated training sums across the replicas between two phases.
+  /// outputs replicated training sums across the replicas between two phases, and the user's
+  /// ReplicatedAllReduce ops when there are several replicas.
   std::vector<const Op*> reductions() const;
   /// Runs phase k of reductions().size() + 1: the kernels after reduction k - 1, up to and
   /// including reduction k (phase 0 re-points the views first). run() runs them all.

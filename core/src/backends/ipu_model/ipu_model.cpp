@@ -15,6 +15,7 @@
 #include "ir/ir.hpp"
 #include "ir/placement.hpp"
 #include "onnx.pb.h"
+#include "ops/op_util.hpp"
 #include "ops/training_params.hpp"
 #include "passes/execution_phases.hpp"
 #include "patterns/inplace.hpp"
@@ -948,7 +949,7 @@ class Modeller {
       }
       r.cycles += copyCycles;
       r.exchangeCycles += copyCycles;
-      if (op->kind() == OpKind::GradAllReduce) {
+      if (ops::sumsAcrossReplicas(*op)) {
         const int64_t sum = replicaAllReduceCycles(*op);
         r.cycles += sum;
         r.exchangeCycles += sum;
