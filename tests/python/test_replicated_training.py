@@ -216,3 +216,19 @@ def test_replicated_training_on_the_ipu_model(popart):
     ipu = _popart(popart, opt, 1, 2, False, popart.DeviceManager().createIpuModelDevice({"numIPUs": 2}))
     np.testing.assert_allclose(ipu[0], cpu[0], rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(ipu[1], cpu[1], rtol=1e-6, atol=1e-7)
+
+
+def test_replicatedallreduce_sums_over_the_replicas(popart):
+    # (ReplicatedTraining.ReplicatedAllReduceSumsOverTheReplicas in C++): every replica gets the sum;
+    # the op's input keeps each replica's own value.
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [2]), "x")
+    x2 = b.aiOnnx.mul([x, x])
+    y = b.aiGraphcore.replicatedallreduce([x2])
+    s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [y, x2]), popart.DeviceManager().createCpuDevice(),
+                                userOptions=_options(popart, 1, 2, False))
+    s.prepareDevice()
+    anchors = s.initAnchorArrays()
+    s.run(popart.PyStepIO({x: np.array([[1, 2], [3, 4]], np.float32)}, anchors))
+    np.testing.assert_array_equal(anchors[y], [[10, 20], [10, 20]])
+    np.testing.assert_array_equal(anchors[x2], [[1, 4], [9, 16]])
