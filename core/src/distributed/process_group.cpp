@@ -21,6 +21,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -89,6 +90,10 @@ namespace {
 bool g_initStuck = false;
 /// Set when the processes fell out of step before the world was made: exit aborts the job.
 bool g_abortAtExit = false;
+
+/// The element types a sum across processes takes.
+constexpr DataType kSummable[] = {DataType::FLOAT, DataType::DOUBLE,  DataType::INT32,
+                                  DataType::INT64, DataType::FLOAT16, DataType::BFLOAT16};
 
 /// The element count of one MPI call: below INT_MAX, and buckets of at most 16 MiB so that a large
 /// model neither sends one message per tensor nor stages its whole gradient twice.
@@ -169,21 +174,11 @@ class MpiWorld final : public ProcessGroup {
   void allReduceSum(const std::vector<Buffer>& buffers) override {
     checkUsable("the gradient sum");
     for (const Buffer& b : buffers) {
-      switch (b.type) {
-        case DataType::FLOAT:
-        case DataType::DOUBLE:
-        case DataType::INT32:
-        case DataType::INT64:
-        case DataType::FLOAT16:
-        case DataType::BFLOAT16:
-          break;
-        default:
-          throw error("a sum across processes of {} tensors is not supported", dataTypeToString(b.type));
-      }
+      if (std::find(std::begin(kSummable), std::end(kSummable), b.type) == std::end(kSummable))
+        throw error("a sum across processes of {} tensors is not supported", dataTypeToString(b.type));
     }
     // Buckets of one element type each: halves travel as floats (MPI has no 16-bit float sum).
-    for (const DataType type :
-         {DataType::FLOAT, DataType::DOUBLE, DataType::INT32, DataType::INT64, DataType::FLOAT16, DataType::BFLOAT16}) {
+    for (const DataType type : kSummable) {
       std::vector<const Buffer*> mine;
       for (const Buffer& b : buffers) {
         if (b.type == type && b.n > 0) mine.push_back(&b);

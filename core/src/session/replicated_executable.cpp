@@ -15,6 +15,7 @@ ReplicatedExecutable::ReplicatedExecutable(std::vector<std::unique_ptr<Executabl
                                            distributed::ProcessGroup* processes, int64_t globalReplicaOffset)
     : replicas_(std::move(replicas)), processes_(processes), globalReplicaOffset_(globalReplicaOffset) {
   if (replicas_.empty()) throw internal_error("a replicated executable needs at least one replica");
+  cuts_ = replicas_[0]->reductions();
 }
 
 void ReplicatedExecutable::selectReplica(int r) {
@@ -23,10 +24,9 @@ void ReplicatedExecutable::selectReplica(int r) {
 }
 
 void ReplicatedExecutable::executeReplicas() {
-  const std::vector<const Op*> cuts = replicas_[0]->reductions();
-  for (size_t k = 0; k <= cuts.size(); ++k) {
+  for (size_t k = 0; k <= cuts_.size(); ++k) {
     for (auto& r : replicas_) r->executePhase(k);
-    if (k < cuts.size()) reduce(*cuts[k]);
+    if (k < cuts_.size()) reduce(*cuts_[k]);
   }
 }
 

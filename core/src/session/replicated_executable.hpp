@@ -57,6 +57,7 @@ class ReplicatedExecutable final : public Executable {
   void reduce(const Op& op);
 
   std::vector<std::unique_ptr<Executable>> replicas_;
+  std::vector<const Op*> cuts_;  ///< the ops the replicas' programs' phases end at (replica 0's)
   distributed::ProcessGroup* processes_;
   int64_t globalReplicaOffset_;
   int selected_ = 0;

@@ -71,7 +71,7 @@ class CpuExecutable : public Executable {
 
   void executePhase(size_t k) override {
     program_->runPhase(rng_, k);
-    if (k == program_->reductions().size()) ++runs_;
+    if (k + 1 == program_->numPhases()) ++runs_;
   }
 
   const void* tensorData(const TensorId& id) const override {

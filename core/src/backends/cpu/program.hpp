@@ -39,6 +39,7 @@ class Program {
   /// outputs replicated training sums across the replicas between two phases, and the user's
   /// ReplicatedAllReduce ops when there are several replicas.
   std::vector<const Op*> reductions() const;
+  size_t numPhases() const { return phaseEnds_.size(); }
   /// Runs phase k of reductions().size() + 1: the kernels after reduction k - 1, up to and
   /// including reduction k (phase 0 re-points the views first). run() runs them all.
   void runPhase(std::mt19937_64& rng, size_t k);
