@@ -68,7 +68,7 @@ def worker(args):
         s.run(io)
     seconds = (time.perf_counter() - t0) / args.steps
     summary = s.getSummaryReport()
-    m = re.search(r"Gradient sums: \d+, on average ([0-9.e+-]+) ms over this process's replicas"
+    m = re.search(r"Exchanges between replicas \(gradient sums, collectives\): \d+, on average ([0-9.e+-]+) ms over this process's replicas"
                   r"(?: \+ ([0-9.e+-]+) ms between the processes)?", summary)
     local_ms = float(m.group(1)) if m else 0.0
     mpi_ms = float(m.group(2)) if m and m.group(2) else 0.0

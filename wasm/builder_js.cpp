@@ -33,6 +33,9 @@ class BuilderJs {
   void setGraphName(const std::string& n) {
     guarded([&] { b_->setGraphName(n); });
   }
+  void embedReplicationFactor(int n) {
+    guarded([&] { b_->embedReplicationFactor(n); });
+  }
 
   std::string addInputTensor(const std::string& dtype, const val& shape, const std::string& name) {
     return guarded([&] { return b_->addInputTensor(dtype, toInts(shape, "addInputTensor shape"), name); });
@@ -408,6 +411,7 @@ EMSCRIPTEN_BINDINGS(popart_builder) {
       .class_function("createFromOnnxModel", &BuilderJs::createFromOnnxModel, allow_raw_pointers())
       .function("createSubgraphBuilder", &BuilderJs::createSubgraphBuilder, allow_raw_pointers())
       .function("setGraphName", &BuilderJs::setGraphName)
+      .function("embedReplicationFactor", &BuilderJs::embedReplicationFactor)
       .function("addInputTensor", &BuilderJs::addInputTensor)
       .function("addUntypedInputTensor", &BuilderJs::addUntypedInputTensor)
       .function("addInputTensorFromParentGraph", &BuilderJs::addInputTensorFromParentGraph)

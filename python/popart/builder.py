@@ -322,6 +322,11 @@ class Builder:
     def setGraphName(self, name):
         self._impl.setGraphName(name)
 
+    def embedReplicationFactor(self, replicationFactor):
+        """Writes the replication factor the model's grouped weights (VariableSettings) are laid
+        out for into the model."""
+        self._impl.embedReplicationFactor(replicationFactor)
+
     def customOp(self, opName, opVersion, domain, inputs, attributes=None, numOutputs=1, name=""):
         out = self._impl.customOp(opName, opVersion, domain, inputs, attributes or {}, numOutputs, name)
         return out

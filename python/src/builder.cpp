@@ -102,6 +102,7 @@ void bindBuilder(py::module_& m) {
           },
           py::keep_alive<0, 1>())
       .def("setGraphName", [](PyBuilder& s, const std::string& n) { s.b().setGraphName(n); })
+      .def("embedReplicationFactor", [](PyBuilder& s, int n) { s.b().embedReplicationFactor(n); })
       .def("addInputTensor",
            [](PyBuilder& s, py::object a, py::object shape, const std::string& dc, py::object settings) {
              const bool with = !settings.is_none();

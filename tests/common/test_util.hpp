@@ -91,6 +91,9 @@ void expectNear(const std::vector<G>& got, const std::vector<double>& want, doub
     EXPECT_NEAR(got[i], want[i], relTol * (1.0 + std::fabs(want[i]))) << what << " at " << i;
 }
 
+/// The values of a FLOAT, FLOAT16, DOUBLE, INT32, INT64 or BOOL array as doubles.
+std::vector<double> asDoubles(const NDArray& a);
+
 /// A Constant node of `ai`'s opset holding `v` with shape `s`.
 template <typename T, typename Opset>
 TensorId constant(Opset& ai, const std::vector<T>& v, const Shape& s) {

@@ -7,6 +7,12 @@ processes sees the same data. Each process writes its final weights and its repl
     train.py --out DIR [--replicas TOTAL] [--local N] [--optimizer sgd|momentum|adam] [--mean]
              [--popdist] [--mpi4py] [--perturb] [--broadcast] [--lr LR] [--stall SECONDS]
              [--stall-training SECONDS] [--die-before-training] [--wrong-offset] [--lr-of-rank1 LR]
+             [--collectives]
+
+--collectives adds the Builder's collectives between replicas to the model, over groups that span
+the processes: the hidden layer summed over Orthogonal pairs ({0, 2}, {1, 3} of 4), the output
+reduce-scattered over Consecutive pairs into a second loss term, and the hidden layer's maximum
+over every replica as an anchor (saved as "maxima").
 """
 import argparse
 import os
@@ -52,6 +58,7 @@ def main():
     p.add_argument("--lr-of-rank1", type=float, default=None, help="rank 1's learning rate (a mismatch)")
     p.add_argument("--die-before-training", action="store_true", help="rank 1 exits before training")
     p.add_argument("--wrong-offset", action="store_true", help="every rank claims globalReplicaOffset 0")
+    p.add_argument("--collectives", action="store_true", help="collectives between replicas in the model")
     a = p.parse_args()
 
     if a.mpi4py:
@@ -71,8 +78,18 @@ def main():
     x = b.addInputTensor(popart.TensorInfo("FLOAT", [BATCH, 4]), "x")
     wa = b.addInitializedInputTensor(w1, "w1")
     wb = b.addInitializedInputTensor(w2, "w2")
-    y = b.aiOnnx.matmul([b.aiOnnx.tanh([b.aiOnnx.matmul([x, wa])]), wb])
+    h = b.aiOnnx.tanh([b.aiOnnx.matmul([x, wa])])
+    anchored = {}
+    if a.collectives:
+        orthogonal = popart.CommGroup(popart.CommGroupType.Orthogonal, 2)
+        consecutive = popart.CommGroup(popart.CommGroupType.Consecutive, 2)
+        anchored["maxima"] = b.aiGraphcore.replicatedallreduce([h], popart.CollectiveOperator.Max)
+        h = b.aiGraphcore.replicatedallreduce([h], popart.CollectiveOperator.Add, orthogonal)
+    y = b.aiOnnx.matmul([h, wb])
     loss = b.aiGraphcore.l1loss([y], 1.0, reduction=popart.ReductionType.Sum)
+    if a.collectives:
+        shard = b.aiGraphcore.replicatedreducescatter([y], popart.CollectiveOperator.Add, consecutive)
+        loss = b.aiOnnx.add([loss, b.aiGraphcore.l1loss([shard], 0.5, reduction=popart.ReductionType.Sum)])
 
     opts = popart.SessionOptions()
     if a.popdist:
@@ -91,7 +108,8 @@ def main():
     if a.stall and rank == 1:
         time.sleep(a.stall)
     device = popdist.popart.getDevice() if a.popdist else popart.DeviceManager().createCpuDevice()
-    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, {loss: popart.AnchorReturnType("All")}), loss,
+    flow = {t: popart.AnchorReturnType("All") for t in [loss, *anchored.values()]}
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, flow), loss,
                                optimizer(popart, a.optimizer, a.lr_of_rank1 if a.lr_of_rank1 and rank == 1 else a.lr), device, userOptions=opts)
     s.prepareDevice()
     s.weightsFromHost()
@@ -102,17 +120,19 @@ def main():
     if a.stall_training and rank == 1:
         time.sleep(a.stall_training)
     anchors = s.initAnchorArrays()
-    losses = []
+    losses, seen = [], {k: [] for k in anchored}
     for step in range(STEPS):
         mine = xs[step, offset:offset + local]
         s.run(popart.PyStepIO({x: mine if local > 1 else mine[0]}, anchors))
         losses.append(np.array(anchors[loss]).reshape(local))
+        for k, t in anchored.items():
+            seen[k].append(np.array(anchors[t]).reshape(local, -1))
     out = {wa: np.zeros_like(w1), wb: np.zeros_like(w2)}
     s.weightsToHost()
     s.readWeights(popart.PyWeightsIO(out))
     os.makedirs(a.out, exist_ok=True)
     np.savez(os.path.join(a.out, f"rank{rank}.npz"), w1=out[wa], w2=out[wb], losses=np.stack(losses),
-             offset=offset, local=local)
+             offset=offset, local=local, **{k: np.stack(v) for k, v in seen.items()})
     s.modelToHost(os.path.join(a.out, "model.onnx"))
     if rank == 0:
         print(f"trained {STEPS} steps on {a.replicas} replicas over {ranks} process(es)", flush=True)

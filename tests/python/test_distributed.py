@@ -116,6 +116,19 @@ def test_optimizers_and_the_mean_reduction_across_processes(tmp_path, optimizer,
     _same(got[0], _torch_reference(optimizer, mean), tol=1e-5)
 
 
+def test_collectives_between_replicas_of_different_processes(tmp_path):
+    # Replica groups that span the processes (Orthogonal pairs {0, 2}, {1, 3} at 2 x 2; the maximum
+    # over all 4), a reduce-scatter in the loss and its gradient (an all-gather): 2 processes train
+    # to the weights, losses and anchors of one process holding the 4 replicas.
+    want = _single(tmp_path, "one", "--collectives", "--optimizer", "sgd")
+    ranks, _ = _train(tmp_path, "two", 2, "--collectives", "--optimizer", "sgd")
+    for r in ranks:
+        _same(r, want)
+    np.testing.assert_allclose(np.concatenate([r["losses"] for r in ranks], axis=1), want["losses"], rtol=1e-6)
+    np.testing.assert_allclose(np.concatenate([r["maxima"] for r in ranks], axis=1), want["maxima"], rtol=1e-6)
+    assert np.ptp(want["maxima"], axis=1).max() == 0  # every replica sees the same maximum
+
+
 def test_poprun_and_popdist_configure_the_processes(tmp_path):
     # scripts/poprun: 2 instances x 2 replicas; the script takes its options from popdist.
     out = tmp_path / "p"
@@ -169,7 +182,7 @@ def test_a_process_that_never_starts_stops_the_others(tmp_path):
 
 def test_a_process_that_stops_taking_part_stops_the_others(tmp_path):
     log = _failure(tmp_path, "--stall-training", "60", env={"POPART_DISTRIBUTED_TIMEOUT": 3})
-    assert "the gradient sum: the other processes did not take part within 3 s" in log
+    assert "the sum across replicas: the other processes did not take part within 3 s" in log
 
 
 def test_a_process_that_dies_ends_the_job(tmp_path):

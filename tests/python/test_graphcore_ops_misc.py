@@ -148,11 +148,13 @@ def test_init_printtensor_tensorremap_collectives(popart, capfd):
     g1 = b.aiGraphcore.replicatedallreduce([v], commGroup=popart.CommGroup(popart.CommGroupType.Consecutive, 2))
     g2 = b.aiGraphcore.replicatedallreduce([v], commGroup=[popart.CommGroupType.Consecutive, 2])
     assert b.getInt64VectorNodeAttribute("commGroup", {g1}) == b.getInt64VectorNodeAttribute("commGroup", {g2})
-    with pytest.raises(popart.popart_exception, match="not supported yet"):
-        opts = popart.SessionOptions()
-        opts.enableReplicatedGraphs = True
-        opts.replicatedGraphCount = 2
-        run(popart, lambda bl, gc, i: gc.replicatedreducescatter([i[0]]), [x], opts)
+    # PopART's parameter order: args, collectiveOperator, commGroup.
+    g3 = b.aiGraphcore.replicatedreducescatter([v], popart.CollectiveOperator.Max,
+                                               popart.CommGroup(popart.CommGroupType.Orthogonal, 2))
+    assert b.getInt64VectorNodeAttribute("commGroup", {g3}) == [int(popart.CommGroupType.Orthogonal), 2]
+    with pytest.raises(popart.popart_exception, match="CollectiveOperator Mean takes floating-point tensors"):
+        run(popart, lambda bl, gc, i: gc.replicatedallreduce([bl.aiOnnx.cast([i[0]], "INT32")],
+                                                              popart.CollectiveOperator.Mean), [x])
 
 
 def test_abort_raises_poplar_runtime_error(popart):

@@ -12,26 +12,9 @@
 namespace popart {
 namespace {
 
+using test::asDoubles;
 using test::expectError;
 using test::expectNear;
-
-std::vector<double> asDoubles(const NDArray& a) {
-  switch (a.info().dataType()) {
-    case DataType::FLOAT: {
-      const auto v = a.toVector<float>();
-      return {v.begin(), v.end()};
-    }
-    case DataType::FLOAT16: {
-      std::vector<double> out;
-      for (auto h : a.toVector<float16_t>()) out.push_back(static_cast<float>(h));
-      return out;
-    }
-    case DataType::DOUBLE:
-      return a.toVector<double>();
-    default:
-      throw error("asDoubles: {}", a.info().toString());
-  }
-}
 
 /// A model under construction (Graphcore ops at hand) and its input values: build, then run().
 struct Graph1 : test::Net {
@@ -278,8 +261,9 @@ TEST(GraphcoreOps, InitTensorRemapAndCollectives) {
   const std::vector<float> x{1, -2, 3, -4, 5, -6};
   const auto xi = g.in(x, {2, 3});
   const auto rm = g.gc.tensorremap({xi}), ar = g.gc.replicatedallreduce({xi}),
-             rs = g.gc.replicatedreducescatter({xi}, std::vector<int64_t>{1, 1});
-  auto out = g.run({z, z2, rm, ar, rs});
+             rs = g.gc.replicatedreducescatter({xi}, nonstd::nullopt, CommGroup(CommGroupType::Consecutive, 1)),
+             sq = g.gc.replicatedallreduce({xi}, CollectiveOperator::SquareAdd);
+  auto out = g.run({z, z2, rm, ar, rs, sq});
   EXPECT_EQ(out.at(z).info(), TensorInfo("INT32", {2, 3}));
   EXPECT_EQ(out.at(z).toVector<int32_t>(), std::vector<int32_t>(6, 0));
   EXPECT_EQ(out.at(z2).info(), TensorInfo("FLOAT16", {4}));
@@ -289,6 +273,7 @@ TEST(GraphcoreOps, InitTensorRemapAndCollectives) {
   expectNear(asDoubles(out.at(ar)), xd, 0);
   EXPECT_EQ(out.at(rs).info().shape(), (Shape{6}));
   expectNear(asDoubles(out.at(rs)), xd, 0);
+  expectNear(asDoubles(out.at(sq)), {1, 4, 9, 16, 25, 36}, 0);  // one replica's sum of squares
 
   Graph1 e;
   expectError([&] { e.gc.init({2}, 99, 0); }, {"init data_type must be a DataType, got 99"});
@@ -308,20 +293,27 @@ TEST(GraphcoreOps, InitTensorRemapAndCollectives) {
       },
       {"batch_axis 2"});
   expectModelError([](Graph1& m) { return m.gc.tensorremap({floatInput(m, {2})}, 3); }, {"remap_type 3"});
-  expectModelError([](Graph1& m) { return m.gc.replicatedallreduce({floatInput(m, {2})}, std::vector<int64_t>{1}); },
-                   {"commGroup [1]"});
-
-  // At a replication factor above 1 ReplicatedReduceScatter and groups of some replicas are refused
-  // (ReplicatedTraining.ReplicatedAllReduceSumsOverTheReplicas runs the all-reduce itself).
-  SessionOptions o;
-  o.enableReplicatedGraphs = true;
-  o.replicatedGraphCount = 2;
-  Graph1 r;
-  const auto rrs = r.gc.replicatedreducescatter({r.in(x, {2, 3})});
-  expectError([&] { r.run({rrs}, o); }, {"ReplicatedReduceScatter across 2 replicas is not supported"});
-  Graph1 grouped;
-  const auto gar = grouped.gc.replicatedallreduce({grouped.in(x, {2, 3})}, std::vector<int64_t>{1, 1});
-  expectError([&] { grouped.run({gar}, o); }, {"over the replica group [1 1] of 2 replicas is not supported yet"});
+  expectModelError(
+      [](Graph1& m) {
+        return m.gc.callMethod("replicatedallreduce", {floatInput(m, {2})},
+                               {{"commGroup", std::vector<int64_t>{1}}})[0];
+      },
+      {"commGroup [1] must be [CommGroupType"});
+  expectModelError(
+      [](Graph1& m) {
+        return m.gc.replicatedallreduce({floatInput(m, {2})}, nonstd::nullopt,
+                                        CommGroup(CommGroupType::Consecutive, 0));
+      },
+      {"Attempting to use 0 as a CommGroupSize"});
+  expectModelError(
+      [](Graph1& m) { return m.gc.replicatedallreduce({floatInput(m, {2})}, CollectiveOperator::LogicalOr); },
+      {"CollectiveOperator LogicalOr takes BOOL tensors, not FLOAT"});
+  expectError(
+      [&] {
+        e.gc.callMethod("replicatedallreduce", {"x"}, {{"collectiveOperator", std::string("Sub")}});
+      },
+      {"CollectiveOperator"});
+  // Replicas exchanging values: ReplicatedTraining.Collectives*.
 }
 
 /// Sends logging::print's lines to a file while alive.

@@ -10,7 +10,9 @@ namespace popart {
 namespace {
 namespace replicated {
 
+using test::asDoubles;
 using test::expectError;
+using test::expectNear;
 
 constexpr int64_t kIn = 3, kOut = 2, kRows = 2;
 
@@ -204,6 +206,162 @@ TEST(ReplicatedTraining, ReplicatedAllReduceSumsOverTheReplicas) {
   wio.insert(w, MutableVoidData(&got, TensorInfo(DataType::FLOAT, {1})));
   s->readWeights(wio);
   EXPECT_FLOAT_EQ(got, 0.5f - 0.1f * 2 * (3 + 5));
+}
+
+TEST(ReplicatedTraining, CollectivesCombineOverReplicaGroups) {
+  // Inference, 4 replicas, x_r [6] = (j - 2.5) (r + 1): each collective against a double reference
+  // over its groups. Consecutive 2: {0, 1}, {2, 3}; Orthogonal 2: {0, 2}, {1, 3} (position: r / 2).
+  constexpr int R = 4, N = 6;
+  SessionOptions o;
+  o.enableReplicatedGraphs = true;
+  o.replicatedGraphCount = R;
+  auto b = Builder::create();
+  auto gc = b->aiGraphcoreOpset1();
+  auto ai = b->aiOnnxOpset13();
+  const TensorId x = b->addInputTensor(TensorInfo(DataType::FLOAT, {N}), "x");
+  const CommGroup consecutive(CommGroupType::Consecutive, 2), orthogonal(CommGroupType::Orthogonal, 2);
+  const TensorId sum = gc.replicatedallreduce({x});
+  const TensorId max = gc.replicatedallreduce({x}, CollectiveOperator::Max, consecutive);
+  const TensorId mean = gc.replicatedallreduce({x}, CollectiveOperator::Mean, orthogonal);
+  const TensorId mul = gc.replicatedallreduce({x}, CollectiveOperator::Mul, consecutive);
+  const TensorId sq = gc.replicatedallreduce({x}, CollectiveOperator::SquareAdd);
+  const TensorId scatter = gc.replicatedreducescatter({x});  // [2] of the sum padded to 8
+  const TensorId local = gc.replicatedreducescatter({x}, CollectiveOperator::Local, consecutive);  // [3]
+  const TensorId minScatter = gc.replicatedreducescatter({x}, CollectiveOperator::Min, orthogonal);
+  const TensorId positive = ai.greater({x, test::constant(ai, std::vector<float>{0}, {})});
+  const TensorId all = gc.replicatedallreduce({positive}, CollectiveOperator::LogicalAnd);
+  const TensorId any = gc.replicatedallreduce({positive}, CollectiveOperator::LogicalOr, orthogonal);
+  std::vector<float> xs;
+  auto xv = [](int r, int j) { return (j - 2.5) * (r + 1); };
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < N; ++j) xs.push_back(static_cast<float>(xv(r, j)));
+  const auto out = test::runOnce(b->getModelProto(), {{x, NDArray::fromVector<float>(xs, {R, N})}},
+                                 {sum, max, mean, mul, sq, scatter, local, minScatter, all, any}, o);
+  auto values = [&](const TensorId& id) { return asDoubles(out.at(id)); };
+  EXPECT_EQ(out.at(scatter).info().shape(), (Shape{R, 2}));
+  EXPECT_EQ(out.at(local).info().shape(), (Shape{R, 3}));
+  std::vector<double> eSum, eMax, eMean, eMul, eSq, eScatter, eLocal, eMin, eAll, eAny;
+  for (int r = 0; r < R; ++r) {
+    const int c0 = r / 2 * 2, o0 = r % 2;  // the first replica of r's Consecutive / Orthogonal group
+    for (int j = 0; j < N; ++j) {
+      double s = 0, q = 0;
+      bool a = true;
+      for (int k = 0; k < R; ++k) {
+        s += xv(k, j);
+        q += xv(k, j) * xv(k, j);
+        a = a && xv(k, j) > 0;
+      }
+      eSum.push_back(s);
+      eSq.push_back(q);
+      eMax.push_back(std::max(xv(c0, j), xv(c0 + 1, j)));
+      eMul.push_back(xv(c0, j) * xv(c0 + 1, j));
+      eMean.push_back((xv(o0, j) + xv(o0 + 2, j)) / 2);
+      eAll.push_back(a);
+      eAny.push_back(xv(o0, j) > 0 || xv(o0 + 2, j) > 0);
+    }
+    for (int j = 2 * r; j < 2 * r + 2; ++j) eScatter.push_back(j < N ? eSum[static_cast<size_t>(j)] : 0.0);
+    for (int j = 3 * (r % 2); j < 3 * (r % 2) + 3; ++j) eLocal.push_back(xv(r, j));
+    for (int j = 3 * (r / 2); j < 3 * (r / 2) + 3; ++j) eMin.push_back(std::min(xv(o0, j), xv(o0 + 2, j)));
+  }
+  expectNear(values(sum), eSum, 1e-5);
+  expectNear(values(max), eMax, 0);
+  expectNear(values(mean), eMean, 1e-6);
+  expectNear(values(mul), eMul, 1e-5);
+  expectNear(values(sq), eSq, 1e-4);
+  expectNear(values(scatter), eScatter, 1e-5);
+  expectNear(values(local), eLocal, 0);
+  expectNear(values(minScatter), eMin, 0);
+  expectNear(values(all), eAll, 0);
+  expectNear(values(any), eAny, 0);
+}
+
+TEST(ReplicatedTraining, ReduceScatterGradientIsAnAllGather) {
+  // loss_r = sum(c * ReduceScatter(w * x_r)) over 2 replicas, [5] padded to [6]: replica i's shard
+  // is elements 3i .. 3i + 2 of sum_r w x_r. d total / dw = (sum_r x_r) * c gathered by shard,
+  // which the replicas' all-gather of the output gradient gives; the gradients are then summed.
+  SessionOptions o;
+  o.enableReplicatedGraphs = true;
+  o.replicatedGraphCount = 2;
+  auto t = Builder::create();
+  const std::vector<float> w0{0.5f, -1, 2, 0.25f, 1}, c{1, 2, 3};
+  const TensorId tx = t->addInputTensor(TensorInfo(DataType::FLOAT, {5}), "x");
+  const TensorId w = t->addInitializedInputTensor(ConstVoidData(w0.data(), TensorInfo(DataType::FLOAT, {5})), "w");
+  const TensorId rs = t->aiGraphcoreOpset1().replicatedreducescatter({t->aiOnnxOpset13().mul({w, tx})});
+  const TensorId cc = t->aiOnnxOpset13().constant(ConstVoidData(c.data(), TensorInfo(DataType::FLOAT, {3})));
+  const TensorId loss = t->aiGraphcoreOpset1().identityloss({t->aiOnnxOpset13().mul({rs, cc})}, ReductionType::Sum);
+  auto s = TrainingSession::createFromOnnxModel(t->getModelProto(), DataFlow(1, {loss}), loss, ConstSGD(0.1f),
+                                                test::cpu(), InputShapeInfo(), o);
+  s->prepareDevice();
+  s->weightsFromHost();
+  const std::vector<float> xs{1, 2, 3, 4, 5, -1, 0.5f, 2, -2, 3};
+  std::map<TensorId, NDArray> in;
+  in.emplace(tx, NDArray::fromVector<float>(xs, {2, 5}));
+  auto anchors = s->initAnchorArrays();
+  StepIO io(arrayRefs(in), arrayRefs(anchors));
+  s->run(io);
+  std::vector<double> expectLoss(2, 0.0);
+  for (int j = 0; j < 5; ++j) expectLoss[static_cast<size_t>(j / 3)] += c[j % 3] * w0[j] * (xs[j] + xs[5 + j]);
+  expectNear(asDoubles(anchors.at(loss)), expectLoss, 1e-5);
+  s->weightsToHost();
+  std::vector<float> got(5);
+  WeightsIO wio;
+  wio.insert(w, MutableVoidData(got.data(), TensorInfo(DataType::FLOAT, {5})));
+  s->readWeights(wio);
+  std::vector<double> want;
+  for (int j = 0; j < 5; ++j) want.push_back(w0[j] - 0.1 * c[j % 3] * (xs[j] + xs[5 + j]));
+  expectNear(std::vector<double>(got.begin(), got.end()), want, 1e-6);
+}
+
+TEST(ReplicatedTraining, GroupedWeightsSumOverTheirGroup) {
+  // 4 replicas, w grouped Consecutive 2 (VariableSettings): replicas {0, 1} share w's first value,
+  // {2, 3} its second, and each group sums only its replicas' gradients (loss_r = sum |x_r W|).
+  SessionOptions o;
+  o.enableReplicatedGraphs = true;
+  o.replicatedGraphCount = 4;
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset13();
+  const std::vector<float> w0 = weights0();
+  std::vector<float> both(w0);
+  for (float v : w0) both.push_back(-v);
+  const auto x = b->addInputTensor(TensorInfo(DataType::FLOAT, {kRows, kIn}), "x");
+  const auto w = b->addInitializedInputTensor(ConstVoidData(both.data(), TensorInfo(DataType::FLOAT, {2, kIn, kOut})),
+                                              VariableSettings(CommGroup(CommGroupType::Consecutive, 2)), "w");
+  const auto l = b->aiGraphcoreOpset1().l1loss({ai.matmul({x, w})}, 1.0f, ReductionType::Sum, "loss");
+  b->addOutputTensor(l);
+  auto s = TrainingSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {l}), l, ConstSGD(0.1f), test::cpu(),
+                                                InputShapeInfo(), o);
+  s->prepareDevice();
+  s->weightsFromHost();
+  const std::vector<float> xs = inputs(4);
+  std::map<TensorId, NDArray> in;
+  in.emplace(x, NDArray::fromVector<float>(xs, {4, kRows, kIn}));
+  auto anchors = s->initAnchorArrays();
+  StepIO io(arrayRefs(in), arrayRefs(anchors));
+  s->run(io);
+  s->weightsToHost();
+  std::vector<float> got(2 * kIn * kOut);
+  WeightsIO wio;
+  wio.insert(w, MutableVoidData(got.data(), TensorInfo(DataType::FLOAT, {2, kIn, kOut})));
+  s->readWeights(wio);
+  for (int g = 0; g < 2; ++g) {
+    // Group g: W_g - lr * sum over its replicas' micro-batches of x^T sign(x W_g).
+    std::vector<double> want;
+    for (int i = 0; i < kIn * kOut; ++i) want.push_back(both[static_cast<size_t>(g * kIn * kOut + i)]);
+    for (int r = 2 * g; r < 2 * g + 2; ++r) {
+      for (int row = 0; row < kRows; ++row) {
+        for (int j = 0; j < kOut; ++j) {
+          double y = 0;
+          for (int i = 0; i < kIn; ++i)
+            y += xs[static_cast<size_t>((r * kRows + row) * kIn + i)] *
+                 both[static_cast<size_t>(g * kIn * kOut + i * kOut + j)];
+          for (int i = 0; i < kIn; ++i)
+            want[static_cast<size_t>(i * kOut + j)] -=
+                0.1 * xs[static_cast<size_t>((r * kRows + row) * kIn + i)] * (y > 0 ? 1 : -1);
+        }
+      }
+    }
+    expectNear(std::vector<double>(got.begin() + g * kIn * kOut, got.begin() + (g + 1) * kIn * kOut), want, 1e-5);
+  }
 }
 
 TEST(ReplicatedTraining, MemoryStatsCountEveryReplica) {

@@ -48,5 +48,35 @@ ReluModel reluModel(const Shape& shape) {
   return m;
 }
 
+std::vector<double> asDoubles(const NDArray& a) {
+  switch (a.info().dataType()) {
+    case DataType::FLOAT: {
+      const auto v = a.toVector<float>();
+      return {v.begin(), v.end()};
+    }
+    case DataType::FLOAT16: {
+      std::vector<double> out;
+      for (auto h : a.toVector<float16_t>()) out.push_back(static_cast<float>(h));
+      return out;
+    }
+    case DataType::DOUBLE:
+      return a.toVector<double>();
+    case DataType::INT32: {
+      const auto v = a.toVector<int32_t>();
+      return {v.begin(), v.end()};
+    }
+    case DataType::INT64: {
+      const auto v = a.toVector<int64_t>();
+      return {v.begin(), v.end()};
+    }
+    case DataType::BOOL: {
+      const auto v = a.toVector<bool>();
+      return {v.begin(), v.end()};
+    }
+    default:
+      throw error("asDoubles: {}", a.info().toString());
+  }
+}
+
 }  // namespace test
 }  // namespace popart

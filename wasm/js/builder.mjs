@@ -150,6 +150,7 @@ export function makeBuilder({ M, Handle, versionInfo, readModel, BuilderHandle, 
       return new Builder(undefined, { 'ai.onnx': this._onnxDefault }, this.handle.createSubgraphBuilder());
     }
     setGraphName(n) { this.handle.setGraphName(String(n)); }
+    embedReplicationFactor(n) { this.handle.embedReplicationFactor(Number(n)); }
 
     aiOnnxOpset(version) {
       if (!Number.isInteger(version) || version < FIRST_OPSET || version > LAST_OPSET) {

@@ -15,10 +15,12 @@
 #include <vector>
 
 #include "popart/builder.gen.hpp"
+#include "popart/commgroup.hpp"
 #include "popart/dataflow.hpp"
 #include "popart/debugcontext.hpp"
 #include "popart/domainopset.hpp"
 #include "popart/names.hpp"
+#include "popart/op/collectives/collectives.hpp"
 #include "popart/op/loss.hpp"
 #include "popart/op/scatterreduce.hpp"
 #include "popart/reflection.hpp"
@@ -213,13 +215,17 @@ class AiGraphcoreOpset1 : public DomainOpSet {
   /// The input (an IPU layout change); `remap_type` 0 FwdBwdReverse, 1 Fwd, 2 Bwd.
   TensorId tensorremap(const std::vector<TensorId>& args, int64_t remap_type = 0,
                        const DebugContext& debugContext = {});
-  /// Collectives over replicas (replication factor 1 only yet). `commGroup` is
-  /// [CommGroupType, replicaGroupSize] (PopART's CommGroup); none: all replicas.
+  /// Collectives over the replicas of this replica's group (`commGroup`; none: all replicas),
+  /// combined by `collectiveOperator` (none: Add). replicatedallreduce: every replica of the group
+  /// gets the result; replicatedreducescatter: the input flattened and padded to a multiple of the
+  /// group's size k, the replica at position i of its group gets shard i ([ceil(n / k)]).
   TensorId replicatedallreduce(const std::vector<TensorId>& args,
-                               const nonstd::optional<std::vector<int64_t>>& commGroup = nonstd::nullopt,
+                               const nonstd::optional<CollectiveOperator>& collectiveOperator = nonstd::nullopt,
+                               const nonstd::optional<CommGroup>& commGroup = nonstd::nullopt,
                                const DebugContext& debugContext = {});
   TensorId replicatedreducescatter(const std::vector<TensorId>& args,
-                                   const nonstd::optional<std::vector<int64_t>>& commGroup = nonstd::nullopt,
+                                   const nonstd::optional<CollectiveOperator>& collectiveOperator = nonstd::nullopt,
+                                   const nonstd::optional<CommGroup>& commGroup = nonstd::nullopt,
                                    const DebugContext& debugContext = {});
   /// [Y, mean [N * G], invStdDev [N * G]] of `args = {X [N, C, ...], scale [C], bias [C]}`
   /// normalised over each group of C / `num_groups` consecutive channels of each sample.
@@ -268,6 +274,10 @@ class Builder {
   /// A builder for a subgraph (If/Loop/Scan bodies), owned by this builder.
   Builder& createSubgraphBuilder();
   void setGraphName(const std::string& name);
+  /// PopART's: writes the replication factor the model is built for into it (metadata_props
+  /// "__replication_factor"; absent: 1), the one its grouped weights' values are laid out for
+  /// (VariableSettings). A session at another replication factor says so when it loads them.
+  void embedReplicationFactor(int replicationFactor);
 
   // ------------------------------------------------------------------ tensors
   TensorId addInputTensor(const TensorInfo& info, const DebugContext& debugContext = {});

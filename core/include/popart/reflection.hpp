@@ -91,6 +91,7 @@ POPART_REFLECT_ENUM(RecomputeType)
 POPART_REFLECT_ENUM(DeviceSelectionCriterion)
 POPART_REFLECT_ENUM(IrSerializationFormat)
 POPART_REFLECT_ENUM(CommGroupType)
+POPART_REFLECT_ENUM(CollectiveOperator)
 POPART_REFLECT_ENUM(VariableRetrievalMode)
 POPART_REFLECT_ENUM(ReplicatedStreamMode)
 #undef POPART_REFLECT_ENUM

@@ -254,6 +254,9 @@ class Session {
   /// The backend's executable for ir_, or for replicated training one per local replica
   /// (session/replicated_executable.hpp).
   std::unique_ptr<Executable> compileReplicas();
+  /// The host's weights to the device: every replica's, each with its groups' values
+  /// (VariableSettings).
+  void loadWeights();
   /// A distributed session: the processes (MPI), checked to run the same model and options and
   /// to hold globalReplicationFactor replicas between them; nullptr otherwise.
   distributed::ProcessGroup* joinProcesses();

@@ -139,20 +139,28 @@ TensorId AiGraphcoreOpset1::tensorremap(const std::vector<TensorId>& args, int64
   return callMethod("tensorremap", args, {{"remap_type", remap_type}}, dc)[0];
 }
 
-TensorId AiGraphcoreOpset1::replicatedallreduce(const std::vector<TensorId>& args,
-                                                const nonstd::optional<std::vector<int64_t>>& commGroup,
-                                                const DebugContext& dc) {
+namespace {
+/// The collectives' optional arguments as the method table's attributes.
+std::map<std::string, OptionValue> collectiveAttributes(const nonstd::optional<CollectiveOperator>& op,
+                                                        const nonstd::optional<CommGroup>& group) {
   std::map<std::string, OptionValue> a;
-  if (commGroup) a["commGroup"] = *commGroup;
-  return callMethod("replicatedallreduce", args, a, dc)[0];
+  if (op) a["collectiveOperator"] = static_cast<int64_t>(*op);
+  if (group) a["commGroup"] = std::vector<int64_t>{static_cast<int64_t>(group->type), group->replicaGroupSize};
+  return a;
+}
+}  // namespace
+
+TensorId AiGraphcoreOpset1::replicatedallreduce(const std::vector<TensorId>& args,
+                                                const nonstd::optional<CollectiveOperator>& collectiveOperator,
+                                                const nonstd::optional<CommGroup>& commGroup, const DebugContext& dc) {
+  return callMethod("replicatedallreduce", args, collectiveAttributes(collectiveOperator, commGroup), dc)[0];
 }
 
 TensorId AiGraphcoreOpset1::replicatedreducescatter(const std::vector<TensorId>& args,
-                                                    const nonstd::optional<std::vector<int64_t>>& commGroup,
+                                                    const nonstd::optional<CollectiveOperator>& collectiveOperator,
+                                                    const nonstd::optional<CommGroup>& commGroup,
                                                     const DebugContext& dc) {
-  std::map<std::string, OptionValue> a;
-  if (commGroup) a["commGroup"] = *commGroup;
-  return callMethod("replicatedreducescatter", args, a, dc)[0];
+  return callMethod("replicatedreducescatter", args, collectiveAttributes(collectiveOperator, commGroup), dc)[0];
 }
 
 std::vector<TensorId> AiGraphcoreOpset1::batchnormalization(const std::vector<TensorId>& args, unsigned num_outputs,
@@ -362,6 +370,12 @@ Builder& Builder::createSubgraphBuilder() {
 
 void Builder::setGraphName(const std::string& name) {
   impl_->setGraphName(name);
+}
+
+void Builder::embedReplicationFactor(int replicationFactor) {
+  if (replicationFactor < 1)
+    throw error("embedReplicationFactor: the replication factor must be at least 1, got {}", replicationFactor);
+  impl_->setModelProperty("__replication_factor", std::to_string(replicationFactor));
 }
 
 TensorId Builder::addInputTensor(const TensorInfo& info, const DebugContext& dc) {

@@ -229,7 +229,10 @@ TensorId BuilderImpl::addInitializedInputTensor(const ConstVoidData& data, const
 }
 
 void BuilderImpl::setInputSetting(const char* name, const TensorId& id, const std::string& value) {
-  const std::string key = std::string(name) + ":" + id;
+  setModelProperty(std::string(name) + ":" + id, value);
+}
+
+void BuilderImpl::setModelProperty(const std::string& key, const std::string& value) {
   for (auto& p : *model_.mutable_metadata_props()) {
     if (p.key() == key) {
       p.set_value(value);

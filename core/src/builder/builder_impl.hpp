@@ -35,6 +35,8 @@ class BuilderImpl {
   void addOutputTensor(const TensorId& id);
   /// A graph input's setting, kept in the model's metadata_props as "<name>:<id>" = value.
   void setInputSetting(const char* name, const TensorId& id, const std::string& value);
+  /// The model's metadata_props entry `key` (replaced when there).
+  void setModelProperty(const std::string& key, const std::string& value);
 
   /// Adds a node. `explicitOutputs` names the outputs instead of generated ids.
   std::vector<TensorId> op(const std::string& domain, int version, const std::string& type,

@@ -114,6 +114,15 @@ OpAttrInfo commGroup() {
                "The replica group: [CommGroupType (0 All, 1 Consecutive, 2 Orthogonal, 3 "
                "Ungrouped), replicaGroupSize]; none: all replicas.");
 }
+/// `collectiveOperator`: PopART's CollectiveOperator (node attribute `__collectiveOperator`), optional.
+OpAttrInfo collectiveOperator() {
+  OpAttrInfo a = maybe("collectiveOperator", "enum",
+                       "How the replicas' values combine: Add (none: Add), Mean, Mul, Min, Max, LogicalAnd, "
+                       "LogicalOr, SquareAdd or Local.");
+  a.enumName = "CollectiveOperator";
+  a.onnxName = "__collectiveOperator";
+  return a;
+}
 GraphcoreOpInfo unary(const char* method, const char* type, const char* doc) {
   return row(method, type, 1, 1, {}, doc);
 }
@@ -298,10 +307,16 @@ const std::vector<GraphcoreOpInfo> kOps{
     row("tensorremap", "TensorRemap", 1, 2,
         {opt("remap_type", "int", int64_t(0), "TensorRemapType: 0 FwdBwdReverse, 1 Fwd, 2 Bwd.")},
         "The input (an IPU layout change; the identity in value)."),
-    row("replicatedallreduce", "ReplicatedAllReduce", 1, 1, {commGroup()},
-        "The sum of the input over the replicas (replication factor 1 only yet: the input)."),
-    row("replicatedreducescatter", "ReplicatedReduceScatter", 1, 1, {commGroup()},
-        "This replica's shard of the input summed over the replicas, flattened (replication factor 1 only yet)."),
+    row("replicatedallreduce", "ReplicatedAllReduce", 1, 1, {collectiveOperator(), commGroup()},
+        "The input combined over the replicas of this replica's group (the sum by default); every replica of "
+        "the group gets the result."),
+    row("replicatedreducescatter", "ReplicatedReduceScatter", 1, 1, {collectiveOperator(), commGroup()},
+        "The input, flattened and padded with zeros to a multiple of the group's size k, combined over the "
+        "replicas of the group (the sum by default); the replica at position i of its group gets elements "
+        "[i * ceil(n / k), (i + 1) * ceil(n / k))."),
+    row("replicatedallgather", "ReplicatedAllGather", 1, 1, {commGroup()},
+        "The inputs of the replicas of this replica's group, flattened and concatenated in the group's order "
+        "([k * n]; the gradient of replicatedreducescatter). PopART has the op (customOp) but no Builder method."),
     // ---- normalization and convolution (ops/norm.cpp, ops/conv.cpp)
     multi(row("groupnormalization", "GroupNormalization", 3, 3,
               {req("num_groups", "int", "The number of channel groups G (it divides C)."),

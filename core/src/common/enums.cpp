@@ -9,6 +9,7 @@
 #include "popart/dataflow.hpp"
 #include "popart/devicemanager.hpp"
 #include "popart/error.hpp"
+#include "popart/op/collectives/collectives.hpp"
 #include "popart/op/init.hpp"
 #include "popart/op/loss.hpp"
 #include "popart/op/scatterreduce.hpp"
@@ -48,6 +49,7 @@ static_assert(count<ScatterReduction>() == 5);
 static_assert(count<RecomputeType>() == 4);
 static_assert(count<AutodiffStitchStrategy>() == 4);
 static_assert(count<CommGroupType>() == 4);
+static_assert(count<CollectiveOperator>() == 9);
 static_assert(count<VariableRetrievalMode>() == 3);
 static_assert(count<ReplicatedStreamMode>() == 2);
 // Enums without a sentinel: their last value.
@@ -128,6 +130,9 @@ const std::vector<EnumInfo> kEnums{
     {"CommGroupType",
      {"All", "Consecutive", "Orthogonal", "Ungrouped"},
      "How replicas are grouped (CommGroup; C++ names Ungrouped CommGroupType::None)."},
+    {"CollectiveOperator",
+     {"Add", "Mean", "Mul", "Min", "Max", "LogicalAnd", "LogicalOr", "SquareAdd", "Local"},
+     "How replicatedallreduce / replicatedreducescatter combine the replicas' values."},
     {"VariableRetrievalMode",
      {"OnePerGroup", "AllReduceReplicas", "AllReplicas"},
      "How a grouped weight returns to the host (VariableSettings)."},

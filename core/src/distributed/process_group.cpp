@@ -171,11 +171,25 @@ class MpiWorld final : public ProcessGroup {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
-  void allReduceSum(const std::vector<Buffer>& buffers) override {
-    checkUsable("the gradient sum");
+  void allReduce(const std::vector<Buffer>& buffers, ReduceOp op) override {
+    checkUsable("the sum across replicas");
+    const bool logical = op == ReduceOp::LogicalAnd || op == ReduceOp::LogicalOr;
     for (const Buffer& b : buffers) {
-      if (std::find(std::begin(kSummable), std::end(kSummable), b.type) == std::end(kSummable))
-        throw error("a sum across processes of {} tensors is not supported", dataTypeToString(b.type));
+      const bool ok = op == ReduceOp::BitOr ||
+                      (logical ? b.type == DataType::BOOL
+                               : std::find(std::begin(kSummable), std::end(kSummable), b.type) != std::end(kSummable));
+      if (!ok) throw error("a combination across processes of {} tensors is not supported", dataTypeToString(b.type));
+    }
+    if (op == ReduceOp::BitOr || logical) {
+      // Bytes: logical values are 0 / 1 bytes, a bitwise or of zero-filled parts is exact.
+      std::vector<Buffer> bytes;
+      for (const Buffer& b : buffers) bytes.push_back({b.data, DataType::UINT8, b.n * dataTypeSize(b.type)});
+      std::vector<const Buffer*> all;
+      for (const Buffer& b : bytes) {
+        if (b.n > 0) all.push_back(&b);
+      }
+      if (!all.empty()) reduceType(DataType::UINT8, all, op);
+      return;
     }
     // Buckets of one element type each: halves travel as floats (MPI has no 16-bit float sum).
     for (const DataType type : kSummable) {
@@ -183,7 +197,7 @@ class MpiWorld final : public ProcessGroup {
       for (const Buffer& b : buffers) {
         if (b.type == type && b.n > 0) mine.push_back(&b);
       }
-      if (!mine.empty()) reduceType(type, mine);
+      if (!mine.empty()) reduceType(type, mine, op);
     }
   }
 
@@ -274,8 +288,29 @@ class MpiWorld final : public ProcessGroup {
     }
   }
 
+  static MPI_Op mpiOp(ReduceOp op) {
+    switch (op) {
+      case ReduceOp::Prod:
+        return MPI_PROD;
+      case ReduceOp::Min:
+        return MPI_MIN;
+      case ReduceOp::Max:
+        return MPI_MAX;
+      case ReduceOp::LogicalAnd:
+        return MPI_LAND;
+      case ReduceOp::LogicalOr:
+        return MPI_LOR;
+      case ReduceOp::BitOr:
+        return MPI_BOR;
+      default:
+        return MPI_SUM;
+    }
+  }
+
   static MPI_Datatype wireType(DataType t) {
     switch (t) {
+      case DataType::UINT8:
+        return MPI_UINT8_T;
       case DataType::DOUBLE:
         return MPI_DOUBLE;
       case DataType::INT32:
@@ -288,7 +323,7 @@ class MpiWorld final : public ProcessGroup {
   }
 
   /// The buffers of one type, packed into buckets, summed, unpacked.
-  void reduceType(DataType type, const std::vector<const Buffer*>& buffers) {
+  void reduceType(DataType type, const std::vector<const Buffer*>& buffers, ReduceOp op) {
     const bool half = type == DataType::FLOAT16 || type == DataType::BFLOAT16;
     const int64_t wireSize = half ? 4 : dataTypeSize(type);
     const int64_t capacity = kBucketBytes / wireSize;
@@ -302,9 +337,9 @@ class MpiWorld final : public ProcessGroup {
     auto flush = [&] {
       if (!used) return;
       MPI_Request req;
-      check(MPI_Iallreduce(MPI_IN_PLACE, bucket.data(), static_cast<int>(used), wireType(type), MPI_SUM, comm_, &req),
-            "the gradient sum");
-      wait(req, "the gradient sum");
+      check(MPI_Iallreduce(MPI_IN_PLACE, bucket.data(), static_cast<int>(used), wireType(type), mpiOp(op), comm_, &req),
+            "the sum across replicas");
+      wait(req, "the sum across replicas");
       int64_t at = 0;
       for (const Piece& p : pieces) {
         unpack(type, bucket.data() + at * wireSize, *p.b, p.from, p.n);

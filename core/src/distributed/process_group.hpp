@@ -21,15 +21,21 @@ struct Buffer {
   int64_t n;
 };
 
+/// How the processes' values combine. BitOr works on the bytes of any element type (an
+/// all-gather: each process fills its part of a zeroed buffer).
+enum class ReduceOp { Sum, Prod, Min, Max, LogicalAnd, LogicalOr, BitOr };
+
 class ProcessGroup {
  public:
   virtual ~ProcessGroup() = default;
   /// This process's index, and the number of processes.
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  /// Each buffer becomes the element-wise sum of that buffer over every process (each process
-  /// makes the same calls, with the same types and sizes, in the same order).
-  virtual void allReduceSum(const std::vector<Buffer>& buffers) = 0;
+  /// Each buffer becomes the element-wise combination (`op`) of that buffer over every process
+  /// (each process makes the same calls, with the same types and sizes, in the same order).
+  /// Arithmetic takes FLOAT, DOUBLE, INT32, INT64, FLOAT16 and BFLOAT16 (the 16-bit floats
+  /// combine as floats), the logical operators BOOL, BitOr any type.
+  virtual void allReduce(const std::vector<Buffer>& buffers, ReduceOp op = ReduceOp::Sum) = 0;
   /// Each buffer takes process `root`'s bytes.
   virtual void broadcast(const std::vector<Buffer>& buffers, int root) = 0;
   /// Every process's `mine` (the same number of values on each), in rank order.

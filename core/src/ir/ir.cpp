@@ -347,8 +347,14 @@ void Ir::registerInitializers(const IrBundle& b) {
         groups = settings->getGroupCount(replicas);
         replicaInfo = TensorInfo(d.info().dataType(), settings->shapeOnReplica(d.info().shape(), replicas, tp.name()));
       } catch (const error& e) {
-        throw error("{} (the VariableSettings of weight '{}', at replication factor {})", e.what(), tp.name(),
-                    options_.getReplicationFactor());
+        std::string embedded;
+        for (const auto& p : model_->metadata_props()) {
+          if (p.key() == "__replication_factor" && p.value() != std::to_string(options_.getReplicationFactor()))
+            embedded =
+                format("; the model was built for replication factor {} (Builder.embedReplicationFactor)", p.value());
+        }
+        throw error("{} (the VariableSettings of weight '{}', at replication factor {}{})", e.what(), tp.name(),
+                    options_.getReplicationFactor(), embedded);
       }
     }
     const bool trainableType = isFloatingPoint(d.info().dataType());

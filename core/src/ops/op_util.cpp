@@ -174,11 +174,6 @@ std::vector<int64_t> intsFromInputOrAttr(const Op& op, int i, const char* attr, 
   return op.attrs.getInts(attr, dflt);
 }
 
-bool sumsAcrossReplicas(const Op& op) {
-  if (op.kind() == OpKind::GradAllReduce) return true;
-  return op.kind() == OpKind::GcReplicatedAllReduce && op.graph().ir().options().getGlobalReplicationFactor() > 1;
-}
-
 void setupSameAsInput0(Op& op) {
   setOutput(op, 0, op.inInfo(0));
 }

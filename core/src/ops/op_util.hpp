@@ -74,9 +74,6 @@ std::vector<int64_t> intsFromInputOrAttr(const Op& op, int i, const char* attr, 
 
 /// Sets the standard "same as input 0" output.
 void setupSameAsInput0(Op& op);
-/// Whether `op` sums its input over the replicas (GradientAllReduce, or ReplicatedAllReduce with
-/// more than one replica): the program's phases end at it, and it is never a view of its input.
-bool sumsAcrossReplicas(const Op& op);
 
 }  // namespace ops
 }  // namespace popart

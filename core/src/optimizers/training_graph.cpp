@@ -17,6 +17,7 @@
 #include "popart/adam.hpp"
 #include "popart/adaptive.hpp"
 #include "popart/clipnormsettings.hpp"
+#include "popart/commgroup.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 #include "popart/sgd.hpp"
@@ -482,23 +483,40 @@ void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tens
   logging::ir::info("Gradient clipping: {} groups, {} weights", settings.size(), clipped.size());
 }
 
-/// Replicated training: one GradientAllReduce takes every weight's gradient and gives the sum over
-/// all replicas (the mean with ReductionType::Mean), which clipping and the updates then read, so
-/// every replica applies the same update. It runs each micro-batch, so with gradient accumulation
-/// the accumulators (and SGD's combined velocity) hold the global sum on every replica.
+/// Replicated training: a GradientAllReduce takes the weights' gradients and gives their sum over
+/// the replicas that share the weights (the mean with ReductionType::Mean), which clipping and the
+/// updates then read, so those replicas apply the same update: all replicas, or for weights grouped
+/// by VariableSettings the replicas of each group (one GradientAllReduce per grouping). It runs each
+/// micro-batch, so with gradient accumulation the accumulators (and SGD's combined velocity) hold
+/// the group's sum on every replica.
 void reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<TensorId, Tensor*>& grads) {
   const int64_t rf = opt.getReplicatedGraphCount();
-  std::vector<Tensor*> ins;
-  for (const auto& kv : grads) ins.push_back(kv.second);
-  Attributes a;
-  a.set("scale", opt.meanReductionEnabled() ? 1.0f / static_cast<float>(rf) : 1.0f);
-  a.set("replicas", rf);
-  GraphEditor e(g, "GradientAllReduce");
-  const std::vector<Tensor*> outs = e.add(OpKind::GradAllReduce, ins, a, static_cast<int>(ins.size()));
-  size_t i = 0;
-  for (auto& kv : grads) kv.second = outs[i++];
-  logging::ir::info("Replicated training: the gradients of {} weights are summed over {} replicas{}", grads.size(), rf,
-                    opt.meanReductionEnabled() ? " (mean)" : "");
+  // The weights by the CommGroup of the replicas sharing them ([type, size]; all: [0, 0]).
+  std::map<std::vector<int64_t>, std::vector<TensorId>> byGroup;
+  for (const auto& kv : grads) {
+    const Tensor& w = g.getTensor(kv.first);
+    CommGroup group;
+    if (w.variableSettings) group = CommGroup(w.variableSettings->getReplicaGrouping(static_cast<unsigned>(rf)));
+    if (group.type == CommGroupType::None)
+      throw error("The weight '{}' is not shared by any two replicas (VariableSettings {}): it has no gradient sum",
+                  kv.first, toString(group));
+    byGroup[{static_cast<int64_t>(group.type), group.type == CommGroupType::All ? 0 : group.replicaGroupSize}]
+        .push_back(kv.first);
+  }
+  for (const auto& [group, ids] : byGroup) {
+    const int64_t size = group[0] == static_cast<int64_t>(CommGroupType::All) ? rf : group[1];
+    std::vector<Tensor*> ins;
+    for (const TensorId& id : ids) ins.push_back(grads.at(id));
+    Attributes a;
+    a.set("scale", opt.meanReductionEnabled() ? 1.0f / static_cast<float>(size) : 1.0f);
+    a.set("replicas", size);
+    if (byGroup.size() > 1 || group[0] != static_cast<int64_t>(CommGroupType::All)) a.set("commGroup", group);
+    GraphEditor e(g, "GradientAllReduce");
+    const std::vector<Tensor*> outs = e.add(OpKind::GradAllReduce, ins, a, static_cast<int>(ins.size()));
+    for (size_t i = 0; i < ids.size(); ++i) grads[ids[i]] = outs[i];
+    logging::ir::info("Replicated training: the gradients of {} weights are summed over {} replicas{}", ids.size(),
+                      size, opt.meanReductionEnabled() ? " (mean)" : "");
+  }
 }
 
 }  // namespace

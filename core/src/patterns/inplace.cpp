@@ -8,6 +8,7 @@
 #include "ir/graph.hpp"
 #include "ir/ir.hpp"
 #include "ir/op_def.hpp"
+#include "ops/collectives.hpp"
 #include "ops/op_util.hpp"
 #include "patterns/pattern_util.hpp"
 #include "popart/logging.hpp"
@@ -73,9 +74,10 @@ std::vector<Variant> variantsOf(OpKind k) {
 constexpr float kDefaultPriority = 10.0f;
 
 bool isView(const Op& op) {
-  // Across replicas a ReplicatedAllReduce sums into its output (session/replicated_executable.hpp):
+  // A collective that exchanges values writes its own output (session/replicated_executable.hpp):
   // its input keeps this replica's value for its other readers.
-  return op.def().view == ViewKind::Reshape && !ops::sumsAcrossReplicas(op);
+  if (ops::isCollective(op)) return ops::collectiveIsIdentity(op);
+  return op.def().view == ViewKind::Reshape;
 }
 
 /// The variants of `op` by priority (highest first), without those the node's inplace preferences

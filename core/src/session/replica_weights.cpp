@@ -39,9 +39,44 @@ void ReplicaWeights::fromHost() {
 }
 
 void ReplicaWeights::toHost() {
-  // The device's group values do not change in a run (inference: replication is refused when
-  // training), so the staged values are the device's.
+  // The staged values are the device's: inference does not change them, and replicated training
+  // reads them back first (readReplicas).
   for (auto& kv : device_) ir_.mainGraph().getTensor(kv.first).groupData = kv.second;
+}
+
+void ReplicaWeights::loadReplicas(const std::vector<Executable*>& replicas) {
+  if (device_.empty()) return;
+  if (replicas.size() != replicas_)
+    throw internal_error("{} replica executables for {} replicas", replicas.size(), replicas_);
+  std::vector<TensorId> ids;
+  for (const auto& kv : device_) ids.push_back(kv.first);
+  for (unsigned r = 1; r < replicas_; ++r) {
+    for (auto& kv : device_) {
+      Tensor& t = ir_.mainGraph().getTensor(kv.first);
+      const unsigned g = t.variableSettings->getReplicaGrouping(replicas_).getGroupAt(r);
+      std::memcpy(t.data->data(), slice(kv.second, t.info, g), static_cast<size_t>(t.info.nbytes()));
+    }
+    replicas[r]->tensorsFromHost(ids);
+  }
+  // The host copies hold group 0's values again, as after fromHost.
+  for (auto& kv : device_) {
+    Tensor& t = ir_.mainGraph().getTensor(kv.first);
+    std::memcpy(t.data->data(), slice(kv.second, t.info, 0), static_cast<size_t>(t.info.nbytes()));
+    loaded_[kv.first] = 0;
+  }
+}
+
+void ReplicaWeights::readReplicas(const std::vector<const Executable*>& replicas) {
+  for (auto& kv : device_) {
+    Tensor& t = ir_.mainGraph().getTensor(kv.first);
+    const ReplicaGrouping grouping = t.variableSettings->getReplicaGrouping(replicas_);
+    for (unsigned g = 0; g < grouping.getNumGroups(); ++g) {
+      const unsigned r = grouping.getReplicaAt(g);
+      if (r >= replicas.size()) throw internal_error("replica {} of {} has no executable", r, replicas.size());
+      std::memcpy(const_cast<char*>(slice(kv.second, t.info, g)), replicas[r]->tensorData(t.id),
+                  static_cast<size_t>(t.info.nbytes()));
+    }
+  }
 }
 
 void ReplicaWeights::selectReplica(Executable& exe, unsigned replica) {

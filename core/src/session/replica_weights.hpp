@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <vector>
 
 #include "common/tensor_data.hpp"
 #include "popart/names.hpp"
@@ -26,6 +27,14 @@ class ReplicaWeights {
   void toHost();
   /// Loads into the executable the values of the groups replica `replica` belongs to.
   void selectReplica(Executable& exe, unsigned replica);
+  /// Replicas with an executable each (replicated training, collectives): loads into replicas[r]
+  /// the values of the groups replica r belongs to (after their weightsFromHost, which loaded group
+  /// 0's).
+  void loadReplicas(const std::vector<Executable*>& replicas);
+  /// The inverse: each group's device value read from the first of `replicas` in that group (the
+  /// replicas of a group apply the same updates, so they hold the same value).
+  void readReplicas(const std::vector<const Executable*>& replicas);
+  bool any() const { return !device_.empty(); }
   /// The weight's host values in `dst`, laid out as its VariableRetrievalMode says:
   /// numReplicasReturningVariable values (one value: no outer dimension).
   void read(const Tensor& t, const MutableVoidData& dst) const;

@@ -8,14 +8,24 @@
 #include "ir/op.hpp"
 #include "ir/tensor.hpp"
 #include "popart/error.hpp"
+#include "session/replica_exchange.hpp"
 
 namespace popart {
 
 ReplicatedExecutable::ReplicatedExecutable(std::vector<std::unique_ptr<Executable>> replicas,
                                            distributed::ProcessGroup* processes, int64_t globalReplicaOffset)
-    : replicas_(std::move(replicas)), processes_(processes), globalReplicaOffset_(globalReplicaOffset) {
+    : replicas_(std::move(replicas)),
+      processes_(processes),
+      timedProcesses_(processes),
+      globalReplicaOffset_(globalReplicaOffset) {
   if (replicas_.empty()) throw internal_error("a replicated executable needs at least one replica");
   cuts_ = replicas_[0]->reductions();
+}
+
+std::vector<Executable*> ReplicatedExecutable::replicaExecutables() const {
+  std::vector<Executable*> all;
+  for (const auto& r : replicas_) all.push_back(r.get());
+  return all;
 }
 
 void ReplicatedExecutable::selectReplica(int r) {
@@ -32,35 +42,20 @@ void ReplicatedExecutable::executeReplicas() {
 
 void ReplicatedExecutable::reduce(const Op& op) {
   const auto started = std::chrono::steady_clock::now();
-  const double scale = static_cast<double>(op.attrs.getFloat("scale", 1.0f));
-  std::vector<distributed::Buffer> sums;
-  for (int i = 0; i < op.numOutputs(); ++i) {
-    const Tensor* t = op.output(i);
-    const DataType type = t->info.dataType();
-    const int64_t n = t->info.nelms();
-    void* sum = replicas_[0]->mutableTensorData(t->id);
-    // In replica order: the same sums on every run and in every process.
-    for (size_t r = 1; r < replicas_.size(); ++r) {
-      if (!addElements(sum, replicas_[r]->tensorData(t->id), type, n))
-        throw error("{}: '{}' ({}) cannot be summed across replicas", op.describe(), op.input(i)->id,
-                    t->info.toString());
-    }
-    sums.push_back({sum, type, n});
-  }
-  const auto summed = std::chrono::steady_clock::now();
-  localSeconds_ += std::chrono::duration<double>(summed - started).count();
-  if (processes_) {
-    processes_->allReduceSum(sums);
-    processSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - summed).count();
-  }
+  const std::vector<Executable*> replicas = replicaExecutables();
+  const double before = timedProcesses_.seconds;
+  exchangeAcrossReplicas(op, replicas, globalReplicaOffset_, processes_ ? &timedProcesses_ : nullptr);
+  const double between = timedProcesses_.seconds - before;
+  localSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() - between;
+  processSeconds_ += between;
   ++reductions_;
-  for (int i = 0; i < op.numOutputs(); ++i) {
-    const distributed::Buffer& b = sums[static_cast<size_t>(i)];
-    if (scale != 1.0) scaleElements(b.data, b.type, b.n, scale);
-    const size_t bytes = static_cast<size_t>(op.output(i)->info.nbytes());
-    for (size_t r = 1; r < replicas_.size() && bytes; ++r)
-      std::memcpy(replicas_[r]->mutableTensorData(op.output(i)->id), b.data, bytes);
-  }
+}
+
+void ReplicatedExecutable::TimedProcesses::allReduce(const std::vector<distributed::Buffer>& b,
+                                                     distributed::ReduceOp op) {
+  const auto started = std::chrono::steady_clock::now();
+  inner->allReduce(b, op);
+  seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 void ReplicatedExecutable::weightsFromHost() {
@@ -116,8 +111,8 @@ std::string ReplicatedExecutable::summary() const {
   os << "\n";
   if (reductions_) {
     const double n = static_cast<double>(reductions_);
-    os << "Gradient sums: " << reductions_ << ", on average " << localSeconds_ / n * 1e3
-       << " ms over this process's replicas";
+    os << "Exchanges between replicas (gradient sums, collectives): " << reductions_ << ", on average "
+       << localSeconds_ / n * 1e3 << " ms over this process's replicas";
     if (processes_) os << " + " << processSeconds_ / n * 1e3 << " ms between the processes";
     os << "\n";
   }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -29,6 +30,8 @@ class ReplicatedExecutable final : public Executable {
                        int64_t globalReplicaOffset);
 
   int numReplicas() const { return static_cast<int>(replicas_.size()); }
+  /// The local replicas' executables, in replica order.
+  std::vector<Executable*> replicaExecutables() const;
   /// setInput and tensorData address local replica `r` from now on.
   void selectReplica(int r);
   /// One micro-batch on every replica, the gradients reduced between the phases.
@@ -53,12 +56,26 @@ class ReplicatedExecutable final : public Executable {
   bool canExecute() const override { return replicas_[0]->canExecute(); }
 
  private:
-  /// Sums the outputs of `op` (a GradientAllReduce) over the replicas into every replica.
+  /// Carries out `op` (a collective across replicas) between the replicas.
   void reduce(const Op& op);
+
+  /// The processes, timing what the exchanges spend between them.
+  struct TimedProcesses final : distributed::ProcessGroup {
+    explicit TimedProcesses(distributed::ProcessGroup* p) : inner(p) {}
+    int rank() const override { return inner->rank(); }
+    int size() const override { return inner->size(); }
+    void allReduce(const std::vector<distributed::Buffer>& b, distributed::ReduceOp op) override;
+    void broadcast(const std::vector<distributed::Buffer>& b, int root) override { inner->broadcast(b, root); }
+    std::vector<uint64_t> allGather(const std::vector<uint64_t>& v) override { return inner->allGather(v); }
+    std::vector<std::string> allGatherStrings(const std::string& s) override { return inner->allGatherStrings(s); }
+    distributed::ProcessGroup* inner;
+    double seconds = 0;
+  };
 
   std::vector<std::unique_ptr<Executable>> replicas_;
   std::vector<const Op*> cuts_;  ///< the ops the replicas' programs' phases end at (replica 0's)
   distributed::ProcessGroup* processes_;
+  TimedProcesses timedProcesses_;
   int64_t globalReplicaOffset_;
   int selected_ = 0;
   int64_t reductions_ = 0;

@@ -21,6 +21,7 @@
 #include "ir/runtime_info.hpp"
 #include "onnx.pb.h"
 #include "onnx/model_io.hpp"
+#include "ops/collectives.hpp"
 #include "ops/op_util.hpp"
 #include "optimizers/training_graph.hpp"
 #include "passes/prepare.hpp"
@@ -95,8 +96,7 @@ void Session::compileIr() {
   }
   executable_->setRandomSeed(randomSeed_);
   // Weights start out as in the model; a training session still requires weightsFromHost().
-  replicaWeights().fromHost();
-  executable_->weightsFromHost();
+  loadWeights();
 }
 
 std::unique_ptr<Executable> Session::compileReplicas() {
@@ -106,16 +106,15 @@ std::unique_ptr<Executable> Session::compileReplicas() {
   // their own executable (the sums are between the program's phases); other inference replicas
   // run one after another on one executable.
   bool sums = ir().isTraining();
-  for (const Op* op : ir().schedule()) sums = sums || ops::sumsAcrossReplicas(*op);
+  for (const Op* op : ir().schedule()) sums = sums || ops::acrossReplicas(*op);
   const bool distributed = o.enableDistributedReplicatedGraphs && sums;
   if (!sums || (rf <= 1 && !distributed)) return backend_->compile(ir());
   for (const auto& id : ir().initializerIds()) {
-    if (replicaWeights().grouped(id))
+    if (distributed && replicaWeights().grouped(id))
       throw error(
-          "Replicas that sum across each other (training, ReplicatedAllReduce) with weights grouped across replicas "
-          "(VariableSettings) are not supported yet by this runtime: '{}' has more than one group at "
-          "replicatedGraphCount {}",
-          id, rf);
+          "Weights grouped across replicas (VariableSettings) in a distributed session are not supported yet by this "
+          "runtime: '{}' has more than one group",
+          id);
   }
   distributed::ProcessGroup* processes = distributed ? joinProcesses() : nullptr;
   std::vector<std::unique_ptr<Executable>> replicas;
@@ -224,8 +223,7 @@ void Session::broadcastWeights(int rootRank) {
     buffers.push_back({d.data(), d.info().dataType(), d.info().nelms()});
   }
   w.broadcast(buffers, rootRank);
-  replicaWeights().fromHost();
-  executable_->weightsFromHost();
+  loadWeights();
   logging::session::info("broadcastWeights: {} tensors from process {}", buffers.size(), rootRank);
 }
 
@@ -309,9 +307,15 @@ void Session::weightsFromHost() {
     return;
   }
   checkPrepared("weightsFromHost");
+  loadWeights();
+  weightsFromHostCalled_ = true;
+}
+
+void Session::loadWeights() {
   replicaWeights().fromHost();
   executable_->weightsFromHost();
-  weightsFromHostCalled_ = true;
+  if (auto* together = dynamic_cast<ReplicatedExecutable*>(executable_.get()))
+    replicaWeights().loadReplicas(together->replicaExecutables());
 }
 
 void Session::weightsToHost() {
@@ -321,6 +325,10 @@ void Session::weightsToHost() {
         "Devicex::prepare() must be called before Devicex::weightsToHost(const "
         "std::map<TensorId, MutableVoidData> &) is called.");
   executable_->weightsToHost();
+  if (const auto* together = dynamic_cast<const ReplicatedExecutable*>(executable_.get())) {
+    const std::vector<Executable*> all = together->replicaExecutables();
+    replicaWeights().readReplicas({all.begin(), all.end()});
+  }
   replicaWeights().toHost();
   afterWeightsToHost();
 }
@@ -629,7 +637,8 @@ void Session::run(IStepIO& userStepio, const std::string& debugName) {
       }
       executable_->setInput(e.id, d.data);
     }
-    if (grouped) replicaWeights().selectReplica(*executable_, static_cast<unsigned>(r));
+    // Replicas with an executable each hold their groups' values (loadWeights).
+    if (grouped && !together) replicaWeights().selectReplica(*executable_, static_cast<unsigned>(r));
   };
   auto completeInputs = [&](int64_t r) {
     if (synthetic) return;

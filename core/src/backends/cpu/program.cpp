@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/checked_size.hpp"
+#include "ops/collectives.hpp"
 #include "ops/op_util.hpp"
 #include "passes/memory_plan.hpp"
 #include "patterns/inplace.hpp"
@@ -188,7 +189,7 @@ void Program::build(const std::vector<Op*>& sched, const std::vector<const Tenso
   }
   checkMemory(plan, {scratch, scratchOp});
   for (size_t i = 0; i < stepOps_.size(); ++i) {
-    if (ops::sumsAcrossReplicas(*stepOps_[i])) phaseEnds_.push_back(i + 1);
+    if (ops::acrossReplicas(*stepOps_[i])) phaseEnds_.push_back(i + 1);
   }
   phaseEnds_.push_back(steps_.size());
   scratch_.resize(static_cast<size_t>(scratch));

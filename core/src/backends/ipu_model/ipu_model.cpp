@@ -15,6 +15,7 @@
 #include "ir/ir.hpp"
 #include "ir/placement.hpp"
 #include "onnx.pb.h"
+#include "ops/collectives.hpp"
 #include "ops/op_util.hpp"
 #include "ops/training_params.hpp"
 #include "passes/execution_phases.hpp"
@@ -949,7 +950,7 @@ class Modeller {
       }
       r.cycles += copyCycles;
       r.exchangeCycles += copyCycles;
-      if (ops::sumsAcrossReplicas(*op)) {
+      if (ops::acrossReplicas(*op)) {
         const int64_t sum = replicaAllReduceCycles(*op);
         r.cycles += sum;
         r.exchangeCycles += sum;
@@ -975,30 +976,41 @@ class Modeller {
     cy.deviceToHostPerMicroBatch = transferCycles(out, hostBytesPerCycle);
   }
 
-  /// Replicated training's gradient sum (GradientAllReduce) over every replica of the session (all
-  /// processes'): a ring all-reduce over the IPU-Links among the replicas of one chassis, 2 (r - 1)
-  /// / r x bytes at half the IPU's links' bandwidth (the ring's two directions), then between the C
-  /// chassis over their gateway links, 2 (C - 1) / C x bytes (each IPU sends its 1 / r share at 1 / r
-  /// of the chassis' gateway), a sync each.
+  /// A collective between replicas (the training graph's GradientAllReduce, the Builder's
+  /// replicated collectives) over each group of k replicas (all of the session's, every process's,
+  /// unless the op names a group): a ring over the IPU-Links among the group's replicas in one
+  /// chassis, f (r - 1) / r x bytes at half the IPU's links' bandwidth (the ring's two directions),
+  /// then between the group's C chassis over their gateway links, f (C - 1) / C x bytes (each IPU
+  /// sends its 1 / r share at 1 / r of the chassis' gateway), a sync each. f = 2 for an all-reduce
+  /// (a reduce-scatter then an all-gather), 1 for a reduce-scatter or an all-gather (of its output).
   int64_t replicaAllReduceCycles(const Op& op) const {
-    const SessionOptions& o = ir_.options();
-    const int64_t replicas = o.enableDistributedReplicatedGraphs ? o.globalReplicationFactor : o.getReplicationFactor();
-    if (replicas <= 1) return 0;
+    const ops::Collective c = ops::collectiveOf(op);
+    const int64_t k = c.grouping.getGroupSize();
+    if (k <= 1 || c.op == CollectiveOperator::Local) return 0;
     int64_t bytes = 0;
-    for (int i = 0; i < op.numInputs(); ++i)
-      if (op.hasInput(i)) bytes += op.inInfo(i).nbytes();
+    double f = 2.0;
+    if (c.kind == ops::Collective::Kind::AllGather) {
+      bytes = op.outInfo(0).nbytes();
+      f = 1.0;
+    } else {
+      for (int i = 0; i < op.numInputs(); ++i)
+        if (op.hasInput(i)) bytes += op.inInfo(i).nbytes();
+      if (c.kind == ops::Collective::Kind::ReduceScatter) f = 1.0;
+    }
+    // The group's replicas within one chassis: consecutive ones fill it, strided ones (Orthogonal)
+    // are `stride` replicas apart.
     const int64_t perChassis = std::max<int64_t>(1, target_.ipusPerChassis / std::max(1, ipusPerReplica_));
-    const int64_t r = std::min(replicas, perChassis), chassis = (replicas + r - 1) / r;
+    const int64_t stride = c.grouping.getStride();
+    const int64_t r = std::max<int64_t>(1, std::min(k, perChassis / stride)), chassis = (k + r - 1) / r;
     const double linkBytesPerSec = target_.ipuLinksPerIpu * target_.ipuLinkBytesPerSec / 2;
     double seconds = 0;
     int64_t syncs = 0;
     if (r > 1) {
-      seconds +=
-          2.0 * static_cast<double>(r - 1) / static_cast<double>(r) * static_cast<double>(bytes) / linkBytesPerSec;
+      seconds += f * static_cast<double>(r - 1) / static_cast<double>(r) * static_cast<double>(bytes) / linkBytesPerSec;
       ++syncs;
     }
     if (chassis > 1) {
-      seconds += 2.0 * static_cast<double>(chassis - 1) / static_cast<double>(chassis) * static_cast<double>(bytes) /
+      seconds += f * static_cast<double>(chassis - 1) / static_cast<double>(chassis) * static_cast<double>(bytes) /
                  target_.gatewayBytesPerSec;
       ++syncs;
     }

@@ -1,16 +1,63 @@
-// CPU kernels of the collectives family (replication factor 1: copies, when not aliased).
+// CPU kernels of the collectives family. Where a collective exchanges values between replicas
+// (ops::acrossReplicas) the program's phase ends at it and the replicas' driver writes its output
+// (session/replicated_executable.cpp); its kernel does nothing. Otherwise the op is one replica's
+// collective: its input (a view, or a copy), or its square for SquareAdd.
 #include <cstring>
 #include <vector>
 
 #include "backends/cpu/kernel.hpp"
+#include "ops/collectives.hpp"
 
 namespace popart {
 namespace cpu {
+namespace {
+
+template <typename T>
+KernelFn squareKernel(int x, int y, int64_t n) {
+  return [=](const RunState& s) {
+    const T* a = static_cast<const T*>(s.slots[x]);
+    T* b = static_cast<T*>(s.slots[y]);
+    for (int64_t i = 0; i < n; ++i) {
+      const auto v = static_cast<typename Compute<T>::type>(a[i]);
+      b[i] = static_cast<T>(v * v);
+    }
+  };
+}
+
+/// One replica's collective (a group of one replica, or replication factor 1).
+KernelFn singleReplica(const Op& op, KernelContext& kc) {
+  if (ops::acrossReplicas(op)) return [](const RunState&) {};
+  if (ops::collectiveOf(op).op != CollectiveOperator::SquareAdd) return copyKernel(op, kc);
+  const int x = kc.in(0), y = kc.out(0);
+  const int64_t n = op.inInfo(0).nelms();
+  switch (op.inType(0)) {
+    case DataType::FLOAT:
+      return squareKernel<float>(x, y, n);
+    case DataType::DOUBLE:
+      return squareKernel<double>(x, y, n);
+    case DataType::FLOAT16:
+      return squareKernel<float16_t>(x, y, n);
+    case DataType::BFLOAT16:
+      return squareKernel<bfloat16_t>(x, y, n);
+    case DataType::INT32:
+      return squareKernel<int32_t>(x, y, n);
+    case DataType::INT64:
+      return squareKernel<int64_t>(x, y, n);
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
 KernelFn makeCpuKernel_GcReplicatedAllReduce(const Op& op, KernelContext& kc) {
-  return copyKernel(op, kc);
+  return singleReplica(op, kc);
 }
 KernelFn makeCpuKernel_GcReplicatedReduceScatter(const Op& op, KernelContext& kc) {
-  return copyKernel(op, kc);
+  return singleReplica(op, kc);
+}
+KernelFn makeCpuKernel_GcReplicatedAllGather(const Op& op, KernelContext& kc) {
+  return singleReplica(op, kc);
 }
 
 /// GradientAllReduce: each gradient copied to its output, which the replicas' driver sums across
