@@ -142,6 +142,10 @@ test('Train with 2 replicas: the step one replica takes on twice the batch; the 
   assert.match(await page.textContent(byId('execution-totals')), new RegExp(`… of which all-reduce across replicas${allReduce.toLocaleString('en-US')} \\(`));
   await shot(page, 'replicas-report-execution');
   await page.screenshot({ path: '/tmp/replicas-report-execution.png' });
+  // Timeline: one replica's lanes, and it says so.
+  await page.click('[role=tab][data-tab="timeline"]');
+  assert.match(await page.textContent(byId('timeline-facts')), /Replicas2 in parallel: the lanes are one replica's IPUs; every replica runs the same supersteps at the same time/);
+  assert.equal(await page.getAttribute(byId('timeline-chart'), 'data-ipus'), '1');
   // Memory: replica 1's tiles on their own; one of its tiles lists replica 0's tensors at the same place.
   await page.click('[role=tab][data-tab="memory"]');
   await page.selectOption(byId('replica-select'), '1');
