@@ -20,12 +20,14 @@ let openStarted = performance.now();
 
 // ------------------------------------------------------------------ state + URL hash
 
-const DEFAULTS = { example: 'digits', device: 'cpu', tiles: '', ipus: '1', tab: 'tab-run', graph: '' };
+const DEFAULTS = { example: 'digits', device: 'cpu', tiles: '', ipus: '1', replicas: '1', tab: 'tab-run', graph: '' };
+/// The most IPUs a device of the page has (IPUs per replica x replicas): an IPU-POD64.
+export const MAX_IPUS = 64;
 
 function readHash() {
   const p = new URLSearchParams(location.hash.slice(1));
   const s = { ...DEFAULTS };
-  for (const k of ['example', 'device', 'tiles', 'ipus', 'tab', 'url', 'graph', 'node']) if (p.has(k)) s[k] = p.get(k);
+  for (const k of ['example', 'device', 'tiles', 'ipus', 'replicas', 'tab', 'url', 'graph', 'node']) if (p.has(k)) s[k] = p.get(k);
   return s;
 }
 
@@ -60,16 +62,21 @@ export const app = {
     if (push && document.body.dataset.ready === 'true') history.pushState(null, '', url);
     else history.replaceState(null, '', url);
   },
+  /// The device spec the runtime worker makes the device and the session options from:
+  /// {type, options: {ipuVersion, numIPUs, tilesPerIPU}, replicas, ipusPerReplica}. With R
+  /// replicas the device has R x (IPUs per replica) IPUs, as PopART's replicated graphs need.
   device() {
     const d = this.state.device;
-    if (d === 'cpu') return { type: 'cpu' };
+    if (d === 'cpu') return { type: 'cpu', replicas: 1 };
     const offline = d.startsWith('offline-');
     const version = offline ? d.slice(8) : d;
-    const options = { ipuVersion: version, numIPUs: Number(this.state.ipus || 1) };
+    const ipusPerReplica = Number(this.state.ipus || 1);
+    const replicas = Number(this.state.replicas || 1);
+    const options = { ipuVersion: version, numIPUs: ipusPerReplica * replicas };
     const target = (this.runtimeInfo?.deviceTargets ?? []).find((t) => t.version === version || t.name === version);
     const tiles = Number(this.state.tiles || target?.tilesPerIpu || 0);
     if (tiles) options.tilesPerIPU = tiles;
-    return { type: offline ? 'offlineIpu' : 'ipuModel', options };
+    return { type: offline ? 'offlineIpu' : 'ipuModel', options, replicas, ipusPerReplica };
   },
 };
 window.popartApp = app;  // for the browser tests and the console
@@ -593,6 +600,21 @@ async function fillExamples() {
   });
 }
 
+/// What is wrong with a device field's value (`key`: tiles, ipus or replicas; `state`: the
+/// fields with this value), else null. IPUs per replica x replicas is the device's IPUs, at most
+/// MAX_IPUS.
+function deviceFieldError(key, value, state, target) {
+  if (key === 'tiles') return wholeNumberError(value, 'Tiles per IPU', target?.tilesPerIpu ?? 1472);
+  const bad = wholeNumberError(value, key === 'ipus' ? 'The number of IPUs per replica' : 'The number of replicas', MAX_IPUS);
+  if (bad) return bad;
+  const ipus = Number(state.ipus || 1), replicas = Number(state.replicas || 1);
+  if (ipus * replicas > MAX_IPUS) {
+    return new Error(`${ipus} IPU${ipus > 1 ? 's' : ''} per replica × ${replicas} replica${replicas > 1 ? 's' : ''} = ${ipus * replicas} IPUs; ` +
+                     `the page's devices have at most ${MAX_IPUS} IPUs (an IPU-POD${MAX_IPUS})`);
+  }
+  return null;
+}
+
 function fillDevices(info) {
   const sel = $('device-select');
   sel.replaceChildren(new Option('CPU', 'cpu'));
@@ -609,13 +631,20 @@ function fillDevices(info) {
     if (app.state.device === 'cpu') return;
     const version = app.state.device.replace(/^offline-/, '');
     const t = targets.find((x) => x.version === version);
-    const tiles = document.createElement('input');
-    Object.assign(tiles, { type: 'number', min: 1, max: t?.tilesPerIpu ?? 1472, value: app.state.tiles || t?.tilesPerIpu || 1472, id: 'device-tiles' });
-    tiles.setAttribute('aria-label', 'Tiles per IPU');
-    tiles.dataset.testid = 'device-tiles';
+    const number = (id, value, max, label) => h('input', { type: 'number', min: 1, max, value, id, 'aria-label': label, dataset: { testid: id } });
+    const tiles = number('device-tiles', app.state.tiles || t?.tilesPerIpu || 1472, t?.tilesPerIpu ?? 1472, 'Tiles per IPU');
+    const ipus = number('device-ipus', app.state.ipus || 1, MAX_IPUS, 'IPUs per replica');
+    const replicas = number('device-replicas', app.state.replicas || 1, MAX_IPUS, 'Replicas (data-parallel copies of the graph)');
+    const total = h('span.muted.device-total', { testid: 'device-total' });
+    const showTotal = () => {
+      const r = Number(app.state.replicas || 1);
+      const n = Number(app.state.ipus || 1) * r;
+      total.textContent = r > 1 ? `= ${n} IPUs` : '';
+      total.title = r > 1 ? `${r} replicas, each on its own ${n / r} IPU${n / r > 1 ? 's' : ''}: the device has ${n} IPUs` : '';
+    };
     // Checked, not coerced: a value out of range says so and the last good one stays.
-    const checked = (input, what, key, fallback) => input.addEventListener('change', () => {
-      const bad = wholeNumberError(input.value, what, Number(input.max));
+    const checked = (input, key, fallback) => input.addEventListener('change', () => {
+      const bad = deviceFieldError(key, input.value, { ...app.state, [key]: input.value }, t);
       if (bad) {
         showError(bad, 'Device');
         input.value = app.state[key] || fallback;
@@ -623,20 +652,17 @@ function fillDevices(info) {
       }
       clearError();
       app.set({ [key]: String(Number(input.value)) });
+      showTotal();
+      app.emit('device', app.device());
     });
-    checked(tiles, 'Tiles per IPU', 'tiles', t?.tilesPerIpu ?? 1472);
-    const ipus = document.createElement('input');
-    Object.assign(ipus, { type: 'number', min: 1, max: 64, value: app.state.ipus || 1, id: 'device-ipus' });
-    ipus.setAttribute('aria-label', 'Number of IPUs');
-    ipus.dataset.testid = 'device-ipus';
-    checked(ipus, 'The number of IPUs', 'ipus', 1);
-    const l1 = document.createElement('label');
-    l1.className = 'inline';
-    l1.append('Tiles', tiles);
-    const l2 = document.createElement('label');
-    l2.className = 'inline';
-    l2.append('IPUs', ipus);
-    opts.append(l1, l2);
+    checked(tiles, 'tiles', t?.tilesPerIpu ?? 1472);
+    checked(ipus, 'ipus', 1);
+    checked(replicas, 'replicas', 1);
+    showTotal();
+    opts.append(h('label.inline', { title: 'Tiles per IPU' }, 'Tiles', tiles),
+      h('label.inline', { title: 'IPUs per replica (the model is split over them when more than one)' }, 'IPUs', ipus),
+      h('label.inline', { title: 'Replicas: data-parallel copies of the graph, each on its own IPUs (PopART replicatedGraphCount)' }, 'Replicas', replicas),
+      total);
   };
   sel.addEventListener('change', () => {
     app.set({ device: sel.value, tiles: '' });
@@ -650,8 +676,20 @@ function fillDevices(info) {
       linkNotice(`The link asks for device '${app.state.device}', which does not exist; using the CPU.`);
       app.set({ device: DEFAULTS.device });
     }
+    // Tiles, IPUs and replicas out of range in a link: the default, with a notice.
+    const t = targets.find((x) => x.version === app.state.device.replace(/^offline-/, ''));
+    for (const key of ['tiles', 'ipus', 'replicas']) {
+      if (!app.state[key]) continue;
+      // Too many IPUs in all: the replicas are refused, not the IPUs per replica.
+      const bad = deviceFieldError(key, app.state[key], key === 'ipus' ? { ...app.state, replicas: '1' } : app.state, t);
+      if (bad) {
+        linkNotice(`The link's ${key}: ${bad.message}; using ${DEFAULTS[key] || 'the whole IPU'}.`);
+        app.set({ [key]: DEFAULTS[key] });
+      }
+    }
     sel.value = app.state.device;
     render();
+    app.emit('device', app.device());
   };
   deviceFromLink();
 }
@@ -756,9 +794,8 @@ async function applyHash() {
   const prev = { ...app.state };
   Object.assign(app.state, next);
   if (next.tab !== prev.tab) selectTabFromLink();
-  if (next.device !== prev.device || next.tiles !== prev.tiles || next.ipus !== prev.ipus) {
+  if (next.device !== prev.device || next.tiles !== prev.tiles || next.ipus !== prev.ipus || next.replicas !== prev.replicas) {
     deviceFromLink?.();
-    app.emit('device', app.device());
   }
   const modelChange = (next.url !== prev.url && next.url) || next.example !== prev.example;
   if (modelChange) pendingGraphLink = next.graph;

@@ -31,7 +31,10 @@ export function createReportsPanel(el, app) {
 
   function deviceLabel(d) {
     if (!d || d.type === 'cpu') return 'CPU';
-    return `${d.type === 'offlineIpu' ? 'offline ' : ''}${d.options.ipuVersion}, ${d.options.tilesPerIPU ?? '?'} tiles × ${d.options.numIPUs ?? 1} IPU`;
+    const r = d.replicas ?? 1;
+    const tiles = `${d.options.tilesPerIPU ?? '?'} tiles`;
+    const where = r > 1 ? `${r} replicas × ${d.ipusPerReplica ?? (d.options.numIPUs ?? r) / r} IPU × ${tiles}` : `${tiles} × ${d.options.numIPUs ?? 1} IPU`;
+    return `${d.type === 'offlineIpu' ? 'offline ' : ''}${d.options.ipuVersion}, ${where}`;
   }
 
   async function fetchReport() {

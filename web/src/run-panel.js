@@ -40,9 +40,31 @@ function ranked(o, k) {
   return Array.from(o.data.subarray(0, c)).map((v, i) => [v, i]).sort((a, b) => b[0] - a[0]).slice(0, k);
 }
 
+/// The replicas' parts of a replicated output (`replicaAxis` >= 0: the anchor is [returned
+/// batches..., replicas, ...the tensor's shape]), else null: per replica its first returned
+/// micro-batch ({name, dtype, shape, data}, a view) and all its values.
+export function replicaParts(o) {
+  const a = o.replicaAxis ?? -1;
+  if (a < 0 || a >= o.shape.length) return null;
+  const prod = (dims) => dims.reduce((x, d) => x * d, 1);
+  const lead = prod(o.shape.slice(0, a));
+  const count = o.shape[a];
+  const inner = o.shape.slice(a + 1);
+  const size = prod(inner);
+  return Array.from({ length: count }, (_, r) => {
+    const all = new o.data.constructor(lead * size);
+    for (let l = 0; l < lead; ++l) all.set(o.data.subarray((l * count + r) * size, (l * count + r + 1) * size), l * size);
+    return { replica: r, first: { name: o.name, dtype: o.dtype, shape: inner, data: o.data.subarray(r * size, (r + 1) * size) }, all };
+  });
+}
+
+/// What top-k and the image of an output read: replica 0's first micro-batch of a replicated
+/// output, else the output.
+const firstPart = (o) => replicaParts(o)?.[0].first ?? o;
+
 /// Top-k of a class vector ([C] or [1, C], or [N, C]: the first row; C from 2 to 100,000), each
 /// class by its name when `names` has one (`#i` beside it).
-function topK(o, names, k = 5) {
+function topK(o, names, k = 5, whose = '') {
   const row = ranked(o, k);
   if (!row) return null;
   const s = o.shape;
@@ -50,7 +72,7 @@ function topK(o, names, k = 5) {
   const max = Math.max(...row.map((r) => Math.abs(r[0])), 1e-12);
   const name = (i) => names?.[i] ?? null;
   return h('table.data.topk', { dataset: { testid: 'topk', top: String(row[0][1]), topName: name(row[0][1]) ?? `#${row[0][1]}` } },
-    h('caption', {}, `Top ${row.length} of ${c} classes${s.length === 2 && s[0] > 1 ? ' (first row)' : ''}`),
+    h('caption', {}, `${whose}Top ${row.length} of ${c} classes${s.length === 2 && s[0] > 1 ? ' (first row)' : ''}`),
     h('tbody', {}, row.map(([v, i]) => h('tr', { dataset: { class: String(i) } },
       h('td', {}, name(i) !== null ? [h('span.class-name', {}, name(i)), ' ', h('span.muted', {}, `#${i}`)] : `#${i}`),
       h('td.num', {}, formatNumber(v, 4)),
@@ -67,6 +89,7 @@ export function createRunPanel(el, app) {
   const threads = h('select', { id: 'run-threads', 'aria-label': 'Threads', dataset: { testid: 'threads-select' } }, new Option('1', '1'));
   const threadsNote = h('span.muted');
   const inputsEl = h('div');
+  const replicasNote = h('p.muted', { testid: 'run-replicas-note', hidden: true });
   const drawEl = h('div');
   const anchorsEl = h('div');
   // Class names for top-k: a labels file (one name a line), else the digits' for the digits.
@@ -89,7 +112,7 @@ export function createRunPanel(el, app) {
       h('label', { for: 'run-repeats' }, 'Repeats (latency)'), repeats,
       h('label', { for: 'run-threads' }, 'Threads'), h('div', {}, threads, ' ', threadsNote),
       h('label', { for: 'run-labels' }, 'Class names'), h('div', {}, labelsFile, ' ', labelsClear, ' ', labelsNote)),
-    h('h3', {}, 'Inputs'), inputsEl, drawEl,
+    h('h3', {}, 'Inputs'), replicasNote, inputsEl, drawEl,
     h('h3', {}, 'Anchors'), anchorsEl,
     h('div.button-row', {}, runBtn, cancelBtn),
     out);
@@ -263,10 +286,44 @@ export function createRunPanel(el, app) {
     }
   }
 
+  /// With replicas, what a step feeds them (the device's replicas; main.js).
+  function showReplicas() {
+    const r = app.device().replicas ?? 1;
+    replicasNote.hidden = r <= 1;
+    replicasNote.dataset.replicas = String(r);
+    replicasNote.textContent = r <= 1 ? '' : `${r} replicas: a step feeds each replica its own micro-batch (each input is ` +
+      `[batchesPerStep, ${r}, …its shape], size-1 dims dropped): random values differ per replica; a file or a drawing of one ` +
+      'sample or one micro-batch goes to every replica. Each output has one result per replica.';
+  }
+  showReplicas();
+  app.on('device', showReplicas);
+
+  /// A replicated output's replicas side by side: the statistics of each one's values and the
+  /// best class of its first row (a class vector).
+  function replicaTable(o) {
+    const parts = replicaParts(o);
+    if (!parts) return null;
+    const SHOWN = 16;
+    const names = app.classNames(o.shape[o.shape.length - 1]);
+    const classOf = (p) => { const best = ranked(p.first, 1); return best ? best[0][1] : null; };
+    return h('table.data.replica-outputs', { dataset: { testid: 'replica-outputs', output: o.name, replicas: String(parts.length) } },
+      h('caption', {}, `Each replica's result (axis ${o.replicaAxis} of ${shapeText(o.shape)}; ${shapeText(parts[0].first.shape)} ` +
+        `per micro-batch)${parts.length > SHOWN ? `: the first ${SHOWN} of ${parts.length}` : ''}`),
+      h('thead', {}, h('tr', {}, h('th', {}, 'replica'), ['min', 'max', 'mean', 'std'].map((k) => h('th.num', {}, k)), h('th', {}, 'top class (first row)'))),
+      h('tbody', {}, parts.slice(0, SHOWN).map((p) => {
+        const st = statistics(p.all);
+        const top = classOf(p);
+        return h('tr', { dataset: { replica: String(p.replica), mean: String(st.mean), ...(top !== null ? { top: String(top) } : {}) } },
+          h('th', { scope: 'row' }, String(p.replica)), [st.min, st.max, st.mean, st.std].map((v) => h('td.num', {}, formatNumber(v))),
+          h('td', {}, top === null ? '—' : names?.[top] !== undefined ? `${names[top]} (#${top})` : `#${top}`));
+      })));
+  }
+
   function renderOutputs(r) {
     clear(out);
     const dev = app.device();
     const ipu = r.ipu;
+    const replicas = r.replicas ?? 1;
     if (ipu?.outOfMemoryTiles > 0) {
       // The emulation runs whatever the tiles hold; on an IPU this graph would not load.
       out.append(h('button.oom-badge', {
@@ -278,7 +335,10 @@ export function createRunPanel(el, app) {
     }
     out.append(h('div.figures', {},
       ipu?.seconds != null ? h('div.figure', {}, h('span.value', { dataset: { testid: 'ipu-time' } }, formatMs(ipu.seconds * 1000)),
-        h('span.label', {}, `modelled IPU time per step (${ipu.architecture}, ${ipu.tiles} tiles)`)) : null,
+        h('span.label', {}, `modelled IPU time per step (${ipu.architecture}, ${replicas > 1
+          ? `${replicas} replicas in parallel, ${ipu.tiles / replicas} tiles each` : `${ipu.tiles} tiles`})`)) : null,
+      replicas > 1 ? h('div.figure', {}, h('span.value', { dataset: { testid: 'run-replicas', replicas: String(replicas) } }, String(replicas)),
+        h('span.label', {}, `replicas (data parallel${ipu ? `, ${ipu.ipusPerReplica} IPU${ipu.ipusPerReplica > 1 ? 's' : ''} each` : ''})`)) : null,
       h('div.figure', {}, h('span.value', { dataset: { testid: 'latency' } }, r.latency ? formatMs(r.latency.medianMs) : '—'),
         h('span.label', {}, ipu ? `host time emulating it, median of ${r.latency?.runs ?? 0} runs` : `median of ${r.latency?.runs ?? 0} runs`)),
       h('div.figure', {}, h('span.value', {}, formatMs(r.prepareMs)), h('span.label', {}, 'prepare')),
@@ -306,7 +366,8 @@ export function createRunPanel(el, app) {
           h('thead', {}, h('tr', {}, ['min', 'max', 'mean', 'std', 'zeros', 'NaN'].map((k) => h('th.num', {}, k)))),
           h('tbody', {}, h('tr', {}, [s.min, s.max, s.mean, s.std].map((v) => h('td.num', {}, formatNumber(v))),
             h('td.num', {}, s.zeros), h('td.num', {}, s.nans)))),
-        topK(o, app.classNames(o.shape[o.shape.length - 1])), outputImage(o),
+        replicaTable(o),
+        topK(firstPart(o), app.classNames(o.shape[o.shape.length - 1]), 5, replicaParts(o) ? 'Replica 0: ' : ''), outputImage(firstPart(o)),
         h('details', {}, h('summary', {}, 'First values'), h('pre.mono', {}, Array.from(o.data.subarray(0, 64)).map((v) => formatNumber(Number(v), 6)).join('  '))));
       out.append(box);
     }
@@ -388,7 +449,8 @@ export function createRunPanel(el, app) {
   /// The drawing's best classes beside the pad (the full outputs are below the Run button).
   function showDrawResult(r, drawing) {
     if (!drawResult) return;
-    const o = r.outputs.find((x) => ranked(x, 1));
+    // Replicated: every replica classified the drawing; replica 0's answer.
+    const o = r.outputs.map(firstPart).find((x) => ranked(x, 1));
     const best = o ? ranked(o, 3) : null;
     if (!best) {
       drawResult.textContent = 'No class vector among the outputs: see them below.';

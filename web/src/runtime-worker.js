@@ -158,12 +158,28 @@ function makeDevice(spec) {
   throw new Error(`unknown device type '${spec.type}'`);
 }
 
-function sessionOptions(spec) {
+/// The replicas of a device spec (main.js app.device()): 1 for the CPU or none given.
+function replicasOf(spec) {
+  return spec?.type === 'cpu' ? 1 : Math.max(1, Number(spec?.replicas ?? 1));
+}
+
+/// The session options for a device spec: profiling; the model split over the IPUs of a replica
+/// (virtualGraphMode Auto) when a replica has more than one; replication (replicatedGraphCount R:
+/// the device has R x IPUs per replica IPUs). A training session with replicas averages the
+/// gradients over them (accumulationAndReplicationReductionType Mean), so R replicas of batch B
+/// take the step one replica takes on the R x B samples with the same mean loss.
+function sessionOptions(spec, { training = false } = {}) {
   const o = new popart.SessionOptions();
   // Profiling: the IPU model always profiles; on the CPU device debug.instrument adds the host
   // time per op to the summary report.
   o.engineOptions = { ...(o.engineOptions ?? {}), 'debug.instrument': 'true' };
-  if (spec?.type !== 'cpu' && spec?.options?.numIPUs > 1) o.virtualGraphMode = 'Auto';
+  const replicas = replicasOf(spec);
+  if (spec?.type !== 'cpu' && (spec?.options?.numIPUs ?? 1) / replicas > 1) o.virtualGraphMode = 'Auto';
+  if (replicas > 1) {
+    o.enableReplicatedGraphs = true;
+    o.replicatedGraphCount = replicas;
+    if (training) o.accumulationAndReplicationReductionType = popart.ReductionType.Mean;
+  }
   if (spec?.allowOutOfMemory === false) o.engineOptions['debug.allowOutOfMemory'] = 'false';
   return o;
 }
@@ -208,21 +224,25 @@ ops.describeShapes = ({ shapes }) => {
   return { description, describeMs: performance.now() - t0 };
 };
 
-/// Builds the step's input arrays: random / zeros / ones, or data the page sent (a .npy or an image).
-function stepInputs(specs, bps, infos) {
+/// Builds the step's input arrays: random / zeros / ones, or data the page sent (a .npy or an
+/// image). A step is [batchesPerStep, replicas] micro-batches (PopART's layout, size-1 dims
+/// dropped): random values differ over all of them; data is one sample, one micro-batch, one
+/// micro-batch per replica or the whole step, repeated to fill it.
+function stepInputs(specs, bps, infos, replicas = 1) {
   const inputs = {};
   for (const name of model.description.inputs) {
     const info = infos[name];
     const spec = specs?.[name] ?? { mode: 'random' };
-    const n = info.elements * bps;
+    const n = info.elements * bps * replicas;
     if (spec.mode === 'data') {
-      // One sample (repeated over the batch), one micro-batch (repeated over batchesPerStep), or
-      // the whole step.
       const arr = spec.data;
       const sample = info.shape.length > 0 && info.shape[0] > 0 ? info.elements / info.shape[0] : info.elements;
-      if (arr.length !== sample && arr.length !== info.elements && arr.length !== n) {
+      const fits = [sample, info.elements, info.elements * replicas, n];
+      if (!fits.includes(arr.length)) {
+        const per = replicas > 1 ? `, ${info.elements * replicas} (one micro-batch per replica, ${replicas} replicas)` : '';
         throw new Error(`input '${name}': the data has ${arr.length} values; ${info.dtype} ${JSON.stringify(info.shape)} ` +
-                        `needs ${sample} (one sample), ${info.elements} (one micro-batch) or ${n} (batchesPerStep = ${bps})`);
+                        `needs ${sample} (one sample), ${info.elements} (one micro-batch)${per} or ${n} ` +
+                        `(batchesPerStep = ${bps}${replicas > 1 ? ` × ${replicas} replicas` : ''})`);
       }
       if (arr.length === n) inputs[name] = arr;
       else {
@@ -257,6 +277,7 @@ ops.run = async ({ device, bps = 1, anchors, inputs: inputSpecs, repeats = 5, in
     inputShapeInfo: inputShapeInfo(inputShapes),
   });
   infer = { session, device };
+  const replicas = replicasOf(device);
   session.prepareDevice();  // out of memory on an IPU: errorPayload sends the reports along
   const prepareMs = performance.now() - t0;
   const infos = {};
@@ -264,11 +285,11 @@ ops.run = async ({ device, bps = 1, anchors, inputs: inputSpecs, repeats = 5, in
     const ti = session.getInfo(name);
     infos[name] = { dtype: ti.dtype, shape: ti.shape(), elements: ti.nelms() };
   }
-  const inputs = stepInputs(inputSpecs, bps, infos);
+  const inputs = stepInputs(inputSpecs, bps, infos, replicas);
   const anchorsOut = session.initAnchorArrays();
   const stepio = new popart.PyStepIO(inputs, anchorsOut);
   if (device?.type === 'offlineIpu') {
-    return { prepareMs, offline: true, outputs: [], latency: null, weights, ipu: ipuFigures(session) };
+    return { prepareMs, offline: true, outputs: [], latency: null, weights, replicas, ipu: ipuFigures(session) };
   }
   const times = [];
   for (let i = 0; i < Math.max(1, repeats); ++i) {
@@ -284,12 +305,15 @@ ops.run = async ({ device, bps = 1, anchors, inputs: inputSpecs, repeats = 5, in
   const transfer = [];
   for (const [name, arr] of Object.entries(anchorsOut)) {
     const data = arr.data.slice();
-    outputs.push({ name, dtype: arr.dtype, shape: arr.shape, data });
+    // With replicas the anchor is [returned batches?, replicas, ...the tensor's shape]: the
+    // replica axis is the one before the tensor's own dims.
+    const replicaAxis = replicas > 1 ? arr.shape.length - session.getInfo(name).shape().length - 1 : -1;
+    outputs.push({ name, dtype: arr.dtype, shape: arr.shape, data, replicaAxis });
     transfer.push(data.buffer);
   }
   return withTransfer({
     ipu: device && device.type !== 'cpu' ? ipuFigures(session) : null,
-    prepareMs, weights, latency: { medianMs: sorted[Math.floor(sorted.length / 2)], minMs: sorted[0], runs: times.length, bps },
+    prepareMs, weights, replicas, latency: { medianMs: sorted[Math.floor(sorted.length / 2)], minMs: sorted[0], runs: times.length, bps },
     outputs, heapInUse: popart.heapInUse(),
     memory: session.getMemoryStats(), threads: popart.getNumThreads(),
   }, transfer);
@@ -304,7 +328,10 @@ function ipuFigures(session) {
     const last = runs[runs.length - 1];
     const mem = r.compilation?.memory ?? {};
     const t = r.compilation?.target ?? {};
+    const replicas = t.replicas ?? 1;
     return { seconds: last?.seconds ?? null, cycles: last?.cycles ?? null, architecture: t.architecture, tiles: t.numTiles,
+             tilesPerIPU: t.tilesPerIPU, numIPUs: t.numIPUs, replicas, ipusPerReplica: (t.numIPUs ?? 1) / replicas,
+             replicaAllReduce: r.compilation?.cycles?.replicaAllReduce ?? 0,
              bytesPerTile: t.bytesPerTile, outOfMemoryTiles: (mem.outOfMemoryTiles ?? []).length, maxTileBytes: mem.maxTileBytes };
   } catch {
     return null;
@@ -344,10 +371,13 @@ function optimizerFrom(spec) {
 }
 
 /// Sets up a TrainingSession for the open model: appends the loss if asked, prepares, uploads the
-/// weights. `data` = {x: Float32Array [n, features], y: Int32Array|Float32Array [n], n}.
+/// weights. `data` = {x: Float32Array [n, features], y: Int32Array|Float32Array [n], n}. With R
+/// replicas (the device's) each micro-batch is R x batchSize samples, each replica taking its own
+/// batchSize of them.
 function setupTraining({ loss, optimizer, batchSize, device, data: all, inputShapes, validation = 0 }) {
   disposeTrainer();
   disposeInference();
+  const replicas = replicasOf(device);
   // Inputs whose dims are not numbers take the page's shapes, the first input's batch the batch size.
   let shapes = null;
   let shaped = model;
@@ -360,13 +390,15 @@ function setupTraining({ loss, optimizer, batchSize, device, data: all, inputSha
   }
   // The held-out validation split first (a seeded shuffle, so the same samples every time).
   const { train: data, validation: held } = splitData(all, validation);
-  if (data.n < batchSize) {
-    throw new Error(`the training split has ${data.n} samples, fewer than the batch size ${batchSize}` +
+  const perStep = batchSize * replicas;  // samples per micro-batch over the replicas
+  if (data.n < perStep) {
+    throw new Error(`the training split has ${data.n} samples, fewer than ${replicas > 1 ? `${replicas} replicas × ` : ''}` +
+                    `the batch size ${batchSize}${replicas > 1 ? ` = ${perStep}` : ''}` +
                     `${held ? ` (${held.n} held out for validation)` : ''}`);
   }
   const prepared = appendLoss(popart, shaped, loss, batchSize, data);
   if (shapes) prepared.inputShapes = { ...shapeSpecs(shapes), ...(prepared.inputShapes ?? {}) };
-  const bps = Math.max(1, Math.floor(data.n / batchSize));
+  const bps = Math.max(1, Math.floor(data.n / perStep));
   const art = { [prepared.loss]: popart.AnchorReturnType('All') };
   if (prepared.probs) art[prepared.probs] = popart.AnchorReturnType('All');
   const t0 = performance.now();
@@ -376,13 +408,13 @@ function setupTraining({ loss, optimizer, batchSize, device, data: all, inputSha
     loss: prepared.loss,
     optimizer: optimizerFrom(optimizer),
     deviceInfo: makeDevice(device),
-    userOptions: sessionOptions(device),
+    userOptions: sessionOptions(device, { training: true }),
     inputShapeInfo: inputShapeInfo(prepared.inputShapes),
   });
   session.prepareDevice();
   session.weightsFromHost();
   const anchors = session.initAnchorArrays();
-  const t = { session, prepared, bps, anchors, optimizer, prepareMs: 0, step: 0, samples: 0, data, batchSize, held };
+  const t = { session, prepared, bps, anchors, optimizer, prepareMs: 0, step: 0, samples: 0, data, batchSize, replicas, held };
   try {
     Object.assign(t, watchWeights(session, prepared, held, shapes));
   } catch (e) {
@@ -519,11 +551,15 @@ function shuffled(n, seed) {
   return idx;
 }
 
-/// One `run`: batchesPerStep batches of a shuffled epoch; returns the step's figures.
+/// One `run`: batchesPerStep batches of a shuffled epoch, each R x batchSize samples with R
+/// replicas (the arrays are [batchesPerStep, R, batchSize, ...]: replica r of batch i takes the
+/// samples i x R x batchSize + r x batchSize onwards); returns the step's figures. The loss anchor
+/// holds one loss per batch and replica: `loss` is their mean, `batchLosses` each batch's mean
+/// over the replicas, `replicaLosses` each replica's mean over the step.
 function trainStep(t) {
-  const { data, batchSize, bps, prepared } = t;
+  const { data, batchSize, bps, prepared, replicas } = t;
   const per = data.features;
-  const count = bps * batchSize;
+  const count = bps * replicas * batchSize;
   const order = shuffled(data.n, 1 + t.step);
   const x = new Float32Array(count * per);
   const y = new (prepared.labelArray ?? Int32Array)(count * (prepared.labelWidth ?? 1));
@@ -541,6 +577,18 @@ function trainStep(t) {
   const losses = t.anchors[prepared.loss].data;
   let lossSum = 0;
   for (const v of losses) lossSum += v;
+  // [batches, replicas] in that order (PopART's anchor layout, size-1 dims dropped).
+  const batches = losses.length / replicas;
+  const batchLosses = [];
+  const replicaLosses = new Array(replicas).fill(0);
+  for (let i = 0; i < batches; ++i) {
+    let sum = 0;
+    for (let r = 0; r < replicas; ++r) {
+      sum += losses[i * replicas + r];
+      replicaLosses[r] += losses[i * replicas + r] / batches;
+    }
+    batchLosses.push(sum / replicas);
+  }
   let accuracy = null;
   if (prepared.probs && prepared.classes) {
     const probs = t.anchors[prepared.probs].data;
@@ -553,8 +601,8 @@ function trainStep(t) {
   }
   t.step += 1;
   t.samples += count;
-  const figures = { step: t.step, loss: lossSum / losses.length, batchLosses: Array.from(losses), accuracy, stepMs: ms, samplesPerSec: count / (ms / 1000),
-                    samples: t.samples };
+  const figures = { step: t.step, loss: lossSum / losses.length, batchLosses, replicas, replicaLosses: replicas > 1 ? replicaLosses : null,
+                    accuracy, stepMs: ms, samplesPerSec: count / (ms / 1000), samples: t.samples };
   return figures;
 }
 
@@ -591,7 +639,7 @@ ops.train = async (args, progress, isCancelled) => {
   trainer = setupTraining(args);
   const t = trainer;
   // The weights as they start, and the validation split classified with them (step 0).
-  progress({ stage: 'ready', prepareMs: t.prepareMs, bps: t.bps, batchSize: t.batchSize, loss: t.prepared.loss,
+  progress({ stage: 'ready', prepareMs: t.prepareMs, bps: t.bps, batchSize: t.batchSize, replicas: t.replicas, loss: t.prepared.loss,
              trainCount: t.data.n, validationCount: t.held?.n ?? 0, ...observe(t) });
   let running = args.autostart !== false;
   const maxSteps = args.maxSteps ?? Infinity;

@@ -116,6 +116,7 @@ export function createTrainPanel(el, app) {
   const modeSel = h('select', { id: 'train-mode', 'aria-label': 'Optimizer mode', hidden: true });
   const paramsEl = h('div.form', { dataset: { testid: 'optimizer-params' } });
   const batch = h('input', { type: 'number', id: 'train-batch', min: 1, max: 4096, value: 32, 'aria-label': 'Batch size' });
+  const batchNote = h('span.muted', { testid: 'train-batch-note' });
   const dataSel = h('select', { id: 'train-data', 'aria-label': 'Training data' }, new Option('Handwritten digits (built in)', 'digits'),
     new Option('A .csv / .npy / .npz file…', 'file'));
   const dataFile = h('input', { type: 'file', accept: '.csv,.npy,.npz', hidden: true, 'aria-label': 'Training data file', dataset: { testid: 'train-data-file' } });
@@ -140,6 +141,9 @@ export function createTrainPanel(el, app) {
   const status = h('p.muted', { 'aria-live': 'polite' }, 'Not started.');
   const acc = h('span.value', { testid: 'train-accuracy' }, '—');
   const lossNow = h('span.value', { dataset: { testid: 'train-loss-value' } }, '—');
+  const lossLabel = h('span.label', {}, 'loss');
+  const replicaLoss = h('span.value', { dataset: { testid: 'train-replica-losses' } }, '—');
+  const replicaFigure = h('div.figure', { hidden: true }, replicaLoss, h('span.label', {}, 'loss of each replica (this step)'));
   const valAcc = h('span.value', { testid: 'validation-accuracy' }, '—');
   const valLoss = h('span.value', { dataset: { testid: 'validation-loss' } }, '—');
   const stepNow = h('span.value', {}, '0');
@@ -150,7 +154,7 @@ export function createTrainPanel(el, app) {
     h('div.form', {},
       h('label', { for: 'train-loss' }, 'Loss'), h('div', {}, lossSel, ' ', lossOut),
       h('label', { for: 'train-optimizer' }, 'Optimizer'), h('div', {}, optSel, ' ', modeSel),
-      h('label', { for: 'train-batch' }, 'Batch size'), batch,
+      h('label', { for: 'train-batch' }, 'Batch size'), h('div', {}, batch, ' ', batchNote),
       h('label', { for: 'train-data' }, 'Data'), h('div', {}, dataSel, ' ', dataFile, ' ', dataNote),
       h('label', { for: 'train-validation' }, 'Validation %'),
       h('div', {}, validation, ' ', splitNote)),
@@ -160,7 +164,8 @@ export function createTrainPanel(el, app) {
     status,
     h('div.figures', {},
       h('div.figure', {}, stepNow, h('span.label', {}, 'steps (epochs)')),
-      h('div.figure', {}, lossNow, h('span.label', {}, 'loss')),
+      h('div.figure', {}, lossNow, lossLabel),
+      replicaFigure,
       h('div.figure', {}, acc, h('span.label', {}, 'training accuracy')),
       h('div.figure', {}, valLoss, h('span.label', {}, 'validation loss')),
       h('div.figure', {}, valAcc, h('span.label', {}, 'validation accuracy'))),
@@ -198,6 +203,17 @@ export function createTrainPanel(el, app) {
     for (const v of stale) v.draw();
     stale.clear();
   }
+
+  /// With replicas (the device's; main.js), the batch size is each replica's.
+  function showReplicas() {
+    const r = app.device().replicas ?? 1;
+    const b = Number(batch.value);
+    batchNote.dataset.replicas = String(r);
+    batchNote.textContent = r > 1 ? `per replica: ${r} replicas × ${Number.isInteger(b) && b > 0 ? b : '?'} = ` +
+      `${Number.isInteger(b) && b > 0 ? r * b : '?'} samples per batch, gradients averaged over the replicas` : '';
+  }
+  app.on('device', showReplicas);
+  batch.addEventListener('input', showReplicas);
 
   let data = null;
   let job = null;       // the pending 'train' request
@@ -272,6 +288,7 @@ export function createTrainPanel(el, app) {
     dataNote.textContent = '';
     batch.value = 32;
     validation.value = 20;
+    showReplicas();
     lossSel.value = 'nllloss';
     resetFigures();
     clear(lossOut);
@@ -285,6 +302,7 @@ export function createTrainPanel(el, app) {
     } else {
       const inT = d.tensors.find((t) => t.name === d.inputs[0]);
       if (Array.isArray(inT?.shape) && typeof inT.shape[0] === 'number') batch.value = inT.shape[0];
+      showReplicas();
     }
     // A model that holds its loss (a checkpoint: a scalar output of a loss op) trains with it,
     // from the optimizer state it carries.
@@ -311,7 +329,10 @@ export function createTrainPanel(el, app) {
     allCharts.forEach((c) => c.reset());
     confusion.reset();
     weightsView.reset();
-    for (const f of [acc, lossNow, valAcc, valLoss]) {
+    lossLabel.textContent = 'loss';
+    replicaFigure.hidden = true;
+    delete replicaLoss.dataset.values;
+    for (const f of [acc, lossNow, valAcc, valLoss, replicaLoss]) {
       f.textContent = '—';
       delete f.dataset.value;
     }
@@ -384,8 +405,13 @@ export function createTrainPanel(el, app) {
   function onProgress(p) {
     if (p.stage === 'ready') {
       const held = p.validationCount ? `, ${p.validationCount} held out for validation` : '';
-      status.textContent = `Training on ${p.trainCount} samples${held}: ${p.bps} batches of ${p.batchSize} per step; ` +
-        `prepared in ${formatMs(p.prepareMs)}.`;
+      const r = p.replicas ?? 1;
+      const batches = r > 1 ? `${p.bps} batches of ${r} replicas × ${p.batchSize} = ${r * p.batchSize} samples per step ` +
+        '(each replica its own slice; gradients averaged over the replicas, so the step is the one batch of ' +
+        `${r * p.batchSize} would take)` : `${p.bps} batches of ${p.batchSize} per step`;
+      status.textContent = `Training on ${p.trainCount} samples${held}: ${batches}; prepared in ${formatMs(p.prepareMs)}.`;
+      lossLabel.textContent = r > 1 ? `loss (the mean over the ${r} replicas)` : 'loss';
+      replicaFigure.hidden = r <= 1;
       splitNote.textContent = `of the samples held out: training on ${p.trainCount}, validating on ${p.validationCount} ` +
         '(the same ones each time), after every step';
       splitNote.dataset.train = String(p.trainCount);
@@ -402,6 +428,11 @@ export function createTrainPanel(el, app) {
       app.trainHistory.push(p);
       stepNow.textContent = String(p.step);
       lossNow.textContent = formatNumber(p.loss, 4);
+      lossNow.dataset.value = String(p.loss);
+      if (p.replicaLosses) {
+        replicaLoss.textContent = p.replicaLosses.map((l, r) => `${r}: ${formatNumber(l, 4)}`).join(' · ');
+        replicaLoss.dataset.values = JSON.stringify(p.replicaLosses);
+      }
       // The loss of every batch (x in epochs: batch i of step s at s - 1 + (i + 1) / n), the
       // validation loss at the epoch's end.
       const vLoss = p.validation?.loss ?? null;
@@ -419,7 +450,8 @@ export function createTrainPanel(el, app) {
       timeChart.push(p.step, [p.stepMs]);
       rateChart.push(p.step, [p.samplesPerSec]);
       drawSoon(...allCharts, confusion, weightsView);
-      status.textContent = `Step ${p.step}: loss ${formatNumber(p.loss, 4)}, ${formatMs(p.stepMs)} per step, ${Math.round(p.samplesPerSec)} samples/s.`;
+      status.textContent = `Step ${p.step}: loss ${formatNumber(p.loss, 4)}${p.replicas > 1 ? ` (the mean over ${p.replicas} replicas)` : ''}, ` +
+        `${formatMs(p.stepMs)} per step, ${Math.round(p.samplesPerSec)} samples/s.`;
     } else if (p.stage === 'paused') {
       drawNow();
       setRunning(false);

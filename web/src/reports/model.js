@@ -223,6 +223,37 @@ export function tileMemory(graph) {
            capacity: graph.target.bytesPerTile, oom, fullest, max: Math.max(0, ...total) };
 }
 
+/// The replicas of a report (PopART's replicated graphs: `target.replicas` copies of the graph,
+/// each on numIPUs / replicas IPUs, the tiles of replica r following those of replica r - 1):
+/// {count, ipusPerReplica, tilesPerReplica, replicas: [{replica, firstIpu, lastIpu, firstTile,
+/// lastTile, bytes, maxTile, maxTileBytes, oomTiles}], identical (every replica's tiles hold what
+/// replica 0's do), replicaOf(tile), baseTile(tile) (replica 0's tile at the same place)}. The
+/// figures are the report's own per-tile ones summed over each replica's tiles.
+export function replicaLayout(graph) {
+  const t = graph.target;
+  const count = Math.max(1, t.replicas ?? 1);
+  const ipusPerReplica = Math.max(1, Math.round((t.numIPUs ?? 1) / count));
+  const tilesPerReplica = ipusPerReplica * t.tilesPerIPU;
+  const total = graph.memory?.byTile?.total ?? [];
+  const oom = new Set(graph.memory?.outOfMemoryTiles ?? []);
+  let identical = true;
+  const replicas = Array.from({ length: count }, (_, r) => {
+    const first = r * tilesPerReplica;
+    let bytes = 0, maxTile = first, maxTileBytes = -1, oomTiles = 0;
+    for (let i = 0; i < tilesPerReplica; ++i) {
+      const b = total[first + i] ?? 0;
+      if (b !== (total[i] ?? 0)) identical = false;
+      bytes += b;
+      if (b > maxTileBytes) { maxTileBytes = b; maxTile = first + i; }
+      if (oom.has(first + i)) ++oomTiles;
+    }
+    return { replica: r, firstIpu: r * ipusPerReplica, lastIpu: (r + 1) * ipusPerReplica - 1, firstTile: first,
+             lastTile: first + tilesPerReplica - 1, bytes, maxTile, maxTileBytes: Math.max(0, maxTileBytes), oomTiles };
+  });
+  return { count, ipusPerReplica, tilesPerReplica, replicas, identical,
+           replicaOf: (tile) => Math.floor(tile / tilesPerReplica), baseTile: (tile) => tile % tilesPerReplica };
+}
+
 /// Compute / exchange / sync cycles per step and their totals (one micro-batch).
 export function executionSplit(graph) {
   const t = { compute: 0, exchange: 0, sync: 0, cycles: 0 };

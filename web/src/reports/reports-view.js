@@ -4,7 +4,7 @@
 // (docs/ipu-model.md "Report schema"). API and field use: web/src/reports/README.md.
 import {
   CATEGORIES, CATEGORY_LABELS, opRows, groupRows, liveness, tensorsOnTile, tileMemory, executionSplit,
-  hostTimesFromSummary, memoryInsight, makeGrouper, tileLiveness, tileTensorsAt, isAlwaysLive, stepOfId,
+  hostTimesFromSummary, memoryInsight, makeGrouper, tileLiveness, tileTensorsAt, isAlwaysLive, stepOfId, replicaLayout,
   fmtInt, fmtBytes, fmtShort, fmtSeconds,
 } from './model.js';
 import { timeline, programTree, runShape } from './schedule.js';
@@ -13,7 +13,7 @@ import { ProgramTree } from './program-tree.js';
 import { el } from './dom.js';
 import { CanvasChart, attachRangeZoom, byteTicks, niceTicks, withAlpha } from './charts.js';
 
-export { hostTimesFromSummary, opRows, groupRows, liveness, tensorsOnTile, executionSplit, tileLiveness } from './model.js';
+export { hostTimesFromSummary, opRows, groupRows, liveness, tensorsOnTile, executionSplit, tileLiveness, replicaLayout } from './model.js';
 export { timeline, programTree } from './schedule.js';
 
 const CATEGORY_COLORS = {
@@ -113,6 +113,7 @@ function prepare(report) {
     r.tiles = tileMemory(r.graph);
     r.split = executionSplit(r.graph);
     r.insight = memoryInsight(r.graph);
+    r.replicas = replicaLayout(r.graph);
     r.timeline = timeline(r.graph, r.execution);
     r.program = programTree(r.graph, r.execution, r.rows);
   }
@@ -139,6 +140,7 @@ export class ReportsView {
     this.selectedTile = { A: -1, B: -1 };
     this.tileZoom = { A: null, B: null };
     this.timeZoom = { A: null, B: null };
+    this.replicaShown = { A: -1, B: -1 };   // the Memory tab's replica (-1: all)
     this.trees = [];
     this.tileLive = { A: null, B: null };   // the selected tile's liveness chart per slot
     this.charts = [];
@@ -158,6 +160,7 @@ export class ReportsView {
     this.selectedTile[slot] = -1;
     this.tileZoom[slot] = null;
     this.timeZoom[slot] = null;
+    this.replicaShown[slot] = -1;
     this.selectedOp = null;
     this.#render();
   }
@@ -282,7 +285,7 @@ export class ReportsView {
       header.append(el('div', { class: 'rv-slot-head', 'data-slot': s },
         present.length === 2 ? el('span', { class: `rv-badge rv-badge-${s}`, text: s }) : null,
         el('strong', { text: r.label ?? `Report ${s}` }),
-        t ? el('span', { class: 'rv-muted', text: ` ${t.type} · ${t.architecture} · ${fmtInt(t.numIPUs)} IPU × ${fmtInt(t.tilesPerIPU)} tiles · ${fmtBytes(t.bytesPerTile)} per tile` }) : null,
+        t ? el('span', { class: 'rv-muted', text: ` ${t.type} · ${t.architecture} · ${r.replicas.count > 1 ? `${fmtInt(r.replicas.count)} replicas × ${fmtInt(r.replicas.ipusPerReplica)} IPU` : `${fmtInt(t.numIPUs)} IPU`} × ${fmtInt(t.tilesPerIPU)} tiles · ${fmtBytes(t.bytesPerTile)} per tile` }) : null,
         this.#banner(s, r)));
     }
     this.root.append(header);
@@ -388,10 +391,45 @@ export class ReportsView {
         d.append(el('summary', { text: 'Out-of-memory error' }), el('pre', { class: 'rv-pre', text: r.error }));
         col.append(d);
       }
+      if (r.graph && r.replicas.count > 1) col.append(this.#replicaSummary(r, s));
       col.append(el('pre', { class: 'rv-pre rv-summary', 'data-testid': 'report-summary', 'data-slot': s, tabindex: '0',
                              'aria-label': `Summary report ${r.label ?? s}`, text: r.summary ?? '(no summary report)' }));
     });
     if (this.#present().length === 2) panel.prepend(this.#diffTable());
+  }
+
+  /// The replicas of a replicated report: what they are, each one's IPUs, tiles and memory (the
+  /// report's per-tile figures summed over its tiles), and the cycles spent reducing across them.
+  #replicaSummary(r, s) {
+    const L = r.replicas;
+    const c = r.graph.cycles ?? {};
+    const ipus = (x) => (x.firstIpu === x.lastIpu ? `IPU ${x.firstIpu}` : `IPUs ${x.firstIpu}–${x.lastIpu}`);
+    const allReduce = c.replicaAllReduce ?? 0;
+    const box = el('section', { class: 'rv-replicas', 'data-testid': 'replica-summary', 'data-slot': s, 'data-replicas': L.count,
+                                'data-identical': String(L.identical), 'data-all-reduce': allReduce },
+      el('h4', { text: `${fmtInt(L.count)} replicas (data parallel)` }),
+      el('p', { class: 'rv-small', text: `Each replica is a copy of the graph on its own ${L.ipusPerReplica === 1 ? 'IPU' : `${L.ipusPerReplica} IPUs`} ` +
+        `(${fmtInt(L.tilesPerReplica)} tiles), running on its own micro-batch at the same time as the others. ` +
+        (L.identical ? 'The IPU model lays every replica out as replica 0, so their memory (below) and cycles are identical by construction; ' +
+                       'the other views show one replica, and a tile of another replica lists replica 0\'s tensors at the same place.'
+                     : 'Their tiles do not all hold the same bytes (see the table).') }),
+      el('p', { class: 'rv-small', 'data-testid': 'replica-all-reduce', 'data-cycles': allReduce, text: allReduce
+        ? `All-reduce across replicas: ${fmtInt(allReduce)} cycles per micro-batch (${((100 * allReduce) / (c.perMicroBatch || 1)).toFixed(1)}% of ${fmtInt(c.perMicroBatch)}): ` +
+          'the sums over the replicas (in training, of the gradients before the weight update) as a ring over the IPU-Links within a chassis and the gateway between chassis; part of the exchange of the ops that reduce.'
+        : 'No all-reduce across replicas: nothing in this program is reduced over them (inference, or no gradient to sum).' }));
+    const rows = L.replicas;
+    const SHOWN = 64;
+    box.append(el('table', { class: 'rv-table', 'data-testid': 'replica-table', 'data-slot': s },
+      el('caption', { text: `Per replica${rows.length > SHOWN ? ` (the first ${SHOWN} of ${rows.length})` : ''}` }),
+      el('thead', {}, el('tr', {}, ['Replica', 'IPUs', 'Tiles', 'Memory', 'Fullest tile', 'Tiles out of memory']
+        .map((h, i) => el('th', { scope: 'col', class: i >= 3 ? 'num' : '', text: h })))),
+      el('tbody', {}, rows.slice(0, SHOWN).map((x) => el('tr', { 'data-replica': x.replica, 'data-bytes': x.bytes, 'data-first-tile': x.firstTile,
+                                                              'data-last-tile': x.lastTile, 'data-first-ipu': x.firstIpu, 'data-last-ipu': x.lastIpu },
+        el('th', { scope: 'row', text: String(x.replica) }), el('td', { text: ipus(x) }), el('td', { text: `${fmtInt(x.firstTile)}–${fmtInt(x.lastTile)}` }),
+        el('td', { class: 'num', text: fmtBytes(x.bytes) }),
+        el('td', { class: 'num', text: `${fmtBytes(x.maxTileBytes)} (tile ${x.maxTile})` }),
+        el('td', { class: 'num', text: fmtInt(x.oomTiles) }))))));
+    return box;
   }
 
   #diffTable() {
@@ -411,6 +449,7 @@ export class ReportsView {
       el('caption', { text: 'A vs B: totals' }),
       el('thead', {}, el('tr', {}, ['', 'A', 'B', 'B − A', 'B / A'].map((h) => el('th', { scope: 'col', text: h })))),
       el('tbody', {},
+        metric('Replicas', (r) => r.replicas?.count),
         metric('Tiles', (r) => r.graph?.target.numTiles),
         metric('Memory used', (r) => r.graph?.memory.total, fmtBytes),
         metric('Fullest tile', (r) => r.graph?.memory.maxTileBytes, fmtBytes),
@@ -421,6 +460,7 @@ export class ReportsView {
         metric('Compute cycles', (r) => r.split?.totals.compute),
         metric('Exchange cycles', (r) => r.split?.totals.exchange),
         metric('Sync cycles', (r) => r.split?.totals.sync),
+        metric('All-reduce across replicas (cycles)', (r) => (r.graph ? r.graph.cycles.replicaAllReduce ?? 0 : undefined)),
         metric('Host transfer cycles', (r) => r.graph ? r.graph.cycles.hostToDevicePerMicroBatch + r.graph.cycles.deviceToHostPerMicroBatch : undefined),
         metric('First run: cycles', (r) => run0(r)?.cycles),
         metric('First run: time', (r) => run0(r)?.seconds, fmtSeconds)));
@@ -440,6 +480,7 @@ export class ReportsView {
         return;
       }
       const tm = r.tiles;
+      if (r.replicas.count > 1) col.append(this.#replicaPicker(r, s));
       const host = el('div', { 'data-testid': 'tile-memory-chart', 'data-slot': s, 'data-tiles': tm.n, 'data-capacity': tm.capacity,
                                'data-oom-tiles': [...tm.oom].join(','), 'data-max-tile': r.graph.memory.maxTile, 'data-y-max': Math.round(yMax) });
       col.append(el('h4', { text: 'Memory per tile' }), host);
@@ -469,7 +510,7 @@ export class ReportsView {
         this.cb.onSelectTile?.(t, s);
       };
       chart.opts.onSelect = select;
-      heat.opts.onSelect = select;
+      heat.opts.onSelect = (i) => select(heat.tileOf(i));
       this.#tileInfo(info, r, s, this.selectedTile[s]);
       this.#tileLiveness(live, r, s, this.selectedTile[s]);
       col.append(this.#fullest(r));
@@ -477,6 +518,29 @@ export class ReportsView {
         () => tm.total.map((tot, t) => [t, ...tm.byCategory.map((v) => fmtInt(v[t])), fmtInt(tot), `${((100 * tot) / tm.capacity).toFixed(1)}%`, tm.oom.has(t) ? 'yes' : '']),
         { cap: 256, testid: 'tile-memory-table' }));
     });
+  }
+
+  /// The Memory tab's replica choice: every replica's tiles, or one replica's (the tile chart
+  /// zoomed to them, the heat grid only them).
+  #replicaPicker(r, s) {
+    const L = r.replicas;
+    const id = `${this.id}-replica-${s}`;
+    const pick = el('select', { id, 'data-testid': 'replica-select', 'data-slot': s },
+      el('option', { value: '-1', text: `All ${fmtInt(L.count)} replicas (${fmtInt(r.tiles.n)} tiles)` }),
+      L.replicas.map((x) => el('option', { value: String(x.replica),
+        text: `Replica ${x.replica}: ${x.firstIpu === x.lastIpu ? `IPU ${x.firstIpu}` : `IPUs ${x.firstIpu}–${x.lastIpu}`}, tiles ${x.firstTile}–${x.lastTile}` })));
+    pick.value = String(this.replicaShown[s]);
+    pick.addEventListener('change', () => {
+      const x = L.replicas[Number(pick.value)];
+      this.replicaShown[s] = x ? x.replica : -1;
+      this.tileZoom[s] = x ? { from: x.firstTile, to: Math.min(r.tiles.n, x.lastTile + 1) } : null;
+      this.#render();
+      this.root.querySelector(`[data-testid=replica-select][data-slot="${s}"]`)?.focus();
+    });
+    return el('div', { class: 'rv-controls' }, el('label', { for: id, class: 'rv-check' }, 'Show '), pick,
+      el('span', { class: 'rv-muted rv-small', text: L.identical
+        ? `Each replica's tiles hold what replica 0's do (the same program and layout, by construction): ${fmtBytes(L.replicas[0].bytes)} per replica.`
+        : 'The replicas\' tiles differ: see the Summary tab\'s table.' }));
   }
 
   #legend(items, extra = []) {
@@ -489,7 +553,8 @@ export class ReportsView {
   #tileChart(host, r, s, yMax) {
     const tm = r.tiles;
     const g0 = r.graph;
-    const ipus = g0.target.numIPUs * (g0.target.replicas ?? 1);
+    const ipus = g0.target.numIPUs;   // every replica's
+    const L = r.replicas;
     const chart = new CanvasChart(host, {
       height: 260,
       label: `Memory per tile, ${r.label ?? s}: ${fmtInt(tm.n)} tiles, fullest tile ${g0.memory.maxTile} with ${fmtBytes(tm.max)} of ${fmtBytes(tm.capacity)} capacity; ${tm.oom.size} tiles out of memory. The table below has the figures.`,
@@ -513,7 +578,7 @@ export class ReportsView {
       tooltip: (t) => {
         const rows = CATEGORIES.map((c, k) => `<tr><td><i class="rv-swatch" style="background:var(${CATEGORY_COLORS[c]})"></i>${CATEGORY_LABELS[c]}</td><td class="num">${fmtBytes(tm.byCategory[k][t])}</td></tr>`).join('');
         const ipu = Math.floor(t / g0.target.tilesPerIPU);
-        return `<b>Tile ${t}</b>${ipus > 1 ? ` (IPU ${ipu})` : ''}${tm.oom.has(t) ? ' <span class="rv-oom-tag">out of memory</span>' : ''}<table>${rows}<tr class="rv-tip-total"><td>Total</td><td class="num">${fmtBytes(tm.total[t])}</td></tr></table><span class="rv-muted">${((100 * tm.total[t]) / tm.capacity).toFixed(1)}% of ${fmtBytes(tm.capacity)} · click to list its tensors</span>`;
+        return `<b>Tile ${t}</b>${L.count > 1 ? ` (replica ${L.replicaOf(t)}, IPU ${ipu})` : ipus > 1 ? ` (IPU ${ipu})` : ''}${tm.oom.has(t) ? ' <span class="rv-oom-tag">out of memory</span>' : ''}<table>${rows}<tr class="rv-tip-total"><td>Total</td><td class="num">${fmtBytes(tm.total[t])}</td></tr></table><span class="rv-muted">${((100 * tm.total[t]) / tm.capacity).toFixed(1)}% of ${fmtBytes(tm.capacity)} · click to list its tensors</span>`;
       },
       draw: (ctx, g) => {
         const y = chart.yAxis(ctx, g, yMax, byteTicks(yMax, 5), fmtBytes);
@@ -553,15 +618,18 @@ export class ReportsView {
             base[t] += v[t];
           }
         });
-        // IPU boundaries.
+        // IPU boundaries (dashed) and, with replicas, replica boundaries (solid); a label where it fits.
         if (ipus > 1) {
           ctx.strokeStyle = chart.color('--muted');
-          ctx.setLineDash([2, 3]);
           ctx.fillStyle = chart.color('--muted');
+          const span = w * g0.target.tilesPerIPU;
           for (let i = 0; i < ipus; ++i) {
             const xx = Math.round(x(i * g0.target.tilesPerIPU)) + 0.5;
+            const replicaStart = L.count > 1 && i % L.ipusPerReplica === 0;
+            ctx.setLineDash(replicaStart ? [] : [2, 3]);
             if (i) { ctx.beginPath(); ctx.moveTo(xx, g.top); ctx.lineTo(xx, g.top + g.height); ctx.stroke(); }
-            ctx.fillText(`IPU ${i}`, xx + 4, g.top + 10);
+            const text = L.count > 1 ? (L.ipusPerReplica > 1 ? `r${Math.floor(i / L.ipusPerReplica)} IPU ${i}` : `replica ${i}`) : `IPU ${i}`;
+            if (ctx.measureText(text).width + 8 <= span) ctx.fillText(text, xx + 4, g.top + 10);
           }
           ctx.setLineDash([]);
         }
@@ -614,19 +682,31 @@ export class ReportsView {
     return chart;
   }
 
+  /// The tile heat grid: every tile, or the tiles of the replica the Memory tab shows. The chart's
+  /// indices count from the first tile shown (`chart.tileOf(i)` is the global tile).
   #heatGrid(host, r, s) {
     const tm = r.tiles;
     const per = r.graph.target.tilesPerIPU;
-    const blocks = Math.ceil(tm.n / per);
+    const L = r.replicas;
+    const shown = L.replicas[this.replicaShown[s]];
+    const from = shown ? shown.firstTile : 0;
+    const to = shown ? Math.min(tm.n, shown.lastTile + 1) : tm.n;
+    const n = to - from;
+    const blocks = Math.ceil(n / per);
     const cols = per <= 16 ? per : per <= 256 ? 32 : 64;
     const rowsPer = Math.ceil(per / cols);
-    const labelW = blocks > 1 ? 44 : 0;
+    // Each block is an IPU: "IPU i", with replicas "r0 IPU i" (the replica, then the IPU's index on the device).
+    const blockLabel = (b) => {
+      const ipu = Math.floor(from / per) + b;
+      return L.count > 1 ? `r${Math.floor(ipu / L.ipusPerReplica)} IPU ${ipu}` : `IPU ${b}`;
+    };
+    const labelW = blocks > 1 || L.count > 1 ? (L.count > 1 ? 76 : 44) : 0;
     const maxCell = per <= 16 ? 36 : 16;
     const cellFor = (g) => Math.max(4, Math.min(maxCell, Math.floor((g.width - labelW) / cols)));
     const gap = 8;
     const layout = (g) => {
       const c = cellFor(g);
-      return { c, pos: (t) => { const b = Math.floor(t / per), i = t % per; return { x: g.left + labelW + (i % cols) * c, y: g.top + b * (rowsPer * c + gap) + Math.floor(i / cols) * c }; } };
+      return { c, pos: (t) => { const b = Math.floor(t / per), i = t % per; return { x: g.left + labelW + (i % cols) * c, y: g.top + b * (rowsPer * c + gap) + Math.floor(i / cols) * c }; } };   // t: from the first tile shown
     };
     const heightFor = () => {
       const w = host.clientWidth || 600;
@@ -636,8 +716,8 @@ export class ReportsView {
     const chart = new CanvasChart(host, {
       height: heightFor(),
       margin: { left: 12, right: 12, top: 4, bottom: 30 },
-      label: `Tile heat grid, ${r.label ?? s}: ${fmtInt(tm.n)} tiles coloured by memory used as a share of the ${fmtBytes(tm.capacity)} capacity; a logical layout in tile order, not the physical floor plan.`,
-      count: () => tm.n,
+      label: `Tile heat grid, ${r.label ?? s}: ${shown ? `replica ${shown.replica}'s ${fmtInt(n)} tiles (${from}–${to - 1})` : `${fmtInt(tm.n)} tiles`} coloured by memory used as a share of the ${fmtBytes(tm.capacity)} capacity; a logical layout in tile order, not the physical floor plan.`,
+      count: () => n,
       hit: (x, y, g) => {
         const { c, pos } = layout(g);
         for (let b = 0; b < blocks; ++b) {
@@ -645,17 +725,18 @@ export class ReportsView {
           const col = Math.floor((x - p0.x) / c), row = Math.floor((y - p0.y) / c);
           if (col < 0 || col >= cols || row < 0 || row >= rowsPer) continue;
           const t = b * per + row * cols + col;
-          return t < tm.n && t < (b + 1) * per ? t : -1;
+          return t < n && t < (b + 1) * per ? t : -1;
         }
         return -1;
       },
       position: (t, g) => { const { c, pos } = layout(g); const p = pos(t); return { x: p.x + c, y: p.y + c }; },
-      tooltip: (t) => `<b>Tile ${t}</b>${tm.oom.has(t) ? ' <span class="rv-oom-tag">out of memory</span>' : ''}<br>${fmtBytes(tm.total[t])} · ${((100 * tm.total[t]) / tm.capacity).toFixed(1)}% of capacity`,
+      tooltip: (i) => { const t = from + i; return `<b>Tile ${t}</b>${L.count > 1 ? ` (replica ${L.replicaOf(t)})` : ''}${tm.oom.has(t) ? ' <span class="rv-oom-tag">out of memory</span>' : ''}<br>${fmtBytes(tm.total[t])} · ${((100 * tm.total[t]) / tm.capacity).toFixed(1)}% of capacity`; },
       onHover: () => chart.draw(),
       draw: (ctx, g) => {
         const h = heightFor();
         const L0 = layout(g);
-        Object.assign(host.dataset, { cell: L0.c, cols, perIpu: per, gridLeft: L0.pos(0).x, gridTop: L0.pos(0).y, blockHeight: rowsPer * L0.c + gap });
+        Object.assign(host.dataset, { cell: L0.c, cols, perIpu: per, gridLeft: L0.pos(0).x, gridTop: L0.pos(0).y, blockHeight: rowsPer * L0.c + gap,
+                                      firstTile: from, lastTile: to - 1 });
         if (h !== chart.opts.height) { chart.opts.height = h; chart.draw(); return; }
         const { c, pos } = layout(g);
         const accent = chart.color('--chart-1');
@@ -667,8 +748,8 @@ export class ReportsView {
         const scaleMax = this.heatRelative && under.length ? Math.max(scaleMin + 1, ...under) : tm.capacity;
         host.dataset.scaleMin = String(scaleMin);
         host.dataset.scaleMax = String(scaleMax);
-        for (let t = 0; t < tm.n; ++t) {
-          const p = pos(t);
+        for (let t = from; t < to; ++t) {
+          const p = pos(t - from);
           const f = tm.total[t] > tm.capacity ? 2 : (tm.total[t] - scaleMin) / (scaleMax - scaleMin);
           ctx.fillStyle = empty;
           ctx.fillRect(p.x, p.y, c - 1, c - 1);
@@ -676,9 +757,9 @@ export class ReportsView {
           ctx.fillRect(p.x, p.y, c - 1, c - 1);
         }
         ctx.fillStyle = chart.color('--muted');
-        if (blocks > 1) for (let b = 0; b < blocks; ++b) ctx.fillText(`IPU ${b}`, g.left, pos(b * per).y + 9);
-        for (const [t, v] of [[chart.hover, '--fg'], [this.selectedTile[s], '--focus']]) {
-          if (t < 0) continue;
+        if (labelW) for (let b = 0; b < blocks; ++b) ctx.fillText(blockLabel(b), g.left, pos(b * per).y + 9);
+        for (const [t, v] of [[chart.hover, '--fg'], [this.selectedTile[s] - from, '--focus']]) {
+          if (t < 0 || t >= n) continue;
           const p = pos(t);
           ctx.strokeStyle = chart.color(v);
           ctx.lineWidth = 2;
@@ -709,6 +790,7 @@ export class ReportsView {
         ctx.textBaseline = 'alphabetic';
       },
     });
+    chart.tileOf = (i) => from + i;
     this.charts.push(chart);
     chart.draw();
     return chart;
@@ -722,12 +804,20 @@ export class ReportsView {
       return;
     }
     const tm = r.tiles;
-    const list = tensorsOnTile(r.graph, t);
+    // A tile of replica r > 0 holds what replica 0's tile at the same place holds (the report maps
+    // the tensors of replica 0).
+    const L = r.replicas;
+    const base = L.baseTile(t);
+    const list = tensorsOnTile(r.graph, base);
     info.dataset.tile = String(t);
-    info.append(el('h4', { text: `Tile ${t}: ${fmtBytes(tm.total[t])} of ${fmtBytes(tm.capacity)} (${((100 * tm.total[t]) / tm.capacity).toFixed(1)}%)${tm.oom.has(t) ? ' — out of memory' : ''}` }),
-      el('p', { class: 'rv-muted', text: CATEGORIES.map((c, k) => `${CATEGORY_LABELS[c]} ${fmtBytes(tm.byCategory[k][t])}`).join(' · ') }));
+    info.dataset.replica = String(L.replicaOf(t));
+    info.dataset.baseTile = String(base);
+    info.append(el('h4', { text: `Tile ${t}${L.count > 1 ? ` (replica ${L.replicaOf(t)})` : ''}: ${fmtBytes(tm.total[t])} of ${fmtBytes(tm.capacity)} (${((100 * tm.total[t]) / tm.capacity).toFixed(1)}%)${tm.oom.has(t) ? ' — out of memory' : ''}` }),
+      el('p', { class: 'rv-muted', text: CATEGORIES.map((c, k) => `${CATEGORY_LABELS[c]} ${fmtBytes(tm.byCategory[k][t])}`).join(' · ') }),
+      base !== t ? el('p', { class: 'rv-muted rv-small', 'data-testid': 'tile-replica-note',
+                             text: `Replica ${L.replicaOf(t)} repeats replica 0's layout: the tensors below are those of replica 0's tile ${base}, at the same place.` }) : null);
     const table = el('table', { class: 'rv-table', 'data-testid': 'tile-tensor-table' },
-      el('caption', { text: `${list.length} tensors mapped to tile ${t} (activations count at their peak; code, vertex state and exchange buffers are per op)` }),
+      el('caption', { text: `${list.length} tensors mapped to tile ${t}${base !== t ? ` (as to tile ${base})` : ''} (activations count at their peak; code, vertex state and exchange buffers are per op)` }),
       el('thead', {}, el('tr', {}, ['Tensor', 'Kind', 'Type', 'Shape', 'On this tile', 'Whole tensor', 'Live (steps)'].map((h) => el('th', { scope: 'col', text: h })))),
       el('tbody', {}, list.slice(0, 200).map((x) => el('tr', { 'data-tensor': x.id },
         el('th', { scope: 'row', class: 'rv-name', text: x.id, title: x.id }), el('td', { text: x.view ? `${x.kind} (view)` : x.kind }),
@@ -748,7 +838,8 @@ export class ReportsView {
     }
     box.replaceChildren();
     if (t < 0 || !r.graph.ops.length) return;
-    const L = tileLiveness(r.graph, t);
+    const base = r.replicas.baseTile(t);   // another replica's tile: replica 0's at the same place
+    const L = { ...tileLiveness(r.graph, base), tile: t };
     const inc = this.tileIncludeAlways !== false;
     const yMax = Math.max(1, ...(inc ? L.total : L.notAlways)) * 1.12;
     const check = el('input', { type: 'checkbox', id: `${this.id}-tile-always-${s}`, 'data-testid': 'tile-liveness-include-always' });
@@ -761,7 +852,7 @@ export class ReportsView {
     const host = el('div', { 'data-testid': 'tile-liveness-chart', 'data-slot': s, 'data-tile': t, 'data-steps': L.steps,
                              'data-peak-step': L.peakStep, 'data-peak-bytes': inc ? L.peakBytes : L.peakNotAlways,
                              'data-peak-activations': L.peakNotAlways, 'data-always-live': L.always });
-    box.append(el('div', { class: 'rv-heat-head' }, el('h4', { text: `Liveness on tile ${t}` }),
+    box.append(el('div', { class: 'rv-heat-head' }, el('h4', { text: `Liveness on tile ${t}${base !== t ? ` (replica ${r.replicas.replicaOf(t)}: as replica 0's tile ${base})` : ''}` }),
       el('label', { class: 'rv-check rv-small', for: check.id }, check, ' Include always-live memory (variables, constants)')),
       this.#legend([...(inc ? [['Always live (variables, constants)', '--chart-4']] : []), ['Not always live (activations, streams)', '--chart-3']],
         [['Peak', '--danger', 'mark'], ['Selected op', '--focus', 'line']]),
@@ -831,7 +922,9 @@ export class ReportsView {
     const ul = el('ol', { class: 'rv-bars' });
     for (const [t, b] of tm.fullest) {
       const per = r.graph.target.tilesPerIPU;
-      const ipuText = tm.n > per ? ` (IPU ${Math.floor(t / per)})` : '';
+      const R = r.replicas;
+      const ipuText = R.count > 1 ? ` (${R.ipusPerReplica > 1 ? `r${R.replicaOf(t)} IPU ${Math.floor(t / per)}` : `replica ${R.replicaOf(t)}`})`
+        : tm.n > per ? ` (IPU ${Math.floor(t / per)})` : '';
       ul.append(el('li', {}, el('span', { class: 'rv-bar-label', text: `tile ${t}${ipuText}` }),
         el('span', { class: 'rv-bar-track' }, el('span', { class: `rv-bar${b > tm.capacity ? ' rv-bar-oom' : ''}`, style: `width:${(100 * b) / max}%` }),
           el('span', { class: 'rv-bar-cap', style: `left:${(100 * tm.capacity) / max}%` })),
@@ -937,7 +1030,7 @@ export class ReportsView {
       return cols;
     }
     const g = (this.slots.A?.graph ? this.slots.A : this.slots.B).graph;
-    if (g.target.numIPUs > 1) cols.push({ key: 'ipu', label: 'IPU', num: true });
+    if (g.target.numIPUs / (g.target.replicas ?? 1) > 1) cols.push({ key: 'ipu', label: 'IPU', num: true, title: 'The IPU of a replica the op runs on' });
     if (g.graph?.pipelined) cols.push({ key: 'stage', label: 'Stage', num: true, fmt: (v) => (v < 0 ? '–' : String(v)) });
     cols.push({ key: 'cycles', label: 'Cycles', num: true }, { key: 'share', label: '% cycles', num: true, fmt: (v) => `${v.toFixed(1)}%` },
               { key: 'computeCycles', label: 'Compute', num: true }, { key: 'exchangeCycles', label: 'Exchange', num: true },
@@ -1075,10 +1168,17 @@ export class ReportsView {
       const pct = (v) => `${((100 * v) / (totals.cycles || 1)).toFixed(1)}%`;
       const host = el('div', { 'data-testid': 'execution-chart', 'data-slot': s, 'data-steps': steps.length, 'data-compute': totals.compute,
                                'data-exchange': totals.exchange, 'data-sync': totals.sync, 'data-other': totals.other, 'data-cycles': totals.cycles });
-      const facts = el('dl', { class: 'rv-facts', 'data-testid': 'execution-totals', 'data-slot': s },
-        ...[['Cycles per micro-batch', `${fmtInt(c.perMicroBatch)} (${fmtSeconds(c.perMicroBatch / clock)} at ${(clock / 1e6).toFixed(0)} MHz)`],
+      const R = r.replicas;
+      const allReduce = c.replicaAllReduce ?? 0;
+      const reducers = r.rows.filter((x) => /AllReduce/.test(x.type ?? ''));
+      const facts = el('dl', { class: 'rv-facts', 'data-testid': 'execution-totals', 'data-slot': s, 'data-replicas': R.count, 'data-all-reduce': allReduce },
+        ...[R.count > 1 ? ['Replicas', `${fmtInt(R.count)} in parallel, ${R.ipusPerReplica === 1 ? 'one IPU' : `${R.ipusPerReplica} IPUs`} each: these are one replica's cycles (every replica's are the same)`] : null,
+            ['Cycles per micro-batch', `${fmtInt(c.perMicroBatch)} (${fmtSeconds(c.perMicroBatch / clock)} at ${(clock / 1e6).toFixed(0)} MHz)`],
             ['Compute', `${fmtInt(totals.compute)} (${pct(totals.compute)})`],
             ['Exchange', `${fmtInt(totals.exchange)} (${pct(totals.exchange)})`],
+            R.count > 1 ? ['… of which all-reduce across replicas', allReduce
+              ? `${fmtInt(allReduce)} (${pct(allReduce)}): the sum over the ${fmtInt(R.count)} replicas, in the exchange of ${reducers.map((x) => x.name).join(', ') || 'the reducing ops'}`
+              : '0: nothing is reduced across the replicas (no gradient to sum)'] : null,
             ['Sync', `${fmtInt(totals.sync)} (${pct(totals.sync)})`],
             totals.other ? ['Inter-IPU copies', `${fmtInt(totals.other)} (${pct(totals.other)}; ${fmtInt(c.interIpuCopies)} in the graph)`] : null,
             ['Host transfers', `${fmtInt(c.hostToDevicePerMicroBatch)} in + ${fmtInt(c.deviceToHostPerMicroBatch)} out per micro-batch`],
@@ -1144,7 +1244,9 @@ export class ReportsView {
       const clock = r.graph.target.clockFrequency;
       const shape = runShape(r.execution);
       const time = (v) => `${fmtInt(v)} cycles${clock ? ` (${fmtSeconds(v / clock)})` : ''}`;
-      const facts = tl.pipelined
+      const facts = r.replicas.count > 1 ? [['Replicas', `${fmtInt(r.replicas.count)} in parallel: the lanes are one replica's IPUs; every replica runs the same supersteps at the same time` +
+        `${c.replicaAllReduce ? ` (the all-reduce across them: ${fmtInt(c.replicaAllReduce)} cycles of exchange per micro-batch)` : ''}`]] : [];
+      facts.push(...(tl.pipelined
         ? [['Shown', `${tl.microBatches < tl.runMicroBatches ? `the first ${fmtInt(tl.microBatches)} of ${fmtInt(tl.runMicroBatches)}` : fmtInt(tl.microBatches)} micro-batch${tl.microBatches === 1 ? '' : 'es'} through ${tl.pipeline.stages} pipeline stages${shape ? ` (the run “${shape.run.name || 'run'}”)` : ' (no run yet: one micro-batch)'}`],
            ['Pipeline', `fill ${fmtInt(tl.pipeline.fill)} · steady state ${fmtInt(tl.pipeline.steady)} · drain ${fmtInt(tl.pipeline.drain)} cycles`],
            ['Host transfers', `${fmtInt(tl.microBatches * (tl.h2d + tl.d2h))} cycles after the pipeline, as the IPU model counts them`],
@@ -1152,7 +1254,7 @@ export class ReportsView {
         : [['Shown', `one micro-batch${shape && shape.microBatches > 1 ? ` (the run “${shape.run.name || 'run'}” repeats it ${fmtInt(shape.microBatches)} times)` : ''}: the ops in schedule order, one superstep each; the other IPUs wait`],
            ['Device', `${fmtInt(c.perMicroBatch)} cycles${c.perIpu?.length > 1 ? ` (${c.perIpu.map((v, i) => `IPU ${i}: ${fmtInt(v)}`).join(' · ')})` : ''}`],
            ['Host transfers', `${fmtInt(tl.h2d)} in, ${fmtInt(tl.d2h)} out`],
-           ['Total', time(tl.total)]];
+           ['Total', time(tl.total)]]));
       if (tl.copies.length) facts.push(['Inter-IPU copies', `${tl.copies.length} per micro-batch, ${fmtInt(c.interIpuCopies)} cycles in the receiving ops' exchange${tl.copies.some((x) => !x.exact) ? ' (placed by the tensors\' IPUs and last readers: this report does not list the ops\' inputs)' : ''}`]);
       col.append(el('dl', { class: 'rv-facts', 'data-testid': 'timeline-facts', 'data-slot': s }, ...facts.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })])));
       const host = el('div', { 'data-testid': 'timeline-chart', 'data-slot': s, 'data-ipus': tl.numIpus, 'data-lanes': tl.lanes.length,
