@@ -4,6 +4,8 @@ dimension, gradients summed over the replicas (or their mean with ReductionType.
 update, weights identical on every replica. References: PyTorch in double on the same micro-batches
 (one optimizer step on the sum of every replica's and micro-batch's gradients), and PopART's
 anchor examples at R = 2."""
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -303,3 +305,4 @@ def test_collectives_on_the_ipu_model_cost_their_exchange(popart):
     s.run(popart.PyStepIO({}, anchors))
     np.testing.assert_array_equal(anchors[o], 4 * np.arange(16, dtype=np.float32).reshape(4, 4))
     assert s.getReport().compilation.cycles.replicaAllReduce > 0
+    assert re.search(r"Replicas: +4 of 1 IPU\(s\) each", s.getSummaryReport())

@@ -66,7 +66,11 @@ std::string line(const std::string& label, const std::string& value, int indent 
 void target(std::ostream& os, const report::Target& t) {
   os << "Target:\n"
      << line("Device", t.type + " (" + t.architecture + ", " + t.product + ")")
-     << line("Number of IPUs", std::to_string(t.numIpus)) << line("Tiles per IPU", grouped(t.tilesPerIpu))
+     << line("Number of IPUs", std::to_string(t.numIpus));
+  if (t.replicas > 1)
+    os << line("Replicas", std::to_string(t.replicas) + " of " + std::to_string(t.numIpus / t.replicas) +
+                               " IPU(s) each, the same program and layout");
+  os << line("Tiles per IPU", grouped(t.tilesPerIpu))
      << line("Total tiles", grouped(t.numTiles)) << line("Memory per tile", bytesText(t.bytesPerTile))
      << line("Total memory", bytesText(t.totalMemory));
   char buf[64];
