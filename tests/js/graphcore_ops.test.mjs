@@ -65,7 +65,7 @@ test('replicatedallreduce takes a CommGroup or the [type, size] pair for commGro
   const build = (group) => {
     const b = new popart.Builder();
     const x = b.addInputTensor('FLOAT', [4], 'x');
-    b.addOutputTensor(b.aiGraphcore.replicatedallreduce([x], group));
+    b.addOutputTensor(b.aiGraphcore.replicatedallreduce([x], null, group));  // PopART's order: operator, group
     const proto = b.getModelProto();
     b.dispose();
     return Buffer.from(proto).toString('hex');

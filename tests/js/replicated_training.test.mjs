@@ -5,7 +5,7 @@
 // processes needs MPI, which the WebAssembly module has not: a clear error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPopart, expectError, cpu } from './helpers.mjs';
+import { createPopart, expectError, cpu, runOutputs } from './helpers.mjs';
 
 const popart = await createPopart();
 
@@ -79,4 +79,40 @@ test('distribution over processes is a clear error in WebAssembly', () => {
   }), ['need this runtime built with Open MPI', 'The WebAssembly module cannot distribute a session']);
   // The module keeps working.
   near(train(2, 1, false, inputs(2)).w, reference(inputs(2), 2, 0.1, false), 1e-5);
+});
+
+test('collectives combine over replica groups (the C++ and Python cases)', () => {
+  // 4 replicas, x_r [6] = (j - 2.5) (r + 1); Consecutive 2: {0, 1}, {2, 3}; Orthogonal 2: {0, 2},
+  // {1, 3} (position r / 2); references in double.
+  const R = 4, N = 6;
+  const xv = (r, j) => (j - 2.5) * (r + 1);
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [N], 'x');
+  const gc = b.aiGraphcore;
+  const consecutive = new popart.CommGroup('Consecutive', 2), orthogonal = new popart.CommGroup('Orthogonal', 2);
+  const outs = [gc.replicatedallreduce([x]), gc.replicatedallreduce([x], 'Max', consecutive),
+    gc.replicatedallreduce([x], popart.CollectiveOperator.Mean, orthogonal), gc.replicatedreducescatter([x]),
+    gc.replicatedreducescatter([x], 'Local', consecutive)];
+  const xs = Float32Array.from({ length: R * N }, (_, i) => xv(Math.floor(i / N), i % N));
+  const [sum, max, mean, scatter, local] = runOutputs(popart, b, outs, { [x]: new popart.NDArray(xs, [R, N], 'FLOAT') },
+    new popart.SessionOptions({ enableReplicatedGraphs: true, replicatedGraphCount: R }));
+  b.dispose();
+  const want = { sum: [], max: [], mean: [], scatter: [], local: [] };
+  const total = (j) => [0, 1, 2, 3].reduce((a, k) => a + xv(k, j), 0);
+  for (let r = 0; r < R; ++r) {
+    const c0 = 2 * Math.floor(r / 2), o0 = r % 2;
+    for (let j = 0; j < N; ++j) {
+      want.sum.push(total(j));
+      want.max.push(Math.max(xv(c0, j), xv(c0 + 1, j)));
+      want.mean.push((xv(o0, j) + xv(o0 + 2, j)) / 2);
+    }
+    for (let j = 2 * r; j < 2 * r + 2; ++j) want.scatter.push(j < N ? total(j) : 0);
+    for (let j = 3 * (r % 2); j < 3 * (r % 2) + 3; ++j) want.local.push(xv(r, j));
+  }
+  near(sum.data, want.sum, 1e-5);
+  near(max.data, want.max, 0);
+  near(mean.data, want.mean, 1e-6);
+  assert.deepEqual(scatter.shape, [R, 2]);
+  near(scatter.data, want.scatter, 1e-5);
+  near(local.data, want.local, 0);
 });

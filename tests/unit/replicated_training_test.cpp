@@ -61,6 +61,7 @@ std::vector<double> reference(const std::vector<float>& xs, int64_t n, double lr
 struct Result {
   std::vector<float> w;
   NDArray loss;
+  std::string summary;  ///< the session's summary report
 };
 
 Result train(int64_t replicas, int64_t accumulation, bool mean, const std::vector<float>& xs) {
@@ -74,6 +75,7 @@ Result train(int64_t replicas, int64_t accumulation, bool mean, const std::vecto
     o.accumulationFactor = accumulation;
   }
   if (mean) o.accumulationAndReplicationReductionType = ReductionType::Mean;
+  o.engineOptions["debug.instrument"] = "true";  // the summary report on the CPU device
   const SGD sgd({{"defaultLearningRate", {0.1f, true}}});
   auto s = TrainingSession::createFromOnnxModel(model(weights0()), DataFlow(1, {"loss:0"}), "loss:0", sgd, test::cpu(),
                                                 InputShapeInfo(), o);
@@ -91,6 +93,7 @@ Result train(int64_t replicas, int64_t accumulation, bool mean, const std::vecto
   wio.insert("w", MutableVoidData(r.w.data(), TensorInfo(DataType::FLOAT, {kIn, kOut})));
   s->readWeights(wio);
   r.loss = anchors.at("loss:0");
+  r.summary = s->getSummaryReport();
   return r;
 }
 
@@ -131,6 +134,16 @@ TEST(ReplicatedTraining, ReplicasEqualAccumulationOverTheSameMicroBatches) {
   const auto xs = inputs(4);
   const Result rep = train(4, 1, false, xs), acc = train(1, 4, false, xs);
   for (size_t i = 0; i < rep.w.size(); ++i) EXPECT_NEAR(rep.w[i], acc.w[i], 1e-6) << "element " << i;
+}
+
+TEST(ReplicatedTraining, AccumulatorsAreSummedOncePerStep) {
+  // 2 replicas x 3 micro-batches: the accumulators are summed on the last micro-batch only (one
+  // exchange in the step), and the step equals 6 accumulated micro-batches.
+  const auto xs = inputs(6);
+  const Result r = train(2, 3, false, xs);
+  EXPECT_NE(r.summary.find("Exchanges between replicas (gradient sums, collectives): 1,"), std::string::npos)
+      << r.summary;
+  expectNear(r.w, reference(xs, 6, 0.1, false));
 }
 
 TEST(ReplicatedTraining, WrongInputSizeListsEveryFactor) {

@@ -163,6 +163,17 @@ class UpdateBuilder {
     return {&acc, &op};
   }
 
+  /// Whether w's update accumulates the micro-batches' gradients into its optimizer state (SGD's
+  /// Combined velocity without nesterov) rather than into an accumulator.
+  bool accumulatesIntoState(const TensorId& w) const {
+    if (opt_.type() != OptimizerType::SGD) return false;
+    const auto& sgd = static_cast<const SGD&>(opt_);
+    return sgdMode(sgd, w) == 1 && !sgd.enableNesterov(w);
+  }
+
+  /// Whether accumulate() made w's accumulator.
+  bool accumulated(const TensorId& w) const { return preAccumulated_.count(w) != 0; }
+
   /// With gradient accumulation: the counter increment, after every update.
   void finish() {
     if (!counter_) return;
@@ -445,7 +456,7 @@ void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tens
       if (it == grads.end())
         throw error("ClipNormSettings {}: '{}' is not a trainable weight of the model that leads to the loss", k, id);
       if (!clipped.insert(id).second) throw error("ClipNormSettings: the weight '{}' is in more than one group", id);
-      if (opt.gradientAccumulationEnabled()) {
+      if (opt.gradientAccumulationEnabled() && !updates.accumulated(id)) {
         const auto acc = updates.accumulate(g.getTensor(id), *it->second);
         it->second = acc.first;
         accumulateOps[id] = acc.second;
@@ -486,11 +497,25 @@ void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tens
 /// Replicated training: a GradientAllReduce takes the weights' gradients and gives their sum over
 /// the replicas that share the weights (the mean with ReductionType::Mean), which clipping and the
 /// updates then read, so those replicas apply the same update: all replicas, or for weights grouped
-/// by VariableSettings the replicas of each group (one GradientAllReduce per grouping). It runs each
-/// micro-batch, so with gradient accumulation the accumulators (and SGD's combined velocity) hold
-/// the group's sum on every replica.
-void reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<TensorId, Tensor*>& grads) {
+/// by VariableSettings the replicas of each group (one GradientAllReduce per grouping). With
+/// gradient accumulation the micro-batches' gradients are accumulated first (Accum___w) and the
+/// accumulators are summed once per step, on the last micro-batch (attribute stepEnd: the
+/// replicas' driver skips the others), which the updates then read (PopART's AccumReduce).
+void reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<TensorId, Tensor*>& grads, UpdateBuilder& updates) {
   const int64_t rf = opt.getReplicatedGraphCount();
+  // With gradient accumulation the accumulators are summed (once per step); SGD's Combined velocity
+  // takes each micro-batch's gradient itself, so those gradients are summed every micro-batch.
+  std::vector<Op*> accumulations;
+  std::set<TensorId> accumulated;
+  if (opt.gradientAccumulationEnabled()) {
+    for (auto& kv : grads) {
+      if (updates.accumulatesIntoState(kv.first)) continue;
+      const auto acc = updates.accumulate(g.getTensor(kv.first), *kv.second);
+      kv.second = acc.first;
+      accumulations.push_back(acc.second);
+      accumulated.insert(kv.first);
+    }
+  }
   // The weights by the CommGroup of the replicas sharing them ([type, size]; all: [0, 0]).
   std::map<std::vector<int64_t>, std::vector<TensorId>> byGroup;
   for (const auto& kv : grads) {
@@ -500,22 +525,30 @@ void reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<TensorId, Ten
     if (group.type == CommGroupType::None)
       throw error("The weight '{}' is not shared by any two replicas (VariableSettings {}): it has no gradient sum",
                   kv.first, toString(group));
-    byGroup[{static_cast<int64_t>(group.type), group.type == CommGroupType::All ? 0 : group.replicaGroupSize}]
+    byGroup[{static_cast<int64_t>(group.type), group.type == CommGroupType::All ? 0 : group.replicaGroupSize,
+             accumulated.count(kv.first) ? 1 : 0}]
         .push_back(kv.first);
   }
-  for (const auto& [group, ids] : byGroup) {
+  for (const auto& [key, ids] : byGroup) {
+    const std::vector<int64_t> group{key[0], key[1]};
+    const bool stepEnd = key[2] != 0;
     const int64_t size = group[0] == static_cast<int64_t>(CommGroupType::All) ? rf : group[1];
     std::vector<Tensor*> ins;
     for (const TensorId& id : ids) ins.push_back(grads.at(id));
     Attributes a;
     a.set("scale", opt.meanReductionEnabled() ? 1.0f / static_cast<float>(size) : 1.0f);
     a.set("replicas", size);
-    if (byGroup.size() > 1 || group[0] != static_cast<int64_t>(CommGroupType::All)) a.set("commGroup", group);
+    if (group[0] != static_cast<int64_t>(CommGroupType::All)) a.set("commGroup", group);
+    if (stepEnd) a.set("stepEnd", int64_t{1});
     GraphEditor e(g, "GradientAllReduce");
     const std::vector<Tensor*> outs = e.add(OpKind::GradAllReduce, ins, a, static_cast<int>(ins.size()));
+    // The accumulators are read after this micro-batch's accumulation.
+    Op* sum = outs.front()->producer;
+    if (stepEnd) sum->after.insert(sum->after.end(), accumulations.begin(), accumulations.end());
     for (size_t i = 0; i < ids.size(); ++i) grads[ids[i]] = outs[i];
-    logging::ir::info("Replicated training: the gradients of {} weights are summed over {} replicas{}", ids.size(),
-                      size, opt.meanReductionEnabled() ? " (mean)" : "");
+    logging::ir::info("Replicated training: the gradients of {} weights are summed over {} replicas{}{}", ids.size(),
+                      size, opt.meanReductionEnabled() ? " (mean)" : "",
+                      stepEnd ? ", their accumulators once per step" : "");
   }
 }
 
@@ -534,8 +567,8 @@ void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) 
     return;
   }
   std::map<TensorId, Tensor*> grads = bwd.weightGrads;
-  if (optimizer.getReplicatedGraphCount() > 1) reduceAcrossReplicas(g, optimizer, grads);
   UpdateBuilder b(g, optimizer);
+  if (optimizer.getReplicatedGraphCount() > 1) reduceAcrossReplicas(g, optimizer, grads, b);
   addGradientClipping(g, optimizer, grads, b);
   for (const auto& kv : grads) b.add(g.getTensor(kv.first), *kv.second);
   addRunningStatisticsUpdates(g);

@@ -33,14 +33,16 @@ void ReplicatedExecutable::selectReplica(int r) {
   selected_ = r;
 }
 
-void ReplicatedExecutable::executeReplicas() {
+void ReplicatedExecutable::executeReplicas(bool stepEnd) {
   for (size_t k = 0; k <= cuts_.size(); ++k) {
     for (auto& r : replicas_) r->executePhase(k);
-    if (k < cuts_.size()) reduce(*cuts_[k]);
+    if (k < cuts_.size()) reduce(*cuts_[k], stepEnd);
   }
 }
 
-void ReplicatedExecutable::reduce(const Op& op) {
+void ReplicatedExecutable::reduce(const Op& op, bool stepEnd) {
+  // The accumulators' sum (gradient accumulation): once per step; the updates read it only then.
+  if (!stepEnd && op.attrs.getInt("stepEnd", 0)) return;
   const auto started = std::chrono::steady_clock::now();
   const std::vector<Executable*> replicas = replicaExecutables();
   const double before = timedProcesses_.seconds;

@@ -34,8 +34,9 @@ class ReplicatedExecutable final : public Executable {
   std::vector<Executable*> replicaExecutables() const;
   /// setInput and tensorData address local replica `r` from now on.
   void selectReplica(int r);
-  /// One micro-batch on every replica, the gradients reduced between the phases.
-  void executeReplicas();
+  /// One micro-batch on every replica, the collectives carried out between the phases;
+  /// `stepEnd`: the step's last micro-batch (gradient accumulation sums the accumulators only then).
+  void executeReplicas(bool stepEnd = true);
 
   void weightsFromHost() override;
   void weightsToHost() override;
@@ -57,7 +58,7 @@ class ReplicatedExecutable final : public Executable {
 
  private:
   /// Carries out `op` (a collective across replicas) between the replicas.
-  void reduce(const Op& op);
+  void reduce(const Op& op, bool stepEnd);
 
   /// The processes, timing what the exchanges spend between them.
   struct TimedProcesses final : distributed::ProcessGroup {

@@ -686,7 +686,7 @@ void Session::run(IStepIO& userStepio, const std::string& debugName) {
           completeInputs(r);
         }
         narrowed.clear();
-        together->executeReplicas();
+        together->executeReplicas(a == af - 1);
         for (int64_t r = 0; r < rf; ++r) collect(r);
         continue;
       }

@@ -1014,7 +1014,11 @@ class Modeller {
                  target_.gatewayBytesPerSec;
       ++syncs;
     }
-    return syncs * target_.syncCycles + static_cast<int64_t>(std::ceil(seconds * target_.clockHz));
+    const int64_t cycles = syncs * target_.syncCycles + static_cast<int64_t>(std::ceil(seconds * target_.clockHz));
+    // Gradient accumulation sums the accumulators once per step: per micro-batch, its share.
+    if (op.attrs.getInt("stepEnd", 0))
+      return ceilDiv(cycles, std::max<int64_t>(1, ir_.options().getAccumulationFactor()));
+    return cycles;
   }
 
   /// A transfer of `bytes` at `bytesPerCycle`, after a sync; 0 for no bytes.

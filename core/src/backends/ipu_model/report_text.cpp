@@ -70,9 +70,8 @@ void target(std::ostream& os, const report::Target& t) {
   if (t.replicas > 1)
     os << line("Replicas", std::to_string(t.replicas) + " of " + std::to_string(t.numIpus / t.replicas) +
                                " IPU(s) each, the same program and layout");
-  os << line("Tiles per IPU", grouped(t.tilesPerIpu))
-     << line("Total tiles", grouped(t.numTiles)) << line("Memory per tile", bytesText(t.bytesPerTile))
-     << line("Total memory", bytesText(t.totalMemory));
+  os << line("Tiles per IPU", grouped(t.tilesPerIpu)) << line("Total tiles", grouped(t.numTiles))
+     << line("Memory per tile", bytesText(t.bytesPerTile)) << line("Total memory", bytesText(t.totalMemory));
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.1f MHz", t.clockHz / 1e6);
   os << line("Clock", buf) << line("Worker contexts", std::to_string(t.workerContexts) + " per tile") << "\n";
