@@ -192,6 +192,35 @@ TEST(AutoLossScale, TheCountsOfTheStepsMicroBatchesAreSummed) {
   }
 }
 
+TEST(AutoLossScale, ReplicasSumTheirCountsAndMoveTheScaleAlike) {
+  // 2 replicas: replica 0's gradients (x = 0.5: 1 x the scale) stay below the bin edge (8188),
+  // replica 1's (x = 8: 16 x the scale) pass it while the scale is 512 or more. The counts are
+  // summed over the replicas, so both halve then (alone, replica 0 would double every step):
+  // 1024, 512, 256, 512, 256 on both.
+  SessionOptions o = alsOptions(0.125f);
+  o.enableReplicatedGraphs = true;
+  o.replicatedGraphCount = 2;
+  constexpr int kSteps = 5;
+  auto s = TrainingSession::createFromOnnxModel(model(), DataFlow(kSteps, {"finalLossScale"}), "loss:0", sgd(1024.0f),
+                                                test::cpu(), {}, o);
+  s->prepareDevice();
+  s->weightsFromHost();
+  Vec xv;
+  for (int step = 0; step < kSteps; ++step)
+    for (double x : {0.5, 8.0}) xv.insert(xv.end(), 6, x);
+  const TensorData xd =
+      TensorData(TensorInfo(DataType::DOUBLE, {kSteps, 2, 2, 3}), xv.data()).castTo(DataType::FLOAT16);
+  NDArray x(xd.info());
+  std::memcpy(x.data(), xd.data(), static_cast<size_t>(xd.nbytes()));
+  std::map<TensorId, NDArray> in;
+  in.emplace("x", std::move(x));
+  auto anchors = s->initAnchorArrays();
+  StepIO io(arrayRefs(in), arrayRefs(anchors));
+  s->run(io);
+  const NDArray& a = anchors.at("finalLossScale");
+  EXPECT_EQ(TensorData(a.info(), a.data()).toDouble(), (Vec{1024, 1024, 512, 512, 256, 256, 512, 512, 256, 256}));
+}
+
 TEST(AutoLossScale, EveryUpdatePeriodSteps) {
   AlsRun r(sgd(1.0f), alsOptions(1.0f, 3), 7, {"finalLossScale", "summedCastedHistograms"});
   EXPECT_EQ(r.anchor("finalLossScale"), (Vec{1, 2, 2, 2, 4, 4, 4}));

@@ -161,20 +161,6 @@ TEST(ReplicatedTraining, WrongInputSizeListsEveryFactor) {
   expectError([&] { s->run(io); }, {"Unexpected number of input elements for Tensor x", "replicationFactor (2)"});
 }
 
-TEST(ReplicatedTraining, WhatReplicasDoNotDoYetIsAClearError) {
-  SessionOptions o;
-  o.enableReplicatedGraphs = true;
-  o.replicatedGraphCount = 2;
-  o.automaticLossScalingSettings.enabled = true;
-  const SGD sgd({{"lossScaling", {8.0f, false}}});
-  expectError(
-      [&] {
-        TrainingSession::createFromOnnxModel(model(weights0()), DataFlow(1, {"loss:0"}), "loss:0", sgd, test::cpu(),
-                                             InputShapeInfo(), o);
-      },
-      {"automaticLossScalingSettings with replicated training (2 replicas) is not supported yet"});
-}
-
 TEST(ReplicatedTraining, ReplicatedAllReduceSumsOverTheReplicas) {
   // Inference, 2 replicas: y = ReplicatedAllReduce(x) is x0 + x1 on both; x itself (anchored too)
   // keeps each replica's value (the op is not a view of its input across replicas).

@@ -245,12 +245,6 @@ void checkAutomaticLossScalingWithoutUpdates(const Ir& ir, const BackwardResult&
 void addAutomaticLossScaling(Ir& ir, const BackwardResult& bwd, const Optimizer& opt) {
   const AutomaticLossScalingSettings& s = settings(ir);
   if (!s.enabled) return;
-  // Each replica would count its own gradients and scale its own loss: the replicas would part.
-  if (opt.getReplicatedGraphCount() > 1)
-    throw error(
-        "automaticLossScalingSettings with replicated training ({} replicas) is not supported yet by this runtime: the "
-        "replicas' gradient statistics are not combined",
-        opt.getReplicatedGraphCount());
   Graph& g = ir.mainGraph();
   const std::vector<Tensor*> tracked = trackedGradients(ir, bwd);
 
@@ -272,6 +266,10 @@ void addAutomaticLossScaling(Ir& ir, const BackwardResult& bwd, const Optimizer&
   }
   Tensor* summed = addOp1(g, OpKind::Sum, "summedHistograms", counts, "summedHistograms");
   Tensor* stats = cast(g, summed, DataType::FLOAT, "summedCastedHistograms");
+  // Replicas: every replica counts its own gradients; the counts are summed over the replicas (a
+  // ReplicatedAllReduce) so that all of them move the loss scale alike and stay identical.
+  if (ir.options().getGlobalReplicationFactor() > 1)
+    stats = addOp1(g, OpKind::GcReplicatedAllReduce, "replicaSummedHistograms", {stats}, "replicaSummedHistograms");
 
   // The loss scale: lossScaling x factor, wherever the optimizer's loss scaling was read.
   Tensor* ls = nullptr;
