@@ -312,55 +312,60 @@ TEST(ReplicatedTraining, ReduceScatterGradientIsAnAllGather) {
 }
 
 TEST(ReplicatedTraining, GroupedWeightsSumOverTheirGroup) {
-  // 4 replicas, w grouped Consecutive 2 (VariableSettings): replicas {0, 1} share w's first value,
-  // {2, 3} its second, and each group sums only its replicas' gradients (loss_r = sum |x_r W|).
-  SessionOptions o;
-  o.enableReplicatedGraphs = true;
-  o.replicatedGraphCount = 4;
-  auto b = Builder::create();
-  auto ai = b->aiOnnxOpset13();
-  const std::vector<float> w0 = weights0();
-  std::vector<float> both(w0);
-  for (float v : w0) both.push_back(-v);
-  const auto x = b->addInputTensor(TensorInfo(DataType::FLOAT, {kRows, kIn}), "x");
-  const auto w = b->addInitializedInputTensor(ConstVoidData(both.data(), TensorInfo(DataType::FLOAT, {2, kIn, kOut})),
-                                              VariableSettings(CommGroup(CommGroupType::Consecutive, 2)), "w");
-  const auto l = b->aiGraphcoreOpset1().l1loss({ai.matmul({x, w})}, 1.0f, ReductionType::Sum, "loss");
-  b->addOutputTensor(l);
-  auto s = TrainingSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {l}), l, ConstSGD(0.1f), test::cpu(),
-                                                InputShapeInfo(), o);
-  s->prepareDevice();
-  s->weightsFromHost();
-  const std::vector<float> xs = inputs(4);
-  std::map<TensorId, NDArray> in;
-  in.emplace(x, NDArray::fromVector<float>(xs, {4, kRows, kIn}));
-  auto anchors = s->initAnchorArrays();
-  StepIO io(arrayRefs(in), arrayRefs(anchors));
-  s->run(io);
-  s->weightsToHost();
-  std::vector<float> got(2 * kIn * kOut);
-  WeightsIO wio;
-  wio.insert(w, MutableVoidData(got.data(), TensorInfo(DataType::FLOAT, {2, kIn, kOut})));
-  s->readWeights(wio);
-  for (int g = 0; g < 2; ++g) {
-    // Group g: W_g - lr * sum over its replicas' micro-batches of x^T sign(x W_g).
-    std::vector<double> want;
-    for (int i = 0; i < kIn * kOut; ++i) want.push_back(both[static_cast<size_t>(g * kIn * kOut + i)]);
-    for (int r = 2 * g; r < 2 * g + 2; ++r) {
-      for (int row = 0; row < kRows; ++row) {
-        for (int j = 0; j < kOut; ++j) {
-          double y = 0;
-          for (int i = 0; i < kIn; ++i)
-            y += xs[static_cast<size_t>((r * kRows + row) * kIn + i)] *
-                 both[static_cast<size_t>(g * kIn * kOut + i * kOut + j)];
-          for (int i = 0; i < kIn; ++i)
-            want[static_cast<size_t>(i * kOut + j)] -=
-                0.1 * xs[static_cast<size_t>((r * kRows + row) * kIn + i)] * (y > 0 ? 1 : -1);
+  // 4 replicas, w grouped by VariableSettings: the replicas of a group share one value and sum only
+  // their gradients (loss_r = sum |x_r W|); Ungrouped: each replica trains its own value alone.
+  auto check = [](const CommGroup& group) {
+    const ReplicaGrouping grouping = group.toReplicaGrouping(4);
+    const int groups = static_cast<int>(grouping.getNumGroups()), n = kIn * kOut;
+    SessionOptions o;
+    o.enableReplicatedGraphs = true;
+    o.replicatedGraphCount = 4;
+    auto b = Builder::create();
+    auto ai = b->aiOnnxOpset13();
+    std::vector<float> values;
+    for (int g = 0; g < groups; ++g)
+      for (float v : weights0()) values.push_back(v * (1.0f - 0.6f * static_cast<float>(g)));
+    const auto x = b->addInputTensor(TensorInfo(DataType::FLOAT, {kRows, kIn}), "x");
+    const auto w = b->addInitializedInputTensor(
+        ConstVoidData(values.data(), TensorInfo(DataType::FLOAT, {groups, kIn, kOut})), VariableSettings(group), "w");
+    const auto l = b->aiGraphcoreOpset1().l1loss({ai.matmul({x, w})}, 1.0f, ReductionType::Sum, "loss");
+    b->addOutputTensor(l);
+    auto s = TrainingSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {l}), l, ConstSGD(0.1f), test::cpu(),
+                                                  InputShapeInfo(), o);
+    s->prepareDevice();
+    s->weightsFromHost();
+    const std::vector<float> xs = inputs(4);
+    std::map<TensorId, NDArray> in;
+    in.emplace(x, NDArray::fromVector<float>(xs, {4, kRows, kIn}));
+    auto anchors = s->initAnchorArrays();
+    StepIO io(arrayRefs(in), arrayRefs(anchors));
+    s->run(io);
+    s->weightsToHost();
+    std::vector<float> got(static_cast<size_t>(groups * n));
+    WeightsIO wio;
+    wio.insert(w, MutableVoidData(got.data(), TensorInfo(DataType::FLOAT, {groups, kIn, kOut})));
+    s->readWeights(wio);
+    for (int g = 0; g < groups; ++g) {
+      // Group g: W_g - lr * sum over its replicas' micro-batches of x^T sign(x W_g).
+      const float* wg = values.data() + g * n;
+      std::vector<double> want(wg, wg + n);
+      for (unsigned r : grouping.getReplicasAt(static_cast<unsigned>(g))) {
+        for (int row = 0; row < kRows; ++row) {
+          const float* xr = xs.data() + (static_cast<int>(r) * kRows + row) * kIn;
+          for (int j = 0; j < kOut; ++j) {
+            double y = 0;
+            for (int i = 0; i < kIn; ++i) y += xr[i] * wg[i * kOut + j];
+            for (int i = 0; i < kIn; ++i) want[static_cast<size_t>(i * kOut + j)] -= 0.1 * xr[i] * (y > 0 ? 1 : -1);
+          }
         }
       }
+      expectNear(std::vector<double>(got.begin() + g * n, got.begin() + (g + 1) * n), want, 1e-5,
+                 toString(group) + " group " + std::to_string(g));
     }
-    expectNear(std::vector<double>(got.begin() + g * kIn * kOut, got.begin() + (g + 1) * kIn * kOut), want, 1e-5);
-  }
+  };
+  check(CommGroup(CommGroupType::Consecutive, 2));  // {0, 1}, {2, 3}
+  check(CommGroup(CommGroupType::Orthogonal, 2));   // {0, 2}, {1, 3}
+  check(CommGroup(CommGroupType::None, 0));         // each replica alone
 }
 
 TEST(ReplicatedTraining, MemoryStatsCountEveryReplica) {

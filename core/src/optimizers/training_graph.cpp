@@ -522,9 +522,8 @@ void reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<TensorId, Ten
     const Tensor& w = g.getTensor(kv.first);
     CommGroup group;
     if (w.variableSettings) group = CommGroup(w.variableSettings->getReplicaGrouping(static_cast<unsigned>(rf)));
-    if (group.type == CommGroupType::None)
-      throw error("The weight '{}' is not shared by any two replicas (VariableSettings {}): it has no gradient sum",
-                  kv.first, toString(group));
+    // A weight of each replica's own (groups of one replica): each replica updates it alone.
+    if (group.type == CommGroupType::None) continue;
     byGroup[{static_cast<int64_t>(group.type), group.type == CommGroupType::All ? 0 : group.replicaGroupSize,
              accumulated.count(kv.first) ? 1 : 0}]
         .push_back(kv.first);

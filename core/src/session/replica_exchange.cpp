@@ -1,5 +1,6 @@
 #include "session/replica_exchange.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
