@@ -106,6 +106,7 @@ export type RecomputeType = 'Undefined' | 'Checkpoint' | 'Recompute' | 'Recomput
 export type DeviceSelectionCriterion = 'First' | 'Random';
 export type IrSerializationFormat = 'JSON';
 export type CommGroupType = 'All' | 'Consecutive' | 'Orthogonal' | 'Ungrouped';
+export type CollectiveOperator = 'Add' | 'Mean' | 'Mul' | 'Min' | 'Max' | 'LogicalAnd' | 'LogicalOr' | 'SquareAdd' | 'Local';
 export type VariableRetrievalMode = 'OnePerGroup' | 'AllReduceReplicas' | 'AllReplicas';
 export type ReplicatedStreamMode = 'Replicate' | 'Broadcast';
 // END generated: enum types
@@ -624,10 +625,12 @@ export interface AiGraphcoreOpset1 {
   copyvarupdate(args: TensorId[], debugContext?: string): TensorId;
   /** The input (an IPU layout change; the identity in value). (TensorRemap; remap_type = 0) */
   tensorremap(args: TensorId[], remap_type?: number, debugContext?: string): TensorId;
-  /** The sum of the input over the replicas (replication factor 1 only yet: the input). (ReplicatedAllReduce) */
-  replicatedallreduce(args: TensorId[], commGroup?: number[], debugContext?: string): TensorId;
-  /** This replica's shard of the input summed over the replicas, flattened (replication factor 1 only yet). (ReplicatedReduceScatter) */
-  replicatedreducescatter(args: TensorId[], commGroup?: number[], debugContext?: string): TensorId;
+  /** The input combined over the replicas of this replica's group (the sum by default); every replica of the group gets the result. (ReplicatedAllReduce) */
+  replicatedallreduce(args: TensorId[], collectiveOperator?: CollectiveOperator, commGroup?: number[], debugContext?: string): TensorId;
+  /** The input, flattened and padded with zeros to a multiple of the group's size k, combined over the replicas of the group (the sum by default); the replica at position i of its group gets elements [i * ceil(n / k), (i + 1) * ceil(n / k)). (ReplicatedReduceScatter) */
+  replicatedreducescatter(args: TensorId[], collectiveOperator?: CollectiveOperator, commGroup?: number[], debugContext?: string): TensorId;
+  /** The inputs of the replicas of this replica's group, flattened and concatenated in the group's order ([k * n]; the gradient of replicatedreducescatter). PopART has the op (customOp) but no Builder method. (ReplicatedAllGather) */
+  replicatedallgather(args: TensorId[], commGroup?: number[], debugContext?: string): TensorId;
   /** [Y, mean [N * G], invStdDev [N * G]] of {X [N, C, ...], scale [C], bias [C]} normalised over each group of C / G consecutive channels of each sample (torch.nn.GroupNorm). (GroupNormalization; epsilon = 0.00001) */
   groupnormalization(args: TensorId[], num_groups: number, epsilon?: number, debugContext?: string): TensorId[];
   /** One output per convolution of [[x0, w0(, b0)], [x1, w1(, b1)], ...]: each x [N, C, spatial...] convolved with its w [M, C / group, kernel...] (group = C / w[1]) and biased by b [M] (PopART's multiconv: the convolutions run in parallel on the IPU, and are independent). (MultiConv; dilations = [], inDilations = [], pads = [], outPads = [], strides = [], availableMemoryProportions = [], partialsTypes = [], enableConvDithering = []) */
@@ -668,6 +671,8 @@ export interface Builder extends Disposable {
   readonly aiGraphcoreOpset1: AiGraphcoreOpset1;
   createSubgraphBuilder(): Builder;
   setGraphName(name: string): void;
+  /** Writes the replication factor the grouped weights (VariableSettings) are laid out for into the model. */
+  embedReplicationFactor(replicationFactor: number): void;
   addInputTensor(info: TensorInfo, debugContext?: string): TensorId;
   addInputTensor(dtype: DataTypeName, shape: Int[], debugContext?: string): TensorId;
   addInputTensor(info: TensorInfo, settings: InputSettings, debugContext?: string): TensorId;
@@ -1341,6 +1346,7 @@ export interface Popart {
   DeviceSelectionCriterion: { First: 'First'; Random: 'Random' };
   IrSerializationFormat: { JSON: 'JSON' };
   CommGroupType: { All: 'All'; Consecutive: 'Consecutive'; Orthogonal: 'Orthogonal'; Ungrouped: 'Ungrouped' };
+  CollectiveOperator: { Add: 'Add'; Mean: 'Mean'; Mul: 'Mul'; Min: 'Min'; Max: 'Max'; LogicalAnd: 'LogicalAnd'; LogicalOr: 'LogicalOr'; SquareAdd: 'SquareAdd'; Local: 'Local' };
   VariableRetrievalMode: { OnePerGroup: 'OnePerGroup'; AllReduceReplicas: 'AllReduceReplicas'; AllReplicas: 'AllReplicas' };
   ReplicatedStreamMode: { Replicate: 'Replicate'; Broadcast: 'Broadcast' };
   // END generated: enum objects
