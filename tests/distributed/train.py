@@ -7,7 +7,7 @@ processes sees the same data. Each process writes its final weights and its repl
     train.py --out DIR [--replicas TOTAL] [--local N] [--optimizer sgd|momentum|adam] [--mean]
              [--popdist] [--mpi4py] [--perturb] [--broadcast] [--lr LR] [--stall SECONDS]
              [--stall-training SECONDS] [--die-before-training] [--wrong-offset] [--lr-of-rank1 LR]
-             [--collectives]
+             [--collectives] [--wide]
 
 --collectives adds the Builder's collectives between replicas to the model, over groups that span
 the processes: the hidden layer summed over Orthogonal pairs ({0, 2}, {1, 3} of 4), the output
@@ -25,10 +25,13 @@ STEPS = 3
 BATCH = 2
 
 
-def data(total):
+WIDE = 360000  # --wide: w2 [3, WIDE] of 4.3 MB, more than one bucket of the sum between processes
+
+
+def data(total, wide=False):
     rng = np.random.default_rng(11)
     w1 = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
-    w2 = rng.uniform(-1, 1, (3, 2)).astype(np.float32)
+    w2 = rng.uniform(-1, 1, (3, WIDE if wide else 2)).astype(np.float32)
     xs = rng.uniform(-2, 2, (STEPS, total, BATCH, 4)).astype(np.float32)
     return w1, w2, xs
 
@@ -59,6 +62,7 @@ def main():
     p.add_argument("--die-before-training", action="store_true", help="rank 1 exits before training")
     p.add_argument("--wrong-offset", action="store_true", help="every rank claims globalReplicaOffset 0")
     p.add_argument("--collectives", action="store_true", help="collectives between replicas in the model")
+    p.add_argument("--wide", action="store_true", help="a 4.3 MB weight: the sums go in buckets, overlapping")
     a = p.parse_args()
 
     if a.mpi4py:
@@ -70,7 +74,7 @@ def main():
     rank, ranks = popdist.getInstanceIndex(), popdist.getNumInstances()
     local = a.local or a.replicas // ranks
     offset = rank * local
-    w1, w2, xs = data(a.replicas)
+    w1, w2, xs = data(a.replicas, a.wide)
     if a.perturb and rank > 0:
         w1, w2 = w1 + 0.5, w2 - 0.25
 

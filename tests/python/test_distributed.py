@@ -129,6 +129,17 @@ def test_collectives_between_replicas_of_different_processes(tmp_path):
     assert np.ptp(want["maxima"], axis=1).max() == 0  # every replica sees the same maximum
 
 
+def test_gradient_buckets_overlap_the_backward_pass(tmp_path):
+    # A 4.3 MB weight: between processes the gradients are summed in buckets (one per 4 MiB, in
+    # the order the backward pass makes them), each sent while the backward pass goes on; the
+    # weights equal one process's, whose replicas need no buckets.
+    want = _single(tmp_path, "one", "--wide", "--optimizer", "sgd")
+    ranks, _ = _train(tmp_path, "two", 2, "--wide", "--optimizer", "sgd",
+                      env={"POPART_LOG_LEVEL": "INFO"})
+    for r in ranks:
+        _same(r, want, tol=1e-5)
+
+
 def test_poprun_and_popdist_configure_the_processes(tmp_path):
     # scripts/poprun: 2 instances x 2 replicas; the script takes its options from popdist.
     out = tmp_path / "p"

@@ -18,13 +18,17 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <iterator>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "common/element_type.hpp"
 #endif
@@ -120,6 +124,9 @@ class MpiWorld final : public ProcessGroup {
       throw;
     }
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    threaded_ = level >= MPI_THREAD_SERIALIZED;
     logging::session::info("Distributed: process {} of {} (MPI{})", rank_, size_,
                            ownsInit_ ? ", started by this runtime" : ", started by the program");
   }
@@ -127,6 +134,7 @@ class MpiWorld final : public ProcessGroup {
   /// At exit: a world whose collective failed aborts the job (the other processes may be waiting
   /// in one); otherwise MPI is finalised if this runtime started it.
   void atExit() {
+    stopSender();
     int finalised = 0;
     MPI_Finalized(&finalised);
     if (finalised) return;
@@ -172,6 +180,89 @@ class MpiWorld final : public ProcessGroup {
   int size() const override { return size_; }
 
   void allReduce(const std::vector<Buffer>& buffers, ReduceOp op) override {
+    drain();
+    reduceNow(buffers, op);
+  }
+
+  int64_t startAllReduce(const std::vector<Buffer>& buffers, ReduceOp op) override {
+    if (!threaded_) {  // the program started MPI for one thread: no overlap
+      reduceNow(buffers, op);
+      return 0;
+    }
+    std::lock_guard<std::mutex> lock(m_);
+    if (!sender_.joinable()) sender_ = std::thread([this] { sendLoop(); });
+    jobs_.push_back({buffers, op});
+    cv_.notify_all();
+    return ++started_;
+  }
+
+  void finish(int64_t ticket) override {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return done_ >= ticket; });
+    if (failed_) std::rethrow_exception(std::exchange(failed_, nullptr));
+  }
+
+  void broadcast(const std::vector<Buffer>& buffers, int root) override {
+    drain();
+    broadcastNow(buffers, root);
+  }
+
+  std::vector<uint64_t> allGather(const std::vector<uint64_t>& mine) override {
+    drain();
+    return allGatherNow(mine);
+  }
+
+ private:
+  struct Job {
+    std::vector<Buffer> buffers;
+    ReduceOp op;
+  };
+
+  /// The sender thread: the started reductions, one after another (MPI_THREAD_SERIALIZED: the
+  /// session's thread makes no MPI call while any is pending, see drain()).
+  void sendLoop() {
+    for (;;) {
+      Job job;
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;
+        job = jobs_.front();
+      }
+      std::exception_ptr e;
+      try {
+        reduceNow(job.buffers, job.op);
+      } catch (...) {
+        e = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(m_);
+      if (e && !failed_) failed_ = e;
+      jobs_.pop_front();
+      ++done_;
+      cv_.notify_all();
+    }
+  }
+
+  /// Waits for every started reduction (before a call from the session's thread).
+  void drain() {
+    int64_t last = 0;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      last = started_;
+    }
+    if (last) finish(last);
+  }
+
+  void stopSender() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+      cv_.notify_all();
+    }
+    if (sender_.joinable()) sender_.join();
+  }
+
+  void reduceNow(const std::vector<Buffer>& buffers, ReduceOp op) {
     checkUsable("the sum across replicas");
     const bool logical = op == ReduceOp::LogicalAnd || op == ReduceOp::LogicalOr;
     for (const Buffer& b : buffers) {
@@ -201,7 +292,7 @@ class MpiWorld final : public ProcessGroup {
     }
   }
 
-  void broadcast(const std::vector<Buffer>& buffers, int root) override {
+  void broadcastNow(const std::vector<Buffer>& buffers, int root) {
     checkUsable("the broadcast");
     if (root < 0 || root >= size_)
       throw error("broadcast from rank {}: the processes are ranks 0 to {}", root, size_ - 1);
@@ -216,7 +307,7 @@ class MpiWorld final : public ProcessGroup {
     }
   }
 
-  std::vector<uint64_t> allGather(const std::vector<uint64_t>& mine) override {
+  std::vector<uint64_t> allGatherNow(const std::vector<uint64_t>& mine) {
     checkUsable("the exchange of settings");
     std::vector<uint64_t> all(mine.size() * static_cast<size_t>(size_));
     MPI_Request req;
@@ -228,7 +319,8 @@ class MpiWorld final : public ProcessGroup {
   }
 
   std::vector<std::string> allGatherStrings(const std::string& mine) override {
-    const std::vector<uint64_t> sizes = allGather({static_cast<uint64_t>(mine.size())});
+    drain();
+    const std::vector<uint64_t> sizes = allGatherNow({static_cast<uint64_t>(mine.size())});
     std::vector<int> counts(static_cast<size_t>(size_)), displs(static_cast<size_t>(size_));
     int64_t total = 0;
     for (int r = 0; r < size_; ++r) {
@@ -391,7 +483,16 @@ class MpiWorld final : public ProcessGroup {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   bool ownsInit_ = false;
-  bool broken_ = false;
+  std::atomic<bool> broken_{false};
+  bool threaded_ = false;  ///< MPI allows calls from the sender thread
+  // The sender thread and its queue (startAllReduce / finish).
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<Job> jobs_;
+  std::thread sender_;
+  int64_t started_ = 0, done_ = 0;
+  bool stop_ = false;
+  std::exception_ptr failed_;
   double timeout_ = 300.0;
 };
 

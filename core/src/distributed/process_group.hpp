@@ -36,6 +36,15 @@ class ProcessGroup {
   /// Arithmetic takes FLOAT, DOUBLE, INT32, INT64, FLOAT16 and BFLOAT16 (the 16-bit floats
   /// combine as floats), the logical operators BOOL, BitOr any type.
   virtual void allReduce(const std::vector<Buffer>& buffers, ReduceOp op = ReduceOp::Sum) = 0;
+  /// Starts allReduce(buffers, op) and returns a ticket at once: the reduction runs while the
+  /// caller goes on (on the group's own thread where the MPI library allows it), in the order
+  /// started. The buffers must stay untouched until finish(ticket). This default runs it now.
+  virtual int64_t startAllReduce(const std::vector<Buffer>& buffers, ReduceOp op) {
+    allReduce(buffers, op);
+    return 0;
+  }
+  /// Waits for reduction `ticket` and those started before it; throws what one of them threw.
+  virtual void finish(int64_t ticket) { (void)ticket; }
   /// Each buffer takes process `root`'s bytes.
   virtual void broadcast(const std::vector<Buffer>& buffers, int root) = 0;
   /// Every process's `mine` (the same number of values on each), in rank order.

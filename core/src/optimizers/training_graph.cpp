@@ -494,6 +494,9 @@ void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tens
   logging::ir::info("Gradient clipping: {} groups, {} weights", settings.size(), clipped.size());
 }
 
+/// The size of the gradient buckets whose sums between processes overlap the backward pass.
+constexpr int64_t kOverlapBucketBytes = int64_t{4} << 20;
+
 /// Replicated training: a GradientAllReduce takes the weights' gradients and gives their sum over
 /// the replicas that share the weights (the mean with ReductionType::Mean), which clipping and the
 /// updates then read, so those replicas apply the same update: all replicas, or for weights grouped
@@ -501,7 +504,8 @@ void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tens
 /// gradient accumulation the micro-batches' gradients are accumulated first (Accum___w) and the
 /// accumulators are summed once per step, on the last micro-batch (attribute stepEnd: the
 /// replicas' driver skips the others), which the updates then read (PopART's AccumReduce).
-void reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<TensorId, Tensor*>& grads, UpdateBuilder& updates) {
+std::vector<Op*> reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<TensorId, Tensor*>& grads,
+                                      UpdateBuilder& updates) {
   const int64_t rf = opt.getReplicatedGraphCount();
   // With gradient accumulation the accumulators are summed (once per step); SGD's Combined velocity
   // takes each micro-batch's gradient itself, so those gradients are summed every micro-batch.
@@ -528,7 +532,38 @@ void reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<TensorId, Ten
              accumulated.count(kv.first) ? 1 : 0}]
         .push_back(kv.first);
   }
-  for (const auto& [key, ids] : byGroup) {
+  // Between processes the sum overlaps the rest of the backward pass: the gradients go in buckets
+  // of about kOverlapBucketBytes in the order the backward pass makes them, each bucket's sum
+  // scheduled as soon as its gradients are there (scheduleRank 0: first of the ready ops), so the
+  // replicas' driver can send it while the backward pass goes on. In one process the replicas run
+  // in turn, so one sum (one phase cut) is cheapest.
+  const SessionOptions& o = g.ir().options();
+  const bool overlap = o.enableDistributedReplicatedGraphs && o.getGlobalReplicationFactor() > o.getReplicationFactor();
+  auto madeAt = [&](const TensorId& id) {
+    const Tensor* t = grads.at(id);
+    return t->producer ? t->producer->id() : OpId{-1};
+  };
+  std::vector<std::pair<std::vector<int64_t>, std::vector<TensorId>>> buckets;
+  for (auto& [key, ids] : byGroup) {
+    if (!overlap) {
+      buckets.emplace_back(key, ids);
+      continue;
+    }
+    std::stable_sort(ids.begin(), ids.end(),
+                     [&](const TensorId& a, const TensorId& b) { return madeAt(a) < madeAt(b); });
+    int64_t bytes = 0;
+    for (const TensorId& id : ids) {
+      const int64_t n = grads.at(id)->info.nbytes();
+      if (bytes == 0 || bytes + n > kOverlapBucketBytes) {
+        buckets.emplace_back(key, std::vector<TensorId>{});
+        bytes = 0;
+      }
+      buckets.back().second.push_back(id);
+      bytes += n;
+    }
+  }
+  std::vector<Op*> sums;
+  for (const auto& [key, ids] : buckets) {
     const std::vector<int64_t> group{key[0], key[1]};
     const bool stepEnd = key[2] != 0;
     const int64_t size = group[0] == static_cast<int64_t>(CommGroupType::All) ? rf : group[1];
@@ -544,11 +579,14 @@ void reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<TensorId, Ten
     // The accumulators are read after this micro-batch's accumulation.
     Op* sum = outs.front()->producer;
     if (stepEnd) sum->after.insert(sum->after.end(), accumulations.begin(), accumulations.end());
+    if (overlap && !stepEnd) sum->scheduleRank = 0;  // first of the ready ops: as soon as its gradients are in
+    sums.push_back(sum);
     for (size_t i = 0; i < ids.size(); ++i) grads[ids[i]] = outs[i];
     logging::ir::info("Replicated training: the gradients of {} weights are summed over {} replicas{}{}", ids.size(),
                       size, opt.meanReductionEnabled() ? " (mean)" : "",
                       stepEnd ? ", their accumulators once per step" : "");
   }
+  return sums;
 }
 
 }  // namespace
@@ -567,12 +605,22 @@ void addTrainingGraph(Ir& ir, const TensorId& loss, const Optimizer& optimizer) 
   }
   std::map<TensorId, Tensor*> grads = bwd.weightGrads;
   UpdateBuilder b(g, optimizer);
-  if (optimizer.getReplicatedGraphCount() > 1) reduceAcrossReplicas(g, optimizer, grads, b);
+  std::vector<Op*> sums;
+  if (optimizer.getReplicatedGraphCount() > 1) sums = reduceAcrossReplicas(g, optimizer, grads, b);
   addGradientClipping(g, optimizer, grads, b);
   for (const auto& kv : grads) b.add(g.getTensor(kv.first), *kv.second);
   addRunningStatisticsUpdates(g);
   b.finish();
   addAutomaticLossScaling(ir, bwd, optimizer);
+  // Several sums (buckets): whatever reads a sum (clipping, the updates) comes after the last, in
+  // the program's last phase, by when the replicas' driver has every sum in.
+  if (sums.size() > 1) {
+    for (Op* sum : sums) {
+      for (int i = 0; i < sum->numOutputs(); ++i) {
+        for (Op* c : sum->output(i)->consumers) c->after.insert(c->after.end(), sums.begin(), sums.end());
+      }
+    }
+  }
   logging::ir::info("Training graph: {} weight updates ({})", bwd.weightGrads.size(), optimizer.type_s());
 }
 

@@ -104,17 +104,15 @@ void withMath(DataType t, const Op& op, F&& f) {
   }
 }
 
-/// The common case of replicated training: every weight's gradient summed over every replica, in
-/// place in replica 0's outputs, then copied to the others.
-void sumGradients(const Op& op, const std::vector<Executable*>& replicas, distributed::ProcessGroup* processes,
-                  double scale) {
+/// This process's replicas' sums of the gradients, in place in replica 0's outputs (replica
+/// order: the same sums on every run and in every process).
+std::vector<distributed::Buffer> sumLocally(const Op& op, const std::vector<Executable*>& replicas) {
   std::vector<distributed::Buffer> sums;
   for (int i = 0; i < op.numOutputs(); ++i) {
     const Tensor* t = op.output(i);
     const DataType type = t->info.dataType();
     const int64_t n = t->info.nelms();
     void* sum = replicas[0]->mutableTensorData(t->id);
-    // In replica order: the same sums on every run and in every process.
     for (size_t r = 1; r < replicas.size(); ++r) {
       if (!addElements(sum, replicas[r]->tensorData(t->id), type, n))
         throw error("{}: '{}' ({}) cannot be summed across replicas", op.describe(), op.input(i)->id,
@@ -122,7 +120,12 @@ void sumGradients(const Op& op, const std::vector<Executable*>& replicas, distri
     }
     sums.push_back({sum, type, n});
   }
-  if (processes) processes->allReduce(sums, ReduceOp::Sum);
+  return sums;
+}
+
+/// The sums scaled and copied from replica 0 to the others.
+void shareSums(const Op& op, const std::vector<distributed::Buffer>& sums, const std::vector<Executable*>& replicas,
+               double scale) {
   for (int i = 0; i < op.numOutputs(); ++i) {
     const distributed::Buffer& b = sums[static_cast<size_t>(i)];
     if (scale != 1.0) scaleElements(b.data, b.type, b.n, scale);
@@ -130,6 +133,14 @@ void sumGradients(const Op& op, const std::vector<Executable*>& replicas, distri
     for (size_t r = 1; r < replicas.size() && bytes; ++r)
       std::memcpy(replicas[r]->mutableTensorData(op.output(i)->id), b.data, bytes);
   }
+}
+
+/// The common case of replicated training: every weight's gradient summed over every replica.
+void sumGradients(const Op& op, const std::vector<Executable*>& replicas, distributed::ProcessGroup* processes,
+                  double scale) {
+  const std::vector<distributed::Buffer> sums = sumLocally(op, replicas);
+  if (processes) processes->allReduce(sums, ReduceOp::Sum);
+  shareSums(op, sums, replicas, scale);
 }
 
 /// Input i -> output i of `op` (one pair of a collective) between the replicas' groups.
@@ -214,6 +225,24 @@ void exchangeAcrossReplicas(const Op& op, const std::vector<Executable*>& replic
   if (op.kind() == OpKind::GradAllReduce && c.grouping.getNumGroups() == 1)
     return sumGradients(op, replicas, processes, c.scale);
   for (int i = 0; i < op.numOutputs(); ++i) exchangeOne(op, i, c, replicas, firstReplica, processes);
+}
+
+bool startExchange(const Op& op, const std::vector<Executable*>& replicas, distributed::ProcessGroup& processes,
+                   PendingExchange& pending) {
+  if (op.kind() != OpKind::GradAllReduce || replicas.empty()) return false;
+  const Collective c = ops::collectiveOf(op);
+  if (c.grouping.getNumGroups() != 1) return false;
+  pending.op = &op;
+  pending.scale = c.scale;
+  pending.sums = sumLocally(op, replicas);
+  pending.ticket = processes.startAllReduce(pending.sums, ReduceOp::Sum);
+  return true;
+}
+
+void completeExchange(const PendingExchange& pending, const std::vector<Executable*>& replicas,
+                      distributed::ProcessGroup& processes) {
+  processes.finish(pending.ticket);
+  shareSums(*pending.op, pending.sums, replicas, pending.scale);
 }
 
 }  // namespace popart

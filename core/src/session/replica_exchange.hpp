@@ -21,4 +21,22 @@ class Op;
 void exchangeAcrossReplicas(const Op& op, const std::vector<Executable*>& replicas, int64_t firstReplica,
                             distributed::ProcessGroup* processes);
 
+/// A gradient sum whose part between the processes is under way (startAllReduce): replica 0's
+/// outputs hold this process's sum until completeExchange.
+struct PendingExchange {
+  const Op* op = nullptr;
+  std::vector<distributed::Buffer> sums;
+  int64_t ticket = 0;
+  double scale = 1.0;
+};
+
+/// Starts a gradient sum over every replica (a GradientAllReduce of one group) of a distributed
+/// session: the local sum now, the sum between the processes on their own (overlapping the
+/// replicas' next phases). False (nothing done) for any other collective.
+bool startExchange(const Op& op, const std::vector<Executable*>& replicas, distributed::ProcessGroup& processes,
+                   PendingExchange& pending);
+/// Waits for a started sum, scales it and gives it to every replica.
+void completeExchange(const PendingExchange& pending, const std::vector<Executable*>& replicas,
+                      distributed::ProcessGroup& processes);
+
 }  // namespace popart

@@ -34,10 +34,32 @@ void ReplicatedExecutable::selectReplica(int r) {
 }
 
 void ReplicatedExecutable::executeReplicas(bool stepEnd) {
-  for (size_t k = 0; k <= cuts_.size(); ++k) {
-    for (auto& r : replicas_) r->executePhase(k);
-    if (k < cuts_.size()) reduce(*cuts_[k], stepEnd);
+  try {
+    for (size_t k = 0; k <= cuts_.size(); ++k) {
+      // The last phase (the updates) reads every sum: those under way come in first.
+      if (k == cuts_.size()) completePending();
+      for (auto& r : replicas_) r->executePhase(k);
+      if (k < cuts_.size()) reduce(*cuts_[k], stepEnd);
+    }
+  } catch (...) {
+    // No sum may still be writing into the replicas' buffers when the error leaves.
+    try {
+      completePending();
+    } catch (...) {
+    }
+    pending_.clear();
+    throw;
   }
+}
+
+void ReplicatedExecutable::completePending() {
+  if (pending_.empty()) return;
+  const auto started = std::chrono::steady_clock::now();
+  const std::vector<Executable*> replicas = replicaExecutables();
+  std::vector<PendingExchange> pending;
+  pending.swap(pending_);
+  for (const PendingExchange& p : pending) completeExchange(p, replicas, *processes_);
+  processSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 void ReplicatedExecutable::reduce(const Op& op, bool stepEnd) {
@@ -45,6 +67,16 @@ void ReplicatedExecutable::reduce(const Op& op, bool stepEnd) {
   if (!stepEnd && op.attrs.getInt("stepEnd", 0)) return;
   const auto started = std::chrono::steady_clock::now();
   const std::vector<Executable*> replicas = replicaExecutables();
+  // A gradient sum between processes goes on while the replicas run their next phases.
+  if (processes_) {
+    PendingExchange p;
+    if (startExchange(op, replicas, *processes_, p)) {
+      pending_.push_back(std::move(p));
+      localSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      ++reductions_;
+      return;
+    }
+  }
   const double before = timedProcesses_.seconds;
   exchangeAcrossReplicas(op, replicas, globalReplicaOffset_, processes_ ? &timedProcesses_ : nullptr);
   const double between = timedProcesses_.seconds - before;

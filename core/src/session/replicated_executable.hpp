@@ -18,6 +18,7 @@
 
 #include "backends/backend.hpp"
 #include "distributed/process_group.hpp"
+#include "session/replica_exchange.hpp"
 
 namespace popart {
 
@@ -57,8 +58,11 @@ class ReplicatedExecutable final : public Executable {
   bool canExecute() const override { return replicas_[0]->canExecute(); }
 
  private:
-  /// Carries out `op` (a collective across replicas) between the replicas.
+  /// Carries out `op` (a collective across replicas) between the replicas, or starts it (a
+  /// gradient sum between processes, completed before the last phase).
   void reduce(const Op& op, bool stepEnd);
+  /// Waits for the sums under way and gives them to every replica.
+  void completePending();
 
   /// The processes, timing what the exchanges spend between them.
   struct TimedProcesses final : distributed::ProcessGroup {
@@ -74,7 +78,8 @@ class ReplicatedExecutable final : public Executable {
   };
 
   std::vector<std::unique_ptr<Executable>> replicas_;
-  std::vector<const Op*> cuts_;  ///< the ops the replicas' programs' phases end at (replica 0's)
+  std::vector<PendingExchange> pending_;  ///< gradient sums between the processes under way
+  std::vector<const Op*> cuts_;           ///< the ops the replicas' programs' phases end at (replica 0's)
   distributed::ProcessGroup* processes_;
   TimedProcesses timedProcesses_;
   int64_t globalReplicaOffset_;
