@@ -306,3 +306,57 @@ def test_collectives_on_the_ipu_model_cost_their_exchange(popart):
     np.testing.assert_array_equal(anchors[o], 4 * np.arange(16, dtype=np.float32).reshape(4, 4))
     assert s.getReport().compilation.cycles.replicaAllReduce > 0
     assert re.search(r"Replicas: +4 of 1 IPU\(s\) each", s.getSummaryReport())
+
+
+@pytest.mark.parametrize("group", [("Consecutive", 2), ("Orthogonal", 2), ("Ungrouped", 0)])
+def test_grouped_weights_sum_over_their_group(popart, group):
+    # (ReplicatedTraining.GroupedWeightsSumOverTheirGroup in C++): 4 replicas, w grouped by
+    # VariableSettings; each group's replicas share a value and sum only their gradients
+    # (loss_r = sum |x_r w|); one SGD step in NumPy (double).
+    rf = 4
+    comm = popart.CommGroup(getattr(popart.CommGroupType, group[0]), group[1])
+    grouping = comm.toReplicaGrouping(rf)
+    groups = grouping.getNumGroups()
+    rng = np.random.default_rng(5)
+    w0 = rng.uniform(-1, 1, (groups, 3, 2)).astype(np.float32)
+    xs = rng.uniform(-2, 2, (rf, 2, 3)).astype(np.float32)
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT", [2, 3]), "x")
+    w = b.addInitializedInputTensor(w0, popart.VariableSettings(comm), "w")
+    loss = b.aiGraphcore.l1loss([b.aiOnnx.matmul([x, w])], 1.0, reduction=popart.ReductionType.Sum)
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(1, [loss]), loss, popart.ConstSGD(0.1),
+                               popart.DeviceManager().createCpuDevice(), userOptions=_options(popart, 1, rf, False))
+    s.prepareDevice()
+    s.weightsFromHost()
+    anchors = s.initAnchorArrays()
+    s.run(popart.PyStepIO({x: xs}, anchors))
+    s.weightsToHost()
+    got = {w: np.zeros_like(w0)}
+    s.readWeights(popart.PyWeightsIO(got))
+    want = w0.astype(np.float64)
+    for g in range(groups):
+        grad = sum(xs[r].T.astype(np.float64) @ np.sign(xs[r].astype(np.float64) @ w0[g]) for r in grouping.getReplicasAt(g))
+        want[g] -= 0.1 * grad
+    np.testing.assert_allclose(got[w], want, rtol=1e-5, atol=1e-5)
+
+
+def test_automatic_loss_scaling_sums_the_replicas_statistics(popart):
+    # (AutoLossScale.ReplicasSumTheirCountsAndMoveTheScaleAlike in C++): replica 1's gradients pass
+    # the bin edge while the scale is 512 or more, replica 0's never; the summed counts move both
+    # replicas' scale alike: 1024, 512, 256, 512, 256.
+    b = popart.Builder()
+    x = b.addInputTensor(popart.TensorInfo("FLOAT16", [2, 3]), "x")
+    w0 = np.array([[0.5, -0.25], [1.0, 0.75], [-1.5, 0.125]], np.float16)
+    w = b.addInitializedInputTensor(w0, "W")
+    loss = b.aiGraphcore.identityloss([b.aiOnnx.matmul([x, w])], reduction=popart.ReductionType.Sum)
+    o = _options(popart, 1, 2, False)
+    o.automaticLossScalingSettings = popart.AutomaticLossScalingSettings(enabled=True, binEdgeLocation=0.125)
+    s = popart.TrainingSession(b.getModelProto(), popart.DataFlow(5, ["finalLossScale"]), loss,
+                               popart.SGD({"defaultLearningRate": (0.0625, True), "lossScaling": (1024.0, False)}),
+                               popart.DeviceManager().createCpuDevice(), userOptions=o)
+    s.prepareDevice()
+    s.weightsFromHost()
+    anchors = s.initAnchorArrays()
+    xs = np.stack([np.stack([np.full((2, 3), 0.5), np.full((2, 3), 8.0)])] * 5).astype(np.float16)
+    s.run(popart.PyStepIO({x: xs}, anchors))
+    np.testing.assert_array_equal(anchors["finalLossScale"], [[1024] * 2, [512] * 2, [256] * 2, [512] * 2, [256] * 2])
