@@ -116,3 +116,47 @@ test('collectives combine over replica groups (the C++ and Python cases)', () =>
   near(scatter.data, want.scatter, 1e-5);
   near(local.data, want.local, 0);
 });
+
+test('weights grouped by VariableSettings sum their gradients over their group (the C++ and Python cases)', () => {
+  // 4 replicas, w [groups, 3, 2] shared by Orthogonal pairs {0, 2}, {1, 3}; loss_r = sum |x_r w|;
+  // one SGD step, in double.
+  const R = 4, G = 2;
+  const groups = [[0, 2], [1, 3]];
+  const w0 = Float32Array.from({ length: G * IN * OUT }, (_, i) => Math.fround(Math.cos(0.9 * i + 0.2)));
+  const xs = inputs(R);
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [ROWS, IN], 'x');
+  const w = b.addInitializedInputTensor(new popart.NDArray(w0, [G, IN, OUT], 'FLOAT'),
+    new popart.VariableSettings(new popart.CommGroup('Orthogonal', 2)), 'w');
+  const loss = b.aiGraphcore.l1loss([b.aiOnnxOpset13.matmul([x, w])], 1.0, popart.ReductionType.Sum);
+  const s = new popart.TrainingSession({
+    fnModel: b.getModelProto(), dataFlow: new popart.DataFlow(1, [loss]), loss,
+    optimizer: new popart.SGD({ defaultLearningRate: [0.1, true] }), deviceInfo: cpu(popart),
+    userOptions: new popart.SessionOptions({ enableReplicatedGraphs: true, replicatedGraphCount: R }),
+  });
+  b.dispose();
+  try {
+    s.prepareDevice();
+    s.weightsFromHost();
+    const anchors = s.initAnchorArrays();
+    s.run(new popart.PyStepIO({ [x]: new popart.NDArray(xs, [R, ROWS, IN], 'FLOAT') }, anchors));
+    s.weightsToHost();
+    const got = { [w]: new Float32Array(G * IN * OUT) };
+    s.readWeights(got);
+    const want = Array.from(w0);
+    groups.forEach((members, g) => {
+      for (const r of members) {
+        for (let row = 0; row < ROWS; ++row) {
+          for (let o = 0; o < OUT; ++o) {
+            let y = 0;
+            for (let i = 0; i < IN; ++i) y += xs[(r * ROWS + row) * IN + i] * w0[g * IN * OUT + i * OUT + o];
+            for (let i = 0; i < IN; ++i) want[g * IN * OUT + i * OUT + o] -= 0.1 * xs[(r * ROWS + row) * IN + i] * (y > 0 ? 1 : -1);
+          }
+        }
+      }
+    });
+    near(Array.from(got[w]), want, 1e-5);
+  } finally {
+    s.dispose();
+  }
+});
