@@ -228,7 +228,7 @@ def test_replicatedallreduce_sums_over_the_replicas(popart):
     x2 = b.aiOnnx.mul([x, x])
     y = b.aiGraphcore.replicatedallreduce([x2])
     s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [y, x2]), popart.DeviceManager().createCpuDevice(),
-                                userOptions=_options(popart, 1, 2, False))
+                                userOptions=_options(popart, 1, 8, False))
     s.prepareDevice()
     anchors = s.initAnchorArrays()
     s.run(popart.PyStepIO({x: np.array([[1, 2], [3, 4]], np.float32)}, anchors))
@@ -360,3 +360,18 @@ def test_automatic_loss_scaling_sums_the_replicas_statistics(popart):
     xs = np.stack([np.stack([np.full((2, 3), 0.5), np.full((2, 3), 8.0)])] * 5).astype(np.float16)
     s.run(popart.PyStepIO({x: xs}, anchors))
     np.testing.assert_array_equal(anchors["finalLossScale"], [[1024] * 2, [512] * 2, [256] * 2, [512] * 2, [256] * 2])
+
+
+def test_embedded_replication_factor_names_a_mismatch(popart):
+    # A model built for 4 replicas (two groups of the weight) opened at 8 replicas (four groups):
+    # PopART's VariableSettings shape error, and the factor the model was built for.
+    b = popart.Builder()
+    with pytest.raises(popart.popart_exception, match="at least 1"):
+        b.embedReplicationFactor(0)
+    b.embedReplicationFactor(4)
+    comm = popart.CommGroup(popart.CommGroupType.Consecutive, 2)
+    t = b.addInitializedInputTensor(np.zeros([2, 3], np.float32), popart.VariableSettings(comm), "w")
+    o = b.aiGraphcore.replicatedallreduce([t])
+    with pytest.raises(popart.popart_exception, match="built for replication factor 4"):
+        popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [o]), popart.DeviceManager().createCpuDevice(),
+                                userOptions=_options(popart, 1, 8, False))
