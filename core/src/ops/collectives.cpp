@@ -52,10 +52,11 @@ CommGroup commGroupOf(const Op& op) {
   for (const char* name : {"commGroup", "__collectiveCommGroup"}) {
     if (!op.attrs.has(name)) continue;
     const auto v = op.attrs.getInts(name);
-    if (v.size() != 2 || v[0] < 0 || v[0] >= static_cast<int64_t>(CommGroupType::N) || v[1] < 0)
+    if (v.size() != 2 || v[0] < 0 || v[0] >= static_cast<int64_t>(CommGroupType::N) || v[1] < 0 ||
+        v[1] > (int64_t{1} << 31))
       throw error(
           "{}: {} {} must be [CommGroupType (0: All, 1: Consecutive, 2: Orthogonal, 3: Ungrouped), "
-          "replicaGroupSize >= 0]",
+          "replicaGroupSize from 0 to 2^31]",
           op.describe(), name, v);
     g = CommGroup(static_cast<CommGroupType>(v[0]), static_cast<unsigned>(v[1]));
   }
