@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "common/attributes.hpp"
 #include "common/onnx_proto.hpp"
 #include "common/test_util.hpp"
 #include "onnx.pb.h"
@@ -475,6 +476,20 @@ TEST(FuzzRegressions, BroadcastOfAnEmptyTensorWithAHugeDimension) {
   b->addOutputTensor(y);
   auto out = test::runOnce(b->getModelProto(), {{x, NDArray(DataType::FLOAT, {0, 1, 4})}}, {y});
   (void)out;
+}
+
+TEST(FuzzRegressions, AFloatAttributeOutsideInt64IsNotAnInteger) {
+  // TopK's k as a FLOAT -inf: the whole-number check cast it to int64 first (UBSan, the Builder
+  // fuzzer). Values outside int64's range (and NaN) are the type error they are.
+  Attributes a;
+  a.set("k", 3.0f);
+  EXPECT_EQ(a.getInt("k"), 3);
+  for (float v : {-std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(), 1e30f, 2.5f}) {
+    a.set("k", v);
+    expectError([&] { a.getInt("k"); }, {"attribute 'k' must be INT, but it is FLOAT"});
+  }
+  a.set("k", -9223372036854775808.0f);
+  EXPECT_EQ(a.getInt("k"), std::numeric_limits<int64_t>::min());
 }
 
 TEST(FuzzRegressions, TileAndPadSizesThatOverflowAreErrors) {

@@ -1,5 +1,6 @@
 #include "common/attributes.hpp"
 
+#include <cmath>
 #include <type_traits>
 
 #include "popart/error.hpp"
@@ -51,7 +52,9 @@ int64_t Attributes::getInt(const std::string& name) const {
   auto it = m_.find(name);
   if (it != m_.end()) {
     if (const float* f = std::get_if<float>(&it->second)) {
-      if (static_cast<float>(static_cast<int64_t>(*f)) == *f) return static_cast<int64_t>(*f);
+      // In int64's range (2^63 is a float exactly) and whole: inf, NaN and 1e30 are not integers.
+      const float limit = 9223372036854775808.0f;
+      if (*f >= -limit && *f < limit && std::trunc(*f) == *f) return static_cast<int64_t>(*f);
     }
   }
   return get<int64_t>(name, "INT");
