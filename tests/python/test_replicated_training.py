@@ -228,7 +228,7 @@ def test_replicatedallreduce_sums_over_the_replicas(popart):
     x2 = b.aiOnnx.mul([x, x])
     y = b.aiGraphcore.replicatedallreduce([x2])
     s = popart.InferenceSession(b.getModelProto(), popart.DataFlow(1, [y, x2]), popart.DeviceManager().createCpuDevice(),
-                                userOptions=_options(popart, 1, 8, False))
+                                userOptions=_options(popart, 1, 2, False))
     s.prepareDevice()
     anchors = s.initAnchorArrays()
     s.run(popart.PyStepIO({x: np.array([[1, 2], [3, 4]], np.float32)}, anchors))
