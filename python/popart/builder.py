@@ -447,6 +447,21 @@ class Builder:
     def schedulePriority(self, value):
         return self._scoped("__schedule_priority", value)
 
+    @contextlib.contextmanager
+    def commGroup(self, type=0, groupSize=0):
+        """`with builder.commGroup(popart.CommGroupType.Consecutive, 4):` the collectives made inside
+        act over that replica group (node attribute __collectiveCommGroup = [type, groupSize])."""
+        attr = "__collectiveCommGroup"
+        prev = self._impl.getAttributeInts(attr)
+        self._impl.setAttributeInts(attr, [int(type), int(groupSize)])
+        try:
+            yield
+        finally:
+            if prev is None:
+                self._impl.clearAttribute(attr)
+            else:
+                self._impl.setAttributeInts(attr, prev)
+
     def getVirtualGraph(self, nodeOutputName=None):
         """The virtual graph of the node making `nodeOutputName` (an id or a set of its outputs); without it, the current scope's."""
         if nodeOutputName is None:

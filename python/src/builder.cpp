@@ -269,6 +269,13 @@ void bindBuilder(py::module_& m) {
              if (!s.b().hasAttribute(n)) return py::none();
              return py::int_(std::any_cast<int64_t>(s.b().getAttribute(n)));
            })
+      .def("setAttributeInts",
+           [](PyBuilder& s, const std::string& n, const std::vector<int64_t>& v) { s.b().setAttribute(n, any(v)); })
+      .def("getAttributeInts",
+           [](PyBuilder& s, const std::string& n) -> py::object {
+             if (!s.b().hasAttribute(n)) return py::none();
+             return py::cast(std::any_cast<std::vector<int64_t>>(s.b().getAttribute(n)));
+           })
       .def("clearAttribute", [](PyBuilder& s, const std::string& n) { s.b().clearAttribute(n); })
       .def("virtualGraph",
            [](PyBuilder& s, py::object o, int64_t v) { s.b().virtualGraph(idSet(o, "virtualGraph ids"), v); })

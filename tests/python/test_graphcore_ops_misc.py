@@ -148,6 +148,12 @@ def test_init_printtensor_tensorremap_collectives(popart, capfd):
     g1 = b.aiGraphcore.replicatedallreduce([v], commGroup=popart.CommGroup(popart.CommGroupType.Consecutive, 2))
     g2 = b.aiGraphcore.replicatedallreduce([v], commGroup=[popart.CommGroupType.Consecutive, 2])
     assert b.getInt64VectorNodeAttribute("commGroup", {g1}) == b.getInt64VectorNodeAttribute("commGroup", {g2})
+    # PopART's `with builder.commGroup(type, size):` scope writes __collectiveCommGroup.
+    with b.commGroup(popart.CommGroupType.Orthogonal, 4):
+        g4 = b.aiGraphcore.replicatedallreduce([v])
+    g5 = b.aiGraphcore.replicatedallreduce([v])
+    assert b.getInt64VectorNodeAttribute("__collectiveCommGroup", {g4}) == [int(popart.CommGroupType.Orthogonal), 4]
+    assert "__collectiveCommGroup" not in b.getAllNodeAttributeNames({g5})
     # PopART's parameter order: args, collectiveOperator, commGroup.
     g3 = b.aiGraphcore.replicatedreducescatter([v], popart.CollectiveOperator.Max,
                                                popart.CommGroup(popart.CommGroupType.Orthogonal, 2))
