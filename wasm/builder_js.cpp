@@ -291,13 +291,21 @@ class BuilderJs {
   }
   /// The scoped integer attributes (PopART's `with builder.virtualGraph(n):` and the like): set,
   /// read (null when not set) and clear one; the JS layer runs the scope's function between.
+  /// An integer, or a list of integers (commGroup's [type, size]).
   void setAttributeInt(const std::string& name, const val& v) {
-    guarded([&] { b_->setAttribute(name, any(static_cast<int64_t>(toInt(v, name + " value")))); });
+    guarded([&] {
+      if (val::global("Array").call<bool>("isArray", v))
+        b_->setAttribute(name, any(std::vector<int64_t>(toInts(v, name + " value"))));
+      else
+        b_->setAttribute(name, any(static_cast<int64_t>(toInt(v, name + " value"))));
+    });
   }
   val getAttributeInt(const std::string& name) {
     return guarded([&] {
       if (!b_->hasAttribute(name)) return val::null();
-      return val(static_cast<double>(std::any_cast<int64_t>(b_->getAttribute(name))));
+      const any a = b_->getAttribute(name);
+      if (const auto* v = std::any_cast<std::vector<int64_t>>(&a)) return jsShape(*v);
+      return val(static_cast<double>(std::any_cast<int64_t>(a)));
     });
   }
   void clearAttribute(const std::string& name) {

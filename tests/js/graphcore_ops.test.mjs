@@ -72,4 +72,12 @@ test('replicatedallreduce takes a CommGroup or the [type, size] pair for commGro
   };
   assert.equal(build(new popart.CommGroup('Consecutive', 2)), build([1, 2]));
   assert.notEqual(build(new popart.CommGroup('Orthogonal', 2)), build([1, 2]));
+  // PopART's `with builder.commGroup(type, size):` scope.
+  const b = new popart.Builder();
+  const x = b.addInputTensor('FLOAT', [4], 'x');
+  const inside = b.commGroup('Orthogonal', 4, () => b.aiGraphcore.replicatedallreduce([x]));
+  const outside = b.aiGraphcore.replicatedallreduce([x]);
+  assert.deepEqual(b.getInt64VectorNodeAttribute('__collectiveCommGroup', [inside]), [2, 4]);
+  assert.ok(!b.getAllNodeAttributeNames([outside]).includes('__collectiveCommGroup'));
+  b.dispose();
 });

@@ -279,6 +279,13 @@ export function makeBuilder({ M, Handle, versionInfo, readModel, BuilderHandle, 
       this.handle.executionPhase(idList(ids), value);
     }
     schedulePriority(value, fn) { return this._scoped('__schedule_priority', value, fn); }
+    /// PopART's `with builder.commGroup(type, size):` — the collectives made in fn act over that
+    /// replica group (node attribute __collectiveCommGroup = [type, size]).
+    commGroup(type, groupSize, fn) {
+      const t = typeof type === 'number' ? type : Object.keys(enums.CommGroupType).indexOf(String(type));
+      if (t < 0) throw new Error(`commGroup: unknown CommGroupType '${type}'`);
+      return this._scoped('__collectiveCommGroup', [t, Number(groupSize)], fn);
+    }
     /// value: a RecomputeType name ('Recompute', the default) or its number.
     recomputeOutputInBackwardPass(ids, value = 'Recompute') {
       for (const id of idList(ids)) this.handle.recomputeOutputInBackwardPass(String(id), value);

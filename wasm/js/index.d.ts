@@ -726,6 +726,8 @@ export interface Builder extends Disposable {
   executionPhase<T>(value: number, fn: () => T): T;
   /** Runs fn with every node it makes at this schedule priority. */
   schedulePriority<T>(value: number, fn: () => T): T;
+  /** PopART's `with builder.commGroup(type, size):` — the collectives made in fn act over that replica group. */
+  commGroup<T>(type: CommGroupType | number, groupSize: number, fn: () => T): T;
   /** recomputeOutput(value, fn): fn's nodes get the RecomputeType; recomputeOutput(ids, value): as recomputeOutputInBackwardPass. */
   recomputeOutput<T>(value: RecomputeType | number, fn: () => T): T;
   recomputeOutput(ids: TensorId | TensorId[], value?: RecomputeType | number): void;
