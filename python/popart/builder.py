@@ -418,8 +418,9 @@ class Builder:
 
     @contextlib.contextmanager
     def _scoped(self, attr, value):
+        """Sets the scoped attribute `attr` (an integer, or a list of integers) while inside."""
         prev = self._impl.getAttributeInt(attr)
-        self._impl.setAttributeInt(attr, int(value))
+        self._impl.setAttributeInt(attr, [int(v) for v in value] if isinstance(value, (list, tuple)) else int(value))
         try:
             yield
         finally:
@@ -447,20 +448,10 @@ class Builder:
     def schedulePriority(self, value):
         return self._scoped("__schedule_priority", value)
 
-    @contextlib.contextmanager
     def commGroup(self, type=0, groupSize=0):
         """`with builder.commGroup(popart.CommGroupType.Consecutive, 4):` the collectives made inside
         act over that replica group (node attribute __collectiveCommGroup = [type, groupSize])."""
-        attr = "__collectiveCommGroup"
-        prev = self._impl.getAttributeInts(attr)
-        self._impl.setAttributeInts(attr, [int(type), int(groupSize)])
-        try:
-            yield
-        finally:
-            if prev is None:
-                self._impl.clearAttribute(attr)
-            else:
-                self._impl.setAttributeInts(attr, prev)
+        return self._scoped("__collectiveCommGroup", [type, groupSize])
 
     def getVirtualGraph(self, nodeOutputName=None):
         """The virtual graph of the node making `nodeOutputName` (an id or a set of its outputs); without it, the current scope's."""

@@ -263,18 +263,20 @@ void bindBuilder(py::module_& m) {
            [](PyBuilder& s, const std::string& n, py::object o) { s.b().removeNodeAttribute(n, idSet(o, "ids")); })
       .def("getAllNodeAttributeNames",
            [](PyBuilder& s, py::object o) { return s.b().getAllNodeAttributeNames(idSet(o, "ids")); })
-      .def("setAttributeInt", [](PyBuilder& s, const std::string& n, int64_t v) { s.b().setAttribute(n, any(v)); })
+      // A scoped attribute: an integer (virtualGraph, ...) or a list of integers (commGroup).
+      .def("setAttributeInt",
+           [](PyBuilder& s, const std::string& n, py::object v) {
+             if (py::isinstance<py::sequence>(v))
+               s.b().setAttribute(n, any(v.cast<std::vector<int64_t>>()));
+             else
+               s.b().setAttribute(n, any(v.cast<int64_t>()));
+           })
       .def("getAttributeInt",
            [](PyBuilder& s, const std::string& n) -> py::object {
              if (!s.b().hasAttribute(n)) return py::none();
-             return py::int_(std::any_cast<int64_t>(s.b().getAttribute(n)));
-           })
-      .def("setAttributeInts",
-           [](PyBuilder& s, const std::string& n, const std::vector<int64_t>& v) { s.b().setAttribute(n, any(v)); })
-      .def("getAttributeInts",
-           [](PyBuilder& s, const std::string& n) -> py::object {
-             if (!s.b().hasAttribute(n)) return py::none();
-             return py::cast(std::any_cast<std::vector<int64_t>>(s.b().getAttribute(n)));
+             const any a = s.b().getAttribute(n);
+             if (const auto* v = std::any_cast<std::vector<int64_t>>(&a)) return py::cast(*v);
+             return py::int_(std::any_cast<int64_t>(a));
            })
       .def("clearAttribute", [](PyBuilder& s, const std::string& n) { s.b().clearAttribute(n); })
       .def("virtualGraph",

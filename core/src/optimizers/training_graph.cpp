@@ -510,14 +510,12 @@ std::vector<Op*> reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<T
   // With gradient accumulation the accumulators are summed (once per step); SGD's Combined velocity
   // takes each micro-batch's gradient itself, so those gradients are summed every micro-batch.
   std::vector<Op*> accumulations;
-  std::set<TensorId> accumulated;
   if (opt.gradientAccumulationEnabled()) {
     for (auto& kv : grads) {
       if (updates.accumulatesIntoState(kv.first)) continue;
       const auto acc = updates.accumulate(g.getTensor(kv.first), *kv.second);
       kv.second = acc.first;
       accumulations.push_back(acc.second);
-      accumulated.insert(kv.first);
     }
   }
   // The weights by the CommGroup of the replicas sharing them ([type, size]; all: [0, 0]).
@@ -529,7 +527,7 @@ std::vector<Op*> reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<T
     // A weight of each replica's own (groups of one replica): each replica updates it alone.
     if (group.type == CommGroupType::None) continue;
     byGroup[{static_cast<int64_t>(group.type), group.type == CommGroupType::All ? 0 : group.replicaGroupSize,
-             accumulated.count(kv.first) ? 1 : 0}]
+             updates.accumulated(kv.first) ? 1 : 0}]
         .push_back(kv.first);
   }
   // Between processes the sum overlaps the rest of the backward pass: the gradients go in buckets

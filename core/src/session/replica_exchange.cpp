@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
+#include "common/element_type.hpp"
 #include "common/tensor_data.hpp"
 #include "ir/op.hpp"
 #include "ir/tensor.hpp"
@@ -81,27 +83,22 @@ struct Logic {
   static void square(void*, int64_t) {}
 };
 
-/// Calls f(Math<...>{}) for the element type `t` (BOOL: Logic).
+/// Calls f(Math<...>{}) for the element type `t` (BOOL: Logic). The ops' setup admits only the
+/// types this combines (ops/collectives.cpp).
 template <typename F>
-void withMath(DataType t, const Op& op, F&& f) {
-  switch (t) {
-    case DataType::FLOAT:
-      return f(Math<float>{});
-    case DataType::DOUBLE:
-      return f(Math<double>{});
-    case DataType::INT32:
-      return f(Math<int32_t>{});
-    case DataType::INT64:
-      return f(Math<int64_t>{});
-    case DataType::FLOAT16:
-      return f(Math<float16_t, float>{});
-    case DataType::BFLOAT16:
-      return f(Math<bfloat16_t, float>{});
-    case DataType::BOOL:
-      return f(Logic{});
-    default:
-      throw error("{}: {} tensors cannot be combined across replicas", op.describe(), dataTypeToString(t));
-  }
+void withMath(DataType t, F&& f) {
+  visitElementType<ElementTypes::NumericAndBool>(
+      t,
+      [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_same_v<T, bool>)
+          f(Logic{});
+        else if constexpr (std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>)
+          f(Math<T, float>{});
+        else
+          f(Math<T>{});
+      },
+      "{} tensors cannot be combined across replicas");
 }
 
 /// This process's replicas' sums of the gradients, in place in replica 0's outputs (replica
@@ -186,7 +183,7 @@ void exchangeOne(const Op& op, int i, const Collective& c, const std::vector<Exe
     if (processes) processes->allReduce({{result.data(), t, groups * row}}, ReduceOp::BitOr);
   } else {
     const ReduceOp rop = reduceOpOf(c.op);
-    withMath(t, op, [&](auto m) {
+    withMath(t, [&](auto m) {
       m.fill(result.data(), groups * row, rop);
       std::vector<char> staged(static_cast<size_t>(row * es), 0);
       // In replica order: the same results on every run and in every process.

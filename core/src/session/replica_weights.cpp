@@ -66,7 +66,7 @@ void ReplicaWeights::loadReplicas(const std::vector<Executable*>& replicas) {
   }
 }
 
-void ReplicaWeights::readReplicas(const std::vector<const Executable*>& replicas) {
+void ReplicaWeights::readReplicas(const std::vector<Executable*>& replicas) {
   for (auto& kv : device_) {
     Tensor& t = ir_.mainGraph().getTensor(kv.first);
     const ReplicaGrouping grouping = t.variableSettings->getReplicaGrouping(replicas_);

@@ -33,7 +33,7 @@ class ReplicaWeights {
   void loadReplicas(const std::vector<Executable*>& replicas);
   /// The inverse: each group's device value read from the first of `replicas` in that group (the
   /// replicas of a group apply the same updates, so they hold the same value).
-  void readReplicas(const std::vector<const Executable*>& replicas);
+  void readReplicas(const std::vector<Executable*>& replicas);
   bool any() const { return !device_.empty(); }
   /// The weight's host values in `dst`, laid out as its VariableRetrievalMode says:
   /// numReplicasReturningVariable values (one value: no outer dimension).

@@ -325,10 +325,8 @@ void Session::weightsToHost() {
         "Devicex::prepare() must be called before Devicex::weightsToHost(const "
         "std::map<TensorId, MutableVoidData> &) is called.");
   executable_->weightsToHost();
-  if (const auto* together = dynamic_cast<const ReplicatedExecutable*>(executable_.get())) {
-    const std::vector<Executable*> all = together->replicaExecutables();
-    replicaWeights().readReplicas({all.begin(), all.end()});
-  }
+  if (const auto* together = dynamic_cast<const ReplicatedExecutable*>(executable_.get()))
+    replicaWeights().readReplicas(together->replicaExecutables());
   replicaWeights().toHost();
   afterWeightsToHost();
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "ops/collectives.hpp"
 
@@ -30,22 +31,7 @@ KernelFn singleReplica(const Op& op, KernelContext& kc) {
   if (ops::collectiveOf(op).op != CollectiveOperator::SquareAdd) return copyKernel(op, kc);
   const int x = kc.in(0), y = kc.out(0);
   const int64_t n = op.inInfo(0).nelms();
-  switch (op.inType(0)) {
-    case DataType::FLOAT:
-      return squareKernel<float>(x, y, n);
-    case DataType::DOUBLE:
-      return squareKernel<double>(x, y, n);
-    case DataType::FLOAT16:
-      return squareKernel<float16_t>(x, y, n);
-    case DataType::BFLOAT16:
-      return squareKernel<bfloat16_t>(x, y, n);
-    case DataType::INT32:
-      return squareKernel<int32_t>(x, y, n);
-    case DataType::INT64:
-      return squareKernel<int64_t>(x, y, n);
-    default:
-      return nullptr;
-  }
+  return dispatchNumeric(op.inType(0), [&](auto tag) { return squareKernel<decltype(tag)>(x, y, n); });
 }
 
 }  // namespace
