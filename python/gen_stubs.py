@@ -12,7 +12,7 @@ TYPES = {"i": "int", "f": "float", "s": "str", "ints": "List[int]", "floats": "L
          "strings": "List[str]", "dtype": "str", "t": "np.ndarray", "g": "Builder"}
 OPT_TYPES = {"bool": "bool", "int": "int", "float": "float", "string": "str", "ints": "List[int]",
              "floats": "List[float]", "strings": "List[str]", "map": "Dict[str, str]",
-             "callback": "Optional[Callable[[int, int], None]]"}
+             "callback": "Optional[Callable[[int, int], None]]", "commGroup": "CommGroup"}
 GC_TYPES = {"float": "float", "int": "int", "ints": "List[int]", "bool": "bool", "floats": "List[float]",
             "string": "str", "strings": "List[str]", "graph": "Builder", "dtype": "Union[DataType, str, int]",
             "intss": "List[List[int]]"}

@@ -58,6 +58,7 @@ export function generatedBlocks(popart) {
     bool: 'boolean', int: 'number', float: 'number', string: 'string', ints: 'number[]', floats: 'number[]',
     strings: 'string[]', map: 'Record<string, string>', intmap: 'Record<string, number>', enum: o.enumName,
     enums: `${o.enumName}[]`, callback: '((progress: number, total: number) => void) | false',
+    commGroup: 'CommGroup | [number, number]',
   })[o.type];
   const doc = (o, indent) => `${indent}/** ${o.doc} Default: ${JSON.stringify(o.default)}. */\n`;
   // Nested settings (weightTensorLocationSettings.location.storage) as nested object types.

@@ -26,6 +26,8 @@ def _to_python(name, value):
         return _OptionDict(None, name, value)
     if type_ == "intmap":
         return _OptionDict(None, name, {k: int(v) for k, v in value.items()})
+    if type_ == "commGroup":  # [CommGroupType, replicaGroupSize]
+        return _popart.CommGroup(value[0], value[1])
     return value
 
 

@@ -179,7 +179,7 @@ OptionValue optionValueFrom(py::handle v, const std::string& type, const std::st
   }
   // A CommGroup object where the table has PopART's [CommGroupType, replicaGroupSize] pair
   // (replicatedallreduce(commGroup=popart.CommGroup(...))).
-  if (type == "ints" && py::isinstance<CommGroup>(v)) {
+  if ((type == "ints" || type == "commGroup") && py::isinstance<CommGroup>(v)) {
     const auto g = v.cast<CommGroup>();
     return std::vector<int64_t>{static_cast<int64_t>(g.type), static_cast<int64_t>(g.replicaGroupSize)};
   }

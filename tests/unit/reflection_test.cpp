@@ -174,9 +174,10 @@ TEST(Reflection, SettingsStructsFromTheOptionTable) {
   EXPECT_EQ(tls.fieldStructs, (std::vector<std::string>{"TensorLocation", "", ""}));
   EXPECT_EQ(tls.keywordAliases.at("storage"), "location");
   const auto& loc = byName["TensorLocation"];
-  EXPECT_EQ(loc.forms.size(), 3u);
+  EXPECT_EQ(loc.forms.size(), 4u);
   EXPECT_EQ(loc.forms[1], (std::vector<std::string>{"storage", "replicatedTensorSharding"}));
-  EXPECT_EQ(loc.forms[2], loc.fields);
+  EXPECT_EQ(loc.forms[2], (std::vector<std::string>{"storage", "replicatedTensorSharding", "shardingDomain"}));
+  EXPECT_EQ(loc.forms[3], loc.fields);
   // Every field of every struct is an option (or a nested struct) under each of its paths.
   for (const auto& [name, st] : byName) {
     EXPECT_EQ(st.forms.back(), st.fields) << name;
@@ -197,11 +198,13 @@ TEST(Reflection, SettingsCallsBindToFields) {
     for (const auto& a : args) v.push_back(a.field + (a.fieldStruct.empty() ? "" : ":" + a.fieldStruct));
     return v;
   };
-  // TensorLocation's three positional forms: one or two values are (storage[, sharding]).
+  // TensorLocation's positional forms, PopART's: (storage[, sharding[, shardingDomain]]), then
+  // (storage, loadTileSet, storageTileSet, sharding[, shardingDomain]).
   EXPECT_EQ(fields(bindSettingsArguments("TensorLocation", 1, {})), (std::vector<std::string>{"storage"}));
   EXPECT_EQ(fields(bindSettingsArguments("TensorLocation", 2, {})),
             (std::vector<std::string>{"storage", "replicatedTensorSharding"}));
-  EXPECT_EQ(fields(bindSettingsArguments("TensorLocation", 3, {}))[2], "storageTileSet");
+  EXPECT_EQ(fields(bindSettingsArguments("TensorLocation", 3, {}))[2], "shardingDomain");
+  EXPECT_EQ(fields(bindSettingsArguments("TensorLocation", 4, {}))[2], "storageTileSet");
   // A struct field reports its class; the alias `storage` sets the location.
   EXPECT_EQ(fields(bindSettingsArguments("TensorLocationSettings", 2, {"storage"})),
             (std::vector<std::string>{"location:TensorLocation", "minElementsForOffChip", "location:TensorLocation"}));

@@ -410,6 +410,87 @@ TEST(ReplicatedTraining, TheIpuModelCostsTheGradientSum) {
                                (2.0 * 3 / 4 * bytes / link + 2.0 * 1 / 2 * bytes / t.gatewayBytesPerSec) * t.clockHz)));
 }
 
+/// Two steps of SGD with momentum (and weight decay: the velocity starts at f x W) on 4 replicas,
+/// the optimizer state sharded or not; returns W and the velocity the host reads, and its device
+/// shape.
+struct MomentumResult {
+  std::vector<float> w, velocity;
+  Shape deviceShape;
+};
+MomentumResult trainWithMomentum(bool sharded, int64_t accumulation) {
+  SessionOptions o;
+  o.enableReplicatedGraphs = true;
+  o.replicatedGraphCount = 4;
+  if (accumulation > 1) {
+    o.enableGradientAccumulation = true;
+    o.accumulationFactor = accumulation;
+  }
+  if (sharded) {
+    o.optimizerStateTensorLocationSettings.location.replicatedTensorSharding = ReplicatedTensorSharding::On;
+    o.optimizerStateTensorLocationSettings.minElementsForReplicatedTensorSharding = 4;
+  }
+  const SGD sgd({{"defaultLearningRate", {0.1f, true}},
+                 {"defaultMomentum", {0.9f, true}},
+                 {"defaultWeightDecay", {0.05f, true}}});
+  auto s = TrainingSession::createFromOnnxModel(model(weights0()), DataFlow(1, {"loss:0"}), "loss:0", sgd, test::cpu(),
+                                                InputShapeInfo(), o);
+  s->prepareDevice();
+  s->weightsFromHost();
+  const auto xs = inputs(4 * accumulation * 2);
+  for (int step = 0; step < 2; ++step) {
+    const std::vector<float> x(xs.begin() + step * 4 * accumulation * kRows * kIn,
+                               xs.begin() + (step + 1) * 4 * accumulation * kRows * kIn);
+    std::map<TensorId, NDArray> in;
+    in.emplace("x", NDArray::fromVector(x, {accumulation, 4, kRows, kIn}));
+    auto anchors = s->initAnchorArrays();
+    StepIO io(arrayRefs(in), arrayRefs(anchors));
+    s->run(io);
+  }
+  s->weightsToHost();
+  MomentumResult r;
+  r.w.assign(static_cast<size_t>(kIn * kOut), 0.0f);
+  r.velocity = r.w;
+  WeightsIO wio;
+  wio.insert("w", MutableVoidData(r.w.data(), TensorInfo(DataType::FLOAT, {kIn, kOut})));
+  wio.insert("Accl___w", MutableVoidData(r.velocity.data(), TensorInfo(DataType::FLOAT, {kIn, kOut})));
+  s->readWeights(wio);
+  r.deviceShape = s->getInfo("Accl___w").shape();
+  return r;
+}
+
+TEST(ReplicatedTraining, ShardedOptimizerStateUpdatesAShardOnEachReplica) {
+  // W has 6 elements: each of the 4 replicas holds 2 of the velocity (the last replica's are
+  // padding), updates its part of W and the replicas gather W back: the same training as with the
+  // whole state on every replica, and the host reads the whole velocity.
+  for (int64_t accumulation : {1, 3}) {
+    const MomentumResult whole = trainWithMomentum(false, accumulation);
+    const MomentumResult sharded = trainWithMomentum(true, accumulation);
+    EXPECT_EQ(whole.deviceShape, (Shape{kIn, kOut}));
+    EXPECT_EQ(sharded.deviceShape, (Shape{2}));
+    for (size_t i = 0; i < whole.w.size(); ++i) {
+      EXPECT_NEAR(sharded.w[i], whole.w[i], 1e-6) << "W element " << i << ", accumulation " << accumulation;
+      EXPECT_NEAR(sharded.velocity[i], whole.velocity[i], 1e-6) << "velocity element " << i;
+    }
+    EXPECT_NE(whole.velocity, std::vector<float>(whole.w.size(), 0.0f));
+  }
+}
+
+TEST(ReplicatedTraining, ShardingDomainsPopartDoesNotSupportAreErrors) {
+  SessionOptions o;
+  o.enableReplicatedGraphs = true;
+  o.replicatedGraphCount = 4;
+  o.optimizerStateTensorLocationSettings.location =
+      TensorLocation(TensorStorage::OnChip, ReplicatedTensorSharding::On, CommGroup(CommGroupType::Orthogonal, 2));
+  o.optimizerStateTensorLocationSettings.minElementsForReplicatedTensorSharding = 1;
+  const SGD sgd({{"defaultLearningRate", {0.1f, true}}, {"defaultMomentum", {0.9f, true}}});
+  expectError(
+      [&] {
+        TrainingSession::createFromOnnxModel(model(weights0()), DataFlow(1, {"loss:0"}), "loss:0", sgd, test::cpu(),
+                                             InputShapeInfo(), o);
+      },
+      {"CommGroup(Orthogonal, 2) is not supported", "sharding domain is All or Consecutive replicas"});
+}
+
 }  // namespace replicated
 }  // namespace
 }  // namespace popart

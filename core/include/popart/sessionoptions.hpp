@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "popart/commgroup.hpp"
 #include "popart/dataflow.hpp"
 #include "popart/names.hpp"
 #include "popart/op/loss.hpp"
@@ -46,19 +47,33 @@ enum class GradientTensorTrackingMethod {
 enum class AutodiffStitchStrategy { RecomputeMinimal = 0, RecomputeAllNonInputs, AddFwdOutputs, SafeAddFwdOutputs, N };
 
 /// Where a class of tensors lives (PopART's TensorLocation). The CPU and IPU-model devices keep
-/// every tensor in host memory; the IPU model's memory report reads `storage`.
+/// every tensor in host memory; the IPU model's memory report reads `storage`. In replicated
+/// training, `replicatedTensorSharding` On for the optimizer state (or the weights) splits each
+/// large enough weight's optimizer state over the replicas of `shardingDomain` (all of them by
+/// default): each replica updates its shard (docs/distributed.md).
 struct TensorLocation {
   TensorLocation() = default;
   TensorLocation(TensorStorage storage_) : storage(storage_) {}  // NOLINT: implicit as PopART's
   TensorLocation(TensorStorage storage_, ReplicatedTensorSharding rts)
       : storage(storage_), replicatedTensorSharding(rts) {}
+  TensorLocation(TensorStorage storage_, ReplicatedTensorSharding rts, CommGroup shardingDomain_)
+      : storage(storage_), replicatedTensorSharding(rts), shardingDomain(shardingDomain_) {}
   TensorLocation(TensorStorage storage_, TileSet loadTileSet_, TileSet storageTileSet_, ReplicatedTensorSharding rts)
       : storage(storage_), loadTileSet(loadTileSet_), storageTileSet(storageTileSet_), replicatedTensorSharding(rts) {}
+  TensorLocation(TensorStorage storage_, TileSet loadTileSet_, TileSet storageTileSet_, ReplicatedTensorSharding rts,
+                 CommGroup shardingDomain_)
+      : storage(storage_),
+        loadTileSet(loadTileSet_),
+        storageTileSet(storageTileSet_),
+        replicatedTensorSharding(rts),
+        shardingDomain(shardingDomain_) {}
 
   TensorStorage storage = TensorStorage::OnChip;
   TileSet loadTileSet = TileSet::Compute;
   TileSet storageTileSet = TileSet::Compute;
   ReplicatedTensorSharding replicatedTensorSharding = ReplicatedTensorSharding::Off;
+  /// The replicas a sharded tensor is split over (PopART's: All, or Consecutive groups).
+  CommGroup shardingDomain;
 };
 
 /// The location policy of a class of tensors (activations, weights, optimizer state,

@@ -231,6 +231,27 @@ struct Conv<std::set<E>, std::enable_if_t<std::is_enum_v<E>>> {
   }
 };
 
+/// A CommGroup (a TensorLocation's shardingDomain): PopART's [CommGroupType, replicaGroupSize] pair
+/// (the bindings turn their CommGroup objects into it).
+template <>
+struct Conv<CommGroup> {
+  static constexpr const char* type = "commGroup";
+  static void from(CommGroup& dst, const std::string& name, const OptionValue& v) {
+    const auto* p = std::get_if<std::vector<int64_t>>(&v);
+    if (!p || p->size() != 2) wrongKind(name, "a CommGroup (or [CommGroupType, replicaGroupSize])", v);
+    const int64_t t = (*p)[0], k = (*p)[1];
+    if (t < 0 || t >= static_cast<int64_t>(CommGroupType::N) || k < 0 || k > std::numeric_limits<int32_t>::max())
+      throw error(
+          "SessionOptions.{} must be a CommGroup: [CommGroupType (0: All, 1: Consecutive, 2: Orthogonal, 3: "
+          "Ungrouped), replicaGroupSize >= 0], got [{}, {}]",
+          name, t, k);
+    dst = CommGroup(static_cast<CommGroupType>(t), static_cast<unsigned>(k));
+  }
+  static OptionValue to(const CommGroup& v) {
+    return std::vector<int64_t>{static_cast<int64_t>(v.type), static_cast<int64_t>(v.replicaGroupSize)};
+  }
+};
+
 /// A callback field (compilationProgressLogger): the table holds whether it is set; the function
 /// itself is set with SessionOptions::setCallback.
 using ProgressCallback = CompilationProgressLogger;
@@ -421,6 +442,8 @@ const std::vector<Field>& fields() {
         "Activations: the tiles that store them (no effect here)."),
       F(activationTensorLocationSettings.location.replicatedTensorSharding,
         "Activations: sharded over replicas (no effect here)."),
+      F(activationTensorLocationSettings.location.shardingDomain,
+        "Activations: the replicas a sharded tensor is split over (a CommGroup: All, or Consecutive groups)."),
       F(activationTensorLocationSettings.minElementsForOffChip, "Activations: smallest tensor stored off chip."),
       F(activationTensorLocationSettings.minElementsForReplicatedTensorSharding,
         "Activations: smallest tensor sharded over replicas."),
@@ -429,7 +452,10 @@ const std::vector<Field>& fields() {
       F(weightTensorLocationSettings.location.loadTileSet, "Weights: the tiles loads go through (no effect here)."),
       F(weightTensorLocationSettings.location.storageTileSet, "Weights: the tiles that store them (no effect here)."),
       F(weightTensorLocationSettings.location.replicatedTensorSharding,
-        "Weights: sharded over replicas (no effect here)."),
+        "Weights: On shards the update of each weight of at least minElementsForReplicatedTensorSharding elements "
+        "(and its optimizer state) over the replicas in replicated training; the weight itself stays whole here."),
+      F(weightTensorLocationSettings.location.shardingDomain,
+        "Weights: the replicas a sharded tensor is split over (a CommGroup: All, or Consecutive groups)."),
       F(weightTensorLocationSettings.minElementsForOffChip, "Weights: smallest tensor stored off chip."),
       F(weightTensorLocationSettings.minElementsForReplicatedTensorSharding,
         "Weights: smallest tensor sharded over replicas."),
@@ -440,7 +466,11 @@ const std::vector<Field>& fields() {
       F(optimizerStateTensorLocationSettings.location.storageTileSet,
         "Optimizer state: the tiles that store them (no effect here)."),
       F(optimizerStateTensorLocationSettings.location.replicatedTensorSharding,
-        "Optimizer state: sharded over replicas (no effect here)."),
+        "Optimizer state: On splits the optimizer state of each weight of at least "
+        "minElementsForReplicatedTensorSharding elements over the replicas in replicated training; each replica "
+        "updates its shard."),
+      F(optimizerStateTensorLocationSettings.location.shardingDomain,
+        "Optimizer state: the replicas a sharded tensor is split over (a CommGroup: All, or Consecutive groups)."),
       F(optimizerStateTensorLocationSettings.minElementsForOffChip,
         "Optimizer state: smallest tensor stored off chip."),
       F(optimizerStateTensorLocationSettings.minElementsForReplicatedTensorSharding,
@@ -452,7 +482,9 @@ const std::vector<Field>& fields() {
       F(accumulatorTensorLocationSettings.location.storageTileSet,
         "Accumulators: the tiles that store them (no effect here)."),
       F(accumulatorTensorLocationSettings.location.replicatedTensorSharding,
-        "Accumulators: sharded over replicas (no effect here)."),
+        "Accumulators: sharded over replicas (no effect here: accumulators stay whole)."),
+      F(accumulatorTensorLocationSettings.location.shardingDomain,
+        "Accumulators: the replicas a sharded tensor is split over (a CommGroup: All, or Consecutive groups)."),
       F(accumulatorTensorLocationSettings.minElementsForOffChip, "Accumulators: smallest tensor stored off chip."),
       F(accumulatorTensorLocationSettings.minElementsForReplicatedTensorSharding,
         "Accumulators: smallest tensor sharded over replicas."),
@@ -639,8 +671,10 @@ const std::vector<SettingsStructInfo>& settingsStructList() {
         s.fields.push_back(field);
         s.fieldStructs.push_back(rest.find('.') == std::string::npos ? "" : settingsStructName(prefix + "." + field));
       }
-      // PopART's TensorLocation(storage), (storage, replicatedTensorSharding) and the full form.
-      if (name == "TensorLocation") s.forms = {{"storage"}, {"storage", "replicatedTensorSharding"}};
+      // PopART's TensorLocation(storage), (storage, replicatedTensorSharding), (storage,
+      // replicatedTensorSharding, shardingDomain) and the full form.
+      if (name == "TensorLocation")
+        s.forms = {{"storage"}, {"storage", "replicatedTensorSharding"}, {"storage", "replicatedTensorSharding", "shardingDomain"}};
       // PopART's TensorLocationSettings(storage, ...): the location's storage.
       if (name == "TensorLocationSettings") s.keywordAliases = {{"storage", "location"}};
       s.forms.push_back(s.fields);

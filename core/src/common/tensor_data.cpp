@@ -192,4 +192,25 @@ bool scaleElements(void* p, DataType t, int64_t n, double factor) {
   }
 }
 
+TensorData shardOf(const TensorData& whole, int64_t shards, int64_t index) {
+  const TensorInfo& info = whole.info();
+  if (shards < 1 || index < 0 || index >= shards || info.dataType() == DataType::STRING)
+    throw internal_error("shard {} of {} of {}", index, shards, info.toString());
+  const int64_t n = info.nelms(), s = (n + shards - 1) / shards, es = dataTypeSize(info.dataType());
+  TensorData out(TensorInfo(info.dataType(), {s}));  // zeros
+  const int64_t from = index * s, take = std::max<int64_t>(0, std::min(s, n - from));
+  if (take)
+    std::memcpy(out.data(), static_cast<const char*>(whole.data()) + from * es, static_cast<size_t>(take * es));
+  return out;
+}
+
+void unshardInto(TensorData& whole, const void* shard, int64_t shards, int64_t index) {
+  const TensorInfo& info = whole.info();
+  if (shards < 1 || index < 0 || index >= shards || info.dataType() == DataType::STRING)
+    throw internal_error("shard {} of {} of {}", index, shards, info.toString());
+  const int64_t n = info.nelms(), s = (n + shards - 1) / shards, es = dataTypeSize(info.dataType());
+  const int64_t from = index * s, take = std::max<int64_t>(0, std::min(s, n - from));
+  if (take) std::memcpy(static_cast<char*>(whole.data()) + from * es, shard, static_cast<size_t>(take * es));
+}
+
 }  // namespace popart

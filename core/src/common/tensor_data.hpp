@@ -26,6 +26,13 @@ bool scaleElements(void* p, DataType t, int64_t n, double factor);
 /// An owning buffer holding one tensor's elements (or strings for STRING): 64-byte aligned when
 /// allocated here, at least 8-byte aligned (every element type's alignment) when adopted from a
 /// string. Copies are deep.
+class TensorData;
+/// Shard `index` of `shards` of `whole`'s elements (replicated tensor sharding): [ceil(n / shards)]
+/// elements from index x ceil(n / shards) on, zeros past the end.
+TensorData shardOf(const TensorData& whole, int64_t shards, int64_t index);
+/// The inverse into `whole`: shard `index`'s elements that lie within it.
+void unshardInto(TensorData& whole, const void* shard, int64_t shards, int64_t index);
+
 class TensorData {
  public:
   TensorData() = default;

@@ -49,7 +49,18 @@ class Tensor {
   /// per-replica shape (`data` then stages the group a replica runs with; see
   /// session/replica_weights.hpp).
   std::optional<TensorData> groupData;
+  /// Replicated tensor sharding (optimizer state, optimizers/training_graph.cpp): the whole value
+  /// the host sees, in its own shape; `info` and `data` are then one replica's shard,
+  /// [ceil(n / shardReplicas)] with zeros past the end (`data` stages the shard of a replica; see
+  /// session/replica_weights.hpp).
+  std::optional<TensorData> shardedData;
+  /// The replicas a sharded tensor is split over (its sharding domain's size); 0: not sharded.
+  int64_t shardReplicas = 0;
 
+  /// The value the host reads and writes: every group's (groupData), the whole of a sharded
+  /// tensor (shardedData), else `data`.
+  TensorData& hostData() { return groupData ? *groupData : shardedData ? *shardedData : *data; }
+  const TensorData& hostData() const { return groupData ? *groupData : shardedData ? *shardedData : *data; }
   bool hasData() const { return data.has_value(); }
   bool isConst() const { return kind == TensorKind::Const; }
   /// A constant or weight whose value is known while the IR is built.

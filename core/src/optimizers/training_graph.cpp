@@ -20,6 +20,7 @@
 #include "popart/commgroup.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
+#include "popart/op/collectives/collectives.hpp"
 #include "popart/sgd.hpp"
 
 namespace popart {
@@ -129,7 +130,19 @@ class UpdateBuilder {
  public:
   UpdateBuilder(Graph& g, const Optimizer& opt) : g_(g), opt_(opt) {}
 
+  /// Replicated tensor sharding (shardedWeights): w's update runs on this replica's shard of w
+  /// (a ReplicatedReduceScatter Local over the `replicas` consecutive replicas of its sharding
+  /// domain), its optimizer state held in shards; `grad` is then the gradient's shard.
+  void shard(const TensorId& w, int64_t replicas) { shards_[w] = replicas; }
+  int64_t shards(const TensorId& w) const {
+    auto it = shards_.find(w);
+    return it == shards_.end() ? 0 : it->second;
+  }
+
   void add(Tensor& w, Tensor& grad) {
+    target_ = &w;
+    shardCount_ = shards(w.id);
+    if (shardCount_) target_ = shardOfWeight(w, grad);
     switch (opt_.type()) {
       case OptimizerType::SGD:
         addSGD(static_cast<const SGD&>(opt_), w, grad);
@@ -143,6 +156,9 @@ class UpdateBuilder {
       default:
         throw error("The {} optimizer is not supported by this runtime's training", opt_.type_s());
     }
+    if (shardCount_) gatherIntoWeight(w);
+    target_ = nullptr;
+    shardCount_ = 0;
   }
 
   /// Gradient clipping with gradient accumulation: the accumulator Accum___w takes the
@@ -150,7 +166,9 @@ class UpdateBuilder {
   /// so that the clipping sees the whole accumulated gradient; w's update then reads the clipped
   /// accumulator on the last micro-batch (preAccumulated). Returns the accumulator and the op.
   std::pair<Tensor*, Op*> accumulate(Tensor& w, Tensor& grad) {
+    shardCount_ = shards(w.id);  // a sharded update's gradient is a shard: so is its accumulator
     Tensor& acc = state(reservedAccumPrefix(), w, orWeightType(accumType(), w));
+    shardCount_ = 0;
     preAccumulated_[w.id] = acc.id;
     Op& op = g_.addOp(opDef(OpKind::GradAccumulate), w.id + "/Accumulate", 1);
     op.attrs.set("accumulationFactor", opt_.getAccumulationFactor());
@@ -186,17 +204,34 @@ class UpdateBuilder {
 
  private:
   /// A zero-initialised Variable state tensor `prefix + w`, or the model's saved one (resumed).
+  /// With replicated tensor sharding a state shaped like w is held in shards (Tensor::shardedData).
   Tensor& state(const char* prefix, const Tensor& w, DataType type, const Shape& shape) {
     const TensorId id = prefix + w.id;
     const TensorInfo info(type, shape);
     stateIds_.push_back(id);
-    if (Tensor* saved = savedStateTensor(g_, id, info, "optimizer state tensor")) {
-      resumed_.insert(saved);
-      return *saved;
+    Tensor* t = savedStateTensor(g_, id, info, "optimizer state tensor");
+    if (t) {
+      resumed_.insert(t);
+    } else {
+      t = &g_.addTensor(id, TensorKind::Variable, info);
+      t->data = TensorData(info);
     }
-    Tensor& t = g_.addTensor(id, TensorKind::Variable, info);
-    t.data = TensorData(info);
-    return t;
+    if (shardCount_ && shape == w.info.shape() && std::string(prefix) != reservedStepPrefix()) {
+      t->info = TensorInfo(type, {(info.nelms() + shardCount_ - 1) / shardCount_});
+      t->shardReplicas = shardCount_;
+      t->shardedData = std::move(*t->data);
+      t->data = shardOf(*t->shardedData, shardCount_, 0);
+    }
+    return *t;
+  }
+  /// A state's start value (the whole of it, shaped like w).
+  static void setStart(Tensor& t, TensorData whole) {
+    if (t.shardReplicas) {
+      t.data = shardOf(whole, t.shardReplicas, 0);
+      t.shardedData = std::move(whole);
+    } else {
+      t.data = std::move(whole);
+    }
   }
   /// Whether state() took a saved value (its start value is not to be recomputed).
   bool resumed(const Tensor& t) const { return resumed_.count(&t) != 0; }
@@ -205,7 +240,7 @@ class UpdateBuilder {
   Op& newOp(OpKind k, Tensor& w, Tensor& grad, int mode) {
     Op& op = g_.addOp(opDef(k), w.id + "/" + opDef(k).type, 1);
     op.attrs.set("mode", int64_t(mode));
-    op.connectInput(optim::kWeight, &w);
+    op.connectInput(optim::kWeight, target_ ? target_ : &w);
     op.connectInput(optim::kGrad, &grad);
     stateIds_.clear();
     return op;
@@ -282,7 +317,7 @@ class UpdateBuilder {
   /// tensors made are the optimizer's.
   void done(Op& op, const Tensor& w) {
     op.setup();
-    for (Op* c : w.consumers) {
+    for (Op* c : (target_ ? target_ : &w)->consumers) {
       if (c != &op) op.after.push_back(c);
     }
     updates_.push_back(&op);
@@ -310,7 +345,7 @@ class UpdateBuilder {
       if (f != 0.0 && w.data && !resumed(v)) {
         std::vector<double> w0 = w.data->toDouble();
         for (double& x : w0) x *= f;
-        v.data = TensorData(TensorInfo(DataType::DOUBLE, w.info.shape()), w0.data()).castTo(w.info.dataType());
+        setStart(v, TensorData(TensorInfo(DataType::DOUBLE, w.info.shape()), w0.data()).castTo(w.info.dataType()));
       }
       op.connectInput(optim::kState0, &v);
     } else if (mode == 2) {
@@ -342,9 +377,8 @@ class UpdateBuilder {
     Tensor& accl1 = state(reservedAccl1Prefix(), w, orWeightType(ada.getAccl1Type(), w));
     if (ada.getRmspropTFVariant() && !resumed(accl1)) {
       // TensorFlow's RMSProp starts its mean square at 1, not 0 (PopART's AdaptiveDecompose).
-      const std::vector<double> ones(static_cast<size_t>(accl1.info.nelms()), 1.0);
-      accl1.data =
-          TensorData(TensorInfo(DataType::DOUBLE, accl1.info.shape()), ones.data()).castTo(accl1.info.dataType());
+      const std::vector<double> ones(static_cast<size_t>(w.info.nelms()), 1.0);
+      setStart(accl1, TensorData(TensorInfo(DataType::DOUBLE, w.info.shape()), ones.data()).castTo(accl1.info.dataType()));
     }
     op.connectInput(optim::kState0, &accl1);
     if (mode == AdaptiveMode::CenteredRMSProp || mode == AdaptiveMode::AdaDelta)
@@ -363,6 +397,45 @@ class UpdateBuilder {
   std::set<TensorId> scalarIds_;
   std::map<TensorId, TensorId> preAccumulated_;  // weight -> its accumulate()d Accum___w
   std::set<const Tensor*> resumed_;              // state tensors the model saved
+  std::map<TensorId, int64_t> shards_;           // sharded weights -> their sharding domain's size
+  Tensor* target_ = nullptr;                     // what the update being built writes (w or its shard)
+  int64_t shardCount_ = 0;                       // its sharding domain's size (0: not sharded)
+
+  /// This replica's shard of w: a ReplicatedReduceScatter with the Local operator (each replica
+  /// keeps its own part) over the consecutive replicas of w's sharding domain, after the gradient.
+  Tensor* shardOfWeight(Tensor& w, Tensor& grad) {
+    GraphEditor e(g_, w.id + "/Shard");
+    Attributes a;
+    a.set("__collectiveOperator", static_cast<int64_t>(CollectiveOperator::Local));
+    a.set("commGroup", std::vector<int64_t>{static_cast<int64_t>(CommGroupType::Consecutive), shardCount_});
+    a.set("oncePerStep", int64_t{1});
+    Tensor* shard = e.add1(OpKind::GcReplicatedReduceScatter, {&w}, a);
+    if (grad.producer) shard->producer->after.push_back(grad.producer);
+    return shard;
+  }
+
+  /// The updated shards gathered (ReplicatedAllGather over the sharding domain), their padding cut,
+  /// back into w (CopyVarUpdate, after every other reader of w).
+  void gatherIntoWeight(Tensor& w) {
+    Op* update = updates_.back();
+    GraphEditor e(g_, w.id + "/Gather");
+    Attributes a;
+    a.set("commGroup", std::vector<int64_t>{static_cast<int64_t>(CommGroupType::Consecutive), shardCount_});
+    a.set("oncePerStep", int64_t{1});
+    Tensor* all = e.add1(OpKind::GcReplicatedAllGather, {target_}, a);
+    all->producer->after.push_back(update);
+    const int64_t n = w.info.nelms();
+    if (all->info.nelms() != n) all = e.slice(all, 0, 0, n);
+    Tensor* value = e.reshape(all, w.info.shape());
+    Op& copy = g_.addOp(opDef(OpKind::CopyVarUpdate), w.id + "/CopyVarUpdate", 1);
+    copy.connectInput(0, &w);
+    copy.connectInput(1, value);
+    copy.setup();
+    for (Op* c : w.consumers) {
+      if (c != &copy) copy.after.push_back(c);
+    }
+    updates_.push_back(&copy);
+  }
 };
 
 /// A non-const loss scaling: the seed of the backward pass becomes the Variable
@@ -470,6 +543,14 @@ void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tens
       a.set("keepdims", int64_t(0));
       squares.push_back(e.add1(OpKind::ReduceSumSquare, {it->second}, a));
       afterAccumulation(squares.back(), id);
+      if (const int64_t shards = updates.shards(id)) {
+        // A sharded update's gradient is this replica's shard: its sum of squares over the shards.
+        Attributes r;
+        r.set("__collectiveOperator", static_cast<int64_t>(CollectiveOperator::Add));
+        r.set("commGroup", std::vector<int64_t>{static_cast<int64_t>(CommGroupType::Consecutive), shards});
+        if (opt.gradientAccumulationEnabled()) r.set("stepEnd", int64_t{1});
+        squares.back() = e.add1(OpKind::GcReplicatedAllReduce, {squares.back()}, r);
+      }
     }
     Tensor* total = squares.size() == 1 ? squares[0] : e.add1(OpKind::Sum, squares);
     Tensor* norm = e.add1(OpKind::Sqrt, {total});
@@ -492,6 +573,79 @@ void addGradientClipping(Graph& g, const Optimizer& opt, std::map<TensorId, Tens
     }
   }
   logging::ir::info("Gradient clipping: {} groups, {} weights", settings.size(), clipped.size());
+}
+
+/// Replicated tensor sharding of w's update (SessionOptions' optimizer-state or weight
+/// TensorLocation with replicatedTensorSharding On, w at least minElementsForReplicatedTensorSharding
+/// elements): the size of its sharding domain (consecutive replicas of this process), 0 when its
+/// update is not sharded.
+int64_t shardingOf(const SessionOptions& o, const Tensor& w) {
+  const int64_t local = o.getReplicationFactor(), global = o.getGlobalReplicationFactor();
+  const TensorLocationSettings* which = nullptr;
+  for (const TensorLocationSettings* s : {&o.optimizerStateTensorLocationSettings, &o.weightTensorLocationSettings}) {
+    if (s->location.replicatedTensorSharding == ReplicatedTensorSharding::On &&
+        w.info.nelms() >= s->minElementsForReplicatedTensorSharding) {
+      which = s;
+      break;
+    }
+  }
+  if (!which || local <= 1) return 0;
+  // Weights grouped by VariableSettings keep their updates whole.
+  if (w.variableSettings && w.variableSettings->getReplicaGrouping(static_cast<unsigned>(global)).getNumGroups() > 1)
+    return 0;
+  const CommGroup& d = which->location.shardingDomain;
+  int64_t k = 0;
+  if (d.type == CommGroupType::All) {
+    if (global > local)
+      throw error(
+          "Replicated tensor sharding of '{}' over all {} replicas of a distributed session is not supported (each "
+          "process holds whole tensors): set the TensorLocation's shardingDomain to CommGroup(Consecutive, {}), the "
+          "replicas of one process",
+          w.id, global, local);
+    k = local;
+  } else if (d.type == CommGroupType::Consecutive) {
+    k = d.replicaGroupSize;
+    if (k < 1 || local % k != 0)
+      throw error(
+          "The replicated tensor sharding domain of '{}', CommGroup(Consecutive, {}), must split this process's {} "
+          "replicas into groups of equal size",
+          w.id, k, local);
+  } else if (d.type == CommGroupType::None) {
+    return 0;
+  } else {
+    throw error(
+        "Replicated tensor sharding of '{}' over CommGroup({}, {}) is not supported: the sharding domain is All or "
+        "Consecutive replicas",
+        w.id, commGroupTypeName(d.type), d.replicaGroupSize);
+  }
+  return k > 1 ? k : 0;
+}
+
+/// The gradient of a weight whose update is sharded over `k` consecutive replicas: this replica's
+/// shard of the sum over every replica (a ReplicatedReduceScatter over its sharding domain, then,
+/// with several domains, a ReplicatedAllReduce among the replicas holding the same shard), the mean
+/// with ReductionType::Mean. `stepEnd`: the accumulators' sum, once per step.
+Tensor* shardedGradient(Graph& g, const Optimizer& opt, Tensor* grad, int64_t k, bool stepEnd,
+                        const std::vector<Op*>& accumulations) {
+  const int64_t global = g.ir().options().getGlobalReplicationFactor();
+  GraphEditor e(g, grad->id + "/ReduceScatter");
+  auto collective = [&](OpKind kind, Tensor* in, CommGroupType type, int64_t size) {
+    Attributes a;
+    a.set("__collectiveOperator", static_cast<int64_t>(CollectiveOperator::Add));
+    a.set("commGroup", std::vector<int64_t>{static_cast<int64_t>(type), size});
+    if (stepEnd) a.set("stepEnd", int64_t{1});
+    Tensor* out = e.add1(kind, {in}, a);
+    if (stepEnd) out->producer->after.insert(out->producer->after.end(), accumulations.begin(), accumulations.end());
+    return out;
+  };
+  Tensor* s = collective(OpKind::GcReplicatedReduceScatter, grad, CommGroupType::Consecutive, k);
+  if (global > k) s = collective(OpKind::GcReplicatedAllReduce, s, CommGroupType::Orthogonal, global / k);
+  if (opt.meanReductionEnabled()) {
+    Attributes a;
+    a.set("scale", 1.0f / static_cast<float>(global));
+    s = e.add1(OpKind::GcScale, {s}, a);
+  }
+  return s;
 }
 
 /// The size of the gradient buckets whose sums between processes overlap the backward pass.
@@ -518,10 +672,19 @@ std::vector<Op*> reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<T
       accumulations.push_back(acc.second);
     }
   }
-  // The weights by the CommGroup of the replicas sharing them ([type, size]; all: [0, 0]).
+  // The weights by the CommGroup of the replicas sharing them ([type, size]; all: [0, 0]); those
+  // whose updates are sharded take their gradient's shard instead.
+  const SessionOptions& o = g.ir().options();
   std::map<std::vector<int64_t>, std::vector<TensorId>> byGroup;
-  for (const auto& kv : grads) {
+  int64_t sharded = 0;
+  for (auto& kv : grads) {
     const Tensor& w = g.getTensor(kv.first);
+    if (const int64_t k = shardingOf(o, w)) {
+      updates.shard(w.id, k);
+      kv.second = shardedGradient(g, opt, kv.second, k, updates.accumulated(w.id), accumulations);
+      ++sharded;
+      continue;
+    }
     CommGroup group;
     if (w.variableSettings) group = CommGroup(w.variableSettings->getReplicaGrouping(static_cast<unsigned>(rf)));
     // A weight of each replica's own (groups of one replica): each replica updates it alone.
@@ -535,7 +698,9 @@ std::vector<Op*> reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<T
   // scheduled as soon as its gradients are there (scheduleRank 0: first of the ready ops), so the
   // replicas' driver can send it while the backward pass goes on. In one process the replicas run
   // in turn, so one sum (one phase cut) is cheapest.
-  const SessionOptions& o = g.ir().options();
+  if (sharded)
+    logging::ir::info("Replicated tensor sharding: the updates and optimizer state of {} weights are sharded",
+                      sharded);
   const bool overlap = o.enableDistributedReplicatedGraphs && o.getGlobalReplicationFactor() > o.getReplicationFactor();
   auto madeAt = [&](const TensorId& id) {
     const Tensor* t = grads.at(id);

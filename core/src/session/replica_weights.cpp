@@ -26,6 +26,7 @@ ReplicaWeights::ReplicaWeights(Ir& ir)
       device_.emplace(t.id, *t.groupData);
       loaded_[t.id] = 0;
     }
+    if (t.shardedData) sharded_.push_back(t.id);
   }
 }
 
@@ -36,6 +37,11 @@ void ReplicaWeights::fromHost() {
     std::memcpy(t.data->data(), slice(kv.second, t.info, 0), static_cast<size_t>(t.info.nbytes()));
     loaded_[kv.first] = 0;
   }
+  // A sharded tensor's host value may have been written: replica 0's shard of it.
+  for (const TensorId& id : sharded_) {
+    Tensor& t = ir_.mainGraph().getTensor(id);
+    t.data = shardOf(*t.shardedData, t.shardReplicas, 0);
+  }
 }
 
 void ReplicaWeights::toHost() {
@@ -45,9 +51,22 @@ void ReplicaWeights::toHost() {
 }
 
 void ReplicaWeights::loadReplicas(const std::vector<Executable*>& replicas) {
-  if (device_.empty()) return;
+  if (device_.empty() && sharded_.empty()) return;
   if (replicas.size() != replicas_)
     throw internal_error("{} replica executables for {} replicas", replicas.size(), replicas_);
+  // Sharded tensors: replica r holds shard r of its domain (consecutive replicas of this process).
+  for (unsigned r = 1; r < replicas_ && !sharded_.empty(); ++r) {
+    for (const TensorId& id : sharded_) {
+      Tensor& t = ir_.mainGraph().getTensor(id);
+      t.data = shardOf(*t.shardedData, t.shardReplicas, r % t.shardReplicas);
+    }
+    replicas[r]->tensorsFromHost(sharded_);
+  }
+  for (const TensorId& id : sharded_) {
+    Tensor& t = ir_.mainGraph().getTensor(id);
+    t.data = shardOf(*t.shardedData, t.shardReplicas, 0);
+  }
+  if (device_.empty()) return;
   std::vector<TensorId> ids;
   for (const auto& kv : device_) ids.push_back(kv.first);
   for (unsigned r = 1; r < replicas_; ++r) {
@@ -67,6 +86,14 @@ void ReplicaWeights::loadReplicas(const std::vector<Executable*>& replicas) {
 }
 
 void ReplicaWeights::readReplicas(const std::vector<Executable*>& replicas) {
+  for (const TensorId& id : sharded_) {
+    Tensor& t = ir_.mainGraph().getTensor(id);
+    if (replicas.size() < static_cast<size_t>(t.shardReplicas))
+      throw internal_error("'{}' is sharded over {} replicas, {} have an executable", id, t.shardReplicas,
+                           replicas.size());
+    for (int64_t i = 0; i < t.shardReplicas; ++i)
+      unshardInto(*t.shardedData, replicas[static_cast<size_t>(i)]->tensorData(id), t.shardReplicas, i);
+  }
   for (auto& kv : device_) {
     Tensor& t = ir_.mainGraph().getTensor(kv.first);
     const ReplicaGrouping grouping = t.variableSettings->getReplicaGrouping(replicas_);
@@ -93,7 +120,7 @@ void ReplicaWeights::selectReplica(Executable& exe, unsigned replica) {
 }
 
 const TensorData& ReplicaWeights::hostValue(const Tensor& t) const {
-  return t.groupData ? *t.groupData : *t.data;
+  return t.hostData();
 }
 
 namespace {
@@ -127,9 +154,22 @@ void checkBuffer(const Tensor& t, const MutableVoidData& buf, size_t values, con
   }
 }
 
+/// A sharded tensor's buffer holds its whole value.
+void checkWhole(const Tensor& t, const MutableVoidData& buf, const char* what) {
+  const TensorInfo& whole = t.hostData().info();
+  if (buf.info.nelms() != whole.nelms() || buf.info.dataType() != whole.dataType())
+    throw error("{}: the buffer for '{}' is {} but the tensor is {} (sharded over {} replicas on the device)", what,
+                t.id, buf.info.toString(), whole.toString(), t.shardReplicas);
+}
+
 }  // namespace
 
 void ReplicaWeights::read(const Tensor& t, const MutableVoidData& dst) const {
+  if (t.shardedData) {
+    checkWhole(t, dst, "readWeights");
+    std::memcpy(dst.data, t.shardedData->data(), static_cast<size_t>(t.shardedData->nbytes()));
+    return;
+  }
   const auto groups = returnedGroups(t, replicas_, "readWeights");
   checkBuffer(t, dst, groups.size(), "readWeights");
   const TensorData& host = hostValue(t);
@@ -139,6 +179,11 @@ void ReplicaWeights::read(const Tensor& t, const MutableVoidData& dst) const {
 }
 
 void ReplicaWeights::write(Tensor& t, const MutableVoidData& src) {
+  if (t.shardedData) {
+    checkWhole(t, src, "writeWeights");
+    std::memcpy(t.shardedData->data(), src.data, static_cast<size_t>(t.shardedData->nbytes()));
+    return;
+  }
   const auto groups = returnedGroups(t, replicas_, "writeWeights");
   checkBuffer(t, src, groups.size(), "writeWeights");
   const size_t n = static_cast<size_t>(t.info.nbytes());

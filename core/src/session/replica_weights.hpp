@@ -1,6 +1,8 @@
 // Weights with VariableSettings at the session's replication factor: the device value of each
 // replica group, the group each replica runs with, and the host layout readWeights /
-// writeWeights / modelToHost use (PopART's VariableRetrievalMode rules).
+// writeWeights / modelToHost use (PopART's VariableRetrievalMode rules). Also the tensors sharded
+// over replicas (replicated tensor sharding of optimizer state): each replica's shard loaded from
+// and gathered into the whole value the host sees.
 #pragma once
 
 #include <map>
@@ -49,6 +51,7 @@ class ReplicaWeights {
   Ir& ir_;
   std::map<TensorId, TensorData> device_;  ///< [groups] + shape per grouped weight
   std::map<TensorId, unsigned> loaded_;    ///< the group the executable holds
+  std::vector<TensorId> sharded_;          ///< tensors sharded over replicas (Tensor::shardedData)
 };
 
 }  // namespace popart

@@ -280,7 +280,7 @@ void Session::startRunTimePlanning(const IrBundle& b, const std::exception& need
     if (!ir_->isStrippedInitializer(tp.name())) continue;
     const Tensor* t = ir_->mainGraph().tensor(tp.name());
     if (!t || !t->data) throw internal_error("run-time planning: the data of initializer '{}' was lost", tp.name());
-    tensorToProto(t->groupData ? *t->groupData : *t->data, &tp);
+    tensorToProto(t->hostData(), &tp);
   }
   rt->modelBaseDir = b.modelBaseDir;
   rt->given = b.inputShapeInfo;

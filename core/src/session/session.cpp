@@ -219,7 +219,7 @@ void Session::broadcastWeights(int rootRank) {
   for (const TensorId& id : hostWeightIds()) {
     Tensor* t = g.tensor(id);
     if (!t || !t->data || t->info.dataType() == DataType::STRING) continue;
-    TensorData& d = t->groupData ? *t->groupData : *t->data;
+    TensorData& d = t->hostData();
     buffers.push_back({d.data(), d.info().dataType(), d.info().nelms()});
   }
   w.broadcast(buffers, rootRank);
@@ -247,11 +247,13 @@ ExecutableFile Session::exportExecutable() {
   for (const TensorId& id : hostWeightIds()) {
     const Tensor& t = g.getTensor(id);
     if (!t.data || t.info.dataType() == DataType::STRING) continue;
+    // The host's value: every group of a grouped weight, the whole of a sharded tensor.
+    const TensorData& d = t.hostData();
     ExecutableFile::Weight& w = f.weights[id];
-    w.dtype = t.info.data_type();
-    w.shape = t.info.shape();
-    const char* p = static_cast<const char*>(t.data->data());
-    w.bytes.assign(p, p + t.info.nbytes());
+    w.dtype = d.info().data_type();
+    w.shape = d.info().shape();
+    const char* p = static_cast<const char*>(d.data());
+    w.bytes.assign(p, p + d.nbytes());
   }
   return f;
 }
@@ -282,15 +284,16 @@ void Session::importExecutable(const ExecutableFile& f, const std::string& sourc
   Graph& g = ir().mainGraph();
   for (const auto& [id, w] : f.weights) {
     const Tensor* t = g.tensor(id);
-    if (!t || t->info.data_type() != w.dtype || t->info.shape() != w.shape ||
-        static_cast<int64_t>(w.bytes.size()) != t->info.nbytes())
+    const TensorInfo* info = t && t->data ? &t->hostData().info() : nullptr;
+    if (!info || info->data_type() != w.dtype || info->shape() != w.shape ||
+        static_cast<int64_t>(w.bytes.size()) != info->nbytes())
       throw error("The executable in {} has weight '{}' as {} {}, which this session does not have", source, id,
                   w.dtype, TensorInfo(dataTypeFromString(w.dtype), w.shape).toString());
   }
   logging::session::info("Loading serialized PopART executable from {}", source);
   for (const auto& [id, w] : f.weights) {
-    Tensor* t = g.tensor(id);
-    t->data = TensorData(t->info, w.bytes.data());
+    TensorData& d = g.tensor(id)->hostData();
+    d = TensorData(d.info(), w.bytes.data());
   }
 }
 
@@ -350,7 +353,7 @@ void Session::readWeights(const IWeightsIO& weights) {
     const Tensor* t = g.tensor(id);
     if (!t || !t->data) continue;
     MutableVoidData dst = weights.weight(id);
-    if (t->variableSettings) {
+    if (t->variableSettings || t->shardedData) {
       replicaWeights().read(*t, dst);
       continue;
     }
@@ -375,7 +378,7 @@ void Session::writeWeights(const IWeightsIO& weights) {
       throw error("writeWeights: '{}' is a constant of the model ({}), not a weight that can be written", id,
                   t->info.toString());
     MutableVoidData src = weights.weight(id);
-    if (t->variableSettings) {
+    if (t->variableSettings || t->shardedData) {
       replicaWeights().write(*t, src);
       continue;
     }
@@ -787,7 +790,7 @@ onnx::ModelProto Session::modelWithHostWeights(bool writeExternalData, bool opti
   for (size_t i = nModel; i < ids.size(); ++i) {
     onnx::TensorProto* tp = m.mutable_graph()->add_initializer();
     tp->set_name(ids[i]);
-    tensorToProto(*g.getTensor(ids[i]).data, tp, ProtoValues::Typed);  // as PopART: float_data, int32_data
+    tensorToProto(g.getTensor(ids[i]).hostData(), tp, ProtoValues::Typed);  // as PopART: float_data, int32_data
   }
   return m;
 }
@@ -852,14 +855,14 @@ void Session::resetHostWeights(const std::string& modelProtoOrFilename, bool ign
       throw error("resetWeights, no tensor '{}' in tensors", tp.name());
     }
     TensorData d = tensorFromProto(tp, base);
-    const TensorInfo& hostInfo = t->groupData ? t->groupData->info() : t->info;  // grouped: every group
+    const TensorInfo& hostInfo = t->hostData().info();  // grouped: every group; sharded: the whole
     if (d.info() != hostInfo)
       throw error("resetHostWeights: '{}' is {} in the model given, but {} in the session", tp.name(),
                   d.info().toString(), hostInfo.toString());
     if (t->kind != TensorKind::Variable) continue;  // constants of the graph stay as compiled
     updates.emplace_back(t, std::move(d));
   }
-  for (auto& u : updates) (u.first->groupData ? u.first->groupData : u.first->data) = std::move(u.second);
+  for (auto& u : updates) u.first->hostData() = std::move(u.second);
 }
 
 TensorInfo Session::getInfo(const TensorId& id) const {

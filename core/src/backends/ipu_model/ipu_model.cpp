@@ -1015,8 +1015,9 @@ class Modeller {
       ++syncs;
     }
     const int64_t cycles = syncs * target_.syncCycles + static_cast<int64_t>(std::ceil(seconds * target_.clockHz));
-    // Gradient accumulation sums the accumulators once per step: per micro-batch, its share.
-    if (op.attrs.getInt("stepEnd", 0))
+    // Gradient accumulation sums the accumulators once per step, and a sharded update gathers its
+    // shards once per step: per micro-batch, its share.
+    if (op.attrs.getInt("stepEnd", 0) || op.attrs.getInt("oncePerStep", 0))
       return ceilDiv(cycles, std::max<int64_t>(1, ir_.options().getAccumulationFactor()));
     return cycles;
   }
