@@ -336,7 +336,8 @@ inline OptionValue optionValueFrom(const val& v, const std::string& type, const 
     // A CommGroup ({type: a CommGroupType name or number, replicaGroupSize}): PopART's pair.
     const val type = v["type"];
     const int64_t k = isUndef(v["replicaGroupSize"]) ? 0 : toInt(v["replicaGroupSize"], what + ".replicaGroupSize");
-    return std::vector<int64_t>{isUndef(type) ? 0 : static_cast<int64_t>(enumFromJs<CommGroupType>(type, what + ".type")), k};
+    return std::vector<int64_t>{
+        isUndef(type) ? 0 : static_cast<int64_t>(enumFromJs<CommGroupType>(type, what + ".type")), k};
   }
   if (type == "map" || type == "intmap") {
     if (t != "object" || val::global("Array").call<bool>("isArray", v))

@@ -674,7 +674,9 @@ const std::vector<SettingsStructInfo>& settingsStructList() {
       // PopART's TensorLocation(storage), (storage, replicatedTensorSharding), (storage,
       // replicatedTensorSharding, shardingDomain) and the full form.
       if (name == "TensorLocation")
-        s.forms = {{"storage"}, {"storage", "replicatedTensorSharding"}, {"storage", "replicatedTensorSharding", "shardingDomain"}};
+        s.forms = {{"storage"},
+                   {"storage", "replicatedTensorSharding"},
+                   {"storage", "replicatedTensorSharding", "shardingDomain"}};
       // PopART's TensorLocationSettings(storage, ...): the location's storage.
       if (name == "TensorLocationSettings") s.keywordAliases = {{"storage", "location"}};
       s.forms.push_back(s.fields);

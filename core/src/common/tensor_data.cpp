@@ -199,8 +199,7 @@ TensorData shardOf(const TensorData& whole, int64_t shards, int64_t index) {
   const int64_t n = info.nelms(), s = (n + shards - 1) / shards, es = dataTypeSize(info.dataType());
   TensorData out(TensorInfo(info.dataType(), {s}));  // zeros
   const int64_t from = index * s, take = std::max<int64_t>(0, std::min(s, n - from));
-  if (take)
-    std::memcpy(out.data(), static_cast<const char*>(whole.data()) + from * es, static_cast<size_t>(take * es));
+  if (take) std::memcpy(out.data(), static_cast<const char*>(whole.data()) + from * es, static_cast<size_t>(take * es));
   return out;
 }
 

@@ -378,7 +378,8 @@ class UpdateBuilder {
     if (ada.getRmspropTFVariant() && !resumed(accl1)) {
       // TensorFlow's RMSProp starts its mean square at 1, not 0 (PopART's AdaptiveDecompose).
       const std::vector<double> ones(static_cast<size_t>(w.info.nelms()), 1.0);
-      setStart(accl1, TensorData(TensorInfo(DataType::DOUBLE, w.info.shape()), ones.data()).castTo(accl1.info.dataType()));
+      setStart(accl1,
+               TensorData(TensorInfo(DataType::DOUBLE, w.info.shape()), ones.data()).castTo(accl1.info.dataType()));
     }
     op.connectInput(optim::kState0, &accl1);
     if (mode == AdaptiveMode::CenteredRMSProp || mode == AdaptiveMode::AdaDelta)
@@ -699,8 +700,7 @@ std::vector<Op*> reduceAcrossReplicas(Graph& g, const Optimizer& opt, std::map<T
   // replicas' driver can send it while the backward pass goes on. In one process the replicas run
   // in turn, so one sum (one phase cut) is cheapest.
   if (sharded)
-    logging::ir::info("Replicated tensor sharding: the updates and optimizer state of {} weights are sharded",
-                      sharded);
+    logging::ir::info("Replicated tensor sharding: the updates and optimizer state of {} weights are sharded", sharded);
   const bool overlap = o.enableDistributedReplicatedGraphs && o.getGlobalReplicationFactor() > o.getReplicationFactor();
   auto madeAt = [&](const TensorId& id) {
     const Tensor* t = grads.at(id);
