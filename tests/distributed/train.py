@@ -7,12 +7,14 @@ processes sees the same data. Each process writes its final weights and its repl
     train.py --out DIR [--replicas TOTAL] [--local N] [--optimizer sgd|momentum|adam] [--mean]
              [--popdist] [--mpi4py] [--perturb] [--broadcast] [--lr LR] [--stall SECONDS]
              [--stall-training SECONDS] [--die-before-training] [--wrong-offset] [--lr-of-rank1 LR]
-             [--collectives] [--wide]
+             [--collectives] [--wide] [--shard local|all]
 
 --collectives adds the Builder's collectives between replicas to the model, over groups that span
 the processes: the hidden layer summed over Orthogonal pairs ({0, 2}, {1, 3} of 4), the output
 reduce-scattered over Consecutive pairs into a second loss term, and the hidden layer's maximum
-over every replica as an anchor (saved as "maxima").
+over every replica as an anchor (saved as "maxima"). --shard shards the optimizer state (replicated
+tensor sharding) over each process's replicas (local) or over all of them (all: an error when
+distributed).
 """
 import argparse
 import os
@@ -63,6 +65,7 @@ def main():
     p.add_argument("--wrong-offset", action="store_true", help="every rank claims globalReplicaOffset 0")
     p.add_argument("--collectives", action="store_true", help="collectives between replicas in the model")
     p.add_argument("--wide", action="store_true", help="a 4.3 MB weight: the sums go in buckets, overlapping")
+    p.add_argument("--shard", choices=["local", "all"], help="replicated tensor sharding of the optimizer state")
     a = p.parse_args()
 
     if a.mpi4py:
@@ -107,6 +110,12 @@ def main():
             opts.enableDistributedReplicatedGraphs = True
             opts.globalReplicationFactor = a.replicas
             opts.globalReplicaOffset = 0 if a.wrong_offset else offset
+    if a.shard:
+        rts = opts.optimizerStateTensorLocationSettings
+        rts.location.replicatedTensorSharding = popart.ReplicatedTensorSharding.On
+        rts.minElementsForReplicatedTensorSharding = 4
+        if a.shard == "local":
+            rts.location.shardingDomain = popart.CommGroup(popart.CommGroupType.Consecutive, local)
     if a.mean:
         opts.accumulationAndReplicationReductionType = popart.ReductionType.Mean
     if a.stall and rank == 1:

@@ -140,6 +140,28 @@ def test_gradient_buckets_overlap_the_backward_pass(tmp_path):
         _same(r, want, tol=1e-5)
 
 
+def test_sharded_optimizer_state_across_processes(tmp_path):
+    # PopART's recommended sharding domain between processes: each process's replicas
+    # (CommGroup(Consecutive, local replicas)). Each shard is summed with the same shard of the
+    # other process; the weights and the whole optimizer state process 0 saves equal one process's.
+    import onnx
+    from onnx import numpy_helper
+    want = _single(tmp_path, "one", "--optimizer", "adam")
+    ranks, out = _train(tmp_path, "two", 2, "--optimizer", "adam", "--shard", "local",
+                        env={"POPART_LOG_LEVEL": "INFO"})
+    for r in ranks:
+        _same(r, want)
+    saved = lambda path: {t.name: numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer}
+    got, ref = saved(out / "model.onnx"), saved(tmp_path / "one" / "model.onnx")
+    assert any(name.startswith("Accl1___") for name in ref)
+    for name, value in ref.items():
+        np.testing.assert_allclose(got[name], value, rtol=1e-6, atol=1e-7, err_msg=name)
+    # Over all replicas of every process: not supported (each process holds whole tensors).
+    rc, log, _ = _mpirun(2, "--out", str(tmp_path / "all"), "--optimizer", "adam", "--shard", "all")
+    assert rc != 0
+    assert "over all 4 replicas of a distributed session is not supported" in log, log
+
+
 def test_poprun_and_popdist_configure_the_processes(tmp_path):
     # scripts/poprun: 2 instances x 2 replicas; the script takes its options from popdist.
     out = tmp_path / "p"
