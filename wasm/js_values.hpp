@@ -334,10 +334,10 @@ inline OptionValue optionValueFrom(const val& v, const std::string& type, const 
   }
   if (type == "commGroup" && t == "object" && !val::global("Array").call<bool>("isArray", v)) {
     // A CommGroup ({type: a CommGroupType name or number, replicaGroupSize}): PopART's pair.
-    const val type = v["type"];
+    const val groupType = v["type"];
     const int64_t k = isUndef(v["replicaGroupSize"]) ? 0 : toInt(v["replicaGroupSize"], what + ".replicaGroupSize");
     return std::vector<int64_t>{
-        isUndef(type) ? 0 : static_cast<int64_t>(enumFromJs<CommGroupType>(type, what + ".type")), k};
+        isUndef(groupType) ? 0 : static_cast<int64_t>(enumFromJs<CommGroupType>(groupType, what + ".type")), k};
   }
   if (type == "map" || type == "intmap") {
     if (t != "object" || val::global("Array").call<bool>("isArray", v))

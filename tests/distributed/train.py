@@ -7,14 +7,16 @@ processes sees the same data. Each process writes its final weights and its repl
     train.py --out DIR [--replicas TOTAL] [--local N] [--optimizer sgd|momentum|adam] [--mean]
              [--popdist] [--mpi4py] [--perturb] [--broadcast] [--lr LR] [--stall SECONDS]
              [--stall-training SECONDS] [--die-before-training] [--wrong-offset] [--lr-of-rank1 LR]
-             [--collectives] [--wide] [--shard local|all]
+             [--collectives] [--wide] [--shard local|all] [--grouped Consecutive|Orthogonal]
 
 --collectives adds the Builder's collectives between replicas to the model, over groups that span
 the processes: the hidden layer summed over Orthogonal pairs ({0, 2}, {1, 3} of 4), the output
 reduce-scattered over Consecutive pairs into a second loss term, and the hidden layer's maximum
 over every replica as an anchor (saved as "maxima"). --shard shards the optimizer state (replicated
 tensor sharding) over each process's replicas (local) or over all of them (all: an error when
-distributed).
+distributed). --grouped gives w2 a value per pair of replicas (VariableSettings over the global
+replicas: Consecutive pairs {0, 1}, {2, 3} lie in one process each at 2 x 2, Orthogonal pairs
+{0, 2}, {1, 3} span the processes); w2 is then saved as [2, 3, 2].
 """
 import argparse
 import os
@@ -66,6 +68,7 @@ def main():
     p.add_argument("--collectives", action="store_true", help="collectives between replicas in the model")
     p.add_argument("--wide", action="store_true", help="a 4.3 MB weight: the sums go in buckets, overlapping")
     p.add_argument("--shard", choices=["local", "all"], help="replicated tensor sharding of the optimizer state")
+    p.add_argument("--grouped", choices=["Consecutive", "Orthogonal"], help="w2 grouped by VariableSettings")
     a = p.parse_args()
 
     if a.mpi4py:
@@ -84,7 +87,12 @@ def main():
     b = popart.Builder()
     x = b.addInputTensor(popart.TensorInfo("FLOAT", [BATCH, 4]), "x")
     wa = b.addInitializedInputTensor(w1, "w1")
-    wb = b.addInitializedInputTensor(w2, "w2")
+    if a.grouped:
+        w2 = np.stack([w2, 0.5 * w2])  # a value per group of 2 replicas
+        settings = popart.VariableSettings(popart.CommGroup(getattr(popart.CommGroupType, a.grouped), 2))
+        wb = b.addInitializedInputTensor(w2, settings, "w2")
+    else:
+        wb = b.addInitializedInputTensor(w2, "w2")
     h = b.aiOnnx.tanh([b.aiOnnx.matmul([x, wa])])
     anchored = {}
     if a.collectives:

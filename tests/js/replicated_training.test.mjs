@@ -160,3 +160,58 @@ test('weights grouped by VariableSettings sum their gradients over their group (
     s.dispose();
   }
 });
+
+test('sharded optimizer state trains as the whole state (replicatedTensorSharding; the C++ and Python cases)', () => {
+  // SGD with momentum and weight decay on 4 replicas, two steps: W's 6 elements of velocity are
+  // held 2 per replica; W and the velocity the host reads equal the unsharded session's.
+  const run = (location) => {
+    const b = new popart.Builder();
+    const x = b.addInputTensor('FLOAT', [ROWS, IN], 'x');
+    const w = b.addInitializedInputTensor(new popart.NDArray(W0, [IN, OUT], 'FLOAT'), 'w');
+    const loss = b.aiGraphcore.l1loss([b.aiOnnxOpset13.matmul([x, w])], 1.0, popart.ReductionType.Sum);
+    const options = { enableReplicatedGraphs: true, replicatedGraphCount: 4 };
+    if (location)
+      options.optimizerStateTensorLocationSettings = new popart.TensorLocationSettings(location, 2, 4);
+    const s = new popart.TrainingSession({
+      fnModel: b.getModelProto(), dataFlow: new popart.DataFlow(1, [loss]), loss,
+      optimizer: new popart.SGD({ defaultLearningRate: [0.1, true], defaultMomentum: [0.9, true],
+                                  defaultWeightDecay: [0.05, true] }),
+      deviceInfo: cpu(popart), userOptions: new popart.SessionOptions(options),
+    });
+    b.dispose();
+    try {
+      s.prepareDevice();
+      s.weightsFromHost();
+      const anchors = s.initAnchorArrays();
+      const xs = inputs(8);
+      for (let step = 0; step < 2; ++step)
+        s.run(new popart.PyStepIO({ [x]: new popart.NDArray(xs.slice(step * 4 * ROWS * IN, (step + 1) * 4 * ROWS * IN),
+                                                            [4, ROWS, IN], 'FLOAT') }, anchors));
+      s.weightsToHost();
+      const out = { [w]: new Float32Array(IN * OUT), Accl___w: new Float32Array(IN * OUT) };
+      s.readWeights(out);
+      if (location) {  // the whole state written on the host, loaded in shards, read back as written
+        const v = Float32Array.from({ length: IN * OUT }, (_, i) => i + 0.5);
+        s.writeWeights({ Accl___w: v });
+        s.weightsFromHost();
+        s.weightsToHost();
+        const back = { Accl___w: new Float32Array(IN * OUT) };
+        s.readWeights(back);
+        assert.deepEqual(Array.from(back.Accl___w), Array.from(v));
+      }
+      return { w: Array.from(out[w]), v: Array.from(out.Accl___w), shape: s.getInfo('Accl___w').shape };
+    } finally {
+      s.dispose();
+    }
+  };
+  const whole = run(undefined);
+  for (const domain of [undefined, new popart.CommGroup('Consecutive', 2), [1, 4]]) {
+    const sharded = run(new popart.TensorLocation(popart.TensorStorage.OnChip, popart.ReplicatedTensorSharding.On, domain));
+    const k = domain === undefined ? 4 : Array.isArray(domain) ? domain[1] : domain.replicaGroupSize;
+    assert.deepEqual(Array.from(sharded.shape), [Math.ceil(6 / k)]);
+    near(sharded.w, whole.w, 1e-6);
+    near(sharded.v, whole.v, 1e-6);
+  }
+  assert.deepEqual(Array.from(whole.shape), [IN, OUT]);
+  assert.ok(whole.v.some((v) => v !== 0));
+});

@@ -162,6 +162,23 @@ def test_sharded_optimizer_state_across_processes(tmp_path):
     assert "over all 4 replicas of a distributed session is not supported" in log, log
 
 
+@pytest.mark.parametrize("grouping", ["Consecutive", "Orthogonal"])
+def test_weights_grouped_by_variable_settings_across_processes(tmp_path, grouping):
+    # w2 has a value per pair of the 4 global replicas: Consecutive pairs each within one process,
+    # Orthogonal pairs spanning the two. Each group's replicas sum their gradients; every process
+    # reads back (and process 0 saves) every group's value: those of one process holding the 4.
+    import onnx
+    from onnx import numpy_helper
+    want = _single(tmp_path, "one", "--optimizer", "momentum", "--grouped", grouping)
+    ranks, out = _train(tmp_path, "two", 2, "--optimizer", "momentum", "--grouped", grouping)
+    assert want["w2"].shape == (2, 3, 2)
+    assert not np.allclose(want["w2"][0], 2 * want["w2"][1])  # the groups trained apart
+    for r in ranks:
+        _same(r, want)
+    saved = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(out / "model.onnx")).graph.initializer}
+    np.testing.assert_allclose(saved["w2"], want["w2"], rtol=1e-6, atol=1e-7)
+
+
 def test_poprun_and_popdist_configure_the_processes(tmp_path):
     # scripts/poprun: 2 instances x 2 replicas; the script takes its options from popdist.
     out = tmp_path / "p"

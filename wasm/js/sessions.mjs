@@ -65,7 +65,11 @@ export function makeSessions({ readModel, SessionHandle, SessionReports, TensorI
       const spec = {};
       for (const [id, w] of Object.entries(weights)) {
         const info = this.handle.getInfo(id);
-        spec[id] = asNDArray(w, info.dtype, w instanceof NDArray ? undefined : info.shape, `writeWeights '${id}'`);
+        // A grouped weight holds a value per group, a sharded state its whole value: a typed array of
+        // another size goes as it is, for the core to check.
+        const n = info.shape.reduce((a, b) => a * b, 1);
+        const shape = w instanceof NDArray ? undefined : w.length === n ? info.shape : [w.length];
+        spec[id] = asNDArray(w, info.dtype, shape, `writeWeights '${id}'`);
       }
       this.handle.writeWeights(spec);
     }

@@ -342,19 +342,20 @@ void Ir::registerInitializers(const IrBundle& b) {
     TensorInfo replicaInfo = d.info();
     if (const std::string* text = inputSetting(sVariableSettings, tp.name())) {
       try {
-        const auto replicas = static_cast<unsigned>(options_.getReplicationFactor());
+        // Groups are over every replica of the session (every process's, when distributed).
+        const auto replicas = static_cast<unsigned>(options_.getGlobalReplicationFactor());
         settings = VariableSettings::deserialize(*text);
         groups = settings->getGroupCount(replicas);
         replicaInfo = TensorInfo(d.info().dataType(), settings->shapeOnReplica(d.info().shape(), replicas, tp.name()));
       } catch (const error& e) {
         std::string embedded;
         for (const auto& p : model_->metadata_props()) {
-          if (p.key() == "__replication_factor" && p.value() != std::to_string(options_.getReplicationFactor()))
+          if (p.key() == "__replication_factor" && p.value() != std::to_string(options_.getGlobalReplicationFactor()))
             embedded =
                 format("; the model was built for replication factor {} (Builder.embedReplicationFactor)", p.value());
         }
         throw error("{} (the VariableSettings of weight '{}', at replication factor {}{})", e.what(), tp.name(),
-                    options_.getReplicationFactor(), embedded);
+                    options_.getGlobalReplicationFactor(), embedded);
       }
     }
     const bool trainableType = isFloatingPoint(d.info().dataType());

@@ -19,7 +19,11 @@ const char* slice(const TensorData& d, const TensorInfo& info, int64_t i) {
 }  // namespace
 
 ReplicaWeights::ReplicaWeights(Ir& ir)
-    : replicas_(static_cast<unsigned>(ir.options().getReplicationFactor())), ir_(ir) {
+    : replicas_(static_cast<unsigned>(ir.options().getReplicationFactor())),
+      global_(static_cast<unsigned>(ir.options().getGlobalReplicationFactor())),
+      offset_(ir.options().enableDistributedReplicatedGraphs ? static_cast<unsigned>(ir.options().globalReplicaOffset)
+                                                             : 0u),
+      ir_(ir) {
   for (const auto& kv : ir.mainGraph().tensors()) {
     const Tensor& t = *kv.second;
     if (t.groupData) {
@@ -69,10 +73,10 @@ void ReplicaWeights::loadReplicas(const std::vector<Executable*>& replicas) {
   if (device_.empty()) return;
   std::vector<TensorId> ids;
   for (const auto& kv : device_) ids.push_back(kv.first);
-  for (unsigned r = 1; r < replicas_; ++r) {
+  for (unsigned r = 0; r < replicas_; ++r) {
     for (auto& kv : device_) {
       Tensor& t = ir_.mainGraph().getTensor(kv.first);
-      const unsigned g = t.variableSettings->getReplicaGrouping(replicas_).getGroupAt(r);
+      const unsigned g = t.variableSettings->getReplicaGrouping(global_).getGroupAt(offset_ + r);
       std::memcpy(t.data->data(), slice(kv.second, t.info, g), static_cast<size_t>(t.info.nbytes()));
     }
     replicas[r]->tensorsFromHost(ids);
@@ -85,7 +89,7 @@ void ReplicaWeights::loadReplicas(const std::vector<Executable*>& replicas) {
   }
 }
 
-void ReplicaWeights::readReplicas(const std::vector<Executable*>& replicas) {
+void ReplicaWeights::readReplicas(const std::vector<Executable*>& replicas, distributed::ProcessGroup* processes) {
   for (const TensorId& id : sharded_) {
     Tensor& t = ir_.mainGraph().getTensor(id);
     if (replicas.size() < static_cast<size_t>(t.shardReplicas))
@@ -96,13 +100,23 @@ void ReplicaWeights::readReplicas(const std::vector<Executable*>& replicas) {
   }
   for (auto& kv : device_) {
     Tensor& t = ir_.mainGraph().getTensor(kv.first);
-    const ReplicaGrouping grouping = t.variableSettings->getReplicaGrouping(replicas_);
+    const ReplicaGrouping grouping = t.variableSettings->getReplicaGrouping(global_);
     for (unsigned g = 0; g < grouping.getNumGroups(); ++g) {
+      // The group's first replica (a global index) holds its value; in a distributed session the
+      // process that runs it gives it to the others (the rest of the row is zeros: a bitwise or).
       const unsigned r = grouping.getReplicaAt(g);
-      if (r >= replicas.size()) throw internal_error("replica {} of {} has no executable", r, replicas.size());
-      std::memcpy(const_cast<char*>(slice(kv.second, t.info, g)), replicas[r]->tensorData(t.id),
-                  static_cast<size_t>(t.info.nbytes()));
+      char* row = const_cast<char*>(slice(kv.second, t.info, g));
+      if (r >= offset_ && r - offset_ < replicas.size()) {
+        std::memcpy(row, replicas[r - offset_]->tensorData(t.id), static_cast<size_t>(t.info.nbytes()));
+      } else if (processes) {
+        std::memset(row, 0, static_cast<size_t>(t.info.nbytes()));
+      } else {
+        throw internal_error("replica {} of {} has no executable", r, replicas.size());
+      }
     }
+    if (processes)
+      processes->allReduce({{kv.second.data(), kv.second.info().dataType(), kv.second.info().nelms()}},
+                           distributed::ReduceOp::BitOr);
   }
 }
 
@@ -110,7 +124,7 @@ void ReplicaWeights::selectReplica(Executable& exe, unsigned replica) {
   std::vector<TensorId> changed;
   for (auto& kv : device_) {
     Tensor& t = ir_.mainGraph().getTensor(kv.first);
-    const unsigned g = t.variableSettings->getReplicaGrouping(replicas_).getGroupAt(replica);
+    const unsigned g = t.variableSettings->getReplicaGrouping(global_).getGroupAt(offset_ + replica);
     if (loaded_[kv.first] == g) continue;
     std::memcpy(t.data->data(), slice(kv.second, t.info, g), static_cast<size_t>(t.info.nbytes()));
     loaded_[kv.first] = g;
@@ -170,7 +184,7 @@ void ReplicaWeights::read(const Tensor& t, const MutableVoidData& dst) const {
     std::memcpy(dst.data, t.shardedData->data(), static_cast<size_t>(t.shardedData->nbytes()));
     return;
   }
-  const auto groups = returnedGroups(t, replicas_, "readWeights");
+  const auto groups = returnedGroups(t, global_, "readWeights");
   checkBuffer(t, dst, groups.size(), "readWeights");
   const TensorData& host = hostValue(t);
   const size_t n = static_cast<size_t>(t.info.nbytes());
@@ -184,7 +198,7 @@ void ReplicaWeights::write(Tensor& t, const MutableVoidData& src) {
     std::memcpy(t.shardedData->data(), src.data, static_cast<size_t>(t.shardedData->nbytes()));
     return;
   }
-  const auto groups = returnedGroups(t, replicas_, "writeWeights");
+  const auto groups = returnedGroups(t, global_, "writeWeights");
   checkBuffer(t, src, groups.size(), "writeWeights");
   const size_t n = static_cast<size_t>(t.info.nbytes());
   TensorData& host = t.groupData ? *t.groupData : *t.data;

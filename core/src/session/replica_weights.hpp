@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/tensor_data.hpp"
+#include "distributed/process_group.hpp"
 #include "popart/names.hpp"
 #include "popart/voiddata.hpp"
 
@@ -33,9 +34,10 @@ class ReplicaWeights {
   /// the values of the groups replica r belongs to (after their weightsFromHost, which loaded group
   /// 0's).
   void loadReplicas(const std::vector<Executable*>& replicas);
-  /// The inverse: each group's device value read from the first of `replicas` in that group (the
-  /// replicas of a group apply the same updates, so they hold the same value).
-  void readReplicas(const std::vector<Executable*>& replicas);
+  /// The inverse: each group's device value read from the first replica in that group (the
+  /// replicas of a group apply the same updates, so they hold the same value); in a distributed
+  /// session (`processes`) the process running that replica gives it to the others.
+  void readReplicas(const std::vector<Executable*>& replicas, distributed::ProcessGroup* processes = nullptr);
   bool any() const { return !device_.empty(); }
   /// The weight's host values in `dst`, laid out as its VariableRetrievalMode says:
   /// numReplicasReturningVariable values (one value: no outer dimension).
@@ -47,7 +49,9 @@ class ReplicaWeights {
   bool grouped(const TensorId& id) const { return device_.count(id) != 0; }
 
  private:
-  unsigned replicas_;
+  unsigned replicas_;  ///< this process's replicas
+  unsigned global_;    ///< every process's: VariableSettings group over them
+  unsigned offset_;    ///< this process's first replica (globalReplicaOffset)
   Ir& ir_;
   std::map<TensorId, TensorData> device_;  ///< [groups] + shape per grouped weight
   std::map<TensorId, unsigned> loaded_;    ///< the group the executable holds

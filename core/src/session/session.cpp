@@ -109,13 +109,6 @@ std::unique_ptr<Executable> Session::compileReplicas() {
   for (const Op* op : ir().schedule()) sums = sums || ops::acrossReplicas(*op);
   const bool distributed = o.enableDistributedReplicatedGraphs && sums;
   if (!sums || (rf <= 1 && !distributed)) return backend_->compile(ir());
-  for (const auto& id : ir().initializerIds()) {
-    if (distributed && replicaWeights().grouped(id))
-      throw error(
-          "Weights grouped across replicas (VariableSettings) in a distributed session are not supported yet by this "
-          "runtime: '{}' has more than one group",
-          id);
-  }
   distributed::ProcessGroup* processes = distributed ? joinProcesses() : nullptr;
   std::vector<std::unique_ptr<Executable>> replicas;
   for (int64_t r = 0; r < rf; ++r) replicas.push_back(backend_->compile(ir()));
@@ -329,7 +322,7 @@ void Session::weightsToHost() {
         "std::map<TensorId, MutableVoidData> &) is called.");
   executable_->weightsToHost();
   if (const auto* together = dynamic_cast<const ReplicatedExecutable*>(executable_.get()))
-    replicaWeights().readReplicas(together->replicaExecutables());
+    replicaWeights().readReplicas(together->replicaExecutables(), processes_);
   replicaWeights().toHost();
   afterWeightsToHost();
 }
