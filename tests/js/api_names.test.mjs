@@ -130,7 +130,12 @@ test("settings classes from the core's list: PopART's forms, defaults from the o
   // PopART's keyword form TensorLocationSettings(storage=...), as one object of fields.
   assert.deepEqual(new TensorLocationSettings({ storage: 'OffChip', minElementsForOffChip: 3 }),
                    new TensorLocationSettings(new TensorLocation('OffChip'), 3));
-  assert.deepEqual(TensorLocation.fields(), ['storage', 'loadTileSet', 'storageTileSet', 'replicatedTensorSharding']);
+  assert.deepEqual(TensorLocation.fields(),
+                   ['storage', 'loadTileSet', 'storageTileSet', 'replicatedTensorSharding', 'shardingDomain']);
+  // PopART's (storage, sharding, shardingDomain): a CommGroup or its [type, size] pair.
+  const loc3 = new TensorLocation('OnChip', 'On', new popart.CommGroup('Consecutive', 2));
+  assert.equal(loc3.shardingDomain.replicaGroupSize, 2);
+  assert.deepEqual(new TensorLocation().shardingDomain, [0, 0]);
   assert.throws(() => new TensorLocation({ where: 1 }), /TensorLocation has no field 'where'/);
   assert.throws(() => new popart.ExecutionPhaseSettings(...Array(9).fill(1)),
                 /ExecutionPhaseSettings takes at most 7 positional arguments \(phases, stages, .*\), got 9/);

@@ -199,7 +199,7 @@ test('sharded optimizer state trains as the whole state (replicatedTensorShardin
         s.readWeights(back);
         assert.deepEqual(Array.from(back.Accl___w), Array.from(v));
       }
-      return { w: Array.from(out[w]), v: Array.from(out.Accl___w), shape: s.getInfo('Accl___w').shape };
+      return { w: Array.from(out[w]), v: Array.from(out.Accl___w), shape: s.getInfo('Accl___w').shape() };
     } finally {
       s.dispose();
     }

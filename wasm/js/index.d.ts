@@ -348,6 +348,8 @@ export interface SessionOptionsFields {
       storageTileSet?: TileSet;
       /** Activations: sharded over replicas (no effect here). Default: "Off". */
       replicatedTensorSharding?: ReplicatedTensorSharding;
+      /** Activations: the replicas a sharded tensor is split over (no effect here: not sharded). Default: [0,0]. */
+      shardingDomain?: CommGroup | [number, number];
     };
     /** Activations: smallest tensor stored off chip. Default: 2. */
     minElementsForOffChip?: number;
@@ -362,8 +364,10 @@ export interface SessionOptionsFields {
       loadTileSet?: TileSet;
       /** Weights: the tiles that store them (no effect here). Default: "Compute". */
       storageTileSet?: TileSet;
-      /** Weights: sharded over replicas (no effect here). Default: "Off". */
+      /** Weights: On shards the update of each weight of at least minElementsForReplicatedTensorSharding elements (and its optimizer state) over the replicas in replicated training; the weight itself stays whole here. Default: "Off". */
       replicatedTensorSharding?: ReplicatedTensorSharding;
+      /** Weights: the replicas a sharded tensor is split over (a CommGroup: All, or Consecutive groups). Default: [0,0]. */
+      shardingDomain?: CommGroup | [number, number];
     };
     /** Weights: smallest tensor stored off chip. Default: 2. */
     minElementsForOffChip?: number;
@@ -378,8 +382,10 @@ export interface SessionOptionsFields {
       loadTileSet?: TileSet;
       /** Optimizer state: the tiles that store them (no effect here). Default: "Compute". */
       storageTileSet?: TileSet;
-      /** Optimizer state: sharded over replicas (no effect here). Default: "Off". */
+      /** Optimizer state: On splits the optimizer state of each weight of at least minElementsForReplicatedTensorSharding elements over the replicas in replicated training; each replica updates its shard. Default: "Off". */
       replicatedTensorSharding?: ReplicatedTensorSharding;
+      /** Optimizer state: the replicas a sharded tensor is split over (a CommGroup: All, or Consecutive groups). Default: [0,0]. */
+      shardingDomain?: CommGroup | [number, number];
     };
     /** Optimizer state: smallest tensor stored off chip. Default: 2. */
     minElementsForOffChip?: number;
@@ -394,8 +400,10 @@ export interface SessionOptionsFields {
       loadTileSet?: TileSet;
       /** Accumulators: the tiles that store them (no effect here). Default: "Compute". */
       storageTileSet?: TileSet;
-      /** Accumulators: sharded over replicas (no effect here). Default: "Off". */
+      /** Accumulators: sharded over replicas (no effect here: accumulators stay whole). Default: "Off". */
       replicatedTensorSharding?: ReplicatedTensorSharding;
+      /** Accumulators: the replicas a sharded tensor is split over (no effect here: not sharded). Default: [0,0]. */
+      shardingDomain?: CommGroup | [number, number];
     };
     /** Accumulators: smallest tensor stored off chip. Default: 2. */
     minElementsForOffChip?: number;
@@ -1289,12 +1297,13 @@ export interface Popart {
     new (fields: { location?: SettingsValue | TensorStorage; minElementsForOffChip?: number; minElementsForReplicatedTensorSharding?: number; storage?: SettingsValue | TensorStorage }): SettingsValue;
     fields(): string[];
   };
-  /** PopART's TensorLocation(storage, loadTileSet, storageTileSet, replicatedTensorSharding): defaults from the options table (SessionOptions.activationTensorLocationSettings.location). */
+  /** PopART's TensorLocation(storage, loadTileSet, storageTileSet, replicatedTensorSharding, shardingDomain): defaults from the options table (SessionOptions.activationTensorLocationSettings.location). */
   TensorLocation: {
     new (storage?: TensorStorage): SettingsValue;
     new (storage?: TensorStorage, replicatedTensorSharding?: ReplicatedTensorSharding): SettingsValue;
-    new (storage?: TensorStorage, loadTileSet?: TileSet, storageTileSet?: TileSet, replicatedTensorSharding?: ReplicatedTensorSharding): SettingsValue;
-    new (fields: { storage?: TensorStorage; loadTileSet?: TileSet; storageTileSet?: TileSet; replicatedTensorSharding?: ReplicatedTensorSharding }): SettingsValue;
+    new (storage?: TensorStorage, replicatedTensorSharding?: ReplicatedTensorSharding, shardingDomain?: CommGroup | [number, number]): SettingsValue;
+    new (storage?: TensorStorage, loadTileSet?: TileSet, storageTileSet?: TileSet, replicatedTensorSharding?: ReplicatedTensorSharding, shardingDomain?: CommGroup | [number, number]): SettingsValue;
+    new (fields: { storage?: TensorStorage; loadTileSet?: TileSet; storageTileSet?: TileSet; replicatedTensorSharding?: ReplicatedTensorSharding; shardingDomain?: CommGroup | [number, number] }): SettingsValue;
     fields(): string[];
   };
   /** PopART's DeveloperSettings(timePartitionLoggerThresholdPercentage): defaults from the options table (SessionOptions.developerSettings). */
