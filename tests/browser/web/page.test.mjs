@@ -130,7 +130,11 @@ test('bad files: corrupt, not ONNX, unknown op — a banner with the runtime\'s 
   ];
   for (const c of cases) {
     await page.setInputFiles(byId('open-file'), { name: c.name, mimeType: 'application/octet-stream', buffer: c.buffer });
-    await page.waitForSelector(`${byId('error-banner')}:not([hidden])`);
+    // The previous case's banner may still show: wait for this file's.
+    await page.waitForFunction(([sel, name]) => {
+      const b = document.querySelector(sel);
+      return b && !b.hidden && b.textContent.includes(name);
+    }, [byId('error-banner'), c.name]);
     const text = await page.textContent(byId('error-banner'));
     assert.match(text, c.expect, text);
     assert.match(text, new RegExp(c.name.replace('.', '\\.')));
