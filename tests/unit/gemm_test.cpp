@@ -6,11 +6,14 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "backends/cpu/gemm.hpp"
+#include "backends/cpu/gemm_isa.hpp"
 #include "popart/threads.hpp"
 
 namespace {
@@ -22,8 +25,9 @@ struct Case {
   int64_t padA = 0, padB = 0, padC = 0;  // extra leading-dimension elements
 };
 
-// Runs one case and reports the first few mismatches.
-void runCase(const Case& c, uint32_t seed) {
+// Runs one case (on `isa`'s copy of the GEMM; nullptr: gemm()'s) and reports the first few
+// mismatches.
+void runCase(const Case& c, uint32_t seed, const popart::cpu::GemmIsa* isa = nullptr) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   // Stored shapes: A is M x K (K x M when transposed), B is K x N (N x K when transposed).
@@ -46,7 +50,11 @@ void runCase(const Case& c, uint32_t seed) {
   }
   const std::vector<float> C0 = C;
 
-  popart::cpu::gemm(c.ta, c.tb, c.M, c.N, c.K, c.alpha, A.data(), lda, B.data(), ldb, c.beta, C.data(), ldc);
+  if (isa) {
+    isa->sgemm(c.ta, c.tb, c.M, c.N, c.K, c.alpha, A.data(), lda, B.data(), ldb, c.beta, C.data(), ldc, nullptr);
+  } else {
+    popart::cpu::gemm(c.ta, c.tb, c.M, c.N, c.K, c.alpha, A.data(), lda, B.data(), ldb, c.beta, C.data(), ldc);
+  }
 
   // Relative to the sum of |terms|: float blocking error stays far below 1e-5 of it for these K,
   // while a single lost or duplicated product (about mag / K) would not.
@@ -93,6 +101,35 @@ TEST(Gemm, ShapesAllTransposes) {
   for (const auto& s : kShapes) {
     for (int t = 0; t < 4; ++t) runCase({s[0], s[1], s[2], (t & 1) != 0, (t & 2) != 0, 1.0f, 0.0f}, seed++);
   }
+}
+
+TEST(Gemm, EveryInstructionSetThisCpuRuns) {
+  // Each copy of the GEMM (AVX-512, AVX2, baseline x86-64 on x86-64; gemm_isa.hpp) called
+  // directly on the same cases, whichever gemm() uses.
+  const auto isas = popart::cpu::runnableGemms();
+  ASSERT_FALSE(isas.empty());
+  for (const popart::cpu::GemmIsa* isa : isas) {
+    SCOPED_TRACE(isa->name);
+    uint32_t seed = 700;
+    for (const auto& s : kShapes) {
+      for (int t = 0; t < 4; ++t) runCase({s[0], s[1], s[2], (t & 1) != 0, (t & 2) != 0, 1.0f, 0.0f}, seed++, isa);
+    }
+    // Ragged rows and columns around the copy's own tile, strided operands, alpha and beta.
+    for (int64_t m : {isa->mr - 1, isa->mr + 1, 2 * isa->mr + 5}) {
+      for (int64_t n : {isa->nr - 1, isa->nr + 3, 3 * isa->nr - 7}) {
+        for (int t = 0; t < 4; ++t) runCase({m, n, 37, (t & 1) != 0, (t & 2) != 0, 0.5f, 1.5f, 3, 5, 7}, seed++, isa);
+      }
+    }
+    runCase({20, 40, 1500, false, true, 1.0f, 0.0f}, seed++, isa);
+  }
+}
+
+TEST(Gemm, TheEnvironmentChoosesTheInstructionSet) {
+  // POPART_CPU_ISA names the copy gemm() runs (the ctest entries gemm_isa_*); by default the best
+  // this CPU runs.
+  const char* env = std::getenv("POPART_CPU_ISA");
+  const auto isas = popart::cpu::runnableGemms();
+  EXPECT_EQ(std::string(popart::cpu::activeGemm().name), env && *env ? std::string(env) : isas.front()->name);
 }
 
 TEST(Gemm, AlphaBeta) {

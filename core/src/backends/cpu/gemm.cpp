@@ -10,24 +10,22 @@
 // compute and the packed data is cache-hot. Exceptions: B too big for the last-level cache is
 // packed a few panels at a time in row order (DRAM-friendly); products with few rows or a
 // single column skip packing and stream the big operand once (smallGemm).
+//
+// Compiled once per instruction set (gemm_kernels.hpp); gemm_dispatch.cpp calls the copy the CPU
+// runs best through its GemmIsa entry (kGemm below).
 #include "backends/cpu/gemm.hpp"
 
 #include <algorithm>
 #include <cstddef>
 #include <new>
 
+#include "backends/cpu/gemm_isa.hpp"
 #include "backends/cpu/gemm_kernels.hpp"
 #include "common/thread_pool.hpp"
 
-// Eigen is normally a -isystem include; keep its own warnings out of -Werror builds that use -I.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-variable"
-#pragma GCC diagnostic ignored "-Wshadow"
-#include <Eigen/Core>
-#pragma GCC diagnostic pop
-
 namespace popart {
 namespace cpu {
+namespace POPART_GEMM_NS {
 namespace {
 
 using gemmk::BMode;
@@ -266,52 +264,10 @@ void sgemmThreaded(bool transA, bool transB, int64_t M, int64_t N, int64_t K, fl
   sgemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, ep);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Double precision: Eigen.
-
-template <typename T>
-using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using CMap = Eigen::Map<const RowMat<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
-template <typename T>
-using MMap = Eigen::Map<RowMat<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
-
-template <typename T>
-void eigenGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
-               int64_t ldb, T beta, T* C, int64_t ldc) {
-  if (M <= 0 || N <= 0) return;
-  scaleC(M, N, beta, C, ldc);
-  if (K <= 0 || alpha == T(0)) return;
-  MMap<T> c(C, M, N, Eigen::OuterStride<>(ldc));
-  const CMap<T> a(A, ta ? K : M, ta ? M : K, Eigen::OuterStride<>(lda));
-  const CMap<T> b(B, tb ? N : K, tb ? K : N, Eigen::OuterStride<>(ldb));
-  if (!ta && !tb) {
-    c.noalias() += alpha * a * b;
-  } else if (!ta && tb) {
-    c.noalias() += alpha * a * b.transpose();
-  } else if (ta && !tb) {
-    c.noalias() += alpha * a.transpose() * b;
-  } else {
-    c.noalias() += alpha * a.transpose() * b.transpose();
-  }
-}
-
 }  // namespace
 
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
-          int64_t ldb, float beta, float* C, int64_t ldc) {
-  sgemmThreaded(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr);
-}
+extern const GemmIsa kGemm{POPART_GEMM_NAME, kMR, kNR, &sgemmThreaded};
 
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
-          int64_t ldb, float beta, float* C, int64_t ldc, const GemmEpilogue& epilogue) {
-  sgemmThreaded(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, &epilogue);
-}
-
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
-          const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
-  eigenGemm<double>(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
+}  // namespace POPART_GEMM_NS
 }  // namespace cpu
 }  // namespace popart

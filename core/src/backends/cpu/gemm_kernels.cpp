@@ -15,6 +15,7 @@
 
 namespace popart {
 namespace cpu {
+namespace POPART_GEMM_NS {
 namespace gemmk {
 
 void scaleVector(int64_t n, float beta, float* y) {
@@ -331,6 +332,118 @@ void dotStrip(int64_t m, int64_t kc, const float* A, int64_t lda, const float* b
   for (; i < m; ++i) dotTile<1, T>(kc, A + i * lda, lda, bt, ldbt, C + i * ldc, ldc, incc, alpha, beta);
 }
 
+#if defined(POPART_GEMM_AVX512)
+// The AVX-512 register tile: the same scheme as the AVX2 one above (step, tile, strip) on zmm
+// registers, 16 floats each, with 32 registers (kMR x 2 accumulators) and mask registers for the
+// ragged last vector.
+
+template <int R, int V, BMode S>
+POPART_INLINE void step512(__m512 (&acc)[R][V], const float* const (&a)[R], int64_t k, const float*& b, int64_t ldbp,
+                           float*& bCopy) {
+  __m512 bv[V];
+  POPART_UNROLL for (int v = 0; v < V; ++v) {
+    bv[v] = _mm512_loadu_ps(b + 16 * v);
+    __asm__("" : "+v"(bv[v]));  // B stays in a register, as in the AVX2 step
+  }
+  if constexpr (S != BMode::kPacked) _mm_prefetch(reinterpret_cast<const char*>(b + 2 * kNR - 1), _MM_HINT_T0);
+  if constexpr (S == BMode::kInPlaceAndPack) {
+    POPART_UNROLL for (int v = 0; v < V; ++v) _mm512_store_ps(bCopy + 16 * v, bv[v]);
+    bCopy += kNR;
+  }
+  b += ldbp;
+  POPART_UNROLL for (int r = 0; r < R; ++r) {
+    const __m512 ar = _mm512_set1_ps(a[r][k]);
+    POPART_UNROLL for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(ar, bv[v], acc[r][v]);
+  }
+}
+
+template <int R, int V, BMode S>
+void tile512(int64_t kc, const float* A, int64_t lda, const float* b, int64_t ldbp, float* bCopy, float* C, int64_t ldc,
+             float alpha, float beta, int cols) {
+  constexpr int kChains = 12, kFree = 32 - V - 1;
+  constexpr int U = std::max(1, std::min((kChains + R * V - 1) / (R * V), kFree / (R * V)));
+  __m512 acc[U][R][V];
+  POPART_UNROLL for (int u = 0; u < U; ++u) {
+    POPART_UNROLL for (int r = 0; r < R; ++r) {
+      POPART_UNROLL for (int v = 0; v < V; ++v) acc[u][r][v] = _mm512_setzero_ps();
+    }
+  }
+  const float* a[R];
+  POPART_UNROLL for (int r = 0; r < R; ++r) {
+    a[r] = A + r * lda;
+    _mm_prefetch(reinterpret_cast<const char*>(C + r * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(C + r * ldc + cols - 1), _MM_HINT_T0);
+  }
+  int64_t k = 0;
+  for (; k + U <= kc; k += U) {
+    POPART_UNROLL for (int u = 0; u < U; ++u) step512<R, V, S>(acc[u], a, k + u, b, ldbp, bCopy);
+  }
+  for (; k < kc; ++k) step512<R, V, S>(acc[0], a, k, b, ldbp, bCopy);
+  POPART_UNROLL for (int u = 1; u < U; ++u) {
+    POPART_UNROLL for (int r = 0; r < R; ++r) {
+      POPART_UNROLL for (int v = 0; v < V; ++v) acc[0][r][v] = _mm512_add_ps(acc[0][r][v], acc[u][r][v]);
+    }
+  }
+  const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+  const int tail = cols - 16 * (V - 1);  // valid lanes of the last vector, 1..16
+  const __mmask16 mask = static_cast<__mmask16>((1u << tail) - 1u);
+  POPART_UNROLL for (int r = 0; r < R; ++r) {
+    float* c = C + r * ldc;
+    POPART_UNROLL for (int v = 0; v < V; ++v) {
+      __m512 x = _mm512_mul_ps(acc[0][r][v], va);
+      const bool masked = v == V - 1 && tail < 16;
+      if (beta != 0.0f) {
+        const __m512 old = masked ? _mm512_maskz_loadu_ps(mask, c + 16 * v) : _mm512_loadu_ps(c + 16 * v);
+        x = beta == 1.0f ? _mm512_add_ps(x, old) : _mm512_fmadd_ps(old, vb, x);
+      }
+      if (masked) {
+        _mm512_mask_storeu_ps(c + 16 * v, mask, x);
+      } else {
+        _mm512_storeu_ps(c + 16 * v, x);
+      }
+    }
+  }
+}
+
+// Runtime row count (1..kMR) -> tile instantiation.
+template <int V, BMode S, int R = kMR>
+void tileRows512(int64_t rows, int64_t kc, const float* A, int64_t lda, const float* b, int64_t ldbp, float* bCopy,
+                 float* C, int64_t ldc, float alpha, float beta, int cols) {
+  if constexpr (R > 1) {
+    if (rows < R) return tileRows512<V, S, R - 1>(rows, kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
+  }
+  tile512<R, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
+}
+
+template <int V>
+void strip512(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, BMode mode, const float* b, int64_t ldbp,
+              float* bCopy, float* C, int64_t ldc, float alpha, float beta) {
+  if (mode == BMode::kPacked) ldbp = kNR;
+  for (int64_t i = 0; i < m;) {
+    // End on two middling tiles rather than a full one and a sliver.
+    const int64_t left = m - i;
+    const int64_t rows = left > kMR && left < kMR + 6 ? (left + 1) / 2 : std::min<int64_t>(left, kMR);
+    const float* a = A + i * lda;
+    float* c = C + i * ldc;
+    switch (mode) {
+      case BMode::kPacked:
+        tileRows512<V, BMode::kPacked>(rows, kc, a, lda, b, ldbp, nullptr, c, ldc, alpha, beta, cols);
+        break;
+      case BMode::kInPlace:
+        tileRows512<V, BMode::kInPlace>(rows, kc, a, lda, b, ldbp, nullptr, c, ldc, alpha, beta, cols);
+        break;
+      case BMode::kInPlaceAndPack:
+        tileRows512<V, BMode::kInPlaceAndPack>(rows, kc, a, lda, b, ldbp, bCopy, c, ldc, alpha, beta, cols);
+        mode = BMode::kPacked;
+        b = bCopy;
+        ldbp = kNR;
+        break;
+    }
+    i += rows;
+  }
+}
+#endif
+
 struct Avx2Ops {
   using V = __m256;
   static constexpr int kLanes = 8;
@@ -357,12 +470,21 @@ void kernelStrip(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, B
     default:
       break;
   }
+#if defined(POPART_GEMM_AVX512)
+  // A ragged panel of at most 16 columns only needs one vector per row.
+  if (cols > 16) {
+    strip512<2>(m, cols, kc, A, lda, mode, b, ldbp, bPackOut, C, ldc, alpha, beta);
+  } else {
+    strip512<1>(m, cols, kc, A, lda, mode, b, ldbp, bPackOut, C, ldc, alpha, beta);
+  }
+#else
   // A ragged panel of at most 8 columns only needs one vector per row.
   if (cols > 8) {
     strip<2>(m, cols, kc, A, lda, mode, b, ldbp, bPackOut, C, ldc, alpha, beta);
   } else {
     strip<1>(m, cols, kc, A, lda, mode, b, ldbp, bPackOut, C, ldc, alpha, beta);
   }
+#endif
 }
 
 void axpyRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
@@ -456,5 +578,6 @@ void dotRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64
 #endif
 
 }  // namespace gemmk
+}  // namespace POPART_GEMM_NS
 }  // namespace cpu
 }  // namespace popart
