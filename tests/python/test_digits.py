@@ -71,4 +71,6 @@ def test_digits_cnn_trains_from_python(popart, cpu):
     infer.run(popart.PyStepIO({x: xs, label: np.zeros((batches, BATCH), np.int32)}, out))
     pred = out[probs].reshape(-1, CLASSES)[:n].argmax(1)
     accuracy = float((pred == labels).mean())
-    assert accuracy > 0.99, accuracy
+    # 0.990-0.992 with the AVX2 and baseline GEMMs, 0.990 with the AVX-512 one (another summation
+    # order after 8 steps): a margin of a few images.
+    assert accuracy > 0.985, accuracy
