@@ -142,16 +142,62 @@ void packBPanel(bool transB, const float* B, int64_t ldb, int64_t k0, int64_t j0
 
 namespace {
 
-// One k step of the R x (8 * V) tile: acc[r][v] += broadcast(A[r][k]) * b[k][8v:8v+8].
-template <int R, int V, BMode S>
-POPART_INLINE void step(__m256 (&acc)[R][V], const float* const (&a)[R], int64_t k, const float*& b, int64_t ldbp,
-                        float*& bCopy) {
-  __m256 bv[V];
+// The register tile over one vector width: Ymm (AVX2, 16 registers of 8 floats) or, in the
+// AVX-512 copy, Zmm (32 registers of 16, mask registers for the ragged last vector).
+struct Ymm {
+  using V = __m256;
+  using Mask = __m256i;
+  static constexpr int kLanes = 8, kRegs = 16;
+  static V zero() { return _mm256_setzero_ps(); }
+  static V loadu(const float* p) { return _mm256_loadu_ps(p); }
+  static void storeu(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static void storeAligned(float* p, V v) { _mm256_store_ps(p, v); }
+  static V broadcast(const float* p) { return _mm256_broadcast_ss(p); }
+  static V set1(float x) { return _mm256_set1_ps(x); }
+  static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static Mask mask(int n) { return laneMask(n); }
+  static V maskLoad(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
+  static void maskStore(float* p, Mask m, V v) { _mm256_maskstore_ps(p, m, v); }
+  // Keeps a B vector in a register: GCC otherwise folds the load into every FMA, and R loads of
+  // each B vector per k step saturate the load ports (the 4-row AVX2 tile ran at 2/3 speed).
+  static POPART_INLINE void pin(V& v) { __asm__("" : "+x"(v)); }
+};
+
+#if defined(POPART_GEMM_AVX512)
+struct Zmm {
+  using V = __m512;
+  using Mask = __mmask16;
+  static constexpr int kLanes = 16, kRegs = 32;
+  static V zero() { return _mm512_setzero_ps(); }
+  static V loadu(const float* p) { return _mm512_loadu_ps(p); }
+  static void storeu(float* p, V v) { _mm512_storeu_ps(p, v); }
+  static void storeAligned(float* p, V v) { _mm512_store_ps(p, v); }
+  static V broadcast(const float* p) { return _mm512_set1_ps(*p); }
+  static V set1(float x) { return _mm512_set1_ps(x); }
+  static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static Mask mask(int n) { return static_cast<Mask>((1u << n) - 1u); }
+  static V maskLoad(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+  static void maskStore(float* p, Mask m, V v) { _mm512_mask_storeu_ps(p, m, v); }
+  static POPART_INLINE void pin(V& v) { __asm__("" : "+v"(v)); }
+};
+using Reg = Zmm;
+#else
+using Reg = Ymm;
+#endif
+static_assert(kNR == 2 * Reg::kLanes, "the tile is kMR rows x 2 vectors");
+
+// One k step of the R x (kLanes * V) tile: acc[r][v] += broadcast(A[r][k]) * b[k][v-th vector].
+template <typename X, int R, int V, BMode S>
+POPART_INLINE void step(typename X::V (&acc)[R][V], const float* const (&a)[R], int64_t k, const float*& b,
+                        int64_t ldbp, float*& bCopy) {
+  typename X::V bv[V];
   POPART_UNROLL for (int v = 0; v < V; ++v) {
-    bv[v] = _mm256_loadu_ps(b + 8 * v);
-    // Keep B in a register: GCC otherwise folds the load into every FMA, and R loads of each
-    // B vector per k step saturate the load ports (the 4-row tile ran at 2/3 speed).
-    __asm__("" : "+x"(bv[v]));
+    bv[v] = X::loadu(b + X::kLanes * v);
+    X::pin(bv[v]);
   }
   if constexpr (S != BMode::kPacked) {
     // In-place B rows are far apart (often a page each), which hardware prefetchers do not
@@ -159,30 +205,30 @@ POPART_INLINE void step(__m256 (&acc)[R][V], const float* const (&a)[R], int64_t
     _mm_prefetch(reinterpret_cast<const char*>(b + 2 * kNR - 1), _MM_HINT_T0);
   }
   if constexpr (S == BMode::kInPlaceAndPack) {
-    POPART_UNROLL for (int v = 0; v < V; ++v) _mm256_store_ps(bCopy + 8 * v, bv[v]);
+    POPART_UNROLL for (int v = 0; v < V; ++v) X::storeAligned(bCopy + X::kLanes * v, bv[v]);
     bCopy += kNR;
   }
   b += ldbp;
   POPART_UNROLL for (int r = 0; r < R; ++r) {
-    const __m256 ar = _mm256_broadcast_ss(a[r] + k);
-    POPART_UNROLL for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(ar, bv[v], acc[r][v]);
+    const typename X::V ar = X::broadcast(a[r] + k);
+    POPART_UNROLL for (int v = 0; v < V; ++v) acc[r][v] = X::fmadd(ar, bv[v], acc[r][v]);
   }
 }
 
-// The R x (8 * V) register tile: C = alpha * A[0:R, 0:kc] * b + beta * C, columns past `cols`
-// masked out of the last vector's loads and stores.
-template <int R, int V, BMode S>
+// The R x (kLanes * V) register tile: C = alpha * A[0:R, 0:kc] * b + beta * C, columns past
+// `cols` masked out of the last vector's loads and stores.
+template <typename X, int R, int V, BMode S>
 void tile(int64_t kc, const float* A, int64_t lda, const float* b, int64_t ldbp, float* bCopy, float* C, int64_t ldc,
           float alpha, float beta, int cols) {
   // An FMA has 4 cycles of latency and two issue per cycle, so 8+ independent accumulators are
   // needed: short tiles split k over U interleaved accumulator sets, aiming for 12 chains within
-  // the 16 ymm registers (V hold B, one the A broadcast).
-  constexpr int kChains = 12, kFree = 16 - V - 1;
+  // the registers (V hold B, one the A broadcast).
+  constexpr int kChains = 12, kFree = X::kRegs - V - 1;
   constexpr int U = std::max(1, std::min((kChains + R * V - 1) / (R * V), kFree / (R * V)));
-  __m256 acc[U][R][V];
+  typename X::V acc[U][R][V];
   POPART_UNROLL for (int u = 0; u < U; ++u) {
     POPART_UNROLL for (int r = 0; r < R; ++r) {
-      POPART_UNROLL for (int v = 0; v < V; ++v) acc[u][r][v] = _mm256_setzero_ps();
+      POPART_UNROLL for (int v = 0; v < V; ++v) acc[u][r][v] = X::zero();
     }
   }
   const float* a[R];
@@ -194,76 +240,67 @@ void tile(int64_t kc, const float* A, int64_t lda, const float* b, int64_t ldbp,
   }
   int64_t k = 0;
   for (; k + U <= kc; k += U) {
-    POPART_UNROLL for (int u = 0; u < U; ++u) step<R, V, S>(acc[u], a, k + u, b, ldbp, bCopy);
+    POPART_UNROLL for (int u = 0; u < U; ++u) step<X, R, V, S>(acc[u], a, k + u, b, ldbp, bCopy);
   }
-  for (; k < kc; ++k) step<R, V, S>(acc[0], a, k, b, ldbp, bCopy);
+  for (; k < kc; ++k) step<X, R, V, S>(acc[0], a, k, b, ldbp, bCopy);
   POPART_UNROLL for (int u = 1; u < U; ++u) {
     POPART_UNROLL for (int r = 0; r < R; ++r) {
-      POPART_UNROLL for (int v = 0; v < V; ++v) acc[0][r][v] = _mm256_add_ps(acc[0][r][v], acc[u][r][v]);
+      POPART_UNROLL for (int v = 0; v < V; ++v) acc[0][r][v] = X::add(acc[0][r][v], acc[u][r][v]);
     }
   }
 
-  const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
-  const int tail = cols - 8 * (V - 1);  // valid lanes of the last vector, 1..8
-  const __m256i mask = laneMask(tail);
+  const typename X::V va = X::set1(alpha), vb = X::set1(beta);
+  const int tail = cols - X::kLanes * (V - 1);  // valid lanes of the last vector, 1..kLanes
+  const typename X::Mask mask = X::mask(tail);
   POPART_UNROLL for (int r = 0; r < R; ++r) {
     float* c = C + r * ldc;
     POPART_UNROLL for (int v = 0; v < V; ++v) {
-      __m256 x = _mm256_mul_ps(acc[0][r][v], va);
-      const bool masked = v == V - 1 && tail < 8;
+      typename X::V x = X::mul(acc[0][r][v], va);
+      const bool masked = v == V - 1 && tail < X::kLanes;
+      float* cv = c + X::kLanes * v;
       if (beta != 0.0f) {
-        const __m256 old = masked ? _mm256_maskload_ps(c + 8 * v, mask) : _mm256_loadu_ps(c + 8 * v);
-        x = beta == 1.0f ? _mm256_add_ps(x, old) : _mm256_fmadd_ps(old, vb, x);
+        const typename X::V old = masked ? X::maskLoad(cv, mask) : X::loadu(cv);
+        x = beta == 1.0f ? X::add(x, old) : X::fmadd(old, vb, x);
       }
       if (masked) {
-        _mm256_maskstore_ps(c + 8 * v, mask, x);
+        X::maskStore(cv, mask, x);
       } else {
-        _mm256_storeu_ps(c + 8 * v, x);
+        X::storeu(cv, x);
       }
     }
   }
 }
 
 // Runtime row count (1..kMR) -> tile instantiation.
-template <int V, BMode S>
+template <typename X, int V, BMode S, int R = kMR>
 void tileRows(int64_t rows, int64_t kc, const float* A, int64_t lda, const float* b, int64_t ldbp, float* bCopy,
               float* C, int64_t ldc, float alpha, float beta, int cols) {
-  switch (rows) {
-    case 1:
-      return tile<1, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
-    case 2:
-      return tile<2, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
-    case 3:
-      return tile<3, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
-    case 4:
-      return tile<4, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
-    case 5:
-      return tile<5, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
-    default:
-      return tile<6, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
+  if constexpr (R > 1) {
+    if (rows < R) return tileRows<X, V, S, R - 1>(rows, kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
   }
+  tile<X, R, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
 }
 
-template <int V>
+template <typename X, int V>
 void strip(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, BMode mode, const float* b, int64_t ldbp,
            float* bCopy, float* C, int64_t ldc, float alpha, float beta) {
   if (mode == BMode::kPacked) ldbp = kNR;
   for (int64_t i = 0; i < m;) {
-    // One- and two-row tiles are the least efficient: end on 4+3, 4+4 or 5+4 rows rather than
-    // 6+1, 6+2 or 6+3.
+    // Tiles of a few rows are the least efficient: end on two middling tiles (6 x 16: 4+3, 4+4
+    // or 5+4 rows rather than 6+1, 6+2 or 6+3) rather than a full one and a sliver.
     const int64_t left = m - i;
-    const int64_t rows = left > kMR && left < kMR + 4 ? (left + 1) / 2 : std::min<int64_t>(left, kMR);
+    const int64_t rows = left > kMR && left < kMR + kMR / 2 + 1 ? (left + 1) / 2 : std::min<int64_t>(left, kMR);
     const float* a = A + i * lda;
     float* c = C + i * ldc;
     switch (mode) {
       case BMode::kPacked:
-        tileRows<V, BMode::kPacked>(rows, kc, a, lda, b, ldbp, nullptr, c, ldc, alpha, beta, cols);
+        tileRows<X, V, BMode::kPacked>(rows, kc, a, lda, b, ldbp, nullptr, c, ldc, alpha, beta, cols);
         break;
       case BMode::kInPlace:
-        tileRows<V, BMode::kInPlace>(rows, kc, a, lda, b, ldbp, nullptr, c, ldc, alpha, beta, cols);
+        tileRows<X, V, BMode::kInPlace>(rows, kc, a, lda, b, ldbp, nullptr, c, ldc, alpha, beta, cols);
         break;
       case BMode::kInPlaceAndPack:
-        tileRows<V, BMode::kInPlaceAndPack>(rows, kc, a, lda, b, ldbp, bCopy, c, ldc, alpha, beta, cols);
+        tileRows<X, V, BMode::kInPlaceAndPack>(rows, kc, a, lda, b, ldbp, bCopy, c, ldc, alpha, beta, cols);
         mode = BMode::kPacked;  // the remaining tiles read the packed copy
         b = bCopy;
         ldbp = kNR;
@@ -332,118 +369,6 @@ void dotStrip(int64_t m, int64_t kc, const float* A, int64_t lda, const float* b
   for (; i < m; ++i) dotTile<1, T>(kc, A + i * lda, lda, bt, ldbt, C + i * ldc, ldc, incc, alpha, beta);
 }
 
-#if defined(POPART_GEMM_AVX512)
-// The AVX-512 register tile: the same scheme as the AVX2 one above (step, tile, strip) on zmm
-// registers, 16 floats each, with 32 registers (kMR x 2 accumulators) and mask registers for the
-// ragged last vector.
-
-template <int R, int V, BMode S>
-POPART_INLINE void step512(__m512 (&acc)[R][V], const float* const (&a)[R], int64_t k, const float*& b, int64_t ldbp,
-                           float*& bCopy) {
-  __m512 bv[V];
-  POPART_UNROLL for (int v = 0; v < V; ++v) {
-    bv[v] = _mm512_loadu_ps(b + 16 * v);
-    __asm__("" : "+v"(bv[v]));  // B stays in a register, as in the AVX2 step
-  }
-  if constexpr (S != BMode::kPacked) _mm_prefetch(reinterpret_cast<const char*>(b + 2 * kNR - 1), _MM_HINT_T0);
-  if constexpr (S == BMode::kInPlaceAndPack) {
-    POPART_UNROLL for (int v = 0; v < V; ++v) _mm512_store_ps(bCopy + 16 * v, bv[v]);
-    bCopy += kNR;
-  }
-  b += ldbp;
-  POPART_UNROLL for (int r = 0; r < R; ++r) {
-    const __m512 ar = _mm512_set1_ps(a[r][k]);
-    POPART_UNROLL for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(ar, bv[v], acc[r][v]);
-  }
-}
-
-template <int R, int V, BMode S>
-void tile512(int64_t kc, const float* A, int64_t lda, const float* b, int64_t ldbp, float* bCopy, float* C, int64_t ldc,
-             float alpha, float beta, int cols) {
-  constexpr int kChains = 12, kFree = 32 - V - 1;
-  constexpr int U = std::max(1, std::min((kChains + R * V - 1) / (R * V), kFree / (R * V)));
-  __m512 acc[U][R][V];
-  POPART_UNROLL for (int u = 0; u < U; ++u) {
-    POPART_UNROLL for (int r = 0; r < R; ++r) {
-      POPART_UNROLL for (int v = 0; v < V; ++v) acc[u][r][v] = _mm512_setzero_ps();
-    }
-  }
-  const float* a[R];
-  POPART_UNROLL for (int r = 0; r < R; ++r) {
-    a[r] = A + r * lda;
-    _mm_prefetch(reinterpret_cast<const char*>(C + r * ldc), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(C + r * ldc + cols - 1), _MM_HINT_T0);
-  }
-  int64_t k = 0;
-  for (; k + U <= kc; k += U) {
-    POPART_UNROLL for (int u = 0; u < U; ++u) step512<R, V, S>(acc[u], a, k + u, b, ldbp, bCopy);
-  }
-  for (; k < kc; ++k) step512<R, V, S>(acc[0], a, k, b, ldbp, bCopy);
-  POPART_UNROLL for (int u = 1; u < U; ++u) {
-    POPART_UNROLL for (int r = 0; r < R; ++r) {
-      POPART_UNROLL for (int v = 0; v < V; ++v) acc[0][r][v] = _mm512_add_ps(acc[0][r][v], acc[u][r][v]);
-    }
-  }
-  const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-  const int tail = cols - 16 * (V - 1);  // valid lanes of the last vector, 1..16
-  const __mmask16 mask = static_cast<__mmask16>((1u << tail) - 1u);
-  POPART_UNROLL for (int r = 0; r < R; ++r) {
-    float* c = C + r * ldc;
-    POPART_UNROLL for (int v = 0; v < V; ++v) {
-      __m512 x = _mm512_mul_ps(acc[0][r][v], va);
-      const bool masked = v == V - 1 && tail < 16;
-      if (beta != 0.0f) {
-        const __m512 old = masked ? _mm512_maskz_loadu_ps(mask, c + 16 * v) : _mm512_loadu_ps(c + 16 * v);
-        x = beta == 1.0f ? _mm512_add_ps(x, old) : _mm512_fmadd_ps(old, vb, x);
-      }
-      if (masked) {
-        _mm512_mask_storeu_ps(c + 16 * v, mask, x);
-      } else {
-        _mm512_storeu_ps(c + 16 * v, x);
-      }
-    }
-  }
-}
-
-// Runtime row count (1..kMR) -> tile instantiation.
-template <int V, BMode S, int R = kMR>
-void tileRows512(int64_t rows, int64_t kc, const float* A, int64_t lda, const float* b, int64_t ldbp, float* bCopy,
-                 float* C, int64_t ldc, float alpha, float beta, int cols) {
-  if constexpr (R > 1) {
-    if (rows < R) return tileRows512<V, S, R - 1>(rows, kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
-  }
-  tile512<R, V, S>(kc, A, lda, b, ldbp, bCopy, C, ldc, alpha, beta, cols);
-}
-
-template <int V>
-void strip512(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, BMode mode, const float* b, int64_t ldbp,
-              float* bCopy, float* C, int64_t ldc, float alpha, float beta) {
-  if (mode == BMode::kPacked) ldbp = kNR;
-  for (int64_t i = 0; i < m;) {
-    // End on two middling tiles rather than a full one and a sliver.
-    const int64_t left = m - i;
-    const int64_t rows = left > kMR && left < kMR + 6 ? (left + 1) / 2 : std::min<int64_t>(left, kMR);
-    const float* a = A + i * lda;
-    float* c = C + i * ldc;
-    switch (mode) {
-      case BMode::kPacked:
-        tileRows512<V, BMode::kPacked>(rows, kc, a, lda, b, ldbp, nullptr, c, ldc, alpha, beta, cols);
-        break;
-      case BMode::kInPlace:
-        tileRows512<V, BMode::kInPlace>(rows, kc, a, lda, b, ldbp, nullptr, c, ldc, alpha, beta, cols);
-        break;
-      case BMode::kInPlaceAndPack:
-        tileRows512<V, BMode::kInPlaceAndPack>(rows, kc, a, lda, b, ldbp, bCopy, c, ldc, alpha, beta, cols);
-        mode = BMode::kPacked;
-        b = bCopy;
-        ldbp = kNR;
-        break;
-    }
-    i += rows;
-  }
-}
-#endif
-
 struct Avx2Ops {
   using V = __m256;
   static constexpr int kLanes = 8;
@@ -470,21 +395,12 @@ void kernelStrip(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, B
     default:
       break;
   }
-#if defined(POPART_GEMM_AVX512)
-  // A ragged panel of at most 16 columns only needs one vector per row.
-  if (cols > 16) {
-    strip512<2>(m, cols, kc, A, lda, mode, b, ldbp, bPackOut, C, ldc, alpha, beta);
+  // A ragged panel of at most one vector's columns needs one vector per row.
+  if (cols > Reg::kLanes) {
+    strip<Reg, 2>(m, cols, kc, A, lda, mode, b, ldbp, bPackOut, C, ldc, alpha, beta);
   } else {
-    strip512<1>(m, cols, kc, A, lda, mode, b, ldbp, bPackOut, C, ldc, alpha, beta);
+    strip<Reg, 1>(m, cols, kc, A, lda, mode, b, ldbp, bPackOut, C, ldc, alpha, beta);
   }
-#else
-  // A ragged panel of at most 8 columns only needs one vector per row.
-  if (cols > 8) {
-    strip<2>(m, cols, kc, A, lda, mode, b, ldbp, bPackOut, C, ldc, alpha, beta);
-  } else {
-    strip<1>(m, cols, kc, A, lda, mode, b, ldbp, bPackOut, C, ldc, alpha, beta);
-  }
-#endif
 }
 
 void axpyRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
