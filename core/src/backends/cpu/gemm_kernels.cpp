@@ -369,13 +369,14 @@ void dotStrip(int64_t m, int64_t kc, const float* A, int64_t lda, const float* b
   for (; i < m; ++i) dotTile<1, T>(kc, A + i * lda, lda, bt, ldbt, C + i * ldc, ldc, incc, alpha, beta);
 }
 
-struct Avx2Ops {
-  using V = __m256;
-  static constexpr int kLanes = 8;
-  static V load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
-  static V splat(float x) { return _mm256_set1_ps(x); }
-  static V madd(V acc, V a, V b) { return _mm256_fmadd_ps(a, b, acc); }
+/// The few-row kernels' vector operations (gemm_simd.hpp) on the tile's registers.
+struct RegOps {
+  using V = Reg::V;
+  static constexpr int kLanes = Reg::kLanes;
+  static V load(const float* p) { return Reg::loadu(p); }
+  static void store(float* p, V v) { Reg::storeu(p, v); }
+  static V splat(float x) { return Reg::set1(x); }
+  static V madd(V acc, V a, V b) { return Reg::fmadd(a, b, acc); }
   static constexpr int axpyPasses(int rows) { return rows <= 2 ? 4 : rows <= 4 ? 3 : 2; }  // rows * passes broadcasts
 };
 
@@ -405,7 +406,7 @@ void kernelStrip(int64_t m, int cols, int64_t kc, const float* A, int64_t lda, B
 
 void axpyRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
               float beta, float* Y, int64_t ldy) {
-  axpyRowsSimd<Avx2Ops>(m, n, k, alpha, X, ldx, Mx, ldm, beta, Y, ldy);
+  axpyRowsSimd<RegOps>(m, n, k, alpha, X, ldx, Mx, ldm, beta, Y, ldy);
 }
 
 void dotRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64_t ldx, const float* Mx, int64_t ldm,
