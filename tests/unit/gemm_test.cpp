@@ -120,6 +120,14 @@ TEST(Gemm, EveryInstructionSetThisCpuRuns) {
         for (int t = 0; t < 4; ++t) runCase({m, n, 37, (t & 1) != 0, (t & 2) != 0, 0.5f, 1.5f, 3, 5, 7}, seed++, isa);
       }
     }
+    // Few columns, many rows: one vector per tile row.
+    for (const auto& mn : {std::array<int64_t, 2>{4 * isa->nr + 3, isa->nr / 2}, std::array<int64_t, 2>{4 * isa->nr, 3},
+                           std::array<int64_t, 2>{5 * isa->nr + 1, isa->nr / 2 - 1}}) {
+      for (int t = 0; t < 4; ++t) {
+        runCase({mn[0], mn[1], 70, (t & 1) != 0, (t & 2) != 0, 1.0f, 0.0f}, seed++, isa);
+        runCase({mn[0], mn[1], 600, (t & 1) != 0, (t & 2) != 0, -0.5f, 2.0f, 1, 2, 3}, seed++, isa);
+      }
+    }
     runCase({20, 40, 1500, false, true, 1.0f, 0.0f}, seed++, isa);
   }
 }
@@ -191,7 +199,8 @@ TEST(Gemm, EpilogueCoversEveryElementOnce) {
         c[i * ldc + j] += 1.0f;  // the epilogue may modify C
       }
   };
-  for (const auto& s : {kShapes[9], kShapes[15], kShapes[16], kShapes[17], kShapes[18]}) {
+  static const int64_t kNarrow[3] = {300, 7, 50};  // few columns, many rows
+  for (const auto& s : {kShapes[9], kShapes[15], kShapes[16], kShapes[17], kShapes[18], kNarrow}) {
     const int64_t M = s[0], N = s[1], K = s[2];
     std::vector<float> A(static_cast<size_t>(M * K)), B(static_cast<size_t>(K * N));
     for (size_t i = 0; i < A.size(); ++i) A[i] = static_cast<float>((i * 7) % 11) / 11.0f - 0.5f;

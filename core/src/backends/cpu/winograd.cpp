@@ -101,8 +101,8 @@ void Winograd23::inputTransform(const float* x, int64_t images, int64_t xStride,
   // V = B^T d B per 4x4 tile, B^T = [[1,0,-1,0],[0,1,1,0],[0,-1,1,0],[0,1,0,-1]]; one task per
   // (image, channel).
   parallelFor(images * C_, [&](int64_t ic) {
-    float* rows = threadWork(static_cast<size_t>(4 * wp + 8 * (TW_ + 1)));  // 4 padded input rows
-    float* eo = rows + 4 * wp;  // even/odd columns of the 4 column-transformed rows
+    float* rows = threadWork(static_cast<size_t>(8 * wp));  // 4 padded input rows, 4 transformed
+    float* cols = rows + 4 * wp;
     const int64_t img = ic / C_, c = ic % C_;
     const float* xc = x + img * xStride + c * H_ * W_;
     for (int64_t ty = 0; ty < TH_; ++ty) {
@@ -114,42 +114,35 @@ void Winograd23::inputTransform(const float* x, int64_t images, int64_t xStride,
         const int64_t lo = std::max<int64_t>(0, PL_), hi = std::min<int64_t>(wp, PL_ + W_);
         if (hi > lo) std::memcpy(row + lo, xc + ih * W_ + (lo - PL_), static_cast<size_t>(hi - lo) * sizeof(float));
       }
-      // Column transform (over the 4 rows), then split even/odd columns.
+      // Column transform over the 4 rows: contiguous, so it vectorises.
       const float* r0 = rows;
       const float* r1 = rows + wp;
       const float* r2 = rows + 2 * wp;
       const float* r3 = rows + 3 * wp;
-      const int64_t half = TW_ + 1;
-      float* e[4] = {eo, eo + half, eo + 2 * half, eo + 3 * half};
-      float* o[4] = {eo + 4 * half, eo + 5 * half, eo + 6 * half, eo + 7 * half};
-      for (int64_t k = 0; k < half; ++k) {
-        const int64_t a = 2 * k, b = 2 * k + 1;
-        e[0][k] = r0[a] - r2[a];
-        e[1][k] = r1[a] + r2[a];
-        e[2][k] = r2[a] - r1[a];
-        e[3][k] = r1[a] - r3[a];
-        if (b < wp) {
-          o[0][k] = r0[b] - r2[b];
-          o[1][k] = r1[b] + r2[b];
-          o[2][k] = r2[b] - r1[b];
-          o[3][k] = r1[b] - r3[b];
-        } else {
-          o[0][k] = o[1][k] = o[2][k] = o[3][k] = 0.0f;
-        }
+      float* t0 = cols;
+      float* t1 = cols + wp;
+      float* t2 = cols + 2 * wp;
+      float* t3 = cols + 3 * wp;
+      for (int64_t j = 0; j < wp; ++j) {
+        t0[j] = r0[j] - r2[j];
+        t1[j] = r1[j] + r2[j];
+        t2[j] = r2[j] - r1[j];
+        t3[j] = r1[j] - r3[j];
       }
-      // Row transform: columns 2tx..2tx+3 are e[tx], o[tx], e[tx+1], o[tx+1].
+      // Row transform: tile tx covers columns 2tx..2tx+3 (stride-2 reads, which the compiler
+      // deinterleaves with permutes).
       for (int i = 0; i < 4; ++i) {
         float* v0 = V + ((i * 4 + 0) * C_ + c) * LT + img * T_ + ty * TW_;
         float* v1 = V + ((i * 4 + 1) * C_ + c) * LT + img * T_ + ty * TW_;
         float* v2 = V + ((i * 4 + 2) * C_ + c) * LT + img * T_ + ty * TW_;
         float* v3 = V + ((i * 4 + 3) * C_ + c) * LT + img * T_ + ty * TW_;
-        const float* E = e[i];
-        const float* O = o[i];
+        const float* t = cols + i * wp;
         for (int64_t tx = 0; tx < TW_; ++tx) {
-          v0[tx] = E[tx] - E[tx + 1];
-          v1[tx] = O[tx] + E[tx + 1];
-          v2[tx] = E[tx + 1] - O[tx];
-          v3[tx] = O[tx] - O[tx + 1];
+          const float a = t[2 * tx], b = t[2 * tx + 1], cc = t[2 * tx + 2], d = t[2 * tx + 3];
+          v0[tx] = a - cc;
+          v1[tx] = b + cc;
+          v2[tx] = cc - b;
+          v3[tx] = b - d;
         }
       }
     }
