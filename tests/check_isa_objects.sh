@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The objects of one instruction-set copy of the kernels (core/CMakeLists.txt, POPART_GEMM_ISAS)
+# The objects of one instruction-set copy of the kernels (core/CMakeLists.txt, POPART_ISAS)
 # may define symbols only in their own namespace (popart::cpu::isa_<name>): an inline function or
 # template from a shared header emitted there as a weak symbol, compiled for AVX-512, could be the
 # copy the linker keeps for the whole program, and then run on a CPU without AVX-512.

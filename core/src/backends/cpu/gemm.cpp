@@ -25,7 +25,7 @@
 
 namespace popart {
 namespace cpu {
-namespace POPART_GEMM_NS {
+namespace POPART_ISA_NS {
 namespace {
 
 using gemmk::BMode;
@@ -266,8 +266,8 @@ void sgemmThreaded(bool transA, bool transB, int64_t M, int64_t N, int64_t K, fl
 
 }  // namespace
 
-extern const GemmIsa kGemm{POPART_GEMM_NAME, kMR, kNR, &sgemmThreaded};
+extern const GemmIsa kGemm{POPART_ISA_NAME, kMR, kNR, &sgemmThreaded};
 
-}  // namespace POPART_GEMM_NS
+}  // namespace POPART_ISA_NS
 }  // namespace cpu
 }  // namespace popart

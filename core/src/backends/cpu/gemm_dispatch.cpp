@@ -1,13 +1,15 @@
-// gemm(): the float GEMM copy for this CPU (gemm_isa.hpp), and the double GEMM (Eigen).
+// The choice of instruction-set copy (isa.hpp) and gemm(): the float GEMM copy in use, and the
+// double GEMM (Eigen).
 //
-// On x86-64 (POPART_GEMM_MULTI_ISA, set by core/CMakeLists.txt) gemm.cpp is compiled for AVX-512
-// (x86-64-v4: F, BW, DQ, VL), AVX2 + FMA (x86-64-v3) and baseline x86-64 (SSE2); the best the CPU
-// runs is used, or the one POPART_CPU_ISA names, which lets the tests and benchmarks run every copy
-// on a machine that has it. Elsewhere (wasm, other CPUs) there is one copy.
+// On x86-64 (POPART_ISA_MULTI, set by core/CMakeLists.txt) the copies are AVX-512 (x86-64-v4: F,
+// BW, DQ, VL), AVX2 + FMA (x86-64-v3) and baseline x86-64 (SSE2); the best the CPU runs is used,
+// or the one POPART_CPU_ISA names, which lets the tests and benchmarks run every copy on a
+// machine that has it. Elsewhere (wasm, other CPUs) there is one copy.
 #include <cstdlib>
 #include <string>
 
 #include "backends/cpu/gemm_isa.hpp"
+#include "backends/cpu/isa.hpp"
 #include "popart/error.hpp"
 #include "popart/logging.hpp"
 
@@ -21,73 +23,48 @@
 namespace popart {
 namespace cpu {
 
-#if defined(POPART_GEMM_MULTI_ISA)
-namespace isa_avx512 {
-extern const GemmIsa kGemm;
-}
-namespace isa_avx2 {
-extern const GemmIsa kGemm;
-}
-namespace isa_generic {
-extern const GemmIsa kGemm;
-}
-#elif defined(__wasm_simd128__)
-namespace isa_wasm {
-extern const GemmIsa kGemm;
-}
-#elif defined(__AVX2__) && defined(__FMA__)
-namespace isa_avx2 {
-extern const GemmIsa kGemm;
-}
+POPART_ISA_DECLARE(GemmIsa, kGemm)
+
+const std::vector<std::string>& builtIsas() {
+#if defined(POPART_ISA_MULTI)
+  static const std::vector<std::string> names{"avx512", "avx2", "generic"};
 #else
-namespace isa_generic {
-extern const GemmIsa kGemm;
-}
+  static const std::vector<std::string> names{POPART_ISA_NAME};
 #endif
+  return names;
+}
+
+bool cpuRunsIsa(const std::string& name) {
+#if defined(POPART_ISA_MULTI)
+  __builtin_cpu_init();
+  if (name == "avx512")
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
+  if (name == "avx2") return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return name == "generic";
+#else
+  return name == POPART_ISA_NAME;
+#endif
+}
 
 namespace {
 
-/// Whether this CPU runs `isa`'s copy.
-bool cpuRuns(const GemmIsa& isa) {
-#if defined(POPART_GEMM_MULTI_ISA)
-  const std::string n = isa.name;
-  __builtin_cpu_init();
-  if (n == "avx512")
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
-  if (n == "avx2") return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#endif
-  (void)isa;
-  return true;
-}
-
-/// Every copy of this build, best first.
-std::vector<const GemmIsa*> builtGemms() {
-#if defined(POPART_GEMM_MULTI_ISA)
-  return {&isa_avx512::kGemm, &isa_avx2::kGemm, &isa_generic::kGemm};
-#elif defined(__wasm_simd128__)
-  return {&isa_wasm::kGemm};
-#elif defined(__AVX2__) && defined(__FMA__)
-  return {&isa_avx2::kGemm};
-#else
-  return {&isa_generic::kGemm};
-#endif
-}
-
-const GemmIsa& chooseGemm() {
-  const std::vector<const GemmIsa*> runnable = runnableGemms();
+size_t chooseIsa() {
+  const std::vector<std::string>& built = builtIsas();
+  size_t best = 0;
+  while (best < built.size() && !cpuRunsIsa(built[best])) ++best;
+  if (best == built.size()) throw internal_error("this CPU runs none of the build's kernels");
   const char* env = std::getenv("POPART_CPU_ISA");
-  if (!env || !*env) return *runnable.front();
+  if (!env || !*env) return best;
   const std::string want = env;
   std::string names;
-  for (const GemmIsa* g : builtGemms()) {
-    names += (names.empty() ? "" : ", ") + std::string(g->name);
-    if (want != g->name) continue;
-    if (!cpuRuns(*g))
-      throw error("POPART_CPU_ISA={}: this CPU cannot run the {} kernels (it runs {})", want, want,
-                  runnable.front()->name);
-    logging::session::info("POPART_CPU_ISA={}: the {} GEMM kernels", want, want);
-    return *g;
+  for (size_t i = 0; i < built.size(); ++i) {
+    names += (names.empty() ? "" : ", ") + built[i];
+    if (want != built[i]) continue;
+    if (!cpuRunsIsa(want))
+      throw error("POPART_CPU_ISA={}: this CPU cannot run the {} kernels (it runs {})", want, want, built[best]);
+    logging::session::info("POPART_CPU_ISA={}: the {} kernels", want, want);
+    return i;
   }
   throw error("POPART_CPU_ISA={} is not an instruction set of this build ({})", want, names);
 }
@@ -130,15 +107,25 @@ void eigenGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const
 
 }  // namespace
 
+size_t activeIsaIndex() {
+  static const size_t chosen = chooseIsa();
+  return chosen;
+}
+
 std::vector<const GemmIsa*> runnableGemms() {
   std::vector<const GemmIsa*> out;
-  for (const GemmIsa* g : builtGemms())
-    if (cpuRuns(*g)) out.push_back(g);
+#if defined(POPART_ISA_MULTI)
+  const std::vector<const GemmIsa*> all{&isa_avx512::kGemm, &isa_avx2::kGemm, &isa_generic::kGemm};
+#else
+  const std::vector<const GemmIsa*> all{&POPART_ISA_NS::kGemm};
+#endif
+  for (size_t i = 0; i < all.size(); ++i)
+    if (cpuRunsIsa(builtIsas()[i])) out.push_back(all[i]);
   return out;
 }
 
 const GemmIsa& activeGemm() {
-  static const GemmIsa& chosen = chooseGemm();
+  static const GemmIsa& chosen = POPART_ISA_PICK(kGemm);
   return chosen;
 }
 

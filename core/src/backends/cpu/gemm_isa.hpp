@@ -19,8 +19,7 @@ struct GemmIsa {
                 const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const GemmEpilogue* ep);
 };
 
-/// The copy gemm() uses: the best this CPU runs, or the one the environment variable
-/// POPART_CPU_ISA names (avx512, avx2, generic; one the CPU lacks is an error). Chosen once.
+/// The copy gemm() uses (the active instruction-set copy, isa.hpp).
 const GemmIsa& activeGemm();
 /// The copies this build has that this CPU can run, best first.
 std::vector<const GemmIsa*> runnableGemms();

@@ -15,7 +15,7 @@
 
 namespace popart {
 namespace cpu {
-namespace POPART_GEMM_NS {
+namespace POPART_ISA_NS {
 namespace gemmk {
 
 void scaleVector(int64_t n, float beta, float* y) {
@@ -495,6 +495,6 @@ void dotRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64
 #endif
 
 }  // namespace gemmk
-}  // namespace POPART_GEMM_NS
+}  // namespace POPART_ISA_NS
 }  // namespace cpu
 }  // namespace popart

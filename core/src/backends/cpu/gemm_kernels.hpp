@@ -3,40 +3,20 @@
 // portable C++ in gemm_kernels.cpp, WebAssembly SIMD128 in gemm_kernels_wasm.cpp. The blocking
 // driver depends only on this header.
 //
-// On x86-64 the GEMM is compiled once per instruction set (core/CMakeLists.txt: POPART_GEMM_ISA_*
-// with -march=x86-64-v4 / -v3 / x86-64), each copy in its own namespace (POPART_GEMM_NS), and
-// gemm_dispatch.cpp picks one at run time from the CPU's features (or POPART_CPU_ISA). Elsewhere
-// the one copy follows the compiler's target.
+// On x86-64 the GEMM is compiled once per instruction set, each copy in its own namespace
+// (backends/cpu/isa.hpp); gemm_dispatch.cpp calls the copy in use.
 #pragma once
 
 #include <cstdint>
 
-#if defined(POPART_GEMM_ISA_AVX512)
-#define POPART_GEMM_NS isa_avx512
-#define POPART_GEMM_NAME "avx512"
-#elif defined(POPART_GEMM_ISA_AVX2)
-#define POPART_GEMM_NS isa_avx2
-#define POPART_GEMM_NAME "avx2"
-#elif defined(POPART_GEMM_ISA_GENERIC)
-#define POPART_GEMM_NS isa_generic
-#define POPART_GEMM_NAME "generic"
-#elif defined(__AVX2__) && defined(__FMA__)
-#define POPART_GEMM_NS isa_avx2
-#define POPART_GEMM_NAME "avx2"
-#elif defined(__wasm_simd128__)
-#define POPART_GEMM_NS isa_wasm
-#define POPART_GEMM_NAME "wasm"
-#else
-#define POPART_GEMM_NS isa_generic
-#define POPART_GEMM_NAME "generic"
-#endif
+#include "backends/cpu/isa.hpp"
 
 namespace popart {
 namespace cpu {
-namespace POPART_GEMM_NS {
+namespace POPART_ISA_NS {
 namespace gemmk {
 
-#if defined(POPART_GEMM_ISA_AVX512)
+#if defined(POPART_ISA_AVX512)
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512DQ__) || !defined(__AVX512VL__)
 #error "the AVX-512 GEMM is compiled with -march=x86-64-v4"
 #endif
@@ -45,7 +25,7 @@ namespace gemmk {
 // 12 rows x 32 columns = 24 zmm accumulators + 2 B vectors + 1 A broadcast: 27 of 32 registers.
 constexpr int kMR = 12;
 constexpr int kNR = 32;
-#elif !defined(POPART_GEMM_ISA_GENERIC) && defined(__AVX2__) && defined(__FMA__)
+#elif !defined(POPART_ISA_GENERIC) && defined(__AVX2__) && defined(__FMA__)
 #define POPART_GEMM_AVX2 1
 // 6 rows x 16 columns = 12 ymm accumulators + 2 B vectors + 1 A broadcast: 15 of 16 registers.
 constexpr int kMR = 6;
@@ -114,6 +94,6 @@ void dotRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64
              float beta, float* Y, int64_t ldy, int64_t incy);
 
 }  // namespace gemmk
-}  // namespace POPART_GEMM_NS
+}  // namespace POPART_ISA_NS
 }  // namespace cpu
 }  // namespace popart

@@ -17,7 +17,7 @@
 
 namespace popart {
 namespace cpu {
-namespace POPART_GEMM_NS {
+namespace POPART_ISA_NS {
 namespace gemmk {
 namespace {
 
@@ -240,7 +240,7 @@ void dotRows(int64_t m, int64_t n, int64_t k, float alpha, const float* X, int64
 }
 
 }  // namespace gemmk
-}  // namespace POPART_GEMM_NS
+}  // namespace POPART_ISA_NS
 }  // namespace cpu
 }  // namespace popart
 

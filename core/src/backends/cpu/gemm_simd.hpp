@@ -27,7 +27,7 @@
 
 namespace popart {
 namespace cpu {
-namespace POPART_GEMM_NS {
+namespace POPART_ISA_NS {
 namespace gemmk {
 
 /// Calls f(std::integral_constant<int, R>()) with R = m clamped to 1..kSmallRows (4): the
@@ -104,6 +104,6 @@ void axpyRowsSimd(int64_t m, int64_t n, int64_t k, float alpha, const float* X, 
 }
 
 }  // namespace gemmk
-}  // namespace POPART_GEMM_NS
+}  // namespace POPART_ISA_NS
 }  // namespace cpu
 }  // namespace popart

@@ -14,6 +14,7 @@
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/activation_fn.hpp"
 #include "backends/cpu/kernels/conv_algorithm.hpp"
+#include "backends/cpu/kernels/conv_depthwise.hpp"
 #include "backends/cpu/kernels/conv_im2col.hpp"
 #include "backends/cpu/winograd.hpp"
 #include "common/aligned_buffer.hpp"
@@ -27,135 +28,17 @@ namespace popart {
 namespace cpu {
 namespace {
 
-// Depthwise 2-D (group == C == M): direct accumulation, inner loop over output columns.
-void depthwise2d(const float* x, const float* w, const float* bias, float* y, const ConvGeom& g) {
-  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
-  const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], DH = g.d[0], DW = g.d[1];
-  const int64_t PH = g.pb[0], PW = g.pb[1];
-  for (int64_t c = 0; c < g.C; ++c) {
-    const float* xc = x + c * H * W;
-    const float* wc = w + c * KH * KW;
-    float* yc = y + c * OH * OW;
-    const float b = bias ? bias[c] : 0.0f;
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      float* yr = yc + oh * OW;
-      for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = b;
-      for (int64_t kh = 0; kh < KH; ++kh) {
-        const int64_t ih = oh * SH - PH + kh * DH;
-        if (ih < 0 || ih >= H) continue;
-        const float* xr = xc + ih * W;
-        for (int64_t kw = 0; kw < KW; ++kw) {
-          const float wv = wc[kh * KW + kw];
-          const int64_t off = kw * DW - PW;
-          const auto [owLo, owHi] = insideColumns(off, SW, W, OW);
-          if (SW == 1) {
-            const float* xs = xr + off;
-            for (int64_t ow = owLo; ow < owHi; ++ow) yr[ow] += wv * xs[ow];
-          } else {
-            for (int64_t ow = owLo; ow < owHi; ++ow) yr[ow] += wv * xr[ow * SW + off];
-          }
-        }
-      }
-    }
-  }
-}
-
-// Depthwise 2-D, stride 1 or 2, no dilation: each channel is copied into a zero-padded plane
-// (for stride 2 split into even and odd columns), so every tap is a contiguous, branch-free
-// multiply-add over an output row that the compiler vectorises.
+// The scratch of the padded depthwise kernel (conv_depthwise.cpp): its zero-padded planes (even
+// and odd columns for stride 2) and a row.
 int64_t depthwisePaddedScratch(const ConvGeom& g) {
   const int64_t HP = (g.out[0] - 1) * g.s[0] + g.k[0], WP = (g.out[1] - 1) * g.s[1] + g.k[1] + 1;
   return checkedProduct({HP, WP, 2 * static_cast<int64_t>(sizeof(float))});
 }
 
-void depthwisePadded(const float* x, const float* w, const float* bias, float* y, const ConvGeom& g, float* buf) {
-  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
-  const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], PH = g.pb[0], PW = g.pb[1];
-  const int64_t HP = (OH - 1) * SH + KH, WP = (OW - 1) * SW + KW;
-  // Column planes: stride 1 uses one plane of width WP; stride 2 an even and an odd plane.
-  const int64_t WE = SW == 1 ? WP : (WP + 1) / 2, WO = SW == 1 ? 0 : WP / 2;
-  float* even = buf;
-  float* odd = buf + HP * WE;
-  std::vector<float> rowBuf(static_cast<size_t>(WP));
-  for (int64_t c = 0; c < g.C; ++c) {
-    const float* xc = x + c * H * W;
-    for (int64_t r = 0; r < HP; ++r) {
-      const int64_t ih = r - PH;
-      float* row = SW == 1 ? even + r * WE : rowBuf.data();
-      std::fill(row, row + WP, 0.0f);
-      if (ih >= 0 && ih < H) {
-        const int64_t lo = std::max<int64_t>(0, PW), hi = std::min<int64_t>(WP, PW + W);
-        if (hi > lo) std::memcpy(row + lo, xc + ih * W + (lo - PW), static_cast<size_t>(hi - lo) * sizeof(float));
-      }
-      if (SW == 2) {
-        float* e = even + r * WE;
-        float* o = odd + r * WO;
-        for (int64_t j = 0; j < WE; ++j) e[j] = row[2 * j];
-        for (int64_t j = 0; j < WO; ++j) o[j] = row[2 * j + 1];
-      }
-    }
-    const float* wc = w + c * KH * KW;
-    float* yc = y + c * OH * OW;
-    const float b = bias ? bias[c] : 0.0f;
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      float* yr = yc + oh * OW;
-      for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = b;
-      for (int64_t kh = 0; kh < KH; ++kh) {
-        const int64_t r = oh * SH + kh;
-        for (int64_t kw = 0; kw < KW; ++kw) {
-          const float wv = wc[kh * KW + kw];
-          const float* src = SW == 1 ? even + r * WE + kw : ((kw & 1) ? odd + r * WO : even + r * WE) + kw / 2;
-          for (int64_t ow = 0; ow < OW; ++ow) yr[ow] += wv * src[ow];
-        }
-      }
-    }
-  }
-}
-
-// Depthwise 3x3 (stride S = 1 or 2, no dilation): one pass per output row with all nine taps
-// unrolled, so each output is loaded and stored once; rows outside the input read a zero row,
-// and the few edge columns are done one by one.
-template <int S>
-void depthwise3x3(const float* x, const float* w, const float* bias, float* y, const ConvGeom& g, int64_t channels,
-                  const float* zeros) {
-  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1], PH = g.pb[0], PW = g.pb[1];
-  int64_t lo = (PW + S - 1) / S;                            // first ow with ow*S - PW >= 0
-  int64_t hi = W - 3 + PW >= 0 ? (W - 3 + PW) / S + 1 : 0;  // past the last ow with ow*S - PW + 2 < W
-  lo = std::min(lo, OW);
-  hi = std::max(std::min(hi, OW), lo);
-  for (int64_t c = 0; c < channels; ++c) {
-    const float* xc = x + c * H * W;
-    const float* k = w + c * 9;
-    float* yc = y + c * OH * OW;
-    const float b = bias ? bias[c] : 0.0f;
-    const float k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8];
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      const int64_t ih = oh * S - g.pb[0];
-      const float* r0 = (ih >= 0 && ih < H) ? xc + ih * W : zeros;
-      const float* r1 = (ih + 1 >= 0 && ih + 1 < H) ? xc + (ih + 1) * W : zeros;
-      const float* r2 = (ih + 2 >= 0 && ih + 2 < H) ? xc + (ih + 2) * W : zeros;
-      float* yr = yc + oh * OW;
-      auto edge = [&](int64_t ow) {
-        float acc = b;
-        for (int kw = 0; kw < 3; ++kw) {
-          const int64_t iw = ow * S - PW + kw;
-          if (iw >= 0 && iw < W) acc += k[kw] * r0[iw] + k[3 + kw] * r1[iw] + k[6 + kw] * r2[iw];
-        }
-        yr[ow] = acc;
-      };
-      for (int64_t ow = 0; ow < lo; ++ow) edge(ow);
-      const float* a0 = r0 - PW;
-      const float* a1 = r1 - PW;
-      const float* a2 = r2 - PW;
-      for (int64_t ow = lo; ow < hi; ++ow) {
-        const int64_t i = ow * S;
-        yr[ow] = b + k0 * a0[i] + k1 * a0[i + 1] + k2 * a0[i + 2] + k3 * a1[i] + k4 * a1[i + 1] + k5 * a1[i + 2] +
-                 k6 * a2[i] + k7 * a2[i + 1] + k8 * a2[i + 2];
-      }
-      for (int64_t ow = hi; ow < OW; ++ow) edge(ow);
-    }
-  }
-  (void)PH;
+/// The depthwise kernels of the instruction-set copy in use (isa.hpp).
+const DepthwiseKernels& depthwiseKernels() {
+  static const DepthwiseKernels& k = POPART_ISA_PICK(kDepthwise);
+  return k;
 }
 
 // Several small images per GEMM: their im2col blocks side by side ([K, images x P]); the epilogue
@@ -327,22 +210,23 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
             float* yn = Y + (n * g.M + c0) * g.outSize;
             const float* bn = B ? B + c0 : nullptr;
             if (g.s[1] == 1)
-              depthwise3x3<1>(xn, Wt + c0 * 9, bn, yn, g, c1 - c0, zeros);
+              depthwiseKernels().k3x3s1(xn, Wt + c0 * 9, bn, yn, g, c1 - c0, zeros);
             else
-              depthwise3x3<2>(xn, Wt + c0 * 9, bn, yn, g, c1 - c0, zeros);
+              depthwiseKernels().k3x3s2(xn, Wt + c0 * 9, bn, yn, g, c1 - c0, zeros);
             if (act.kind != Activation::Kind::None) applyActivation(act, yn, yn, (c1 - c0) * g.outSize);
           });
           return;
         }
         if (dwPadded) {
           for (int64_t n = 0; n < g.N; ++n)
-            depthwisePadded(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g,
-                            reinterpret_cast<float*>(s.scratch));
+            depthwiseKernels().padded(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g,
+                                      reinterpret_cast<float*>(s.scratch));
           if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
           return;
         }
         if (depthwise) {
-          for (int64_t n = 0; n < g.N; ++n) depthwise2d(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g);
+          for (int64_t n = 0; n < g.N; ++n)
+            depthwiseKernels().plain(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g);
           if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
           return;
         }

@@ -6,6 +6,7 @@
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
+#include "backends/cpu/kernels/pool_max.hpp"
 #include "backends/cpu/kernels/sum.hpp"
 #include "common/checked_size.hpp"
 #include "ops/window.hpp"
@@ -102,9 +103,8 @@ void poolNd(const T* x, T* y, int64_t* idx, const PoolGeom& g, PoolKind kind, bo
   }
 }
 
-// Fast path: 2-D float max pooling without dilation or indices. Each plane is copied into a
-// -inf padded buffer (for stride 2 split into even/odd columns) so every tap is a contiguous,
-// vectorisable max over an output row.
+// Fast path: 2-D float max pooling without dilation or indices (pool_max.cpp), whose scratch
+// holds the -inf padded planes (even and odd columns for stride 2) and a row.
 int64_t maxPool2dScratch(const PoolGeom& g) {
   const auto& w = g.w;
   const int64_t HP = (w.outSpatial[0] - 1) * w.strides[0] + w.kernel[0];
@@ -112,81 +112,16 @@ int64_t maxPool2dScratch(const PoolGeom& g) {
   return checkedProduct({HP * 2 + 1, WP, static_cast<int64_t>(sizeof(float))});
 }
 
-void maxPool2d(const float* x, float* y, const PoolGeom& g, float* buf) {
+/// The max-pooling kernels of the instruction-set copy in use (isa.hpp).
+const PoolKernels& poolKernels() {
+  static const PoolKernels& k = POPART_ISA_PICK(kPool);
+  return k;
+}
+
+MaxPool2dGeom maxPool2dGeom(const PoolGeom& g) {
   const auto& w = g.w;
-  const int64_t H = w.inSpatial[0], W = w.inSpatial[1], OH = w.outSpatial[0], OW = w.outSpatial[1];
-  const int64_t KH = w.kernel[0], KW = w.kernel[1], SH = w.strides[0], SW = w.strides[1];
-  const int64_t PH = w.padBegin[0], PW = w.padBegin[1];
-  const int64_t HP = (OH - 1) * SH + KH, WP = (OW - 1) * SW + KW;
-  const bool split = SW == 2;
-  const int64_t WE = split ? (WP + 1) / 2 : WP, WO = split ? WP / 2 : 0;
-  float* even = buf;
-  float* odd = buf + HP * WE;
-  float* row = odd + HP * std::max<int64_t>(WO, 1);
-  const float ninf = -std::numeric_limits<float>::infinity();
-  const bool generic = !(SW == 1 || SW == 2);
-  for (int64_t nc = 0; nc < g.NC; ++nc) {
-    const float* xc = x + nc * H * W;
-    float* yc = y + nc * OH * OW;
-    if (PH == 0 && PW == 0 && (OH - 1) * SH + KH <= H && (OW - 1) * SW + KW <= W) {
-      // Every window lies inside the input: no padded copy; taps are strided loads.
-      for (int64_t oh = 0; oh < OH; ++oh) {
-        float* yr = yc + oh * OW;
-        for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = ninf;
-        for (int64_t kh = 0; kh < KH; ++kh) {
-          const float* xr = xc + (oh * SH + kh) * W;
-          for (int64_t kw = 0; kw < KW; ++kw) {
-            if (SW == 2) {
-              for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = std::max(yr[ow], xr[2 * ow + kw]);
-            } else {
-              for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = std::max(yr[ow], xr[ow * SW + kw]);
-            }
-          }
-        }
-      }
-      continue;
-    }
-    if (generic) {
-      for (int64_t oh = 0; oh < OH; ++oh) {
-        const int64_t h0 = std::max<int64_t>(oh * SH - PH, 0), h1 = std::min<int64_t>(oh * SH - PH + KH, H);
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          const int64_t w0 = std::max<int64_t>(ow * SW - PW, 0), w1 = std::min<int64_t>(ow * SW - PW + KW, W);
-          float m = ninf;
-          for (int64_t h = h0; h < h1; ++h) {
-            for (int64_t c = w0; c < w1; ++c) m = std::max(m, xc[h * W + c]);
-          }
-          yc[oh * OW + ow] = m;
-        }
-      }
-      continue;
-    }
-    for (int64_t r = 0; r < HP; ++r) {
-      const int64_t ih = r - PH;
-      float* dst = split ? row : even + r * WE;
-      std::fill(dst, dst + WP, ninf);
-      if (ih >= 0 && ih < H) {
-        const int64_t lo = std::max<int64_t>(0, PW), hi = std::min<int64_t>(WP, PW + W);
-        if (hi > lo) std::memcpy(dst + lo, xc + ih * W + (lo - PW), static_cast<size_t>(hi - lo) * sizeof(float));
-      }
-      if (split) {
-        float* e = even + r * WE;
-        float* o = odd + r * WO;
-        for (int64_t j = 0; j < WE; ++j) e[j] = dst[2 * j];
-        for (int64_t j = 0; j < WO; ++j) o[j] = dst[2 * j + 1];
-      }
-    }
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      float* yr = yc + oh * OW;
-      for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = ninf;
-      for (int64_t kh = 0; kh < KH; ++kh) {
-        const int64_t r = oh * SH + kh;
-        for (int64_t kw = 0; kw < KW; ++kw) {
-          const float* src = !split ? even + r * WE + kw : ((kw & 1) ? odd + r * WO : even + r * WE) + kw / 2;
-          for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = std::max(yr[ow], src[ow]);
-        }
-      }
-    }
-  }
+  return {g.NC,        w.inSpatial[0], w.inSpatial[1], w.outSpatial[0], w.outSpatial[1], w.kernel[0],
+          w.kernel[1], w.strides[0],   w.strides[1],   w.padBegin[0],   w.padBegin[1]};
 }
 
 KernelFn poolKernel(const Op& op, KernelContext& kc, PoolKind kind) {
@@ -197,12 +132,13 @@ KernelFn poolKernel(const Op& op, KernelContext& kc, PoolKind kind) {
   bool fast2d = kind == PoolKind::Max && idx < 0 && g.w.inSpatial.size() == 2 && op.inType(0) == DataType::FLOAT;
   for (auto d : g.w.dilations) fast2d = fast2d && d == 1;
   if (fast2d) kc.needScratch(maxPool2dScratch(g));
+  const MaxPool2dGeom mg = fast2d ? maxPool2dGeom(g) : MaxPool2dGeom{};
   auto make = [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     return [=](const RunState& s) {
       if constexpr (std::is_same_v<T, float>) {
         if (fast2d) {
-          maxPool2d(inPtr<float>(s, x), outPtr<float>(s, y), g, reinterpret_cast<float*>(s.scratch));
+          poolKernels().maxPool2d(inPtr<float>(s, x), outPtr<float>(s, y), mg, reinterpret_cast<float*>(s.scratch));
           return;
         }
       }
