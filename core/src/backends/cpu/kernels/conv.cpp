@@ -41,6 +41,10 @@ const DepthwiseKernels& depthwiseKernels() {
   return k;
 }
 
+DepthwiseGeom depthwiseGeom(const ConvGeom& g) {
+  return {g.C, g.in[0], g.in[1], g.out[0], g.out[1], g.k[0], g.k[1], g.s[0], g.s[1], g.d[0], g.d[1], g.pb[0], g.pb[1]};
+}
+
 // Several small images per GEMM: their im2col blocks side by side ([K, images x P]); the epilogue
 // scatters each finished block of C into the images' outputs, adding bias and activation.
 struct BatchScatter {
@@ -169,6 +173,7 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
   const bool depthwise = algo == ConvAlgorithm::Depthwise;
   const bool pointwise = algo == ConvAlgorithm::PointwiseGemm;
   const int64_t imgs = algo == ConvAlgorithm::BatchedIm2colGemm ? convImagesPerGemm(g) : 1;
+  const DepthwiseGeom dg = depthwiseGeom(g);
   switch (algo) {
     case ConvAlgorithm::Depthwise3x3:
       kc.needScratch(checkedProduct({g.in[1], static_cast<int64_t>(sizeof(float))}));  // a zero row
@@ -210,23 +215,23 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
             float* yn = Y + (n * g.M + c0) * g.outSize;
             const float* bn = B ? B + c0 : nullptr;
             if (g.s[1] == 1)
-              depthwiseKernels().k3x3s1(xn, Wt + c0 * 9, bn, yn, g, c1 - c0, zeros);
+              depthwiseKernels().k3x3s1(xn, Wt + c0 * 9, bn, yn, dg, c1 - c0, zeros);
             else
-              depthwiseKernels().k3x3s2(xn, Wt + c0 * 9, bn, yn, g, c1 - c0, zeros);
+              depthwiseKernels().k3x3s2(xn, Wt + c0 * 9, bn, yn, dg, c1 - c0, zeros);
             if (act.kind != Activation::Kind::None) applyActivation(act, yn, yn, (c1 - c0) * g.outSize);
           });
           return;
         }
         if (dwPadded) {
           for (int64_t n = 0; n < g.N; ++n)
-            depthwiseKernels().padded(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g,
+            depthwiseKernels().padded(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, dg,
                                       reinterpret_cast<float*>(s.scratch));
           if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
           return;
         }
         if (depthwise) {
           for (int64_t n = 0; n < g.N; ++n)
-            depthwiseKernels().plain(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, g);
+            depthwiseKernels().plain(X + n * g.C * g.inSize, Wt, B, Y + n * g.M * g.outSize, dg);
           if (act.kind != Activation::Kind::None) applyActivation(act, Y, Y, g.N * g.M * g.outSize);
           return;
         }

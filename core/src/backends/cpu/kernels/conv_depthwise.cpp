@@ -11,11 +11,21 @@ namespace cpu {
 namespace POPART_ISA_NS {
 namespace {
 
+/// The output columns [lo, hi) of a row whose input column ow * SW + off lies inside [0, W),
+/// within [0, OW) (conv_im2col.hpp's insideColumns, here so that no copy shares it).
+struct Columns {
+  int64_t lo, hi;
+};
+Columns insideColumns(int64_t off, int64_t SW, int64_t W, int64_t OW) {
+  const int64_t lo = std::min<int64_t>(off >= 0 ? 0 : (-off + SW - 1) / SW, OW);
+  return {lo, std::max(std::min<int64_t>((W - off + SW - 1) / SW, OW), lo)};
+}
+
 // Depthwise 2-D (group == C == M): direct accumulation, inner loop over output columns.
-void depthwise2d(const float* x, const float* w, const float* bias, float* y, const ConvGeom& g) {
-  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
-  const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], DH = g.d[0], DW = g.d[1];
-  const int64_t PH = g.pb[0], PW = g.pb[1];
+void depthwise2d(const float* x, const float* w, const float* bias, float* y, const DepthwiseGeom& g) {
+  const int64_t H = g.H, W = g.W, OH = g.OH, OW = g.OW;
+  const int64_t KH = g.KH, KW = g.KW, SH = g.SH, SW = g.SW, DH = g.DH, DW = g.DW;
+  const int64_t PH = g.PH, PW = g.PW;
   for (int64_t c = 0; c < g.C; ++c) {
     const float* xc = x + c * H * W;
     const float* wc = w + c * KH * KW;
@@ -47,9 +57,9 @@ void depthwise2d(const float* x, const float* w, const float* bias, float* y, co
 // Depthwise 2-D, stride 1 or 2, no dilation: each channel is copied into a zero-padded plane
 // (for stride 2 split into even and odd columns), so every tap is a contiguous, branch-free
 // multiply-add over an output row that the compiler vectorises.
-void depthwisePadded(const float* x, const float* w, const float* bias, float* y, const ConvGeom& g, float* buf) {
-  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
-  const int64_t KH = g.k[0], KW = g.k[1], SH = g.s[0], SW = g.s[1], PH = g.pb[0], PW = g.pb[1];
+void depthwisePadded(const float* x, const float* w, const float* bias, float* y, const DepthwiseGeom& g, float* buf) {
+  const int64_t H = g.H, W = g.W, OH = g.OH, OW = g.OW;
+  const int64_t KH = g.KH, KW = g.KW, SH = g.SH, SW = g.SW, PH = g.PH, PW = g.PW;
   const int64_t HP = (OH - 1) * SH + KH, WP = (OW - 1) * SW + KW;
   // Column planes: stride 1 uses one plane of width WP; stride 2 an even and an odd plane.
   const int64_t WE = SW == 1 ? WP : (WP + 1) / 2, WO = SW == 1 ? 0 : WP / 2;
@@ -95,9 +105,9 @@ void depthwisePadded(const float* x, const float* w, const float* bias, float* y
 // unrolled, so each output is loaded and stored once; rows outside the input read a zero row,
 // and the few edge columns are done one by one.
 template <int S>
-void depthwise3x3(const float* x, const float* w, const float* bias, float* y, const ConvGeom& g, int64_t channels,
+void depthwise3x3(const float* x, const float* w, const float* bias, float* y, const DepthwiseGeom& g, int64_t channels,
                   const float* zeros) {
-  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1], PH = g.pb[0], PW = g.pb[1];
+  const int64_t H = g.H, W = g.W, OH = g.OH, OW = g.OW, PH = g.PH, PW = g.PW;
   int64_t lo = (PW + S - 1) / S;                            // first ow with ow*S - PW >= 0
   int64_t hi = W - 3 + PW >= 0 ? (W - 3 + PW) / S + 1 : 0;  // past the last ow with ow*S - PW + 2 < W
   lo = std::min(lo, OW);
@@ -109,7 +119,7 @@ void depthwise3x3(const float* x, const float* w, const float* bias, float* y, c
     const float b = bias ? bias[c] : 0.0f;
     const float k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8];
     for (int64_t oh = 0; oh < OH; ++oh) {
-      const int64_t ih = oh * S - g.pb[0];
+      const int64_t ih = oh * S - g.PH;
       const float* r0 = (ih >= 0 && ih < H) ? xc + ih * W : zeros;
       const float* r1 = (ih + 1 >= 0 && ih + 1 < H) ? xc + (ih + 1) * W : zeros;
       const float* r2 = (ih + 2 >= 0 && ih + 2 < H) ? xc + (ih + 2) * W : zeros;
