@@ -173,7 +173,7 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
   const bool depthwise = algo == ConvAlgorithm::Depthwise;
   const bool pointwise = algo == ConvAlgorithm::PointwiseGemm;
   const int64_t imgs = algo == ConvAlgorithm::BatchedIm2colGemm ? convImagesPerGemm(g) : 1;
-  const DepthwiseGeom dg = depthwiseGeom(g);
+  const DepthwiseGeom dg = dw3x3 || dwPadded || depthwise ? depthwiseGeom(g) : DepthwiseGeom{};  // 2-D only
   switch (algo) {
     case ConvAlgorithm::Depthwise3x3:
       kc.needScratch(checkedProduct({g.in[1], static_cast<int64_t>(sizeof(float))}));  // a zero row
