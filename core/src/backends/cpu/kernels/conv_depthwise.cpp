@@ -3,6 +3,8 @@
 // instruction set. No standard containers here (ctest isa_objects_<copy>).
 #include "backends/cpu/kernels/conv_depthwise.hpp"
 
+#include "backends/cpu/kernels/padded_plane.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -67,22 +69,7 @@ void depthwisePadded(const float* x, const float* w, const float* bias, float* y
   float* odd = buf + HP * WE;
   float* rowBuf = buf + HP * WP;  // past the planes (depthwisePaddedScratch: 2 x HP x WP floats)
   for (int64_t c = 0; c < g.C; ++c) {
-    const float* xc = x + c * H * W;
-    for (int64_t r = 0; r < HP; ++r) {
-      const int64_t ih = r - PH;
-      float* row = SW == 1 ? even + r * WE : rowBuf;
-      std::fill(row, row + WP, 0.0f);
-      if (ih >= 0 && ih < H) {
-        const int64_t lo = std::max<int64_t>(0, PW), hi = std::min<int64_t>(WP, PW + W);
-        if (hi > lo) std::memcpy(row + lo, xc + ih * W + (lo - PW), static_cast<size_t>(hi - lo) * sizeof(float));
-      }
-      if (SW == 2) {
-        float* e = even + r * WE;
-        float* o = odd + r * WO;
-        for (int64_t j = 0; j < WE; ++j) e[j] = row[2 * j];
-        for (int64_t j = 0; j < WO; ++j) o[j] = row[2 * j + 1];
-      }
-    }
+    stagePaddedPlane(x + c * H * W, H, W, PH, PW, HP, WP, SW == 2, 0.0f, even, odd, rowBuf);
     const float* wc = w + c * KH * KW;
     float* yc = y + c * OH * OW;
     const float b = bias ? bias[c] : 0.0f;

@@ -2,6 +2,8 @@
 // (backends/cpu/isa.hpp). No standard containers here (ctest isa_objects_<copy>).
 #include "backends/cpu/kernels/pool_max.hpp"
 
+#include "backends/cpu/kernels/padded_plane.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -59,21 +61,7 @@ void maxPool2d(const float* x, float* y, const MaxPool2dGeom& g, float* buf) {
       }
       continue;
     }
-    for (int64_t r = 0; r < HP; ++r) {
-      const int64_t ih = r - PH;
-      float* dst = split ? row : even + r * WE;
-      std::fill(dst, dst + WP, ninf);
-      if (ih >= 0 && ih < H) {
-        const int64_t lo = std::max<int64_t>(0, PW), hi = std::min<int64_t>(WP, PW + W);
-        if (hi > lo) std::memcpy(dst + lo, xc + ih * W + (lo - PW), static_cast<size_t>(hi - lo) * sizeof(float));
-      }
-      if (split) {
-        float* e = even + r * WE;
-        float* o = odd + r * WO;
-        for (int64_t j = 0; j < WE; ++j) e[j] = dst[2 * j];
-        for (int64_t j = 0; j < WO; ++j) o[j] = dst[2 * j + 1];
-      }
-    }
+    stagePaddedPlane(xc, H, W, PH, PW, HP, WP, split, ninf, even, odd, row);
     for (int64_t oh = 0; oh < OH; ++oh) {
       float* yr = yc + oh * OW;
       for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = ninf;
