@@ -14,6 +14,7 @@
 
 #include "backends/cpu/gemm.hpp"
 #include "backends/cpu/gemm_isa.hpp"
+#include "backends/cpu/isa.hpp"
 #include "popart/threads.hpp"
 
 namespace {
@@ -138,6 +139,7 @@ TEST(Gemm, TheEnvironmentChoosesTheInstructionSet) {
   const char* env = std::getenv("POPART_CPU_ISA");
   const auto isas = popart::cpu::runnableGemms();
   EXPECT_EQ(std::string(popart::cpu::activeGemm().name), env && *env ? std::string(env) : isas.front()->name);
+  EXPECT_EQ(popart::cpu::builtIsas()[popart::cpu::activeIsaIndex()], popart::cpu::activeGemm().name);
 }
 
 TEST(Gemm, AlphaBeta) {

@@ -259,6 +259,8 @@ TEST(SessionInfo, GetInfoAndIds) {
   auto p = InferenceSession::createFromOnnxModel(m.proto, DataFlow(1, {m.y}), test::cpu(), InputShapeInfo(), o);
   p->prepareDevice();
   EXPECT_NE(p->getSummaryReport().find("Device: CPU"), std::string::npos);
+  // The instruction-set copy of the kernels the session runs (POPART_CPU_ISA chooses).
+  EXPECT_NE(p->getSummaryReport().find("Kernels: "), std::string::npos);
 }
 
 TEST(SessionInfo, SerializeIrIsPopARTsJson) {

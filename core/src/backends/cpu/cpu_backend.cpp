@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "backends/cpu/isa.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/program.hpp"
 #include "common/aligned_buffer.hpp"
@@ -89,7 +90,10 @@ class CpuExecutable : public Executable {
   std::string summary() const override {
     const SessionMemoryStats& st = program_->stats();
     std::ostringstream os;
+    std::string built;
+    for (const std::string& n : builtIsas()) built += (built.empty() ? "" : ", ") + n;
     os << "Device: CPU\n"
+       << "Kernels: " << builtIsas()[activeIsaIndex()] << " (this build has " << built << "; POPART_CPU_ISA chooses)\n"
        << "Ops: " << program_->numKernels() << " kernels (" << ir_.schedule().size() << " scheduled ops)\n"
        << "Activation arena: " << st.activationArenaBytes << " bytes (" << st.activationTotalBytes
        << " without reuse)\n"
@@ -158,6 +162,7 @@ std::vector<TensorData> CpuConstEvaluator::evaluate(const Op& op) const {
 }
 
 std::unique_ptr<Executable> CpuBackend::compile(Ir& ir) {
+  activeIsaIndex();  // a bad POPART_CPU_ISA is an error of prepareDevice, not of a run
   return std::make_unique<CpuExecutable>(ir);
 }
 
