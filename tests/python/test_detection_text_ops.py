@@ -111,6 +111,24 @@ def test_maxpool_integer_matches_torch(popart, dtype, kernel, strides, pads, dil
     np.testing.assert_array_equal(idx, ti.numpy() + plane)
 
 
+@pytest.mark.parametrize("kernel,strides,pads,ceil",
+                         [((3, 3), (2, 2), (0, 0, 0, 0), 1), ((3, 3), (2, 2), (1, 1, 1, 1), 0),
+                          ((2, 3), (1, 1), (0, 1, 0, 1), 0), ((5, 4), (3, 2), (2, 1, 2, 1), 1),
+                          ((1, 1), (2, 3), (0, 0, 0, 0), 0), ((3, 2), (1, 2), (1, 0, 1, 0), 1)])
+def test_maxpool_float_matches_torch(popart, kernel, strides, pads, ceil):
+    # The float fast path (kernels/pool_max.cpp: column maxima, then window maxima along the row,
+    # padding read as -inf), against PyTorch: padding, strides 1 to 3, ceil_mode windows past the edge.
+    x = np.random.default_rng(4).standard_normal((2, 3, 11, 13)).astype(np.float32)
+
+    def build(b, ids):
+        return b.aiOnnxOpset12.maxpool(ids, num_outputs=1, kernel_shape=list(kernel), strides=list(strides),
+                                       pads=list(pads), ceil_mode=ceil)[0]
+
+    y = run(popart, build, [x])
+    t = torch.nn.functional.max_pool2d(torch.tensor(x), kernel, strides, pads[:2], ceil_mode=bool(ceil))
+    np.testing.assert_array_equal(y, t.numpy())
+
+
 def count_ngrams(rows, grams, min_n, max_n, max_skip):
     """Per row, how often each pool n-gram occurs (every skip 0 .. max_skip for n >= 2)."""
     out = np.zeros((len(rows), len(grams)))

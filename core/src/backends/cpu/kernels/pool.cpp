@@ -104,12 +104,11 @@ void poolNd(const T* x, T* y, int64_t* idx, const PoolGeom& g, PoolKind kind, bo
 }
 
 // Fast path: 2-D float max pooling without dilation or indices (pool_max.cpp), whose scratch
-// holds the -inf padded planes (even and odd columns for stride 2) and a row.
+// holds a padded row.
 int64_t maxPool2dScratch(const PoolGeom& g) {
   const auto& w = g.w;
-  const int64_t HP = (w.outSpatial[0] - 1) * w.strides[0] + w.kernel[0];
   const int64_t WP = (w.outSpatial[1] - 1) * w.strides[1] + w.kernel[1] + 1;
-  return checkedProduct({HP * 2 + 1, WP, static_cast<int64_t>(sizeof(float))});
+  return checkedProduct({WP, static_cast<int64_t>(sizeof(float))});
 }
 
 /// The max-pooling kernels of the instruction-set copy in use (isa.hpp).
