@@ -1,5 +1,5 @@
 // A plane copied into a padded buffer, for the direct window kernels of the instruction-set copies
-// (conv_depthwise.cpp, pool_max.cpp). Its function is in POPART_ISA_NS, so each copy has its own
+// (conv_depthwise.cpp's padded kernel). Its function is in POPART_ISA_NS, so each copy has its own
 // (isa.hpp: a copy shares no code with the others).
 #pragma once
 
