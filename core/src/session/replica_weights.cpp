@@ -133,10 +133,6 @@ void ReplicaWeights::selectReplica(Executable& exe, unsigned replica) {
   if (!changed.empty()) exe.tensorsFromHost(changed);
 }
 
-const TensorData& ReplicaWeights::hostValue(const Tensor& t) const {
-  return t.hostData();
-}
-
 namespace {
 
 /// Which stored value (group) each returned value comes from.
@@ -168,40 +164,22 @@ void checkBuffer(const Tensor& t, const MutableVoidData& buf, size_t values, con
   }
 }
 
-/// A sharded tensor's buffer holds its whole value.
-void checkWhole(const Tensor& t, const MutableVoidData& buf, const char* what) {
-  const TensorInfo& whole = t.hostData().info();
-  if (buf.info.nelms() != whole.nelms() || buf.info.dataType() != whole.dataType())
-    throw error("{}: the buffer for '{}' is {} but the tensor is {} (sharded over {} replicas on the device)", what,
-                t.id, buf.info.toString(), whole.toString(), t.shardReplicas);
-}
-
 }  // namespace
 
 void ReplicaWeights::read(const Tensor& t, const MutableVoidData& dst) const {
-  if (t.shardedData) {
-    checkWhole(t, dst, "readWeights");
-    std::memcpy(dst.data, t.shardedData->data(), static_cast<size_t>(t.shardedData->nbytes()));
-    return;
-  }
   const auto groups = returnedGroups(t, global_, "readWeights");
   checkBuffer(t, dst, groups.size(), "readWeights");
-  const TensorData& host = hostValue(t);
+  const TensorData& host = t.hostData();
   const size_t n = static_cast<size_t>(t.info.nbytes());
   for (size_t i = 0; i < groups.size(); ++i)
     std::memcpy(static_cast<char*>(dst.data) + i * n, slice(host, t.info, t.groupData ? groups[i] : 0), n);
 }
 
 void ReplicaWeights::write(Tensor& t, const MutableVoidData& src) {
-  if (t.shardedData) {
-    checkWhole(t, src, "writeWeights");
-    std::memcpy(t.shardedData->data(), src.data, static_cast<size_t>(t.shardedData->nbytes()));
-    return;
-  }
   const auto groups = returnedGroups(t, global_, "writeWeights");
   checkBuffer(t, src, groups.size(), "writeWeights");
   const size_t n = static_cast<size_t>(t.info.nbytes());
-  TensorData& host = t.groupData ? *t.groupData : *t.data;
+  TensorData& host = t.hostData();
   std::vector<bool> done(t.groupData ? host.info().shape()[0] : 1, false);
   for (size_t i = 0; i < groups.size(); ++i) {
     const unsigned g = t.groupData ? groups[i] : 0;

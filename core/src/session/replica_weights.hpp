@@ -44,8 +44,6 @@ class ReplicaWeights {
   void read(const Tensor& t, const MutableVoidData& dst) const;
   /// The inverse of read (AllReplicas: each group takes its first replica's value).
   void write(Tensor& t, const MutableVoidData& src);
-  /// The host value saved in a model (every group's value for a grouped weight).
-  const TensorData& hostValue(const Tensor& t) const;
   bool grouped(const TensorId& id) const { return device_.count(id) != 0; }
 
  private:

@@ -339,6 +339,20 @@ std::vector<TensorId> Session::hostWeightIds() const {
   return ids;
 }
 
+namespace {
+
+/// A weight's host buffer for readWeights / writeWeights (`what`) holds its host value: the whole
+/// of a sharded tensor (Tensor::hostData).
+void checkWeightBuffer(const char* what, const Tensor& t, const MutableVoidData& buf) {
+  const TensorInfo& host = t.hostData().info();
+  if (buf.info.nelms() != host.nelms() || buf.info.dataType() != host.dataType())
+    throw error("{}: the buffer for '{}' is {} but the weight is {}{}", what, t.id, buf.info.toString(),
+                host.toString(),
+                t.shardReplicas ? format(" (sharded over {} replicas on the device)", t.shardReplicas) : "");
+}
+
+}  // namespace
+
 void Session::readWeights(const IWeightsIO& weights) {
   const Graph& g = ir().mainGraph();
   for (const auto& id : hostWeightIds()) {
@@ -346,14 +360,12 @@ void Session::readWeights(const IWeightsIO& weights) {
     const Tensor* t = g.tensor(id);
     if (!t || !t->data) continue;
     MutableVoidData dst = weights.weight(id);
-    if (t->variableSettings || t->shardedData) {
+    if (t->variableSettings) {
       replicaWeights().read(*t, dst);
       continue;
     }
-    if (dst.info.nelms() != t->info.nelms() || dst.info.dataType() != t->info.dataType())
-      throw error("readWeights: the buffer for '{}' is {} but the weight is {}", id, dst.info.toString(),
-                  t->info.toString());
-    std::memcpy(dst.data, t->data->data(), static_cast<size_t>(t->info.nbytes()));
+    checkWeightBuffer("readWeights", *t, dst);
+    std::memcpy(dst.data, t->hostData().data(), static_cast<size_t>(t->hostData().nbytes()));
   }
 }
 
@@ -371,14 +383,12 @@ void Session::writeWeights(const IWeightsIO& weights) {
       throw error("writeWeights: '{}' is a constant of the model ({}), not a weight that can be written", id,
                   t->info.toString());
     MutableVoidData src = weights.weight(id);
-    if (t->variableSettings || t->shardedData) {
+    if (t->variableSettings) {
       replicaWeights().write(*t, src);
       continue;
     }
-    if (src.info.nelms() != t->info.nelms() || src.info.dataType() != t->info.dataType())
-      throw error("writeWeights: the buffer for '{}' is {} but the weight is {}", id, src.info.toString(),
-                  t->info.toString());
-    std::memcpy(t->data->data(), src.data, static_cast<size_t>(t->info.nbytes()));
+    checkWeightBuffer("writeWeights", *t, src);
+    std::memcpy(t->hostData().data(), src.data, static_cast<size_t>(t->hostData().nbytes()));
   }
 }
 
@@ -768,7 +778,7 @@ onnx::ModelProto Session::modelWithHostWeights(bool writeExternalData, bool opti
     const Tensor* t = g.tensor(tp.name());
     const bool current = t && t->data && (t->kind == TensorKind::Variable || ir().isStrippedInitializer(tp.name()));
     // A grouped weight (VariableSettings) is saved with every group's value, as it was given.
-    const TensorData* value = current ? &replicaWeights().hostValue(*t) : nullptr;
+    const TensorData* value = current ? &t->hostData() : nullptr;
     if (writeExternalData && tp.data_location() == onnx::TensorProto::EXTERNAL) {
       // PopART: an externally stored initializer stays external, its file updated in place.
       writeExternalInitializer(tp, value, externalLocations_, modelBaseDir_);
@@ -793,7 +803,7 @@ std::string Session::exportInferenceModelBytes() {
   for (auto& tp : *m.mutable_graph()->mutable_initializer()) {
     if (tp.data_location() == onnx::TensorProto::EXTERNAL) {  // current values inline
       const Tensor* t = ir().mainGraph().tensor(tp.name());
-      const TensorData d = t && t->data ? replicaWeights().hostValue(*t) : tensorFromProto(tp, modelBaseDir_);
+      const TensorData d = t && t->data ? t->hostData() : tensorFromProto(tp, modelBaseDir_);
       tp.clear_external_data();
       tp.set_data_location(onnx::TensorProto::DEFAULT);
       tensorToProto(d, &tp, ProtoValues::Raw);
