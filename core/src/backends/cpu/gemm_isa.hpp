@@ -1,5 +1,5 @@
 // The GEMM's instruction-set copies (gemm.cpp compiled once per instruction set on x86-64, see
-// gemm_kernels.hpp) and the run-time choice between them (gemm_dispatch.cpp).
+// gemm_kernels.hpp) and the one in use (gemm_dispatch.cpp; the choice: isa.cpp).
 #pragma once
 
 #include <cstdint>
