@@ -3,8 +3,6 @@
 // instruction set. No standard containers here (ctest isa_objects_<copy>).
 #include "backends/cpu/kernels/conv_depthwise.hpp"
 
-#include "backends/cpu/kernels/padded_plane.hpp"
-
 #include <algorithm>
 #include <cstring>
 
@@ -52,6 +50,30 @@ void depthwise2d(const float* x, const float* w, const float* bias, float* y, co
           }
         }
       }
+    }
+  }
+}
+
+/// Rows [0, HP) of the H x W plane `xc` padded to width WP (PH rows and PW columns of `fill`
+/// before it, `fill` after): with `split` (stride-2 windows) its even columns into `even` and its
+/// odd ones into `odd` (row strides ceil(WP / 2) and floor(WP / 2), `row` a scratch row of WP
+/// floats), else whole rows into `even` (row stride WP). Every tap of a window is then a
+/// contiguous run over an output row.
+void stagePaddedPlane(const float* xc, int64_t H, int64_t W, int64_t PH, int64_t PW, int64_t HP, int64_t WP, bool split,
+                      float fill, float* even, float* odd, float* row) {
+  const int64_t WE = split ? (WP + 1) / 2 : WP, WO = split ? WP / 2 : 0;
+  const int64_t lo = std::max<int64_t>(0, PW), hi = std::min<int64_t>(WP, PW + W);
+  for (int64_t r = 0; r < HP; ++r) {
+    const int64_t ih = r - PH;
+    float* dst = split ? row : even + r * WE;
+    std::fill(dst, dst + WP, fill);
+    if (ih >= 0 && ih < H && hi > lo)
+      std::memcpy(dst + lo, xc + ih * W + (lo - PW), static_cast<size_t>(hi - lo) * sizeof(float));
+    if (split) {
+      float* e = even + r * WE;
+      float* o = odd + r * WO;
+      for (int64_t j = 0; j < WE; ++j) e[j] = dst[2 * j];
+      for (int64_t j = 0; j < WO; ++j) o[j] = dst[2 * j + 1];
     }
   }
 }
