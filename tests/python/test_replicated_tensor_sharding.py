@@ -9,6 +9,7 @@ import onnx
 import onnx.numpy_helper
 import pytest
 import torch
+from test_replicated_training import _options as _replication_options
 
 STEPS = 3
 
@@ -34,14 +35,7 @@ OPTIMIZERS = {
 
 
 def _options(popart, af, rf, mean, shard, domain=None, which="optimizerState", minimum=4):
-    o = popart.SessionOptions()
-    o.enableReplicatedGraphs = True
-    o.replicatedGraphCount = rf
-    if af > 1:
-        o.enableGradientAccumulation = True
-        o.accumulationFactor = af
-    if mean:
-        o.accumulationAndReplicationReductionType = popart.ReductionType.Mean
+    o = _replication_options(popart, af, rf, mean)
     if shard:
         settings = getattr(o, which + "TensorLocationSettings")
         settings.location.replicatedTensorSharding = popart.ReplicatedTensorSharding.On
