@@ -521,5 +521,22 @@ TEST(FuzzRegressions, TileAndPadSizesThatOverflowAreErrors) {
       {"pads", "larger than a 64-bit count holds"});
 }
 
+TEST(FuzzRegressions, AnIntegerLossCannotStartFromAnInfiniteLossScaling) {
+  // The Builder fuzzer: an INT32 loss trained with a loss scaling of inf cast inf to int32 (undefined
+  // behaviour) for the gradient's seed; it is an error naming the type and the value.
+  auto b = Builder::create();
+  auto ai = b->aiOnnxOpset13();
+  const TensorId x = b->addInputTensor(TensorInfo(DataType::FLOAT, {2}));
+  const TensorId w = b->addInitializedInputTensor(
+      ConstVoidData(std::vector<float>{1.0f, 2.0f}.data(), TensorInfo(DataType::FLOAT, {2})), "w");
+  const TensorId loss = ai.cast({ai.reducesum({ai.mul({x, w})}, 0)}, "INT32");
+  b->addOutputTensor(loss);
+  const SGD sgd(
+      {{"defaultLearningRate", {0.1f, true}}, {"lossScaling", {std::numeric_limits<float>::infinity(), true}}});
+  expectError(
+      [&] { TrainingSession::createFromOnnxModel(b->getModelProto(), DataFlow(1, {loss}), loss, sgd, test::cpu()); },
+      {"A gradient of INT32 tensors cannot hold inf"});
+}
+
 }  // namespace
 }  // namespace popart

@@ -2,6 +2,7 @@
 #include "ops/graph_editor.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "ir/ir.hpp"
@@ -173,6 +174,19 @@ std::vector<Tensor*> GraphEditor::backprop(const std::vector<Op*>& ops,
   return result;
 }
 
+namespace {
+
+/// `value` as a whole number in [-limit, limit) for an integer gradient of `info` (a loss scaling
+/// of inf or 1e30 does not fit one).
+double integerGradValue(double value, const TensorInfo& info, double limit) {
+  if (!(value >= -limit && value < limit))
+    throw error("A gradient of {} tensors cannot hold {} (the loss scaling, or the value the gradient starts from)",
+                dataTypeToString(info.dataType()), value);
+  return std::trunc(value);
+}
+
+}  // namespace
+
 TensorData filledGradData(double value, const TensorInfo& info) {
   TensorData d(info);
   const int64_t n = info.nelms();
@@ -187,10 +201,10 @@ TensorData filledGradData(double value, const TensorInfo& info) {
       std::fill(d.as<float16_t>(), d.as<float16_t>() + n, float16_t(static_cast<float>(value)));
       break;
     case DataType::INT32:
-      std::fill(d.as<int32_t>(), d.as<int32_t>() + n, static_cast<int32_t>(value));
+      std::fill(d.as<int32_t>(), d.as<int32_t>() + n, static_cast<int32_t>(integerGradValue(value, info, 0x1p31)));
       break;
     case DataType::INT64:
-      std::fill(d.as<int64_t>(), d.as<int64_t>() + n, static_cast<int64_t>(value));
+      std::fill(d.as<int64_t>(), d.as<int64_t>() + n, static_cast<int64_t>(integerGradValue(value, info, 0x1p63)));
       break;
     default:
       throw error("gradients of {} tensors are not supported (floating-point types only)",
