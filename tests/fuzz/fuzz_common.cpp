@@ -85,6 +85,7 @@ bool runPlannedAtRunTime(Session& session, int64_t symbolic) {
   const SessionOptions& o = session.getSessionOptions();
   const int64_t steps =
       checkedProduct({session.getDataFlow().batchesPerStep(), o.getAccumulationFactor(), o.getReplicationFactor()});
+  if (steps < 0 || steps > kMaxRunMicroBatches) return false;
   std::map<TensorId, NDArray> inputs;
   for (const auto& vi : model.graph().input()) {
     if (inits.count(vi.name())) continue;
@@ -129,6 +130,7 @@ bool runWithSmallInputs(Session& session) {
   const SessionOptions& o = session.getSessionOptions();
   const int64_t steps =
       checkedProduct({session.getDataFlow().batchesPerStep(), o.getAccumulationFactor(), o.getReplicationFactor()});
+  if (steps < 0 || steps > kMaxRunMicroBatches) return false;
   std::map<TensorId, NDArray> inputs;
   for (const TensorId& id : session.getIr().streamInputIds()) {
     if (!session.hasInfo(id)) continue;

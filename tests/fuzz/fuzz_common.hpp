@@ -28,6 +28,11 @@ constexpr int64_t kMaxInputBytes = int64_t{1} << 20;
 /// time-out without any bug), and small shapes reach the same code.
 constexpr int64_t kMaxRunBytes = int64_t{16} << 20;
 
+/// A run of more micro-batches (batchesPerStep x accumulationFactor x replicas) than this is not
+/// made: a step of 1000 x 1000 micro-batches of a graph with no stream input (so no input bytes to
+/// bound it) runs for minutes under the sanitizers; a few micro-batches reach the same code.
+constexpr int64_t kMaxRunMicroBatches = 64;
+
 /// Sets the budget and silences the logs (shape-inference warnings would flood the output).
 void init();
 
@@ -56,8 +61,8 @@ bool guarded(const char* stage, F&& f) {
 }
 
 /// initAnchorArrays, then one run with deterministic small values for every stream input.
-/// Returns false (without running) when an input array would be over kMaxInputBytes or the
-/// session's memory over kMaxRunBytes.
+/// Returns false (without running) when an input array would be over kMaxInputBytes, the
+/// session's memory over kMaxRunBytes or the step over kMaxRunMicroBatches.
 /// Throws what the session throws.
 bool runWithSmallInputs(Session& session);
 
