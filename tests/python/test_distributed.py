@@ -4,6 +4,7 @@ same weights (within 1e-6) as one process holding every replica, and as PyTorch 
 batch; broadcastWeights; modelToHost written once; the fault cases end within a bounded time with
 a clear message; two hosts simulated by two network namespaces joined by a veth pair."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -199,7 +200,9 @@ def test_poprun_and_popdist_configure_the_processes(tmp_path):
              "o.replicatedGraphCount]; print('PD ' + ' '.join(map(str, v)), flush=True)")
     p = subprocess.run(launcher + [PYTHON, "-c", probe], env=_env(), capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stdout + p.stderr
-    lines = sorted(line.split("PD ", 1)[1] for line in p.stdout.splitlines() if "PD " in line)
+    # The two processes' lines reach mpirun's output side by side and may run together.
+    value = r"(?:True|False|\d+)"
+    lines = sorted(re.findall(r"PD (%s(?: %s){9})" % (value, value), p.stdout))
     assert lines == ["True 0 2 2 4 0 True 4 0 2", "True 1 2 2 4 2 True 4 2 2"], p.stdout
 
 

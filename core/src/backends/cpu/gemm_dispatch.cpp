@@ -54,13 +54,7 @@ void eigenGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const
 
 std::vector<const GemmIsa*> runnableGemms() {
   std::vector<const GemmIsa*> out;
-#if defined(POPART_ISA_MULTI)
-  const std::vector<const GemmIsa*> all{&isa_avx512::kGemm, &isa_avx2::kGemm, &isa_generic::kGemm};
-#else
-  const std::vector<const GemmIsa*> all{&POPART_ISA_NS::kGemm};
-#endif
-  for (size_t i = 0; i < all.size(); ++i)
-    if (cpuRunsIsa(builtIsas()[i])) out.push_back(all[i]);
+  for (const auto& copy : runnableIsaTables<GemmIsa>(POPART_ISA_ALL(kGemm))) out.push_back(copy.second);
   return out;
 }
 

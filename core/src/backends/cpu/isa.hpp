@@ -13,6 +13,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #if defined(POPART_ISA_AVX512)
@@ -52,11 +53,25 @@ const T& pickIsa(std::initializer_list<const T*> tables) {
   return **(tables.begin() + activeIsaIndex());
 }
 
+/// Each entry of `tables` (one per builtIsas() entry) whose copy this CPU runs, with the copy's
+/// name, best first: the tests call every runnable copy directly.
+template <typename T>
+std::vector<std::pair<std::string, const T*>> runnableIsaTables(std::initializer_list<const T*> tables) {
+  std::vector<std::pair<std::string, const T*>> out;
+  size_t i = 0;
+  for (const T* t : tables) {
+    const std::string& name = builtIsas()[i++];
+    if (cpuRunsIsa(name)) out.emplace_back(name, t);
+  }
+  return out;
+}
+
 }  // namespace cpu
 }  // namespace popart
 
 /// Declares the table `var` of type `Type` that every copy of this build defines in its namespace
-/// (at namespace popart::cpu), and POPART_ISA_PICK(var) gives the active copy's.
+/// (at namespace popart::cpu); POPART_ISA_ALL(var) lists every copy's (builtIsas() order) and
+/// POPART_ISA_PICK(var) gives the active copy's.
 #if defined(POPART_ISA_MULTI)
 #define POPART_ISA_DECLARE(Type, var) \
   namespace isa_avx512 {              \
@@ -68,11 +83,14 @@ const T& pickIsa(std::initializer_list<const T*> tables) {
   namespace isa_generic {             \
   extern const Type var;              \
   }
-#define POPART_ISA_PICK(var) ::popart::cpu::pickIsa({&isa_avx512::var, &isa_avx2::var, &isa_generic::var})
+#define POPART_ISA_ALL(var) \
+  { &isa_avx512::var, &isa_avx2::var, &isa_generic::var }
 #else
 #define POPART_ISA_DECLARE(Type, var) \
   namespace POPART_ISA_NS {           \
   extern const Type var;              \
   }
-#define POPART_ISA_PICK(var) (POPART_ISA_NS::var)
+#define POPART_ISA_ALL(var) \
+  { &POPART_ISA_NS::var }
 #endif
+#define POPART_ISA_PICK(var) ::popart::cpu::pickIsa(POPART_ISA_ALL(var))

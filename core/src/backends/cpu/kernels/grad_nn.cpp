@@ -20,6 +20,7 @@
 #include "backends/cpu/kernels/bn_geom.hpp"
 #include "backends/cpu/kernels/conv_im2col.hpp"
 #include "backends/cpu/kernels/dropout.hpp"
+#include "backends/cpu/kernels/pool_max.hpp"
 #include "backends/cpu/winograd.hpp"
 #include "common/checked_size.hpp"
 #include "ops/op_util.hpp"
@@ -191,10 +192,10 @@ void forEachWindow(const PoolGradGeom& g, F f) {
   }
 }
 
-/// MaxPoolGrad over 2-D planes: each window's first maximum (the forward's index output) takes
-/// the window's gradient. One output row at a time: for each kernel offset (kh, kw) in scan
-/// order, the strided input row is copied to a contiguous buffer and compared against the row's
-/// running maxima (a vectorisable loop; the per-window order of comparisons is unchanged).
+/// MaxPoolGrad over 2-D planes (double, or dilated windows; float is pool_max.cpp's): each window's first maximum (the
+/// forward's index output) takes the window's gradient. One output row at a time: for each kernel offset (kh, kw) in
+/// scan order, the strided input row is copied to a contiguous buffer and compared against the row's running maxima (a
+/// vectorisable loop; the per-window order of comparisons is unchanged).
 template <typename T>
 KernelFn maxPoolGrad2d(const PoolGradGeom& g, KernelContext& kc, int dy, int x, int dx) {
   struct Geom {
@@ -426,6 +427,18 @@ KernelFn makeCpuKernel_MaxPoolGrad(const Op& op, KernelContext& kc) {
   const int dy = kc.in(0), x = kc.in(1), dx = kc.out(0);
   return dispatchFloat(op.inType(0), [&](auto tag) -> KernelFn {
     using T = decltype(tag);
+    if constexpr (std::is_same_v<T, float>) {
+      const auto& w = g.w;
+      if (w.inSpatial.size() == 2 && w.dilations[0] == 1 && w.dilations[1] == 1 && g.inSize < (int64_t{1} << 31)) {
+        const MaxPool2dGeom mg{g.NC,         w.inSpatial[0], w.inSpatial[1], w.outSpatial[0], w.outSpatial[1],
+                               w.kernel[0],  w.kernel[1],    w.strides[0],   w.strides[1],    w.padBegin[0],
+                               w.padBegin[1]};
+        kc.needScratch(checkedProduct({mg.OW, int64_t{8}}));
+        return [=](const RunState& s) {
+          poolKernels().maxPoolGrad2d(inPtr<float>(s, x), inPtr<float>(s, dy), outPtr<float>(s, dx), mg, s.scratch);
+        };
+      }
+    }
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       if (g.w.inSpatial.size() == 2) return maxPoolGrad2d<T>(g, kc, dy, x, dx);
     }

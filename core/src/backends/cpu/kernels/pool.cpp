@@ -111,11 +111,18 @@ int64_t maxPool2dScratch(const PoolGeom& g) {
   return checkedProduct({WP, static_cast<int64_t>(sizeof(float))});
 }
 
-/// The max-pooling kernels of the instruction-set copy in use (isa.hpp).
+}  // namespace
+
 const PoolKernels& poolKernels() {
   static const PoolKernels& k = POPART_ISA_PICK(kPool);
   return k;
 }
+
+std::vector<std::pair<std::string, const PoolKernels*>> runnablePoolKernels() {
+  return runnableIsaTables<PoolKernels>(POPART_ISA_ALL(kPool));
+}
+
+namespace {
 
 MaxPool2dGeom maxPool2dGeom(const PoolGeom& g) {
   const auto& w = g.w;
