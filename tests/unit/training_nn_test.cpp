@@ -54,8 +54,8 @@ struct ConvCfg {
   std::vector<int64_t> strides, pads, dilations;
 };
 
-/// The gradients of sum(conv(x, w, b) * c) from a training session against a naive reference,
-/// on a convolution large enough for the column-chunked GEMM paths.
+/// The output and the gradients of sum(conv(x, w, b) * c) from a training session against a
+/// naive reference.
 template <typename T>
 void convAgainstReference(const ConvCfg& k, double tol) {
   const int64_t Cg = k.C / k.G, Mg = k.M / k.G;
@@ -79,16 +79,19 @@ void convAgainstReference(const ConvCfg& k, double tol) {
   b->addOutputTensor(loss);
   Model m{b->getModelProto(), loss, {x, w, bias}, {}};
   m.inputs.emplace(c, NDArray::fromVector(cv, ys));
-  auto anchors = trainingAnchors(m);
+  auto anchors = trainingAnchors(m, {y});
   const auto dx = gradOf(anchors, x), dw = gradOf(anchors, w), db = gradOf(anchors, bias);
-  std::vector<double> rx(xv.size(), 0.0), rw(wv.size(), 0.0), rb(bv.size(), 0.0);
+  const auto fy = asDoubles(anchors.at(y));
+  std::vector<double> rx(xv.size(), 0.0), rw(wv.size(), 0.0), rb(bv.size(), 0.0), ry(cv.size(), 0.0);
   for (int64_t n = 0; n < k.N; ++n) {
     for (int64_t mo = 0; mo < k.M; ++mo) {
       const int64_t g = mo / Mg;
       for (int64_t oh = 0; oh < OH; ++oh) {
         for (int64_t ow = 0; ow < OW; ++ow) {
-          const double cval = cv[static_cast<size_t>(((n * k.M + mo) * OH + oh) * OW + ow)];
+          const size_t yi = static_cast<size_t>(((n * k.M + mo) * OH + oh) * OW + ow);
+          const double cval = cv[yi];
           rb[static_cast<size_t>(mo)] += cval;
+          ry[yi] += static_cast<double>(bv[static_cast<size_t>(mo)]);
           for (int64_t cg = 0; cg < Cg; ++cg) {
             for (int64_t kh = 0; kh < k.K; ++kh) {
               const int64_t ih = oh * k.strides[0] - k.pads[0] + kh * k.dilations[0];
@@ -100,6 +103,7 @@ void convAgainstReference(const ConvCfg& k, double tol) {
                 const size_t wi = static_cast<size_t>(((mo * Cg + cg) * k.K + kh) * k.K + kw);
                 rx[xi] += cval * static_cast<double>(wv[wi]);
                 rw[wi] += cval * static_cast<double>(xv[xi]);
+                ry[yi] += static_cast<double>(xv[xi]) * static_cast<double>(wv[wi]);
               }
             }
           }
@@ -116,6 +120,7 @@ void convAgainstReference(const ConvCfg& k, double tol) {
     }
     EXPECT_LE(maxErr, tol * (1 + maxRef)) << what;
   };
+  compare(fy, ry, "Y");
   compare(dx, rx, "dX");
   compare(dw, rw, "dW");
   compare(db, rb, "dB");
@@ -143,6 +148,20 @@ TEST(TrainingNn, ConvGradientsOfLargerConvolutionsMatchReference) {
   convAgainstReference<float>(c, 2e-5);
   convAgainstReference<float>(d, 2e-5);
   convAgainstReference<float>(e, 2e-5);
+}
+
+TEST(TrainingNn, DirectConvolutionsOnEachInstructionSet) {
+  // FLOAT, stride 1, one group, few products per output (conv_direct_plan.hpp): the Conv,
+  // ConvDataGrad and ConvWeightGrad of the direct kernels. ctest kernels_isa_<copy> runs this with
+  // each instruction-set copy. cnn_small's two layers (one channel in; six in, sixteen out):
+  convAgainstReference<float>({3, 1, 28, 28, 6, 1, 5, {1, 1}, {2, 2, 2, 2}, {1, 1}}, 2e-5);
+  convAgainstReference<float>({4, 6, 14, 14, 16, 1, 5, {1, 1}, {0, 0, 0, 0}, {1, 1}}, 2e-5);
+  // uneven pads (top 0, left 2, bottom 1, right 0), dilation 2 x 1, 13 outputs (a partial block)
+  convAgainstReference<float>({2, 3, 9, 11, 13, 1, 3, {1, 1}, {0, 2, 1, 0}, {2, 1}}, 2e-5);
+  // pads larger than the kernel's reach: the data gradient's padding is negative (rows cut)
+  convAgainstReference<float>({2, 5, 7, 6, 7, 1, 2, {1, 1}, {2, 0, 1, 2}, {1, 1}}, 2e-5);
+  // 40 outputs from 12 channels of 5x5 (300 products), odd image count over the tasks
+  convAgainstReference<float>({3, 12, 12, 12, 40, 1, 5, {1, 1}, {1, 1, 1, 1}, {1, 1}}, 2e-5);
 }
 
 // ------------------------------------------------------------------ pooling

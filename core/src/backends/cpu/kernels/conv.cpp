@@ -1,7 +1,7 @@
 // CPU kernel of Conv: Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions, direct kernels for
-// depthwise 2-D convolutions, GEMM on the input directly for 1x1 stride-1 convolutions, im2col +
-// GEMM otherwise (chooseConvAlgorithm, conv_algorithm.hpp); bias and a fused activation are
-// applied in the epilogue.
+// depthwise 2-D convolutions and small stride-1 ones (conv_direct_plan.hpp), GEMM on the input directly for 1x1
+// stride-1 convolutions, im2col + GEMM otherwise (chooseConvAlgorithm, conv_algorithm.hpp); bias and a fused activation
+// are applied in the epilogue.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +15,7 @@
 #include "backends/cpu/kernels/activation_fn.hpp"
 #include "backends/cpu/kernels/conv_algorithm.hpp"
 #include "backends/cpu/kernels/conv_depthwise.hpp"
+#include "backends/cpu/kernels/conv_direct_plan.hpp"
 #include "backends/cpu/kernels/conv_im2col.hpp"
 #include "backends/cpu/winograd.hpp"
 #include "common/aligned_buffer.hpp"
@@ -95,6 +96,7 @@ ConvAlgorithm chooseConvAlgorithm(const Op& op, const ConvGeom& g) {
     if (padded && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == g.s[1]) return ConvAlgorithm::Depthwise3x3;
     return padded ? ConvAlgorithm::DepthwisePadded : ConvAlgorithm::Depthwise;
   }
+  if (isFloat && directConvApplies(g)) return ConvAlgorithm::Direct;
   if (isFloat && convImagesPerGemm(g) > 1) return ConvAlgorithm::BatchedIm2colGemm;
   for (size_t i = 0; i < g.k.size(); ++i) {
     if (g.k[i] != 1 || g.s[i] != 1 || g.pb[i] != 0 || g.in[i] != g.out[i]) return ConvAlgorithm::Im2colGemm;
@@ -114,6 +116,8 @@ const char* convAlgorithmName(ConvAlgorithm a) {
       return "depthwise_padded";
     case ConvAlgorithm::Depthwise:
       return "depthwise";
+    case ConvAlgorithm::Direct:
+      return "direct";
     case ConvAlgorithm::BatchedIm2colGemm:
       return "im2col_gemm_batched";
     case ConvAlgorithm::PointwiseGemm:
@@ -165,6 +169,7 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
   }
   const Activation act = Activation::fromAttrs(op.attrs);
   const int x = kc.in(0), w = kc.in(1), b = kc.in(2), y = kc.out(0);
+  if (algo == ConvAlgorithm::Direct) return directConvForward(g, kc, x, w, b, y, act);
   if (op.inType(0) != DataType::FLOAT && op.inType(0) != DataType::DOUBLE)
     throw error("Conv supports FLOAT and DOUBLE inputs here, not {}", op.inInfo(0).data_type());
   const int64_t elem = dataTypeSize(op.inType(0));

@@ -14,12 +14,13 @@ enum class ConvAlgorithm {
   Depthwise3x3,       ///< FLOAT depthwise 3x3, stride 1 or 2 in both dims, undilated: row kernel
   DepthwisePadded,    ///< other FLOAT undilated depthwise with column stride 1 or 2: padded planes
   Depthwise,          ///< other FLOAT depthwise 2-D: direct accumulation
+  Direct,             ///< FLOAT 2-D stride 1, one group, small images and K (conv_direct_plan.hpp)
   BatchedIm2colGemm,  ///< FLOAT 2-D, several small images: im2col of a batch of images, one GEMM
   PointwiseGemm,      ///< 1x1, stride 1, unpadded: GEMM on the input directly
   Im2colGemm,         ///< everything else: im2col (in column chunks for FLOAT 2-D) + GEMM
 };
 
-/// A short stable name: "winograd", "depthwise_3x3", "depthwise_padded", "depthwise",
+/// A short stable name: "winograd", "depthwise_3x3", "depthwise_padded", "depthwise", "direct",
 /// "im2col_gemm_batched", "gemm_pointwise", "im2col_gemm".
 const char* convAlgorithmName(ConvAlgorithm a);
 

@@ -18,6 +18,7 @@
 #include "backends/cpu/half_via_float.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/bn_geom.hpp"
+#include "backends/cpu/kernels/conv_direct_plan.hpp"
 #include "backends/cpu/kernels/conv_im2col.hpp"
 #include "backends/cpu/kernels/dropout.hpp"
 #include "backends/cpu/kernels/pool_max.hpp"
@@ -331,6 +332,8 @@ KernelFn makeCpuKernel_ConvDataGrad(const Op& op, KernelContext& kc) {
   const ConvGeom g = convGeom(op, op.attrs.getInts("x_shape"), op.inShape(1));
   if (winogradGradients(op, g) && g.pb[0] <= 2 && g.pb[1] <= 2)
     return winogradDataGrad(g, kc, kc.in(0), kc.in(1), kc.out(0));
+  if (op.inType(0) == DataType::FLOAT && directDataGradApplies(g))
+    return directConvDataGrad(g, kc, kc.in(0), kc.in(1), kc.out(0));
   const ConvGradGemm plan(op, g, kc);
   const bool pointwise = plan.pointwise, twoD = plan.twoD;
   const int64_t K = plan.K, P = plan.P, nc = plan.nc;
@@ -381,6 +384,8 @@ KernelFn makeCpuKernel_ConvWeightGrad(const Op& op, KernelContext& kc) {
   requireConvType(op);
   const ConvGeom g = convGeom(op, op.inShape(1), op.attrs.getInts("w_shape"));
   if (winogradGradients(op, g)) return winogradWeightGrad(g, kc, kc.in(0), kc.in(1), kc.out(0));
+  if (op.inType(0) == DataType::FLOAT && directConvApplies(g))
+    return directConvWeightGrad(g, kc, kc.in(0), kc.in(1), kc.out(0));
   const ConvGradGemm plan(op, g, kc);
   const bool pointwise = plan.pointwise, twoD = plan.twoD;
   const int64_t K = plan.K, P = plan.P, nc = plan.nc;
