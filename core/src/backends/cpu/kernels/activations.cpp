@@ -10,6 +10,7 @@
 #include "backends/cpu/kernels/activation_fn.hpp"
 #include "backends/cpu/kernels/elementwise_util.hpp"
 #include "backends/cpu/kernels/sum.hpp"
+#include "backends/cpu/kernels/vec_math.hpp"
 #include "common/checked_size.hpp"
 #include "ir/ir.hpp"
 #include "ops/op_util.hpp"
@@ -81,9 +82,7 @@ KernelFn softmaxKernel(const Op& op, KernelContext& kc, SoftKind kind) {
             for (int64_t i = 0; i < len; ++i) v[i] = std::exp(get(i) - mx);
             sum = static_cast<C>(sumOf(v, len));
           } else if constexpr (std::is_same_v<T, float>) {
-            Eigen::Map<const Eigen::ArrayXf> xs(src, len);
-            Eigen::Map<Eigen::ArrayXf> ys(dst, len);
-            ys = (xs - mx).exp();
+            vecKernels().expShifted(src, mx, dst, len);
             sum = static_cast<C>(sumFloats(dst, len, [](float e) { return e; }));
           } else {
             double total = 0;

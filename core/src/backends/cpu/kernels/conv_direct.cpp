@@ -1,10 +1,9 @@
 // Direct stride-1 2-D float convolutions on zero-padded planes (conv_direct.hpp), compiled once per
 // instruction set (backends/cpu/isa.hpp). No standard containers here (ctest isa_objects_<copy>).
-//
-// Vectors are GCC / Clang vector extensions of the copy's width (16 floats for AVX-512, 8 for
-// AVX2, 4 for baseline x86-64 and WebAssembly SIMD128); they are moved with memcpy and never
-// passed to or returned from a function that is not inlined.
+// Vectors: isa_vec.hpp.
 #include "backends/cpu/kernels/conv_direct.hpp"
+
+#include "backends/cpu/isa_vec.hpp"
 
 #include <cstring>
 #include <type_traits>
@@ -15,34 +14,22 @@ namespace POPART_ISA_NS {
 namespace {
 
 #if defined(POPART_ISA_AVX512)
-constexpr int kLanes = 16;
 constexpr int kRows = 6;  // output channels per register block
 constexpr int kVecs = 4;  // vectors of positions per register block (24 accumulators of 32)
 constexpr int kTaps = 5;  // kernel positions per weight-gradient block (20 accumulators)
 constexpr int kGradRows = 4;
 #elif defined(POPART_ISA_AVX2) || (!defined(POPART_ISA_GENERIC) && defined(__AVX2__) && defined(__FMA__))
-constexpr int kLanes = 8;
 constexpr int kRows = 5;  // 10 accumulators of 16 registers
 constexpr int kVecs = 2;
 constexpr int kTaps = 3;
 constexpr int kGradRows = 3;
 #else
-constexpr int kLanes = 4;
 constexpr int kRows = 4;  // 8 accumulators of 16 registers
 constexpr int kVecs = 2;
 constexpr int kTaps = 3;
 constexpr int kGradRows = 3;
 #endif
-constexpr int kBlock = kLanes * kVecs;
-
-typedef float V __attribute__((vector_size(kLanes * sizeof(float))));
-
-#define POPART_DC_INLINE inline __attribute__((always_inline))
-#if defined(__clang__)
-#define POPART_DC_UNROLL _Pragma("unroll")
-#else
-#define POPART_DC_UNROLL _Pragma("GCC unroll 16")
-#endif
+constexpr int kBlock = kVecLanes * kVecs;
 
 /// Copies C planes of H x W into zero-padded planes of Hp x Wp (stride PS; the room after each is
 /// zero too): input row ih to padded row ih + PH, column iw to iw + PW, cutting what falls outside.
@@ -62,14 +49,14 @@ void padPlanes(const float* x, int64_t C, int64_t H, int64_t W, const DirectConv
 /// One register block of the forward: output channels m0 .. m0 + R (weights `w` at m0, rows of
 /// K = C x KH x KW) at wide positions p0 .. p0 + kBlock.
 template <int R>
-POPART_DC_INLINE void forwardBlock(const float* xp, const float* w, const float* bias, float* out,
-                                   const DirectConvGeom& g, const int64_t* taps, int64_t K) {
-  V acc[R][kVecs];
-  POPART_DC_UNROLL
+POPART_ISA_INLINE void forwardBlock(const float* xp, const float* w, const float* bias, float* out,
+                                    const DirectConvGeom& g, const int64_t* taps, int64_t K) {
+  VecF acc[R][kVecs];
+  POPART_ISA_UNROLL
   for (int r = 0; r < R; ++r) {
     const float b = bias ? bias[r] : 0.0f;
-    POPART_DC_UNROLL
-    for (int v = 0; v < kVecs; ++v) acc[r][v] = V{} + b;
+    POPART_ISA_UNROLL
+    for (int v = 0; v < kVecs; ++v) acc[r][v] = VecF{} + b;
   }
   const int64_t KK = g.KH * g.KW;
   for (int64_t c = 0; c < g.C; ++c) {
@@ -77,28 +64,28 @@ POPART_DC_INLINE void forwardBlock(const float* xp, const float* w, const float*
     const float* wc = w + c * KK;
     for (int64_t k = 0; k < KK; ++k) {
       const float* xk = xc + taps[k];
-      V xv[kVecs];
-      POPART_DC_UNROLL
-      for (int v = 0; v < kVecs; ++v) std::memcpy(&xv[v], xk + v * kLanes, sizeof(V));
-      POPART_DC_UNROLL
+      VecF xv[kVecs];
+      POPART_ISA_UNROLL
+      for (int v = 0; v < kVecs; ++v) std::memcpy(&xv[v], xk + v * kVecLanes, sizeof(VecF));
+      POPART_ISA_UNROLL
       for (int r = 0; r < R; ++r) {
-        const V wv = V{} + wc[r * K + k];
-        POPART_DC_UNROLL
+        const VecF wv = VecF{} + wc[r * K + k];
+        POPART_ISA_UNROLL
         for (int v = 0; v < kVecs; ++v) acc[r][v] += wv * xv[v];
       }
     }
   }
-  POPART_DC_UNROLL
+  POPART_ISA_UNROLL
   for (int r = 0; r < R; ++r) {
-    POPART_DC_UNROLL
-    for (int v = 0; v < kVecs; ++v) std::memcpy(out + r * g.Pw + v * kLanes, &acc[r][v], sizeof(V));
+    POPART_ISA_UNROLL
+    for (int v = 0; v < kVecs; ++v) std::memcpy(out + r * g.Pw + v * kVecLanes, &acc[r][v], sizeof(VecF));
   }
 }
 
 /// Calls f(std::integral_constant<int, n>()) for n = min(count, N), n >= 1: a register block's
 /// rows or taps, fixed at compile time.
 template <int N, typename F>
-POPART_DC_INLINE void withCount(int64_t count, F&& f) {
+POPART_ISA_INLINE void withCount(int64_t count, F&& f) {
   if constexpr (N > 1) {
     if (count < N) return withCount<N - 1>(count, f);
   }
@@ -141,9 +128,9 @@ void widenGradient(const float* dy, const DirectConvGeom& g, float* dyw) {
   }
 }
 
-float sumLanes(const V& v) {
+float sumLanes(const VecF& v) {
   float s = 0.0f;
-  for (int i = 0; i < kLanes; ++i) s += v[i];
+  for (int i = 0; i < kVecLanes; ++i) s += v[i];
   return s;
 }
 
@@ -151,33 +138,33 @@ float sumLanes(const V& v) {
 /// one input channel, over `images` prepared images; adds into dw (rows of K at m0, columns at
 /// the channel's first tap k0).
 template <int R, int T>
-POPART_DC_INLINE void gradBlock(const float* dyw, const float* xp, int64_t images, int64_t imgStride, int64_t dyStride,
-                                const int64_t* taps, const DirectConvGeom& g, float* dw, int64_t K) {
-  V acc[R][T];
-  POPART_DC_UNROLL
+POPART_ISA_INLINE void gradBlock(const float* dyw, const float* xp, int64_t images, int64_t imgStride, int64_t dyStride,
+                                 const int64_t* taps, const DirectConvGeom& g, float* dw, int64_t K) {
+  VecF acc[R][T];
+  POPART_ISA_UNROLL
   for (int r = 0; r < R; ++r) {
-    POPART_DC_UNROLL
-    for (int t = 0; t < T; ++t) acc[r][t] = V{};
+    POPART_ISA_UNROLL
+    for (int t = 0; t < T; ++t) acc[r][t] = VecF{};
   }
   for (int64_t n = 0; n < images; ++n) {
     const float* d = dyw + n * dyStride;
     const float* xc = xp + n * imgStride;
-    for (int64_t p = 0; p < g.Pw; p += kLanes) {
-      V dv[R];
-      POPART_DC_UNROLL
-      for (int r = 0; r < R; ++r) std::memcpy(&dv[r], d + r * g.Pw + p, sizeof(V));
-      POPART_DC_UNROLL
+    for (int64_t p = 0; p < g.Pw; p += kVecLanes) {
+      VecF dv[R];
+      POPART_ISA_UNROLL
+      for (int r = 0; r < R; ++r) std::memcpy(&dv[r], d + r * g.Pw + p, sizeof(VecF));
+      POPART_ISA_UNROLL
       for (int t = 0; t < T; ++t) {
-        V xv;
-        std::memcpy(&xv, xc + taps[t] + p, sizeof(V));
-        POPART_DC_UNROLL
+        VecF xv;
+        std::memcpy(&xv, xc + taps[t] + p, sizeof(VecF));
+        POPART_ISA_UNROLL
         for (int r = 0; r < R; ++r) acc[r][t] += dv[r] * xv;
       }
     }
   }
-  POPART_DC_UNROLL
+  POPART_ISA_UNROLL
   for (int r = 0; r < R; ++r) {
-    POPART_DC_UNROLL
+    POPART_ISA_UNROLL
     for (int t = 0; t < T; ++t) dw[r * K + t] += sumLanes(acc[r][t]);
   }
 }

@@ -13,6 +13,7 @@
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/elementwise_util.hpp"
+#include "backends/cpu/kernels/vec_math.hpp"
 #include "common/numeric_cast.hpp"
 
 namespace popart {
@@ -36,8 +37,8 @@ KernelFn floatUnary(const Op& op, KernelContext& kc, F f, EigenUnary eu = EigenU
           Eigen::Map<const Eigen::ArrayXf> a(inPtr<float>(s, x), n);
           Eigen::Map<Eigen::ArrayXf> b(outPtr<float>(s, y), n);
           switch (eu) {
-            case EigenUnary::Exp:
-              b = a.exp();
+            case EigenUnary::Exp:  // the instruction-set copy's (vec_math.hpp)
+              vecKernels().expShifted(inPtr<float>(s, x), 0.0f, outPtr<float>(s, y), n);
               break;
             case EigenUnary::Log:
               b = a.log();
@@ -76,8 +77,29 @@ KernelFn floatPredicate(const Op& op, KernelContext& kc, F f) {
 
 // ---------------------------------------------------------------- binary arithmetic
 
+/// `vec`: FLOAT inputs run the instruction-set copy's loop (vec_math.hpp) on the runs where each
+/// operand steps or stays; f on the others and for the other types.
 template <typename F>
-KernelFn arith(const Op& op, KernelContext& kc, F f) {
+KernelFn arith(const Op& op, KernelContext& kc, F f, const VecBinary* vec = nullptr) {
+  if (vec && op.inType(0) == DataType::FLOAT && op.inType(1) == DataType::FLOAT) {
+    const int which = static_cast<int>(*vec);
+    return [g = makeBinaryPlan(op, kc), which, f](const RunState& s) {
+      const float* ap = inPtr<float>(s, g->a);
+      const float* bp = inPtr<float>(s, g->b);
+      float* zp = outPtr<float>(s, g->out);
+      const VecKernels& k = vecKernels();
+      forEachRun<2>(g->plan, [&](int64_t oo, const int64_t* off, int64_t len, const int64_t* st) {
+        const float* x = ap + off[0];
+        const float* y = bp + off[1];
+        float* z = zp + oo;
+        if ((st[0] == 0 || st[0] == 1) && (st[1] == 0 || st[1] == 1)) {
+          k.binary[which](x, st[0], y, st[1], z, len);
+          return;
+        }
+        for (int64_t j = 0; j < len; ++j) z[j] = f(x[j * st[0]], y[j * st[1]]);
+      });
+    };
+  }
   return dispatchNumeric(op.inType(0), [&](auto tag) {
     using T = decltype(tag);
     return binaryKernel<T, T>(op, kc, [f](auto a, auto b) { return f(a, b); });
@@ -338,9 +360,13 @@ KernelFn makeCpuKernel_Not(const Op& op, KernelContext& kc) {
 KernelFn makeCpuKernel_Add(const Op& op, KernelContext& kc) {
   if (op.attrs.has("__act") && op.inType(0) == DataType::FLOAT)  // Add + Relu fused by a pattern
     return binaryKernel<float, float>(op, kc, [](float a, float b) { return std::max(a + b, 0.0f); });
-  return arith(op, kc, [](auto a, auto b) { return wrapAdd(a, b); });
+  static const VecBinary vec = VecBinary::Add;
+  return arith(op, kc, [](auto a, auto b) { return wrapAdd(a, b); }, &vec);
 }
-KernelFn makeCpuKernel_Sub(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return wrapSub(a, b); }); }
+KernelFn makeCpuKernel_Sub(const Op& op, KernelContext& kc) {
+  static const VecBinary vec = VecBinary::Sub;
+  return arith(op, kc, [](auto a, auto b) { return wrapSub(a, b); }, &vec);
+}
 KernelFn makeCpuKernel_Mul(const Op& op, KernelContext& kc) {
   // PopART's mixed precision (ops/op_util.hpp broadcastType): FLOAT16 times a FLOAT scalar, in float.
   auto mul = [](float a, float b) { return a * b; };
@@ -348,9 +374,13 @@ KernelFn makeCpuKernel_Mul(const Op& op, KernelContext& kc) {
     return binaryKernel2<float16_t, float, float16_t>(op, kc, mul);
   if (op.inType(0) == DataType::FLOAT && op.inType(1) == DataType::FLOAT16)
     return binaryKernel2<float, float16_t, float16_t>(op, kc, mul);
-  return arith(op, kc, [](auto a, auto b) { return wrapMul(a, b); });
+  static const VecBinary vec = VecBinary::Mul;
+  return arith(op, kc, [](auto a, auto b) { return wrapMul(a, b); }, &vec);
 }
-KernelFn makeCpuKernel_Div(const Op& op, KernelContext& kc) { return arith(op, kc, [](auto a, auto b) { return safeDiv(a, b); }); }
+KernelFn makeCpuKernel_Div(const Op& op, KernelContext& kc) {
+  static const VecBinary vec = VecBinary::Div;
+  return arith(op, kc, [](auto a, auto b) { return safeDiv(a, b); }, &vec);
+}
 KernelFn makeCpuKernel_Pow(const Op& op, KernelContext& kc) { return powKernel(op, kc); }
 KernelFn makeCpuKernel_Mod(const Op& op, KernelContext& kc) {
   if (op.attrs.getInt("fmod", 0) != 0) return arith(op, kc, [](auto a, auto b) { return cFmod(a, b); });
@@ -486,6 +516,15 @@ KernelFn makeCpuKernel_GcBitwiseXor(const Op& op, KernelContext& kc) {
 }
 KernelFn makeCpuKernel_GcBitwiseXnor(const Op& op, KernelContext& kc) {
   return bitwiseBinary(op, kc, [](auto a, auto b) { return ~(a ^ b); });
+}
+
+const VecKernels& vecKernels() {
+  static const VecKernels& k = POPART_ISA_PICK(kVec);
+  return k;
+}
+
+std::vector<std::pair<std::string, const VecKernels*>> runnableVecKernels() {
+  return runnableIsaTables<VecKernels>(POPART_ISA_ALL(kVec));
 }
 
 }  // namespace cpu

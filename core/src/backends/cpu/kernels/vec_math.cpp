@@ -1,0 +1,109 @@
+// Float array loops of vec_math.hpp, compiled once per instruction set (backends/cpu/isa.hpp).
+// No standard containers here (ctest isa_objects_<copy>); vectors: isa_vec.hpp.
+#include "backends/cpu/kernels/vec_math.hpp"
+
+#include "backends/cpu/isa_vec.hpp"
+
+#include <cstring>
+#include <limits>
+
+namespace popart {
+namespace cpu {
+namespace POPART_ISA_NS {
+namespace {
+
+/// exp(x): x = n ln2 + r with |r| <= ln2 / 2, exp(r) by a degree-6 polynomial (Cephes' expf
+/// coefficients), times 2^n built in the exponent bits.
+POPART_ISA_INLINE VecF expV(VecF x) {
+  const float hi = 88.72283f, lo = -87.33654f;
+  const VecF inf = VecF{} + std::numeric_limits<float>::infinity();
+  const VecF xc = x > hi ? VecF{} + hi : (x < lo ? VecF{} + lo : x);
+  const VecF magic = VecF{} + 12582912.0f;  // 1.5 x 2^23: adding it rounds to an integer
+  const VecF t = xc * 1.44269504088896341f + magic;
+  const VecF n = t - magic;
+  VecF r = xc - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  VecF p = VecF{} + 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * (r * r) + r + 1.0f;
+  // 2^n for n in -126 .. 128: 2^(n - 1) x 2 above 0 (2^128 is not a float; the result may be).
+  const VecI ni = __builtin_convertvector(n, VecI);
+  const VecI k = (ni > 0) & 1;
+  const VecI e = (ni + 127 - k) << 23;
+  VecF y = p * (VecF)e * __builtin_convertvector(k + 1, VecF);
+  y = x > hi ? inf : y;
+  y = x < lo ? VecF{} : y;
+  return x != x ? x : y;
+}
+
+float expScalar(float x) {
+  VecF v = VecF{} + x;
+  v = expV(v);
+  return v[0];
+}
+
+void expShifted(const float* x, float shift, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + kVecLanes <= n; i += kVecLanes) {
+    VecF v;
+    std::memcpy(&v, x + i, sizeof v);
+    v = expV(v - shift);
+    std::memcpy(y + i, &v, sizeof v);
+  }
+  for (; i < n; ++i) y[i] = expScalar(x[i] - shift);
+}
+
+template <int Op>
+POPART_ISA_INLINE VecF apply(VecF a, VecF b) {
+  if constexpr (Op == 0) return a + b;
+  if constexpr (Op == 1) return a - b;
+  if constexpr (Op == 2) return a * b;
+  return a / b;
+}
+
+template <int Op>
+POPART_ISA_INLINE float apply1(float a, float b) {
+  if constexpr (Op == 0) return a + b;
+  if constexpr (Op == 1) return a - b;
+  if constexpr (Op == 2) return a * b;
+  return a / b;
+}
+
+/// One operand stepping (stride 1) or fixed (stride 0) each.
+template <int Op, bool StepX, bool StepY>
+POPART_ISA_INLINE void binaryRun(const float* x, const float* y, float* z, int64_t n) {
+  int64_t i = 0;
+  VecF xv = VecF{} + x[0], yv = VecF{} + y[0];
+  for (; i + kVecLanes <= n; i += kVecLanes) {
+    if constexpr (StepX) std::memcpy(&xv, x + i, sizeof xv);
+    if constexpr (StepY) std::memcpy(&yv, y + i, sizeof yv);
+    const VecF zv = apply<Op>(xv, yv);
+    std::memcpy(z + i, &zv, sizeof zv);
+  }
+  for (; i < n; ++i) z[i] = apply1<Op>(x[StepX ? i : 0], y[StepY ? i : 0]);
+}
+
+template <int Op>
+void binary(const float* x, int64_t sx, const float* y, int64_t sy, float* z, int64_t n) {
+  if (n <= 0) return;
+  if (sx && sy)
+    binaryRun<Op, true, true>(x, y, z, n);
+  else if (sx)
+    binaryRun<Op, true, false>(x, y, z, n);
+  else if (sy)
+    binaryRun<Op, false, true>(x, y, z, n);
+  else
+    binaryRun<Op, false, false>(x, y, z, n);
+}
+
+}  // namespace
+
+extern const VecKernels kVec{expShifted, {binary<0>, binary<1>, binary<2>, binary<3>}};
+
+}  // namespace POPART_ISA_NS
+}  // namespace cpu
+}  // namespace popart

@@ -1,0 +1,33 @@
+// Float loops over arrays that gain from wide vectors (the exponential of Softmax and Exp, the
+// four arithmetic operators), one table per instruction-set copy (isa.hpp; vec_math.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/cpu/isa.hpp"
+
+namespace popart {
+namespace cpu {
+
+enum class VecBinary { Add = 0, Sub = 1, Mul = 2, Div = 3 };
+
+struct VecKernels {
+  /// y[i] = exp(x[i] - shift) to about 2 ulp: below float's range (x - shift < -87.34, -inf
+  /// included) 0, above it (> 88.72) inf, NaN stays NaN. x and y may be the same array.
+  void (*expShifted)(const float* x, float shift, float* y, int64_t n);
+  /// z[i] = x[i * sx] op y[i * sy] for strides 0 (one value) or 1; indexed by VecBinary.
+  void (*binary[4])(const float* x, int64_t sx, const float* y, int64_t sy, float* z, int64_t n);
+};
+
+POPART_ISA_DECLARE(VecKernels, kVec)
+
+/// The copy in use (isa.hpp).
+const VecKernels& vecKernels();
+/// Every copy this CPU runs, with its name, best first (the tests call each).
+std::vector<std::pair<std::string, const VecKernels*>> runnableVecKernels();
+
+}  // namespace cpu
+}  // namespace popart
