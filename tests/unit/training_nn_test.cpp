@@ -162,6 +162,10 @@ TEST(TrainingNn, DirectConvolutionsOnEachInstructionSet) {
   convAgainstReference<float>({2, 5, 7, 6, 7, 1, 2, {1, 1}, {2, 0, 1, 2}, {1, 1}}, 2e-5);
   // 40 outputs from 12 channels of 5x5 (300 products), odd image count over the tasks
   convAgainstReference<float>({3, 12, 12, 12, 40, 1, 5, {1, 1}, {1, 1, 1, 1}, {1, 1}}, 2e-5);
+  // depthwise, outputs at most 28 wide (the direct depthwise kernel): 3x3, and 5x5 dilated 1 x 2
+  // with uneven pads
+  convAgainstReference<float>({2, 8, 9, 7, 8, 8, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}}, 2e-5);
+  convAgainstReference<float>({3, 6, 12, 10, 6, 6, 5, {1, 1}, {2, 0, 1, 3}, {1, 2}}, 2e-5);
 }
 
 // ------------------------------------------------------------------ pooling

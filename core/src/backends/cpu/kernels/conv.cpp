@@ -91,6 +91,7 @@ ConvAlgorithm chooseConvAlgorithm(const Op& op, const ConvGeom& g) {
       (op.inConstData(1) || g.N * g.out[0] * g.out[1] >= kWinogradMinPositions) &&
       std::getenv("POPART_NO_WINOGRAD") == nullptr)
     return ConvAlgorithm::Winograd;
+  if (isFloat && directDepthwiseApplies(g)) return ConvAlgorithm::DepthwiseDirect;
   if (isFloat && twoD && g.G == g.C && g.Cg == 1 && g.M == g.C) {
     const bool padded = g.d[0] == 1 && g.d[1] == 1 && (g.s[1] == 1 || g.s[1] == 2) && g.s[0] >= 1;
     if (padded && g.k[0] == 3 && g.k[1] == 3 && g.s[0] == g.s[1]) return ConvAlgorithm::Depthwise3x3;
@@ -118,6 +119,8 @@ const char* convAlgorithmName(ConvAlgorithm a) {
       return "depthwise";
     case ConvAlgorithm::Direct:
       return "direct";
+    case ConvAlgorithm::DepthwiseDirect:
+      return "depthwise_direct";
     case ConvAlgorithm::BatchedIm2colGemm:
       return "im2col_gemm_batched";
     case ConvAlgorithm::PointwiseGemm:
@@ -170,6 +173,7 @@ KernelFn makeCpuKernel_Conv(const Op& op, KernelContext& kc) {
   const Activation act = Activation::fromAttrs(op.attrs);
   const int x = kc.in(0), w = kc.in(1), b = kc.in(2), y = kc.out(0);
   if (algo == ConvAlgorithm::Direct) return directConvForward(g, kc, x, w, b, y, act);
+  if (algo == ConvAlgorithm::DepthwiseDirect) return directDepthwiseForward(g, kc, x, w, b, y, act);
   if (op.inType(0) != DataType::FLOAT && op.inType(0) != DataType::DOUBLE)
     throw error("Conv supports FLOAT and DOUBLE inputs here, not {}", op.inInfo(0).data_type());
   const int64_t elem = dataTypeSize(op.inType(0));

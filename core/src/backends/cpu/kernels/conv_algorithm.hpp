@@ -11,6 +11,7 @@ namespace cpu {
 
 enum class ConvAlgorithm {
   Winograd,           ///< F(2x2, 3x3): FLOAT 3x3 stride-1 undilated ungrouped, >= 8 channels in and out
+  DepthwiseDirect,    ///< FLOAT depthwise stride 1, outputs <= 28 wide: the wide grid (conv_direct_plan.hpp)
   Depthwise3x3,       ///< FLOAT depthwise 3x3, stride 1 or 2 in both dims, undilated: row kernel
   DepthwisePadded,    ///< other FLOAT undilated depthwise with column stride 1 or 2: padded planes
   Depthwise,          ///< other FLOAT depthwise 2-D: direct accumulation
@@ -20,7 +21,7 @@ enum class ConvAlgorithm {
   Im2colGemm,         ///< everything else: im2col (in column chunks for FLOAT 2-D) + GEMM
 };
 
-/// A short stable name: "winograd", "depthwise_3x3", "depthwise_padded", "depthwise", "direct",
+/// A short stable name: "winograd", "depthwise_3x3", "depthwise_padded", "depthwise", "direct", "depthwise_direct",
 /// "im2col_gemm_batched", "gemm_pointwise", "im2col_gemm".
 const char* convAlgorithmName(ConvAlgorithm a);
 

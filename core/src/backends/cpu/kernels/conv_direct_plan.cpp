@@ -75,6 +75,13 @@ bool directConvApplies(const ConvGeom& g) {
   return applies(g, g.C);
 }
 
+bool directDepthwiseApplies(const ConvGeom& g) {
+  if (g.in.size() != 2 || g.G != g.C || g.Cg != 1 || g.M != g.C || g.s[0] != 1 || g.s[1] != 1) return false;
+  if (g.kSize < 2 || g.kSize > 128 || g.out[1] > 28) return false;
+  const int64_t wp = g.out[1] + (g.k[1] - 1) * g.d[1], hp = g.out[0] + (g.k[0] - 1) * g.d[0];
+  return (hp + 1) * wp * static_cast<int64_t>(sizeof(float)) <= (int64_t{256} << 10);
+}
+
 bool directDataGradApplies(const ConvGeom& g) {
   // The transposed convolution's input is dy: its padded planes are those of the output grid.
   ConvGeom t = g;
@@ -102,6 +109,34 @@ KernelFn directConvForward(const ConvGeom& g, KernelContext& kc, int x, int w, i
         float* yn = Y + n * outImage;
         k.forward(X + n * inImage, Wt, B, yn, d, scratch + t * per);
         if (act.kind != Activation::Kind::None) applyActivation(act, yn, yn, outImage);
+      }
+    });
+  };
+}
+
+KernelFn directDepthwiseForward(const ConvGeom& g, KernelContext& kc, int x, int w, int b, int y, Activation act) {
+  const DirectConvGeom d = makeGeom(1, 1, g.in[0], g.in[1], g.out[0], g.out[1], g, g.pb[0], g.pb[1], 1);
+  // Tasks: each image's channels in up to four parts per thread.
+  const int64_t threads = getNumThreads();
+  const int64_t parts = std::min<int64_t>(g.C, threads > 1 ? 4 * threads : 1);
+  const int64_t slots = std::min<int64_t>(threads, g.N * parts), per = d.PS + d.Pw;
+  kc.needScratch(checkedProduct({slots, per, static_cast<int64_t>(sizeof(float))}));
+  const int64_t N = g.N, C = g.C, inPlane = g.inSize, outPlane = g.outSize, KK = g.kSize;
+  return [=](const RunState& s) {
+    const float* X = inPtr<float>(s, x);
+    const float* Wt = inPtr<float>(s, w);
+    const float* B = b >= 0 ? inPtr<float>(s, b) : nullptr;
+    float* Y = outPtr<float>(s, y);
+    float* scratch = reinterpret_cast<float*>(s.scratch);
+    const DirectConvKernels& k = directKernels();
+    // Slot t of `slots` takes every slots-th task, so no two running tasks share a scratch.
+    parallelFor(slots, [&](int64_t t) {
+      for (int64_t task = t; task < N * parts; task += slots) {
+        const int64_t n = task / parts, p = task % parts;
+        const int64_t c0 = C * p / parts, c1 = C * (p + 1) / parts;
+        float* yn = Y + (n * C + c0) * outPlane;
+        k.depthwise(X + (n * C + c0) * inPlane, Wt + c0 * KK, B ? B + c0 : nullptr, yn, d, c1 - c0, scratch + t * per);
+        if (act.kind != Activation::Kind::None) applyActivation(act, yn, yn, (c1 - c0) * outPlane);
       }
     });
   };

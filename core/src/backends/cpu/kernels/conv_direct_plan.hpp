@@ -15,9 +15,15 @@ namespace cpu {
 /// transposed convolution (M channels in, C out).
 bool directConvApplies(const ConvGeom& g);
 bool directDataGradApplies(const ConvGeom& g);
+/// Whether a FLOAT depthwise convolution (one channel per group, M = C) runs the direct
+/// depthwise kernel: 2-D, stride 1, 2 to 128 kernel positions, outputs at most 28 wide (narrow
+/// rows fill few lanes of the row-wise kernels; the wide grid's vectors span rows).
+bool directDepthwiseApplies(const ConvGeom& g);
 
 /// y = conv(x, w) + b (b < 0: no bias), then `act`; images spread over the thread pool.
 KernelFn directConvForward(const ConvGeom& g, KernelContext& kc, int x, int w, int b, int y, Activation act);
+/// The depthwise convolution: images x channel ranges over the thread pool.
+KernelFn directDepthwiseForward(const ConvGeom& g, KernelContext& kc, int x, int w, int b, int y, Activation act);
 /// dx = the transposed convolution of dy with w (flipped, channels swapped).
 KernelFn directConvDataGrad(const ConvGeom& g, KernelContext& kc, int dy, int w, int dx);
 /// dw = sum over the images of dy correlated with x.
