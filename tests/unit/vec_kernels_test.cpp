@@ -89,4 +89,59 @@ TEST(VecKernels, ArithmeticOfEveryInstructionSetThisCpuRuns) {
   }
 }
 
+TEST(VecKernels, BiasActivationOfEveryInstructionSetThisCpuRuns) {
+  using popart::cpu::VecActivation;
+  const auto copies = runnableVecKernels();
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> d(-3.0f, 3.0f);
+  const float nan = std::nanf("");
+  for (const auto& copy : copies) {
+    SCOPED_TRACE(copy.first);
+    for (int act = 0; act < 4; ++act) {
+      const float a = act == 2 ? 0.1f : -1.0f, b = 2.0f;  // LeakyRelu's slope; Clip's bounds
+      for (int64_t n : {1, 9, 16, 41}) {
+        for (int biases = 0; biases < 4; ++biases) {
+          std::vector<float> x(static_cast<size_t>(n)), cb(x.size()), y(x.size());
+          for (auto& v : x) v = d(rng);
+          for (auto& v : cb) v = d(rng);
+          x[0] = -0.0f;
+          if (n > 2) x[2] = nan;
+          const float rb = 0.5f;
+          const float* bp = biases & 1 ? &rb : nullptr;
+          const float* cp = biases & 2 ? cb.data() : nullptr;
+          copy.second->biasActivation(x.data(), y.data(), n, bp, cp, static_cast<VecActivation>(act), a, b);
+          for (int64_t i = 0; i < n; ++i) {
+            float v = x[static_cast<size_t>(i)];
+            if (bp) v += rb;
+            if (cp) v += cb[static_cast<size_t>(i)];
+            float want = v;
+            if (act == 1) want = v < 0.0f ? 0.0f : v;
+            if (act == 2) want = v >= 0.0f ? v : v * a;
+            if (act == 3) {
+              const float lo = v < a ? a : v;
+              want = b < lo ? b : lo;
+            }
+            const float got = y[static_cast<size_t>(i)];
+            SCOPED_TRACE(testing::Message() << "act " << act << " n " << n << " biases " << biases << " i " << i);
+            if (std::isnan(want)) {
+              EXPECT_TRUE(std::isnan(got));
+            } else {
+              EXPECT_EQ(got, want);
+              EXPECT_EQ(std::signbit(got), std::signbit(want));  // -0 stays -0 without a bias
+            }
+          }
+          // In place.
+          std::vector<float> z = x;
+          copy.second->biasActivation(z.data(), z.data(), n, bp, cp, static_cast<VecActivation>(act), a, b);
+          for (int64_t i = 0; i < n; ++i) {
+            if (!std::isnan(y[static_cast<size_t>(i)])) {
+              EXPECT_EQ(z[static_cast<size_t>(i)], y[static_cast<size_t>(i)]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "backends/cpu/kernels/vec_math.hpp"
+
 #include <Eigen/Core>
 
 namespace popart {
@@ -21,39 +23,38 @@ Activation Activation::fromAttrs(const Attributes& attrs) {
 
 namespace {
 
-// out[i] = f(in[i]). In place (in == out) the loop runs on one pointer: with two, the vectoriser's
-// overlap check fails for equal pointers and the scalar loop runs instead, whose data-dependent
-// branches (Relu, Clip) mispredict on real activations (5x slower in wasm).
-template <typename F>
-inline void mapFloats(const float* in, float* out, int64_t n, F f) {
-  if (in == out) {
-    for (int64_t i = 0; i < n; ++i) out[i] = f(out[i]);
-  } else {
-    for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
+/// The instruction-set copy's kind for a piecewise-linear activation (vec_math.hpp); false for
+/// the others.
+bool piecewise(const Activation& act, VecActivation& v) {
+  switch (act.kind) {
+    case Activation::Kind::None:
+      v = VecActivation::None;
+      return true;
+    case Activation::Kind::Relu:
+      v = VecActivation::Relu;
+      return true;
+    case Activation::Kind::LeakyRelu:
+      v = VecActivation::LeakyRelu;
+      return true;
+    case Activation::Kind::Clip:
+      v = VecActivation::Clip;
+      return true;
+    default:
+      return false;
   }
 }
 
 }  // namespace
 
 void applyActivation(const Activation& act, const float* in, float* out, int64_t n) {
-  // The piecewise-linear kinds are plain loops that every target vectorises (Eigen has no wasm
-  // SIMD128 packets). They keep Eigen's max/min semantics: a NaN input stays NaN.
-  const float a = act.a, b = act.b;
-  switch (act.kind) {
-    case Activation::Kind::None:
+  // The piecewise-linear kinds run the instruction-set copy's loop (a NaN input stays NaN).
+  VecActivation v;
+  if (piecewise(act, v)) {
+    if (v == VecActivation::None) {
       if (in != out) std::copy(in, in + n, out);
       return;
-    case Activation::Kind::Relu:
-      return mapFloats(in, out, n, [](float x) { return x < 0.0f ? 0.0f : x; });
-    case Activation::Kind::LeakyRelu:
-      return mapFloats(in, out, n, [a](float x) { return x >= 0.0f ? x : x * a; });
-    case Activation::Kind::Clip:
-      return mapFloats(in, out, n, [a, b](float x) {
-        const float lo = x < a ? a : x;
-        return b < lo ? b : lo;
-      });
-    default:
-      break;
+    }
+    return vecKernels().biasActivation(in, out, n, nullptr, nullptr, v, act.a, act.b);
   }
   Eigen::Map<const Eigen::ArrayXf> x(in, n);
   Eigen::Map<Eigen::ArrayXf> y(out, n);
@@ -74,17 +75,20 @@ void applyActivation(const Activation& act, const float* in, float* out, int64_t
 
 void BiasActivation::apply(void* ctx, float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t row0, int64_t col0) {
   const auto* e = static_cast<const BiasActivation*>(ctx);
+  VecActivation v;
+  const bool fused = piecewise(e->act, v);
+  const VecKernels& k = vecKernels();
   for (int64_t i = 0; i < rows; ++i) {
     float* r = c + i * ldc;
-    if (e->rowBias) {
-      const float b = e->rowBias[row0 + i];
-      for (int64_t j = 0; j < cols; ++j) r[j] += b;
+    const float* b = e->rowBias ? e->rowBias + row0 + i : nullptr;
+    const float* cb = e->colBias ? e->colBias + col0 : nullptr;
+    if (fused) {  // bias and activation in one pass
+      if (v == VecActivation::None && !b && !cb) continue;
+      k.biasActivation(r, r, cols, b, cb, v, e->act.a, e->act.b);
+      continue;
     }
-    if (e->colBias) {
-      const float* b = e->colBias + col0;
-      for (int64_t j = 0; j < cols; ++j) r[j] += b[j];
-    }
-    if (e->act.kind != Activation::Kind::None) applyActivation(e->act, r, r, cols);
+    if (b || cb) k.biasActivation(r, r, cols, b, cb, VecActivation::None, 0.0f, 0.0f);
+    applyActivation(e->act, r, r, cols);
   }
 }
 

@@ -100,9 +100,83 @@ void binary(const float* x, int64_t sx, const float* y, int64_t sy, float* z, in
     binaryRun<Op, false, false>(x, y, z, n);
 }
 
+template <VecActivation Act>
+POPART_ISA_INLINE VecF activate(VecF x, float a, float b) {
+  if constexpr (Act == VecActivation::Relu) return x < 0.0f ? VecF{} : x;
+  if constexpr (Act == VecActivation::LeakyRelu) return x >= 0.0f ? x : x * a;
+  if constexpr (Act == VecActivation::Clip) {
+    const VecF lo = x < a ? VecF{} + a : x;
+    return b < lo ? VecF{} + b : lo;
+  }
+  return x;
+}
+
+template <VecActivation Act>
+POPART_ISA_INLINE float activate1(float x, float a, float b) {
+  if constexpr (Act == VecActivation::Relu) return x < 0.0f ? 0.0f : x;
+  if constexpr (Act == VecActivation::LeakyRelu) return x >= 0.0f ? x : x * a;
+  if constexpr (Act == VecActivation::Clip) {
+    const float lo = x < a ? a : x;
+    return b < lo ? b : lo;
+  }
+  return x;
+}
+
+/// y = act(x + *bias + colBias) with the additions that are there (none: x unchanged, so -0 stays).
+template <VecActivation Act, bool Row, bool Cols>
+void biasActivationT(const float* x, float* y, int64_t n, const float* bias, const float* colBias, float a, float b) {
+  const float rb = Row ? *bias : 0.0f;
+  int64_t i = 0;
+  for (; i + kVecLanes <= n; i += kVecLanes) {
+    VecF v;
+    std::memcpy(&v, x + i, sizeof v);
+    if constexpr (Row) v += rb;
+    if constexpr (Cols) {
+      VecF c;
+      std::memcpy(&c, colBias + i, sizeof c);
+      v += c;
+    }
+    v = activate<Act>(v, a, b);
+    std::memcpy(y + i, &v, sizeof v);
+  }
+  for (; i < n; ++i) {
+    float v = x[i];
+    if constexpr (Row) v += rb;
+    if constexpr (Cols) v += colBias[i];
+    y[i] = activate1<Act>(v, a, b);
+  }
+}
+
+template <VecActivation Act>
+void biasActivationA(const float* x, float* y, int64_t n, const float* bias, const float* colBias, float a, float b) {
+  if (bias && colBias)
+    biasActivationT<Act, true, true>(x, y, n, bias, colBias, a, b);
+  else if (bias)
+    biasActivationT<Act, true, false>(x, y, n, bias, colBias, a, b);
+  else if (colBias)
+    biasActivationT<Act, false, true>(x, y, n, bias, colBias, a, b);
+  else
+    biasActivationT<Act, false, false>(x, y, n, bias, colBias, a, b);
+}
+
+void biasActivation(const float* x, float* y, int64_t n, const float* bias, const float* colBias, VecActivation act,
+                    float a, float b) {
+  switch (act) {
+    case VecActivation::Relu:
+      return biasActivationA<VecActivation::Relu>(x, y, n, bias, colBias, a, b);
+    case VecActivation::LeakyRelu:
+      return biasActivationA<VecActivation::LeakyRelu>(x, y, n, bias, colBias, a, b);
+    case VecActivation::Clip:
+      return biasActivationA<VecActivation::Clip>(x, y, n, bias, colBias, a, b);
+    case VecActivation::None:
+      break;
+  }
+  biasActivationA<VecActivation::None>(x, y, n, bias, colBias, a, b);
+}
+
 }  // namespace
 
-extern const VecKernels kVec{expShifted, {binary<0>, binary<1>, binary<2>, binary<3>}};
+extern const VecKernels kVec{expShifted, {binary<0>, binary<1>, binary<2>, binary<3>}, biasActivation};
 
 }  // namespace POPART_ISA_NS
 }  // namespace cpu
