@@ -144,4 +144,34 @@ TEST(VecKernels, BiasActivationOfEveryInstructionSetThisCpuRuns) {
   }
 }
 
+TEST(VecKernels, Sgd1OfEveryInstructionSetThisCpuRuns) {
+  const auto copies = runnableVecKernels();
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  const float dpsf = 0.5f, slr = 0.1f, smm = 0.9f, swd = 1e-3f;
+  for (const auto& copy : copies) {
+    SCOPED_TRACE(copy.first);
+    for (bool nesterov : {false, true}) {
+      for (int64_t n : {1, 7, 64, 1001}) {
+        std::vector<float> w(static_cast<size_t>(n)), v(w.size()), g(w.size());
+        for (auto& e : w) e = d(rng);
+        for (auto& e : v) e = d(rng);
+        for (auto& e : g) e = d(rng);
+        std::vector<double> rw(w.begin(), w.end()), rv(v.begin(), v.end());
+        for (size_t i = 0; i < w.size(); ++i) {
+          const double vi = rv[i] + dpsf * g[i];
+          const double wi = nesterov ? rw[i] - slr * (dpsf * g[i] + swd * rw[i] + smm * vi) : rw[i] - slr * vi;
+          rw[i] = wi;
+          rv[i] = smm * vi + swd * wi;
+        }
+        copy.second->sgd1(w.data(), v.data(), g.data(), n, dpsf, slr, smm, swd, nesterov);
+        for (size_t i = 0; i < w.size(); ++i) {
+          EXPECT_NEAR(w[i], rw[i], 1e-6) << "nesterov " << nesterov << " n " << n << " i " << i;
+          EXPECT_NEAR(v[i], rv[i], 1e-6) << "nesterov " << nesterov << " n " << n << " i " << i;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace

@@ -6,6 +6,7 @@
 #include "backends/cpu/kernel.hpp"
 #include "backends/cpu/kernels/gc_nll.hpp"
 #include "backends/cpu/kernels/optim_util.hpp"
+#include "backends/cpu/kernels/vec_math.hpp"
 #include "ops/losses.hpp"
 #include "ops/op_util.hpp"
 
@@ -202,27 +203,11 @@ KernelFn makeCpuKernel_SGDVarUpdate(const Op& op, KernelContext& kc) {
     const double dpsf = sc[1].get(s), smm = sc[2].get(s), swd = sc[3].get(s);
     if (mode == 1 && !acc.accum.present() && !acc.enabled() && fused) {
       // FLOAT SGD1 without accumulation: one pass in float arithmetic (as PopART's IPU code and
-      // PyTorch compute it), vectorised 8 wide; the other paths compute in double.
-      float* Wf = static_cast<float*>(s.slots[w.slot]);
-      float* Vf = static_cast<float*>(s.slots[v.slot]);
-      const float* Gf = static_cast<const float*>(s.slots[g.slot]);
-      const float fd = static_cast<float>(dpsf), fl = static_cast<float>(slr), fm = static_cast<float>(smm),
-                  fw = static_cast<float>(swd);
-      if (nesterov) {
-        for (int64_t i = 0; i < n; ++i) {
-          const float vi = Vf[i] + fd * Gf[i];
-          const float wi = Wf[i] - fl * (fd * Gf[i] + fw * Wf[i] + fm * vi);
-          Wf[i] = wi;
-          Vf[i] = fm * vi + fw * wi;
-        }
-      } else {
-        for (int64_t i = 0; i < n; ++i) {
-          const float vi = Vf[i] + fd * Gf[i];
-          const float wi = Wf[i] - fl * vi;
-          Wf[i] = wi;
-          Vf[i] = fm * vi + fw * wi;
-        }
-      }
+      // PyTorch compute it) on the instruction-set copy (vec_math.hpp); the other paths compute
+      // in double.
+      vecKernels().sgd1(static_cast<float*>(s.slots[w.slot]), static_cast<float*>(s.slots[v.slot]),
+                        static_cast<const float*>(s.slots[g.slot]), n, static_cast<float>(dpsf),
+                        static_cast<float>(slr), static_cast<float>(smm), static_cast<float>(swd), nesterov);
       return;
     }
     if (mode == 1 && acc.preAccumulated && !acc.isLast(s)) return;  // g is whole on the last one only

@@ -174,9 +174,29 @@ void biasActivation(const float* x, float* y, int64_t n, const float* bias, cons
   biasActivationA<VecActivation::None>(x, y, n, bias, colBias, a, b);
 }
 
+/// Plain loops: the copy's compiler flags vectorise them.
+void sgd1(float* __restrict w, float* __restrict v, const float* __restrict g, int64_t n, float dpsf, float slr,
+          float smm, float swd, bool nesterov) {
+  if (nesterov) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float vi = v[i] + dpsf * g[i];
+      const float wi = w[i] - slr * (dpsf * g[i] + swd * w[i] + smm * vi);
+      w[i] = wi;
+      v[i] = smm * vi + swd * wi;
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      const float vi = v[i] + dpsf * g[i];
+      const float wi = w[i] - slr * vi;
+      w[i] = wi;
+      v[i] = smm * vi + swd * wi;
+    }
+  }
+}
+
 }  // namespace
 
-extern const VecKernels kVec{expShifted, {binary<0>, binary<1>, binary<2>, binary<3>}, biasActivation};
+extern const VecKernels kVec{expShifted, {binary<0>, binary<1>, binary<2>, binary<3>}, biasActivation, sgd1};
 
 }  // namespace POPART_ISA_NS
 }  // namespace cpu

@@ -1,6 +1,6 @@
 // Float loops over arrays that gain from wide vectors (the exponential of Softmax and Exp, the
-// four arithmetic operators, bias + piecewise-linear activation), one table per instruction-set copy (isa.hpp;
-// vec_math.cpp).
+// four arithmetic operators, bias + piecewise-linear activation, SGD's update), one table per instruction-set copy
+// (isa.hpp; vec_math.cpp).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,10 @@ struct VecKernels {
   /// y may be the same array.
   void (*biasActivation)(const float* x, float* y, int64_t n, const float* bias, const float* colBias,
                          VecActivation act, float a, float b);
+  /// SGD1's update in float (grad.cpp): v' = v + dpsf g; w' = w - slr v' (nesterov:
+  /// w - slr (dpsf g + swd w + smm v')); v'' = smm v' + swd w'.
+  void (*sgd1)(float* w, float* v, const float* g, int64_t n, float dpsf, float slr, float smm, float swd,
+               bool nesterov);
 };
 
 POPART_ISA_DECLARE(VecKernels, kVec)
