@@ -166,6 +166,11 @@ TEST(TrainingNn, DirectConvolutionsOnEachInstructionSet) {
   // with uneven pads
   convAgainstReference<float>({2, 8, 9, 7, 8, 8, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}}, 2e-5);
   convAgainstReference<float>({3, 6, 12, 10, 6, 6, 5, {1, 1}, {2, 0, 1, 3}, {1, 2}}, 2e-5);
+  // depthwise with strides (the row kernels of conv_depthwise.cpp, on each copy too): 2 x 2,
+  // 3 x 2 with uneven pads, 2 x 1 dilated
+  convAgainstReference<float>({2, 8, 13, 11, 8, 8, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}}, 2e-5);
+  convAgainstReference<float>({2, 4, 10, 12, 4, 4, 3, {3, 2}, {1, 0, 1, 2}, {1, 1}}, 2e-5);
+  convAgainstReference<float>({1, 5, 11, 9, 5, 5, 3, {2, 1}, {2, 2, 2, 2}, {2, 2}}, 2e-5);
 }
 
 // ------------------------------------------------------------------ pooling
