@@ -57,16 +57,9 @@ void expShifted(const float* x, float shift, float* y, int64_t n) {
   for (; i < n; ++i) y[i] = expScalar(x[i] - shift);
 }
 
-template <int Op>
-POPART_ISA_INLINE VecF apply(VecF a, VecF b) {
-  if constexpr (Op == 0) return a + b;
-  if constexpr (Op == 1) return a - b;
-  if constexpr (Op == 2) return a * b;
-  return a / b;
-}
-
-template <int Op>
-POPART_ISA_INLINE float apply1(float a, float b) {
+/// One operator on a vector or a float.
+template <int Op, typename T>
+POPART_ISA_INLINE T apply(T a, T b) {
   if constexpr (Op == 0) return a + b;
   if constexpr (Op == 1) return a - b;
   if constexpr (Op == 2) return a * b;
@@ -81,10 +74,10 @@ POPART_ISA_INLINE void binaryRun(const float* x, const float* y, float* z, int64
   for (; i + kVecLanes <= n; i += kVecLanes) {
     if constexpr (StepX) std::memcpy(&xv, x + i, sizeof xv);
     if constexpr (StepY) std::memcpy(&yv, y + i, sizeof yv);
-    const VecF zv = apply<Op>(xv, yv);
+    const VecF zv = apply<Op, VecF>(xv, yv);
     std::memcpy(z + i, &zv, sizeof zv);
   }
-  for (; i < n; ++i) z[i] = apply1<Op>(x[StepX ? i : 0], y[StepY ? i : 0]);
+  for (; i < n; ++i) z[i] = apply<Op, float>(x[StepX ? i : 0], y[StepY ? i : 0]);
 }
 
 template <int Op>
@@ -100,24 +93,14 @@ void binary(const float* x, int64_t sx, const float* y, int64_t sy, float* z, in
     binaryRun<Op, false, false>(x, y, z, n);
 }
 
-template <VecActivation Act>
-POPART_ISA_INLINE VecF activate(VecF x, float a, float b) {
-  if constexpr (Act == VecActivation::Relu) return x < 0.0f ? VecF{} : x;
+/// One activation on a vector or a float (the same comparisons: a NaN stays NaN).
+template <VecActivation Act, typename T>
+POPART_ISA_INLINE T activate(T x, float a, float b) {
+  if constexpr (Act == VecActivation::Relu) return x < 0.0f ? T{} : x;
   if constexpr (Act == VecActivation::LeakyRelu) return x >= 0.0f ? x : x * a;
   if constexpr (Act == VecActivation::Clip) {
-    const VecF lo = x < a ? VecF{} + a : x;
-    return b < lo ? VecF{} + b : lo;
-  }
-  return x;
-}
-
-template <VecActivation Act>
-POPART_ISA_INLINE float activate1(float x, float a, float b) {
-  if constexpr (Act == VecActivation::Relu) return x < 0.0f ? 0.0f : x;
-  if constexpr (Act == VecActivation::LeakyRelu) return x >= 0.0f ? x : x * a;
-  if constexpr (Act == VecActivation::Clip) {
-    const float lo = x < a ? a : x;
-    return b < lo ? b : lo;
+    const T lo = x < a ? T{} + a : x;
+    return b < lo ? T{} + b : lo;
   }
   return x;
 }
@@ -136,14 +119,14 @@ void biasActivationT(const float* x, float* y, int64_t n, const float* bias, con
       std::memcpy(&c, colBias + i, sizeof c);
       v += c;
     }
-    v = activate<Act>(v, a, b);
+    v = activate<Act, VecF>(v, a, b);
     std::memcpy(y + i, &v, sizeof v);
   }
   for (; i < n; ++i) {
     float v = x[i];
     if constexpr (Row) v += rb;
     if constexpr (Cols) v += colBias[i];
-    y[i] = activate1<Act>(v, a, b);
+    y[i] = activate<Act, float>(v, a, b);
   }
 }
 
