@@ -59,7 +59,10 @@ int trainMain(int argc, char** argv) {
     std::vector<int32_t> labels = bench::readRaw<int32_t>(labelsPath);
     const int64_t batch = static_cast<int64_t>(labels.size());
     const auto label = builder->addInputTensor(popart::TensorInfo(popart::DataType::INT32, {batch}), "label");
-    const auto probs = head == "probs" ? outId : builder->aiOnnxOpset13().softmax({outId}, 1);
+    // The head's Softmax in the model's own ONNX opset (a model exported in training mode is opset 15).
+    const auto probs = head == "probs"                        ? outId
+                       : builder->getOnnxOpsetVersion() >= 15 ? builder->aiOnnxOpset15().softmax({outId}, 1)
+                                                              : builder->aiOnnxOpset13().softmax({outId}, 1);
     const auto loss = builder->aiGraphcoreOpset1().nllloss({probs, label}, popart::ReductionType::Mean);
     builder->addOutputTensor(loss);
     const popart::SGD sgd({{"defaultLearningRate", {lr, true}}, {"defaultMomentum", {momentum, true}}});

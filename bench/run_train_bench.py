@@ -66,12 +66,13 @@ def resnet18_bn():
     return make_zoo.vision("resnet18")()
 
 
-# name -> (builder, input shape, head, learning rate, exported for us)
+# name -> (builder, input shape, head, learning rate, exported for us: True in eval mode, "train"
+# with BatchNormalization in training mode, opset 15: batch statistics, running statistics as outputs)
 MODELS = {
     "mlp": (make_zoo.mlp, [32, 784], "probs", 0.01, True),
     "cnn_small": (make_zoo.cnn_small, [32, 1, 28, 28], "logits", 0.01, True),
     "resnet18": (resnet18_folded, [4, 3, 224, 224], "logits", 0.001, True),
-    "resnet18 train-mode BN": (resnet18_bn, [4, 3, 224, 224], "logits", 0.01, False),
+    "resnet18 train-mode BN": (resnet18_bn, [4, 3, 224, 224], "logits", 0.01, "train"),
 }
 
 
@@ -93,7 +94,12 @@ def prepare(name, out_dir, force):
     labels.astype("<i4").tofile(stem + ".labels.bin")
     model = build()
     torch.save(model.state_dict(), stem + ".pt")
-    if export:
+    if export == "train":
+        model.train()
+        torch.onnx.export(model, (torch.from_numpy(x),), stem + ".onnx.tmp", opset_version=15, do_constant_folding=False,
+                          input_names=["input"], output_names=["output"], training=torch.onnx.TrainingMode.TRAINING)
+        os.replace(stem + ".onnx.tmp", stem + ".onnx")
+    elif export:
         model.eval()
         torch.onnx.export(model, (torch.from_numpy(x),), stem + ".onnx.tmp", opset_version=13, do_constant_folding=False,
                           input_names=["input"], output_names=["output"], training=torch.onnx.TrainingMode.PRESERVE)
