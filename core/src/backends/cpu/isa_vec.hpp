@@ -6,8 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "backends/cpu/isa.hpp"
+
+#if defined(POPART_ISA_AVX512) || defined(POPART_ISA_AVX2)
+#include <immintrin.h>
+#endif
 
 namespace popart {
 namespace cpu {
@@ -29,6 +34,36 @@ typedef int32_t VecI __attribute__((vector_size(kVecLanes * sizeof(int32_t))));
 }  // namespace popart
 
 #define POPART_ISA_INLINE inline __attribute__((always_inline))
+
+namespace popart {
+namespace cpu {
+namespace POPART_ISA_NS {
+
+/// dst[0, n) = src[0, n) for the short rows of small planes (a library memcpy call costs more than
+/// the copy there): whole vectors, then the rest under a mask (AVX-512, AVX2; the masked lanes are
+/// neither read nor written), or memcpy in the other copies.
+POPART_ISA_INLINE void copyFloats(float* dst, const float* src, int64_t n) {
+#if defined(POPART_ISA_AVX512)
+  for (; n >= 16; n -= 16, dst += 16, src += 16) _mm512_storeu_ps(dst, _mm512_loadu_ps(src));
+  if (n > 0) {
+    const __mmask16 m = static_cast<__mmask16>((1u << n) - 1);
+    _mm512_mask_storeu_ps(dst, m, _mm512_maskz_loadu_ps(m, src));
+  }
+#elif defined(POPART_ISA_AVX2)
+  for (; n >= 8; n -= 8, dst += 8, src += 8) _mm256_storeu_ps(dst, _mm256_loadu_ps(src));
+  if (n > 0) {
+    const __m256i m =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_ps(dst, m, _mm256_maskload_ps(src, m));
+  }
+#else
+  std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+#endif
+}
+
+}  // namespace POPART_ISA_NS
+}  // namespace cpu
+}  // namespace popart
 #if defined(__clang__)
 #define POPART_ISA_UNROLL _Pragma("unroll")
 #else

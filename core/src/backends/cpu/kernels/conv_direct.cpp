@@ -41,8 +41,7 @@ void padPlanes(const float* x, int64_t C, int64_t H, int64_t W, const DirectConv
   if (c1 <= c0) return;
   for (int64_t c = 0; c < C; ++c) {
     for (int64_t ih = r0; ih < r1; ++ih)
-      std::memcpy(xp + c * g.PS + (ih + g.PH) * g.Wp + c0 + g.PW, x + (c * H + ih) * W + c0,
-                  static_cast<size_t>(c1 - c0) * sizeof(float));
+      copyFloats(xp + c * g.PS + (ih + g.PH) * g.Wp + c0 + g.PW, x + (c * H + ih) * W + c0, c1 - c0);
   }
 }
 
@@ -114,8 +113,7 @@ void forward(const float* x, const float* w, const float* bias, float* y, const 
     }
   }
   for (int64_t m = 0; m < g.M; ++m) {
-    for (int64_t oh = 0; oh < g.OH; ++oh)
-      std::memcpy(y + (m * g.OH + oh) * g.OW, wide + m * g.Pw + oh * g.Wp, static_cast<size_t>(g.OW) * sizeof(float));
+    for (int64_t oh = 0; oh < g.OH; ++oh) copyFloats(y + (m * g.OH + oh) * g.OW, wide + m * g.Pw + oh * g.Wp, g.OW);
   }
 }
 
@@ -123,8 +121,7 @@ void forward(const float* x, const float* w, const float* bias, float* y, const 
 void widenGradient(const float* dy, const DirectConvGeom& g, float* dyw) {
   std::memset(dyw, 0, static_cast<size_t>(g.M * g.Pw) * sizeof(float));
   for (int64_t m = 0; m < g.M; ++m) {
-    for (int64_t oh = 0; oh < g.OH; ++oh)
-      std::memcpy(dyw + m * g.Pw + oh * g.Wp, dy + (m * g.OH + oh) * g.OW, static_cast<size_t>(g.OW) * sizeof(float));
+    for (int64_t oh = 0; oh < g.OH; ++oh) copyFloats(dyw + m * g.Pw + oh * g.Wp, dy + (m * g.OH + oh) * g.OW, g.OW);
   }
 }
 
@@ -229,8 +226,7 @@ void depthwise(const float* x, const float* w, const float* bias, float* y, cons
       for (int v = 0; v < kVecs; ++v) std::memcpy(wide + p0 + v * kVecLanes, &acc[v], sizeof(VecF));
     }
     float* yc = y + c * g.OH * g.OW;
-    for (int64_t oh = 0; oh < g.OH; ++oh)
-      std::memcpy(yc + oh * g.OW, wide + oh * g.Wp, static_cast<size_t>(g.OW) * sizeof(float));
+    for (int64_t oh = 0; oh < g.OH; ++oh) copyFloats(yc + oh * g.OW, wide + oh * g.Wp, g.OW);
   }
 }
 
