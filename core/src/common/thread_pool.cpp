@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -22,9 +23,10 @@ namespace {
 
 thread_local bool tInRegion = false;  // this thread is running a task (or is a pool thread)
 
-// Busy-wait iterations before blocking: tens to hundreds of microseconds, depending on how long
-// the CPU's pause instruction takes.
-constexpr int kSpins = 20000;
+// Busy-wait before blocking, in time (a pause instruction takes from a few to over a hundred
+// cycles, depending on the CPU): a futex wake-up of a sleeping worker costs tens of microseconds,
+// and on a VM whose idle virtual CPU halted, milliseconds.
+constexpr auto kSpinTime = std::chrono::microseconds(500);
 
 inline void relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -32,6 +34,19 @@ inline void relax() {
 #else
   std::this_thread::yield();
 #endif
+}
+
+/// Spins (pausing) while `busy()` holds, for at most kSpinTime; true when it stopped holding.
+template <typename F>
+bool spinWhile(F busy) {
+  const auto until = std::chrono::steady_clock::now() + kSpinTime;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (!busy()) return true;
+      relax();
+    }
+    if (std::chrono::steady_clock::now() >= until) return !busy();
+  }
 }
 
 class Pool {
@@ -70,18 +85,24 @@ class Pool {
       ctx_ = ctx;
       n_ = n;
       next_.store(0);
-      pending_ = static_cast<int>(workers_.size());
+      finished_ = 0;
       error_ = nullptr;
-      ++generation_;
+      const uint64_t gen = ++generation_;
+      gate_.store(gen << kGenShift);  // open, nobody joined
     }
     wake_.notify_all();
     tInRegion = true;
     work();
     tInRegion = false;
+    // Close the region: a worker that has not joined by now (not scheduled yet: its core is busy
+    // with another process) never runs its tasks, so only the ones that joined are waited for.
+    // Waiting for every worker instead cost a scheduler time slice per region on a loaded machine
+    // (two threads ran the MLP ten times slower than one while another process held a core).
+    const uint64_t joined = gate_.fetch_or(kClosed) & kCountMask;
     // Tasks are short (a GEMM block): spin on completion before sleeping.
-    for (int spin = 0; pending_.load(std::memory_order_acquire) != 0 && spin < kSpins; ++spin) relax();
+    spinWhile([&] { return finished_.load(std::memory_order_acquire) != joined; });
     std::unique_lock<std::mutex> lk(m_);
-    done_.wait(lk, [&] { return pending_.load() == 0; });
+    done_.wait(lk, [&] { return finished_.load() == joined; });
     fn_ = nullptr;
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
   }
@@ -116,16 +137,27 @@ class Pool {
     for (;;) {
       // Kernels issue parallel regions back to back: spin a while before sleeping, since a
       // futex wake-up costs tens of microseconds (~60 us on this VM), as much as a small GEMM.
-      for (int spin = 0; generation_.load(std::memory_order_acquire) == seen && spin < kSpins; ++spin) relax();
+      spinWhile([&] { return generation_.load(std::memory_order_acquire) == seen; });
       {
         std::unique_lock<std::mutex> lk(m_);
         wake_.wait(lk, [&] { return stop_ || generation_.load() != seen; });
         if (stop_) return;
         seen = generation_.load();
       }
+      if (!join(seen)) continue;  // the caller finished that region alone
       work();
       std::lock_guard<std::mutex> lk(m_);
-      if (--pending_ == 0) done_.notify_one();
+      finished_.fetch_add(1, std::memory_order_release);
+      done_.notify_one();
+    }
+  }
+
+  // Joins region `gen` if it is still the current one and open.
+  bool join(uint64_t gen) {
+    uint64_t s = gate_.load(std::memory_order_acquire);
+    for (;;) {
+      if ((s >> kGenShift) != (gen & kGenMask) || (s & kClosed)) return false;
+      if (gate_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel)) return true;
     }
   }
 
@@ -152,7 +184,14 @@ class Pool {
   void* ctx_ = nullptr;
   int64_t n_ = 0;
   std::atomic<int64_t> next_{0};
-  std::atomic<int> pending_{0};
+  // The region's gate: its generation (low 32 bits) above kGenShift, kClosed once the caller has
+  // done its share, and the count of workers that joined it below.
+  static constexpr int kGenShift = 32;
+  static constexpr uint64_t kGenMask = 0xffffffffu;
+  static constexpr uint64_t kClosed = uint64_t{1} << 31;
+  static constexpr uint64_t kCountMask = kClosed - 1;
+  std::atomic<uint64_t> gate_{0};
+  std::atomic<uint64_t> finished_{0};  // workers of the region that joined and are done
   std::exception_ptr error_;
 };
 
