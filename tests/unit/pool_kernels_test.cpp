@@ -31,6 +31,11 @@ int64_t pooledSize(int64_t in, int64_t k, int64_t s, int64_t p, bool ceil) {
   return out;
 }
 
+testing::Message describe(const PoolCase& c) {
+  return testing::Message() << c.H << "x" << c.W << " kernel " << c.KH << "x" << c.KW << " strides " << c.SH << ","
+                            << c.SW << " pads " << c.PH << "," << c.PW << " ceil " << c.ceil;
+}
+
 MaxPool2dGeom geomOf(const PoolCase& c, int64_t NC) {
   MaxPool2dGeom g;
   g.NC = NC;
@@ -93,8 +98,7 @@ TEST(PoolKernels, MaxPoolOfEveryInstructionSetThisCpuRuns) {
     uint32_t seed = 10;
     for (const PoolCase& c : kCases) {
       const MaxPool2dGeom g = geomOf(c, 3);
-      SCOPED_TRACE(testing::Message() << c.H << "x" << c.W << " kernel " << c.KH << "x" << c.KW << " strides " << c.SH
-                                      << "," << c.SW << " pads " << c.PH << "," << c.PW << " ceil " << c.ceil);
+      SCOPED_TRACE(describe(c));
       const std::vector<float> x = inputs(g.NC * g.H * g.W, seed++, false);
       std::vector<float> y(static_cast<size_t>(g.NC * g.OH * g.OW), -1.0f), want(y.size());
       std::vector<float> buf(static_cast<size_t>((g.OW - 1) * g.SW + g.KW + 1));
@@ -120,9 +124,7 @@ TEST(PoolKernels, MaxPoolGradOfEveryInstructionSetThisCpuRuns) {
     for (const PoolCase& c : kCases) {
       for (int kind = 0; kind < 3; ++kind) {  // normal values, ties, NaNs among ties
         const MaxPool2dGeom g = geomOf(c, 3);
-        SCOPED_TRACE(testing::Message() << c.H << "x" << c.W << " kernel " << c.KH << "x" << c.KW << " strides " << c.SH
-                                        << "," << c.SW << " pads " << c.PH << "," << c.PW << " ceil " << c.ceil
-                                        << " inputs " << kind);
+        SCOPED_TRACE(describe(c) << " inputs " << kind);
         const int64_t plane = g.H * g.W, outPlane = g.OH * g.OW;
         std::vector<float> x = inputs(g.NC * plane, seed++, kind > 0);
         if (kind == 2) {

@@ -64,6 +64,20 @@ bool applies(const ConvGeom& g, int64_t channelsIn) {
   return channelsIn * (hp + 1) * wp * static_cast<int64_t>(sizeof(float)) <= (int64_t{256} << 10);
 }
 
+/// A forward kernel's buffers in a run: x, w, the bias (null without one), y, the scratch.
+struct ForwardIo {
+  const float* x;
+  const float* w;
+  const float* b;
+  float* y;
+  float* scratch;
+};
+
+ForwardIo forwardIo(const RunState& s, int x, int w, int b, int y) {
+  return {inPtr<float>(s, x), inPtr<float>(s, w), b >= 0 ? inPtr<float>(s, b) : nullptr, outPtr<float>(s, y),
+          reinterpret_cast<float*>(s.scratch)};
+}
+
 /// Tasks: up to one per thread, each a range of images.
 int64_t taskCount(const ConvGeom& g) {
   return std::max<int64_t>(1, std::min<int64_t>(g.N, getNumThreads()));
@@ -98,16 +112,12 @@ KernelFn directConvForward(const ConvGeom& g, KernelContext& kc, int x, int w, i
   kc.needScratch(checkedProduct({tasks, per, static_cast<int64_t>(sizeof(float))}));
   const int64_t N = g.N, inImage = g.C * g.inSize, outImage = g.M * g.outSize;
   return [=](const RunState& s) {
-    const float* X = inPtr<float>(s, x);
-    const float* Wt = inPtr<float>(s, w);
-    const float* B = b >= 0 ? inPtr<float>(s, b) : nullptr;
-    float* Y = outPtr<float>(s, y);
-    float* scratch = reinterpret_cast<float*>(s.scratch);
+    const ForwardIo io = forwardIo(s, x, w, b, y);
     const DirectConvKernels& k = directKernels();
     parallelFor(tasks, [&](int64_t t) {
       for (int64_t n = N * t / tasks; n < N * (t + 1) / tasks; ++n) {
-        float* yn = Y + n * outImage;
-        k.forward(X + n * inImage, Wt, B, yn, d, scratch + t * per);
+        float* yn = io.y + n * outImage;
+        k.forward(io.x + n * inImage, io.w, io.b, yn, d, io.scratch + t * per);
         if (act.kind != Activation::Kind::None) applyActivation(act, yn, yn, outImage);
       }
     });
@@ -123,19 +133,16 @@ KernelFn directDepthwiseForward(const ConvGeom& g, KernelContext& kc, int x, int
   kc.needScratch(checkedProduct({slots, per, static_cast<int64_t>(sizeof(float))}));
   const int64_t N = g.N, C = g.C, inPlane = g.inSize, outPlane = g.outSize, KK = g.kSize;
   return [=](const RunState& s) {
-    const float* X = inPtr<float>(s, x);
-    const float* Wt = inPtr<float>(s, w);
-    const float* B = b >= 0 ? inPtr<float>(s, b) : nullptr;
-    float* Y = outPtr<float>(s, y);
-    float* scratch = reinterpret_cast<float*>(s.scratch);
+    const ForwardIo io = forwardIo(s, x, w, b, y);
     const DirectConvKernels& k = directKernels();
     // Slot t of `slots` takes every slots-th task, so no two running tasks share a scratch.
     parallelFor(slots, [&](int64_t t) {
       for (int64_t task = t; task < N * parts; task += slots) {
         const int64_t n = task / parts, p = task % parts;
         const int64_t c0 = C * p / parts, c1 = C * (p + 1) / parts;
-        float* yn = Y + (n * C + c0) * outPlane;
-        k.depthwise(X + (n * C + c0) * inPlane, Wt + c0 * KK, B ? B + c0 : nullptr, yn, d, c1 - c0, scratch + t * per);
+        float* yn = io.y + (n * C + c0) * outPlane;
+        k.depthwise(io.x + (n * C + c0) * inPlane, io.w + c0 * KK, io.b ? io.b + c0 : nullptr, yn, d, c1 - c0,
+                    io.scratch + t * per);
         if (act.kind != Activation::Kind::None) applyActivation(act, yn, yn, (c1 - c0) * outPlane);
       }
     });
