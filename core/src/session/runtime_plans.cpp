@@ -271,6 +271,12 @@ error differs(const TensorId& id, int64_t microBatch) {
 
 }  // namespace
 
+// Here rather than in session.cpp: the runTime_ member's type is complete only in this file.
+Session::Session(std::string name, std::shared_ptr<DeviceInfo> device)
+    : name_(std::move(name)), device_(std::move(device)), ir_(std::make_unique<Ir>()) {}
+
+Session::~Session() = default;
+
 void Session::startRunTimePlanning(const IrBundle& b, const std::exception& need) {
   if (b.options.syntheticDataMode != SyntheticDataMode::Off) throw error(need.what());  // no data to plan from
   auto rt = std::make_unique<RunTimePlans>();

@@ -39,10 +39,8 @@
 
 namespace popart {
 
-Session::Session(std::string name, std::shared_ptr<DeviceInfo> device)
-    : name_(std::move(name)), device_(std::move(device)), ir_(std::make_unique<Ir>()) {}
-
-Session::~Session() = default;
+// Session's constructor and destructor are in runtime_plans.cpp, where Session::RunTimePlans (a
+// member's pointee) is complete.
 
 ReplicaWeights& Session::replicaWeights() const {
   if (!replicaWeights_) replicaWeights_ = std::make_unique<ReplicaWeights>(ir());
