@@ -195,44 +195,9 @@ void weightGrad(const float* x, const float* dy, int64_t images, float* dw, cons
   }
 }
 
-/// One channel of a depthwise convolution on the wide grid: blocks of kVecs vectors of positions,
-/// each kernel position a multiply-add of a broadcast weight and a contiguous load.
-void depthwise(const float* x, const float* w, const float* bias, float* y, const DirectConvGeom& g, int64_t channels,
-               float* scratch) {
-  float* xp = scratch;
-  float* wide = scratch + g.PS;
-  int64_t taps[128];
-  tapOffsets(g, taps);
-  const int64_t KK = g.KH * g.KW;
-  for (int64_t c = 0; c < channels; ++c) {
-    padPlanes(x + c * g.H * g.W, 1, g.H, g.W, g, xp);
-    const float* wc = w + c * KK;
-    const float b = bias ? bias[c] : 0.0f;
-    for (int64_t p0 = 0; p0 < g.Pw; p0 += kBlock) {
-      VecF acc[kVecs];
-      POPART_ISA_UNROLL
-      for (int v = 0; v < kVecs; ++v) acc[v] = VecF{} + b;
-      for (int64_t k = 0; k < KK; ++k) {
-        const float* xk = xp + p0 + taps[k];
-        const VecF wv = VecF{} + wc[k];
-        POPART_ISA_UNROLL
-        for (int v = 0; v < kVecs; ++v) {
-          VecF xv;
-          std::memcpy(&xv, xk + v * kVecLanes, sizeof xv);
-          acc[v] += wv * xv;
-        }
-      }
-      POPART_ISA_UNROLL
-      for (int v = 0; v < kVecs; ++v) std::memcpy(wide + p0 + v * kVecLanes, &acc[v], sizeof(VecF));
-    }
-    float* yc = y + c * g.OH * g.OW;
-    for (int64_t oh = 0; oh < g.OH; ++oh) copyFloats(yc + oh * g.OW, wide + oh * g.Wp, g.OW);
-  }
-}
-
 }  // namespace
 
-extern const DirectConvKernels kDirectConv{kBlock, forward, weightGrad, depthwise};
+extern const DirectConvKernels kDirectConv{kBlock, forward, weightGrad};
 
 }  // namespace POPART_ISA_NS
 }  // namespace cpu

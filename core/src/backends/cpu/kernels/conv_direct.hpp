@@ -38,10 +38,6 @@ struct DirectConvKernels {
   /// each) and dy (M planes of OH x OW each). `scratch`: batch x (C x PS + M x Pw) floats.
   void (*weightGrad)(const float* x, const float* dy, int64_t images, float* dw, const DirectConvGeom& g,
                      float* scratch);
-  /// A depthwise convolution of `channels` channels, each with g's geometry (C = M = 1): channel c
-  /// of y = x's channel c with w's kernel c, + bias[c] (bias may be null). `scratch`: PS + Pw floats.
-  void (*depthwise)(const float* x, const float* w, const float* bias, float* y, const DirectConvGeom& g,
-                    int64_t channels, float* scratch);
 };
 
 POPART_ISA_DECLARE(DirectConvKernels, kDirectConv)

@@ -140,9 +140,11 @@ KernelFn directDepthwiseForward(const ConvGeom& g, KernelContext& kc, int x, int
       for (int64_t task = t; task < N * parts; task += slots) {
         const int64_t n = task / parts, p = task % parts;
         const int64_t c0 = C * p / parts, c1 = C * (p + 1) / parts;
+        // Each channel is a convolution of one plane into one (d: C = M = 1).
+        for (int64_t c = c0; c < c1; ++c)
+          k.forward(io.x + (n * C + c) * inPlane, io.w + c * KK, io.b ? io.b + c : nullptr,
+                    io.y + (n * C + c) * outPlane, d, io.scratch + t * per);
         float* yn = io.y + (n * C + c0) * outPlane;
-        k.depthwise(io.x + (n * C + c0) * inPlane, io.w + c0 * KK, io.b ? io.b + c0 : nullptr, yn, d, c1 - c0,
-                    io.scratch + t * per);
         if (act.kind != Activation::Kind::None) applyActivation(act, yn, yn, (c1 - c0) * outPlane);
       }
     });
