@@ -57,11 +57,17 @@ DirectConvGeom dataGradGeom(const ConvGeom& g) {
                   (g.k[1] - 1) * g.d[1] - g.pb[1], g.N);
 }
 
-bool applies(const ConvGeom& g, int64_t channelsIn) {
-  if (g.in.size() != 2 || g.G != 1 || g.s[0] != 1 || g.s[1] != 1) return false;
-  if (g.kSize < 2 || g.kSize > 128 || channelsIn * g.kSize > 512) return false;
+/// What every direct kernel needs: 2-D, stride 1, 2 to 128 kernel positions, and the padded
+/// planes of `channelsIn` channels within 256 KiB.
+bool fits(const ConvGeom& g, int64_t channelsIn) {
+  if (g.in.size() != 2 || g.s[0] != 1 || g.s[1] != 1 || g.kSize < 2 || g.kSize > 128) return false;
   const int64_t wp = g.out[1] + (g.k[1] - 1) * g.d[1], hp = g.out[0] + (g.k[0] - 1) * g.d[0];
   return channelsIn * (hp + 1) * wp * static_cast<int64_t>(sizeof(float)) <= (int64_t{256} << 10);
+}
+
+/// A dense convolution (one group) with at most 512 products per output.
+bool applies(const ConvGeom& g, int64_t channelsIn) {
+  return g.G == 1 && channelsIn * g.kSize <= 512 && fits(g, channelsIn);
 }
 
 /// A forward kernel's buffers in a run: x, w, the bias (null without one), y, the scratch.
@@ -90,10 +96,7 @@ bool directConvApplies(const ConvGeom& g) {
 }
 
 bool directDepthwiseApplies(const ConvGeom& g) {
-  if (g.in.size() != 2 || g.G != g.C || g.Cg != 1 || g.M != g.C || g.s[0] != 1 || g.s[1] != 1) return false;
-  if (g.kSize < 2 || g.kSize > 128 || g.out[1] > 28) return false;
-  const int64_t wp = g.out[1] + (g.k[1] - 1) * g.d[1], hp = g.out[0] + (g.k[0] - 1) * g.d[0];
-  return (hp + 1) * wp * static_cast<int64_t>(sizeof(float)) <= (int64_t{256} << 10);
+  return g.G == g.C && g.Cg == 1 && g.M == g.C && g.out.size() == 2 && g.out[1] <= 28 && fits(g, 1);
 }
 
 bool directDataGradApplies(const ConvGeom& g) {
