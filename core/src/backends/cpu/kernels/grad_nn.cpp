@@ -435,9 +435,7 @@ KernelFn makeCpuKernel_MaxPoolGrad(const Op& op, KernelContext& kc) {
     if constexpr (std::is_same_v<T, float>) {
       const auto& w = g.w;
       if (w.inSpatial.size() == 2 && w.dilations[0] == 1 && w.dilations[1] == 1 && g.inSize < (int64_t{1} << 31)) {
-        const MaxPool2dGeom mg{g.NC,         w.inSpatial[0], w.inSpatial[1], w.outSpatial[0], w.outSpatial[1],
-                               w.kernel[0],  w.kernel[1],    w.strides[0],   w.strides[1],    w.padBegin[0],
-                               w.padBegin[1]};
+        const MaxPool2dGeom mg = maxPool2dGeom(g.NC, w);
         kc.needScratch(checkedProduct({mg.OW, int64_t{8}}));
         return [=](const RunState& s) {
           poolKernels().maxPoolGrad2d(inPtr<float>(s, x), inPtr<float>(s, dy), outPtr<float>(s, dx), mg, s.scratch);

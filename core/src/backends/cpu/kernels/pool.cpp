@@ -118,17 +118,16 @@ const PoolKernels& poolKernels() {
   return k;
 }
 
+MaxPool2dGeom maxPool2dGeom(int64_t NC, const ops::Window& w) {
+  return {NC,          w.inSpatial[0], w.inSpatial[1], w.outSpatial[0], w.outSpatial[1], w.kernel[0],
+          w.kernel[1], w.strides[0],   w.strides[1],   w.padBegin[0],   w.padBegin[1]};
+}
+
 std::vector<std::pair<std::string, const PoolKernels*>> runnablePoolKernels() {
   return runnableIsaTables<PoolKernels>(POPART_ISA_ALL(kPool));
 }
 
 namespace {
-
-MaxPool2dGeom maxPool2dGeom(const PoolGeom& g) {
-  const auto& w = g.w;
-  return {g.NC,        w.inSpatial[0], w.inSpatial[1], w.outSpatial[0], w.outSpatial[1], w.kernel[0],
-          w.kernel[1], w.strides[0],   w.strides[1],   w.padBegin[0],   w.padBegin[1]};
-}
 
 KernelFn poolKernel(const Op& op, KernelContext& kc, PoolKind kind) {
   const PoolGeom g = poolGeom(op);
@@ -138,7 +137,7 @@ KernelFn poolKernel(const Op& op, KernelContext& kc, PoolKind kind) {
   bool fast2d = kind == PoolKind::Max && idx < 0 && g.w.inSpatial.size() == 2 && op.inType(0) == DataType::FLOAT;
   for (auto d : g.w.dilations) fast2d = fast2d && d == 1;
   if (fast2d) kc.needScratch(maxPool2dScratch(g));
-  const MaxPool2dGeom mg = fast2d ? maxPool2dGeom(g) : MaxPool2dGeom{};
+  const MaxPool2dGeom mg = fast2d ? maxPool2dGeom(g.NC, g.w) : MaxPool2dGeom{};
   auto make = [&](auto tag) -> KernelFn {
     using T = decltype(tag);
     return [=](const RunState& s) {

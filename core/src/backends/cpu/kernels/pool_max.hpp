@@ -10,6 +10,9 @@
 #include "backends/cpu/isa.hpp"
 
 namespace popart {
+namespace ops {
+struct Window;
+}
 namespace cpu {
 
 /// The geometry of a 2-D max pooling: NC planes of H x W into OH x OW, kernel KH x KW, strides
@@ -29,6 +32,8 @@ struct PoolKernels {
 
 POPART_ISA_DECLARE(PoolKernels, kPool)
 
+/// The geometry of a 2-D window (ops/window.hpp) over NC planes (no dilation: the caller checks).
+MaxPool2dGeom maxPool2dGeom(int64_t NC, const ops::Window& w);
 /// The copy in use (isa.hpp).
 const PoolKernels& poolKernels();
 /// Every copy this CPU runs, with its name, best first (the tests call each).
