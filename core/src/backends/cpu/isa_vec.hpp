@@ -1,10 +1,12 @@
-// The float vector of an instruction-set copy (isa.hpp) as GCC / Clang vector extensions, for the
-// copies' loops that the compiler should not have to discover: 16 lanes for AVX-512, 8 for AVX2,
-// 4 for baseline x86-64 and WebAssembly SIMD128. Include it only from the files of
-// POPART_ISA_SOURCES. Move vectors with memcpy (unaligned) and never pass them to or return them
-// from a function that is not inlined (the calling convention of a copy without wide registers).
+// What the instruction-set copies (isa.hpp) share: the float vector of a copy as GCC / Clang
+// vector extensions, for the copies' loops that the compiler should not have to discover (16 lanes
+// for AVX-512, 8 for AVX2, 4 for baseline x86-64 and WebAssembly SIMD128), and small helpers.
+// Include it only from the files of POPART_ISA_SOURCES. Move vectors with memcpy (unaligned) and
+// never pass them to or return them from a function that is not inlined (the calling convention
+// of a copy without wide registers).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -38,6 +40,16 @@ typedef int32_t VecI __attribute__((vector_size(kVecLanes * sizeof(int32_t))));
 namespace popart {
 namespace cpu {
 namespace POPART_ISA_NS {
+
+/// The output columns [lo, hi) of a row whose input column ow * SW + off lies inside [0, W),
+/// within [0, OW) (conv_im2col.hpp's insideColumns, here so that no copy shares it with the rest).
+struct Columns {
+  int64_t lo, hi;
+};
+POPART_ISA_INLINE Columns insideColumns(int64_t off, int64_t SW, int64_t W, int64_t OW) {
+  const int64_t lo = std::min<int64_t>(off >= 0 ? 0 : (-off + SW - 1) / SW, OW);
+  return {lo, std::max(std::min<int64_t>((W - off + SW - 1) / SW, OW), lo)};
+}
 
 /// dst[0, n) = src[0, n) for the short rows of small planes (a library memcpy call costs more than
 /// the copy there): whole vectors, then the rest under a mask (AVX-512, AVX2; the masked lanes are

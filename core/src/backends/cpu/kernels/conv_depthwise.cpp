@@ -3,6 +3,8 @@
 // instruction set. No standard containers here (ctest isa_objects_<copy>).
 #include "backends/cpu/kernels/conv_depthwise.hpp"
 
+#include "backends/cpu/isa_vec.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -10,16 +12,6 @@ namespace popart {
 namespace cpu {
 namespace POPART_ISA_NS {
 namespace {
-
-/// The output columns [lo, hi) of a row whose input column ow * SW + off lies inside [0, W),
-/// within [0, OW) (conv_im2col.hpp's insideColumns, here so that no copy shares it).
-struct Columns {
-  int64_t lo, hi;
-};
-Columns insideColumns(int64_t off, int64_t SW, int64_t W, int64_t OW) {
-  const int64_t lo = std::min<int64_t>(off >= 0 ? 0 : (-off + SW - 1) / SW, OW);
-  return {lo, std::max(std::min<int64_t>((W - off + SW - 1) / SW, OW), lo)};
-}
 
 // Depthwise 2-D (group == C == M): direct accumulation, inner loop over output columns.
 void depthwise2d(const float* x, const float* w, const float* bias, float* y, const DepthwiseGeom& g) {

@@ -2,6 +2,8 @@
 // (backends/cpu/isa.hpp). No standard containers here (ctest isa_objects_<copy>).
 #include "backends/cpu/kernels/pool_max.hpp"
 
+#include "backends/cpu/isa_vec.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -49,14 +51,6 @@ void maxPool2d(const float* x, float* y, const MaxPool2dGeom& g, float* buf) {
     for (int64_t oh = 0; oh < g.OH; ++oh)
       poolRow(xc, g.H, g.W, oh * g.SH - g.PH, g.KH, g.KW, g.SW, g.PW, g.OW, buf, yc + oh * g.OW);
   }
-}
-
-/// The output columns [lo, hi) whose input column ow * SW + off lies inside [0, W).
-void insideRange(int64_t off, int64_t SW, int64_t W, int64_t OW, int64_t& lo, int64_t& hi) {
-  lo = off >= 0 ? 0 : (-off + SW - 1) / SW;
-  hi = W - off <= 0 ? 0 : (W - off - 1) / SW + 1;
-  lo = std::min(lo, OW);
-  hi = std::max(lo, std::min(hi, OW));
 }
 
 /// Eight floats or eight int32 (GCC / Clang vector extensions: each copy's compiler flags choose
@@ -136,8 +130,7 @@ void maxPoolGradRows(const float* xc, const float* dyc, float* dxc, const MaxPoo
       if (ih < 0 || ih >= g.H) continue;
       for (int64_t kw = 0; kw < g.KW; ++kw) {
         const int64_t off = kw - g.PW;
-        int64_t lo = 0, hi = 0;
-        insideRange(off, g.SW, g.W, g.OW, lo, hi);
+        const auto [lo, hi] = insideColumns(off, g.SW, g.W, g.OW);
         const int32_t base = static_cast<int32_t>(ih * g.W + off);  // input offset of output column 0
         const float* src = xc + base;
         const int32_t sw = static_cast<int32_t>(g.SW);
