@@ -159,14 +159,19 @@ GROUPS = [
     ("libc (musl) / compiler-rt / malloc", r"^(dlmalloc|dlfree|dlrealloc|emscripten_builtin|malloc|free|realloc|calloc|memcpy|memmove|memset|str|mem|printf|vfprintf|fmt_|pop_arg|__|sn?printf|vsn?printf|fwrite|frexp|exp|log|pow|sin|cos|tan|sqrt|fmod|scalbn|strto|atof|atoi|qsort|bsearch|fflush|fputs|puts|isw?|tow?|wc|mbr?|btowc|uselocale|newlocale|freelocale|sbrk|abort|getenv|ceil|floor|round|trunc|nearbyint|rint|cbrt|expm1|log1p|atan|asin|acos|sinh|cosh|tanh|erf|lgamma|tgamma|hypot|ldexp|modf|copysign|fma)"),
     ("unnamed / other", r""),
 ]
-GROUP_RE = [(g, re.compile(r)) for g, r in GROUPS]
+def classifier(table, fallback):
+    """The first entry of [(label, regex)] whose regex matches a string, or `fallback`."""
+    compiled = [(label, re.compile(r)) for label, r in table]
+
+    def classify(text):
+        for label, r in compiled:
+            if r.search(text):
+                return label
+        return fallback
+    return classify
 
 
-def group_of(name):
-    for g, r in GROUP_RE:
-        if r.search(name):
-            return g
-    return "unnamed / other"
+group_of = classifier(GROUPS, "unnamed / other")
 
 
 def strip_sig(name, depth):
@@ -300,14 +305,7 @@ AREAS = [
     ("inline / template code in several objects", r"inline/template"),
     ("unknown", r""),
 ]
-AREA_RE = [(a, re.compile(r)) for a, r in AREAS]
-
-
-def area_of(label):
-    for a, r in AREA_RE:
-        if r.search(label):
-            return a
-    return "unknown"
+area_of = classifier(AREAS, "unknown")
 
 
 def main():
