@@ -36,17 +36,16 @@ inline void relax() {
 #endif
 }
 
-/// Spins (pausing) while `busy()` holds, for at most kSpinTime; true when it stopped holding.
+/// Spins (pausing) while `busy()` holds, for at most kSpinTime (the caller then blocks).
 template <typename F>
-bool spinWhile(F busy) {
+void spinWhile(F busy) {
   const auto until = std::chrono::steady_clock::now() + kSpinTime;
-  for (;;) {
+  do {
     for (int i = 0; i < 64; ++i) {
-      if (!busy()) return true;
+      if (!busy()) return;
       relax();
     }
-    if (std::chrono::steady_clock::now() >= until) return !busy();
-  }
+  } while (std::chrono::steady_clock::now() < until);
 }
 
 class Pool {
